@@ -1,0 +1,1 @@
+"""knowledge_engine."""

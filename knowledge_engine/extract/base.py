@@ -1,0 +1,50 @@
+"""What every extraction tier returns, and the small protocol tiers implement."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from knowledge_engine.store.records import EntityType, Message, SourceTier
+
+
+class Mention(BaseModel):
+    """An entity seen in a message by one tier."""
+
+    value: str
+    type: EntityType
+    tier: SourceTier
+    start: int = -1
+    end: int = -1
+    importance: float | None = None
+
+
+class FactCandidate(BaseModel):
+    """A subject-predicate-object triple proposed by one tier, not yet resolved to entities."""
+
+    subject: str
+    predicate: str  # kebab-case lemma, e.g. "works-at"
+    object: str
+    tier: SourceTier
+    confidence: float = 0.5
+    valid_at: datetime | None = None
+    subject_type: EntityType | None = None
+    object_type: EntityType | None = None
+
+
+class Extraction(BaseModel):
+    """Everything one tier found in one message."""
+
+    message_id: str
+    mentions: list[Mention] = Field(default_factory=list)
+    facts: list[FactCandidate] = Field(default_factory=list)
+
+
+class Extractor(Protocol):
+    """A synchronous tier: many messages in, one Extraction per message out (same order)."""
+
+    name: str
+
+    def extract(self, messages: list[Message]) -> list[Extraction]: ...

@@ -1,0 +1,111 @@
+"""Records kept in a workspace: entities, facts with evidence, and messages.
+
+Times are timezone-aware UTC datetimes. Ids are stable strings so files, indexes and
+exports can refer to each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+EntityType = Literal[
+    "person", "organization", "location", "product", "date", "money", "email", "url", "concept", "unknown"
+]
+SourceTier = Literal["regex", "spacy", "llm", "manual", "import"]
+Role = Literal["user", "assistant", "system", "tool"]
+
+# Strength of a tier when voting on an entity's type or confidence of a fact.
+TIER_STRENGTH: dict[str, int] = {"regex": 1, "spacy": 2, "llm": 3, "import": 3, "manual": 4}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def canonical(value: str) -> str:
+    """Lower-case, accent-folded, whitespace-collapsed form used in ids and matching."""
+    text = unicodedata.normalize("NFKC", value).strip().strip(".,;:!?\"'()[]{}")
+    text = re.sub(r"\s+", " ", text).lower()
+    return text
+
+
+def entity_id(type_: str, value: str) -> str:
+    return f"{type_}:{canonical(value).replace(' ', '-')}"
+
+
+def fact_id(subject: str, predicate: str, object_: str) -> str:
+    """Content-derived id, so the same triple from two processes is the same record."""
+    key = f"{canonical(subject)}\x1f{predicate}\x1f{canonical(object_)}".encode()
+    return "f-" + hashlib.blake2b(key, digest_size=8).hexdigest()
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_assignment=False)
+
+
+class Evidence(_Record):
+    """Where a fact or entity was seen: the message it came from."""
+
+    message_id: str
+    session: str | None = None
+    role: str | None = None
+    timestamp: datetime | None = None
+
+
+class Entity(_Record):
+    id: str
+    type: EntityType
+    value: str
+    aliases: list[str] = Field(default_factory=list)
+    count: int = 1
+    mentions: list[Evidence] = Field(default_factory=list)
+    importance: float = 0.5
+    first_seen: datetime = Field(default_factory=utcnow)
+    last_seen: datetime = Field(default_factory=utcnow)
+    sources: list[SourceTier] = Field(default_factory=list)
+    type_votes: dict[str, int] = Field(default_factory=dict)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Fact(_Record):
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    subject_id: str | None = None
+    object_id: str | None = None
+    source: SourceTier = "spacy"
+    confidence: float = 0.5
+    relevance: float = 1.0
+    created_at: datetime = Field(default_factory=utcnow)
+    last_accessed: datetime = Field(default_factory=utcnow)
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    superseded_by: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+    @property
+    def is_valid(self) -> bool:
+        return self.invalid_at is None
+
+    def text(self) -> str:
+        return f"{self.subject} {self.predicate.replace('-', ' ')} {self.object}"
+
+
+class Message(_Record):
+    """One conversation message as kept in the message log."""
+
+    id: str
+    text: str
+    role: str = "user"
+    session: str | None = None
+    speaker: str | None = None
+    agent_id: str | None = None
+    timestamp: datetime = Field(default_factory=utcnow)
