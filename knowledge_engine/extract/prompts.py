@@ -1,0 +1,74 @@
+"""Prompts of the LLM extraction tier, kept as data so they can be read, diffed and tuned alone.
+
+The message block is line oriented: `[n] id=<id> <ISO time> <role> (<speaker>): <text>`,
+continuation lines indented. The index is what the model cites (short, hard to garble);
+the timestamp lets it resolve "yesterday"; the speaker lets it resolve "I".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from knowledge_engine.store.records import Message
+
+SYSTEM_PROMPT = """\
+You extract durable knowledge from a conversation for a long-term memory.
+Return one JSON object and nothing else: {"entities": [...], "facts": [...]}.
+
+entities: people, organizations, locations, products, dates, amounts and important concepts
+that are named in the messages. Each has "name" (as written), "type" (person, organization,
+location, product, date, money, concept or unknown) and "importance" (0..1).
+
+facts: statements that stay true for a while (jobs, homes, relationships, preferences,
+plans, decisions, ownership, roles). Each fact has:
+- "message_index": the [n] of the message that states it,
+- "subject" and "object": specific names, never pronouns; "I", "me" and "my" mean that
+  message's speaker, "you" means the other party,
+- "predicate": a short lower-case kebab-case verb phrase such as works-at, lives-in,
+  likes, is-married-to, has-role, moved-to, uses, owns,
+- "valid_at": the date (YYYY-MM-DD) the fact became true when the message says so;
+  resolve relative dates ("yesterday", "last week") against that message's timestamp;
+  otherwise null,
+- "confidence": 0..1.
+Skip greetings, questions, small talk, hypotheticals and negated statements.
+When a known entity is meant, use its name exactly as listed.
+If there is nothing to extract, return {"entities": [], "facts": []}."""
+
+SPEAKERS_HEADER = "Speakers:"
+KNOWN_HEADER = "Known entities (reuse these names):"
+MESSAGES_HEADER = "Messages ([n] id time role (speaker): text):"
+CLOSING = "Extract the entities and facts of these messages. Answer with JSON only."
+CONTINUATION_INDENT = "    "
+TRUNCATION_MARK = " [...]"
+
+
+def speaker_of(message: Message) -> str:
+    return (message.speaker or message.role).replace("(", "[").replace(")", "]").strip() or message.role
+
+
+def message_line(index: int, message: Message, max_chars: int) -> str:
+    text = message.text if len(message.text) <= max_chars else message.text[:max_chars] + TRUNCATION_MARK
+    text = text.strip().replace("\r\n", "\n").replace("\n", "\n" + CONTINUATION_INDENT)
+    stamp = message.timestamp.isoformat(timespec="seconds")
+    return f"[{index}] id={message.id} {stamp} {message.role} ({speaker_of(message)}): {text}"
+
+
+def build_user_prompt(
+    messages: Sequence[Message],
+    known_entities: Sequence[tuple[str, str]],
+    *,
+    max_known: int,
+    max_message_chars: int,
+) -> str:
+    """The user part of the request: speakers, known entities (capped), numbered messages."""
+    speakers: dict[str, str] = {}
+    for m in messages:
+        speakers.setdefault(speaker_of(m), m.role)
+    lines = [SPEAKERS_HEADER, *(f"- {name} ({role})" for name, role in speakers.items()), ""]
+    known = list(known_entities)[:max_known]
+    if known:
+        lines += [KNOWN_HEADER, *(f"- {name} ({type_})" for name, type_ in known), ""]
+    lines.append(MESSAGES_HEADER)
+    lines += [message_line(i, m, max_message_chars) for i, m in enumerate(messages)]
+    lines += ["", CLOSING]
+    return "\n".join(lines)
