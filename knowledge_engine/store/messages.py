@@ -1,0 +1,488 @@
+"""The per-agent message log: an append-only SQLite table with an FTS5 BM25 keyword index.
+
+Why SQLite: the host and the CLI open the same file at once (WAL + busy_timeout give
+concurrent readers and one writer, with no lost update), and FTS5 gives real BM25 from
+the standard library. Why an *external-content* FTS5 table kept in step by triggers:
+the text is stored once, and deleting a row removes it from the index in the same
+transaction (SQLite 3.40 here has no `contentless_delete`).
+
+Forgetting: `secure_delete=ON` zeroes the cells of deleted rows, but FTS5 keeps a
+deleted document's terms in older index segments until they are merged, and the WAL
+keeps old page images until a checkpoint. `vacuum()` therefore merges the FTS index
+('optimize'), rebuilds the file (VACUUM) and truncates the WAL: after it, no byte of a
+deleted message remains in the workspace files.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+from knowledge_engine.index.keyword import DEFAULT_MAX_TERMS, QueryBuilder
+from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.records import Message
+
+DEFAULT_FILENAME = "messages.sqlite3"
+SCHEMA_VERSION = 1
+_CHUNK = 500  # ids per IN (...) and rows per page of iter()
+_MAX_LIMIT = 1000
+_COLUMNS = "seq, id, session, role, speaker, agent_id, ts, ts_iso, text"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: a deleted row's FTS rowid is never recycled
+    id TEXT NOT NULL UNIQUE,
+    session TEXT,
+    role TEXT NOT NULL,
+    speaker TEXT,
+    agent_id TEXT,
+    ts REAL NOT NULL,
+    ts_iso TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_ts ON messages(ts);
+CREATE INDEX IF NOT EXISTS messages_session_ts ON messages(session, ts);
+CREATE INDEX IF NOT EXISTS messages_role_ts ON messages(role, ts);
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
+    text, content='messages', content_rowid='seq', tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS messages_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, text) VALUES (new.seq, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_ad AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_au AFTER UPDATE OF text ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+    INSERT INTO messages_fts(rowid, text) VALUES (new.seq, new.text);
+END;
+"""
+
+Order = Literal["asc", "desc"]
+Predicate = Callable[[Message], bool]
+
+
+class MessageLogError(RuntimeError):
+    """The log file cannot be used (not a database, newer schema, ...)."""
+
+
+def _clean(value: str | None) -> str | None:
+    """Replace lone surrogates (not encodable for SQLite) with U+FFFD; counted, never raised."""
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        counters.inc("memory.text_sanitized")
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _epoch(ts: datetime) -> float:
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=UTC)
+    return ts.timestamp()
+
+
+def _iso(ts: datetime) -> str:
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=UTC)
+    return ts.astimezone(UTC).isoformat()
+
+
+def _row_to_message(row: sqlite3.Row | tuple[Any, ...]) -> Message:
+    _seq, id_, session, role, speaker, agent_id, _ts, ts_iso, text = row[:9]
+    return Message.model_construct(
+        id=id_, text=text, role=role, session=session, speaker=speaker, agent_id=agent_id,
+        timestamp=datetime.fromisoformat(ts_iso),
+    )
+
+
+def _filters(
+    session: str | None = None, role: str | None = None,
+    since: datetime | None = None, until: datetime | None = None, alias: str = "",
+) -> tuple[str, list[Any]]:
+    """SQL conditions (joined by AND, possibly empty) and their parameters."""
+    conds: list[str] = []
+    params: list[Any] = []
+    if session is not None:
+        conds.append(f"{alias}session = ?")
+        params.append(session)
+    if role is not None:
+        conds.append(f"{alias}role = ?")
+        params.append(role)
+    if since is not None:
+        conds.append(f"{alias}ts >= ?")
+        params.append(_epoch(since))
+    if until is not None:
+        conds.append(f"{alias}ts < ?")
+        params.append(_epoch(until))
+    return " AND ".join(conds), params
+
+
+def _chunks(items: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+class MessageLog:
+    """Append-only message log of one agent; safe across threads (a lock) and processes (WAL)."""
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        busy_timeout_ms: int = 10000,
+        roles: Collection[str] | None = None,
+        max_query_terms: int = DEFAULT_MAX_TERMS,
+        extra_stop_words: Iterable[str] = (),
+    ) -> None:
+        p = Path(path).expanduser()
+        self.path = p / DEFAULT_FILENAME if p.is_dir() else p
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.roles = frozenset(roles) if roles is not None else None
+        self._query = QueryBuilder(max_terms=max_query_terms, extra_stop_words=extra_stop_words)
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        try:
+            self._conn = self._open(busy_timeout_ms)
+        except sqlite3.DatabaseError as exc:
+            raise MessageLogError(f"cannot open message log {self.path}: {exc}") from None
+
+    @classmethod
+    def from_config(cls, workspace: Path | str, cfg: Any) -> MessageLog:
+        """Open `<workspace>/messages.sqlite3` with a MemoryConfig's roles and query settings."""
+        return cls(
+            Path(workspace) / DEFAULT_FILENAME,
+            busy_timeout_ms=cfg.busy_timeout_ms,
+            roles=cfg.roles,
+            max_query_terms=cfg.max_query_terms,
+            extra_stop_words=cfg.extra_stop_words,
+        )
+
+    # ------------------------------------------------------------------ connection
+
+    def _open(self, busy_timeout_ms: int) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
+        )
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        conn.execute("PRAGMA secure_delete = ON")  # per connection: deleted cells are zeroed
+        conn.execute("PRAGMA temp_store = MEMORY")  # sorts and VACUUM never spill text to temp files
+        self._retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL"), busy_timeout_ms)
+        conn.execute("PRAGMA synchronous = NORMAL")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            conn.close()
+            raise MessageLogError(
+                f"{self.path} has schema {version}, newer than this engine's {SCHEMA_VERSION};"
+                " upgrade the engine"
+            )
+        if version < SCHEMA_VERSION:
+            self._conn = conn
+            with self._write() as c:
+                for stmt in _split_script(_SCHEMA):
+                    c.execute(stmt)
+                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        return conn
+
+    @staticmethod
+    def _retry_busy(fn: Callable[[], Any], budget_ms: int) -> Any:
+        """PRAGMA journal_mode does not wait on the busy handler; retry it within the budget."""
+        deadline = time.monotonic() + budget_ms / 1000
+        while True:
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise MessageLogError("message log is closed")
+        return self._conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction: takes the write lock up front, so it never fails half-way on BUSY."""
+        with self._lock:
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> MessageLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writes
+
+    def _row(self, msg: Message) -> tuple[Any, ...]:
+        return (
+            _clean(msg.id), _clean(msg.session), _clean(msg.role), _clean(msg.speaker),
+            _clean(msg.agent_id), _epoch(msg.timestamp), _iso(msg.timestamp), _clean(msg.text),
+        )
+
+    def _accepts(self, msg: Message) -> bool:
+        if self.roles is not None and msg.role not in self.roles:
+            counters.inc("memory.role_skipped")
+            return False
+        return True
+
+    def append(self, msg: Message) -> bool:
+        """Store one message; False when its id is already stored (idempotent) or its role is not kept."""
+        return self.append_many([msg]) == 1
+
+    def append_many(self, msgs: Iterable[Message]) -> int:
+        """Store many messages in one transaction; returns how many were new."""
+        rows = [self._row(m) for m in msgs if self._accepts(m)]
+        if not rows:
+            return 0
+        with self._write() as c:
+            cur = c.executemany(
+                "INSERT OR IGNORE INTO messages(id, session, role, speaker, agent_id, ts, ts_iso, text)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            added = max(cur.rowcount, 0)  # ignored duplicates count 0; trigger rows are not counted
+        if added < len(rows):
+            counters.inc("memory.duplicate_skipped", len(rows) - added)
+        return added
+
+    def delete(self, ids: Iterable[str]) -> int:
+        """Delete messages by id (and from the keyword index); returns how many existed."""
+        wanted = list(dict.fromkeys(ids))
+        deleted = 0
+        with self._write() as c:
+            for chunk in _chunks(wanted):
+                marks = ",".join("?" * len(chunk))
+                deleted += c.execute(f"DELETE FROM messages WHERE id IN ({marks})", chunk).rowcount
+        emit("memory.deleted", messages=deleted)
+        return deleted
+
+    def delete_session(self, session: str) -> int:
+        """Delete every message of one session; returns how many."""
+        with self._write() as c:
+            deleted = c.execute("DELETE FROM messages WHERE session = ?", (session,)).rowcount
+        emit("memory.session_deleted", messages=deleted)
+        return deleted
+
+    def redact(
+        self, ids_or_predicate: Iterable[str] | Predicate, replacement: str | Callable[[str], str]
+    ) -> list[str]:
+        """Rewrite the text of chosen messages (the index follows); returns the ids that changed.
+
+        `replacement` is the new whole text, or a function of the old text (e.g. one that masks
+        an entity's name). Call `vacuum()` afterwards so the old text leaves the file.
+        """
+        changed: list[str] = []
+        for batch in self._redact_candidates(ids_or_predicate):
+            updates: list[tuple[str, int]] = []
+            for seq, msg in batch:
+                new = replacement(msg.text) if callable(replacement) else replacement
+                new = _clean(new) or ""
+                if new != msg.text:
+                    updates.append((new, seq))
+                    changed.append(msg.id)
+            if updates:
+                with self._write() as c:
+                    c.executemany("UPDATE messages SET text = ? WHERE seq = ?", updates)
+        emit("memory.redacted", messages=len(changed))
+        return changed
+
+    def _redact_candidates(
+        self, ids_or_predicate: Iterable[str] | Predicate
+    ) -> Iterator[list[tuple[int, Message]]]:
+        if callable(ids_or_predicate):
+            pred = ids_or_predicate
+            last = 0
+            while True:
+                sql = f"SELECT {_COLUMNS} FROM messages WHERE seq > ? ORDER BY seq LIMIT ?"
+                rows = self._read(sql, (last, _CHUNK))
+                if not rows:
+                    return
+                last = rows[-1][0]
+                yield [(r[0], m) for r in rows if pred(m := _row_to_message(r))]
+            return
+        wanted = list(dict.fromkeys(ids_or_predicate))
+        for chunk in _chunks(wanted):
+            marks = ",".join("?" * len(chunk))
+            rows = self._read(f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", chunk)
+            yield [(r[0], _row_to_message(r)) for r in rows]
+
+    def retain(self, max_age_days: float = 0, max_count: int = 0, now: datetime | None = None) -> list[str]:
+        """Apply retention (0 = no limit): drop messages older than max_age_days, then the oldest beyond
+        max_count. Returns the deleted ids so the vector index can drop them too."""
+        now = now or datetime.now(UTC)
+        doomed: list[str] = []
+        with self._write() as c:
+            if max_age_days > 0:
+                cutoff = _epoch(now - timedelta(days=max_age_days))
+                doomed += [r[0] for r in c.execute("SELECT id FROM messages WHERE ts < ?", (cutoff,))]
+            if max_count > 0:
+                total = c.execute("SELECT count(*) FROM messages").fetchone()[0] - len(doomed)
+                excess = total - max_count
+                if excess > 0:
+                    skip = set(doomed)
+                    for (id_,) in c.execute("SELECT id FROM messages ORDER BY ts, seq"):
+                        if excess <= 0:
+                            break
+                        if id_ not in skip:
+                            doomed.append(id_)
+                            excess -= 1
+            for chunk in _chunks(doomed):
+                marks = ",".join("?" * len(chunk))
+                c.execute(f"DELETE FROM messages WHERE id IN ({marks})", chunk)
+        emit("memory.retention", deleted=len(doomed), max_age_days=max_age_days, max_count=max_count)
+        return doomed
+
+    def vacuum(self) -> bool:
+        """Make deletions physical: merge the FTS index, rebuild the file, truncate the WAL.
+
+        Returns False when another connection held a read transaction, so the WAL could not be
+        truncated yet (the main file is clean; run again once readers are done).
+        """
+        started = time.monotonic()
+        with self._lock:
+            conn = self.conn
+            with self._write() as c:
+                c.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
+            conn.execute("VACUUM")
+            busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        duration_ms = round((time.monotonic() - started) * 1000, 1)
+        emit("memory.vacuum", duration_ms=duration_ms, wal_truncated=not busy)
+        return not busy
+
+    # ------------------------------------------------------------------ reads
+
+    def get(self, id: str) -> Message | None:
+        rows = self._read(f"SELECT {_COLUMNS} FROM messages WHERE id = ?", (id,))
+        return _row_to_message(rows[0]) if rows else None
+
+    def get_many(self, ids: Iterable[str]) -> list[Message]:
+        """Messages in the order of `ids`; unknown ids are left out."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, Message] = {}
+        for chunk in _chunks(wanted):
+            marks = ",".join("?" * len(chunk))
+            for r in self._read(f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", chunk):
+                found[r[1]] = _row_to_message(r)
+        return [found[i] for i in wanted if i in found]
+
+    def iter(
+        self,
+        since: datetime | None = None,
+        session: str | None = None,
+        role: str | None = None,
+        limit: int | None = None,
+        order: Order = "asc",
+        until: datetime | None = None,
+    ) -> Iterator[Message]:
+        """Messages by event time (then arrival), read in pages so the lock is never held across yields."""
+        if order not in ("asc", "desc"):
+            raise ValueError("order must be 'asc' or 'desc'")
+        where, params = _filters(session, role, since, until)
+        cmp, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
+        cursor: tuple[float, int] | None = None
+        left = limit if limit is not None else -1
+        while left != 0:
+            page = _CHUNK if left < 0 else min(_CHUNK, left)
+            conds = [where] if where else []
+            args = list(params)
+            if cursor is not None:
+                conds.append(f"(ts, seq) {cmp} (?, ?)")
+                args += list(cursor)
+            sql = f"SELECT {_COLUMNS} FROM messages"
+            if conds:
+                sql += " WHERE " + " AND ".join(conds)
+            sql += f" ORDER BY ts {direction}, seq {direction} LIMIT ?"
+            rows = self._read(sql, [*args, page])
+            for r in rows:
+                yield _row_to_message(r)
+            if len(rows) < page:
+                return
+            cursor = (rows[-1][6], rows[-1][0])
+            left = left - len(rows) if left > 0 else left
+
+    def count(
+        self, session: str | None = None, role: str | None = None,
+        since: datetime | None = None, until: datetime | None = None,
+    ) -> int:
+        where, params = _filters(session, role, since, until)
+        sql = "SELECT count(*) FROM messages" + (f" WHERE {where}" if where else "")
+        return int(self._read(sql, params)[0][0])
+
+    def search(
+        self,
+        query: str,
+        limit: int = 20,
+        session: str | None = None,
+        role: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[tuple[Message, float]]:
+        """BM25 keyword search; scores are -bm25() so higher is better. Empty query -> no results."""
+        built = self._query.build(query)
+        if built.empty:
+            counters.inc("memory.search_empty_query")
+            return []
+        where, params = _filters(session, role, since, until, alias="m.")
+        sql = (
+            f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))}, bm25(messages_fts) AS score"
+            " FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid"
+            " WHERE messages_fts MATCH ?" + (f" AND {where}" if where else "") + " ORDER BY score LIMIT ?"
+        )
+        try:
+            rows = self._read(sql, [built.expression, *params, max(1, min(limit, _MAX_LIMIT))])
+        except sqlite3.OperationalError as exc:  # the builder should make this impossible; never crash a turn
+            counters.inc("memory.search_error")
+            emit("memory.search_error", error=type(exc).__name__)
+            return []
+        return [(_row_to_message(r), -float(r[9])) for r in rows]
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and on-disk sizes for `stats`."""
+        rows = self._read("SELECT count(*), count(DISTINCT session), min(ts_iso), max(ts_iso) FROM messages")
+        n, sessions, first, last = rows[0]
+        wal = self.path.with_name(self.path.name + "-wal")
+        return {
+            "messages": n, "sessions": sessions, "first": first, "last": last,
+            "file_bytes": self.path.stat().st_size if self.path.exists() else 0,
+            "wal_bytes": wal.stat().st_size if wal.exists() else 0,
+        }
+
+
+def _split_script(script: str) -> list[str]:
+    """Split the schema into statements (triggers contain ';' inside BEGIN...END)."""
+    stmts: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            stmts.append(buf.strip())
+            buf = ""
+    return [s for s in stmts if s]
