@@ -1,0 +1,284 @@
+"""Per-agent Chroma collections for facts and messages, embedded or on a server.
+
+Vectors are always passed explicitly: collections are created without an embedding
+function, because Chroma's default one downloads a model at first use and fails offline.
+The embedding model id and dimension live in the collection metadata, so reopening an
+index with another model is caught instead of silently mixing vector spaces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+from knowledge_engine.config import EngineConfig
+from knowledge_engine.index.embeddings.base import Embedder
+from knowledge_engine.observe import emit
+
+REBUILD_COMMAND = "knowledge-engine sync --workspace DIR --rebuild"
+_NAME_OK = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
+_META_MODEL = "embedding_model"
+_META_DIMS = "embedding_dimensions"
+Metadata = dict[str, str | int | float | bool | None]
+
+
+class IndexMismatchError(RuntimeError):
+    """The collection was built with another embedding model or dimension."""
+
+
+class ChromaUnavailableError(RuntimeError):
+    """The Chroma server or database could not be reached or opened."""
+
+
+class Hit(NamedTuple):
+    """One query result; score is cosine similarity (1 - cosine distance)."""
+
+    id: str
+    score: float
+    metadata: dict[str, Any]
+
+
+def collection_name(prefix: str, agent_id: str, kind: str) -> str:
+    """`{prefix}-{agent}-{kind}` within Chroma's rules; a sanitised agent id gets a hash suffix (unique)."""
+    raw = f"{prefix}-{agent_id}"
+    clean = re.sub(r"[^a-zA-Z0-9._-]+", "-", raw)
+    clean = re.sub(r"\.{2,}", ".", clean).strip("._-") or "agent"
+    if clean != raw:
+        clean = f"{clean[:480]}-{hashlib.blake2b(raw.encode(), digest_size=4).hexdigest()}"
+    name = f"{clean[:500]}-{kind}"
+    if not _NAME_OK.match(name):  # pragma: no cover - the steps above always satisfy the rule
+        raise ValueError(f"cannot make a valid Chroma collection name for agent {agent_id!r}")
+    return name
+
+
+def make_client(workspace: Path, config: EngineConfig) -> Any:
+    """Embedded PersistentClient in `workspace/chroma`, or an HttpClient when chroma.url is set."""
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = Settings(anonymized_telemetry=False)
+    cfg = config.chroma
+    if not cfg.url:
+        path = Path(workspace) / "chroma"
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(
+            path=str(path), settings=settings, tenant=cfg.tenant, database=cfg.database
+        )
+    parts = urlsplit(cfg.url if "://" in cfg.url else f"http://{cfg.url}")
+    ssl = parts.scheme == "https"
+    headers = dict(cfg.headers)
+    if cfg.auth_token:
+        headers["Authorization"] = f"Bearer {cfg.auth_token}"
+    try:
+        return chromadb.HttpClient(
+            host=parts.hostname or "localhost",
+            port=parts.port or (443 if ssl else 8000),
+            ssl=ssl,
+            headers=headers,
+            settings=settings,
+            tenant=cfg.tenant,
+            database=cfg.database,
+        )
+    except Exception as exc:
+        raise ChromaUnavailableError(
+            f"cannot open Chroma at {parts.hostname}:{parts.port} ({type(exc).__name__}: {exc})"
+        ) from exc
+
+
+class ChromaIndex:
+    """The two collections of one agent, plus batched writes and filtered vector queries."""
+
+    def __init__(self, workspace: Path, agent_id: str, config: EngineConfig, embedder: Embedder) -> None:
+        self.workspace = Path(workspace)
+        self.agent_id = agent_id
+        self.config = config
+        self.embedder = embedder
+        self.lock = threading.RLock()
+        self.client = make_client(self.workspace, config)
+        prefix = config.embeddings.collection_name
+        self.names = {k: collection_name(prefix, agent_id, k) for k in ("facts", "messages")}
+        self._cols: dict[str, Any] = {}
+        for kind in self.names:
+            self._cols[kind] = self._open(kind)
+
+    # ------------------------------------------------------------------ collections
+
+    @property
+    def facts(self) -> Any:
+        return self._cols["facts"]
+
+    @property
+    def messages(self) -> Any:
+        return self._cols["messages"]
+
+    def collection(self, kind: str) -> Any:
+        return self._cols[kind]
+
+    def _open(self, kind: str) -> Any:
+        name = self.names[kind]
+        try:
+            col = self.client.get_collection(name, embedding_function=None)
+        except Exception as exc:
+            if not _is_not_found(exc):
+                raise
+            col = self._create(name)
+        self._check_model(col)
+        return col
+
+    def _create(self, name: str) -> Any:
+        metadata = {
+            _META_MODEL: self.embedder.model_id,
+            _META_DIMS: self.embedder.dimensions,
+            "agent_id": self.agent_id,
+        }
+        emit("chroma_collection_created", collection=name, dimensions=self.embedder.dimensions)
+        return self.client.get_or_create_collection(
+            name,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata=metadata,
+            embedding_function=None,
+        )
+
+    def _check_model(self, col: Any) -> None:
+        meta = col.metadata or {}
+        model, dims = meta.get(_META_MODEL), meta.get(_META_DIMS)
+        if model != self.embedder.model_id or dims != self.embedder.dimensions:
+            raise IndexMismatchError(
+                f"Chroma collection {col.name!r} was built with {model} ({dims} dimensions) but the "
+                f"configured embedder is {self.embedder.model_id} ({self.embedder.dimensions} dimensions); "
+                f"rebuild it with: {REBUILD_COMMAND}"
+            )
+
+    def reset(self) -> None:
+        """Drop and recreate both collections (used by rebuild; skips the model check on purpose)."""
+        with self.lock:
+            for kind, name in self.names.items():
+                try:
+                    self.client.delete_collection(name)
+                except Exception as exc:
+                    if not _is_not_found(exc):
+                        raise
+                self._cols[kind] = self._create(name)
+        emit("chroma_reset", agent_id=self.agent_id)
+
+    @classmethod
+    def for_rebuild(
+        cls, workspace: Path, agent_id: str, config: EngineConfig, embedder: Embedder
+    ) -> ChromaIndex:
+        """Open an index even when its model does not match, then reset it."""
+        self = cls.__new__(cls)
+        self.workspace, self.agent_id = Path(workspace), agent_id
+        self.config, self.embedder = config, embedder
+        self.lock = threading.RLock()
+        self.client = make_client(self.workspace, config)
+        prefix = config.embeddings.collection_name
+        self.names = {k: collection_name(prefix, agent_id, k) for k in ("facts", "messages")}
+        self._cols = {}
+        self.reset()
+        return self
+
+    # ------------------------------------------------------------------ writes
+
+    def max_batch(self) -> int:
+        try:
+            return max(1, min(int(self.client.get_max_batch_size()), 5000))
+        except Exception:  # older servers may not expose it
+            return 1000
+
+    def upsert(
+        self,
+        kind: str,
+        ids: Sequence[str],
+        vectors: Sequence[Sequence[float]],
+        metadatas: Sequence[Metadata],
+        documents: Sequence[str],
+    ) -> None:
+        col, step = self._cols[kind], self.max_batch()
+        for s in range(0, len(ids), step):
+            col.upsert(
+                ids=list(ids[s : s + step]),
+                embeddings=[list(v) for v in vectors[s : s + step]],
+                metadatas=list(metadatas[s : s + step]),
+                documents=list(documents[s : s + step]),
+            )
+
+    def update_metadata(self, kind: str, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
+        col, step = self._cols[kind], self.max_batch()
+        for s in range(0, len(ids), step):
+            col.update(ids=list(ids[s : s + step]), metadatas=list(metadatas[s : s + step]))
+
+    def delete(self, kind: str, ids: Iterable[str]) -> int:
+        batch = list(ids)
+        col, step = self._cols[kind], self.max_batch()
+        for s in range(0, len(batch), step):
+            col.delete(ids=batch[s : s + step])
+        return len(batch)
+
+    def delete_facts(self, ids: Iterable[str]) -> int:
+        """Remove forgotten or pruned facts; unknown ids are ignored."""
+        return self.delete("facts", ids)
+
+    def delete_messages(self, ids: Iterable[str]) -> int:
+        """Remove messages dropped by retention or forget; unknown ids are ignored."""
+        return self.delete("messages", ids)
+
+    def stored_hashes(self, kind: str) -> dict[str, str]:
+        """id -> content_hash of every record in the collection (paged, metadata only)."""
+        col, page, out = self._cols[kind], 10000, {}
+        offset = 0
+        while True:
+            res = col.get(include=["metadatas"], limit=page, offset=offset)
+            ids = res["ids"]
+            for rid, meta in zip(ids, res["metadatas"] or [], strict=False):
+                out[rid] = str((meta or {}).get("content_hash", ""))
+            if len(ids) < page:
+                return out
+            offset += page
+
+    def count(self, kind: str) -> int:
+        return int(self._cols[kind].count())
+
+    # ------------------------------------------------------------------ queries
+
+    def query_facts(self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None) -> list[Hit]:
+        """Nearest facts, e.g. where={"valid": True, "subject_id": "person:alice"}."""
+        return self._query("facts", vector, k, where)
+
+    def query_messages(
+        self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None
+    ) -> list[Hit]:
+        """Nearest messages, e.g. where={"session": "s1", "timestamp": {"$gte": 1.7e9}}."""
+        return self._query("messages", vector, k, where)
+
+    def _query(self, kind: str, vector: Sequence[float], k: int, where: dict[str, Any] | None) -> list[Hit]:
+        if k <= 0:
+            return []
+        res = self._cols[kind].query(
+            query_embeddings=[list(vector)],
+            n_results=k,
+            where=normalise_where(where),
+            include=["metadatas", "distances"],
+        )
+        ids = res["ids"][0] if res["ids"] else []
+        dists = res["distances"][0] if res.get("distances") else [0.0] * len(ids)
+        metas = res["metadatas"][0] if res.get("metadatas") else [{}] * len(ids)
+        return [Hit(i, 1.0 - float(d), dict(m or {})) for i, d, m in zip(ids, dists, metas, strict=False)]
+
+
+def normalise_where(where: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Chroma wants one top-level key; several plain keys become an `$and`."""
+    if not where:
+        return None
+    if len(where) == 1:
+        return where
+    return {"$and": [{k: v} for k, v in where.items()]}
+
+
+def _is_not_found(exc: Exception) -> bool:
+    name = type(exc).__name__
+    return name in ("NotFoundError", "InvalidCollectionException") or "does not exist" in str(exc)

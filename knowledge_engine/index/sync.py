@@ -1,0 +1,269 @@
+"""Incremental, crash-safe sync of a workspace's facts and messages into its Chroma index.
+
+The source of truth for "what is already indexed" is the Chroma metadata itself
+(`content_hash`, `synced_at` on every record), so the index can never disagree with its
+own bookkeeping: a crash between two batches leaves exactly the written records marked,
+and the next run embeds only the rest. Upserts are idempotent. A small state file in the
+workspace keeps the last run's summary for `stats` without touching Chroma.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from knowledge_engine.index.chroma import ChromaIndex, Metadata
+from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.records import Fact, Message
+
+STATE_FILE = "chroma-sync.json"
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class SyncReport:
+    embedded: int = 0
+    upserted: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    duration_ms: float = 0.0
+    per_kind: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Doc:
+    id: str
+    text: str
+    meta: Metadata
+    text_hash: str
+    content_hash: str
+
+
+@dataclass
+class _Plan:
+    embed: list[_Doc]
+    meta_only: list[_Doc]
+    delete: list[str]
+    unchanged: int
+
+
+def _epoch(dt: datetime | None) -> float | None:
+    if dt is None:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return round(dt.timestamp(), 3)
+
+
+def fact_metadata(fact: Fact) -> Metadata:
+    return {
+        "subject": fact.subject,
+        "predicate": fact.predicate,
+        "object": fact.object,
+        "subject_id": fact.subject_id,
+        "object_id": fact.object_id,
+        "source": fact.source,
+        "valid": fact.is_valid,
+        "valid_at": _epoch(fact.valid_at),
+        "invalid_at": _epoch(fact.invalid_at),
+        "superseded_by": fact.superseded_by,
+        "relevance": round(fact.relevance, 2),  # rounded so slow decay does not rewrite every fact
+        "confidence": round(fact.confidence, 2),
+    }
+
+
+def message_metadata(msg: Message) -> Metadata:
+    return {
+        "session": msg.session,
+        "role": msg.role,
+        "speaker": msg.speaker,
+        "timestamp": _epoch(msg.timestamp),
+    }
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def _doc(rid: str, text: str, meta: Metadata, model_id: str) -> _Doc:
+    text_hash = _hash(f"{model_id}\x1f{text}".encode())
+    meta_hash = _hash(orjson.dumps(meta, option=orjson.OPT_SORT_KEYS))
+    return _Doc(rid, text, meta, text_hash, f"{text_hash}:{meta_hash}")
+
+
+def _docs(kind: str, records: Iterable[Fact] | Iterable[Message], model_id: str) -> list[_Doc]:
+    out: dict[str, _Doc] = {}
+    for rec in records:
+        if isinstance(rec, Fact):
+            text, meta = rec.text(), fact_metadata(rec)
+        elif isinstance(rec, Message):
+            text, meta = rec.text, message_metadata(rec)
+        else:
+            counters.inc(f"sync.{kind}.bad_record")
+            continue
+        if not text.strip():
+            counters.inc(f"sync.{kind}.empty_text")
+            continue
+        out[rec.id] = _doc(rec.id, text, meta, model_id)  # a repeated id keeps its latest version
+    return list(out.values())
+
+
+def _plan(docs: list[_Doc], stored: dict[str, str]) -> _Plan:
+    plan = _Plan([], [], [], 0)
+    for d in docs:
+        old = stored.get(d.id)
+        if old == d.content_hash:
+            plan.unchanged += 1
+        elif old is not None and old.split(":", 1)[0] == d.text_hash:
+            plan.meta_only.append(d)
+        else:
+            plan.embed.append(d)
+    current = {d.id for d in docs}
+    plan.delete = [rid for rid in stored if rid not in current]
+    return plan
+
+
+def _full_meta(d: _Doc, now: float) -> Metadata:
+    return {**d.meta, "content_hash": d.content_hash, "synced_at": now}
+
+
+class _Tracker:
+    def __init__(self, total: int, progress: Progress | None) -> None:
+        self.done, self.total, self.progress = 0, total, progress
+
+    def step(self, n: int) -> None:
+        self.done += n
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+
+def _apply(index: ChromaIndex, kind: str, plan: _Plan, tracker: _Tracker) -> None:
+    """Deletes first, then metadata-only updates, then embed+upsert chunk by chunk (each chunk is durable)."""
+    if plan.delete:
+        index.delete(kind, plan.delete)
+        tracker.step(len(plan.delete))
+    step = index.max_batch()
+    for s in range(0, len(plan.meta_only), step):
+        chunk = plan.meta_only[s : s + step]
+        index.update_metadata(kind, [d.id for d in chunk], [_full_meta(d, time.time()) for d in chunk])
+        tracker.step(len(chunk))
+    chunk_size = min(step, max(256, 4 * getattr(index.embedder, "_batch_size", 64)))
+    for s in range(0, len(plan.embed), chunk_size):
+        chunk = plan.embed[s : s + chunk_size]
+        vectors = index.embedder.embed([d.text for d in chunk])
+        now = time.time()
+        metas = [_full_meta(d, now) for d in chunk]
+        index.upsert(kind, [d.id for d in chunk], vectors, metas, [d.text for d in chunk])
+        tracker.step(len(chunk))
+
+
+def sync(
+    index: ChromaIndex,
+    facts: Iterable[Fact],
+    messages: Iterable[Message],
+    progress: Progress | None = None,
+) -> SyncReport:
+    """Bring the index in line with the store: embed new/changed, update metadata, delete the gone."""
+    start = time.perf_counter()
+    report = SyncReport()
+    model_id = index.embedder.model_id
+    with index.lock:
+        plans = {
+            "facts": _plan(_docs("facts", facts, model_id), index.stored_hashes("facts")),
+            "messages": _plan(_docs("messages", messages, model_id), index.stored_hashes("messages")),
+        }
+        total = sum(len(p.embed) + len(p.meta_only) + len(p.delete) for p in plans.values())
+        tracker = _Tracker(total, progress)
+        if progress is not None:
+            progress(0, total)
+        for kind, plan in plans.items():
+            _apply(index, kind, plan, tracker)
+            report.per_kind[kind] = {
+                "embedded": len(plan.embed),
+                "updated": len(plan.meta_only),
+                "deleted": len(plan.delete),
+                "unchanged": plan.unchanged,
+            }
+            report.embedded += len(plan.embed)
+            report.upserted += len(plan.embed) + len(plan.meta_only)
+            report.deleted += len(plan.delete)
+            report.unchanged += plan.unchanged
+    report.duration_ms = round((time.perf_counter() - start) * 1000, 1)
+    _write_state(index, report)
+    emit(
+        "chroma_sync",
+        embedded=report.embedded,
+        upserted=report.upserted,
+        deleted=report.deleted,
+        unchanged=report.unchanged,
+        duration_ms=report.duration_ms,
+    )
+    return report
+
+
+def status(index: ChromaIndex, facts: Iterable[Fact], messages: Iterable[Message]) -> dict[str, Any]:
+    """{synced, pending, facts: {...}, messages: {...}, last_sync} for `stats --json`; embeds nothing."""
+    model_id = index.embedder.model_id
+    out: dict[str, Any] = {"synced": 0, "pending": 0}
+    for kind, records in (("facts", facts), ("messages", messages)):
+        plan = _plan(_docs(kind, records, model_id), index.stored_hashes(kind))
+        pending = len(plan.embed) + len(plan.meta_only) + len(plan.delete)
+        out[kind] = {"synced": plan.unchanged, "pending": pending}
+        out["synced"] += plan.unchanged
+        out["pending"] += pending
+    out["last_sync"] = read_state(index.workspace).get("last_sync")
+    out["model"] = model_id
+    return out
+
+
+def rebuild(
+    index: ChromaIndex, facts: Iterable[Fact], messages: Iterable[Message], progress: Progress | None = None
+) -> SyncReport:
+    """Drop both collections (also after a model change) and embed everything again."""
+    index.reset()
+    return sync(index, facts, messages, progress)
+
+
+def delete_facts(index: ChromaIndex, ids: Iterable[str]) -> int:
+    return index.delete_facts(ids)
+
+
+def delete_messages(index: ChromaIndex, ids: Iterable[str]) -> int:
+    return index.delete_messages(ids)
+
+
+def read_state(workspace: Path) -> dict[str, Any]:
+    try:
+        data = orjson.loads((Path(workspace) / STATE_FILE).read_bytes())
+    except (FileNotFoundError, orjson.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_state(index: ChromaIndex, report: SyncReport) -> None:
+    """Atomic replace so a crash never leaves a torn file; the file is a summary, not the source of truth."""
+    state = {
+        "model": index.embedder.model_id,
+        "dimensions": index.embedder.dimensions,
+        "server": bool(index.config.chroma.url),
+        "last_sync": datetime.now(UTC).isoformat(),
+        "counts": {"facts": index.count("facts"), "messages": index.count("messages")},
+        "last_report": report.to_dict(),
+    }
+    path = Path(index.workspace) / STATE_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(orjson.dumps(state, option=orjson.OPT_INDENT_2))
+    os.replace(tmp, path)
