@@ -1,0 +1,170 @@
+"""Document search over the seed's `knowledge_vectors` table (PostgreSQL + pgvector).
+
+The SQL is the seed's, unchanged in shape: ORDER BY the halfvec cosine distance with a LIMIT
+and no score filter in SQL, so PostgreSQL can use the HNSW expression index; the score
+threshold is applied afterwards. One query per collection, run concurrently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import weakref
+from typing import Any
+
+from psycopg import AsyncConnection, OperationalError, errors, sql
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
+
+from knowledge_engine.config import PgvectorConfig
+from knowledge_engine.index.embeddings.base import Embedder
+from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$")
+
+QUERY_TEMPLATE = (
+    "SELECT file_name, mime_type, text, file_id, source, owner, chunk_index, total_chunks,"
+    " timestamp_start, timestamp_end, embedded_at,"
+    " 1 - (embedding::halfvec({d}) <=> %(q)s::halfvec({d})) AS score"
+    " FROM {table} WHERE collection = %(collection)s"
+    " ORDER BY embedding::halfvec({d}) <=> %(q)s::halfvec({d}) LIMIT %(k)s"
+)
+
+
+class DimensionMismatchError(ValueError):
+    """The query embedding's size differs from `pgvector.dimensions` (the table's halfvec(D))."""
+
+    category = "dimension_mismatch"
+
+
+class PgvectorTimeout(TimeoutError):
+    """The statement timeout fired (counted as a timeout, not an error)."""
+
+    category = "statement_timeout"
+
+
+def table_identifier(name: str) -> sql.Composable:
+    """Validate `table` (optionally schema.table) and quote it; config must never inject SQL."""
+    if not _IDENT.match(name):
+        raise ValueError(f"pgvector.table {name!r} is not a plain SQL identifier")
+    return sql.Identifier(*name.split("."))
+
+
+def search_sql(table: str, dimensions: int) -> sql.Composed:
+    """The seed's query for this table and D (D is an int from validated config)."""
+    return sql.SQL(QUERY_TEMPLATE.replace("{d}", str(int(dimensions)))).format(table=table_identifier(table))
+
+
+def vector_literal(vec: list[float]) -> str:
+    """pgvector's text input form, so no numpy/pgvector adapter is needed."""
+    return "[" + ",".join(repr(float(x)) for x in vec) + "]"
+
+
+# One pool per URL per event loop: a pool's connections belong to the loop that opened them.
+_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, AsyncConnectionPool[Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+_POOL_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+async def get_pool(config: PgvectorConfig) -> AsyncConnectionPool[Any]:
+    """The shared pool for config.url on the running loop, created and opened on first use."""
+    loop = asyncio.get_running_loop()
+    lock = _POOL_LOCKS.setdefault(loop, asyncio.Lock())
+    async with lock:
+        pools = _POOLS.setdefault(loop, {})
+        pool = pools.get(config.url)
+        if pool is None:
+            pool = AsyncConnectionPool(
+                config.url,
+                min_size=0,
+                max_size=config.pool_max,
+                kwargs={"options": f"-c statement_timeout={int(config.timeout_ms)}", "autocommit": True},
+                check=AsyncConnectionPool.check_connection,  # drops connections broken by a server restart
+                timeout=config.timeout_ms / 1000,
+                open=False,
+            )
+            await pool.open(wait=False)
+            pools[config.url] = pool
+        return pool
+
+
+async def close_pools() -> None:
+    """Close this loop's pools (call on shutdown)."""
+    pools = _POOLS.pop(asyncio.get_running_loop(), {})
+    for pool in pools.values():
+        await pool.close()
+
+
+def row_to_item(row: dict[str, Any], collection: str) -> RetrievedItem:
+    """A document item carrying the seed's provenance columns."""
+    score = float(row["score"])
+    ident = f"pgvector:{collection}:{row.get('file_id') or row.get('file_name')}:{row.get('chunk_index')}"
+    extra = {k: row.get(k) for k in ("chunk_index", "total_chunks", "timestamp_start", "timestamp_end")}
+    for key in ("mime_type", "file_id", "source", "owner"):
+        if row.get(key) is not None:
+            extra[key] = row[key]
+    return RetrievedItem(
+        id=ident,
+        kind="document",
+        source="pgvector",
+        text=row.get("text") or "",
+        score=score,
+        scores={"vector": score},
+        file_path=row.get("file_name"),
+        collection=collection,
+        extra=extra,
+    )
+
+
+class PgvectorSource:
+    """`Source` over the document table; the pool is created lazily on the caller's loop."""
+
+    name = "pgvector"
+
+    def __init__(self, config: PgvectorConfig, embedder: Embedder) -> None:
+        if not config.url:
+            raise ValueError("pgvector.url is empty")
+        self.config = config
+        self.embedder = embedder
+        self._sql = search_sql(config.table, config.dimensions)
+
+    async def _embed(self, query: str) -> str:
+        vec = await asyncio.to_thread(self.embedder.embed_query, query)
+        if len(vec) != self.config.dimensions:
+            raise DimensionMismatchError(
+                f"query embedding from {self.embedder.model_id} has {len(vec)} dimensions, "
+                f"but pgvector.dimensions is {self.config.dimensions}"
+            )
+        return vector_literal(vec)
+
+    async def _query(self, conn: AsyncConnection[Any], q: str, collection: str) -> list[dict[str, Any]]:
+        params = {"q": q, "collection": collection, "k": self.config.top_k}
+        async with conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(self._sql, params)
+            return await cur.fetchall()
+
+    async def query_collection(self, q: str, collection: str) -> list[RetrievedItem]:
+        """Top-k rows of one collection; one retry on a connection a server restart broke."""
+        pool = await get_pool(self.config)
+        for attempt in (0, 1):
+            try:
+                async with pool.connection() as conn:
+                    rows = await self._query(conn, q, collection)
+                break
+            except errors.QueryCanceled:
+                raise PgvectorTimeout() from None
+            except OperationalError:
+                if attempt:
+                    raise
+        return [row_to_item(r, collection) for r in rows]
+
+    async def search(self, request: RetrievalRequest) -> SourceResult:
+        start = time.perf_counter()
+        q = await self._embed(request.query)
+        per_collection = await asyncio.gather(*(self.query_collection(q, c) for c in self.config.collections))
+        items = [i for batch in per_collection for i in batch if i.score >= self.config.score_threshold]
+        items.sort(key=lambda i: i.score, reverse=True)
+        duration = round((time.perf_counter() - start) * 1000, 2)
+        return SourceResult(source=self.name, items=items, duration_ms=duration)
