@@ -118,7 +118,8 @@ def _replace_rows(
         conn.execute(delete, (collection, name))
         insert = sql.SQL(
             "INSERT INTO {t} (collection, file_name, mime_type, text, file_id, source, chunk_index,"
-            f" total_chunks, embedded_at, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, now(), %s::vector({d}))"
+            " total_chunks, embedded_at, embedding)"
+            f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, now(), %s::vector({d}))"
         ).format(t=t)
         rows = [
             (collection, name, mime, chunk, file_id, INGEST_SOURCE, i, len(chunks), vector_literal(vec))

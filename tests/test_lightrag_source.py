@@ -1,0 +1,174 @@
+"""LightRAG source against a real loopback server speaking the /query protocol."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from knowledge_engine.config import LightragConfig
+from knowledge_engine.retrieve.base import RetrievalRequest
+from knowledge_engine.retrieve.cooldown import Breaker
+from knowledge_engine.retrieve.parallel import gather_sources
+from knowledge_engine.retrieve.sources.lightrag import (
+    LightragError,
+    LightragSource,
+    LightragTimeout,
+    parse_response,
+    truncate_at_sentence,
+)
+from tests.fixtures.lightrag import LIGHTRAG_TEST_KEY
+from tests.servers.lightrag_server import LightragServer
+
+
+def _source(server: LightragServer, **kw: object) -> LightragSource:
+    cfg = LightragConfig(enabled=True, url=server.url, api_key=LIGHTRAG_TEST_KEY, **kw)
+    return LightragSource(cfg)
+
+
+def test_sends_documented_request_and_reads_context(lightrag_server: LightragServer) -> None:
+    result = asyncio.run(_source(lightrag_server).search(RetrievalRequest(query="Who leads Halcyon?")))
+    req = lightrag_server.requests[-1]
+    assert req.path == "/query"
+    assert req.headers["x-api-key"] == LIGHTRAG_TEST_KEY
+    assert req.body == {
+        "query": "Who leads Halcyon?",
+        "mode": "hybrid",
+        "only_need_context": True,
+        "include_references": True,
+        "stream": False,
+    }
+    assert result.status == "ok" and result.text is not None
+    assert "Mira Okafor" in result.text
+    assert [i.file_path for i in result.items] == [
+        "people/mira.md",
+        "projects/halcyon.md",
+    ]  # best overlap first
+    assert all(i.kind == "graph" and i.source == "lightrag" for i in result.items)
+
+
+def test_mode_is_configurable(lightrag_server: LightragServer) -> None:
+    asyncio.run(_source(lightrag_server, mode="naive").search(RetrievalRequest(query="deploy runbook")))
+    assert lightrag_server.requests[-1].body["mode"] == "naive"
+
+
+def test_no_context_answer_is_empty(lightrag_server: LightragServer) -> None:
+    result = asyncio.run(_source(lightrag_server).search(RetrievalRequest(query="zzzz qqqq")))
+    assert result.status == "ok" and result.text is None and result.items == []
+
+
+def test_wrong_key_is_http_401(lightrag_server: LightragServer) -> None:
+    cfg = LightragConfig(enabled=True, url=lightrag_server.url, api_key="wrong")
+    with pytest.raises(LightragError) as info:
+        asyncio.run(LightragSource(cfg).search(RetrievalRequest(query="Halcyon")))
+    assert info.value.category == "http_401"
+
+
+def test_no_key_header_when_unset() -> None:
+    server = LightragServer(api_key=None).start()
+    try:
+        src = LightragSource(LightragConfig(enabled=True, url=server.url))
+        asyncio.run(src.search(RetrievalRequest(query="Halcyon")))
+        assert "x-api-key" not in server.requests[-1].headers
+    finally:
+        server.stop()
+
+
+def test_short_query_is_http_422(lightrag_server: LightragServer) -> None:
+    with pytest.raises(LightragError) as info:
+        asyncio.run(_source(lightrag_server).search(RetrievalRequest(query="hi")))
+    assert info.value.category == "http_422"
+
+
+def test_server_error_is_http_500(lightrag_server: LightragServer) -> None:
+    lightrag_server.fail_next(500)
+    with pytest.raises(LightragError) as info:
+        asyncio.run(_source(lightrag_server).search(RetrievalRequest(query="Halcyon")))
+    assert info.value.category == "http_500"
+
+
+def test_slow_server_is_a_timeout(lightrag_server: LightragServer) -> None:
+    lightrag_server.delay_next(2.0)
+    with pytest.raises(LightragTimeout) as info:
+        asyncio.run(_source(lightrag_server, timeout_ms=200).search(RetrievalRequest(query="Halcyon")))
+    assert info.value.category == "timeout"
+
+
+def test_connection_refused_is_connect_error() -> None:
+    server = LightragServer().start()
+    url = server.url
+    server.stop()
+    with pytest.raises(LightragError) as info:
+        asyncio.run(
+            LightragSource(LightragConfig(enabled=True, url=url)).search(RetrievalRequest(query="abc"))
+        )
+    assert info.value.category == "connect_error"
+
+
+def test_through_runner_statuses_and_cooldown(lightrag_server: LightragServer) -> None:
+    source = _source(lightrag_server, timeout_ms=300)
+    breaker = Breaker(name="lightrag")
+    req = RetrievalRequest(query="Halcyon schedule")
+    lightrag_server.fail_next(500, times=3)
+    for _ in range(3):
+        res = asyncio.run(gather_sources([source], req, 2000, {"lightrag": 1000}, {"lightrag": breaker}))[0]
+        assert (res.status, res.error) == ("error", "http_500")
+    res = asyncio.run(gather_sources([source], req, 2000, {"lightrag": 1000}, {"lightrag": breaker}))[0]
+    assert res.status == "cooldown"
+    assert len(lightrag_server.requests) == 3
+
+    lightrag_server.delay_next(2.0)
+    ok_breaker = Breaker(name="lightrag")
+    res = asyncio.run(gather_sources([source], req, 2000, {"lightrag": 1000}, {"lightrag": ok_breaker}))[0]
+    assert res.status == "timeout"
+    assert ok_breaker.consecutive_timeouts == 1 and ok_breaker.consecutive_errors == 0
+
+
+def test_truncation_at_sentence_boundary() -> None:
+    text = "First sentence here. Second sentence is longer. Third one runs past the budget for sure."
+    cut = truncate_at_sentence(text, 60)
+    assert cut == "First sentence here. Second sentence is longer."
+    assert truncate_at_sentence(text, 500) == text
+
+
+def test_truncation_hard_cut_when_no_late_sentence_end() -> None:
+    text = "Short. " + "x" * 200
+    cut = truncate_at_sentence(text, 100)
+    assert len(cut) == 100 and cut.startswith("Short. xxx")
+
+
+def test_long_context_is_truncated_from_server() -> None:
+    corpus = [
+        {"file_path": f"doc{i}.md", "content": f"Halcyon fact number {i} is recorded here."}
+        for i in range(50)
+    ]
+    server = LightragServer(corpus=corpus).start()
+    try:
+        src = LightragSource(LightragConfig(enabled=True, url=server.url, max_chars=300))
+        result = asyncio.run(src.search(RetrievalRequest(query="Halcyon fact")))
+        assert result.text is not None and len(result.text) <= 300 and result.text.endswith(".")
+        assert len(result.items) == 50
+    finally:
+        server.stop()
+
+
+def test_parse_response_shapes() -> None:
+    assert parse_response({"context": "Ctx text."}, 100).text == "Ctx text."
+    assert parse_response({"response": "[no-context]"}, 100).text is None
+    refs = [
+        {"reference_id": "1", "file_path": ""},
+        {"file_path": 3},
+        {"reference_id": "2", "file_path": "a.md", "content": ["c1", "c2"]},
+        {"reference_id": "3", "file_path": "a.md"},
+        "junk",
+    ]
+    res = parse_response({"response": "Some context.", "references": refs}, 100)
+    assert [(i.file_path, i.text, i.extra["reference_id"]) for i in res.items] == [("a.md", "c1\n\nc2", "2")]
+    with pytest.raises(LightragError) as info:
+        parse_response(["not", "a", "dict"], 100)
+    assert info.value.category == "bad_response"
+
+
+def test_empty_url_is_rejected() -> None:
+    with pytest.raises(ValueError):
+        LightragSource(LightragConfig(enabled=True, url=""))
