@@ -1,0 +1,229 @@
+"""The entity store and entity resolution.
+
+Names resolve by exact canonical form, then aliases, then a conservative fuzzy match
+(rapidfuzz, high threshold, length guard), so "Acme Corp", "Acme" and "ACME Corp." are one
+entity while "Alex" and "Alexa" are not. A lone first name joins a full name of a person
+when exactly one person carries it. Types are voted by tier strength, so LLM and spaCy
+beat regex's `unknown`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+
+from knowledge_engine.config import StorageConfig
+from knowledge_engine.store.persistence import WorkspaceLock
+from knowledge_engine.store.records import (
+    TIER_STRENGTH,
+    Entity,
+    EntityType,
+    Evidence,
+    SourceTier,
+    canonical,
+    entity_id,
+    utcnow,
+)
+from knowledge_engine.store.table import RecordTable
+
+_LEGAL = re.compile(
+    r"[,\s]+(inc|llc|ltd|limited|gmbh|ag|corp|corporation|co|company|sas|sa|plc|bv|nv|srl|oy|ab)\.?$", re.I
+)
+_BASE_IMPORTANCE: dict[str, float] = {
+    "organization": 0.8, "person": 0.7, "product": 0.6, "location": 0.5,
+    "date": 0.4, "email": 0.4, "url": 0.4, "money": 0.4, "concept": 0.5, "unknown": 0.3,
+}
+# Types that name things; dates/money/emails/urls never fuzzy-match or merge across types.
+_NAMED = {"person", "organization", "location", "product", "concept", "unknown"}
+
+
+def match_key(value: str) -> str:
+    """Canonical form without legal suffixes or punctuation, for resolution."""
+    text = canonical(value)
+    text = _LEGAL.sub("", text)
+    text = re.sub(r"[^\w\s-]", "", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+class EntityStore:
+    """Entities of one workspace, persisted in entities.json."""
+
+    def __init__(self, folder: Path, lock: WorkspaceLock, storage: StorageConfig, fuzzy_threshold: float = 92) -> None:
+        self.table: RecordTable[Entity] = RecordTable(folder / "entities.json", "entities", Entity, lock)
+        self.storage = storage
+        self.fuzzy_threshold = fuzzy_threshold
+        self._by_key: dict[str, str] = {}
+        self._first_names: dict[str, set[str]] = {}
+
+    def load(self) -> None:
+        self.table.load()
+        self.reindex()
+
+    def reindex(self) -> None:
+        self._by_key.clear()
+        self._first_names.clear()
+        for ent in self.table:
+            self._index(ent)
+
+    def _index(self, ent: Entity) -> None:
+        for name in (ent.value, *ent.aliases):
+            key = match_key(name)
+            if key:
+                self._by_key.setdefault(key, ent.id)
+        if ent.type == "person":
+            parts = match_key(ent.value).split()
+            if len(parts) > 1:
+                self._first_names.setdefault(parts[0], set()).add(ent.id)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def all(self) -> list[Entity]:
+        return list(self.table)
+
+    def get(self, eid: str) -> Entity | None:
+        return self.table.get(eid)
+
+    # ------------------------------------------------------------------ resolution
+    def resolve(self, name: str, type_: EntityType | None = None) -> Entity | None:
+        """The existing entity this name refers to, or None (never guesses when ambiguous)."""
+        key = match_key(name)
+        if not key:
+            return None
+        if type_ and type_ not in _NAMED:
+            return self.table.get(entity_id(type_, name))
+        eid = self._by_key.get(key)
+        if eid and (ent := self.table.get(eid)) is not None:
+            return ent
+        if " " not in key:
+            owners = self._first_names.get(key, set())
+            if len(owners) == 1 and type_ in (None, "person", "unknown"):
+                return self.table.get(next(iter(owners)))
+        return self._fuzzy(key)
+
+    def _fuzzy(self, key: str) -> Entity | None:
+        if len(key) < 5 or len(set(key)) < 4:
+            return None
+        hit = process.extractOne(key, list(self._by_key), scorer=fuzz.ratio, score_cutoff=self.fuzzy_threshold)
+        if hit is None:
+            return None
+        cand = hit[0]
+        # the length guard: a close ratio between very different lengths is a different name
+        if abs(len(cand) - len(key)) > max(2, len(key) // 5):
+            return None
+        return self.table.get(self._by_key[cand])
+
+    # ------------------------------------------------------------------ updates
+    def observe(
+        self,
+        value: str,
+        type_: EntityType,
+        tier: SourceTier,
+        evidence: Evidence | None = None,
+        importance: float | None = None,
+        now: datetime | None = None,
+    ) -> Entity:
+        """Record a mention: merge into the resolved entity or create one."""
+        now = now or (evidence.timestamp if evidence and evidence.timestamp else utcnow())
+        with self.table.mutex:
+            ent = self.resolve(value, type_)
+            if ent is None:
+                ent = self._create(value, type_, tier, importance, now)
+            else:
+                ent = self._merge(ent, value, type_, tier, now)
+            if evidence is not None and all(m.message_id != evidence.message_id for m in ent.mentions):
+                ent.mentions = [*ent.mentions, evidence][-self.storage.max_mentions:]
+            self.table.put(ent)
+            self._index(ent)
+            return ent
+
+    def _create(
+        self, value: str, type_: EntityType, tier: SourceTier, importance: float | None, now: datetime
+    ) -> Entity:
+        clean = value.strip()
+        ent = Entity(
+            id=entity_id(type_, match_key(clean) if type_ == "organization" else clean),
+            type=type_, value=clean, aliases=[], count=1,
+            importance=importance if importance is not None else _BASE_IMPORTANCE.get(type_, 0.5),
+            first_seen=now, last_seen=now, sources=[tier],
+            type_votes={type_: TIER_STRENGTH.get(tier, 1)}, updated_at=now,
+        )
+        existing = self.table.get(ent.id)
+        return self._merge(existing, value, type_, tier, now) if existing else ent
+
+    def _merge(self, ent: Entity, value: str, type_: EntityType, tier: SourceTier, now: datetime) -> Entity:
+        ent.count += 1
+        ent.last_seen = max(ent.last_seen, now)
+        ent.first_seen = min(ent.first_seen, now)
+        ent.importance = min(1.0, ent.importance + 0.02)
+        surface = value.strip()
+        if surface and surface != ent.value and surface not in ent.aliases:
+            ent.aliases = [*ent.aliases, surface][-self.storage.max_mentions:]
+        if tier not in ent.sources:
+            ent.sources = [*ent.sources, tier]
+        if type_ != "unknown":
+            ent.type_votes[type_] = ent.type_votes.get(type_, 0) + TIER_STRENGTH.get(tier, 1)
+        ent = self._retype(ent)
+        if len(surface) > len(ent.value) and ent.type == "person" and surface.lower().startswith(ent.value.lower()):
+            # "Alex" then "Alex Smith": the fuller name becomes the display value
+            ent.aliases = [a for a in ent.aliases if a != surface] + [ent.value]
+            ent.value = surface
+        ent.updated_at = now
+        return ent
+
+    def _retype(self, ent: Entity) -> Entity:
+        votes = {t: v for t, v in ent.type_votes.items() if t != "unknown"}
+        if not votes:
+            return ent
+        best = max(votes.items(), key=lambda kv: kv[1])[0]
+        if best != ent.type:
+            ent.type = best  # type: ignore[assignment]
+        return ent
+
+    def forget(self, eid: str) -> bool:
+        ok = self.table.delete(eid)
+        self.reindex()
+        return ok
+
+    def prune(self, max_entities: int | None = None) -> list[str]:
+        limit = max_entities or self.storage.max_entities
+        with self.table.mutex:
+            excess = len(self.table) - limit
+            if excess <= 0:
+                return []
+            order = sorted(self.table, key=lambda e: (e.importance, e.count, e.last_seen))
+            gone = [e.id for e in order[:excess]]
+            for eid in gone:
+                self.table.delete(eid)
+            self.reindex()
+            return gone
+
+    def merge_into(self, keep_id: str, drop_id: str) -> Entity | None:
+        """Operator merge: `drop` becomes an alias of `keep`."""
+        keep, drop = self.table.get(keep_id), self.table.get(drop_id)
+        if keep is None or drop is None or keep_id == drop_id:
+            return None
+        keep.aliases = list(dict.fromkeys([*keep.aliases, drop.value, *drop.aliases]))
+        keep.count += drop.count
+        keep.mentions = (keep.mentions + drop.mentions)[-self.storage.max_mentions:]
+        keep.sources = list(dict.fromkeys([*keep.sources, *drop.sources, "manual"]))  # type: ignore[list-item]
+        keep.updated_at = utcnow()
+        self.table.put(keep)
+        self.table.delete(drop_id)
+        self.reindex()
+        return keep
+
+    def search(self, names: Iterable[str]) -> list[Entity]:
+        out: dict[str, Entity] = {}
+        for n in names:
+            ent = self.resolve(n)
+            if ent:
+                out[ent.id] = ent
+        return list(out.values())
+
+    def flush(self) -> bool:
+        return self.table.flush()

@@ -1,0 +1,207 @@
+"""A keyed set of records persisted as one JSON document, merged on write.
+
+Concurrency model ("lock + merge"): every process keeps the records it changed (dirty) and
+deleted (tombstones) since its last write. A write takes the workspace lock, re-reads the
+file if another process replaced it, merges (per record the newer `updated_at` wins; a
+tombstone newer than a record deletes it), writes atomically, and adopts the merged result.
+So an update made by the host is never lost by the CLI's next write, and vice versa.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import orjson
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from knowledge_engine.store.persistence import (
+    SCHEMA_VERSION,
+    WorkspaceLock,
+    atomic_write_bytes,
+    file_signature,
+    log,
+    read_json_document,
+)
+
+R = TypeVar("R", bound=BaseModel)
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _updated(rec: BaseModel) -> datetime:
+    value = getattr(rec, "updated_at", None)
+    return value if isinstance(value, datetime) else _EPOCH
+
+
+class RecordTable(Generic[R]):
+    """Records of one type, keyed by id, stored in `path` under `key`."""
+
+    def __init__(self, path: Path, key: str, model: type[R], lock: WorkspaceLock) -> None:
+        self.path = path
+        self.key = key
+        self.model = model
+        self.lock = lock
+        self.records: dict[str, R] = {}
+        self.meta: dict[str, Any] = {}
+        self.tombstones: dict[str, datetime] = {}
+        self.dirty: set[str] = set()
+        self.deleted: set[str] = set()
+        self.meta_dirty = False
+        self._sig: tuple[int, int, int] | None = None
+        self._adapter = TypeAdapter(list[model])  # type: ignore[valid-type]
+        self.mutex = threading.RLock()
+        self.invalid_records = 0
+
+    # ------------------------------------------------------------------ reading
+    def _decode(self, doc: dict[str, Any]) -> tuple[dict[str, R], dict[str, Any], dict[str, datetime]]:
+        items = doc.get(self.key, [])
+        try:
+            recs = self._adapter.validate_python(items)
+        except ValidationError:
+            recs = []
+            for raw in items if isinstance(items, list) else []:
+                try:
+                    recs.append(self.model.model_validate(raw))
+                except ValidationError:
+                    self.invalid_records += 1
+            log.error("%s: skipped %d invalid records", self.path.name, self.invalid_records)
+        tomb_raw = doc.get("tombstones", {}) or {}
+        tombs: dict[str, datetime] = {}
+        for rid, ts in tomb_raw.items():
+            try:
+                tombs[rid] = datetime.fromisoformat(ts)
+            except (TypeError, ValueError):
+                continue
+        meta = doc.get("meta", {}) if isinstance(doc.get("meta"), dict) else {}
+        return {r.id: r for r in recs}, meta, tombs  # type: ignore[attr-defined]
+
+    def load(self) -> None:
+        """Read the file (or its backup); a missing file is an empty table."""
+        with self.mutex:
+            sig = file_signature(self.path)
+            doc = read_json_document(self.path)
+            if doc is None:
+                self.records, self.meta, self.tombstones = {}, {}, {}
+            else:
+                version = doc.get("schema", SCHEMA_VERSION)
+                if isinstance(version, int) and version > SCHEMA_VERSION:
+                    raise RuntimeError(
+                        f"{self.path} has schema {version}; this knowledge-engine reads up to {SCHEMA_VERSION}"
+                    )
+                self.records, self.meta, self.tombstones = self._decode(doc)
+            self._sig = sig
+            self.dirty.clear()
+            self.deleted.clear()
+
+    def changed_on_disk(self) -> bool:
+        return file_signature(self.path) != self._sig
+
+    # ------------------------------------------------------------------ mutation
+    def put(self, rec: R) -> None:
+        with self.mutex:
+            rid = rec.id  # type: ignore[attr-defined]
+            self.records[rid] = rec
+            self.dirty.add(rid)
+            self.deleted.discard(rid)
+            self.tombstones.pop(rid, None)
+
+    def delete(self, rid: str) -> bool:
+        with self.mutex:
+            existed = self.records.pop(rid, None) is not None
+            self.deleted.add(rid)
+            self.dirty.discard(rid)
+            self.tombstones[rid] = datetime.now(UTC)
+            return existed
+
+    def set_meta(self, key: str, value: Any) -> None:
+        with self.mutex:
+            self.meta[key] = value
+            self.meta_dirty = True
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.dirty or self.deleted or self.meta_dirty)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self) -> Iterator[R]:
+        return iter(list(self.records.values()))
+
+    def get(self, rid: str) -> R | None:
+        return self.records.get(rid)
+
+    # ------------------------------------------------------------------ writing
+    def _merge_from_disk(self) -> None:
+        doc = read_json_document(self.path)
+        if doc is None:
+            return
+        disk, disk_meta, disk_tombs = self._decode(doc)
+        merged: dict[str, R] = {}
+        for rid, rec in disk.items():
+            tomb = self.tombstones.get(rid) if rid in self.deleted else None
+            if tomb is not None and tomb >= _updated(rec):
+                continue
+            merged[rid] = rec
+        for rid in self.dirty:
+            mine = self.records.get(rid)
+            if mine is None:
+                continue
+            theirs = merged.get(rid)
+            if theirs is None or _updated(mine) >= _updated(theirs):
+                merged[rid] = mine
+            other_tomb = disk_tombs.get(rid)
+            if other_tomb is not None and other_tomb > _updated(mine):
+                merged.pop(rid, None)
+        for rid, ts in disk_tombs.items():
+            self.tombstones.setdefault(rid, ts)
+        meta = {**disk_meta, **(self.meta if self.meta_dirty else {})}
+        self.records, self.meta = merged, meta
+
+    def serialise(self) -> bytes:
+        body = {
+            "schema": SCHEMA_VERSION,
+            "updated": datetime.now(UTC).isoformat(),
+            "meta": self.meta,
+            "tombstones": {k: v.isoformat() for k, v in self.tombstones.items()},
+        }
+        head = orjson.dumps(body)[:-1]
+        recs = self._adapter.dump_json(list(self.records.values()), exclude_none=False)
+        return head + b',"' + self.key.encode() + b'":' + recs + b"}"
+
+    def flush(self, force: bool = False) -> bool:
+        """Merge with what is on disk and write; True when a write happened."""
+        with self.mutex:
+            if not (self.has_changes or force):
+                return False
+            with self.lock.hold():
+                if self.changed_on_disk():
+                    self._merge_from_disk()
+                data = self.serialise()
+                atomic_write_bytes(self.path, data)
+                self._sig = file_signature(self.path)
+                self.dirty.clear()
+                self.deleted.clear()
+                self.meta_dirty = False
+            return True
+
+    def refresh(self) -> None:
+        """Adopt changes other processes wrote, keeping this process's pending ones."""
+        with self.mutex:
+            if self.changed_on_disk():
+                with self.lock.hold():
+                    self._merge_from_disk()
+                    self._sig = file_signature(self.path)
+
+    def drop_tombstones(self, older_than: datetime) -> int:
+        with self.mutex:
+            old = [k for k, v in self.tombstones.items() if v < older_than and k not in self.deleted]
+            for k in old:
+                del self.tombstones[k]
+            if old:
+                self.meta_dirty = True
+            return len(old)

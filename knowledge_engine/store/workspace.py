@@ -1,0 +1,212 @@
+"""A per-agent workspace: its folder, its stores, debounced durable writes.
+
+The folder is resolved from the host context (`workspaceDir`, `agentId`) and the configured
+template, never from the process's working directory, so two agents never share a store.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import re
+import threading
+import weakref
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+
+from knowledge_engine.config import EngineConfig
+from knowledge_engine.extract.base import Extraction, FactCandidate
+from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.entities import EntityStore
+from knowledge_engine.store.facts import FactStore
+from knowledge_engine.store.persistence import WorkspaceLock
+from knowledge_engine.store.records import Entity, Evidence, Fact, Message, utcnow
+
+log = logging.getLogger("knowledge_engine.store")
+
+_SAFE_AGENT = re.compile(r"[^A-Za-z0-9._-]+")
+_OPEN: weakref.WeakSet[Workspace] = weakref.WeakSet()
+
+
+def safe_agent_id(agent_id: str | None) -> str:
+    """An agent id usable as a folder name (no separators, no dot-dot)."""
+    cleaned = _SAFE_AGENT.sub("_", agent_id or "default").strip("._") or "default"
+    return cleaned[:100]
+
+
+def resolve_workspace_dir(config: EngineConfig, agent_id: str | None, workspace_dir: str | None) -> Path:
+    """Where an agent's knowledge lives: explicit `workspace`, else the template, else the root."""
+    agent = safe_agent_id(agent_id)
+    if config.workspace:
+        return Path(config.workspace.replace("{agentId}", agent)).expanduser().resolve()
+    template = config.workspace_template
+    if workspace_dir and "{workspaceDir}" in template:
+        return Path(template.replace("{workspaceDir}", workspace_dir).replace("{agentId}", agent)).expanduser().resolve()
+    if "{workspaceDir}" not in template:
+        return Path(template.replace("{agentId}", agent)).expanduser().resolve()
+    return (Path(config.workspace_root).expanduser() / agent).resolve()
+
+
+class Workspace:
+    """Facts, entities and the message log of one agent, with debounced flushing."""
+
+    def __init__(self, folder: Path, config: EngineConfig, agent_id: str = "default") -> None:
+        self.folder = folder
+        self.agent_id = agent_id
+        self.config = config
+        folder.mkdir(parents=True, exist_ok=True)
+        self.lock = WorkspaceLock(folder / ".store.lock")
+        self.facts = FactStore(folder, self.lock, config.storage, config.decay, config.facts)
+        self.entities = EntityStore(folder, self.lock, config.storage, config.facts.fuzzy_threshold)
+        self._messages: object | None = None
+        self._timer: threading.Timer | None = None
+        self._timer_lock = threading.Lock()
+        self.flush_errors = 0
+        self.facts.load()
+        self.entities.load()
+        _OPEN.add(self)
+
+    # ------------------------------------------------------------------ message log
+    @property
+    def messages(self):  # type: ignore[no-untyped-def]
+        """The message log (SQLite + FTS5), opened on first use."""
+        if self._messages is None:
+            from knowledge_engine.store.messages import MessageLog
+
+            self._messages = MessageLog(self.folder / "messages.sqlite3")
+        return self._messages
+
+    # ------------------------------------------------------------------ applying extractions
+    def apply(self, message: Message, extractions: Iterable[Extraction]) -> tuple[int, int]:
+        """Merge what the tiers found in one message; returns (entities seen, facts stored)."""
+        ev = Evidence(message_id=message.id, session=message.session, role=message.role, timestamp=message.timestamp)
+        n_ent = n_fact = 0
+        for ex in extractions:
+            for m in ex.mentions:
+                self.entities.observe(m.value, m.type, m.tier, ev, m.importance)
+                n_ent += 1
+            for cand in ex.facts:
+                if self.add_fact(cand, ev) is not None:
+                    n_fact += 1
+        if n_ent or n_fact:
+            self.schedule_flush()
+        return n_ent, n_fact
+
+    def add_fact(self, cand: FactCandidate, ev: Evidence) -> Fact | None:
+        """Resolve the triple's ends to entities and store it."""
+        subj, obj = cand.subject.strip(), cand.object.strip()
+        if not subj or not obj or not cand.predicate or len(subj) > 200 or len(obj) > 300:
+            counters.inc("facts.rejected")
+            return None
+        subj_ent = self._link(subj, cand.subject_type, cand, ev, create=True)
+        obj_ent = self._link(obj, cand.object_type, cand, ev, create=cand.object_type is not None)
+        fact, _status = self.facts.add(
+            subj_ent.value if subj_ent else subj, cand.predicate, obj_ent.value if obj_ent else obj,
+            source=cand.tier, confidence=cand.confidence, evidence=[ev], valid_at=cand.valid_at,
+            subject_id=subj_ent.id if subj_ent else None, object_id=obj_ent.id if obj_ent else None,
+            now=ev.timestamp or utcnow(),
+        )
+        return fact
+
+    def _link(
+        self, name: str, type_: str | None, cand: FactCandidate, ev: Evidence, create: bool
+    ) -> Entity | None:
+        ent = self.entities.resolve(name, type_)  # type: ignore[arg-type]
+        if ent is None and create:
+            ent = self.entities.observe(name, type_ or "unknown", cand.tier, ev)  # type: ignore[arg-type]
+        return ent
+
+    # ------------------------------------------------------------------ persistence
+    def schedule_flush(self) -> None:
+        """Debounced write: coalesce changes for writeDebounceMs."""
+        delay = self.config.storage.write_debounce_ms / 1000
+        if delay <= 0:
+            self.flush()
+            return
+        with self._timer_lock:
+            if self._timer is not None:
+                return
+            self._timer = threading.Timer(delay, self._timer_fired)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _timer_fired(self) -> None:
+        with self._timer_lock:
+            self._timer = None
+        self.flush()
+
+    def flush(self) -> bool:
+        """Write pending changes now; a disk error is logged once and retried on the next flush."""
+        with self._timer_lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        try:
+            wrote_e = self.entities.flush()
+            wrote_f = self.facts.flush()
+        except OSError as exc:
+            self.flush_errors += 1
+            counters.inc("store.flush_errors")
+            if self.flush_errors == 1:
+                log.error("could not write the store in %s (%s); changes stay in memory and are retried",
+                          self.folder, type(exc).__name__)
+            return False
+        if self.flush_errors:
+            log.warning("store writes in %s recovered after %d failed attempts", self.folder, self.flush_errors)
+            self.flush_errors = 0
+        if wrote_e or wrote_f:
+            emit("store.flush", facts=len(self.facts), entities=len(self.entities))
+        return wrote_e or wrote_f
+
+    def refresh(self) -> None:
+        """Adopt what other processes (the CLI, a maintenance job) wrote."""
+        self.facts.table.refresh()
+        self.entities.table.refresh()
+        self.entities.reindex()
+
+    def close(self) -> None:
+        self.flush()
+        if self._messages is not None:
+            self._messages.close()  # type: ignore[attr-defined]
+            self._messages = None
+
+    def store_message(self, message: Message) -> bool:
+        if not self.config.memory.enabled or message.role not in self.config.memory.roles:
+            return False
+        return bool(self.messages.append(message))  # type: ignore[attr-defined]
+
+    def stats(self) -> dict[str, object]:
+        by_type: dict[str, int] = {}
+        for e in self.entities.all():
+            by_type[e.type] = by_type.get(e.type, 0) + 1
+        by_tier: dict[str, int] = {}
+        valid = 0
+        for f in self.facts.all():
+            by_tier[f.source] = by_tier.get(f.source, 0) + 1
+            valid += f.invalid_at is None
+        return {
+            "workspace": str(self.folder),
+            "entities": len(self.entities),
+            "entities_by_type": by_type,
+            "facts": len(self.facts),
+            "facts_valid": valid,
+            "facts_superseded": len(self.facts) - valid,
+            "facts_by_tier": by_tier,
+        }
+
+
+def flush_all_open() -> None:
+    """atexit: nothing acknowledged is lost on a normal interpreter exit."""
+    for ws in list(_OPEN):
+        try:
+            ws.flush()
+        except Exception:  # pragma: no cover - best effort at exit
+            log.exception("flush at exit failed for %s", ws.folder)
+
+
+atexit.register(flush_all_open)
+
+
+def now_or(value: datetime | None) -> datetime:
+    return value or utcnow()
