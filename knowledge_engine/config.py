@@ -173,6 +173,9 @@ class RetrievalConfig(_Section):
     cache_size: int = Field(200, ge=0, description="Prompt cache entries per agent.")
     fuzzy_cache_threshold: float = Field(0.85, ge=0, le=1, description="Jaccard similarity for a fuzzy cache hit.")
     feedback: bool = Field(False, description="Learn from which injected items replies use (small ranking signal).")
+    temporal_weight: float = Field(0.5, ge=0, le=10, description="Score boost (x 1 + weight) for items inside the query's time window.")
+    temporal_filter: bool = Field(False, description="Drop dated items outside the query's time window instead of only boosting.")
+    max_item_chars: int = Field(1500, ge=50, description="Longer item texts are cut at a sentence before budgeting.")
     feedback_weight: float = Field(0.1, ge=0, le=1, description="Weight of the feedback signal.")
     provenance_report: Literal["off", "metadata", "full"] = Field("off", description="Per-turn provenance report.")
     skip: SkipConfig = Field(default_factory=SkipConfig)  # type: ignore[arg-type]
