@@ -1,0 +1,167 @@
+"""KnowledgeEngine: owns the per-agent workspaces and wires extract, store, index and retrieve.
+
+Hooks, the CLI and the maintenance job all go through this class; none of them touches
+store files or tiers directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from knowledge_engine.config import EngineConfig
+from knowledge_engine.extract.pipeline import ExtractionPipeline
+from knowledge_engine.ingest import IngestQueue
+from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.records import Message
+from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
+
+log = logging.getLogger("knowledge_engine")
+
+
+class KnowledgeEngine:
+    """One per process and configuration; any number of agents."""
+
+    def __init__(self, config: EngineConfig, pipeline: ExtractionPipeline | None = None) -> None:
+        self.config = config
+        self._pipeline = pipeline
+        self._pipeline_lock = threading.Lock()
+        self._workspaces: dict[Path, Workspace] = {}
+        self._ws_lock = threading.Lock()
+        self._batchers: dict[Path, Any] = {}
+        self._retrievers: dict[Path, Any] = {}
+        self.queue = IngestQueue(self._process, config.extraction.queue_size, config.extraction.spacy.batch_size)
+        self._stopped = False
+
+    # ------------------------------------------------------------------ parts
+    @property
+    def pipeline(self) -> ExtractionPipeline:
+        """The local tiers, built on first use (loading spaCy takes about a second)."""
+        with self._pipeline_lock:
+            if self._pipeline is None:
+                self._pipeline = ExtractionPipeline(self.config.extraction)
+            return self._pipeline
+
+    def workspace(self, agent_id: str | None = None, workspace_dir: str | None = None) -> Workspace:
+        folder = resolve_workspace_dir(self.config, agent_id, workspace_dir)
+        return self.open_workspace(folder, safe_agent_id(agent_id))
+
+    def open_workspace(self, folder: Path, agent_id: str = "default") -> Workspace:
+        with self._ws_lock:
+            ws = self._workspaces.get(folder)
+            if ws is None:
+                ws = Workspace(folder, self.config, agent_id)
+                self._workspaces[folder] = ws
+                self.queue.recover_spill(folder)
+                self._start_llm(ws)
+            return ws
+
+    def workspaces(self) -> list[Workspace]:
+        with self._ws_lock:
+            return list(self._workspaces.values())
+
+    # ------------------------------------------------------------------ ingest
+    def submit(self, ws: Workspace, message: Message) -> bool:
+        """Non-blocking: queue a message for extraction (the hook path)."""
+        return self.queue.submit(ws.folder, message)
+
+    def ingest(self, ws: Workspace, messages: Iterable[Message]) -> int:
+        """Blocking: run messages through the same pipeline as the hooks (CLI, tests)."""
+        batch: list[Message] = []
+        n = 0
+        size = self.config.extraction.spacy.batch_size
+        for msg in messages:
+            batch.append(msg)
+            if len(batch) >= size:
+                self._process(ws.folder, batch)
+                n += len(batch)
+                batch = []
+        if batch:
+            self._process(ws.folder, batch)
+            n += len(batch)
+        return n
+
+    def _process(self, folder: Path, messages: list[Message]) -> None:
+        ws = self.open_workspace(folder)
+        t0 = time.perf_counter()
+        for msg in messages:
+            try:
+                ws.store_message(msg)
+            except Exception as exc:
+                counters.inc("memory.append_failed")
+                log.error("message log append failed: %s", type(exc).__name__)
+        results = self.pipeline.run(messages)
+        n_ent = n_fact = 0
+        for msg in messages:
+            exs = results.get(msg.id)
+            if exs:
+                e, f = ws.apply(msg, exs)
+                n_ent += e
+                n_fact += f
+        batcher = self._batchers.get(folder)
+        if batcher is not None:
+            for msg in messages:
+                if msg.id in results:
+                    batcher.add(msg)
+        emit("extract.batch", messages=len(messages), entities=n_ent, facts=n_fact,
+             duration_ms=round((time.perf_counter() - t0) * 1000, 2))
+
+    # ------------------------------------------------------------------ LLM tier
+    def _start_llm(self, ws: Workspace) -> None:
+        cfg = self.config.extraction.llm
+        if not cfg.enabled:
+            return
+        from knowledge_engine.extract.batcher import LlmBatcher
+        from knowledge_engine.extract.llm import LlmTier
+        from knowledge_engine.llm import make_client
+
+        tier = LlmTier(cfg, make_client(cfg))
+
+        def sink(msgs: list[Message], extractions: list[Any]) -> None:
+            by_id = {m.id: m for m in msgs}
+            for ex in extractions:
+                msg = by_id.get(ex.message_id)
+                if msg is not None:
+                    ws.apply(msg, [ex])
+
+        def known() -> list[tuple[str, str]]:
+            ents = sorted(ws.entities.all(), key=lambda e: -e.importance)[: cfg.max_known_entities]
+            return [(e.value, e.type) for e in ents]
+
+        batcher = LlmBatcher(cfg, tier, ws.folder / "llm-pending", sink, known)
+        batcher.start()
+        self._batchers[ws.folder] = batcher
+
+    def llm_stats(self, ws: Workspace) -> dict[str, Any] | None:
+        b = self._batchers.get(ws.folder)
+        return b.stats() if b is not None else None
+
+    # ------------------------------------------------------------------ lifecycle
+    def flush(self, timeout_s: float = 5.0) -> bool:
+        """Process everything queued, send partial LLM batches, write every store."""
+        deadline = time.monotonic() + timeout_s
+        ok = self.queue.drain(max(0.0, deadline - time.monotonic()) * 0.6)
+        for b in list(self._batchers.values()):
+            ok = b.flush(max(0.05, (deadline - time.monotonic()) * 0.5)) and ok
+        for ws in self.workspaces():
+            ws.flush()
+            ok = ok and ws.flush_errors == 0
+        return ok
+
+    def stop(self, timeout_s: float = 4.5) -> bool:
+        """Flush and stop every worker within the host's budget; leftovers are parked on disk."""
+        if self._stopped:
+            return True
+        deadline = time.monotonic() + timeout_s
+        drained = self.queue.stop(max(0.1, (deadline - time.monotonic()) * 0.5))
+        for b in list(self._batchers.values()):
+            b.stop(max(0.05, (deadline - time.monotonic()) * 0.5))
+        for ws in self.workspaces():
+            ws.close()
+        self._stopped = True
+        emit("engine.stop", drained=drained, duration_ms=round((timeout_s - (deadline - time.monotonic())) * 1000))
+        return drained

@@ -1,0 +1,92 @@
+"""The synchronous extraction pipeline: prepare text, run the local tiers, one result per message.
+
+The LLM tier is not here: it is batched off the hot path by `extract.batcher`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from knowledge_engine.config import ExtractionConfig
+from knowledge_engine.extract.base import Extraction, Extractor
+from knowledge_engine.extract.text import prepare, worth_extracting
+from knowledge_engine.observe import counters
+from knowledge_engine.store.records import Message
+
+log = logging.getLogger("knowledge_engine.extract")
+
+
+def build_tiers(config: ExtractionConfig) -> list[Extractor]:
+    """The local tiers enabled in the config, cheapest first."""
+    tiers: list[Extractor] = []
+    if config.regex.enabled:
+        from knowledge_engine.extract.regex import RegexTier
+
+        tiers.append(RegexTier())
+    if config.spacy.enabled:
+        from knowledge_engine.extract.spacy_ner import SpacyTier
+
+        spacy_tier = SpacyTier(config.spacy)
+        if spacy_tier.available:
+            tiers.append(spacy_tier)
+    return tiers
+
+
+class ExtractionPipeline:
+    """Runs every local tier over a batch of messages."""
+
+    def __init__(self, config: ExtractionConfig, tiers: list[Extractor] | None = None) -> None:
+        self.config = config
+        self.tiers = tiers if tiers is not None else build_tiers(config)
+
+    @property
+    def tier_names(self) -> list[str]:
+        return [t.name for t in self.tiers]
+
+    def prepare(self, messages: list[Message]) -> list[Message]:
+        """Clean and cut texts; skip what is not worth extracting (counted)."""
+        ready: list[Message] = []
+        for msg in messages:
+            if msg.role not in self.config.roles:
+                counters.inc("extract.skipped_role")
+                continue
+            text, truncated = prepare(msg.text, self.config.max_message_chars)
+            if truncated:
+                counters.inc("extract.truncated")
+            if not worth_extracting(text):
+                counters.inc("extract.skipped_empty")
+                continue
+            ready.append(msg.model_copy(update={"text": text}))
+        return ready
+
+    def run(self, messages: list[Message]) -> dict[str, list[Extraction]]:
+        """Extractions per message id, from every tier (a failing tier is logged and skipped)."""
+        ready = self.prepare(messages)
+        out: dict[str, list[Extraction]] = {m.id: [] for m in ready}
+        if not ready:
+            return out
+        for tier in self.tiers:
+            try:
+                results = tier.extract(ready)
+            except Exception as exc:
+                counters.inc(f"extract.tier_failed.{tier.name}")
+                log.error("extraction tier %s failed on a batch of %d: %s", tier.name, len(ready), type(exc).__name__)
+                continue
+            for msg, ex in zip(ready, results, strict=False):
+                _speaker_is_person(msg, ex)
+                out[msg.id].append(ex)
+        return out
+
+
+def _speaker_is_person(msg: Message, ex: Extraction) -> None:
+    """A fact about the named speaker is about a person."""
+    if not msg.speaker:
+        return
+    for f in ex.facts:
+        if f.subject_type is None and f.subject.strip().lower() == msg.speaker.strip().lower():
+            f.subject_type = "person"
+
+
+def describe(pipeline: ExtractionPipeline) -> dict[str, Any]:
+    return {"tiers": pipeline.tier_names}

@@ -1,0 +1,180 @@
+"""The bounded ingest queue between the hooks and the extraction worker.
+
+Why: `message_received` must return within a millisecond, so it only enqueues. One worker
+thread drains the queue in batches (spaCy is much faster on batches). Overload policy:
+when the queue is full the message is appended to the workspace's spill file
+(`ingest-spill.jsonl`) and processed after the queue drains, so nothing is dropped. Only a
+failing disk can drop a message, and that is counted and logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+from knowledge_engine.observe import counters
+from knowledge_engine.store.records import Message
+
+log = logging.getLogger("knowledge_engine.ingest")
+
+SPILL_NAME = "ingest-spill.jsonl"
+Processor = Callable[[Path, list[Message]], None]
+
+
+class IngestQueue:
+    """Accepts messages without blocking and feeds them to `process` in batches."""
+
+    def __init__(self, process: Processor, maxsize: int, batch_size: int) -> None:
+        self._process = process
+        self._q: queue.Queue[tuple[Path, Message]] = queue.Queue(maxsize)
+        self._batch = batch_size
+        self._spill_lock = threading.Lock()
+        self._spilled: set[Path] = set()
+        self._inflight = 0
+        self._idle = threading.Condition()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.high_water = 0
+
+    # ------------------------------------------------------------------ producer side
+    def submit(self, folder: Path, msg: Message) -> bool:
+        """Enqueue; on overflow spill to disk. False only if the message was dropped."""
+        self._ensure_thread()
+        try:
+            self._q.put_nowait((folder, msg))
+            counters.inc("ingest.accepted")
+            self.high_water = max(self.high_water, self._q.qsize())
+            return True
+        except queue.Full:
+            return self._spill(folder, msg)
+
+    def _spill(self, folder: Path, msg: Message) -> bool:
+        try:
+            line = orjson.dumps(msg.model_dump(mode="json")) + b"\n"
+            with self._spill_lock, open(folder / SPILL_NAME, "ab") as fh:
+                fh.write(line)
+            self._spilled.add(folder)
+            counters.inc("ingest.accepted")
+            counters.inc("ingest.spilled")
+            return True
+        except OSError as exc:
+            counters.inc("ingest.dropped")
+            log.error("ingest queue full and spill file not writable (%s): message dropped", type(exc).__name__)
+            return False
+
+    def recover_spill(self, folder: Path) -> None:
+        """Messages spilled by an earlier process are picked up when its workspace opens."""
+        if (folder / SPILL_NAME).exists():
+            self._spilled.add(folder)
+            self._ensure_thread()
+
+    # ------------------------------------------------------------------ worker side
+    def _ensure_thread(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="knowledge-engine-ingest", daemon=True)
+            self._thread.start()
+
+    def _take_batch(self) -> list[tuple[Path, Message]]:
+        try:
+            first = self._q.get(timeout=0.2)
+        except queue.Empty:
+            return []
+        batch = [first]
+        while len(batch) < self._batch:
+            try:
+                batch.append(self._q.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            batch = self._take_batch()
+            if batch:
+                with self._idle:
+                    self._inflight += len(batch)
+                try:
+                    self._dispatch(batch)
+                finally:
+                    with self._idle:
+                        self._inflight -= len(batch)
+                        for _ in batch:
+                            self._q.task_done()
+                        self._idle.notify_all()
+            elif self._spilled:
+                self._drain_spill()
+            else:
+                with self._idle:
+                    self._idle.notify_all()
+
+    def _dispatch(self, batch: list[tuple[Path, Message]]) -> None:
+        groups: dict[Path, list[Message]] = {}
+        for folder, msg in batch:
+            groups.setdefault(folder, []).append(msg)
+        for folder, msgs in groups.items():
+            try:
+                self._process(folder, msgs)
+                counters.inc("ingest.processed", len(msgs))
+            except Exception as exc:
+                counters.inc("ingest.failed", len(msgs))
+                log.exception("processing a batch of %d messages failed: %s", len(msgs), type(exc).__name__)
+
+    def _drain_spill(self) -> None:
+        for folder in list(self._spilled):
+            path = folder / SPILL_NAME
+            work = folder / (SPILL_NAME + ".work")
+            with self._spill_lock:
+                self._spilled.discard(folder)
+                if path.exists() and not work.exists():
+                    path.replace(work)
+            if not work.exists():
+                continue
+            msgs = []
+            for i, line in enumerate(work.read_bytes().splitlines(), 1):
+                try:
+                    msgs.append(Message.model_validate(orjson.loads(line)))
+                except Exception:
+                    counters.inc("ingest.spill_bad_line")
+                    log.error("spill file line %d unreadable; skipped", i)
+            for start in range(0, len(msgs), self._batch):
+                self._dispatch([(folder, m) for m in msgs[start:start + self._batch]])
+            work.unlink(missing_ok=True)
+
+    # ------------------------------------------------------------------ control
+    def pending(self) -> int:
+        return self._q.qsize() + self._inflight + len(self._spilled)
+
+    def drain(self, timeout_s: float) -> bool:
+        """Wait until everything accepted so far is processed; False on timeout."""
+        if self._thread is None:
+            return True
+        deadline = time.monotonic() + timeout_s
+        with self._idle:
+            while self.pending() > 0:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(min(left, 0.05))
+        return True
+
+    def stop(self, timeout_s: float) -> bool:
+        """Drain within the budget; whatever is left is spilled to disk for the next start."""
+        drained = self.drain(timeout_s)
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=0.5)
+        while True:
+            try:
+                folder, msg = self._q.get_nowait()
+            except queue.Empty:
+                break
+            self._spill(folder, msg)
+            counters.inc("ingest.parked_at_stop")
+        return drained
