@@ -118,6 +118,7 @@ class EmbeddingsConfig(_Section):
     cache_size: int = Field(1024, ge=0, description="LRU entries of query embeddings.")
     collection_name: str = Field("knowledge", description="Prefix of the Chroma collection names.")
     sync_interval_minutes: float = Field(15, gt=0, description="How often the Chroma index is synced.")
+    retry_backoff_ms: int = Field(250, ge=0, description="First retry delay; doubles on each further retry.")
 
 
 class ChromaConfig(_Section):

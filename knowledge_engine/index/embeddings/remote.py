@@ -18,7 +18,6 @@ from knowledge_engine.index.embeddings.base import EmbedderBase, EmbeddingError
 from knowledge_engine.observe import counters, emit
 
 _RETRY_STATUS = {408, 429, 500, 502, 503, 504}
-BACKOFF_BASE_S = 0.25
 
 
 class HttpEmbedder(EmbedderBase):
@@ -32,6 +31,7 @@ class HttpEmbedder(EmbedderBase):
         self.model = model
         self.api_key = config.api_key
         self.max_retries = config.max_retries
+        self.backoff_s = config.retry_backoff_ms / 1000
         self._client = httpx.Client(timeout=config.timeout_ms / 1000)
 
     def close(self) -> None:
@@ -44,7 +44,7 @@ class HttpEmbedder(EmbedderBase):
         last = ""
         for attempt in range(self.max_retries + 1):
             if attempt:
-                time.sleep(BACKOFF_BASE_S * (2 ** (attempt - 1)))
+                time.sleep(self.backoff_s * (2 ** (attempt - 1)))
                 counters.inc(f"embeddings.{self.provider}.retry")
             try:
                 resp = self._client.post(url, json=body, headers=headers or {})
