@@ -1,0 +1,412 @@
+"""Batches messages for the LLM tier in a worker thread, and never loses a batch.
+
+A batch leaves the queue when it reaches batchSize, when cooldownMs passes without a new
+message, or on flush(). It costs exactly one LLM call when the call succeeds; failures are
+retried with exponential backoff, and after failureThreshold consecutive failures the tier
+cools down (no calls at all). A batch that cannot be processed is parked as one JSON file
+in `pending_dir` and retried later, also by the next process, and deleted only after its
+sink has succeeded: an outage or a restart costs time, not facts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from knowledge_engine.config import LlmConfig
+from knowledge_engine.extract.base import Extraction
+from knowledge_engine.extract.llm import LlmTier
+from knowledge_engine.llm.errors import LlmError
+from knowledge_engine.observe import counters, emit, log
+from knowledge_engine.store.records import Message
+
+Sink = Callable[[list[Message], list[Extraction]], None]
+KnownEntities = Callable[[], list[tuple[str, str]]]
+MAX_BACKOFF_S = 60.0
+PENDING_VERSION = 1
+
+
+@dataclass(eq=False)
+class _Batch:
+    messages: list[Message]
+    id: str = field(default_factory=lambda: f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}")
+    path: Path | None = None  # set once the batch is parked on disk
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    done: bool = False  # the sink succeeded
+    abandoned: bool = False  # stop() parked it while in flight: the file owns it now
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:6]}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    with contextlib.suppress(OSError):  # directory fsync is not possible everywhere
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class LlmBatcher:
+    """Queue -> batches -> one LlmTier call each -> sink(messages, extractions)."""
+
+    def __init__(
+        self,
+        config: LlmConfig,
+        tier: LlmTier,
+        pending_dir: Path,
+        sink: Sink,
+        known_entities: KnownEntities,
+    ) -> None:
+        self._config = config
+        self._tier = tier
+        self._pending_dir = Path(pending_dir)
+        self._sink = sink
+        self._known_entities = known_entities
+        self._queue: list[Message] = []
+        self._cond = threading.Condition()
+        self._last_add = time.monotonic()
+        self._flush_requested = False
+        self._busy = 0  # batches being processed (worker or retry_pending caller)
+        self._inflight: set[_Batch] = set()
+        self._send_lock = threading.Lock()  # one batch in flight at a time
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._consecutive_failures = 0
+        self._cooling_until = 0.0
+        self._next_pending_try: float | None = None
+        self._counts: Counter[str] = Counter()
+
+    # ------------------------------------------------------------------ public API
+
+    def start(self) -> None:
+        """Start the worker; it first retries whatever a previous process parked."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stop.clear()
+        self._pending_dir.mkdir(parents=True, exist_ok=True)
+        if self._pending_files():
+            self._next_pending_try = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name="llm-batcher", daemon=True)
+        self._thread.start()
+
+    def add(self, message: Message) -> None:
+        """Queue one message; never blocks on the LLM."""
+        if self._stop.is_set():
+            self._park(_Batch([message]))  # after stop(): straight to disk, nothing is lost
+            return
+        with self._cond:
+            self._queue.append(message)
+            self._last_add = time.monotonic()
+            self._cond.notify_all()
+
+    def flush(self, timeout: float) -> bool:
+        """Send every queued message now; True when the queue is empty and nothing is in flight."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        if self._thread is None or not self._thread.is_alive():
+            self._drain_inline(deadline)
+        with self._cond:
+            self._flush_requested = True
+            self._cond.notify_all()
+            while self._queue or self._busy:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
+
+    def stop(self, timeout: float) -> None:
+        """Flush within most of `timeout`, then park whatever is still queued or in flight."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        if self._thread is not None and self._thread.is_alive():
+            self.flush(max(0.0, timeout) * 0.8)
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(max(0.0, deadline - time.monotonic()))
+        self._park_leftovers(deadline)
+        emit("llm.batcher_stopped", **self.stats())
+
+    def retry_pending(self) -> int:
+        """Process parked batches, oldest first, until one fails; returns how many were delivered."""
+        delivered = 0
+        self._next_pending_try = None  # a failure below schedules the next try
+        for path in self._pending_files():
+            if self._stop.is_set() or self._cooling():
+                break
+            batch = self._load(path)
+            if batch is None:
+                continue
+            if not self._process(batch):
+                break
+            delivered += 1
+        if self._pending_files():
+            self._schedule_pending_retry()
+        if delivered:
+            emit("llm.pending_retried", delivered=delivered, left=len(self._pending_files()))
+        return delivered
+
+    def stats(self) -> dict[str, Any]:
+        with self._cond:
+            queued = len(self._queue)
+        return {
+            "queued": queued,
+            "pending_batches": len(self._pending_files()),
+            "sent_batches": self._counts["sent_batches"],
+            "delivered_messages": self._counts["delivered_messages"],
+            "calls": self._counts["calls"],
+            "failures": self._counts["failures"],
+            "parked_batches": self._counts["parked_batches"],
+            "overflow_batches": self._counts["overflow_batches"],
+            "cooling_down": self._cooling(),
+        }
+
+    # ------------------------------------------------------------------ worker
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if self._pending_due():
+                self.retry_pending()
+                continue
+            batch = self._next_batch()
+            if batch is None:
+                continue
+            ok = self._process(batch)
+            if ok and self._next_pending_try is not None:
+                self._next_pending_try = time.monotonic()  # the LLM is back: drain the parked ones
+
+    def _pending_due(self) -> bool:
+        due = self._next_pending_try
+        return due is not None and time.monotonic() >= due and not self._cooling()
+
+    def _next_batch(self) -> _Batch | None:
+        """Wait for a full batch, a quiet cooldown, a flush or a pending retry; take it under the lock."""
+        with self._cond:
+            while not self._stop.is_set():
+                now = time.monotonic()
+                quiet_at = self._last_add + self._config.cooldown_ms / 1000
+                n = len(self._queue)
+                if n >= self._config.batch_size or (n and (self._flush_requested or now >= quiet_at)):
+                    taken = self._queue[: self._config.batch_size]
+                    del self._queue[: self._config.batch_size]
+                    if not self._queue:
+                        self._flush_requested = False
+                    self._busy += 1  # released in _process
+                    return _Batch(taken)
+                if not n:
+                    self._flush_requested = False
+                    self._cond.notify_all()
+                wakeups = [quiet_at] if n else []
+                if self._next_pending_try is not None:
+                    wakeups.append(max(self._next_pending_try, self._cooling_until))
+                if wakeups and min(wakeups) <= now:
+                    return None
+                self._cond.wait(min(wakeups) - now if wakeups else None)
+            return None
+
+    def _drain_inline(self, deadline: float) -> None:
+        """flush() without a running worker: process the queue in the caller's thread."""
+        while time.monotonic() < deadline:
+            with self._cond:
+                if not self._queue:
+                    return
+                taken = self._queue[: self._config.batch_size]
+                del self._queue[: self._config.batch_size]
+                self._busy += 1
+            self._process(_Batch(taken), counted=True)
+
+    # ------------------------------------------------------------------ one batch
+
+    def _process(self, batch: _Batch, counted: bool | None = None) -> bool:
+        """Deliver one batch (calls, retries, cool-down); park it if that is impossible."""
+        if counted is None:
+            counted = batch.path is None  # live batches were counted as busy by _next_batch
+        if not counted:
+            with self._cond:
+                self._busy += 1
+        try:
+            with self._send_lock:
+                self._inflight.add(batch)
+                try:
+                    return self._attempts(batch)
+                finally:
+                    self._inflight.discard(batch)
+        finally:
+            with self._cond:
+                self._busy -= 1
+                self._cond.notify_all()
+
+    def _attempts(self, batch: _Batch) -> bool:
+        attempt = 0
+        while True:
+            if self._cooling():
+                self._park(batch, reason="cooling_down")
+                return False
+            extractions = self._call(batch, attempt)
+            if extractions is not None:
+                return self._deliver(batch, extractions)
+            if batch.abandoned:
+                return False
+            if self._cooling() or attempt >= self._config.max_retries:
+                self._park(batch, reason="cooling_down" if self._cooling() else "retries_exhausted")
+                return False
+            delay = min(MAX_BACKOFF_S, self._config.retry_backoff_ms / 1000 * (2**attempt))
+            if self._stop.wait(delay):
+                self._park(batch, reason="stopping")
+                return False
+            attempt += 1
+
+    def _call(self, batch: _Batch, attempt: int) -> list[Extraction] | None:
+        """One LLM call; None on failure (counted, and the breaker updated)."""
+        try:
+            known = self._known_entities()
+        except Exception:
+            counters.inc("llm.known_entities_failed")
+            log.warning("known-entities callback failed; sending the batch without them", exc_info=True)
+            known = []
+        self._counts["calls"] += 1
+        try:
+            extractions = self._tier.extract(batch.messages, known)
+        except LlmError as exc:
+            self._failed(exc.reason, attempt, exc.status)
+            return None
+        except Exception:
+            log.exception("LLM tier raised an unexpected error")
+            self._failed("unexpected", attempt, None)
+            return None
+        self._consecutive_failures = 0
+        return extractions
+
+    def _failed(self, reason: str, attempt: int, status: int | None) -> None:
+        self._counts["failures"] += 1
+        self._consecutive_failures += 1
+        counters.inc(f"llm.failure.{reason}")
+        emit("llm.call_failed", logging.WARNING, reason=reason, status=status, attempt=attempt,
+             consecutive=self._consecutive_failures)
+        if self._consecutive_failures >= self._config.failure_threshold:
+            self._cooling_until = time.monotonic() + self._config.failure_cooldown_ms / 1000
+            counters.inc("llm.cooldowns")
+            emit("llm.cooling_down", logging.WARNING, seconds=self._config.failure_cooldown_ms / 1000,
+                 consecutive=self._consecutive_failures)
+
+    def _deliver(self, batch: _Batch, extractions: list[Extraction]) -> bool:
+        with batch.lock:
+            if batch.abandoned:
+                return False
+            try:
+                self._sink(batch.messages, extractions)
+            except Exception:
+                counters.inc("llm.sink_failed")
+                log.exception("LLM sink failed; the batch is parked and retried later")
+                self._park(batch, reason="sink_failed")
+                return False
+            batch.done = True
+        self._counts["sent_batches"] += 1
+        self._counts["delivered_messages"] += len(batch.messages)
+        if batch.path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                batch.path.unlink()
+        return True
+
+    # ------------------------------------------------------------------ pending store
+
+    def _cooling(self) -> bool:
+        return time.monotonic() < self._cooling_until
+
+    def _pending_files(self) -> list[Path]:
+        try:
+            return sorted(self._pending_dir.glob("batch-*.json"))
+        except OSError:
+            return []
+
+    def _park(self, batch: _Batch, reason: str = "failed") -> None:
+        """Write the batch to disk once (atomically); bounded, overflow counted and logged."""
+        with batch.lock:
+            if batch.path is not None or batch.done:
+                self._schedule_pending_retry()
+                return
+            self._pending_dir.mkdir(parents=True, exist_ok=True)
+            self._make_room()
+            path = self._pending_dir / f"batch-{batch.id}.json"
+            body = {
+                "version": PENDING_VERSION,
+                "id": batch.id,
+                "reason": reason,
+                "messages": [m.model_dump(mode="json") for m in batch.messages],
+            }
+            _atomic_write(path, orjson.dumps(body))
+            batch.path = path
+        self._counts["parked_batches"] += 1
+        counters.inc("llm.parked_batches")
+        emit("llm.batch_parked", reason=reason, messages=len(batch.messages))
+        self._schedule_pending_retry()
+
+    def _schedule_pending_retry(self) -> None:
+        if self._next_pending_try is None:
+            self._next_pending_try = time.monotonic() + self._config.failure_cooldown_ms / 1000
+
+    def _make_room(self) -> None:
+        """Drop the oldest parked batches beyond maxPendingBatches (never silently)."""
+        files = self._pending_files()
+        excess = len(files) - self._config.max_pending_batches + 1
+        for path in files[: max(0, excess)]:
+            lost = self._message_count(path)
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            self._counts["overflow_batches"] += 1
+            counters.inc("llm.overflow")
+            counters.inc("llm.overflow_messages", lost)
+            emit("llm.pending_overflow", logging.WARNING, dropped_batches=1, dropped_messages=lost,
+                 limit=self._config.max_pending_batches)
+
+    @staticmethod
+    def _message_count(path: Path) -> int:
+        try:
+            return len(orjson.loads(path.read_bytes()).get("messages", []))
+        except (OSError, orjson.JSONDecodeError, AttributeError):
+            return 0
+
+    def _load(self, path: Path) -> _Batch | None:
+        try:
+            body = orjson.loads(path.read_bytes())
+            messages = [Message.model_validate(m) for m in body["messages"]]
+        except FileNotFoundError:
+            return None
+        except Exception:
+            counters.inc("llm.pending_corrupt")
+            emit("llm.pending_corrupt", logging.ERROR, file=path.name)
+            with contextlib.suppress(OSError):
+                path.rename(path.with_suffix(".corrupt"))
+            return None
+        return _Batch(messages, id=str(body.get("id", path.stem)), path=path)
+
+    def _park_leftovers(self, deadline: float) -> None:
+        with self._cond:
+            queued, self._queue = self._queue, []
+        size = self._config.batch_size
+        for i in range(0, len(queued), size):
+            self._park(_Batch(queued[i : i + size]), reason="stopped")
+        for batch in list(self._inflight):
+            if batch.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                try:
+                    if not batch.done and batch.path is None:
+                        self._park(batch, reason="stopped_in_flight")
+                        batch.abandoned = True
+                finally:
+                    batch.lock.release()

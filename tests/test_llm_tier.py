@@ -1,0 +1,111 @@
+"""LlmTier: one call per batch, answers mapped back to every message of the batch."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from knowledge_engine.config import LlmConfig
+from knowledge_engine.extract.llm import LlmTier, parse_valid_at
+from knowledge_engine.llm.client import make_client
+from knowledge_engine.llm.errors import LlmBadOutput, LlmError, LlmHttpError, LlmTruncated
+from knowledge_engine.observe import counters
+from knowledge_engine.store.records import Message
+from tests.servers.ollama_server import FakeOllamaServer
+
+T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+
+
+def person(i: int) -> str:
+    """Distinct capitalised names the fake server's patterns recognise (no digits)."""
+    return "N" + "".join(chr(97 + int(d)) for d in str(i))
+
+
+def make_messages(n: int, start: int = 0) -> list[Message]:
+    return [
+        Message(id=f"m{i}", text=f"{person(i)} works at Company{i}.", speaker="Alex",
+                timestamp=T0 + timedelta(minutes=i))
+        for i in range(start, start + n)
+    ]
+
+
+def tier_for(server: FakeOllamaServer, suffix: str = "", **kw: object) -> LlmTier:
+    config = LlmConfig.model_validate({"endpoint": server.url + suffix, "enabled": True, **kw})
+    return LlmTier(config, make_client(config))
+
+
+@pytest.mark.parametrize("suffix", ["", "/api/generate", "/v1"])
+def test_every_message_gets_its_own_facts_from_one_call(ollama_server: FakeOllamaServer, suffix: str) -> None:
+    messages = make_messages(6)
+    results = tier_for(ollama_server, suffix).extract(messages, [])
+    assert len(ollama_server.calls()) == 1
+    assert [r.message_id for r in results] == [m.id for m in messages]
+    for i, r in enumerate(results):
+        assert [(f.subject, f.predicate, f.object, f.tier) for f in r.facts] == [
+            (person(i), "works-at", f"Company{i}", "llm")]
+        assert r.facts[0].subject_type == "person" and r.facts[0].object_type == "organization"
+        assert {m.value for m in r.mentions} == {person(i), f"Company{i}"}
+        assert all(m.tier == "llm" for m in r.mentions)
+
+
+def test_prompt_carries_speakers_timestamps_ids_and_capped_known_entities(ollama_server: FakeOllamaServer) -> None:
+    messages = [
+        Message(id="a1", text="I started at Acme yesterday.", role="user", speaker="Alex", timestamp=T0),
+        Message(id="a2", text="Congratulations!", role="assistant", speaker=None, timestamp=T0),
+    ]
+    known = [(f"Known{i}", "organization") for i in range(10)]
+    results = tier_for(ollama_server, maxKnownEntities=3).extract(messages, known)
+    user = ollama_server.calls()[0].body["messages"][1]["content"]
+    assert "- Alex (user)" in user and "- assistant (assistant)" in user
+    assert "[0] id=a1 2026-11-29T10:00:00+00:00 user (Alex): I started at Acme yesterday." in user
+    assert "Known2 (organization)" in user and "Known3" not in user
+    (fact,) = results[0].facts
+    assert (fact.subject, fact.object) == ("Alex", "Acme")  # "I" resolved to the speaker
+    assert fact.valid_at == datetime(2026, 11, 28, tzinfo=UTC)  # "yesterday" against the timestamp
+    assert fact.confidence == pytest.approx(0.9)
+    assert results[1].facts == []
+
+
+def test_default_confidence_and_long_messages_cut(ollama_server: FakeOllamaServer) -> None:
+    long = Message(id="x", text="Sam works at Initech. " + "blah " * 500, speaker="Sam", timestamp=T0)
+    before = counters.get("llm.message_truncated")
+    tier_for(ollama_server, maxMessageChars=100).extract([long], [])
+    user = ollama_server.calls()[0].body["messages"][1]["content"]
+    assert "blah " * 30 not in user and "[...]" in user
+    assert counters.get("llm.message_truncated") - before == 1
+
+
+@pytest.mark.parametrize("behaviour", ["fenced", "wrapper", "trailing_garbage", "invalid_escape", "invalid_items"])
+def test_recoverable_responses_still_deliver(ollama_server: FakeOllamaServer, behaviour: str) -> None:
+    ollama_server.script(behaviour)
+    before = counters.get("llm.unknown_message")
+    results = tier_for(ollama_server).extract(make_messages(3), [])
+    assert [len(r.facts) for r in results] == [1, 1, 1]
+    if behaviour == "invalid_items":  # the fact citing message 99 is dropped and counted
+        assert counters.get("llm.unknown_message") - before == 1
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "error"),
+    [("malformed", LlmBadOutput), ("empty", LlmBadOutput), ("truncated", LlmTruncated),
+     ("error_body", LlmHttpError), ("http500", LlmHttpError), ("mid_stream_error", LlmHttpError)],
+)
+def test_unusable_responses_raise(ollama_server: FakeOllamaServer, behaviour: str, error: type[LlmError]) -> None:
+    ollama_server.script(behaviour)
+    with pytest.raises(error):
+        tier_for(ollama_server).extract(make_messages(2), [])
+
+
+def test_empty_batch_makes_no_call(ollama_server: FakeOllamaServer) -> None:
+    assert tier_for(ollama_server).extract([], []) == []
+    assert ollama_server.calls() == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "want"),
+    [("2026-03-01", datetime(2026, 3, 1, tzinfo=UTC)), ("2026-03-01T12:00:00Z", datetime(2026, 3, 1, 12, tzinfo=UTC)),
+     (None, None), ("", None), ("last tuesday", None)],
+)
+def test_parse_valid_at(raw: str | None, want: datetime | None) -> None:
+    assert parse_valid_at(raw) == want
