@@ -61,10 +61,13 @@ class LlmConfig(_Section):
     num_ctx: int = Field(8192, ge=512, description="Ollama context window (options.num_ctx).")
     keep_alive: str = Field("5m", description="Ollama keep_alive.")
     max_retries: int = Field(3, ge=0, le=10, description="Retries of one batch (with backoff) before it is parked.")
+    retry_backoff_ms: int = Field(1000, ge=0, description="First retry delay; doubles per retry (capped at 60 s).")
     failure_threshold: int = Field(3, ge=1, description="Consecutive failures before the tier cools down.")
     failure_cooldown_ms: int = Field(300000, ge=0, description="How long the tier pauses after repeated failures.")
     max_pending_batches: int = Field(1000, ge=1, description="Parked batches kept on disk; overflow is counted and logged.")
     max_known_entities: int = Field(50, ge=0, description="Known entities listed in the prompt.")
+    max_message_chars: int = Field(4000, ge=64, description="Each message is cut to this length in the prompt (counted).")
+    confidence: float = Field(0.85, ge=0, le=1, description="Confidence of LLM facts when the model gives none.")
 
 
 class ExtractionConfig(_Section):
