@@ -15,6 +15,7 @@ deleted message remains in the workspace files.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 import time
@@ -32,6 +33,7 @@ DEFAULT_FILENAME = "messages.sqlite3"
 SCHEMA_VERSION = 1
 _CHUNK = 500  # ids per IN (...) and rows per page of iter()
 _MAX_LIMIT = 1000
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _COLUMNS = "seq, id, session, role, speaker, agent_id, ts, ts_iso, text"
 
 _SCHEMA = """
@@ -81,7 +83,7 @@ def _clean(value: str | None) -> str | None:
         return value
     except UnicodeEncodeError:
         counters.inc("memory.text_sanitized")
-        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _SURROGATE_RE.sub("\ufffd", value)
 
 
 def _epoch(ts: datetime) -> float:
@@ -363,8 +365,9 @@ class MessageLog:
     def vacuum(self) -> bool:
         """Make deletions physical: merge the FTS index, rebuild the file, truncate the WAL.
 
-        Returns False when another connection held a read transaction, so the WAL could not be
-        truncated yet (the main file is clean; run again once readers are done).
+        The checkpoint waits up to busy_timeout for other connections' read transactions; returns
+        False when one outlasted it, so the WAL (old page images) could not be truncated yet: the
+        main file is clean, run vacuum() again once readers are done.
         """
         started = time.monotonic()
         with self._lock:
