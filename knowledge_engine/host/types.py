@@ -336,7 +336,7 @@ class GenericContext(HostModel):
 class BeforePromptBuildResult(HostModel):
     """What a `before_prompt_build` handler may return. Unknown keys are dropped, as by the host."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", coerce_numbers_to_str=False)
 
     system_prompt: str | None = None
     prepend_context: str | None = None
@@ -351,7 +351,7 @@ class BeforeAgentStartResult(BeforePromptBuildResult):
 
 
 class BeforeModelResolveResult(HostModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", coerce_numbers_to_str=False)
 
     model_override: str | None = None
     provider_override: str | None = None
