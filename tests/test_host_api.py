@@ -98,3 +98,10 @@ def test_runner_accepts_registrations_of_several_plugins() -> None:
     runner = HookRunner(a.registrations + b.registrations)
     assert [r.plugin_id for r in runner.handlers_for("message_received")] == ["b", "a"]
     assert runner.has_hooks("message_received") and not runner.has_hooks("agent_end")
+
+
+def test_runner_from_apis_keeps_load_order_for_ties() -> None:
+    a, b = PluginApi("a"), PluginApi("b")
+    a.on("agent_end", _noop)
+    b.on("agent_end", _noop)
+    assert [r.plugin_id for r in HookRunner.from_apis(b, a).handlers_for("agent_end")] == ["b", "a"]

@@ -27,8 +27,10 @@ from knowledge_engine.host import (
     MessageSentEvent,
     SessionContext,
     SessionStartEvent,
+    agent_id_from_session_key,
     models_for,
     parse_timestamp,
+    resolve_agent_id,
     text_of,
 )
 
@@ -257,3 +259,30 @@ def test_models_for_known_and_generic_hooks() -> None:
     assert models_for("message_sent") == (MessageSentEvent, MessageContext)
     assert models_for("before_prompt_build")[1] is AgentContext
     assert models_for("llm_output")[0] is GenericEvent
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("agent:main:main", "main"),
+        ("agent:Work:telegram:dm:814220113", "work"),
+        ("agent:ops:discord:channel:42", "ops"),
+        ("main", None),
+        ("agent::main", None),
+        ("agent:main", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_agent_id_from_session_key(key: str | None, expected: str | None) -> None:
+    assert agent_id_from_session_key(key) == expected
+
+
+def test_resolve_agent_id_prefers_ctx_then_session_keys() -> None:
+    msg_ctx = MessageContext.model_validate(HOST_MESSAGE_CTX)  # no agentId, like OpenClaw's message ctx
+    assert resolve_agent_id(msg_ctx) == "main"
+    agent_ctx = AgentContext.model_validate({"agentId": "ops", "sessionKey": "agent:main:x"})
+    assert resolve_agent_id(agent_ctx) == "ops"
+    ev = MessageReceivedEvent.model_validate({"from": "u", "content": "x", "sessionKey": "agent:eve:main"})
+    assert resolve_agent_id(MessageContext(), ev) == "eve"
+    assert resolve_agent_id(MessageContext()) is None

@@ -49,8 +49,10 @@ from knowledge_engine.host.types import (
     SessionContext,
     SessionEndEvent,
     SessionStartEvent,
+    agent_id_from_session_key,
     models_for,
     parse_timestamp,
+    resolve_agent_id,
     text_of,
 )
 
@@ -103,8 +105,10 @@ __all__ = [
     "SessionContext",
     "SessionEndEvent",
     "SessionStartEvent",
+    "agent_id_from_session_key",
     "check_hook_name",
     "models_for",
     "parse_timestamp",
+    "resolve_agent_id",
     "text_of",
 ]

@@ -30,7 +30,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from knowledge_engine import observe
-from knowledge_engine.host.api import HookRegistration, check_hook_name, check_timeout_ms
+from knowledge_engine.host.api import HookRegistration, PluginApi, check_hook_name, check_timeout_ms
 from knowledge_engine.host.types import (
     AGENT_END,
     BEFORE_AGENT_START,
@@ -151,6 +151,11 @@ class HookRunner:
         self._loop_thread: _LoopThread | None = None
         self._loop_lock = threading.Lock()
 
+    @classmethod
+    def from_apis(cls, *apis: PluginApi, **options: Any) -> HookRunner:
+        """A runner over the registrations of several plugins, in load order."""
+        return cls([reg for api in apis for reg in api.registrations], **options)
+
     # ------------------------------------------------------------------ introspection
 
     def has_hooks(self, hook_name: str) -> bool:
@@ -205,7 +210,6 @@ class HookRunner:
             self.logger.error("[hooks] %s payload rejected: %s", hook_name, exc)
             return None
         started = time.perf_counter()
-        self.logger.debug("[hooks] running %s (%d handlers)", hook_name, len(entries))
         calls: list[_Call] = []
         try:
             if hook_name in MODIFYING_HOOKS:

@@ -162,6 +162,31 @@ def _from_string(s: str) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
+def agent_id_from_session_key(session_key: str | None) -> str | None:
+    """The agent id in an OpenClaw session key `agent:<agentId>:<rest>` (lower-cased, as the host does)."""
+    if not session_key:
+        return None
+    parts = session_key.split(":", 2)
+    if len(parts) < 3 or parts[0].lower() != "agent" or not parts[1] or not parts[2]:
+        return None
+    return parts[1].lower()
+
+
+def resolve_agent_id(ctx: Any, event: Any = None) -> str | None:
+    """`ctx.agent_id`, else the agent encoded in the ctx's or event's `session_key`.
+
+    OpenClaw's message hooks carry no `agentId`; their `sessionKey` does encode it.
+    """
+    agent_id = getattr(ctx, "agent_id", None)
+    if agent_id:
+        return str(agent_id)
+    for source in (ctx, event):
+        found = agent_id_from_session_key(getattr(source, "session_key", None))
+        if found:
+            return found
+    return None
+
+
 # --------------------------------------------------------------------------- base
 
 
