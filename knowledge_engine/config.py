@@ -71,9 +71,9 @@ class LlmConfig(_Section):
 
 
 class ExtractionConfig(_Section):
-    regex: RegexConfig = Field(default_factory=RegexConfig)  # type: ignore[arg-type]
-    spacy: SpacyConfig = Field(default_factory=SpacyConfig)  # type: ignore[arg-type]
-    llm: LlmConfig = Field(default_factory=LlmConfig)  # type: ignore[arg-type]
+    regex: RegexConfig = Field(default_factory=RegexConfig, description="Regex tier (instant).")  # type: ignore[arg-type]
+    spacy: SpacyConfig = Field(default_factory=SpacyConfig, description="spaCy NER and dependency-triple tier.")  # type: ignore[arg-type]
+    llm: LlmConfig = Field(default_factory=LlmConfig, description="Batched LLM triple extraction (Ollama or OpenAI-compatible).")  # type: ignore[arg-type]
     max_message_chars: int = Field(32768, ge=64, description="Only the first N characters of a message are extracted; the cut is counted.")
     queue_size: int = Field(20000, ge=10, description="Messages waiting for extraction; beyond it the oldest are spilled to disk, never dropped silently.")
     roles: list[str] = Field(["user", "assistant"], description="Message roles that are extracted.")
@@ -118,10 +118,10 @@ class EmbeddingsConfig(_Section):
     batch_size: int = Field(64, ge=1, le=2048, description="Texts per embedding request.")
     timeout_ms: int = Field(30000, ge=100, description="Timeout of one embedding request.")
     max_retries: int = Field(3, ge=0, le=10, description="Retries with backoff per request.")
+    retry_backoff_ms: int = Field(250, ge=0, description="First retry delay; doubles on each further retry.")
     cache_size: int = Field(1024, ge=0, description="LRU entries of query embeddings.")
     collection_name: str = Field("knowledge", description="Prefix of the Chroma collection names.")
     sync_interval_minutes: float = Field(15, gt=0, description="How often the Chroma index is synced.")
-    retry_backoff_ms: int = Field(250, ge=0, description="First retry delay; doubles on each further retry.")
 
 
 class ChromaConfig(_Section):
@@ -137,12 +137,12 @@ class MemoryConfig(_Section):
     roles: list[str] = Field(["user", "assistant"], description="Roles kept in the message log.")
     retention_days: float = Field(0, ge=0, description="Delete messages older than this (0 = keep forever).")
     max_messages: int = Field(0, ge=0, description="Keep at most this many messages (0 = no limit).")
-
-
-# --------------------------------------------------------------------------- retrieval
     max_query_terms: int = Field(32, ge=1, le=256, description="Keyword search uses at most this many query terms.")
     extra_stop_words: list[str] = Field(default_factory=list, description="Words ignored by keyword search, besides the built-in list.")
     busy_timeout_ms: int = Field(10000, ge=100, description="How long a writer waits for another process's lock on the message log.")
+
+
+# --------------------------------------------------------------------------- retrieval
 
 
 class SkipConfig(_Section):
@@ -170,6 +170,7 @@ class RetrievalConfig(_Section):
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     mmr_lambda: float = Field(0.7, ge=0, le=1, description="MMR trade-off between relevance and diversity.")
     half_life_hours: float = Field(168, gt=0, description="Recency half-life for conversation memory (event time).")
+    recency_floor: float = Field(0.5, ge=0, le=1, description="Old memories keep at least this share of their score.")
     min_score: float = Field(0.0, ge=0, description="Fused items below this score are dropped.")
     adaptive: bool = Field(True, description="Shrink the result count when the top score is weak.")
     temporal: bool = Field(True, description="Use time expressions in the query to favour that window.")
@@ -182,7 +183,7 @@ class RetrievalConfig(_Section):
     feedback: bool = Field(False, description="Learn from which injected items replies use (small ranking signal).")
     feedback_weight: float = Field(0.1, ge=0, le=1, description="Weight of the feedback signal.")
     provenance_report: Literal["off", "metadata", "full"] = Field("off", description="Per-turn provenance report.")
-    skip: SkipConfig = Field(default_factory=SkipConfig)  # type: ignore[arg-type]
+    skip: SkipConfig = Field(default_factory=SkipConfig, description="When retrieval is skipped.")  # type: ignore[arg-type]
 
 
 class PgvectorConfig(_Section):
@@ -249,18 +250,18 @@ class EngineConfig(_Section):
     )
     workspace_root: str = Field("~/.knowledge-engine/agents", description="Root for agents whose context has no workspaceDir.")
     log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Engine log level.")
-    extraction: ExtractionConfig = Field(default_factory=ExtractionConfig)  # type: ignore[arg-type]
-    storage: StorageConfig = Field(default_factory=StorageConfig)  # type: ignore[arg-type]
-    decay: DecayConfig = Field(default_factory=DecayConfig)  # type: ignore[arg-type]
-    facts: FactsConfig = Field(default_factory=FactsConfig)  # type: ignore[arg-type]
-    embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig)  # type: ignore[arg-type]
-    chroma: ChromaConfig = Field(default_factory=ChromaConfig)  # type: ignore[arg-type]
-    memory: MemoryConfig = Field(default_factory=MemoryConfig)  # type: ignore[arg-type]
-    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)  # type: ignore[arg-type]
-    pgvector: PgvectorConfig = Field(default_factory=PgvectorConfig)  # type: ignore[arg-type]
-    lightrag: LightragConfig = Field(default_factory=LightragConfig)  # type: ignore[arg-type]
-    test_mode: TestModeConfig = Field(default_factory=TestModeConfig)  # type: ignore[arg-type]
-    maintenance: MaintenanceConfig = Field(default_factory=MaintenanceConfig)  # type: ignore[arg-type]
+    extraction: ExtractionConfig = Field(default_factory=ExtractionConfig, description="How entities and facts are extracted from messages.")  # type: ignore[arg-type]
+    storage: StorageConfig = Field(default_factory=StorageConfig, description="Limits and write behaviour of the fact and entity store.")  # type: ignore[arg-type]
+    decay: DecayConfig = Field(default_factory=DecayConfig, description="Relevance decay of facts.")  # type: ignore[arg-type]
+    facts: FactsConfig = Field(default_factory=FactsConfig, description="Fact semantics: single-valued predicates, entity resolution.")  # type: ignore[arg-type]
+    embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig, description="Embedding provider and Chroma sync schedule.")  # type: ignore[arg-type]
+    chroma: ChromaConfig = Field(default_factory=ChromaConfig, description="Where the Chroma index lives.")  # type: ignore[arg-type]
+    memory: MemoryConfig = Field(default_factory=MemoryConfig, description="The per-agent message log (conversation memory).")  # type: ignore[arg-type]
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig, description="before_prompt_build: ranking, budgets, injection.")  # type: ignore[arg-type]
+    pgvector: PgvectorConfig = Field(default_factory=PgvectorConfig, description="pgvector document source.")  # type: ignore[arg-type]
+    lightrag: LightragConfig = Field(default_factory=LightragConfig, description="LightRAG knowledge-graph source.")  # type: ignore[arg-type]
+    test_mode: TestModeConfig = Field(default_factory=TestModeConfig, description="Canned remote sources for testing an installation.")  # type: ignore[arg-type]
+    maintenance: MaintenanceConfig = Field(default_factory=MaintenanceConfig, description="Scheduled maintenance jobs.")  # type: ignore[arg-type]
 
     @field_validator("workspace_template")
     @classmethod
@@ -311,6 +312,15 @@ def _substitute_env(value: Any, path: str, problems: list[str]) -> Any:
         return {k: _substitute_env(v, f"{path}.{k}" if path else str(k), problems) for k, v in value.items()}
     if isinstance(value, list):
         return [_substitute_env(v, f"{path}[{i}]", problems) for i, v in enumerate(value)]
+    return value
+
+
+def _strip_doc_keys(value: Any) -> Any:
+    """Drop "//key" documentation entries (config.example.json describes every key that way)."""
+    if isinstance(value, dict):
+        return {k: _strip_doc_keys(v) for k, v in value.items() if not (isinstance(k, str) and k.startswith("//"))}
+    if isinstance(value, list):
+        return [_strip_doc_keys(v) for v in value]
     return value
 
 
@@ -385,7 +395,7 @@ def load_config(raw: dict[str, Any] | None = None) -> EngineConfig:
     if not isinstance(raw, dict):
         raise ConfigError([f"<root>: expected a JSON object, got {type(raw).__name__}"])
     problems: list[str] = []
-    data = _substitute_env(_apply_flat_aliases(raw), "", problems)
+    data = _substitute_env(_apply_flat_aliases(_strip_doc_keys(raw)), "", problems)
     data.pop("$schema", None)
     data.pop("configPath", None)
     try:
@@ -410,6 +420,27 @@ def load_config_file(path: str | Path) -> EngineConfig:
     return load_config(raw)
 
 
+def _documented(model: BaseModel) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, info in type(model).model_fields.items():
+        key = info.alias or name
+        value = getattr(model, name)
+        if info.description:
+            out[f"//{key}"] = info.description
+        if isinstance(value, BaseModel):
+            out[key] = _documented(value)
+        else:
+            out[key] = value.model_dump(mode="json", by_alias=True) if isinstance(value, BaseModel) else (
+                _json_value(value)
+            )
+    return out
+
+
+def _json_value(value: Any) -> Any:
+    return orjson.loads(orjson.dumps(value, default=str))
+
+
 def example_config() -> dict[str, Any]:
-    """The full default configuration as JSON-ready camelCase data."""
-    return EngineConfig().model_dump(mode="json", by_alias=True)
+    """Every key with its default, each preceded by a "//key" line describing it."""
+    return {"//": "knowledge-engine configuration: every key with its default. Keys starting with // are comments.",
+            **_documented(EngineConfig())}

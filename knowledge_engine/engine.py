@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from knowledge_engine.config import EngineConfig
+from knowledge_engine.config import EmbeddingsConfig, EngineConfig
 from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.ingest import IngestQueue
 from knowledge_engine.observe import counters, emit
@@ -34,6 +34,9 @@ class KnowledgeEngine:
         self._ws_lock = threading.Lock()
         self._batchers: dict[Path, Any] = {}
         self._retrievers: dict[Path, Any] = {}
+        self._embedders: dict[str, Any] = {}
+        self._indexes: dict[Path, Any] = {}
+        self._index_lock = threading.Lock()
         self.queue = IngestQueue(self._process, config.extraction.queue_size, config.extraction.spacy.batch_size)
         self._stopped = False
 
@@ -63,6 +66,44 @@ class KnowledgeEngine:
     def workspaces(self) -> list[Workspace]:
         with self._ws_lock:
             return list(self._workspaces.values())
+
+    # ------------------------------------------------------------------ semantic layer
+    def embedder_for(self, config: EmbeddingsConfig) -> Any:
+        """One embedder per provider configuration per engine (the local model loads once)."""
+        from knowledge_engine.index.embeddings import make_embedder
+
+        key = config.model_dump_json()
+        with self._index_lock:
+            emb = self._embedders.get(key)
+            if emb is None:
+                emb = make_embedder(config)
+                self._embedders[key] = emb
+            return emb
+
+    @property
+    def embedder(self) -> Any:
+        return self.embedder_for(self.config.embeddings)
+
+    def chroma(self, ws: Workspace) -> Any:
+        """The workspace's Chroma index (embedded or server), opened on first use."""
+        from knowledge_engine.index.chroma import ChromaIndex
+
+        with self._index_lock:
+            index = self._indexes.get(ws.folder)
+        if index is None:
+            index = ChromaIndex(ws.folder, ws.agent_id, self.config, self.embedder)
+            with self._index_lock:
+                index = self._indexes.setdefault(ws.folder, index)
+        return index
+
+    def sync(self, ws: Workspace, progress: Any = None, rebuild: bool = False) -> Any:
+        """Bring the workspace's Chroma index in line with its store (incremental)."""
+        from knowledge_engine.index import sync as sync_mod
+
+        index = self.chroma(ws)
+        messages = ws.messages.iter() if (ws.folder / "messages.sqlite3").exists() else iter(())
+        run = sync_mod.rebuild if rebuild else sync_mod.sync
+        return run(index, ws.facts.all(), messages, progress)
 
     # ------------------------------------------------------------------ ingest
     def submit(self, ws: Workspace, message: Message) -> bool:

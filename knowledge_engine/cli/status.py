@@ -20,9 +20,9 @@ def workspace_status(ws: Workspace) -> dict[str, Any]:
     data["store_bytes"] = _size(ws)
     data["maintenance"] = ws.facts.table.meta.get("maintenance_runs", {})
     try:
-        from knowledge_engine.index.sync import read_sync_summary
+        from knowledge_engine.index.sync import read_state
 
-        data["chroma"] = read_sync_summary(ws.folder)
+        data["chroma"] = read_state(ws.folder)
     except Exception:
         data["chroma"] = {}
     return data

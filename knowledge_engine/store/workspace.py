@@ -74,7 +74,7 @@ class Workspace:
         if self._messages is None:
             from knowledge_engine.store.messages import MessageLog
 
-            self._messages = MessageLog(self.folder / "messages.sqlite3")
+            self._messages = MessageLog.from_config(self.folder, self.config.memory)
         return self._messages
 
     # ------------------------------------------------------------------ applying extractions
