@@ -227,3 +227,17 @@ def test_predicates_are_kebab_case(nlp: Language) -> None:
         for fact in extract_triples(doc, Message(id="m", text=doc.text, speaker="Maya")):
             assert fact.predicate == fact.predicate.lower()
             assert " " not in fact.predicate and "_" not in fact.predicate
+
+
+def test_unparsed_doc_is_a_counted_skip() -> None:
+    from knowledge_engine.observe import counters
+
+    before = counters.get("spacy_facts_skipped_unparsed")
+    doc = spacy.blank("en")("Alex likes jazz.")
+    assert extract_triples(doc, Message(id="m1", text=doc.text)) == []
+    assert counters.get("spacy_facts_skipped_unparsed") == before + 1
+
+
+def test_multi_sentence_message(triples: Callable[..., Triples]) -> None:
+    text = "Thanks! By the way, Alex moved to London. Do you know any good pubs there?"
+    assert triples(text) == {("Alex", "moved-to", "London")}

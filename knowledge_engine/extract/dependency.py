@@ -9,12 +9,14 @@ vocabulary are documented in docs/extraction-facts.md.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract.base import FactCandidate
+from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import EntityType, Message
 
 # --------------------------------------------------------------------------- vocabulary
@@ -219,7 +221,22 @@ class _Ctx:
 
 
 def extract_triples(doc: Doc, message: Message) -> list[FactCandidate]:
-    """Triples from one parsed message; the speaker resolves first-person subjects."""
+    """Triples from one parsed message; the speaker resolves first-person subjects.
+
+    A doc without a dependency parse (parser disabled) is a counted skip, not an error.
+    """
+    if not doc.has_annotation("DEP"):
+        counters.inc("spacy_facts_skipped_unparsed")
+        return []
+    try:
+        return _extract(doc, message)
+    except Exception as exc:  # a parse shape the rules did not foresee must not stop ingestion
+        counters.inc("spacy_facts_failed")
+        emit("facts.spacy.failed", level=logging.WARNING, message_id=message.id, error=type(exc).__name__)
+        return []
+
+
+def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
     ctx = _Ctx(message=message, ents={t.i: e for e in doc.ents for t in e})
     for sent in doc.sents:
         if _is_question(sent):
