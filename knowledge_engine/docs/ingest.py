@@ -52,7 +52,11 @@ class IngestReport:
 
 
 def schema_statements(table: str, dimensions: int) -> list[sql.Composed]:
-    """The seed's table and its halfvec HNSW index (HNSW on plain vector is capped at 2000 dims)."""
+    """The seed's table and its halfvec HNSW index (HNSW on plain vector is capped at 2000 dims).
+
+    Deliberately no btree on collection: on small tables the planner would pick it plus a sort
+    over the HNSW index for the seed's `WHERE collection = ... ORDER BY distance` query.
+    """
     d = int(dimensions)
     ident = table_identifier(table)
     index = sql.Identifier(table.split(".")[-1] + "_embedding_hnsw_idx")
@@ -68,9 +72,6 @@ def schema_statements(table: str, dimensions: int) -> list[sql.Composed]:
             "CREATE INDEX IF NOT EXISTS {i} ON {t} USING hnsw"
             f" ((embedding::halfvec({d})) halfvec_cosine_ops)"
         ).format(i=index, t=ident),
-        sql.SQL("CREATE INDEX IF NOT EXISTS {i} ON {t} (collection, file_name)").format(
-            i=sql.Identifier(table.split(".")[-1] + "_collection_file_idx"), t=ident
-        ),
     ]
 
 
