@@ -60,7 +60,7 @@ def test_test_mode_returns_canned_data_without_network(caplog: pytest.LogCapture
     finally:
         server.stop()
     assert pg.status == "ok" and pg.mock
-    assert lr.status == "ok" and lr.mock
+    assert lr.status == "ok" and lr.mock and lr.text is not None
     assert "HX-2026-0042" in lr.text
     assert "When does Halcyon ship?" in lr.text  # {{query}} substituted
     assert [i.file_path for i in lr.items] == ["test-mode.md"]
