@@ -174,11 +174,11 @@ def test_superseded_fact_is_updated_without_reembedding(make_index: Callable[...
 
 def test_crash_mid_sync_heals_on_the_next_run(make_index: Callable[..., tuple]) -> None:
     msgs = _messages(700)
-    index, _ = make_index(fail_after_calls=1)  # chunks of 256: the second chunk crashes
+    index, _ = make_index(fail_after_calls=2)  # chunks of 200: the third chunk crashes
     with pytest.raises(EmbeddingError, match="simulated crash"):
-        sync(index, [], msgs)
+        sync(index, [], msgs, chunk_size=200)
     done = index.count("messages")
-    assert 0 < done < 700
+    assert done == 400
     index2, _ = make_index()
     rep = sync(index2, [], msgs)
     assert rep.embedded == 700 - done and rep.unchanged == done

@@ -196,15 +196,14 @@ class ChromaIndex:
         ids: Sequence[str],
         vectors: Sequence[Sequence[float]],
         metadatas: Sequence[Metadata],
-        documents: Sequence[str],
     ) -> None:
+        """Vectors and filter metadata only: texts stay in the stores (smaller, faster, one copy)."""
         col, step = self._cols[kind], self.max_batch()
         for s in range(0, len(ids), step):
             col.upsert(
                 ids=list(ids[s : s + step]),
                 embeddings=[list(v) for v in vectors[s : s + step]],
                 metadatas=list(metadatas[s : s + step]),
-                documents=list(documents[s : s + step]),
             )
 
     def update_metadata(self, kind: str, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:

@@ -25,6 +25,7 @@ from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Fact, Message
 
 STATE_FILE = "chroma-sync.json"
+DEFAULT_CHUNK = 1000
 Progress = Callable[[int, int], None]
 
 
@@ -149,7 +150,7 @@ class _Tracker:
             self.progress(self.done, self.total)
 
 
-def _apply(index: ChromaIndex, kind: str, plan: _Plan, tracker: _Tracker) -> None:
+def _apply(index: ChromaIndex, kind: str, plan: _Plan, tracker: _Tracker, chunk_size: int | None) -> None:
     """Deletes first, then metadata-only updates, then embed+upsert chunk by chunk (each chunk is durable)."""
     if plan.delete:
         index.delete(kind, plan.delete)
@@ -159,13 +160,13 @@ def _apply(index: ChromaIndex, kind: str, plan: _Plan, tracker: _Tracker) -> Non
         chunk = plan.meta_only[s : s + step]
         index.update_metadata(kind, [d.id for d in chunk], [_full_meta(d, time.time()) for d in chunk])
         tracker.step(len(chunk))
-    chunk_size = min(step, max(256, 4 * getattr(index.embedder, "_batch_size", 64)))
-    for s in range(0, len(plan.embed), chunk_size):
-        chunk = plan.embed[s : s + chunk_size]
+    size = min(step, chunk_size or DEFAULT_CHUNK)
+    for s in range(0, len(plan.embed), size):
+        chunk = plan.embed[s : s + size]
         vectors = index.embedder.embed([d.text for d in chunk])
         now = time.time()
         metas = [_full_meta(d, now) for d in chunk]
-        index.upsert(kind, [d.id for d in chunk], vectors, metas, [d.text for d in chunk])
+        index.upsert(kind, [d.id for d in chunk], vectors, metas)
         tracker.step(len(chunk))
 
 
@@ -174,8 +175,13 @@ def sync(
     facts: Iterable[Fact],
     messages: Iterable[Message],
     progress: Progress | None = None,
+    chunk_size: int | None = None,
 ) -> SyncReport:
-    """Bring the index in line with the store: embed new/changed, update metadata, delete the gone."""
+    """Bring the index in line with the store: embed new/changed, update metadata, delete the gone.
+
+    Records are embedded and upserted `chunk_size` at a time (default 1000, Chroma's fastest
+    upsert size here); each chunk is durable, so an interrupted sync loses at most one chunk.
+    """
     start = time.perf_counter()
     report = SyncReport()
     model_id = index.embedder.model_id
@@ -189,7 +195,7 @@ def sync(
         if progress is not None:
             progress(0, total)
         for kind, plan in plans.items():
-            _apply(index, kind, plan, tracker)
+            _apply(index, kind, plan, tracker, chunk_size)
             report.per_kind[kind] = {
                 "embedded": len(plan.embed),
                 "updated": len(plan.meta_only),

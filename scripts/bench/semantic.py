@@ -1,0 +1,197 @@
+"""Benchmark of the semantic layer; prints figures, last line one JSON object.
+
+- local embedder embeddings/s (real MiniLM int8 ONNX on realistic chat lines);
+- Chroma sync records/s through `sync()` with the embedding time excluded (a stand-in
+  embedder hands out precomputed random unit vectors and its time is subtracted);
+- vector query p50/p95 (k=10, with and without a `where` filter) at 10k and 100k messages;
+- disk size of the embedded Chroma directory per 10k messages;
+- keyword (SQLite FTS5 BM25 message log) query p50/p95 at the same sizes.
+
+Usage: .venv/bin/python scripts/bench/semantic.py [--quick] [--sizes 10000,100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from knowledge_engine.config import EngineConfig  # noqa: E402
+from knowledge_engine.index.chroma import ChromaIndex  # noqa: E402
+from knowledge_engine.index.embeddings import LocalEmbedder  # noqa: E402
+from knowledge_engine.index.sync import sync  # noqa: E402
+from knowledge_engine.store.records import Message  # noqa: E402
+
+_VOCAB = (
+    "budget meeting project deadline report cat kitten lisbon paris trip flight hotel database migration "
+    "postgres server deploy release bug fix review design customer invoice payment contract lunch dinner "
+    "doctor appointment birthday gift family weekend hike running training model embedding vector search "
+    "quarterly revenue marketing launch roadmap team hiring interview salary office remote coffee weather"
+)
+WORDS = tuple(_VOCAB.split())
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _sentence(rng: random.Random) -> str:
+    n = rng.randint(6, 30)
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def _messages(n: int, seed: int = 7) -> list[Message]:
+    rng = random.Random(seed)
+    return [
+        Message(
+            id=f"m{i}",
+            text=_sentence(rng),
+            role="user" if i % 2 else "assistant",
+            session=f"s{i % 50}",
+            speaker="alice" if i % 2 else "bot",
+            timestamp=T0 + timedelta(seconds=i * 30),
+        )
+        for i in range(n)
+    ]
+
+
+class PrecomputedEmbedder:
+    """Random unit vectors from a seeded generator; tracks its own time so sync cost excludes it."""
+
+    model_id = "bench:random-384"
+    dimensions = 384
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(1)
+        self.seconds = 0.0
+
+    def _vectors(self, n: int) -> np.ndarray:
+        v = self.rng.standard_normal((n, self.dimensions)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        t = time.perf_counter()
+        out = self._vectors(len(texts)).tolist()
+        self.seconds += time.perf_counter() - t
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vectors(1)[0].tolist()
+
+
+def _pct(samples: list[float]) -> dict[str, float]:
+    qs = statistics.quantiles(samples, n=100)
+    return {"p50_ms": round(qs[49], 2), "p95_ms": round(qs[94], 2)}
+
+
+def bench_embedder(n: int = 2000) -> float:
+    emb = LocalEmbedder(batch_size=64)
+    emb.embed(["warm up"])
+    texts = [m.text for m in _messages(n, seed=3)]
+    t = time.perf_counter()
+    emb.embed(texts)
+    rate = n / (time.perf_counter() - t)
+    print(f"local embedder ({emb.model_id}): {rate:.0f} embeddings/s over {n} chat lines")
+    return round(rate, 1)
+
+
+def _dir_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def bench_chroma(size: int, tmp: Path, queries: int = 200) -> dict[str, Any]:
+    ws = tmp / f"chroma-{size}"
+    ws.mkdir()
+    emb = PrecomputedEmbedder()
+    index = ChromaIndex(ws, "bench", EngineConfig(), emb)
+    msgs = _messages(size)
+    t = time.perf_counter()
+    report = sync(index, [], msgs)
+    total = time.perf_counter() - t
+    rate = size / (total - emb.seconds)
+    t = time.perf_counter()
+    again = sync(index, [], msgs)
+    noop_s = time.perf_counter() - t
+    plain, filtered = [], []
+    for i in range(queries):
+        q = emb.embed_query("")
+        t = time.perf_counter()
+        index.query_messages(q, 10)
+        plain.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        index.query_messages(q, 10, where={"session": f"s{i % 50}", "role": "user"})
+        filtered.append((time.perf_counter() - t) * 1000)
+    disk = _dir_size(ws / "chroma")
+    out = {
+        "records": size,
+        "sync_records_per_s_excl_embedding": round(rate, 1),
+        "sync_seconds_total": round(total, 2),
+        "noop_resync_seconds": round(noop_s, 2),
+        "embedded": report.embedded,
+        "resync_embedded": again.embedded,
+        "vector_query": _pct(plain),
+        "vector_query_filtered": _pct(filtered),
+        "disk_bytes_per_10k": int(disk * 10000 / size),
+    }
+    print(
+        f"chroma {size}: sync {rate:.0f} rec/s excl. embedding ({total:.1f} s total), "
+        f"no-op resync {noop_s:.2f} s, "
+        f"query p50/p95 {out['vector_query']['p50_ms']}/{out['vector_query']['p95_ms']} ms, filtered "
+        f"{out['vector_query_filtered']['p50_ms']}/{out['vector_query_filtered']['p95_ms']} ms, "
+        f"disk {disk / 1e6:.1f} MB ({out['disk_bytes_per_10k'] / 1e6:.1f} MB per 10k)"
+    )
+    return out
+
+
+def bench_keyword(size: int, tmp: Path, queries: int = 200) -> dict[str, Any] | None:
+    try:
+        from knowledge_engine.store.messages import MessageLog
+    except ImportError:
+        print("keyword arm: knowledge_engine.store.messages not available (TODO)")
+        return None
+    log = MessageLog(tmp / f"log-{size}" / "messages.sqlite3")
+    msgs = _messages(size)
+    t = time.perf_counter()
+    log.append_many(msgs)
+    append_s = time.perf_counter() - t
+    rng = random.Random(11)
+    samples = []
+    for _ in range(queries):
+        q = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
+        t = time.perf_counter()
+        log.search(q, limit=10)
+        samples.append((time.perf_counter() - t) * 1000)
+    log.close()
+    out = {"records": size, "append_per_s": round(size / append_s, 1), "keyword_query": _pct(samples)}
+    print(
+        f"keyword {size}: append {out['append_per_s']:.0f}/s, query p50/p95 "
+        f"{out['keyword_query']['p50_ms']}/{out['keyword_query']['p95_ms']} ms"
+    )
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="10k records only")
+    ap.add_argument("--sizes", default="", help="comma-separated record counts (default 10000,100000)")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s] or ([10000] if args.quick else [10000, 100000])
+    result: dict[str, Any] = {"bench": "semantic", "embeddings_per_s": bench_embedder()}
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        result["chroma"] = {str(s): bench_chroma(s, tmp) for s in sizes}
+        result["keyword"] = {str(s): bench_keyword(s, tmp) for s in sizes}
+    print(orjson.dumps(result).decode())
+
+
+if __name__ == "__main__":
+    main()
