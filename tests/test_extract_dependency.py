@@ -241,3 +241,45 @@ def test_unparsed_doc_is_a_counted_skip() -> None:
 def test_multi_sentence_message(triples: Callable[..., Triples]) -> None:
     text = "Thanks! By the way, Alex moved to London. Do you know any good pubs there?"
     assert triples(text) == {("Alex", "moved-to", "London")}
+
+
+def test_run_on_chat_clauses_are_read(triples: Callable[..., Triples]) -> None:
+    assert ("Maya", "lives-in", "Berlin") in triples(
+        "I live in Berlin now, so I want to find a running club."
+    )
+    assert ("Maya", "moved-to", "Berlin") in triples(
+        "Update: I accepted the Helix offer and we moved to Berlin!"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom works at Deloitte, I think.",
+        "Apparently Jake lives in Austin now.",
+        "I hope Lisa works at Pfizer.",
+    ],
+)
+def test_hedged_and_reported_clauses_yield_nothing(triples: Callable[..., Triples], text: str) -> None:
+    assert triples(text) == set()
+
+
+def test_opinions_are_not_is_a_facts(triples: Callable[..., Triples]) -> None:
+    assert triples("Jonas is a very calm manager.") == set()
+    assert triples("Kreuzberg is a lively area.", speaker=None, role="assistant") == set()
+
+
+def test_object_moved_by_the_subject_is_not_the_subjects_destination(triples: Callable[..., Triples]) -> None:
+    assert triples("I'm migrating our pipeline to Snowflake.") == set()
+
+
+def test_light_verbs_yield_no_prepositional_facts(triples: Callable[..., Triples]) -> None:
+    assert triples("We found a flat in Kreuzberg.") == set()
+
+
+def test_new_is_not_part_of_the_relation(triples: Callable[..., Triples]) -> None:
+    assert triples("My new manager is Jonas Weber.") == {("Maya", "has-manager", "Jonas Weber")}
+
+
+def test_third_person_verb_keeps_its_surface_form(triples: Callable[..., Triples]) -> None:
+    assert triples("Mark hates meetings.") == {("Mark", "hates", "meetings")}

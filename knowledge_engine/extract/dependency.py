@@ -22,8 +22,30 @@ from knowledge_engine.store.records import EntityType, Message
 # --------------------------------------------------------------------------- vocabulary
 
 MODALS = {"would", "could", "should", "might", "may", "will", "'ll", "'d", "can", "must", "shall", "wo", "ca"}
-HEDGES = {"maybe", "perhaps", "probably", "possibly", "hopefully"}
+HEDGES = {"maybe", "perhaps", "probably", "possibly", "hopefully", "apparently", "supposedly", "allegedly"}
 CONDITIONAL_MARKS = {"if", "unless", "whether"}
+MARKS = {"if", "unless", "whether", "that", "because", "since", "although", "though", "when", "while"}
+# Roots that turn a preceding clause into an opinion or hearsay ("Tom works at X, I think").
+HEDGE_VERBS = {
+    "think",
+    "guess",
+    "suppose",
+    "believe",
+    "assume",
+    "hope",
+    "wish",
+    "imagine",
+    "bet",
+    "feel",
+    "reckon",
+    "doubt",
+    "say",
+    "hear",
+    "tell",
+    "seem",
+    "mean",
+    "wonder",
+}
 # Verbs whose direct object is rarely a durable fact ("I need a break", "I have a meeting").
 LIGHT_VERBS = {
     "have",
@@ -122,6 +144,18 @@ EVALUATIVE = {
     "awful",
     "horrible",
     "better",
+    "lively",
+    "vibrant",
+    "charming",
+    "popular",
+    "famous",
+    "interesting",
+    "busy",
+    "quiet",
+    "expensive",
+    "cheap",
+    "favorite",
+    "favourite",
 }
 # Prepositions kept after a verb; "on" only with work ("works on the payments team").
 VERB_PREPS = {"at", "in", "to", "from", "with", "for", "as", "into"}
@@ -242,9 +276,33 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
         if _is_question(sent):
             continue
         for root in (t for t in sent if t.dep_ == "ROOT"):
-            for head, subjects, past in _clauses(root, ctx):
-                _clause_facts(head, subjects, past, ctx)
+            for clause_root in _clause_roots(root):
+                for head, subjects, past in _clauses(clause_root, ctx):
+                    _clause_facts(head, subjects, past, ctx)
     return _dedupe(ctx.out)
+
+
+def _clause_roots(root: Token) -> list[Token]:
+    """Independent clauses the parser hung below the root in chat-style run-on sentences.
+
+    "I live in Berlin now, so I want to find a club" parses the first clause as a ccomp of
+    "want"; "Update: I accepted the offer" parses it as an acl of "Update". Such a clause is
+    kept when it comes before the root and the root is not a hedge or report ("..., I think").
+    """
+    roots = [root]
+    if root.pos_ not in {"VERB", "AUX"}:
+        roots += [c for c in root.children if c.dep_ in {"acl", "appos"} and _has_subject(c)]
+        return roots
+    if root.lemma_ in HEDGE_VERBS:
+        return roots
+    for child in root.children:
+        if child.dep_ == "ccomp" and child.i < root.i and _has_subject(child) and not _has_mark(child, MARKS):
+            roots.append(child)
+    return roots
+
+
+def _has_subject(verb: Token) -> bool:
+    return verb.pos_ in {"VERB", "AUX"} and any(c.dep_ in {"nsubj", "nsubjpass"} for c in verb.children)
 
 
 # --------------------------------------------------------------------------- sentence filters
@@ -417,7 +475,12 @@ def _owner(poss: Token, ctx: _Ctx) -> str | None:
 
 
 def _relation_noun(noun: Token) -> str:
-    mods = [c.lower_ for c in noun.children if c.dep_ in {"amod", "compound"} and c.i < noun.i]
+    """'my new manager' -> manager, 'my best friend' -> best-friend, 'my former boss' -> former-boss."""
+    mods = [
+        c.lower_
+        for c in noun.children
+        if c.dep_ in {"amod", "compound"} and c.i < noun.i and c.lower_ not in {"new", "current"}
+    ]
     return _kebab(" ".join([*mods, noun.lemma_.lower()]))
 
 
@@ -525,9 +588,10 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
     prt = [c.lower_ for c in verb.children if c.dep_ == "prt"]
     pred = _kebab(" ".join([base, *prt]))
     for subject in subjects:
-        if verb.lemma_ not in LIGHT_VERBS:
-            _direct_objects(verb, subject, pred, ctx)
         _named_possessions(verb, subject, ctx)
+        if verb.lemma_ in LIGHT_VERBS:
+            continue  # "I found a flat in Kreuzberg": the place belongs to the flat, not to me
+        _direct_objects(verb, subject, pred, ctx)
         _prep_objects(verb, subject, pred, ctx)
 
 
@@ -568,10 +632,13 @@ def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
 
 
 def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx) -> None:
+    has_dobj = any(c.dep_ == "dobj" for c in verb.children)
     for prep in (c for c in verb.children if c.dep_ == "prep"):
         p = prep.lower_
         if p not in VERB_PREPS and not (p == "on" and verb.lemma_ == "work"):
             continue
+        if has_dobj and p in {"to", "into", "from"}:
+            continue  # "migrating our pipeline to Snowflake": the object moves, not the subject
         if p == "for" and verb.lemma_ not in FOR_VERBS:
             continue  # "flying to Tokyo for a conference": purpose, not a relation
         for pobj in (c for c in prep.children if c.dep_ == "pobj"):
@@ -640,8 +707,8 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     has_det = any(c.dep_ == "det" for c in attr.children)
     if attr.pos_ not in {"NOUN", "PROPN"} or (attr.pos_ == "PROPN" and not has_det):
         return  # "X is Y" identity, numbers, pronouns: skip
-    if any(c.dep_ == "amod" and c.lower_ in EVALUATIVE for c in attr.children):
-        return  # "Lisbon is a great city": an opinion, not a fact
+    if any(c.dep_ == "amod" and (c.lower_ in EVALUATIVE or _intensified(c)) for c in attr.children):
+        return  # "Lisbon is a great city", "Jonas is a very calm manager": opinions, not facts
     det = next((c.lower_ for c in attr.children if c.dep_ == "det"), None)
     has_of = _of_object(attr) is not None
     if det in {"the"} and not has_of and not _at_org(attr, ctx):
@@ -656,6 +723,10 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
         _emit(
             ctx, subject, "worked-at" if past else "works-at", org, 0.5, obj_tok=None, obj_type="organization"
         )
+
+
+def _intensified(adj: Token) -> bool:
+    return any(c.dep_ == "advmod" for c in adj.children)
 
 
 def _at_org(attr: Token, ctx: _Ctx) -> str | None:
@@ -763,6 +834,8 @@ def _verb_form(verb: Token, past: bool) -> str:
     lemma = verb.lemma_.lower()
     if past:
         return verb.lower_ if verb.tag_ == "VBD" else _past(lemma)
+    if verb.tag_ == "VBZ" and verb.lower_.isalpha():
+        return verb.lower_  # already third person; the lemmatizer can be wrong ("hates" -> "hat")
     return _third_person(lemma)
 
 
