@@ -63,8 +63,14 @@ def neutralize_markdown(text: str) -> str:
     t = _ANGLE_RUN_RE.sub(lambda m: ("\u2039" if m.group()[0] == "<" else "\u203a") * len(m.group()), t)
     t = _FENCE_RE.sub(lambda m: ("\u02cb" if m.group()[0] == "`" else "\u02dc") * len(m.group()), t)
     t = _TAG_OPEN_RE.sub("\u2039", t)
-    t = _SPECIAL_TOKEN_RE.sub(lambda m: f"\uff3b{m.group(1)}\uff3d", t)
+    t = neutralize_tokens(t)
     return _LINE_START_RE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", t)
+
+
+def neutralize_tokens(text: str) -> str:
+    """Only the chat-template bracket tokens ([INST], [/SYS], ...): applied to whole rendered
+    lines, since a label and the renderer's own brackets could compose one."""
+    return _SPECIAL_TOKEN_RE.sub(lambda m: f"\uff3b{m.group(1)}\uff3d", text)
 
 
 def indent(text: str, gutter: str) -> str:

@@ -19,6 +19,7 @@ from knowledge_engine.inject.fence import (
     end_line,
     indent,
     neutralize_markdown,
+    neutralize_tokens,
     new_nonce,
     one_line,
     xml_attr,
@@ -153,7 +154,7 @@ def _md_graph(item: RetrievedItem, text: str) -> str:
 
 def _md_item(item: RetrievedItem, text: str) -> str:
     render = {"fact": _md_fact, "memory": _md_memory, "document": _md_document, "graph": _md_graph}[item.kind]
-    return render(item, text)
+    return neutralize_tokens(render(item, text))
 
 
 # --------------------------------------------------------------------------- xml items

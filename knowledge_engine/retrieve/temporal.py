@@ -115,7 +115,8 @@ def _explicit_date(q: str, c: _Ctx) -> Window | None:
     m = re.search(rf"\b{_MON}\s*,?\s+(?:of\s+)?{_YEAR}\b", q)
     if m:
         return c.month(int(m[2]), _MONTHS[m[1]])
-    m = re.search(rf"\b(?:in|during|of|from|throughout|year)\s+(?:the\s+year\s+)?{_YEAR}\b", q)
+    lead = r"(?:in|during|of|from|throughout|year|since|early|late|mid-?)"
+    m = re.search(rf"\b{lead}\s+(?:the\s+year\s+)?{_YEAR}\b", q)
     if m:
         return c.year(int(m[1]))
     return None
@@ -204,8 +205,15 @@ def parse_time_window(query: str, reference_time: datetime | None = None) -> Win
             observe.counters.inc("retrieval.temporal.invalid_date")
             return None
         if window is not None:
-            return window
+            return _open_ended(q, window, ref)
     return None
+
+
+def _open_ended(q: str, window: Window, ref: datetime) -> Window:
+    """'since May 2023' means from the start of that window up to the reference time."""
+    if re.search(rf"\bsince\s+(?:the\s+)?(?:\d|{_MON}|last|early|late|mid)", q) and window[0] < ref:
+        return window[0], max(window[1], ref)
+    return window
 
 
 def item_time(item: RetrievedItem) -> datetime | None:
