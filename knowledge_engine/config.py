@@ -99,7 +99,7 @@ class DecayConfig(_Section):
 
 class FactsConfig(_Section):
     single_valued_predicates: list[str] = Field(
-        ["works-at", "lives-in", "is-married-to", "has-role", "is-named", "is-aged", "has-job"],
+        ["works-at", "works-as", "lives-in", "is-married-to", "has-role", "has-manager", "is-named", "is-aged", "has-job"],
         description="A new value for these predicates supersedes the current one.",
     )
     fuzzy_threshold: float = Field(92, ge=50, le=100, description="rapidfuzz score needed to merge two entity names.")

@@ -49,6 +49,10 @@ class KnowledgeEngine:
                 self._pipeline = ExtractionPipeline(self.config.extraction)
             return self._pipeline
 
+    def warm_up(self) -> None:
+        """Load the local tiers in the background so the first message does not wait for spaCy."""
+        threading.Thread(target=lambda: self.pipeline, name="knowledge-engine-warmup", daemon=True).start()
+
     def workspace(self, agent_id: str | None = None, workspace_dir: str | None = None) -> Workspace:
         folder = resolve_workspace_dir(self.config, agent_id, workspace_dir)
         return self.open_workspace(folder, safe_agent_id(agent_id))

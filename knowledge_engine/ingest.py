@@ -37,6 +37,7 @@ class IngestQueue:
         self._spill_lock = threading.Lock()
         self._spilled: set[Path] = set()
         self._inflight = 0
+        self._current: list[tuple[Path, Message]] = []
         self._idle = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -100,11 +101,13 @@ class IngestQueue:
             if batch:
                 with self._idle:
                     self._inflight += len(batch)
+                    self._current = batch
                 try:
                     self._dispatch(batch)
                 finally:
                     with self._idle:
                         self._inflight -= len(batch)
+                        self._current = []
                         for _ in batch:
                             self._q.task_done()
                         self._idle.notify_all()
@@ -170,11 +173,18 @@ class IngestQueue:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=0.5)
+        leftovers: list[tuple[Path, Message]] = []
+        with self._idle:
+            leftovers.extend(self._current)  # still being processed: parked too (apply is idempotent)
         while True:
             try:
-                folder, msg = self._q.get_nowait()
+                leftovers.append(self._q.get_nowait())
             except queue.Empty:
                 break
+        for folder, msg in leftovers:
             self._spill(folder, msg)
             counters.inc("ingest.parked_at_stop")
+        if leftovers:
+            log.warning("stopped before %d messages were extracted; they are parked in %s and processed "
+                        "on the next start", len(leftovers), SPILL_NAME)
         return drained

@@ -180,6 +180,7 @@ def register(api: Any) -> KnowledgePlugin | None:
         logger.info("knowledge-engine is disabled by configuration")
         return None
     plugin = KnowledgePlugin(engine_for(config))
+    plugin.engine.warm_up()
     api.on("session_start", plugin.session_start, priority=200)
     api.on("message_received", plugin.message_received, priority=100)
     api.on("message_sent", plugin.message_sent, priority=100)

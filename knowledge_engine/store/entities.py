@@ -131,6 +131,10 @@ class EntityStore:
         now = now or (evidence.timestamp if evidence and evidence.timestamp else utcnow())
         with self.table.mutex:
             ent = self.resolve(value, type_)
+            if ent is not None and evidence is not None and any(
+                m.message_id == evidence.message_id for m in ent.mentions
+            ):
+                return ent  # this message was already counted (a replay): idempotent
             if ent is None:
                 ent = self._create(value, type_, tier, importance, now)
             else:

@@ -116,6 +116,9 @@ class FactStore:
         valid_at: datetime | None, now: datetime,
     ) -> AddStatus:
         status: AddStatus = "reinforced"
+        known = {e.message_id for e in fact.evidence}
+        if ev and all(e.message_id in known for e in ev) and fact.invalid_at is None:
+            return status  # the same message processed again (a replay): idempotent, no boost
         if fact.invalid_at is not None:
             fact.invalid_at = None
             fact.superseded_by = None

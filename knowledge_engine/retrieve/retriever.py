@@ -1,0 +1,254 @@
+"""before_prompt_build, end to end: query -> skip -> cache -> sources in parallel -> rank -> block.
+
+One Retriever per workspace (process-wide, so caches and breakers survive the host's
+re-registrations). Nothing here raises into the host: every failure degrades to "inject
+less", and with every source down the turn runs as if the plugin were not there.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from knowledge_engine.config import EngineConfig
+from knowledge_engine.inject.format import render_block, render_item
+from knowledge_engine.observe import counters, emit
+from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, Source, SourceResult
+from knowledge_engine.retrieve.cache import PromptCache
+from knowledge_engine.retrieve.cooldown import Breaker
+from knowledge_engine.retrieve.fuse import adaptive_count, apply_threshold, mmr, recency_decay, rrf, rrf_max
+from knowledge_engine.retrieve.parallel import gather_sources
+from knowledge_engine.retrieve.query import content_text, query_text, strip_envelope
+from knowledge_engine.retrieve.skip import should_skip
+from knowledge_engine.retrieve.sources.local import LocalSource, newest_time
+from knowledge_engine.retrieve.temporal import parse_time_window, temporal_boost
+
+if TYPE_CHECKING:
+    from knowledge_engine.engine import KnowledgeEngine
+    from knowledge_engine.store.workspace import Workspace
+
+log = logging.getLogger("knowledge_engine.retrieve")
+ProvenanceCallback = Callable[[dict[str, Any]], None]
+
+_RETRIEVERS: dict[int, dict[str, Retriever]] = {}
+_LOCK = threading.Lock()
+
+
+def retriever_for(engine: KnowledgeEngine, ws: Workspace) -> Retriever:
+    with _LOCK:
+        per_engine = _RETRIEVERS.setdefault(id(engine), {})
+        r = per_engine.get(str(ws.folder))
+        if r is None:
+            r = Retriever(engine, ws)
+            per_engine[str(ws.folder)] = r
+        return r
+
+
+class Retriever:
+    """Finds, ranks and formats what the agent should know before a turn."""
+
+    def __init__(self, engine: KnowledgeEngine, ws: Workspace) -> None:
+        self.engine = engine
+        self.ws = ws
+        cfg: EngineConfig = engine.config
+        self.cfg = cfg
+        rc = cfg.retrieval
+        self.cache: PromptCache[tuple[dict[str, str] | None, dict[str, Any]]] = PromptCache(
+            rc.cache_ttl_ms / 1000, rc.cache_size, rc.fuzzy_cache_threshold
+        )
+        self.local = LocalSource(engine, ws)
+        self.remote: list[Source] = self._remote_sources()
+        self.breakers = {s.name: Breaker(name=s.name) for s in [self.local, *self.remote]}
+        self.timeouts = {"local": rc.local_timeout_ms, "pgvector": cfg.pgvector.timeout_ms,
+                         "lightrag": cfg.lightrag.timeout_ms}
+        self.on_provenance: ProvenanceCallback | None = None
+        self.last_provenance: dict[str, Any] | None = None
+        self._feedback = None
+        if rc.feedback:
+            from knowledge_engine.retrieve.feedback import UtilityTracker
+
+            self._feedback = UtilityTracker(ws.folder / "feedback.json")
+
+    def _remote_sources(self) -> list[Source]:
+        try:
+            from knowledge_engine.retrieve.sources.testmode import make_remote_sources
+
+            return make_remote_sources(self.cfg, self.engine.embedder_for)
+        except Exception as exc:
+            log.error("remote sources unavailable: %s", type(exc).__name__)
+            return []
+
+    # ------------------------------------------------------------------ the hook
+    async def hook(self, event: Any, ctx: Any) -> dict[str, str] | None:
+        """The before_prompt_build handler body: a hook result dict, or None to inject nothing."""
+        t0 = time.perf_counter()
+        raw = query_text(event)
+        query = strip_envelope(raw) if raw else raw
+        reason = should_skip(query, ctx, self.cfg.retrieval.skip)
+        if reason or not query:
+            counters.inc(f"retrieve.skip.{reason or 'empty'}")
+            emit("skip", reason=reason or "empty", queryLength=len(query or ""))
+            return None
+        agent = self.ws.agent_id
+        cached = self.cache.get(agent, query)
+        if cached is not None:
+            emit("timing", cacheHit=True, totalMs=round((time.perf_counter() - t0) * 1000, 2))
+            return cached[0]
+        ref = _event_time(event) or newest_time(self.ws) or datetime.now(UTC)
+        block, provenance = await self.context(query, reference_time=ref, ctx=ctx)
+        result = {self.cfg.retrieval.injection_target: block} if block else None
+        self.cache.set(agent, query, (result, provenance))
+        emit("timing", cacheHit=False, injected=bool(block), chars=len(block),
+             totalMs=round((time.perf_counter() - t0) * 1000, 2), target=self.cfg.retrieval.injection_target)
+        return result
+
+    async def context(
+        self, query: str, reference_time: datetime | None = None, ctx: Any = None
+    ) -> tuple[str, dict[str, Any]]:
+        """What the hook would inject for `query`, and its provenance report."""
+        ref = reference_time or newest_time(self.ws) or datetime.now(UTC)
+        request = RetrievalRequest(
+            query=query, agent_id=self.ws.agent_id, reference_time=ref,
+            session_key=_ctx(ctx, "sessionKey", "session_key"), run_id=_ctx(ctx, "runId", "run_id"),
+            window=parse_time_window(query, ref) if self.cfg.retrieval.temporal else None,
+        )
+        results = await gather_sources(
+            [self.local, *self.remote], request, self.cfg.retrieval.budget_ms, self.timeouts, self.breakers
+        )
+        sections = self.rank(results, request)
+        block = render_block(
+            sections, self.cfg.retrieval.format, max_chars=self.cfg.retrieval.total_max_chars,
+            section_chars={"pgvector": self.cfg.retrieval.max_inject_chars, "lightrag": self.cfg.lightrag.max_chars},
+        )
+        provenance = self._provenance(sections, results, block)
+        self._after_injection(sections, request)
+        return block, provenance
+
+    # ------------------------------------------------------------------ ranking
+    def rank(self, results: list[SourceResult], request: RetrievalRequest) -> dict[str, Any]:
+        """Fuse, re-rank and budget each source's items into the block's sections."""
+        rc = self.cfg.retrieval
+        by_source = {r.source: r for r in results}
+        sections: dict[str, Any] = {}
+        local = by_source.get("local")
+        if local is not None and local.items:
+            facts, memory = self._rank_local(local.items, request)
+            if facts:
+                sections["facts"] = facts
+            if memory:
+                sections["memory"] = memory
+        pg = by_source.get("pgvector")
+        if pg is not None and pg.items:
+            sections["pgvector"] = apply_threshold(pg.items, self.cfg.pgvector.score_threshold)
+        lr = by_source.get("lightrag")
+        if lr is not None and (lr.text or lr.items):
+            sections["lightrag"] = lr.items if lr.items else lr.text
+            if lr.text and lr.items:
+                sections["lightrag"] = [RetrievedItem(
+                    id="lightrag-context", kind="graph", source="lightrag", text=lr.text,
+                    extra={"references": [i.file_path for i in lr.items if i.file_path]},
+                )]
+        return sections
+
+    def _rank_local(
+        self, items: list[RetrievedItem], request: RetrievalRequest
+    ) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
+        rc = self.cfg.retrieval
+        facts = [i for i in items if i.kind == "fact"]
+        memory = [i for i in items if i.kind == "memory"]
+        ref = request.reference_time or datetime.now(UTC)
+        memory = recency_decay(memory, rc.half_life_hours, ref, floor=rc.recency_floor)
+        if request.window is not None:
+            facts = temporal_boost(facts, request.window, rc.temporal_weight)
+            memory = temporal_boost(memory, request.window, rc.temporal_weight)
+        if self._feedback is not None:
+            facts = self._feedback.boost(facts, rc.feedback_weight)
+            memory = self._feedback.boost(memory, rc.feedback_weight)
+        fused = rrf([facts, memory], k=rc.rrf_k, names=["facts", "memory"])
+        fused = apply_threshold(fused, rc.min_score)
+        limit = rc.max_facts + rc.max_memories
+        if rc.adaptive:
+            limit = adaptive_count(fused, limit, scale=rrf_max(2, rc.rrf_k) , min_count=min(3, limit))
+        chosen = mmr(fused, rc.mmr_lambda, limit * 2)
+        out_f: list[RetrievedItem] = []
+        out_m: list[RetrievedItem] = []
+        used = 0
+        for item in chosen:
+            bucket, cap = (out_f, rc.max_facts) if item.kind == "fact" else (out_m, rc.max_memories)
+            if len(bucket) >= cap:
+                continue
+            size = len(render_item(item, rc.format)) + 1
+            if used + size > rc.max_inject_chars:
+                continue
+            bucket.append(item)
+            used += size
+        return out_f, out_m
+
+    # ------------------------------------------------------------------ after the turn
+    def _after_injection(self, sections: dict[str, Any], request: RetrievalRequest) -> None:
+        fact_ids = [i.id for i in sections.get("facts", [])]
+        if fact_ids:
+            self.ws.facts.touch(fact_ids)
+            self.ws.schedule_flush()
+        if self._feedback is not None and request.session_key:
+            injected = [i for key in ("facts", "memory") for i in sections.get(key, [])]
+            self._feedback.record_injection(request.session_key, injected)
+
+    def record_reply(self, event: Any, ctx: Any) -> None:
+        """agent_end / message_sent: which injected items the reply used (feedback signal)."""
+        if self._feedback is None:
+            return
+        key = _ctx(ctx, "sessionKey", "session_key")
+        messages = _ctx(event, "messages") or []
+        reply = ""
+        for m in reversed(messages if isinstance(messages, list) else []):
+            if isinstance(m, dict) and m.get("role") == "assistant":
+                reply = content_text(m.get("content"))
+                break
+        if key and reply:
+            self._feedback.record_reply(key, reply)
+
+    def _provenance(self, sections: dict[str, Any], results: list[SourceResult], block: str) -> dict[str, Any]:
+        mode = self.cfg.retrieval.provenance_report
+        items = []
+        for key, value in sections.items():
+            if isinstance(value, str):
+                items.append({"section": key, "source": key, "context": True})
+                continue
+            for it in value:
+                rec: dict[str, Any] = {"section": key, "id": it.id, "source": it.source, "kind": it.kind,
+                                       "score": round(it.score, 4), "message_ids": it.message_ids,
+                                       "file_path": it.file_path, "collection": it.collection,
+                                       "timestamp": it.timestamp.isoformat() if it.timestamp else None}
+                if mode == "full":
+                    rec["text"] = it.text[:2000]
+                items.append(rec)
+        report = {"v": 1, "chars": len(block), "target": self.cfg.retrieval.injection_target,
+                  "sources": {r.source: {"status": r.status, "count": len(r.items),
+                                         "duration_ms": round(r.duration_ms, 2), "mock": r.mock} for r in results},
+                  "items": items}
+        self.last_provenance = report
+        if mode != "off" and self.on_provenance is not None:
+            try:
+                self.on_provenance(report)
+            except Exception as exc:
+                log.warning("provenance callback failed: %s", type(exc).__name__)
+        return report
+
+
+def _ctx(obj: Any, *names: str) -> Any:
+    for n in names:
+        v = obj.get(n) if isinstance(obj, dict) else getattr(obj, n, None)
+        if v is not None:
+            return v
+    return None
+
+
+def _event_time(event: Any) -> datetime | None:
+    from knowledge_engine.host.types import parse_timestamp
+
+    return parse_timestamp(_ctx(event, "timestamp"))
