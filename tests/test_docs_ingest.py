@@ -1,0 +1,165 @@
+"""Document ingestion into the seed's table on a real PostgreSQL + pgvector."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import uuid
+from pathlib import Path
+
+import pytest
+
+from knowledge_engine.config import PgvectorConfig
+from knowledge_engine.docs import ingest_files
+from knowledge_engine.retrieve.base import RetrievalRequest
+from knowledge_engine.retrieve.sources.pgvector import DimensionMismatchError, PgvectorSource, close_pools
+from tests.fixtures.postgres import PG_TEST_DIMENSIONS, HashEmbedder, PgHandle
+from tests.test_docs_chunk import make_pdf
+
+
+@pytest.fixture
+def cfg(pg_server: PgHandle) -> PgvectorConfig:
+    """A fresh table per test, so tests do not see each other's rows."""
+    return PgvectorConfig(
+        enabled=True,
+        url=pg_server.url,
+        table=f"docs_{uuid.uuid4().hex[:10]}",
+        collections=["manuals"],
+        dimensions=PG_TEST_DIMENSIONS,
+        chunk_chars=200,
+        chunk_overlap=50,
+        score_threshold=0.2,
+    )
+
+
+def _rows(pg: PgHandle, table: str) -> list[tuple[int, str, str, str, int, int]]:
+    with pg.connect() as conn:
+        return conn.execute(
+            f"SELECT id, collection, file_name, file_id, chunk_index, total_chunks FROM {table} ORDER BY id"
+        ).fetchall()
+
+
+def _docs(tmp_path: Path) -> list[Path]:
+    md = tmp_path / "guide.md"
+    md.write_text(
+        "# Guide\n\n"
+        + "\n\n".join(f"Section {i}: the deploy runbook step {i} needs approval." for i in range(8)),
+        encoding="utf-8",
+    )
+    txt = tmp_path / "notes.txt"
+    txt.write_text("Halcyon ships in Q3. Mira leads it.", encoding="utf-8")
+    pdf = tmp_path / "brief.pdf"
+    pdf.write_bytes(make_pdf(["Orbital Labs budget review.", "Marker HX-2026-0042."]))
+    return [md, txt, pdf]
+
+
+def test_creates_schema_and_inserts_chunks(pg_server: PgHandle, cfg: PgvectorConfig, tmp_path: Path) -> None:
+    paths = _docs(tmp_path)
+    report = ingest_files(paths, "manuals", cfg, HashEmbedder())
+    assert sorted(report.added) == ["brief.pdf", "guide.md", "notes.txt"]
+    assert report.skipped == {} and report.unchanged == [] and report.replaced == []
+    rows = _rows(pg_server, cfg.table)
+    assert len(rows) == report.chunks_inserted
+    guide = [r for r in rows if r[2] == "guide.md"]
+    assert len(guide) > 1  # chunked at 200 chars
+    assert [r[4] for r in guide] == list(range(len(guide))) and {r[5] for r in guide} == {len(guide)}
+    assert {r[3] for r in guide} == {hashlib.sha256(paths[0].read_bytes()).hexdigest()}
+    with pg_server.connect() as conn:
+        indexdef = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = %s", (cfg.table,)
+        ).fetchall()
+        mimes = dict(conn.execute(f"SELECT DISTINCT file_name, mime_type FROM {cfg.table}").fetchall())
+    assert any(
+        f"hnsw (((embedding)::halfvec({PG_TEST_DIMENSIONS})) halfvec_cosine_ops)" in d[0] for d in indexdef
+    )
+    assert mimes == {"guide.md": "text/markdown", "notes.txt": "text/plain", "brief.pdf": "application/pdf"}
+
+
+def test_reingest_unchanged_is_a_no_op(pg_server: PgHandle, cfg: PgvectorConfig, tmp_path: Path) -> None:
+    paths = _docs(tmp_path)
+    ingest_files(paths, "manuals", cfg, HashEmbedder())
+    before = _rows(pg_server, cfg.table)
+    embedder = HashEmbedder()
+    report = ingest_files(paths, "manuals", cfg, embedder)
+    assert sorted(report.unchanged) == ["brief.pdf", "guide.md", "notes.txt"]
+    assert report.chunks_inserted == 0 and embedder.calls == 0
+    assert _rows(pg_server, cfg.table) == before  # same row ids: nothing rewritten
+
+
+def test_changed_file_replaces_its_rows(pg_server: PgHandle, cfg: PgvectorConfig, tmp_path: Path) -> None:
+    paths = _docs(tmp_path)
+    ingest_files(paths, "manuals", cfg, HashEmbedder())
+    old_notes = [r for r in _rows(pg_server, cfg.table) if r[2] == "notes.txt"]
+    paths[1].write_text("Halcyon slipped to Q4.", encoding="utf-8")
+    report = ingest_files(paths, "manuals", cfg, HashEmbedder())
+    assert report.replaced == ["notes.txt"] and sorted(report.unchanged) == ["brief.pdf", "guide.md"]
+    new_notes = [r for r in _rows(pg_server, cfg.table) if r[2] == "notes.txt"]
+    assert len(new_notes) == 1 and new_notes[0][0] not in {r[0] for r in old_notes}
+    with pg_server.connect() as conn:
+        texts = [r[0] for r in conn.execute(f"SELECT text FROM {cfg.table} WHERE file_name = 'notes.txt'")]
+    assert texts == ["Halcyon slipped to Q4."]
+
+
+def test_same_file_in_another_collection_is_separate(
+    pg_server: PgHandle, cfg: PgvectorConfig, tmp_path: Path
+) -> None:
+    paths = _docs(tmp_path)[1:2]
+    ingest_files(paths, "a", cfg, HashEmbedder())
+    report = ingest_files(paths, "b", cfg, HashEmbedder())
+    assert report.added == ["notes.txt"]
+    assert sorted({r[1] for r in _rows(pg_server, cfg.table)}) == ["a", "b"]
+
+
+def test_bad_files_are_skipped_not_fatal(cfg: PgvectorConfig, tmp_path: Path) -> None:
+    good = tmp_path / "ok.md"
+    good.write_text("Fine text.", encoding="utf-8")
+    binary = tmp_path / "blob.txt"
+    binary.write_bytes(b"\x00\xff")
+    empty = tmp_path / "empty.md"
+    empty.write_text("  \n", encoding="utf-8")
+    report = ingest_files([good, binary, empty, tmp_path / "missing.md"], "manuals", cfg, HashEmbedder())
+    assert report.added == ["ok.md"]
+    assert report.skipped == {
+        "blob.txt": "UnsupportedDocument",
+        "empty.md": "UnsupportedDocument",
+        "missing.md": "FileNotFoundError",
+    }
+
+
+def test_wrong_embedding_size_is_a_clear_error(cfg: PgvectorConfig, tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    path.write_text("Some text.", encoding="utf-8")
+    with pytest.raises(DimensionMismatchError, match=r"pgvector\.dimensions is 64"):
+        ingest_files([path], "manuals", cfg, HashEmbedder(dimensions=32))
+
+
+def test_existing_table_of_other_dimension_is_refused(cfg: PgvectorConfig, tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    path.write_text("Some text.", encoding="utf-8")
+    ingest_files([path], "manuals", cfg, HashEmbedder())
+    other = cfg.model_copy(update={"dimensions": 32})
+    with pytest.raises(DimensionMismatchError, match=r"vector\(64\)"):
+        ingest_files([path], "manuals", other, HashEmbedder(32))
+
+
+def test_empty_url_or_collection_is_rejected(cfg: PgvectorConfig) -> None:
+    with pytest.raises(ValueError, match="url"):
+        ingest_files([], "x", cfg.model_copy(update={"url": ""}), HashEmbedder())
+    with pytest.raises(ValueError, match="collection"):
+        ingest_files([], "", cfg, HashEmbedder())
+
+
+def test_ingested_documents_are_found_by_the_source(cfg: PgvectorConfig, tmp_path: Path) -> None:
+    ingest_files(_docs(tmp_path), "manuals", cfg, HashEmbedder())
+
+    async def run() -> list[tuple[str | None, str]]:
+        try:
+            res = await PgvectorSource(cfg, HashEmbedder()).search(
+                RetrievalRequest(query="Marker HX-2026-0042")
+            )
+            return [(i.file_path, i.text) for i in res.items]
+        finally:
+            await close_pools()
+
+    found = asyncio.run(run())
+    assert found[0][0] == "brief.pdf" and "HX-2026-0042" in found[0][1]
