@@ -283,3 +283,16 @@ def test_new_is_not_part_of_the_relation(triples: Callable[..., Triples]) -> Non
 
 def test_third_person_verb_keeps_its_surface_form(triples: Callable[..., Triples]) -> None:
     assert triples("Mark hates meetings.") == {("Mark", "hates", "meetings")}
+
+
+def test_markup_debris_is_not_a_value(triples: Callable[..., Triples]) -> None:
+    assert triples("Broad mode combines local + global | hybrid results.") == set()
+
+
+def test_very_long_sentence_is_a_counted_skip(triples: Callable[..., Triples]) -> None:
+    from knowledge_engine.observe import counters
+
+    before = counters.get("spacy_facts_skipped_long_sentence")
+    text = "Alex likes jazz " + "and blues " * 40 + "."
+    assert triples(text) == set()
+    assert counters.get("spacy_facts_skipped_long_sentence") == before + 1

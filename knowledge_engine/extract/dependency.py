@@ -236,6 +236,12 @@ FIRST_PERSON_POSS = {"my", "mine"}
 WH_TAGS = {"WP", "WRB", "WDT", "WP$"}
 
 
+# A fact value: letters, digits and the punctuation of names, emails, URLs and amounts.
+CLEAN_VALUE = re.compile(r"^[\w€$£¥][\w .,'’&@/:+%€$£¥-]*$")
+MAX_VALUE_WORDS = 8
+MAX_SENTENCE_TOKENS = 60  # longer "sentences" are usually pasted text whose parse is unreliable
+
+
 @dataclass
 class _Ctx:
     """Per-message state: who "I" is, and the entity spans of the doc."""
@@ -274,6 +280,9 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
     ctx = _Ctx(message=message, ents={t.i: e for e in doc.ents for t in e})
     for sent in doc.sents:
         if _is_question(sent):
+            continue
+        if len(sent) > MAX_SENTENCE_TOKENS:
+            counters.inc("spacy_facts_skipped_long_sentence")
             continue
         for root in (t for t in sent if t.dep_ == "ROOT"):
             for clause_root in _clause_roots(root):
@@ -781,7 +790,7 @@ def _emit(
     obj_type: EntityType | None = None,
 ) -> None:
     subject, obj = subject.strip(), obj.strip()
-    if not subject or not obj or subject.lower() == obj.lower() or not predicate:
+    if subject.lower() == obj.lower() or not predicate or not _clean(subject) or not _clean(obj):
         return
     ctx.out.append(
         FactCandidate(
@@ -794,6 +803,11 @@ def _emit(
             object_type=_token_type(obj_tok, ctx) or obj_type or _type_of_text(obj, ctx),
         )
     )
+
+
+def _clean(text: str) -> bool:
+    """Names and noun phrases only: markup, code and table debris are parse accidents."""
+    return bool(CLEAN_VALUE.match(text)) and len(text.split()) <= MAX_VALUE_WORDS
 
 
 def _token_type(tok: Token | None, ctx: _Ctx) -> EntityType | None:
