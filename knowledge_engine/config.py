@@ -68,6 +68,10 @@ class LlmConfig(_Section):
     max_known_entities: int = Field(50, ge=0, description="Known entities listed in the prompt.")
     max_message_chars: int = Field(4000, ge=64, description="Each message is cut to this length in the prompt (counted).")
     confidence: float = Field(0.85, ge=0, le=1, description="Confidence of LLM facts when the model gives none.")
+    split_after_bad_outputs: int = Field(
+        2, ge=1, description="A batch whose output was unusable (bad JSON, truncated) this often is split in halves; "
+        "a single message that keeps failing is set aside as a .failed file."
+    )
 
 
 class ExtractionConfig(_Section):
@@ -170,6 +174,7 @@ class RetrievalConfig(_Section):
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     mmr_lambda: float = Field(0.7, ge=0, le=1, description="MMR trade-off between relevance and diversity.")
     half_life_hours: float = Field(168, gt=0, description="Recency half-life for conversation memory (event time).")
+    recency_floor: float = Field(0.8, ge=0, le=1, description="Recency factor never drops below this (0 = pure half-life); keeps old but relevant memories findable.")
     recency_floor: float = Field(0.5, ge=0, le=1, description="Old memories keep at least this share of their score.")
     min_score: float = Field(0.0, ge=0, description="Fused items below this score are dropped.")
     adaptive: bool = Field(True, description="Shrink the result count when the top score is weak.")

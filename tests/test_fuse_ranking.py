@@ -18,6 +18,7 @@ from knowledge_engine.retrieve.fuse import (
     mmr,
     recency_decay,
     rrf,
+    rank,
     rrf_max,
     tokens,
 )
@@ -149,3 +150,28 @@ def test_boost_and_similarity_primitives() -> None:
     assert jaccard(tokens("The cat sat"), tokens("the CAT sat!")) == 1.0
     assert jaccard(frozenset(), frozenset()) == 1.0
     assert jaccard(tokens("a b"), tokens("c d")) == 0.0
+
+
+def test_rank_pipeline_order_and_limits() -> None:
+    from knowledge_engine.config import RetrievalConfig
+
+    cfg = RetrievalConfig()
+    old_match = item("old", 5.0, "alice joined acme in paris", ts=REF - timedelta(days=300))
+    new_match = item("new", 4.0, "alice joined acme in paris last week", ts=REF - timedelta(hours=2))
+    other = item("other", 3.0, "bob likes tea", ts=REF - timedelta(days=1))
+    bm25, vec = [old_match, new_match, other], [old_match]
+    plain = rank([bm25, vec], ["bm25", "vector"], cfg, 10)
+    assert [it.id for it in plain] == ["old", "other", "new"]  # MMR puts the near-duplicate last
+    out = rank([bm25, vec], ["bm25", "vector"], cfg, 10, reference_time=REF)
+    assert out[0].id == "old"  # in both arms: the recency floor keeps it first
+    assert out[0].scores["recency"] == pytest.approx(cfg.recency_floor, abs=1e-6)
+    pure = cfg.model_copy(update={"recency_floor": 0.0})
+    assert rank([bm25, vec], ["bm25", "vector"], pure, 10, reference_time=REF)[-1].id == "old"
+    window = (REF - timedelta(days=3), REF)
+    strong = cfg.model_copy(update={"temporal_weight": 2.0})
+    boosted = rank([bm25, vec], ["bm25", "vector"], strong, 10, reference_time=REF, window=window)
+    assert boosted[0].id == "new" and boosted[0].scores["temporal"] == 1.0
+    assert len(rank([bm25, vec], ["bm25", "vector"], cfg, 2)) == 2
+    strict = cfg.model_copy(update={"temporal_filter": True})
+    assert {it.id for it in rank([bm25], ["bm25"], strict, 10, window=window)} == {"new", "other"}
+    assert rank([[], []], ["bm25", "vector"], cfg, 10) == []

@@ -11,8 +11,13 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
+from knowledge_engine.config import RetrievalConfig
 from knowledge_engine.retrieve.base import RetrievedItem
+
+if TYPE_CHECKING:
+    from knowledge_engine.retrieve.feedback import UtilityTracker
 
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 
@@ -198,13 +203,18 @@ def mmr(
         return jaccard(toks[id(a)], toks[id(b)])
 
     chosen = [pool.pop(0)]
+    # running max similarity of each candidate to the chosen set: O(n * limit) comparisons
+    redundancy = [sim(cand, chosen[0]) for cand in pool]
     while pool and len(chosen) < limit:
         best_i, best_v = 0, -math.inf
         for i, cand in enumerate(pool):
-            v = mmr_objective(rel[id(cand)], max(sim(cand, c) for c in chosen), lambda_)
+            v = mmr_objective(rel[id(cand)], redundancy[i], lambda_)
             if v > best_v:
                 best_i, best_v = i, v
-        chosen.append(pool.pop(best_i))
+        picked = pool.pop(best_i)
+        redundancy.pop(best_i)
+        chosen.append(picked)
+        redundancy = [max(r, sim(cand, picked)) for r, cand in zip(redundancy, pool, strict=True)]
     return [it.model_copy(deep=True) for it in chosen]
 
 
@@ -216,6 +226,7 @@ def adaptive_count(
     floor: float = 0.15,
     full: float = 0.5,
     min_count: int = 1,
+    key: Callable[[RetrievedItem], float] | None = None,
 ) -> int:
     """How many items to keep, from how strong the best one is (HookClaw's idea, softened).
 
@@ -223,11 +234,12 @@ def adaptive_count(
     attainable, e.g. `rrf_max(n_lists, k)`; without it the score is taken as already in
     [0, 1]). Then: t < floor -> 0 (nothing is relevant enough); t >= full -> max_count;
     in between the count ramps linearly from min_count to max_count. A weak best match
-    thus injects fewer items instead of padding the prompt with noise.
+    thus injects fewer items instead of padding the prompt with noise. `key` picks another
+    score to judge by (e.g. the vector arm's cosine, `lambda it: it.scores.get("vector", 0)`).
     """
     if not items or max_count <= 0:
         return 0
-    top = max(it.score for it in items)
+    top = max((key(it) if key else it.score) for it in items)
     t = top / scale if scale else top
     t = max(0.0, min(1.0, t))
     if t < floor:
@@ -249,3 +261,38 @@ def apply_threshold(
         top = max(it.score for it in kept)
         kept = [it for it in kept if it.score >= relative * top]
     return [it.model_copy(deep=True) for it in kept]
+
+
+# --------------------------------------------------------------------------- the local pipeline
+
+
+def rank(
+    lists: Sequence[Sequence[RetrievedItem]],
+    names: Sequence[str],
+    config: RetrievalConfig,
+    limit: int,
+    *,
+    reference_time: datetime | None = None,
+    window: tuple[datetime, datetime] | None = None,
+    utility: UtilityTracker | None = None,
+    vectors: Mapping[str, Sequence[float]] | None = None,
+) -> list[RetrievedItem]:
+    """The documented ranking pipeline for one section's candidate lists, in its fixed order:
+    RRF -> recency decay (memory items, at reference_time) -> time-window boost -> feedback
+    boost -> min_score threshold -> adaptive count -> MMR. Best first, at most `limit`."""
+    from knowledge_engine.retrieve.temporal import temporal_boost  # local: temporal imports fuse
+
+    items = rrf(lists, config.rrf_k, names)
+    if reference_time is not None:
+        items = recency_decay(
+            items, config.half_life_hours, reference_time, floor=config.recency_floor, kinds=("memory",)
+        )
+    if config.temporal and window is not None:
+        items = temporal_boost(items, window, config.temporal_weight, hard=config.temporal_filter)
+    if config.feedback and utility is not None:
+        items = utility.boost(items, config.feedback_weight)
+    items = apply_threshold(items, config.min_score)
+    count = limit
+    if config.adaptive:
+        count = adaptive_count(items, limit, scale=rrf_max(max(1, len(lists)), config.rrf_k))
+    return mmr(items, config.mmr_lambda, count, vectors=vectors)
