@@ -174,7 +174,6 @@ class RetrievalConfig(_Section):
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     mmr_lambda: float = Field(0.7, ge=0, le=1, description="MMR trade-off between relevance and diversity.")
     half_life_hours: float = Field(168, gt=0, description="Recency half-life for conversation memory (event time).")
-    recency_floor: float = Field(0.8, ge=0, le=1, description="Recency factor never drops below this (0 = pure half-life); keeps old but relevant memories findable.")
     recency_floor: float = Field(0.5, ge=0, le=1, description="Old memories keep at least this share of their score.")
     min_score: float = Field(0.0, ge=0, description="Fused items below this score are dropped.")
     adaptive: bool = Field(True, description="Shrink the result count when the top score is weak.")

@@ -16,9 +16,9 @@ from knowledge_engine.retrieve.fuse import (
     half_life_factor,
     jaccard,
     mmr,
+    rank,
     recency_decay,
     rrf,
-    rank,
     rrf_max,
     tokens,
 )
