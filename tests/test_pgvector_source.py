@@ -171,18 +171,22 @@ def test_pool_recovers_after_server_restart() -> None:
         src = PgvectorSource(cfg, HashEmbedder())
         req = RetrievalRequest(query="restart proof document")
 
-        async def scenario() -> tuple[SourceResult, list[SourceResult], SourceResult]:
-            before = await src.search(req)
+        async def scenario() -> list[SourceResult]:
+            out = [await src.search(req)]  # the pool now holds an open connection
             await asyncio.to_thread(handle.stop)
-            during = await gather_sources([src], req, 3000, {"pgvector": 2000})
             await asyncio.to_thread(handle.start)
-            after = await src.search(req)
-            return before, during, after
+            out.append(await src.search(req))  # that connection is stale: must not surface
+            await asyncio.to_thread(handle.stop)
+            out.extend(await gather_sources([src], req, 3000, {"pgvector": 2000}))
+            await asyncio.to_thread(handle.start)
+            out.append(await src.search(req))
+            return out
 
-        before, during, after = run(scenario())
+        before, after_restart, while_down, after_outage = run(scenario())
         assert [i.file_path for i in before.items] == ["r.md"]
-        assert during[0].status in ("error", "timeout")
-        assert [i.file_path for i in after.items] == ["r.md"]
+        assert [i.file_path for i in after_restart.items] == ["r.md"]
+        assert while_down.status in ("error", "timeout")
+        assert [i.file_path for i in after_outage.items] == ["r.md"]
 
 
 @pytest.mark.slow
