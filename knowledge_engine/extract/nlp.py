@@ -26,7 +26,13 @@ UNUSED_FOR_FACTS: tuple[str, ...] = ("senter", "textcat", "textcat_multilabel", 
 # NER alone: the small English pipeline's ner has its own embedded tok2vec, so the shared
 # tok2vec, tagger and parser can go too (about twice as fast).
 UNUSED_FOR_NER: tuple[str, ...] = (
-    *UNUSED_FOR_FACTS, "tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "morphologizer",
+    *UNUSED_FOR_FACTS,
+    "tok2vec",
+    "tagger",
+    "parser",
+    "attribute_ruler",
+    "lemmatizer",
+    "morphologizer",
 )
 
 _lock = threading.Lock()
@@ -70,7 +76,9 @@ def _warn_once(model: str, reason: str) -> None:
     _warned.add(model)
     log.warning(
         "%s: %r; entity extraction runs regex-only (no spaCy NER or parse facts). To enable it, %s.",
-        reason, model, INSTALL_HINT,
+        reason,
+        model,
+        INSTALL_HINT,
     )
     emit("spacy_unavailable", model=model)
 

@@ -87,7 +87,8 @@ _SUFFIXES = (
 )
 _SUFFIX_AHEAD = rf"(?:{_SUFFIXES})(?![\w/])"
 _SUFFIX_ANYWHERE = re.compile(rf"(?<![\w])(?:{_SUFFIXES})(?![\w/])")
-_ORG_JOIN = r"(?:[ \t]|[ \t]?&[ \t]?|[ \t](?:of|and|for|de|du|des|der|la|le|et|und|für)[ \t])"
+# "of"/"for"/"de" are not joiners: "Shares of Apple Inc." and "CEO of Acme Ltd" name Apple and Acme.
+_ORG_JOIN = r"(?:[ \t]|[ \t]?&[ \t]?|[ \t](?:and|und|et)[ \t])"
 ORGANIZATION = re.compile(
     rf"(?<![\w'’&-])(?!{_SUFFIX_AHEAD})(?P<name>{_CAPWORD}(?:{_ORG_JOIN}(?!{_SUFFIX_AHEAD}){_CAPWORD}){{0,5}}+)"
     rf",?[ \t]+(?P<suffix>{_SUFFIXES})(?![\w/])"
@@ -141,7 +142,8 @@ _FUNCTION_WORDS = (
     "Mail Email Call Send Sent Check See Saw Look Remember Tell Told Ask Asked Said Say Met Went Go Got "
     "Get Made Make Paid Pay Bought Buy Sold Need Want Like Love Hate Think Thought Know Knew Guess "
     "Please Try Tried Find Found Keep Kept Put Set Show Write Wrote Read Use Used Add Added Fix Fixed "
-    "Move Moved Start Started Stop Stopped Finish Finished Wait Hope Feel Felt Came Come Left Took Take"
+    "Move Moved Start Started Stop Stopped Finish Finished Wait Hope Feel Felt Came Come Left Took Take "
+    "Meet Meeting Visit Visited Join Joined Ping Text Message Reply Invite Congrats Happy"
 )
 _PRODUCT_STOP = (
     "Page Chapter Room Step Day Days Week Weeks Year Years Month Months Version Level Phase Part Section "

@@ -1,0 +1,101 @@
+"""Text preparation: odd Unicode, truncation, and what is not worth extracting."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_engine.extract.regex import RegexTier
+from knowledge_engine.extract.text import prepare, worth_extracting
+from knowledge_engine.store.records import Message
+
+
+def test_plain_text_is_unchanged() -> None:
+    assert prepare("Hello Berlin, tab\there\nnext line", 100) == ("Hello Berlin, tab\there\nnext line", False)
+
+
+def test_control_characters_removed_newlines_and_tabs_kept() -> None:
+    text, cut = prepare("a\x00b\x07c\td\ne\x1bf\x7fg\x9fh", 100)
+    assert (text, cut) == ("abc\td\nefgh", False)
+
+
+def test_carriage_returns_and_line_separators_become_newlines() -> None:
+    assert prepare("a\r\nb\rc\u2028d\u2029e", 100)[0] == "a\nb\nc\nd\ne"
+
+
+def test_zero_width_and_bidi_controls_removed() -> None:
+    text = "Ali\u200bce \ufeffmet \u202eBob\u202c and \u2066Eve\u2069\u00ad."
+    assert prepare(text, 100)[0] == "Alice met Bob and Eve."
+
+
+def test_zwj_emoji_and_zwnj_scripts_kept() -> None:
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    persian = "می\u200cخواهم"
+    assert prepare(family + " " + persian, 100)[0] == family + " " + persian
+
+
+def test_rtl_text_kept() -> None:
+    text = "שלום עולם and مرحبا بالعالم"
+    assert prepare(text, 100)[0] == text
+
+
+def test_lone_surrogates_replaced_and_pairs_joined() -> None:
+    text, _ = prepare("bad \ud800 half, pair \ud83d\ude00 ok", 100)
+    assert text == "bad \ufffd half, pair \U0001f600 ok"
+    text.encode("utf-8")  # now encodable
+
+
+def test_nfc_normalisation() -> None:
+    assert prepare("Zoe\u0308 Mu\u0308ller", 100)[0] == "Zoë Müller"
+
+
+def test_truncation_flag_and_word_boundary() -> None:
+    text = "word " * 100
+    out, cut = prepare(text, 52)
+    assert cut is True
+    assert len(out) <= 52 and out.endswith("word")
+    assert prepare("x" * 10, 10) == ("x" * 10, False)
+    out, cut = prepare("y" * 200, 50)  # no space to back off to: hard cut
+    assert (out, cut) == ("y" * 50, True)
+
+
+def test_prepare_rejects_bad_arguments() -> None:
+    with pytest.raises(ValueError):
+        prepare("x", 0)
+    with pytest.raises(TypeError):
+        prepare(b"bytes", 10)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", False),
+        ("   \n\t ", False),
+        ("🎉🔥👍", False),
+        ("!!! ... ???", False),
+        ("🎉 — ✨ — 🚀", False),
+        ("ok", True),
+        ("42", True),
+        ("東京", True),
+        ("مرحبا", True),
+        ("🎉 party at Anna's", True),
+    ],
+)
+def test_worth_extracting(text: str, expected: bool) -> None:
+    assert worth_extracting(text) is expected
+
+
+def test_odd_unicode_goes_through_the_regex_tier() -> None:
+    raw = "\x00Meet\u200b Anna Berg\ud800 at anna@example.com \u202e2024-03-05\u202c \U0001f600"
+    text, _ = prepare(raw, 1000)
+    (out,) = RegexTier().extract([Message(id="u", text=text)])
+    kinds = {(m.value, m.type) for m in out.mentions}
+    assert {("Anna Berg", "unknown"), ("anna@example.com", "email"), ("2024-03-05", "date")} <= kinds
+
+
+def test_one_megabyte_message_is_extracted_without_error() -> None:
+    raw = "Anna met Bob at Acme GmbH on 2024-03-05 and paid $20. " * 20_000
+    assert len(raw) > 1_000_000
+    text, cut = prepare(raw, 32768)
+    assert cut and len(text) <= 32768
+    (out,) = RegexTier().extract([Message(id="big", text=raw)])
+    assert len(out.mentions) > 0

@@ -1,0 +1,149 @@
+"""spaCy tier with the real English pipeline (loaded once for the whole test session)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract import dependency
+from knowledge_engine.extract.nlp import INSTALL_HINT, load_nlp, parse
+from knowledge_engine.extract.spacy_ner import LABEL_TYPES, SpacyTier
+from knowledge_engine.extract.text import prepare
+from knowledge_engine.observe import counters
+from knowledge_engine.store.records import Message
+
+MODEL = SpacyConfig().model
+
+
+@pytest.fixture(scope="session")
+def tier() -> SpacyTier:
+    t = SpacyTier(SpacyConfig())
+    assert t.available, f"the test environment must have {MODEL} installed"
+    return t
+
+
+def mentions(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    (out,) = tier.extract([Message(id="m", text=text)])
+    return {(m.value, m.type) for m in out.mentions}
+
+
+def test_the_issue_sentence(tier: SpacyTier) -> None:
+    text = "I moved to Berlin last March and started working at Siemens for $85,000 a year."
+    (out,) = tier.extract([Message(id="m1", text=text)])
+    found = {(m.value, m.type) for m in out.mentions}
+    assert {("Berlin", "location"), ("Siemens", "organization"), ("$85,000", "money")} <= found
+    for m in out.mentions:
+        assert m.tier == "spacy"
+        assert text[m.start : m.end] == m.value
+
+
+def test_people_places_and_products_are_typed(tier: SpacyTier) -> None:
+    found = mentions(tier, "Barack Obama visited Paris in France with Angela Merkel on 3 May 2015.")
+    assert {("Barack Obama", "person"), ("Angela Merkel", "person"), ("Paris", "location")} <= found
+    assert any(t == "date" and "2015" in v for v, t in found)
+
+
+def test_possessive_and_determiner_are_trimmed(tier: SpacyTier) -> None:
+    found = mentions(tier, "Tim Cook's company is based in the United States.")
+    assert ("Tim Cook", "person") in found
+    assert ("United States", "location") in found
+
+
+def test_skipped_labels_and_relative_dates(tier: SpacyTier) -> None:
+    text = "I ate 3 apples, 50% of them, the first one today, and walked 5 km."
+    (out,) = tier.extract([Message(id="q", text=text)])
+    assert out.mentions == []
+
+
+def test_label_mapping_table() -> None:
+    assert LABEL_TYPES["PERSON"] == "person"
+    assert LABEL_TYPES["ORG"] == "organization"
+    assert {LABEL_TYPES[k] for k in ("GPE", "LOC", "FAC")} == {"location"}
+    assert {LABEL_TYPES[k] for k in ("DATE", "TIME")} == {"date"}
+    assert {LABEL_TYPES[k] for k in ("EVENT", "WORK_OF_ART", "LAW", "LANGUAGE", "NORP")} == {"concept"}
+    assert not {"CARDINAL", "ORDINAL", "PERCENT", "QUANTITY"} & LABEL_TYPES.keys()
+
+
+def test_facts_come_from_the_dependency_tier(tier: SpacyTier) -> None:
+    msg = Message(id="f", text="I moved to Berlin last March and started working at Siemens.", speaker="Anna")
+    (out,) = tier.extract([msg])
+    nlp = tier.nlp
+    assert nlp is not None
+    assert out.facts == dependency.extract_triples(nlp(msg.text), msg)
+
+
+def test_facts_off_loads_a_lighter_pipeline_and_returns_no_facts(tier: SpacyTier) -> None:
+    ner_only = SpacyTier(SpacyConfig(facts=False))
+    assert ner_only.nlp is not None and "parser" not in ner_only.nlp.pipe_names
+    msg = Message(id="n", text="I moved to Berlin and started working at Siemens.")
+    (out,) = ner_only.extract([msg])
+    assert out.facts == []
+    assert {("Berlin", "location"), ("Siemens", "organization")} <= {(m.value, m.type) for m in out.mentions}
+
+
+def test_pipeline_is_loaded_once_per_process(tier: SpacyTier) -> None:
+    assert SpacyTier(SpacyConfig()).nlp is tier.nlp
+    assert load_nlp(MODEL) is tier.nlp
+
+
+def test_batch_keeps_order_and_skips_junk(tier: SpacyTier) -> None:
+    texts = ["Alice Johnson lives in London.", "🎉🎉🎉", "", "Microsoft hired Bob Smith.", "   "] * 20
+    msgs = [Message(id=str(i), text=t) for i, t in enumerate(texts)]
+    out = tier.extract(msgs)
+    assert [e.message_id for e in out] == [m.id for m in msgs]
+    for msg, ext in zip(msgs, out, strict=True):
+        if not msg.text.strip() or msg.text.startswith("🎉"):
+            assert ext.mentions == [] and ext.facts == []
+        else:
+            assert ext.mentions, msg.text
+    assert ("London", "location") in {(m.value, m.type) for m in out[0].mentions}
+
+
+def test_parse_batches_through_pipe(tier: SpacyTier) -> None:
+    nlp = tier.nlp
+    assert nlp is not None
+    docs = parse(nlp, ["One text.", "Another one."], batch_size=1)
+    assert [d.text for d in docs] == ["One text.", "Another one."]
+
+
+def test_odd_unicode_and_emoji(tier: SpacyTier) -> None:
+    raw = "\x00Angela\u200b Merkel met \u202eEmmanuel Macron\u202c in Berlin \ud800 \U0001f600\u200d"
+    text, _ = prepare(raw, 1000)
+    found = mentions(tier, text)
+    assert ("Berlin", "location") in found
+    assert mentions(tier, "😀🎉🔥") == set()
+
+
+def test_one_megabyte_message_is_cut_and_counted(tier: SpacyTier) -> None:
+    before = counters.get("extract.spacy.cut")
+    small = SpacyTier(SpacyConfig(), max_chars=2000)
+    raw = "Alice Johnson moved to London in 2020. " * 27_000
+    assert len(raw) > 1_000_000
+    (out,) = small.extract([Message(id="big", text=raw)])
+    assert counters.get("extract.spacy.cut") == before + 1
+    assert ("London", "location") in {(m.value, m.type) for m in out.mentions}
+    assert max(m.end for m in out.mentions) <= 2000
+
+
+def test_missing_model_warns_once_and_runs_empty(caplog: pytest.LogCaptureFixture) -> None:
+    name = f"no_such_model_{uuid.uuid4().hex[:8]}"
+    caplog.set_level(logging.DEBUG, logger="knowledge_engine")
+    assert load_nlp(name) is None
+    assert load_nlp(name) is None
+    missing = SpacyTier(SpacyConfig(model=name))
+    assert missing.available is False
+    out = missing.extract([Message(id="a", text="Angela Merkel lives in Berlin."), Message(id="b", text="x")])
+    assert [(e.message_id, e.mentions, e.facts) for e in out] == [("a", [], []), ("b", [], [])]
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1
+    message = warnings[0].getMessage()
+    assert name in message and INSTALL_HINT in message and "regex-only" in message
+
+
+def test_disabled_tier_is_unavailable() -> None:
+    off = SpacyTier(SpacyConfig(enabled=False))
+    assert off.available is False
+    assert off.extract([Message(id="a", text="Angela Merkel")])[0].mentions == []
