@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -10,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from knowledge_engine.config import EngineConfig, load_config
-from knowledge_engine.index.chroma import REBUILD_COMMAND, ChromaIndex, IndexMismatchError, collection_name
+from knowledge_engine.index.chroma import (
+    REBUILD_COMMAND,
+    ChromaIndex,
+    ChromaUnavailableError,
+    IndexMismatchError,
+    collection_name,
+)
 from knowledge_engine.index.embeddings import EmbeddingError, LocalEmbedder
 from knowledge_engine.index.sync import read_state, rebuild, status, sync
 from knowledge_engine.store.records import Fact, Message, fact_id
@@ -260,3 +267,12 @@ def test_collections_have_no_default_embedding_function(workspace: Path, local: 
     with pytest.raises(ValueError, match="embedding function"):
         index.messages.add(ids=["x"], documents=["text without a vector"])
     assert index.messages.configuration_json["hnsw"]["space"] == "cosine"
+
+
+def test_unreachable_server_is_a_clear_error(workspace: Path, local: LocalEmbedder) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = load_config({"chroma": {"url": f"http://127.0.0.1:{port}"}})
+    with pytest.raises(ChromaUnavailableError, match=f"127.0.0.1:{port}"):
+        ChromaIndex(workspace, "main", cfg, local)

@@ -13,6 +13,7 @@ Usage: .venv/bin/python scripts/bench/semantic.py [--quick] [--sizes 10000,10000
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -185,11 +186,14 @@ def main() -> None:
     ap.add_argument("--sizes", default="", help="comma-separated record counts (default 10000,100000)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s] or ([10000] if args.quick else [10000, 100000])
-    result: dict[str, Any] = {"bench": "semantic", "embeddings_per_s": bench_embedder()}
+    result: dict[str, Any] = {"bench": "semantic", "load_avg_1m_start": round(os.getloadavg()[0], 2)}
+    result["embeddings_per_s"] = bench_embedder()
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         result["chroma"] = {str(s): bench_chroma(s, tmp) for s in sizes}
         result["keyword"] = {str(s): bench_keyword(s, tmp) for s in sizes}
+    result["load_avg_1m_end"] = round(os.getloadavg()[0], 2)
+    result["note"] = "sync/query use random unit vectors (384 d); load averages show CPU contention"
     print(orjson.dumps(result).decode())
 
 
