@@ -296,3 +296,11 @@ def test_very_long_sentence_is_a_counted_skip(triples: Callable[..., Triples]) -
     text = "Alex likes jazz " + "and blues " * 40 + "."
     assert triples(text) == set()
     assert counters.get("spacy_facts_skipped_long_sentence") == before + 1
+
+
+def test_started_working_is_present(triples: Callable[..., Triples]) -> None:
+    assert triples("I started working at Acme.") == {("Maya", "works-at", "Acme")}
+
+
+def test_promotion_role_is_not_duplicated(triples: Callable[..., Triples]) -> None:
+    assert triples("Priya got promoted to VP of Engineering.") == {("Priya", "is-a", "VP of Engineering")}

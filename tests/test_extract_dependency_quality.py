@@ -2,8 +2,9 @@
 
 Matching rule (also in docs/extraction-facts.md): a predicted triple matches a labelled one when
 the canonical subjects are equal, the predicates are equal, and the canonical objects are equal
-or share their last word with one word set contained in the other ("iPhone" vs "iPhone 15" no,
-"head of marketing" vs "new head of marketing" yes). Each labelled triple is matched at most once.
+or one is a trailing word sequence of the other, i.e. differs only by leading modifiers
+("head of marketing" vs "new head of marketing" yes, "iPhone" vs "iPhone 15" no).
+Each labelled triple is matched at most once.
 The "dev" split was used while writing the rules; the "heldout" split was written afterwards.
 """
 
@@ -29,9 +30,8 @@ FLOORS = {"all": (0.90, 0.80), "dev": (0.92, 0.85), "heldout": (0.85, 0.65)}
 
 def object_match(predicted: str, labelled: str) -> bool:
     a, b = canonical(predicted).split(), canonical(labelled).split()
-    if a == b:
-        return True
-    return bool(a and b) and a[-1] == b[-1] and (set(a) <= set(b) or set(b) <= set(a))
+    shorter, longer = sorted((a, b), key=len)
+    return bool(shorter) and longer[len(longer) - len(shorter) :] == shorter
 
 
 def triple_match(predicted: Triple, labelled: Triple) -> bool:
@@ -98,5 +98,7 @@ def test_matching_rule() -> None:
     assert triple_match(("maya", "works-at", "northwind labs"), ("Maya", "works-at", "Northwind Labs"))
     assert triple_match(("Dana", "is-a", "new head of marketing"), ("Dana", "is-a", "head of marketing"))
     assert not triple_match(("Leo", "switched-to", "iPhone"), ("Leo", "switched-to", "iPhone 15"))
+    assert not triple_match(("P", "is-a", "VP of X of VP of X"), ("P", "is-a", "VP of X of Y"))
+    assert not triple_match(("Maya", "likes", "jazz"), ("Maya", "likes", "acid"))
     assert not triple_match(("Maya", "works-at", "Acme"), ("Maya", "worked-at", "Acme"))
     assert score([("a", "likes", "b"), ("a", "likes", "b")], [("a", "likes", "b")]) == (1, 1, 0)

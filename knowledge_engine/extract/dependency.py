@@ -398,8 +398,8 @@ def _add_clause(verb: Token, subjects: list[str], out: list[tuple[Token, list[st
             out.append((xcomp, subjects, True))
         return
     if xcomp is not None and verb.lemma_ in ASPECTUAL and not any(c.dep_ == "dobj" for c in verb.children):
-        if not _is_irrealis(xcomp):
-            out.append((xcomp, subjects, past))
+        if not _is_irrealis(xcomp):  # "I started working at Acme": works there now
+            out.append((xcomp, subjects, False))
         return
     out.append((verb, subjects, past))
 
@@ -543,7 +543,7 @@ def _object_phrase(tok: Token, ctx: _Ctx, with_of: bool = False, prefer_name: bo
     inner = _of_object(tok) if with_of else None
     if inner is not None:
         tail = _object_phrase(inner, ctx)
-        if tail:
+        if tail and not text.endswith(tail):  # the entity span may already hold "of X"
             text = f"{text} of {tail}"
     return text
 
