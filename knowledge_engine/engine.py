@@ -186,8 +186,8 @@ class KnowledgeEngine:
         return b.stats() if b is not None else None
 
     # ------------------------------------------------------------------ lifecycle
-    def flush(self, timeout_s: float = 5.0) -> bool:
-        """Process everything queued, send partial LLM batches, write every store."""
+    def flush(self, timeout_s: float = 5.0, sync: bool = True) -> bool:
+        """Process everything queued, send partial LLM batches, write every store, sync the index."""
         deadline = time.monotonic() + timeout_s
         ok = self.queue.drain(max(0.0, deadline - time.monotonic()) * 0.6)
         for b in list(self._batchers.values()):
@@ -195,7 +195,20 @@ class KnowledgeEngine:
         for ws in self.workspaces():
             ws.flush()
             ok = ok and ws.flush_errors == 0
+            if sync and self.config.embeddings.enabled:
+                ok = self._sync_quietly(ws) and ok
         return ok
+
+    def _sync_quietly(self, ws: Workspace) -> bool:
+        """Index sync on flush; a failure is logged and left for the next run (it is idempotent)."""
+        try:
+            self.sync(ws)
+            return True
+        except Exception as exc:
+            counters.inc("sync.failed")
+            log.error("chroma sync of %s failed (%s); it is retried on the next flush or schedule",
+                      ws.folder, type(exc).__name__)
+            return False
 
     def stop(self, timeout_s: float = 4.5) -> bool:
         """Flush and stop every worker within the host's budget; leftovers are parked on disk."""

@@ -37,6 +37,7 @@ class IngestQueue:
         self._spill_lock = threading.Lock()
         self._spilled: set[Path] = set()
         self._inflight = 0
+        self._spill_busy = False
         self._current: list[tuple[Path, Message]] = []
         self._idle = threading.Condition()
         self._stop = threading.Event()
@@ -112,7 +113,14 @@ class IngestQueue:
                             self._q.task_done()
                         self._idle.notify_all()
             elif self._spilled:
-                self._drain_spill()
+                with self._idle:
+                    self._spill_busy = True
+                try:
+                    self._drain_spill()
+                finally:
+                    with self._idle:
+                        self._spill_busy = False
+                        self._idle.notify_all()
             else:
                 with self._idle:
                     self._idle.notify_all()
@@ -152,7 +160,7 @@ class IngestQueue:
 
     # ------------------------------------------------------------------ control
     def pending(self) -> int:
-        return self._q.qsize() + self._inflight + len(self._spilled)
+        return self._q.qsize() + self._inflight + len(self._spilled) + int(self._spill_busy)
 
     def drain(self, timeout_s: float) -> bool:
         """Wait until everything accepted so far is processed; False on timeout."""

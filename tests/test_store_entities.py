@@ -68,8 +68,23 @@ def test_type_is_voted_by_tier_strength(workspace: Path) -> None:
     assert ent.type == "unknown"
     ent = store.observe("Lisbon", "location", "spacy")
     assert ent.type == "location"
-    store.observe("Lisbon", "organization", "regex")
+    store.observe("Lisbon", "location", "spacy")
+    store.observe("Lisbon", "organization", "spacy")
     assert store.resolve("Lisbon").type == "location"  # type: ignore[union-attr]
+    store.observe("Lisbon", "organization", "llm")
+    store.observe("Lisbon", "organization", "llm")
+    assert store.resolve("Lisbon").type == "organization"  # type: ignore[union-attr]
+
+
+def test_a_second_tier_on_the_same_message_votes_but_does_not_count(workspace: Path) -> None:
+    store = make_store(workspace)
+    ev = Evidence(message_id="m1")
+    store.observe("Globex Corp", "organization", "regex", ev)
+    ent = store.observe("Globex", "location", "spacy", ev)
+    assert ent.count == 1 and ent.type == "organization"
+    assert ent.mentions[0].tiers == ["regex", "spacy"]
+    again = store.observe("Globex", "location", "spacy", ev)  # replay of the same message
+    assert again.count == 1 and again.type_votes == ent.type_votes
 
 
 def test_dates_and_emails_never_merge_fuzzily(workspace: Path) -> None:

@@ -41,6 +41,13 @@ _BASE_IMPORTANCE: dict[str, float] = {
 _NAMED = {"person", "organization", "location", "product", "concept", "unknown"}
 
 
+def vote_weight(tier: str, type_: str) -> int:
+    """A regex type is structural (a legal suffix, an @, a currency sign): as sure as the LLM."""
+    if tier == "regex" and type_ != "unknown":
+        return TIER_STRENGTH["llm"]
+    return TIER_STRENGTH.get(tier, 1)
+
+
 def match_key(value: str) -> str:
     """Canonical form without legal suffixes or punctuation, for resolution."""
     text = canonical(value)
@@ -131,16 +138,20 @@ class EntityStore:
         now = now or (evidence.timestamp if evidence and evidence.timestamp else utcnow())
         with self.table.mutex:
             ent = self.resolve(value, type_)
-            if ent is not None and evidence is not None and any(
-                m.message_id == evidence.message_id for m in ent.mentions
-            ):
-                return ent  # this message was already counted (a replay): idempotent
+            seen = None
+            if ent is not None and evidence is not None:
+                seen = next((m for m in ent.mentions if m.message_id == evidence.message_id), None)
+                if seen is not None and tier in seen.tiers:
+                    return ent  # this tier already counted this message (a replay): idempotent
             if ent is None:
                 ent = self._create(value, type_, tier, importance, now)
             else:
-                ent = self._merge(ent, value, type_, tier, now)
-            if evidence is not None and all(m.message_id != evidence.message_id for m in ent.mentions):
-                ent.mentions = [*ent.mentions, evidence][-self.storage.max_mentions:]
+                ent = self._merge(ent, value, type_, tier, now, new_message=seen is None)
+            if seen is not None:
+                seen.tiers = [*seen.tiers, tier]
+            elif evidence is not None:
+                mention = evidence.model_copy(update={"tiers": [tier]})
+                ent.mentions = [*ent.mentions, mention][-self.storage.max_mentions:]
             self.table.put(ent)
             self._index(ent)
             return ent
@@ -154,23 +165,27 @@ class EntityStore:
             type=type_, value=clean, aliases=[], count=1,
             importance=importance if importance is not None else _BASE_IMPORTANCE.get(type_, 0.5),
             first_seen=now, last_seen=now, sources=[tier],
-            type_votes={type_: TIER_STRENGTH.get(tier, 1)}, updated_at=now,
+            type_votes={type_: vote_weight(tier, type_)}, updated_at=now,
         )
         existing = self.table.get(ent.id)
         return self._merge(existing, value, type_, tier, now) if existing else ent
 
-    def _merge(self, ent: Entity, value: str, type_: EntityType, tier: SourceTier, now: datetime) -> Entity:
-        ent.count += 1
+    def _merge(
+        self, ent: Entity, value: str, type_: EntityType, tier: SourceTier, now: datetime, new_message: bool = True
+    ) -> Entity:
+        """Fold a mention in; `count` counts messages, so a second tier on the same message only votes."""
+        if new_message:
+            ent.count += 1
+            ent.importance = min(1.0, ent.importance + 0.02)
         ent.last_seen = max(ent.last_seen, now)
         ent.first_seen = min(ent.first_seen, now)
-        ent.importance = min(1.0, ent.importance + 0.02)
         surface = value.strip()
         if surface and surface != ent.value and surface not in ent.aliases:
             ent.aliases = [*ent.aliases, surface][-self.storage.max_mentions:]
         if tier not in ent.sources:
             ent.sources = [*ent.sources, tier]
         if type_ != "unknown":
-            ent.type_votes[type_] = ent.type_votes.get(type_, 0) + TIER_STRENGTH.get(tier, 1)
+            ent.type_votes[type_] = ent.type_votes.get(type_, 0) + vote_weight(tier, type_)
         ent = self._retype(ent)
         if len(surface) > len(ent.value) and ent.type == "person" and surface.lower().startswith(ent.value.lower()):
             # "Alex" then "Alex Smith": the fuller name becomes the display value

@@ -56,6 +56,7 @@ class Evidence(_Record):
     session: str | None = None
     role: str | None = None
     timestamp: datetime | None = None
+    tiers: list[str] = Field(default_factory=list)  # on entity mentions: which tiers saw it in this message
 
 
 class Entity(_Record):

@@ -18,7 +18,7 @@ from pathlib import Path
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.extract.base import Extraction, FactCandidate
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.entities import EntityStore
+from knowledge_engine.store.entities import EntityStore, vote_weight
 from knowledge_engine.store.facts import FactStore
 from knowledge_engine.store.persistence import WorkspaceLock
 from knowledge_engine.store.records import Entity, Evidence, Fact, Message, utcnow
@@ -82,10 +82,14 @@ class Workspace:
         """Merge what the tiers found in one message; returns (entities seen, facts stored)."""
         ev = Evidence(message_id=message.id, session=message.session, role=message.role, timestamp=message.timestamp)
         n_ent = n_fact = 0
+        extractions = list(extractions)
+        mentions = [m for ex in extractions for m in ex.mentions]
+        # strongest evidence first, so a new entity is created with its best type (and id)
+        mentions.sort(key=lambda m: (m.type == "unknown", -vote_weight(m.tier, m.type)))
+        for m in mentions:
+            self.entities.observe(m.value, m.type, m.tier, ev, m.importance)
+            n_ent += 1
         for ex in extractions:
-            for m in ex.mentions:
-                self.entities.observe(m.value, m.type, m.tier, ev, m.importance)
-                n_ent += 1
             for cand in ex.facts:
                 if self.add_fact(cand, ev) is not None:
                     n_fact += 1
