@@ -61,7 +61,9 @@ def test_generate_endpoint_uses_generate_api(ollama_server: FakeOllamaServer) ->
     (req,) = ollama_server.calls()
     assert req.path == "/api/generate"
     assert req.body["system"] == "SYS" and req.body["prompt"] == PROMPT
-    assert req.body["format"] == output_schema() and req.body["stream"] is False and req.body["think"] is False
+    assert (
+        req.body["format"] == output_schema() and req.body["stream"] is False and req.body["think"] is False
+    )
 
 
 def test_openai_compatible_request_shape(ollama_server: FakeOllamaServer) -> None:
@@ -87,7 +89,12 @@ def test_explicit_api_overrides_the_url(ollama_server: FakeOllamaServer) -> None
 @pytest.mark.parametrize("endpoint_suffix", ["", "/api/generate", "/v1"])
 @pytest.mark.parametrize(
     ("behaviour", "error"),
-    [("http500", LlmHttpError), ("http404", LlmHttpError), ("error_body", LlmHttpError), ("truncated", LlmTruncated)],
+    [
+        ("http500", LlmHttpError),
+        ("http404", LlmHttpError),
+        ("error_body", LlmHttpError),
+        ("truncated", LlmTruncated),
+    ],
 )
 def test_server_errors_map_to_llm_errors(
     ollama_server: FakeOllamaServer, endpoint_suffix: str, behaviour: str, error: type[Exception]
@@ -127,8 +134,12 @@ def test_fake_server_embeddings(ollama_server: FakeOllamaServer) -> None:
     r = httpx.post(ollama_server.url + "/api/embed", json={"model": "m", "input": ["a", "b"]}).json()
     assert len(r["embeddings"]) == 2 and all(len(v) == 8 for v in r["embeddings"])
     assert r["embeddings"][0] == hash_vector("a", 8) != r["embeddings"][1]
-    r = httpx.post(ollama_server.url + "/v1/embeddings", json={"model": "m", "input": "a", "dimensions": 4}).json()
+    r = httpx.post(
+        ollama_server.url + "/v1/embeddings", json={"model": "m", "input": "a", "dimensions": 4}
+    ).json()
     assert r["data"][0]["embedding"] == hash_vector("a", 4)
     assert httpx.get(ollama_server.url + "/api/tags").json()["models"][0]["name"] == ollama_server.model
     ollama_server.script("http500", channel="embed")
-    assert httpx.post(ollama_server.url + "/api/embed", json={"model": "m", "input": "a"}).status_code == 500
+    assert (
+        httpx.post(ollama_server.url + "/api/embed", json={"model": "m", "input": "a"}).status_code == 500
+    )

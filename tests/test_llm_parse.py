@@ -13,8 +13,16 @@ from knowledge_engine.observe import counters
 
 GOOD = {
     "entities": [{"name": "Alex", "type": "Person", "importance": 0.9}],
-    "facts": [{"message_index": 0, "subject": "Alex", "predicate": "Works At", "object": "Acme",
-               "valid_at": None, "confidence": 0.8}],
+    "facts": [
+        {
+            "message_index": 0,
+            "subject": "Alex",
+            "predicate": "Works At",
+            "object": "Acme",
+            "valid_at": None,
+            "confidence": 0.8,
+        }
+    ],
 }
 
 
@@ -70,15 +78,23 @@ def test_invalid_items_are_dropped_one_by_one_and_counted() -> None:
 
 
 def test_fact_may_cite_message_id_instead_of_index() -> None:
-    out = parse_output(json.dumps({"facts": [{"message_id": "m-7", "subject": "A", "predicate": "likes",
-                                              "object": "B"}]}))
+    out = parse_output(
+        json.dumps({"facts": [{"message_id": "m-7", "subject": "A", "predicate": "likes", "object": "B"}]})
+    )
     assert out.facts[0].message_id == "m-7"
 
 
 def test_unknown_entity_type_becomes_unknown_and_scores_are_clamped() -> None:
-    out = parse_output(json.dumps({"entities": [{"name": "Zorp", "type": "alien", "importance": 7}],
-                                   "facts": [{"message_index": 0, "subject": "A", "predicate": "p",
-                                              "object": "B", "confidence": -2}]}))
+    out = parse_output(
+        json.dumps(
+            {
+                "entities": [{"name": "Zorp", "type": "alien", "importance": 7}],
+                "facts": [
+                    {"message_index": 0, "subject": "A", "predicate": "p", "object": "B", "confidence": -2}
+                ],
+            }
+        )
+    )
     assert out.entities[0].type == "unknown" and out.entities[0].importance == 1.0
     assert out.facts[0].confidence == 0.0
 
@@ -95,14 +111,18 @@ def test_error_bodies_raise_even_with_status_200() -> None:
 
 def test_truncation_is_an_error() -> None:
     with pytest.raises(LlmTruncated):
-        ollama_content([{"response": '{"facts": [', "done": True, "done_reason": "length"}], 200, generate=True)
+        ollama_content(
+            [{"response": '{"facts": [', "done": True, "done_reason": "length"}], 200, generate=True
+        )
     with pytest.raises(LlmTruncated):
         openai_content({"choices": [{"message": {"content": "{"}, "finish_reason": "length"}]}, 200)
 
 
 def test_streamed_ndjson_is_concatenated() -> None:
-    lines = [{"message": {"content": '{"facts": '}, "done": False},
-             {"message": {"content": "[]}"}, "done": True, "done_reason": "stop"}]
+    lines = [
+        {"message": {"content": '{"facts": '}, "done": False},
+        {"message": {"content": "[]}"}, "done": True, "done_reason": "stop"},
+    ]
     raw = b"\n".join(json.dumps(x).encode() for x in lines)
     assert decode_json(ollama_content(load_body(raw), 200, generate=False)) == {"facts": []}
 
@@ -113,14 +133,19 @@ def test_schema_is_strict_self_contained_and_matches_the_model() -> None:
     assert "$ref" not in text and "$defs" not in text
     fact = schema["properties"]["facts"]["items"]
     assert fact["additionalProperties"] is False
-    assert set(fact["required"]) == set(fact["properties"]) == {
-        "message_index", "subject", "predicate", "object", "valid_at", "confidence"}
+    assert (
+        set(fact["required"])
+        == set(fact["properties"])
+        == {"message_index", "subject", "predicate", "object", "valid_at", "confidence"}
+    )
     assert "message_id" not in fact["properties"]
     entity = schema["properties"]["entities"]["items"]
     assert "person" in entity["properties"]["type"]["enum"]
     assert set(LlmOutput.model_fields) == set(schema["properties"])
 
 
-@pytest.mark.parametrize(("raw", "want"), [("Works At", "works-at"), ("lives_in", "lives-in"), ("  likes ", "likes")])
+@pytest.mark.parametrize(
+    ("raw", "want"), [("Works At", "works-at"), ("lives_in", "lives-in"), ("  likes ", "likes")]
+)
 def test_kebab(raw: str, want: str) -> None:
     assert kebab(raw) == want

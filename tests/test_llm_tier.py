@@ -24,8 +24,12 @@ def person(i: int) -> str:
 
 def make_messages(n: int, start: int = 0) -> list[Message]:
     return [
-        Message(id=f"m{i}", text=f"{person(i)} works at Company{i}.", speaker="Alex",
-                timestamp=T0 + timedelta(minutes=i))
+        Message(
+            id=f"m{i}",
+            text=f"{person(i)} works at Company{i}.",
+            speaker="Alex",
+            timestamp=T0 + timedelta(minutes=i),
+        )
         for i in range(start, start + n)
     ]
 
@@ -36,20 +40,25 @@ def tier_for(server: FakeOllamaServer, suffix: str = "", **kw: object) -> LlmTie
 
 
 @pytest.mark.parametrize("suffix", ["", "/api/generate", "/v1"])
-def test_every_message_gets_its_own_facts_from_one_call(ollama_server: FakeOllamaServer, suffix: str) -> None:
+def test_every_message_gets_its_own_facts_from_one_call(
+    ollama_server: FakeOllamaServer, suffix: str
+) -> None:
     messages = make_messages(6)
     results = tier_for(ollama_server, suffix).extract(messages, [])
     assert len(ollama_server.calls()) == 1
     assert [r.message_id for r in results] == [m.id for m in messages]
     for i, r in enumerate(results):
         assert [(f.subject, f.predicate, f.object, f.tier) for f in r.facts] == [
-            (person(i), "works-at", f"Company{i}", "llm")]
+            (person(i), "works-at", f"Company{i}", "llm")
+        ]
         assert r.facts[0].subject_type == "person" and r.facts[0].object_type == "organization"
         assert {m.value for m in r.mentions} == {person(i), f"Company{i}"}
         assert all(m.tier == "llm" for m in r.mentions)
 
 
-def test_prompt_carries_speakers_timestamps_ids_and_capped_known_entities(ollama_server: FakeOllamaServer) -> None:
+def test_prompt_carries_speakers_timestamps_ids_and_capped_known_entities(
+    ollama_server: FakeOllamaServer,
+) -> None:
     messages = [
         Message(id="a1", text="I started at Acme yesterday.", role="user", speaker="Alex", timestamp=T0),
         Message(id="a2", text="Congratulations!", role="assistant", speaker=None, timestamp=T0),
@@ -76,7 +85,9 @@ def test_default_confidence_and_long_messages_cut(ollama_server: FakeOllamaServe
     assert counters.get("llm.message_truncated") - before == 1
 
 
-@pytest.mark.parametrize("behaviour", ["fenced", "wrapper", "trailing_garbage", "invalid_escape", "invalid_items"])
+@pytest.mark.parametrize(
+    "behaviour", ["fenced", "wrapper", "trailing_garbage", "invalid_escape", "invalid_items"]
+)
 def test_recoverable_responses_still_deliver(ollama_server: FakeOllamaServer, behaviour: str) -> None:
     ollama_server.script(behaviour)
     before = counters.get("llm.unknown_message")
@@ -88,10 +99,18 @@ def test_recoverable_responses_still_deliver(ollama_server: FakeOllamaServer, be
 
 @pytest.mark.parametrize(
     ("behaviour", "error"),
-    [("malformed", LlmBadOutput), ("empty", LlmBadOutput), ("truncated", LlmTruncated),
-     ("error_body", LlmHttpError), ("http500", LlmHttpError), ("mid_stream_error", LlmHttpError)],
+    [
+        ("malformed", LlmBadOutput),
+        ("empty", LlmBadOutput),
+        ("truncated", LlmTruncated),
+        ("error_body", LlmHttpError),
+        ("http500", LlmHttpError),
+        ("mid_stream_error", LlmHttpError),
+    ],
 )
-def test_unusable_responses_raise(ollama_server: FakeOllamaServer, behaviour: str, error: type[LlmError]) -> None:
+def test_unusable_responses_raise(
+    ollama_server: FakeOllamaServer, behaviour: str, error: type[LlmError]
+) -> None:
     ollama_server.script(behaviour)
     with pytest.raises(error):
         tier_for(ollama_server).extract(make_messages(2), [])
@@ -104,8 +123,13 @@ def test_empty_batch_makes_no_call(ollama_server: FakeOllamaServer) -> None:
 
 @pytest.mark.parametrize(
     ("raw", "want"),
-    [("2026-03-01", datetime(2026, 3, 1, tzinfo=UTC)), ("2026-03-01T12:00:00Z", datetime(2026, 3, 1, 12, tzinfo=UTC)),
-     (None, None), ("", None), ("last tuesday", None)],
+    [
+        ("2026-03-01", datetime(2026, 3, 1, tzinfo=UTC)),
+        ("2026-03-01T12:00:00Z", datetime(2026, 3, 1, 12, tzinfo=UTC)),
+        (None, None),
+        ("", None),
+        ("last tuesday", None),
+    ],
 )
 def test_parse_valid_at(raw: str | None, want: datetime | None) -> None:
     assert parse_valid_at(raw) == want

@@ -35,6 +35,8 @@ Sink = Callable[[list[Message], list[Extraction]], None]
 KnownEntities = Callable[[], list[tuple[str, str]]]
 MAX_BACKOFF_S = 60.0
 PENDING_VERSION = 1
+# The server answered, so the batch itself is the problem: retrying it unchanged rarely helps.
+CONTENT_FAILURES = frozenset({"bad_output", "truncated"})
 
 
 @dataclass(eq=False)
@@ -44,6 +46,8 @@ class _Batch:
     path: Path | None = None  # set once the batch is parked on disk
     lock: threading.RLock = field(default_factory=threading.RLock)
     done: bool = False  # the sink succeeded
+    content_failures: int = 0  # unusable outputs so far (kept in the pending file)
+    last_failure: str = ""
     abandoned: bool = False  # stop() parked it while in flight: the file owns it now
 
 
@@ -88,6 +92,7 @@ class LlmBatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._consecutive_failures = 0
+        self._ever_succeeded = False  # evidence that the model can answer at all
         self._cooling_until = 0.0
         self._next_pending_try: float | None = None
         self._counts: Counter[str] = Counter()
@@ -153,9 +158,10 @@ class LlmBatcher:
             batch = self._load(path)
             if batch is None:
                 continue
-            if not self._process(batch):
-                break
-            delivered += 1
+            if self._process(batch):
+                delivered += 1
+            elif self._cooling() or batch.last_failure not in CONTENT_FAILURES:
+                break  # the server is the problem: wait for the next try
         if self._pending_files():
             self._schedule_pending_retry()
         if delivered:
@@ -168,6 +174,7 @@ class LlmBatcher:
         return {
             "queued": queued,
             "pending_batches": len(self._pending_files()),
+            "failed_batches": len(list(self._pending_dir.glob("batch-*.failed"))),
             "sent_batches": self._counts["sent_batches"],
             "delivered_messages": self._counts["delivered_messages"],
             "calls": self._counts["calls"],
@@ -263,6 +270,10 @@ class LlmBatcher:
                 return self._deliver(batch, extractions)
             if batch.abandoned:
                 return False
+            if self._should_split(batch):
+                self._park(batch, reason=batch.last_failure)
+                self._split_or_set_aside(batch)
+                return False
             if self._cooling() or attempt >= self._config.max_retries:
                 self._park(batch, reason="cooling_down" if self._cooling() else "retries_exhausted")
                 return False
@@ -284,22 +295,36 @@ class LlmBatcher:
         try:
             extractions = self._tier.extract(batch.messages, known)
         except LlmError as exc:
-            self._failed(exc.reason, attempt, exc.status)
+            batch.last_failure = exc.reason
+            if exc.reason in CONTENT_FAILURES:
+                batch.content_failures += 1
+            self._failed(exc.reason, attempt, exc.status, breaker=not self._should_split(batch))
             return None
         except Exception:
             log.exception("LLM tier raised an unexpected error")
+            batch.last_failure = "unexpected"
             self._failed("unexpected", attempt, None)
             return None
         self._consecutive_failures = 0
+        self._ever_succeeded = True
         return extractions
 
-    def _failed(self, reason: str, attempt: int, status: int | None) -> None:
+    def _should_split(self, batch: _Batch) -> bool:
+        """Split when the batch's own output keeps failing: always for truncation (too big), and for bad
+        JSON only once the model has shown it can answer (else a wrong model would shred every batch)."""
+        if batch.content_failures < self._config.split_after_bad_outputs:
+            return False
+        if batch.last_failure == "truncated":
+            return True
+        return batch.last_failure in CONTENT_FAILURES and self._ever_succeeded
+
+    def _failed(self, reason: str, attempt: int, status: int | None, breaker: bool = True) -> None:
         self._counts["failures"] += 1
         self._consecutive_failures += 1
         counters.inc(f"llm.failure.{reason}")
         emit("llm.call_failed", logging.WARNING, reason=reason, status=status, attempt=attempt,
              consecutive=self._consecutive_failures)
-        if self._consecutive_failures >= self._config.failure_threshold:
+        if breaker and self._consecutive_failures >= self._config.failure_threshold:
             self._cooling_until = time.monotonic() + self._config.failure_cooldown_ms / 1000
             counters.inc("llm.cooldowns")
             emit("llm.cooling_down", logging.WARNING, seconds=self._config.failure_cooldown_ms / 1000,
@@ -338,24 +363,55 @@ class LlmBatcher:
     def _park(self, batch: _Batch, reason: str = "failed") -> None:
         """Write the batch to disk once (atomically); bounded, overflow counted and logged."""
         with batch.lock:
-            if batch.path is not None or batch.done:
+            if batch.done:
+                return
+            if batch.path is not None:  # already parked: just keep its failure count current
+                if batch.path.exists():
+                    self._write(batch, batch.path, reason)
                 self._schedule_pending_retry()
                 return
             self._pending_dir.mkdir(parents=True, exist_ok=True)
             self._make_room()
             path = self._pending_dir / f"batch-{batch.id}.json"
-            body = {
-                "version": PENDING_VERSION,
-                "id": batch.id,
-                "reason": reason,
-                "messages": [m.model_dump(mode="json") for m in batch.messages],
-            }
-            _atomic_write(path, orjson.dumps(body))
+            self._write(batch, path, reason)
             batch.path = path
         self._counts["parked_batches"] += 1
         counters.inc("llm.parked_batches")
         emit("llm.batch_parked", reason=reason, messages=len(batch.messages))
         self._schedule_pending_retry()
+
+    @staticmethod
+    def _write(batch: _Batch, path: Path, reason: str) -> None:
+        body = {
+            "version": PENDING_VERSION,
+            "id": batch.id,
+            "reason": reason,
+            "content_failures": batch.content_failures,
+            "messages": [m.model_dump(mode="json") for m in batch.messages],
+        }
+        _atomic_write(path, orjson.dumps(body))
+
+    def _split_or_set_aside(self, batch: _Batch) -> None:
+        """A batch the model cannot answer: halve it (written before the original is removed);
+        a single message is renamed to .failed, kept for inspection, counted and logged."""
+        if batch.path is None:
+            return
+        if len(batch.messages) == 1:
+            with contextlib.suppress(OSError):
+                batch.path.rename(batch.path.with_suffix(".failed"))
+            self._consecutive_failures = 0
+            counters.inc("llm.set_aside")
+            emit("llm.batch_set_aside", logging.WARNING, reason=batch.last_failure, messages=1)
+            return
+        half = len(batch.messages) // 2
+        for suffix, part in (("a", batch.messages[:half]), ("b", batch.messages[half:])):
+            self._park(_Batch(part, id=f"{batch.id}-{suffix}"), reason="split")
+        with contextlib.suppress(FileNotFoundError):
+            batch.path.unlink()
+        self._consecutive_failures = 0  # the server answered; the halves are a new trial
+        counters.inc("llm.split_batches")
+        emit("llm.batch_split", reason=batch.last_failure, messages=len(batch.messages))
+        self._next_pending_try = time.monotonic()  # the server answers: try the halves right away
 
     def _schedule_pending_retry(self) -> None:
         if self._next_pending_try is None:
@@ -394,7 +450,9 @@ class LlmBatcher:
             with contextlib.suppress(OSError):
                 path.rename(path.with_suffix(".corrupt"))
             return None
-        return _Batch(messages, id=str(body.get("id", path.stem)), path=path)
+        failures = body.get("content_failures", 0)
+        return _Batch(messages, id=str(body.get("id", path.stem)), path=path,
+                      content_failures=failures if isinstance(failures, int) else 0)
 
     def _park_leftovers(self, deadline: float) -> None:
         with self._cond:

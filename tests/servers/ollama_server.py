@@ -156,6 +156,7 @@ class FakeOllamaServer:
     slow_seconds: float = 0.5
     hang_seconds: float = 30.0
     default: str = "ok"  # a behaviour name, or "flap"
+    poison_marker: str | None = None  # a prompt containing it always gets malformed output
     requests: list[Recorded] = field(default_factory=list)
     _scripts: dict[str, deque[str]] = field(
         default_factory=lambda: {"llm": deque(), "embed": deque()}
@@ -318,6 +319,8 @@ class FakeOllamaServer:
         if not body.get("model"):
             return _Reply(400, _json({"error": "model is required"}))
         prompt = _prompt_of(path, body)
+        if self.poison_marker and self.poison_marker in prompt:
+            behaviour = "malformed"
         content, length = _shape_content(behaviour, json.dumps(deterministic_extraction(prompt)))
         model = body["model"]
         if behaviour == "mid_stream_error" and not openai:
