@@ -122,7 +122,8 @@ def test_money_negative(text: str) -> None:
         ("Shares of Apple Inc. rose", "Apple"),
         ("at Siemens AG and", "Siemens"),
         ("Johnson & Johnson Inc sells", "Johnson & Johnson"),
-        ("Procter and Gamble Co. reported", "Procter and Gamble"),
+        ("Procter & Gamble Co. reported", "Procter & Gamble"),
+        ("between Alice Consulting and Acme Corp. for", "Acme"),
         ("the CEO of Acme Ltd said", "Acme"),
         ("BNP Paribas SA said", "BNP Paribas"),
         ("The Tesco PLC board", "Tesco"),
@@ -171,6 +172,8 @@ def test_product_positive(text: str, value: str) -> None:
         "in Q3 2024",
         "room 101",
         "COVID-19",
+        "marker HX-2026-0042 here",
+        "# Runs 94 tests",
     ],
 )
 def test_product_negative(text: str) -> None:
@@ -186,6 +189,9 @@ def test_product_negative(text: str) -> None:
         ("We drove to Zürich with Zoë", "Zürich"),
         ("Thanks Alice!", "Alice"),
         ("She called O'Brien twice", "O'Brien"),
+        ("Berlin is big. I love Berlin.", "Berlin"),
+        ("# Install LightRAG here", "LightRAG"),
+        ("API keys", "API"),
     ],
 )
 def test_proper_noun_positive(text: str, value: str) -> None:
@@ -199,6 +205,7 @@ def test_proper_noun_positive(text: str, value: str) -> None:
         "Hello there, I think so.",
         "On Monday we talked.",
         "Working late again.",
+        "Install it. Default settings apply.\n# Runs 94 tests",
         "Yesterday it rained. However nothing happened.",
         "i am all lower case",
         "東京に行きました",

@@ -87,8 +87,8 @@ _SUFFIXES = (
 )
 _SUFFIX_AHEAD = rf"(?:{_SUFFIXES})(?![\w/])"
 _SUFFIX_ANYWHERE = re.compile(rf"(?<![\w])(?:{_SUFFIXES})(?![\w/])")
-# "of"/"for"/"de" are not joiners: "Shares of Apple Inc." and "CEO of Acme Ltd" name Apple and Acme.
-_ORG_JOIN = r"(?:[ \t]|[ \t]?&[ \t]?|[ \t](?:and|und|et)[ \t])"
+# Words are not joiners: "Shares of Apple Inc." names Apple, "Alice Consulting and Acme Corp." names Acme.
+_ORG_JOIN = r"(?:[ \t]|[ \t]?&[ \t]?)"
 ORGANIZATION = re.compile(
     rf"(?<![\w'’&-])(?!{_SUFFIX_AHEAD})(?P<name>{_CAPWORD}(?:{_ORG_JOIN}(?!{_SUFFIX_AHEAD}){_CAPWORD}){{0,5}}+)"
     rf",?[ \t]+(?P<suffix>{_SUFFIXES})(?![\w/])"
@@ -96,7 +96,7 @@ ORGANIZATION = re.compile(
 _PRODUCT_TAILS = "Pro|Max|Ultra|Mini|mini|Plus|Air|Lite|Turbo|Sonnet|Opus|Haiku|Flash|SE|XL|Omni|Studio"
 PRODUCT = re.compile(
     r"(?<![\w.'’-])(?P<name>[A-Za-z][A-Za-z0-9]*+(?:\.js)?)(?P<sep>[ \t]|-)"
-    r"(?P<ver>v?\d{1,4}(?:\.\d{1,4}){0,3}[a-z]{0,2})(?![\w]|\.\d)"
+    r"(?P<ver>v?\d{1,4}(?:\.\d{1,4}){0,3}[a-z]{0,2})(?![\w]|[.-]\d)"
     rf"(?:[ \t](?P<tail>{_PRODUCT_TAILS})(?![\w]))?"
 )
 PROPER_NOUN = re.compile(rf"(?<![\w'’@/.#&-]){_CAPWORD}(?: {_CAPWORD}){{0,7}}")
@@ -143,7 +143,9 @@ _FUNCTION_WORDS = (
     "Get Made Make Paid Pay Bought Buy Sold Need Want Like Love Hate Think Thought Know Knew Guess "
     "Please Try Tried Find Found Keep Kept Put Set Show Write Wrote Read Use Used Add Added Fix Fixed "
     "Move Moved Start Started Stop Stopped Finish Finished Wait Hope Feel Felt Came Come Left Took Take "
-    "Meet Meeting Visit Visited Join Joined Ping Text Message Reply Invite Congrats Happy"
+    "Meet Meeting Visit Visited Join Joined Ping Text Message Reply Invite Congrats Happy "
+    "Install Run Runs Enable Disable Default Configure Open Close Create Delete Remove Build Test Deploy "
+    "Example Usage Returns Return Optional Required See"
 )
 _PRODUCT_STOP = (
     "Page Chapter Room Step Day Days Week Weeks Year Years Month Months Version Level Phase Part Section "
@@ -156,7 +158,7 @@ EXCLUDED_WORDS: frozenset[str] = frozenset((_MONTHS + " " + _WEEKDAYS + " " + _F
 _PRODUCT_EXCLUDED: frozenset[str] = frozenset(
     (_MONTHS + " " + _WEEKDAYS + " " + _FUNCTION_WORDS + " " + _PRODUCT_STOP).split()
 )
-_SENTENCE_END = ".!?:;\n\"'“”‘’([{*-•>|"
+_SENTENCE_END = ".!?:;\n\"'“”‘’()[]{}*-•>|#"
 _POSSESSIVE = ("'s", "’s", "'", "’")
 _TRAILING_PUNCT = ".,;:!?'\"’”)]}>"
 _MAX_NOUN_WORDS = 5
@@ -299,22 +301,28 @@ def _noun_segments(text: str, start: int, run: str) -> Iterator[_Hit]:
 def _finish_segment(text: str, segment: list[tuple[str, int]]) -> Iterator[_Hit]:
     if not segment or len(segment) > _MAX_NOUN_WORDS:
         return
-    first, start = segment[0]
-    if len(segment) == 1 and _at_sentence_start(text, start) and _looks_like_plain_word(first):
-        return
+    _, start = segment[0]
     last, last_start = segment[-1]
     value = " ".join(w for w, _ in segment)
     yield _Hit(value, "unknown", start, last_start + len(last))
 
 
-def _looks_like_plain_word(word: str) -> bool:
-    """A sentence-start word shaped like an ordinary verb/adverb ("Working", "Honestly")."""
-    return word[1:].islower() and word.lower().endswith(("ing", "ed", "ly"))
+def _is_plain_sentence_start(text: str, hit: _Hit) -> bool:
+    """A lone Title-case word opening a sentence ("Install", "Default") is usually not a name."""
+    v = hit.value
+    possessive = text[hit.end : hit.end + 1] in ("'", "’")  # "Alice's brother" names Alice
+    return " " not in v and v[1:].islower() and not possessive and _at_sentence_start(text, hit.start)
 
 
 def _proper_nouns(text: str) -> Iterator[_Hit]:
-    for m in PROPER_NOUN.finditer(text):
-        yield from _noun_segments(text, m.start(), m.group())
+    """Capitalised runs; a sentence-opening lone word counts only if the text also capitalises it
+    mid-sentence ("Berlin is big. I love Berlin." keeps both, "Install it." keeps nothing)."""
+    hits = [h for m in PROPER_NOUN.finditer(text) for h in _noun_segments(text, m.start(), m.group())]
+    openers = [_is_plain_sentence_start(text, h) for h in hits]
+    confirmed = {h.value for h, opener in zip(hits, openers, strict=True) if not opener}
+    for h, opener in zip(hits, openers, strict=True):
+        if not opener or h.value in confirmed:
+            yield h
 
 
 # Highest priority first: a later extractor's hit that overlaps an earlier one is dropped.
