@@ -34,6 +34,7 @@ def test_exact_hit_and_whitespace_insensitive() -> None:
 def test_fuzzy_hit_over_word_tokens() -> None:
     cache, _ = make(threshold=0.8)
     cache.set("main", "what did we decide about the halcyon launch date in the meeting", {"r": "1"})
+    # the word "so" is filler, so the strict guard allows this near-duplicate
     # same words, different case and punctuation -> Jaccard 1.0
     assert cache.get("main", "What did we decide about the Halcyon launch date, in the meeting?") == {
         "r": "1"
@@ -94,3 +95,24 @@ def test_disabled_and_clear() -> None:
     assert cache.get("main", "q") is None and cache.get("b", "q") == {"r": "2"}
     cache.clear()
     assert len(cache) == 0
+
+
+def test_default_threshold_substitution_boundary() -> None:
+    clock = Clock()
+    loose: PromptCache[str] = PromptCache(300, 10, 0.85, clock=clock, strict=False)
+    shared = "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11"
+    loose.set("main", shared + " alice", "alice")
+    assert loose.get("main", shared + " bob") is None  # 11 shared: 11/13 < 0.85
+    loose.set("main", shared + " w12 alice", "alice12")
+    assert loose.get("main", shared + " w12 bob") == "alice12"  # 12 shared: 12/14 >= 0.85
+
+
+def test_strict_fuzzy_never_swaps_a_content_word() -> None:
+    cache, _ = make(threshold=0.5)
+    long_q = "can you remind me what exactly we decided about the quarterly budget for the marketing team"
+    cache.set("main", long_q + " alice", {"r": "alice"})
+    assert cache.get("main", long_q + " bob") is None  # same length, one name differs: never a hit
+    assert cache.get("main", long_q.replace("budget", "deadline") + " alice") is None
+    assert cache.get("main", "please " + long_q + " alice") == {"r": "alice"}  # filler only
+    cache.set("main", "what happened in 2022", {"r": "2022"})
+    assert cache.get("main", "what happened in 2023") is None

@@ -190,8 +190,11 @@ def _xml_item(item: RetrievedItem, text: str) -> str:
 # --------------------------------------------------------------------------- public API
 
 
-def render_item(item: RetrievedItem, fmt: Format = "markdown", max_item_chars: int | None = None) -> str:
-    """One item as it appears in the block (its length is what budgets count)."""
+def render_item(
+    item: RetrievedItem, fmt: Format = "markdown", max_item_chars: int | None = DEFAULT_MAX_ITEM_CHARS
+) -> str:
+    """One item exactly as render_block shows it with the same `max_item_chars` (its length
+    is what budgets count)."""
     text = _clip(clean(item.text), max_item_chars)
     return _md_item(item, text) if fmt == "markdown" else _xml_item(item, text)
 

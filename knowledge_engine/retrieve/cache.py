@@ -5,8 +5,11 @@ users rephrase; both would otherwise pay full retrieval again within seconds. En
 expire after a TTL, and each agent keeps at most `max_entries` (least recently used
 evicted), so one agent's traffic cannot evict another's.
 
-Caveat (documented): a fuzzy hit reuses the result of a query that differs by a few
-words; at the default 0.85 that needs >= 13 shared tokens for one differing token.
+A fuzzy hit reuses the result of a query that differs by a few words, which is only
+safe when those words do not carry the meaning: "where does Alice work" and "where does
+Bob work" must not share a result however long the question. So, unless `strict=False`,
+a fuzzy match additionally requires every differing token to be a filler word (articles,
+"please", "can you", ...) or a one/two-letter token without digits.
 """
 
 from __future__ import annotations
@@ -23,6 +26,20 @@ from knowledge_engine.retrieve.fuse import jaccard, tokens
 
 V = TypeVar("V")
 
+_FILLER = frozenset(
+    {
+        "the", "a", "an", "and", "or", "so", "to", "of", "in", "on", "at", "for", "is", "are", "was", "be",
+        "it", "its", "me", "my", "i", "you", "your", "please", "pls", "can", "could", "would", "will", "do",
+        "tell", "about", "again", "just", "now", "then", "hey", "hi", "ok", "okay", "um", "uh", "well",
+        "also",
+    }
+)
+
+
+def _only_filler(a: frozenset[str], b: frozenset[str]) -> bool:
+    """True when the tokens that differ between two queries carry no meaning."""
+    return all(t in _FILLER or (len(t) <= 2 and not any(c.isdigit() for c in t)) for t in a ^ b)
+
 
 @dataclass
 class _Entry(Generic[V]):
@@ -34,17 +51,21 @@ class _Entry(Generic[V]):
 class PromptCache(Generic[V]):
     """Exact + fuzzy (Jaccard over lower-cased word tokens) LRU cache with TTL, per agent."""
 
+    strict: bool
+
     def __init__(
         self,
         ttl_s: float,
         max_entries: int = 200,
         fuzzy_threshold: float = 0.85,
         clock: Callable[[], float] = time.monotonic,
+        strict: bool = True,
     ) -> None:
         self.ttl_s = ttl_s
         self.max_entries = max_entries
         self.fuzzy_threshold = fuzzy_threshold
         self._clock = clock
+        self.strict = strict
         self._lock = threading.Lock()
         self._agents: dict[str, OrderedDict[str, _Entry[V]]] = {}
 
@@ -89,7 +110,7 @@ class PromptCache(Generic[V]):
         best_key, best = None, -1.0
         for k, e in entries.items():
             s = jaccard(toks, e.tokens)
-            if s >= self.fuzzy_threshold and s > best:
+            if s >= self.fuzzy_threshold and s > best and (not self.strict or _only_filler(toks, e.tokens)):
                 best_key, best = k, s
         return best_key
 
