@@ -23,9 +23,9 @@ from knowledge_engine.store.records import Message, canonical
 DATA = Path(__file__).parent / "data" / "facts_labelled.jsonl"
 Triple = tuple[str, str, str]
 
-# Floors set from measured figures (dev P 0.97 R 0.95; held-out P 0.91 R 0.75 at first measurement),
+# Floors set from measured figures (dev P 0.97 R 0.95; held-out P 0.92 R 0.81 at first measurement),
 # a little below them so a harmless change of one message does not fail CI.
-FLOORS = {"all": (0.90, 0.80), "dev": (0.92, 0.85), "heldout": (0.85, 0.65)}
+FLOORS = {"all": (0.90, 0.80), "dev": (0.92, 0.85), "heldout": (0.85, 0.70)}
 
 
 def object_match(predicted: str, labelled: str) -> bool:

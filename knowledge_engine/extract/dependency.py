@@ -173,6 +173,7 @@ FOR_VERBS = {
     "consult",
     "run",
 }
+STUDENT_NOUNS = {"student", "pupil", "undergraduate", "undergrad", "postdoc", "researcher", "fellow"}
 DIET_ADJECTIVES = {"vegetarian", "vegan", "pescatarian"}
 # Passive participles that read as states: "is obsessed with", "is based in".
 PASSIVE_PREPS = {"with", "to", "in", "into", "about", "on", "at"}
@@ -729,9 +730,10 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
         _emit(ctx, subject, f"{be}-a", _drop_new(obj), 0.6, obj_tok=None)
     org = _at_org(attr, ctx)
     if org is not None:
-        _emit(
-            ctx, subject, "worked-at" if past else "works-at", org, 0.5, obj_tok=None, obj_type="organization"
-        )
+        verb = "studies-at" if attr.lemma_.lower() in STUDENT_NOUNS else "works-at"
+        if past:
+            verb = "studied-at" if verb == "studies-at" else "worked-at"
+        _emit(ctx, subject, verb, org, 0.5, obj_tok=None, obj_type="organization")
 
 
 def _intensified(adj: Token) -> bool:
