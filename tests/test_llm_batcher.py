@@ -373,3 +373,22 @@ def test_a_model_that_never_answers_well_parks_instead_of_shredding(
     assert stats["pending_batches"] == 1 and stats["failed_batches"] == 0 and stats["cooling_down"]
     assert len(ollama_server.calls()) == 3
     assert sink.batches == []
+
+
+def test_concurrent_retry_pending_delivers_each_batch_once(
+    make_batcher: Callable[..., tuple[LlmBatcher, Sink]], ollama_server: FakeOllamaServer
+) -> None:
+    first, _ = make_batcher(start=False, batchSize=1)
+    for m in make_messages(6):
+        first.add(m)
+    first.stop(1.0)
+    ollama_server.slow_seconds = 0.02
+    ollama_server.default = "slow"
+    batcher, sink = make_batcher(start=False, batchSize=1)
+    threads = [threading.Thread(target=batcher.retry_pending) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(WAIT)
+    assert Counter(sink.delivered_ids()) == Counter(f"m{i}" for i in range(6))
+    assert len(ollama_server.calls()) == 6

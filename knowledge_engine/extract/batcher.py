@@ -88,7 +88,7 @@ class LlmBatcher:
         self._flush_requested = False
         self._busy = 0  # batches being processed (worker or retry_pending caller)
         self._inflight: set[_Batch] = set()
-        self._send_lock = threading.Lock()  # one batch in flight at a time
+        self._send_lock = threading.RLock()  # one batch in flight at a time
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._consecutive_failures = 0
@@ -155,10 +155,12 @@ class LlmBatcher:
         for path in self._pending_files():
             if self._stop.is_set() or self._cooling():
                 break
-            batch = self._load(path)
-            if batch is None:
-                continue
-            if self._process(batch):
+            with self._send_lock:  # load under the lock: a concurrent caller may have just delivered it
+                batch = self._load(path)
+                if batch is None:
+                    continue
+                ok = self._process(batch)
+            if ok:
                 delivered += 1
             elif self._cooling() or batch.last_failure not in CONTENT_FAILURES:
                 break  # the server is the problem: wait for the next try
