@@ -308,3 +308,10 @@ def test_promotion_role_is_not_duplicated(triples: Callable[..., Triples]) -> No
 
 def test_student_at_named_org_studies_there(triples: Callable[..., Triples]) -> None:
     assert ("Maya", "studies-at", "ETH Zurich") in triples("I'm a PhD student at ETH Zurich.")
+
+
+def test_assistant_speaker_is_not_typed_as_person(nlp: Language) -> None:
+    text = "I live in Lisbon."
+    msg = Message(id="m1", text=text, role="assistant", speaker="Assistant")
+    (fact,) = extract_triples(nlp(text), msg)
+    assert (fact.subject, fact.subject_type) == ("Assistant", None)

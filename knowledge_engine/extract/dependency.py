@@ -824,8 +824,8 @@ def _token_type(tok: Token | None, ctx: _Ctx) -> EntityType | None:
 
 
 def _type_of_text(text: str, ctx: _Ctx) -> EntityType | None:
-    if text == ctx.me:
-        return None if text == "assistant" else "person"
+    if text == ctx.me:  # the speaker; an assistant is not typed as a person
+        return None if ctx.message.role == "assistant" else "person"
     for ent in set(ctx.ents.values()):
         if _strip_det(ent) == text:
             return ENT_TYPES.get(ent.label_)
