@@ -20,7 +20,7 @@ from typing import Any
 
 from knowledge_engine import observe
 from knowledge_engine.retrieve.base import RetrievedItem
-from knowledge_engine.retrieve.fuse import apply_boost, as_utc
+from knowledge_engine.retrieve.fuse import apply_boost, as_utc, copy_item
 
 Window = tuple[datetime, datetime]
 
@@ -245,7 +245,7 @@ def temporal_boost(
     may still answer the question).
     """
     if window is None:
-        return [it.model_copy(deep=True) for it in items]
+        return [copy_item(it) for it in items]
     signals: dict[str, float] = {}
     kept = []
     for item in items:
