@@ -232,10 +232,10 @@ def test_predicates_are_kebab_case(nlp: Language) -> None:
 def test_unparsed_doc_is_a_counted_skip() -> None:
     from knowledge_engine.observe import counters
 
-    before = counters.get("spacy_facts_skipped_unparsed")
+    before = counters.get("extract.spacy.facts_skipped_unparsed")
     doc = spacy.blank("en")("Alex likes jazz.")
     assert extract_triples(doc, Message(id="m1", text=doc.text)) == []
-    assert counters.get("spacy_facts_skipped_unparsed") == before + 1
+    assert counters.get("extract.spacy.facts_skipped_unparsed") == before + 1
 
 
 def test_multi_sentence_message(triples: Callable[..., Triples]) -> None:
@@ -292,10 +292,10 @@ def test_markup_debris_is_not_a_value(triples: Callable[..., Triples]) -> None:
 def test_very_long_sentence_is_a_counted_skip(triples: Callable[..., Triples]) -> None:
     from knowledge_engine.observe import counters
 
-    before = counters.get("spacy_facts_skipped_long_sentence")
+    before = counters.get("extract.spacy.facts_skipped_long_sentence")
     text = "Alex likes jazz " + "and blues " * 40 + "."
     assert triples(text) == set()
-    assert counters.get("spacy_facts_skipped_long_sentence") == before + 1
+    assert counters.get("extract.spacy.facts_skipped_long_sentence") == before + 1
 
 
 def test_started_working_is_present(triples: Callable[..., Triples]) -> None:

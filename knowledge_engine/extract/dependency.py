@@ -267,12 +267,12 @@ def extract_triples(doc: Doc, message: Message) -> list[FactCandidate]:
     A doc without a dependency parse (parser disabled) is a counted skip, not an error.
     """
     if not doc.has_annotation("DEP"):
-        counters.inc("spacy_facts_skipped_unparsed")
+        counters.inc("extract.spacy.facts_skipped_unparsed")
         return []
     try:
         return _extract(doc, message)
     except Exception as exc:  # a parse shape the rules did not foresee must not stop ingestion
-        counters.inc("spacy_facts_failed")
+        counters.inc("extract.spacy.facts_failed")
         emit("facts.spacy.failed", level=logging.WARNING, message_id=message.id, error=type(exc).__name__)
         return []
 
@@ -283,7 +283,7 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
         if _is_question(sent):
             continue
         if len(sent) > MAX_SENTENCE_TOKENS:
-            counters.inc("spacy_facts_skipped_long_sentence")
+            counters.inc("extract.spacy.facts_skipped_long_sentence")
             continue
         for root in (t for t in sent if t.dep_ == "ROOT"):
             for clause_root in _clause_roots(root):
