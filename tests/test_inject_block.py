@@ -183,3 +183,20 @@ def test_fact_without_triple_fields_and_undated_memory() -> None:
     ended = fact()
     ended.extra["invalid_at"] = datetime(2024, 1, 2, tzinfo=UTC)
     assert "valid 2023-05-08 to 2024-01-02" in render_item(ended)
+
+
+def test_odd_extra_values_do_not_break_rendering() -> None:
+    odd = RetrievedItem(
+        id="g",
+        kind="graph",
+        source="lightrag",
+        text="ctx",
+        file_path="a.md",
+        extra={"references": "not-a-list"},
+    )
+    assert render_item(odd).endswith("References: a.md")
+    weird_fact = RetrievedItem(
+        id="f", kind="fact", source="facts", text="t", extra={"valid_at": 12345, "invalid_at": "not a date"}
+    )
+    assert "valid until not a date" in render_item(weird_fact)
+    ET.fromstring(render_block({"lightrag": [odd], "facts": [weird_fact]}, "xml"))

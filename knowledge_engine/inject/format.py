@@ -70,7 +70,8 @@ def _clip(text: str, max_chars: int | None) -> str:
 
 def _references(item: RetrievedItem) -> list[str]:
     refs: list[str] = []
-    for ref in item.extra.get("references") or []:
+    raw = item.extra.get("references")
+    for ref in raw if isinstance(raw, (list, tuple)) else []:
         path = ref.get("file_path") if isinstance(ref, Mapping) else ref
         if isinstance(path, str) and path.strip() and path not in refs:
             refs.append(path)
