@@ -37,7 +37,7 @@ class Sink:
         with self._cond:
             if self.fail_next:
                 self.fail_next -= 1
-                raise RuntimeError("store is read-only")
+                raise RuntimeError(f"cannot store {messages[0].text!r}")  # text in the error: must not be logged
             self.batches.append((messages, extractions))
             self._cond.notify_all()
 
@@ -260,7 +260,7 @@ def test_stop_during_a_hanging_call_parks_it_without_duplicates(
 
 
 def test_sink_failure_parks_and_retry_pending_delivers_once(
-    make_batcher: Callable[..., tuple[LlmBatcher, Sink]], tmp_path: Path
+    make_batcher: Callable[..., tuple[LlmBatcher, Sink]], tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     sink = Sink()
     sink.fail_next = 1
@@ -269,6 +269,7 @@ def test_sink_failure_parks_and_retry_pending_delivers_once(
         batcher.add(m)
     assert batcher.flush(WAIT)
     assert sink.batches == [] and batcher.stats()["pending_batches"] == 1
+    assert "llm.sink_failed" in caplog.text and "works at" not in caplog.text
     assert batcher.retry_pending() == 1
     assert sink.delivered_ids() == ["m0", "m1"]
     assert batcher.stats()["pending_batches"] == 0

@@ -28,7 +28,7 @@ from knowledge_engine.config import LlmConfig
 from knowledge_engine.extract.base import Extraction
 from knowledge_engine.extract.llm import LlmTier
 from knowledge_engine.llm.errors import LlmError
-from knowledge_engine.observe import counters, emit, log
+from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Message
 
 Sink = Callable[[list[Message], list[Extraction]], None]
@@ -289,9 +289,9 @@ class LlmBatcher:
         """One LLM call; None on failure (counted, and the breaker updated)."""
         try:
             known = self._known_entities()
-        except Exception:
+        except Exception as exc:
             counters.inc("llm.known_entities_failed")
-            log.warning("known-entities callback failed; sending the batch without them", exc_info=True)
+            emit("llm.known_entities_failed", logging.WARNING, error=type(exc).__name__)
             known = []
         self._counts["calls"] += 1
         try:
@@ -302,8 +302,8 @@ class LlmBatcher:
                 batch.content_failures += 1
             self._failed(exc.reason, attempt, exc.status, breaker=not self._should_split(batch))
             return None
-        except Exception:
-            log.exception("LLM tier raised an unexpected error")
+        except Exception as exc:  # a bug, not an outage; only the type is logged (messages may hold text)
+            emit("llm.unexpected_error", logging.ERROR, error=type(exc).__name__)
             batch.last_failure = "unexpected"
             self._failed("unexpected", attempt, None)
             return None
@@ -338,9 +338,9 @@ class LlmBatcher:
                 return False
             try:
                 self._sink(batch.messages, extractions)
-            except Exception:
+            except Exception as exc:
                 counters.inc("llm.sink_failed")
-                log.exception("LLM sink failed; the batch is parked and retried later")
+                emit("llm.sink_failed", logging.ERROR, error=type(exc).__name__, messages=len(batch.messages))
                 self._park(batch, reason="sink_failed")
                 return False
             batch.done = True
