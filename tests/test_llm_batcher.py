@@ -37,7 +37,7 @@ class Sink:
         with self._cond:
             if self.fail_next:
                 self.fail_next -= 1
-                raise RuntimeError(f"cannot store {messages[0].text!r}")  # text in the error: must not be logged
+                raise RuntimeError(f"cannot store {messages[0].text!r}")  # must not reach the logs
             self.batches.append((messages, extractions))
             self._cond.notify_all()
 
