@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from knowledge_engine.extract.regex import RegexTier
 from knowledge_engine.extract.text import prepare, worth_extracting
@@ -99,3 +103,35 @@ def test_one_megabyte_message_is_extracted_without_error() -> None:
     assert cut and len(text) <= 32768
     (out,) = RegexTier().extract([Message(id="big", text=raw)])
     assert len(out.mentions) > 0
+
+
+# --------------------------------------------------------------------------- properties
+
+_ODD_CHARS = ["\x00", "\x1b", "\x7f", "\x85", "\u200b", "\u200d", "\u202e", "\ufeff", "\ud800", "\udc00"]
+_SCRIPTS = ["é", "e\u0301", "ß", "Ä", "ש", "م", "東", "😀", "\u2028", "\r"]
+_ODD_ALPHABET = st.sampled_from([*"aAzZ09 .,@/:-$€'\n\t", *_ODD_CHARS, *_SCRIPTS])
+_texts = st.one_of(st.text(max_size=300), st.lists(_ODD_ALPHABET, max_size=300).map("".join))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_texts, limit=st.integers(min_value=1, max_value=400))
+def test_prepare_properties(text: str, limit: int) -> None:
+    out, cut = prepare(text, limit)
+    assert len(out) <= limit
+    out.encode("utf-8")  # no lone surrogates survive
+    assert not any(ord(c) < 32 and c not in "\t\n" for c in out)
+    assert "\u200b" not in out and "\ufeff" not in out and "\u202e" not in out
+    assert prepare(out, limit) == (out, False)  # idempotent once cut
+    if not cut:
+        assert len(prepare(text, 10_000)[0]) == len(out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_texts)
+def test_regex_tier_never_fails_and_spans_are_consistent(text: str) -> None:
+    prepared, _ = prepare(text, 10_000)
+    (out,) = RegexTier().extract([Message(id="p", text=prepared)])
+    spans = sorted((m.start, m.end) for m in out.mentions)
+    for m in out.mentions:
+        assert m.value and 0 <= m.start < m.end <= len(prepared)
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))

@@ -147,3 +147,11 @@ def test_disabled_tier_is_unavailable() -> None:
     off = SpacyTier(SpacyConfig(enabled=False))
     assert off.available is False
     assert off.extract([Message(id="a", text="Angela Merkel")])[0].mentions == []
+
+
+def test_concurrent_loads_share_one_pipeline(tier: SpacyTier) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        loaded = list(pool.map(lambda _: load_nlp(MODEL), range(16)))
+    assert all(nlp is tier.nlp for nlp in loaded)
