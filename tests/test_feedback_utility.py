@@ -91,3 +91,11 @@ def test_corrupt_file_starts_empty_and_is_counted(tmp_path: Path) -> None:
     )
     tracker = UtilityTracker(path)
     assert tracker.counts("a") == (0, 0) and tracker.counts("b") == (1, 4)
+
+
+def test_logs_never_contain_item_or_reply_text(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tracker = UtilityTracker(tmp_path / "u.json")
+    tracker.record_injection("turn", [("f1", "ZEBRA-7731 secret pottery class")])
+    tracker.record_reply("turn", "the ZEBRA-7731 secret pottery class was fun")
+    assert caplog.records  # the feedback event was logged...
+    assert all("ZEBRA" not in r.getMessage() and "pottery" not in r.getMessage() for r in caplog.records)

@@ -120,3 +120,11 @@ def test_content_text_shapes() -> None:
     assert content_text([{"type": "text", "text": "a"}, "b", {"type": "text", "text": None}]) == "a b"
     assert content_text(None) == ""
     assert content_text(b"bytes") == ""
+
+
+def test_channel_envelope_headers_removed_user_brackets_kept() -> None:
+    assert strip_envelope("[Telegram Alice (@alice) id:42] Hello there") == "Hello there"
+    assert strip_envelope("[WebChat 2026-01-05T10:14Z] What's new?") == "What's new?"
+    assert strip_envelope("[Signal +1555 2026-03-01 10:14 UTC] hi") == "hi"
+    assert strip_envelope("[TODO] fix the build") == "[TODO] fix the build"
+    assert strip_envelope("[x](http://a) link") == "[x](http://a) link"

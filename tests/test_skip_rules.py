@@ -130,3 +130,11 @@ def test_skips_are_counted() -> None:
     before = observe.counters.get("retrieval.skip.short")
     should_skip("x", None, CFG)
     assert observe.counters.get("retrieval.skip.short") == before + 1
+
+
+def test_logs_never_contain_query_text(caplog: pytest.LogCaptureFixture) -> None:
+    marker = "ZEBRA-7731-SECRET"
+    cfg = SkipConfig(patterns=["(bad", marker.lower()], hookclaw_patterns=True)
+    for q in (marker, f"thanks {marker}", f"write {marker}", "hi"):
+        should_skip(q, {"trigger": "user"}, cfg)
+    assert all(marker.lower() not in r.getMessage().lower() for r in caplog.records)
