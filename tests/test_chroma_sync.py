@@ -17,6 +17,7 @@ from knowledge_engine.index.chroma import (
     ChromaUnavailableError,
     IndexMismatchError,
     collection_name,
+    open_index,
 )
 from knowledge_engine.index.embeddings import EmbeddingError, LocalEmbedder
 from knowledge_engine.index.sync import read_state, rebuild, status, sync
@@ -276,3 +277,9 @@ def test_unreachable_server_is_a_clear_error(workspace: Path, local: LocalEmbedd
     cfg = load_config({"chroma": {"url": f"http://127.0.0.1:{port}"}})
     with pytest.raises(ChromaUnavailableError, match=f"127.0.0.1:{port}"):
         ChromaIndex(workspace, "main", cfg, local)
+
+
+def test_open_index_uses_the_configured_embedder(workspace: Path) -> None:
+    index = open_index(workspace, "main", EngineConfig())
+    assert index.facts.metadata["embedding_model"] == "local:all-MiniLM-L6-v2-int8"
+    assert index.facts.metadata["embedding_dimensions"] == 384

@@ -212,10 +212,11 @@ class ChromaIndex:
             col.update(ids=list(ids[s : s + step]), metadatas=list(metadatas[s : s + step]))
 
     def delete(self, kind: str, ids: Iterable[str]) -> int:
-        batch = list(ids)
+        batch = list(dict.fromkeys(ids))
         col, step = self._cols[kind], self.max_batch()
-        for s in range(0, len(batch), step):
-            col.delete(ids=batch[s : s + step])
+        with self.lock:  # never interleave with a running sync's diff
+            for s in range(0, len(batch), step):
+                col.delete(ids=batch[s : s + step])
         return len(batch)
 
     def delete_facts(self, ids: Iterable[str]) -> int:
@@ -267,6 +268,15 @@ class ChromaIndex:
         dists = res["distances"][0] if res.get("distances") else [0.0] * len(ids)
         metas = res["metadatas"][0] if res.get("metadatas") else [{}] * len(ids)
         return [Hit(i, 1.0 - float(d), dict(m or {})) for i, d, m in zip(ids, dists, metas, strict=False)]
+
+
+def open_index(
+    workspace: Path, agent_id: str, config: EngineConfig, embedder: Embedder | None = None
+) -> ChromaIndex:
+    """The agent's index with the configured embedder (raises IndexMismatchError on a model change)."""
+    from knowledge_engine.index.embeddings import make_embedder
+
+    return ChromaIndex(workspace, agent_id, config, embedder or make_embedder(config.embeddings))
 
 
 def normalise_where(where: dict[str, Any] | None) -> dict[str, Any] | None:
