@@ -5,6 +5,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from knowledge_engine.inject.fence import begin_line, end_line
 from knowledge_engine.inject.format import NOTICE, render_block, render_item
 from knowledge_engine.retrieve.base import RetrievedItem
@@ -200,3 +203,18 @@ def test_odd_extra_values_do_not_break_rendering() -> None:
     )
     assert "valid until not a date" in render_item(weird_fact)
     ET.fromstring(render_block({"lightrag": [odd], "facts": [weird_fact]}, "xml"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(max_size=300), max_size=12),
+    st.text(max_size=600),
+    st.integers(200, 3000),
+    st.sampled_from(["markdown", "xml"]),
+)
+def test_block_never_exceeds_total_budget(texts: list[str], free: str, budget: int, fmt: str) -> None:
+    mems = [memory(i, t) for i, t in enumerate(texts)]
+    block = render_block({"memory": mems, "lightrag": free, "pgvector": [doc()]}, fmt, max_chars=budget)  # type: ignore[arg-type]
+    assert len(block) <= budget
+    if block and fmt == "xml":
+        ET.fromstring(block)
