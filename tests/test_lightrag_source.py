@@ -137,7 +137,7 @@ def test_truncation_hard_cut_when_no_late_sentence_end() -> None:
     assert len(cut) == 100 and cut.startswith("Short. xxx")
 
 
-def test_long_context_is_truncated_from_server() -> None:
+def test_long_context_is_truncated_from_server(caplog: pytest.LogCaptureFixture) -> None:
     corpus = [
         {"file_path": f"doc{i}.md", "content": f"Halcyon fact number {i} is recorded here."}
         for i in range(50)
@@ -148,6 +148,8 @@ def test_long_context_is_truncated_from_server() -> None:
         result = asyncio.run(src.search(RetrievalRequest(query="Halcyon fact")))
         assert result.text is not None and len(result.text) <= 300 and result.text.endswith(".")
         assert len(result.items) == 50
+        event = [r.getMessage() for r in caplog.records if '"type":"lightrag"' in r.getMessage()][-1]
+        assert f'"context_chars":{len(result.text)}' in event and '"truncated_chars":0' not in event
     finally:
         server.stop()
 

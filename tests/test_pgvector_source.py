@@ -55,9 +55,13 @@ def test_returns_ranked_documents_from_both_collections(pg_docs: PgvectorConfig)
     assert 0 <= first.extra["chunk_index"] < 10
 
 
-def test_score_threshold_is_applied_after_the_query(pg_docs: PgvectorConfig) -> None:
+def test_score_threshold_is_applied_after_the_query(
+    pg_docs: PgvectorConfig, caplog: pytest.LogCaptureFixture
+) -> None:
     strict = pg_docs.model_copy(update={"score_threshold": 0.99})
     assert search(strict, "halcyon satellite launch schedule").items == []
+    event = [r.getMessage() for r in caplog.records if '"type":"pgvector"' in r.getMessage()][-1]
+    assert '"raw_count":10' in event and '"kept_count":0' in event  # rows came back, then were filtered
     loose = pg_docs.model_copy(update={"score_threshold": -1.0, "collections": ["knowledge_default"]})
     result = search(loose, "completely unrelated words qwerty")
     assert len(result.items) == pg_docs.top_k  # LIMIT topK, nothing filtered

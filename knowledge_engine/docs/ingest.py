@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from knowledge_engine.config import PgvectorConfig
+from knowledge_engine.config import EmbeddingsConfig, EngineConfig, PgvectorConfig
 from knowledge_engine.docs.chunk import UnsupportedDocument, chunk_text, read_document
 from knowledge_engine.index.embeddings.base import Embedder
 from knowledge_engine.observe import counters, emit
@@ -179,3 +179,18 @@ def ingest_files(
         chunks=report.chunks_inserted,
     )
     return report
+
+
+def ingest_with_config(
+    config: EngineConfig,
+    paths: Iterable[str | Path],
+    collection: str,
+    embedder_factory: Callable[[EmbeddingsConfig], Embedder] | None = None,
+) -> IngestReport:
+    """CLI entry point: embeds with the provider pgvector queries use (pgvector.embeddings, else embeddings)."""
+    if embedder_factory is None:
+        from knowledge_engine.index.embeddings import make_embedder
+
+        embedder_factory = make_embedder
+    embedder = embedder_factory(config.pgvector.embeddings or config.embeddings)
+    return ingest_files(paths, collection, config.pgvector, embedder)

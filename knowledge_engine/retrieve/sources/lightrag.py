@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from knowledge_engine.config import LightragConfig
+from knowledge_engine.observe import emit
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
 
 NO_CONTEXT_MARKERS = ("no relevant context found", "[no-context]")
@@ -88,10 +89,17 @@ def parse_response(data: Any, max_chars: int, duration_ms: float = 0.0) -> Sourc
         raise LightragError("bad_response", "response is not a string")
     if is_no_context(raw):
         return SourceResult(source="lightrag", duration_ms=duration_ms)
-    text = truncate_at_sentence(raw.strip(), max_chars)
-    return SourceResult(
-        source="lightrag", text=text, items=_reference_items(data.get("references")), duration_ms=duration_ms
+    raw = raw.strip()
+    text = truncate_at_sentence(raw, max_chars)
+    items = _reference_items(data.get("references"))
+    emit(
+        "lightrag",
+        context_chars=len(text),
+        truncated_chars=len(raw) - len(text),
+        sparse=len(text) < 200,
+        reference_count=len(items),
     )
+    return SourceResult(source="lightrag", text=text, items=items, duration_ms=duration_ms)
 
 
 class LightragSource:

@@ -19,6 +19,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from knowledge_engine.config import PgvectorConfig
 from knowledge_engine.index.embeddings.base import Embedder
+from knowledge_engine.observe import emit
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$")
@@ -164,7 +165,14 @@ class PgvectorSource:
         start = time.perf_counter()
         q = await self._embed(request.query)
         per_collection = await asyncio.gather(*(self.query_collection(q, c) for c in self.config.collections))
-        items = [i for batch in per_collection for i in batch if i.score >= self.config.score_threshold]
-        items.sort(key=lambda i: i.score, reverse=True)
+        raw = [i for batch in per_collection for i in batch]
+        items = sorted((i for i in raw if i.score >= self.config.score_threshold), key=lambda i: -i.score)
+        emit(
+            "pgvector",
+            collections=len(self.config.collections),
+            raw_count=len(raw),
+            kept_count=len(items),
+            top_score=round(items[0].score, 4) if items else None,
+        )
         duration = round((time.perf_counter() - start) * 1000, 2)
         return SourceResult(source=self.name, items=items, duration_ms=duration)
