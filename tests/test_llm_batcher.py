@@ -71,7 +71,9 @@ def make_batcher(
 ) -> Iterator[Callable[..., tuple[LlmBatcher, Sink]]]:
     made: list[LlmBatcher] = []
 
-    def factory(sink: Sink | None = None, start: bool = True, **kw: object) -> tuple[LlmBatcher, Sink]:
+    def factory(
+        sink: Sink | None = None, start: bool = True, pending: Path | None = None, **kw: object
+    ) -> tuple[LlmBatcher, Sink]:
         raw = {
             "endpoint": ollama_server.url,
             "enabled": True,
@@ -84,7 +86,7 @@ def make_batcher(
         b = LlmBatcher(
             config,
             LlmTier(config, make_client(config)),
-            tmp_path / "pending",
+            pending or tmp_path / "pending",
             sink,
             lambda: [("Acme", "organization")],
         )
@@ -393,3 +395,26 @@ def test_concurrent_retry_pending_delivers_each_batch_once(
         t.join(WAIT)
     assert Counter(sink.delivered_ids()) == Counter(f"m{i}" for i in range(6))
     assert len(ollama_server.calls()) == 6
+
+
+def test_unwritable_pending_folder_is_a_counted_loud_loss_not_a_crash(
+    make_batcher: Callable[..., tuple[LlmBatcher, Sink]],
+    ollama_server: FakeOllamaServer,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    ollama_server.default = "http500"
+    before = counters.get("llm.lost_messages")
+    batcher, sink = make_batcher(pending=blocker / "pending", batchSize=2, maxRetries=0, failureCooldownMs=0)
+    for m in make_messages(2):
+        batcher.add(m)
+    assert batcher.flush(WAIT)
+    assert counters.get("llm.lost_messages") - before == 2
+    assert "llm.park_failed" in caplog.text
+    ollama_server.default = "ok"  # the worker survived and still delivers
+    for m in make_messages(2, start=2):
+        batcher.add(m)
+    assert batcher.flush(WAIT)
+    assert sink.delivered_ids() == ["m2", "m3"]

@@ -104,7 +104,8 @@ class LlmBatcher:
         if self._thread is not None and self._thread.is_alive():
             return
         self._stop.clear()
-        self._pending_dir.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # an unwritable folder is reported when a batch must be parked
+            self._pending_dir.mkdir(parents=True, exist_ok=True)
         if self._pending_files():
             self._next_pending_try = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="llm-batcher", daemon=True)
@@ -149,7 +150,8 @@ class LlmBatcher:
         emit("llm.batcher_stopped", **self.stats())
 
     def retry_pending(self) -> int:
-        """Process parked batches, oldest first, until one fails; returns how many were delivered."""
+        """Process parked batches, oldest first; stop at the first failure that is the server's
+        (outage, cool-down), go on past one that is the batch's own (it is split). Returns deliveries."""
         delivered = 0
         self._next_pending_try = None  # a failure below schedules the next try
         for path in self._pending_files():
@@ -190,15 +192,23 @@ class LlmBatcher:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            if self._pending_due():
-                self.retry_pending()
-                continue
-            batch = self._next_batch()
-            if batch is None:
-                continue
-            ok = self._process(batch)
-            if ok and self._next_pending_try is not None:
-                self._next_pending_try = time.monotonic()  # the LLM is back: drain the parked ones
+            try:
+                self._step()
+            except Exception as exc:  # keep the worker alive; a dead worker would silently stop the tier
+                counters.inc("llm.worker_errors")
+                emit("llm.worker_error", logging.ERROR, error=type(exc).__name__)
+                self._stop.wait(1.0)
+
+    def _step(self) -> None:
+        if self._pending_due():
+            self.retry_pending()
+            return
+        batch = self._next_batch()
+        if batch is None:
+            return
+        ok = self._process(batch)
+        if ok and self._next_pending_try is not None:
+            self._next_pending_try = time.monotonic()  # the LLM is back: drain the parked ones
 
     def _pending_due(self) -> bool:
         due = self._next_pending_try
@@ -368,14 +378,20 @@ class LlmBatcher:
             if batch.done:
                 return
             if batch.path is not None:  # already parked: just keep its failure count current
-                if batch.path.exists():
-                    self._write(batch, batch.path, reason)
+                with contextlib.suppress(OSError):  # only the failure count is lost
+                    if batch.path.exists():
+                        self._write(batch, batch.path, reason)
                 self._schedule_pending_retry()
                 return
-            self._pending_dir.mkdir(parents=True, exist_ok=True)
-            self._make_room()
             path = self._pending_dir / f"batch-{batch.id}.json"
-            self._write(batch, path, reason)
+            try:
+                self._pending_dir.mkdir(parents=True, exist_ok=True)
+                self._make_room()
+                self._write(batch, path, reason)
+            except OSError as exc:  # disk full or read-only: the loss is counted and logged, loudly
+                counters.inc("llm.lost_messages", len(batch.messages))
+                emit("llm.park_failed", logging.ERROR, error=type(exc).__name__, messages=len(batch.messages))
+                return
             batch.path = path
         self._counts["parked_batches"] += 1
         counters.inc("llm.parked_batches")
