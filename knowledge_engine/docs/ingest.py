@@ -187,7 +187,7 @@ def ingest_with_config(
     collection: str,
     embedder_factory: Callable[[EmbeddingsConfig], Embedder] | None = None,
 ) -> IngestReport:
-    """CLI entry point: embeds with the provider pgvector queries use (pgvector.embeddings, else embeddings)."""
+    """CLI entry point: embeds with the query provider (pgvector.embeddings, else embeddings)."""
     if embedder_factory is None:
         from knowledge_engine.index.embeddings import make_embedder
 
