@@ -29,6 +29,7 @@ def test_short_and_empty() -> None:
     assert should_skip("  a  ", None, CFG) == "short"
     assert should_skip(None, None, CFG) == "no_text"
     assert should_skip("   ", None, CFG) == "no_text"
+    assert should_skip(42, None, CFG) == "no_text"  # type: ignore[arg-type]
     assert should_skip("abcd", None, SkipConfig(min_query_chars=10)) == "short"
 
 

@@ -118,7 +118,7 @@ def _context_reason(ctx: Any, config: SkipConfig) -> str | None:
 
 
 def _text_reason(query: str | None, config: SkipConfig) -> str | None:
-    if query is None or not query.strip():
+    if not isinstance(query, str) or not query.strip():
         return "no_text"
     text = query.strip()
     if len(text) < config.min_query_chars:
