@@ -244,7 +244,7 @@ def test_empty_texts_are_skipped_and_counted(make_index: Callable[..., tuple]) -
     index, _ = make_index()
     msgs = [*_messages(2), Message(id="blank", text="   ")]
     rep = sync(index, [], msgs)
-    assert rep.embedded == 2
+    assert (rep.embedded, rep.skipped) == (2, 1)
     assert index.count("messages") == 2
 
 

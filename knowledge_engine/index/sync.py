@@ -58,6 +58,7 @@ class _Plan:
     meta_only: list[_Doc]
     delete: list[str]
     unchanged: int
+    skipped: int = 0
 
 
 def _epoch(dt: datetime | None) -> float | None:
@@ -104,8 +105,10 @@ def _doc(rid: str, text: str, meta: Metadata, model_id: str) -> _Doc:
     return _Doc(rid, text, meta, text_hash, f"{text_hash}:{meta_hash}")
 
 
-def _docs(kind: str, records: Iterable[Fact] | Iterable[Message], model_id: str) -> list[_Doc]:
+def _docs(kind: str, records: Iterable[Fact] | Iterable[Message], model_id: str) -> tuple[list[_Doc], int]:
+    """Index documents of the records, and how many were skipped (empty text, wrong type)."""
     out: dict[str, _Doc] = {}
+    skipped = 0
     for rec in records:
         if isinstance(rec, Fact):
             text, meta = rec.text(), fact_metadata(rec)
@@ -113,16 +116,19 @@ def _docs(kind: str, records: Iterable[Fact] | Iterable[Message], model_id: str)
             text, meta = rec.text, message_metadata(rec)
         else:
             counters.inc(f"sync.{kind}.bad_record")
+            skipped += 1
             continue
         if not text.strip():
             counters.inc(f"sync.{kind}.empty_text")
+            skipped += 1
             continue
         out[rec.id] = _doc(rec.id, text, meta, model_id)  # a repeated id keeps its latest version
-    return list(out.values())
+    return list(out.values()), skipped
 
 
-def _plan(docs: list[_Doc], stored: dict[str, str]) -> _Plan:
-    plan = _Plan([], [], [], 0)
+def _plan(docs_skipped: tuple[list[_Doc], int], stored: dict[str, str]) -> _Plan:
+    docs, skipped = docs_skipped
+    plan = _Plan([], [], [], 0, skipped)
     for d in docs:
         old = stored.get(d.id)
         if old == d.content_hash:
@@ -155,12 +161,11 @@ def _apply(index: ChromaIndex, kind: str, plan: _Plan, tracker: _Tracker, chunk_
     if plan.delete:
         index.delete(kind, plan.delete)
         tracker.step(len(plan.delete))
-    step = index.max_batch()
-    for s in range(0, len(plan.meta_only), step):
-        chunk = plan.meta_only[s : s + step]
+    size = min(index.max_batch(), chunk_size or DEFAULT_CHUNK)
+    for s in range(0, len(plan.meta_only), size):
+        chunk = plan.meta_only[s : s + size]
         index.update_metadata(kind, [d.id for d in chunk], [_full_meta(d, time.time()) for d in chunk])
         tracker.step(len(chunk))
-    size = min(step, chunk_size or DEFAULT_CHUNK)
     for s in range(0, len(plan.embed), size):
         chunk = plan.embed[s : s + size]
         vectors = index.embedder.embed([d.text for d in chunk])
@@ -206,6 +211,7 @@ def sync(
             report.upserted += len(plan.embed) + len(plan.meta_only)
             report.deleted += len(plan.delete)
             report.unchanged += plan.unchanged
+            report.skipped += plan.skipped
     report.duration_ms = round((time.perf_counter() - start) * 1000, 1)
     _write_state(index, report)
     emit(
