@@ -27,7 +27,7 @@ def build_tiers(config: ExtractionConfig) -> list[Extractor]:
     if config.spacy.enabled:
         from knowledge_engine.extract.spacy_ner import SpacyTier
 
-        spacy_tier = SpacyTier(config.spacy)
+        spacy_tier = SpacyTier(config.spacy, max_chars=config.max_message_chars)
         if spacy_tier.available:
             tiers.append(spacy_tier)
     return tiers
