@@ -89,9 +89,8 @@ def check_markdown(block: str, nonce: str) -> None:
     ]
     structural = ("- ", "#", "  Segment: ", "  Content: ", "  References: ", GUTTER)
     for ln in inner:
-        assert ln == "" or ln.startswith(structural) or ln.startswith("Retrieved reference material"), repr(
-            ln
-        )
+        preamble = ln.startswith(("Retrieved reference material", "It ends only at the END marker"))
+        assert ln == "" or ln.startswith(structural) or preamble, repr(ln)
     # exactly one item line per list item (stored text cannot start a new item)
     assert sum(1 for ln in inner if ln.startswith("- ")) == 3
     for ch in ("\x00", "\u202e", "\u2067", "\u200b", "\u2028", "\r"):
