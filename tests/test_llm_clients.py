@@ -143,3 +143,11 @@ def test_fake_server_embeddings(ollama_server: FakeOllamaServer) -> None:
     assert (
         httpx.post(ollama_server.url + "/api/embed", json={"model": "m", "input": "a"}).status_code == 500
     )
+
+
+def test_server_rejecting_think_is_asked_again_without_it(ollama_server: FakeOllamaServer) -> None:
+    ollama_server.reject_think = True
+    client = make_client(cfg(ollama_server.url))
+    assert parse_output(client.complete("SYS", PROMPT, output_schema())).facts
+    assert parse_output(client.complete("SYS", PROMPT, output_schema())).facts
+    assert ["think" in r.body for r in ollama_server.calls()] == [True, False, False]

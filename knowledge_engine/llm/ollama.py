@@ -10,8 +10,11 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx
+
 from knowledge_engine.config import LlmConfig
 from knowledge_engine.llm.client import http_client, post_json
+from knowledge_engine.llm.errors import LlmHttpError
 from knowledge_engine.llm.parse import load_body, ollama_content
 
 
@@ -35,6 +38,7 @@ class OllamaClient:
         self._url = base_url(config.endpoint) + ("/api/generate" if generate else "/api/chat")
         self._http = http_client(config)
         self._headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+        self._send_think = True
 
     @property
     def api(self) -> str:
@@ -45,10 +49,11 @@ class OllamaClient:
             "model": self._config.model,
             "stream": False,
             "format": schema,
-            "think": False,
             "options": {"temperature": 0, "num_ctx": self._config.num_ctx},
             "keep_alive": self._config.keep_alive,
         }
+        if self._send_think:
+            body["think"] = False
         if self._generate:
             body.update(system=system, prompt=user)
         else:
@@ -56,8 +61,19 @@ class OllamaClient:
         return body
 
     def complete(self, system: str, user: str, schema: dict[str, Any]) -> str:
-        response = post_json(self._http, self._url, self.request_body(system, user, schema), self._headers)
+        try:
+            response = self._post(system, user, schema)
+        except LlmHttpError as exc:
+            if not (self._send_think and exc.status == 400 and "think" in str(exc)):
+                raise
+            # A server or model that rejects the `think` field: drop it for good (the one extra request
+            # is protocol negotiation, not a retry).
+            self._send_think = False
+            response = self._post(system, user, schema)
         return ollama_content(load_body(response.content), response.status_code, generate=self._generate)
+
+    def _post(self, system: str, user: str, schema: dict[str, Any]) -> httpx.Response:
+        return post_json(self._http, self._url, self.request_body(system, user, schema), self._headers)
 
     def close(self) -> None:
         self._http.close()

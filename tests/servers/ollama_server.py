@@ -157,6 +157,7 @@ class FakeOllamaServer:
     hang_seconds: float = 30.0
     default: str = "ok"  # a behaviour name, or "flap"
     poison_marker: str | None = None  # a prompt containing it always gets malformed output
+    reject_think: bool = False  # answer 400 "does not support thinking" to any request with `think`
     requests: list[Recorded] = field(default_factory=list)
     _scripts: dict[str, deque[str]] = field(
         default_factory=lambda: {"llm": deque(), "embed": deque()}
@@ -318,6 +319,8 @@ class FakeOllamaServer:
             return early
         if not body.get("model"):
             return _Reply(400, _json({"error": "model is required"}))
+        if self.reject_think and "think" in body and not openai:
+            return _Reply(400, _json({"error": f'"{body["model"]}" does not support thinking'}))
         prompt = _prompt_of(path, body)
         if self.poison_marker and self.poison_marker in prompt:
             behaviour = "malformed"
