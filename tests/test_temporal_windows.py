@@ -42,6 +42,10 @@ def d(y: int, m: int, day: int, h: int = 0) -> datetime:
         ("on 8 May 2023", d(2023, 5, 8), d(2023, 5, 9)),
         ("on the 8th of May 2023", d(2023, 5, 8), d(2023, 5, 9)),
         ("May 8, 2023", d(2023, 5, 8), d(2023, 5, 9)),
+        ("what happened on 8 May", d(2023, 5, 8), d(2023, 5, 9)),
+        ("on July 20th", d(2022, 7, 20), d(2022, 7, 21)),  # not yet this year at the reference time
+        ("on May 20th", d(2023, 5, 20), d(2023, 5, 21)),
+        ("on the 1st of June", d(2023, 6, 1), d(2023, 6, 2)),
         ("2023-05-08", d(2023, 5, 8), d(2023, 5, 9)),
         ("last Friday", d(2023, 6, 9), d(2023, 6, 10)),
         ("last Wednesday", d(2023, 6, 7), d(2023, 6, 8)),

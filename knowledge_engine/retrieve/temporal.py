@@ -122,6 +122,22 @@ def _explicit_date(q: str, c: _Ctx) -> Window | None:
     return None
 
 
+def _day_without_year(q: str, c: _Ctx) -> Window | None:
+    """'on 8 May' / 'on May 8th': the most recent such date on or before the reference day."""
+    m = re.search(rf"\bon\s+(?:the\s+)?(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MON}(?!\s*,?\s*\d)", q)
+    day_month = (int(m[1]), _MONTHS[m[2]]) if m else None
+    if day_month is None:
+        m = re.search(rf"\bon\s+{_MON}\s+(\d{{1,2}}){_ORD}\b(?!\s*,?\s*\d)", q)
+        day_month = (int(m[2]), _MONTHS[m[1]]) if m else None
+    if day_month is None:
+        return None
+    day, month = day_month
+    candidate = date(c.today.year, month, day)
+    if candidate > c.today:
+        candidate = date(c.today.year - 1, month, day)
+    return c.day(candidate)
+
+
 def _month_without_year(q: str, c: _Ctx) -> Window | None:
     m = re.search(rf"\b(in|during|last|early|late|mid-?|this past|back in)\s+{_MON}(?!\s*\d)\b", q)
     if not m:
@@ -186,7 +202,7 @@ def _named_period(q: str, c: _Ctx) -> Window | None:
     return None
 
 
-_PARSERS = (_explicit_date, _named_day, _relative, _named_period, _month_without_year)
+_PARSERS = (_explicit_date, _day_without_year, _named_day, _relative, _named_period, _month_without_year)
 
 
 def parse_time_window(query: str, reference_time: datetime | None = None) -> Window | None:
