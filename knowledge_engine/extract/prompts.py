@@ -1,6 +1,6 @@
 """Prompts of the LLM extraction tier, kept as data so they can be read, diffed and tuned alone.
 
-The message block is line oriented: `[n] id=<id> <ISO time> <role> (<speaker>): <text>`,
+The message block is line oriented: `[n] id=<id> <ISO time> <weekday> <role> (<speaker>): <text>`,
 continuation lines indented. The index is what the model cites (short, hard to garble);
 the timestamp lets it resolve "yesterday"; the speaker lets it resolve "I".
 """
@@ -36,21 +36,28 @@ If there is nothing to extract, return {"entities": [], "facts": []}."""
 
 SPEAKERS_HEADER = "Speakers:"
 KNOWN_HEADER = "Known entities (reuse these names):"
-MESSAGES_HEADER = "Messages ([n] id time role (speaker): text):"
+MESSAGES_HEADER = "Messages ([n] id time weekday role (speaker): text):"
 CLOSING = "Extract the entities and facts of these messages. Answer with JSON only."
 CONTINUATION_INDENT = "    "
 TRUNCATION_MARK = " [...]"
 
 
+def one_line(value: str) -> str:
+    """Names from the host or the store must not break the line format."""
+    return " ".join(value.split())
+
+
 def speaker_of(message: Message) -> str:
-    return (message.speaker or message.role).replace("(", "[").replace(")", "]").strip() or message.role
+    return one_line((message.speaker or message.role).replace("(", "[").replace(")", "]")) or message.role
 
 
 def message_line(index: int, message: Message, max_chars: int) -> str:
     text = message.text if len(message.text) <= max_chars else message.text[:max_chars] + TRUNCATION_MARK
     text = text.strip().replace("\r\n", "\n").replace("\n", "\n" + CONTINUATION_INDENT)
     stamp = message.timestamp.isoformat(timespec="seconds")
-    return f"[{index}] id={message.id} {stamp} {message.role} ({speaker_of(message)}): {text}"
+    weekday = message.timestamp.strftime("%a")  # lets the model resolve "last Friday"
+    role = one_line(message.role) or "user"
+    return f"[{index}] id={one_line(message.id)} {stamp} {weekday} {role} ({speaker_of(message)}): {text}"
 
 
 def build_user_prompt(
@@ -67,7 +74,7 @@ def build_user_prompt(
     lines = [SPEAKERS_HEADER, *(f"- {name} ({role})" for name, role in speakers.items()), ""]
     known = list(known_entities)[:max_known]
     if known:
-        lines += [KNOWN_HEADER, *(f"- {name} ({type_})" for name, type_ in known), ""]
+        lines += [KNOWN_HEADER, *(f"- {one_line(name)} ({one_line(type_)})" for name, type_ in known), ""]
     lines.append(MESSAGES_HEADER)
     lines += [message_line(i, m, max_message_chars) for i, m in enumerate(messages)]
     lines += ["", CLOSING]

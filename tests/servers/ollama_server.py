@@ -44,7 +44,7 @@ BEHAVIOURS = (
     "empty",
 )
 
-_LINE = re.compile(r"^\[(\d+)\] id=(\S+) (\S+) (\w+) \((.*?)\): (.*)$")
+_LINE = re.compile(r"^\[(\d+)\] id=(\S+) (\S+) (?:[A-Z][a-z]{2} )?(\w+) \((.*?)\): (.*)$")
 _NAME = r"(I|[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
 _THING = r"([A-Z][\w&.-]*(?: [A-Z][\w&.-]*)*)"
 _PATTERNS: list[tuple[re.Pattern[str], str, str]] = [
@@ -77,7 +77,7 @@ class _Message:
 
 
 def parse_prompt_messages(prompt: str) -> list[_Message]:
-    """Read the `[n] id=... time role (speaker): text` lines the engine's prompt contains."""
+    """Read the `[n] id=... time [weekday] role (speaker): text` lines the engine's prompt contains."""
     out: list[_Message] = []
     for line in prompt.splitlines():
         m = _LINE.match(line)
