@@ -218,3 +218,11 @@ def test_block_never_exceeds_total_budget(texts: list[str], free: str, budget: i
     assert len(block) <= budget
     if block and fmt == "xml":
         ET.fromstring(block)
+
+
+def test_graph_context_not_clipped_by_item_limit() -> None:
+    text = "Graph sentence number one is here. " * 100  # 3500 characters
+    block = render_block({"lightrag": text}, "markdown", section_chars={"lightrag": 4000}, max_item_chars=300)
+    assert block.count("Graph sentence") == 100
+    cut = render_block({"lightrag": text}, "markdown", section_chars={"lightrag": 1000})
+    assert 20 <= cut.count("Graph sentence") < 30

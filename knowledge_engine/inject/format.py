@@ -195,8 +195,9 @@ def render_item(
     item: RetrievedItem, fmt: Format = "markdown", max_item_chars: int | None = DEFAULT_MAX_ITEM_CHARS
 ) -> str:
     """One item exactly as render_block shows it with the same `max_item_chars` (its length
-    is what budgets count)."""
-    text = _clip(clean(item.text), max_item_chars)
+    is what budgets count). Graph context is one long text bounded by its section budget
+    (lightragMaxChars), so the per-item cut does not apply to it."""
+    text = _clip(clean(item.text), None if item.kind == "graph" else max_item_chars)
     return _md_item(item, text) if fmt == "markdown" else _xml_item(item, text)
 
 
