@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -133,3 +134,46 @@ def test_empty_batch_makes_no_call(ollama_server: FakeOllamaServer) -> None:
 )
 def test_parse_valid_at(raw: str | None, want: datetime | None) -> None:
     assert parse_valid_at(raw) == want
+
+
+class _Canned:
+    """A client returning a fixed answer: isolates the mapping logic from HTTP."""
+
+    api = "canned"
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+
+    def complete(self, system: str, user: str, schema: dict[str, object]) -> str:
+        return self.content
+
+    def close(self) -> None:
+        pass
+
+
+def test_mapping_dedupes_places_mentions_and_accepts_message_ids() -> None:
+    answer = {
+        "entities": [
+            {"name": "acme", "type": "organization", "importance": 0.8},
+            {"name": "Nobody Here", "type": "person", "importance": None},
+        ],
+        "facts": [
+            {"message_index": 0, "subject": "Alex", "predicate": "works-at", "object": "Acme"},
+            {"message_index": 0, "subject": "alex", "predicate": "Works at", "object": "ACME"},
+            {"message_id": "b2", "subject": "Sam", "predicate": "likes", "object": "tea"},
+        ],
+    }
+    messages = [
+        Message(id="b1", text="I joined ACME today.", speaker="Alex", timestamp=T0),
+        Message(id="b2", text="Sam likes tea.", speaker="Sam", timestamp=T0),
+    ]
+    before = counters.get("llm.unplaced_entities")
+    results = LlmTier(LlmConfig(), _Canned(json.dumps(answer))).extract(messages, [])
+    assert [(f.subject, f.object) for f in results[0].facts] == [("Alex", "Acme")]
+    assert results[0].facts[0].confidence == pytest.approx(0.85)  # config default when the model gives none
+    assert results[0].facts[0].object_type == "organization"
+    assert [(f.subject, f.predicate, f.object) for f in results[1].facts] == [("Sam", "likes", "tea")]
+    (mention,) = results[0].mentions
+    assert (mention.value, mention.start, mention.end) == ("acme", 9, 13)
+    assert messages[0].text[mention.start : mention.end] == "ACME"
+    assert counters.get("llm.unplaced_entities") - before == 1

@@ -6,6 +6,7 @@ its own Extraction (the vainplex plugin lost batched results; this is the fix).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any, cast
@@ -74,11 +75,16 @@ class LlmTier:
         by_id = {m.id: i for i, m in enumerate(messages)}
         types = {e.name.casefold(): cast(EntityType, e.type) for e in output.entities}
         unplaced = 0
+        seen: set[tuple[int, str, str, str]] = set()
         for fact in output.facts:
             index = self._index_of(fact, len(messages), by_id)
             if index is None:
                 unplaced += 1
                 continue
+            key = (index, fact.subject.casefold(), fact.predicate, fact.object.casefold())
+            if key in seen:  # the same triple twice for one message is one fact
+                continue
+            seen.add(key)
             results[index].facts.append(self._candidate(fact, types))
         if unplaced:
             counters.inc("llm.unknown_message", unplaced)
@@ -118,7 +124,9 @@ class LlmTier:
     def _place_entity(entity: LlmEntity, messages: list[Message], results: list[Extraction]) -> bool:
         """Attach the mention to the messages that contain it, else to those whose facts name it."""
         needle = entity.name.casefold()
-        hits = [i for i, m in enumerate(messages) if needle in m.text.casefold()]
+        pattern = re.compile(re.escape(entity.name), re.IGNORECASE)
+        spans = {i: pattern.search(m.text) for i, m in enumerate(messages)}
+        hits = [i for i, found in spans.items() if found]
         if not hits:
             hits = [
                 i
@@ -126,10 +134,10 @@ class LlmTier:
                 if any(needle in (f.subject.casefold(), f.object.casefold()) for f in r.facts)
             ]
         for i in hits:
-            start = messages[i].text.casefold().find(needle)
             mention: dict[str, Any] = {"value": entity.name, "type": entity.type, "tier": "llm"}
-            if start >= 0:
-                mention.update(start=start, end=start + len(entity.name))
+            found = spans[i]
+            if found:
+                mention.update(start=found.start(), end=found.end())
             if entity.importance is not None:
                 mention["importance"] = entity.importance
             results[i].mentions.append(Mention.model_validate(mention))
