@@ -142,19 +142,36 @@ def test_statement_timeout_is_set_on_pool_connections(pg_docs: PgvectorConfig) -
         assert row is not None
         return str(row[0])
 
-    # a different timeout on the same URL still shares the first pool: one pool per URL per loop
     assert run(show()) == "1234ms"
+
+
+def test_slow_statement_hits_the_statement_timeout(pg_server: PgHandle, pg_docs: PgvectorConfig) -> None:
+    """A view that sleeps per row stands in for an overloaded server: the source's own
+    statement_timeout cancels it server-side, and the runner reports a timeout, not an error."""
+    with pg_server.connect() as conn:
+        conn.execute(
+            "CREATE OR REPLACE FUNCTION slow_true(i int) RETURNS bool VOLATILE LANGUAGE plpgsql"
+            " AS $$ BEGIN PERFORM pg_sleep(0.1); RETURN true; END $$"
+        )  # 0.1 s per row read: even an index scan reading 5 rows takes 0.5 s
+        conn.execute(
+            "CREATE OR REPLACE VIEW slow_vectors AS SELECT * FROM knowledge_vectors WHERE slow_true(id)"
+        )
+    cfg = pg_docs.model_copy(update={"table": "slow_vectors", "timeout_ms": 300})
+    src = PgvectorSource(cfg, HashEmbedder())
+    res = run(gather_sources([src], RetrievalRequest(query="halcyon"), 10000, {"pgvector": 10000}))
+    assert (res[0].status, res[0].error) == ("timeout", "statement_timeout")
 
 
 def test_one_pool_per_url_per_loop(pg_docs: PgvectorConfig) -> None:
     from knowledge_engine.retrieve.sources.pgvector import get_pool
 
-    async def pools() -> bool:
+    async def pools() -> tuple[bool, bool]:
         a = await get_pool(pg_docs)
         b = await get_pool(pg_docs.model_copy(update={"collections": ["x"]}))
-        return a is b
+        c = await get_pool(pg_docs.model_copy(update={"timeout_ms": 999}))
+        return a is b, a is c
 
-    assert run(pools())
+    assert run(pools()) == (True, False)  # shared across sources; a new pool for another timeout
 
 
 @pytest.mark.slow

@@ -62,8 +62,10 @@ def vector_literal(vec: list[float]) -> str:
     return "[" + ",".join(repr(float(x)) for x in vec) + "]"
 
 
-# One pool per URL per event loop: a pool's connections belong to the loop that opened them.
-_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, AsyncConnectionPool[Any]]] = (
+# One pool per URL (and timeout/size) per event loop: a pool's connections belong to the loop
+# that opened them, and statement_timeout is fixed when a connection is made.
+_PoolKey = tuple[str, int, int]
+_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[_PoolKey, AsyncConnectionPool[Any]]] = (
     weakref.WeakKeyDictionary()
 )
 _POOL_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
@@ -75,7 +77,8 @@ async def get_pool(config: PgvectorConfig) -> AsyncConnectionPool[Any]:
     lock = _POOL_LOCKS.setdefault(loop, asyncio.Lock())
     async with lock:
         pools = _POOLS.setdefault(loop, {})
-        pool = pools.get(config.url)
+        key = (config.url, int(config.timeout_ms), config.pool_max)
+        pool = pools.get(key)
         if pool is None:
             pool = AsyncConnectionPool(
                 config.url,
@@ -87,7 +90,7 @@ async def get_pool(config: PgvectorConfig) -> AsyncConnectionPool[Any]:
                 open=False,
             )
             await pool.open(wait=False)
-            pools[config.url] = pool
+            pools[key] = pool
         return pool
 
 
