@@ -163,3 +163,21 @@ def test_ingested_documents_are_found_by_the_source(cfg: PgvectorConfig, tmp_pat
 
     found = asyncio.run(run())
     assert found[0][0] == "brief.pdf" and "HX-2026-0042" in found[0][1]
+
+
+def test_ingest_with_config_uses_the_pgvector_embedding_provider(cfg: PgvectorConfig, tmp_path: Path) -> None:
+    from knowledge_engine.config import EmbeddingsConfig, load_config
+    from knowledge_engine.docs import ingest_with_config
+
+    seen: list[EmbeddingsConfig] = []
+
+    def factory(config: EmbeddingsConfig) -> HashEmbedder:
+        seen.append(config)
+        return HashEmbedder()
+
+    section = cfg.model_dump(by_alias=True, exclude={"embeddings"})
+    engine = load_config({"pgvector": {**section, "embeddings": {"provider": "ollama"}}})
+    path = tmp_path / "x.md"
+    path.write_text("Hello pgvector.", encoding="utf-8")
+    report = ingest_with_config(engine, [path], "manuals", factory)
+    assert report.added == ["x.md"] and [c.provider for c in seen] == ["ollama"]
