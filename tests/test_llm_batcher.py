@@ -131,7 +131,7 @@ def test_every_message_of_a_batch_gets_its_facts(
 def test_quiet_cooldown_sends_a_partial_batch(
     make_batcher: Callable[..., tuple[LlmBatcher, Sink]], ollama_server: FakeOllamaServer
 ) -> None:
-    batcher, sink = make_batcher(batchSize=10, cooldownMs=100)
+    batcher, sink = make_batcher(batchSize=10, cooldownMs=300)
     for m in make_messages(3):
         batcher.add(m)
     assert sink.wait_for(3)  # no flush: the quiet period alone triggers the send
@@ -155,7 +155,7 @@ def test_a_failed_call_is_retried_and_then_delivers(
     make_batcher: Callable[..., tuple[LlmBatcher, Sink]], ollama_server: FakeOllamaServer, behaviour: str
 ) -> None:
     ollama_server.script(behaviour)
-    batcher, sink = make_batcher(batchSize=3, timeoutMs=300)
+    batcher, sink = make_batcher(batchSize=3, timeoutMs=1500)
     for m in make_messages(3):
         batcher.add(m)
     assert sink.wait_for(3)

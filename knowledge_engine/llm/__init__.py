@@ -1,1 +1,23 @@
-"""llm."""
+"""LLM clients for the extraction tier: Ollama (chat / generate) and OpenAI-compatible servers."""
+
+from knowledge_engine.llm.client import LlmClient, make_client, resolve_api
+from knowledge_engine.llm.errors import (
+    LlmBadOutput,
+    LlmError,
+    LlmHttpError,
+    LlmTimeout,
+    LlmTruncated,
+    LlmUnavailable,
+)
+
+__all__ = [
+    "LlmBadOutput",
+    "LlmClient",
+    "LlmError",
+    "LlmHttpError",
+    "LlmTimeout",
+    "LlmTruncated",
+    "LlmUnavailable",
+    "make_client",
+    "resolve_api",
+]
