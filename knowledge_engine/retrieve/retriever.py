@@ -22,7 +22,7 @@ from knowledge_engine.retrieve.cache import PromptCache
 from knowledge_engine.retrieve.cooldown import Breaker
 from knowledge_engine.retrieve.fuse import adaptive_count, apply_threshold, mmr, recency_decay, rrf, rrf_max
 from knowledge_engine.retrieve.parallel import gather_sources
-from knowledge_engine.retrieve.query import content_text, query_text, strip_envelope
+from knowledge_engine.retrieve.query import content_text, query_text
 from knowledge_engine.retrieve.skip import should_skip
 from knowledge_engine.retrieve.sources.local import LocalSource, newest_time
 from knowledge_engine.retrieve.temporal import parse_time_window, temporal_boost
@@ -86,12 +86,10 @@ class Retriever:
     async def hook(self, event: Any, ctx: Any) -> dict[str, str] | None:
         """The before_prompt_build handler body: a hook result dict, or None to inject nothing."""
         t0 = time.perf_counter()
-        raw = query_text(event)
-        query = strip_envelope(raw) if raw else raw
-        reason = should_skip(query, ctx, self.cfg.retrieval.skip)
+        query = query_text(event)  # envelope already stripped
+        reason = should_skip(query, ctx, self.cfg.retrieval.skip)  # counts retrieval.skip.<reason>
         if reason or not query:
-            counters.inc(f"retrieve.skip.{reason or 'empty'}")
-            emit("skip", reason=reason or "empty", queryLength=len(query or ""))
+            emit("skip", reason=reason or "no_text", queryLength=len(query or ""))
             return None
         agent = self.ws.agent_id
         cached = self.cache.get(agent, query)
@@ -123,6 +121,7 @@ class Retriever:
         block = render_block(
             sections, self.cfg.retrieval.format, max_chars=self.cfg.retrieval.total_max_chars,
             section_chars={"pgvector": self.cfg.retrieval.max_inject_chars, "lightrag": self.cfg.lightrag.max_chars},
+            max_item_chars=self.cfg.retrieval.max_item_chars,
         )
         provenance = self._provenance(sections, results, block)
         self._after_injection(sections, request)
