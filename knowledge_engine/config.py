@@ -73,6 +73,13 @@ class LlmConfig(_Section):
         "a single message that keeps failing is set aside as a .failed file."
     )
 
+    @field_validator("endpoint")
+    @classmethod
+    def _endpoint_is_http_url(cls, v: str) -> str:
+        if not re.match(r"^https?://[^/\s]+", v.strip()):
+            raise ValueError("must be an http:// or https:// URL, e.g. http://localhost:11434")
+        return v.strip()
+
 
 class ExtractionConfig(_Section):
     regex: RegexConfig = Field(default_factory=RegexConfig, description="Regex tier (instant).")  # type: ignore[arg-type]
