@@ -7,7 +7,7 @@ import socket
 import httpx
 import pytest
 
-from knowledge_engine.config import LlmConfig
+from knowledge_engine.config import ConfigError, LlmConfig, load_config
 from knowledge_engine.llm.client import make_client, resolve_api
 from knowledge_engine.llm.errors import LlmHttpError, LlmTimeout, LlmTruncated, LlmUnavailable
 from knowledge_engine.llm.parse import parse_output
@@ -151,3 +151,9 @@ def test_server_rejecting_think_is_asked_again_without_it(ollama_server: FakeOll
     assert parse_output(client.complete("SYS", PROMPT, output_schema())).facts
     assert parse_output(client.complete("SYS", PROMPT, output_schema())).facts
     assert ["think" in r.body for r in ollama_server.calls()] == [True, False, False]
+
+
+@pytest.mark.parametrize("bad", ["localhost:11434", "ftp://host/x", "", "http://"])
+def test_endpoint_must_be_an_http_url(bad: str) -> None:
+    with pytest.raises(ConfigError, match=r"extraction\.llm\.endpoint"):
+        load_config({"extraction": {"llm": {"endpoint": bad}}})
