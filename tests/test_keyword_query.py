@@ -103,3 +103,11 @@ def test_any_text_builds_a_parsable_expression(text: str) -> None:
     expr = build_query(text).expression
     if expr:
         _fts().execute("SELECT rowid FROM t WHERE t MATCH ?", (expr,)).fetchall()
+
+
+def test_keep_only_restricts_optional_parts_and_keeps_phrases() -> None:
+    q = build_query("alpha beta gamm*")
+    assert q.optional_parts() == ['"alpha"', '"beta"', '"gamm" *']
+    assert q.keep_only(['"beta"', '"gamm" *']).expression == '"beta" OR "gamm" *'
+    p = build_query('"solar panel" alpha beta')
+    assert p.keep_only(['"beta"']).expression == '"solar panel" AND ("solar panel" OR "beta")'

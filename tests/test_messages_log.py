@@ -339,3 +339,47 @@ def test_closed_log_raises_clearly(workspace: Path) -> None:
     log.close()
     with pytest.raises(MessageLogError, match="closed"):
         log.count()
+
+
+# ------------------------------------------------------------------ query planning
+
+
+def test_common_words_are_pruned_beyond_the_match_budget(workspace: Path) -> None:
+    with MessageLog(workspace, match_budget=50) as log, MessageLog(workspace, match_budget=0) as exact:
+        log.append_many(msg(100 + i, f"status update number {i} for the weekly report") for i in range(200))
+        log.append_many(
+            [
+                msg(1, "weekly report mentions the aurora borealis"),
+                msg(2, "aurora seen last night"),
+                msg(3, "photos of the aurora over the lake"),
+            ]
+        )
+        before = counters.get("memory.search_terms_pruned")
+        pruned = log.search("aurora weekly report", limit=50)
+        assert counters.get("memory.search_terms_pruned") == before + 2
+        assert sorted(ids(pruned)) == ["1", "2", "3"]  # rows matching only the common words are not scored
+        full = exact.search("aurora weekly report", limit=50)
+        assert len(full) == 50  # without a budget every 'weekly'/'report' row matches
+        # the pruned words match nearly every row, so their IDF (and their share of the score) is ~0
+        assert ids(full)[:3] == ids(pruned) == ["2", "1", "3"]
+        assert [round(s, 3) for _, s in full[:3]] == [round(s, 3) for _, s in pruned]
+
+
+def test_phrase_queries_and_small_logs_are_never_pruned(workspace: Path) -> None:
+    with MessageLog(workspace, match_budget=50) as log:
+        log.append_many(msg(100 + i, f"weekly report {i}") for i in range(30))
+        before = counters.get("memory.search_terms_pruned")
+        assert len(log.search("weekly report", limit=100)) == 30  # 30 rows <= budget: nothing to prune
+        log.append_many(msg(200 + i, f"weekly report again {i}") for i in range(60))
+        assert len(log.search('"weekly report" again', limit=100)) == 90
+        assert counters.get("memory.search_terms_pruned") == before
+
+
+def test_session_filter_with_interleaved_sessions(log: MessageLog) -> None:
+    log.append_many(
+        msg(i, f"harbour crane inspection {i}", session="a" if i % 40 == 0 else "b") for i in range(1, 201)
+    )
+    got = log.search("crane", session="a", limit=100)
+    assert sorted(ids(got), key=int) == ["40", "80", "120", "160", "200"]
+    assert log.search("crane", session="nope") == []
+    assert len(log.search("crane", session="b", role="user", limit=500)) == 195

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 MAX_QUERY_CHARS = 4096  # user text beyond this is ignored: queries are short, documents are not
@@ -61,6 +61,17 @@ class KeywordQuery:
     def empty(self) -> bool:
         return not self.expression
 
+    def optional_parts(self) -> list[str]:
+        """The OR-joined parts (quoted terms and prefixes); they widen the match set, phrases narrow it."""
+        return [quote(t) for t in self.terms] + [quote(p) + " *" for p in self.prefixes]
+
+    def keep_only(self, parts: Collection[str]) -> KeywordQuery:
+        """The same query restricted to some of `optional_parts()` (phrases are always kept)."""
+        terms = tuple(t for t in self.terms if quote(t) in parts)
+        prefixes = tuple(p for p in self.prefixes if quote(p) + " *" in parts)
+        expr = compose(list(self.phrases), list(terms), list(prefixes))
+        return KeywordQuery(expr, terms, self.phrases, prefixes, self.truncated)
+
 
 @dataclass
 class QueryBuilder:
@@ -98,7 +109,7 @@ class QueryBuilder:
                 truncated = True
                 break
             bucket.append(tok)
-        expr = _expression(phrases, terms, prefixes)
+        expr = compose(phrases, terms, prefixes)
         return KeywordQuery(expr, tuple(terms), tuple(phrases), tuple(prefixes), truncated)
 
     def _phrases(self, text: str) -> tuple[list[str], str]:
@@ -129,7 +140,8 @@ def quote(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
 
 
-def _expression(phrases: list[str], terms: list[str], prefixes: list[str]) -> str:
+def compose(phrases: list[str], terms: list[str], prefixes: list[str]) -> str:
+    """The MATCH expression: required phrases AND-ed, everything else OR-ed so BM25 ranks it."""
     optional = [quote(t) for t in terms] + [quote(p) + " *" for p in prefixes]
     if not phrases:
         return " OR ".join(optional)

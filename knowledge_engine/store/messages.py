@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from knowledge_engine.index.keyword import DEFAULT_MAX_TERMS, QueryBuilder
+from knowledge_engine.index.keyword import DEFAULT_MAX_TERMS, KeywordQuery, QueryBuilder
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Message
 
@@ -33,6 +33,8 @@ DEFAULT_FILENAME = "messages.sqlite3"
 SCHEMA_VERSION = 1
 _CHUNK = 500  # ids per IN (...) and rows per page of iter()
 _MAX_LIMIT = 1000
+_DF_CACHE_SIZE = 4096
+DEFAULT_MATCH_BUDGET = 5000
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _COLUMNS = "seq, id, session, role, speaker, agent_id, ts, ts_iso, text"
 
@@ -101,14 +103,22 @@ def _iso(ts: datetime) -> str:
 def _row_to_message(row: sqlite3.Row | tuple[Any, ...]) -> Message:
     _seq, id_, session, role, speaker, agent_id, _ts, ts_iso, text = row[:9]
     return Message.model_construct(
-        id=id_, text=text, role=role, session=session, speaker=speaker, agent_id=agent_id,
+        id=id_,
+        text=text,
+        role=role,
+        session=session,
+        speaker=speaker,
+        agent_id=agent_id,
         timestamp=datetime.fromisoformat(ts_iso),
     )
 
 
 def _filters(
-    session: str | None = None, role: str | None = None,
-    since: datetime | None = None, until: datetime | None = None, alias: str = "",
+    session: str | None = None,
+    role: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    alias: str = "",
 ) -> tuple[str, list[Any]]:
     """SQL conditions (joined by AND, possibly empty) and their parameters."""
     conds: list[str] = []
@@ -144,12 +154,15 @@ class MessageLog:
         roles: Collection[str] | None = None,
         max_query_terms: int = DEFAULT_MAX_TERMS,
         extra_stop_words: Iterable[str] = (),
+        match_budget: int = DEFAULT_MATCH_BUDGET,
     ) -> None:
         p = Path(path).expanduser()
         self.path = p / DEFAULT_FILENAME if p.is_dir() else p
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.roles = frozenset(roles) if roles is not None else None
         self._query = QueryBuilder(max_terms=max_query_terms, extra_stop_words=extra_stop_words)
+        self.match_budget = match_budget
+        self._df_cache: dict[str, tuple[int, int]] = {}
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         try:
@@ -166,6 +179,7 @@ class MessageLog:
             roles=cfg.roles,
             max_query_terms=cfg.max_query_terms,
             extra_stop_words=cfg.extra_stop_words,
+            match_budget=cfg.keyword_match_budget,
         )
 
     # ------------------------------------------------------------------ connection
@@ -245,8 +259,14 @@ class MessageLog:
 
     def _row(self, msg: Message) -> tuple[Any, ...]:
         return (
-            _clean(msg.id), _clean(msg.session), _clean(msg.role), _clean(msg.speaker),
-            _clean(msg.agent_id), _epoch(msg.timestamp), _iso(msg.timestamp), _clean(msg.text),
+            _clean(msg.id),
+            _clean(msg.session),
+            _clean(msg.role),
+            _clean(msg.speaker),
+            _clean(msg.agent_id),
+            _epoch(msg.timestamp),
+            _iso(msg.timestamp),
+            _clean(msg.text),
         )
 
     def _accepts(self, msg: Message) -> bool:
@@ -283,6 +303,7 @@ class MessageLog:
             for chunk in _chunks(wanted):
                 marks = ",".join("?" * len(chunk))
                 deleted += c.execute(f"DELETE FROM messages WHERE id IN ({marks})", chunk).rowcount
+        self._df_cache.clear()
         emit("memory.deleted", messages=deleted)
         return deleted
 
@@ -290,6 +311,7 @@ class MessageLog:
         """Delete every message of one session; returns how many."""
         with self._write() as c:
             deleted = c.execute("DELETE FROM messages WHERE session = ?", (session,)).rowcount
+        self._df_cache.clear()
         emit("memory.session_deleted", messages=deleted)
         return deleted
 
@@ -313,6 +335,7 @@ class MessageLog:
             if updates:
                 with self._write() as c:
                     c.executemany("UPDATE messages SET text = ? WHERE seq = ?", updates)
+        self._df_cache.clear()
         emit("memory.redacted", messages=len(changed))
         return changed
 
@@ -359,6 +382,7 @@ class MessageLog:
             for chunk in _chunks(doomed):
                 marks = ",".join("?" * len(chunk))
                 c.execute(f"DELETE FROM messages WHERE id IN ({marks})", chunk)
+        self._df_cache.clear()
         emit("memory.retention", deleted=len(doomed), max_age_days=max_age_days, max_count=max_count)
         return doomed
 
@@ -432,8 +456,11 @@ class MessageLog:
             left = left - len(rows) if left > 0 else left
 
     def count(
-        self, session: str | None = None, role: str | None = None,
-        since: datetime | None = None, until: datetime | None = None,
+        self,
+        session: str | None = None,
+        role: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
     ) -> int:
         where, params = _filters(session, role, since, until)
         sql = "SELECT count(*) FROM messages" + (f" WHERE {where}" if where else "")
@@ -453,19 +480,87 @@ class MessageLog:
         if built.empty:
             counters.inc("memory.search_empty_query")
             return []
+        expression = self._plan(built).expression
         where, params = _filters(session, role, since, until, alias="m.")
-        sql = (
-            f"SELECT {', '.join('m.' + c.strip() for c in _COLUMNS.split(','))}, bm25(messages_fts) AS score"
-            " FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid"
-            " WHERE messages_fts MATCH ?" + (f" AND {where}" if where else "") + " ORDER BY score LIMIT ?"
-        )
+        if session is not None:
+            # A session's messages are mostly contiguous in arrival order: bounding the FTS rowid lets
+            # FTS5 seek inside its doclists instead of scoring every match of the whole log.
+            lo, hi = self._read("SELECT min(seq), max(seq) FROM messages WHERE session = ?", [session])[0]
+            if lo is None:
+                return []
+            where += " AND f.rowid BETWEEN ? AND ?"
+            params += [lo, hi]
+        if where:  # bm25() is only evaluated for rows that pass the filters
+            sql = (
+                "SELECT f.rowid, bm25(messages_fts) AS score FROM messages_fts f"
+                " JOIN messages m ON m.seq = f.rowid"
+                f" WHERE messages_fts MATCH ? AND {where} ORDER BY score LIMIT ?"
+            )
+        else:
+            sql = "SELECT rowid, bm25(messages_fts) AS score FROM messages_fts WHERE messages_fts MATCH ?"
+            sql += " ORDER BY score LIMIT ?"
         try:
-            rows = self._read(sql, [built.expression, *params, max(1, min(limit, _MAX_LIMIT))])
+            hits = self._read(sql, [expression, *params, max(1, min(limit, _MAX_LIMIT))])
         except sqlite3.OperationalError as exc:  # the builder should make this impossible; never crash a turn
             counters.inc("memory.search_error")
             emit("memory.search_error", error=type(exc).__name__)
             return []
-        return [(_row_to_message(r), -float(r[9])) for r in rows]
+        return self._hydrate(hits)
+
+    def _hydrate(self, hits: list[tuple[Any, ...]]) -> list[tuple[Message, float]]:
+        """Load the messages of the top hits only (the text of other matches is never read)."""
+        if not hits:
+            return []
+        marks = ",".join("?" * len(hits))
+        rows = {
+            r[0]: r
+            for r in self._read(
+                f"SELECT {_COLUMNS} FROM messages WHERE seq IN ({marks})", [h[0] for h in hits]
+            )
+        }
+        return [(_row_to_message(rows[seq]), -float(score)) for seq, score in hits if seq in rows]
+
+    def _plan(self, built: KeywordQuery) -> KeywordQuery:
+        """Drop the most common OR-ed words when scoring every row they match would blow the budget.
+
+        FTS5 computes bm25() for every matching row before sorting, so one very common word
+        (in a third of the log) costs more than all rare words together while adding almost
+        nothing to the ranking (its IDF is near zero). Like Lucene's high-frequency cutoff:
+        the rarest word is always kept, then others from rare to common while their summed
+        document frequencies stay within `match_budget`. Phrase queries are never pruned
+        (the phrase is required, so it already bounds the match set).
+        """
+        parts = built.optional_parts()
+        if self.match_budget <= 0 or built.phrases or len(parts) < 2:
+            return built
+        top = self._max_seq()
+        if top <= self.match_budget:
+            return built
+        dfs = sorted((self._doc_freq(p, top), p) for p in parts)
+        keep, total = [dfs[0][1]], dfs[0][0]
+        for df, part in dfs[1:]:
+            if total + df > self.match_budget:
+                break
+            keep.append(part)
+            total += df
+        if len(keep) < len(parts):
+            counters.inc("memory.search_terms_pruned", len(parts) - len(keep))
+            return built.keep_only(keep)
+        return built
+
+    def _max_seq(self) -> int:
+        return int(self._read("SELECT coalesce(max(seq), 0) FROM messages")[0][0])
+
+    def _doc_freq(self, part: str, top: int) -> int:
+        """Rows matching one quoted word; cached until the log grows by 5% (only the plan uses it)."""
+        cached = self._df_cache.get(part)
+        if cached is not None and top - cached[1] <= max(100, top // 20):
+            return cached[0]
+        df = int(self._read("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", [part])[0][0])
+        if len(self._df_cache) >= _DF_CACHE_SIZE:
+            self._df_cache.clear()
+        self._df_cache[part] = (df, top)
+        return df
 
     def stats(self) -> dict[str, Any]:
         """Counts and on-disk sizes for `stats`."""
@@ -473,7 +568,10 @@ class MessageLog:
         n, sessions, first, last = rows[0]
         wal = self.path.with_name(self.path.name + "-wal")
         return {
-            "messages": n, "sessions": sessions, "first": first, "last": last,
+            "messages": n,
+            "sessions": sessions,
+            "first": first,
+            "last": last,
             "file_bytes": self.path.stat().st_size if self.path.exists() else 0,
             "wal_bytes": wal.stat().st_size if wal.exists() else 0,
         }
