@@ -151,6 +151,7 @@ class MemoryConfig(_Section):
     max_query_terms: int = Field(32, ge=1, le=256, description="Keyword search uses at most this many query terms.")
     extra_stop_words: list[str] = Field(default_factory=list, description="Words ignored by keyword search, besides the built-in list.")
     busy_timeout_ms: int = Field(10000, ge=100, description="How long a writer waits for another process's lock on the message log.")
+    keyword_match_budget: int = Field(5000, ge=0, description="Keyword search drops its most common words while they would match more rows than this (0 = never).")
 
 
 # --------------------------------------------------------------------------- retrieval
