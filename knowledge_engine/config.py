@@ -208,6 +208,10 @@ class PgvectorConfig(_Section):
     dimensions: int = Field(3072, ge=1, le=16000, description="Embedding size of the table (halfvec(D)).")
     timeout_ms: int = Field(3000, ge=10, description="Source timeout (also the statement timeout).")
     pool_max: int = Field(3, ge=1, description="Connections in the async pool.")
+    iterative_scan: Literal["off", "strict_order", "relaxed_order"] = Field(
+        "strict_order",
+        description="pgvector >= 0.8 hnsw.iterative_scan: keeps scanning the HNSW index until topK rows of the collection are found.",
+    )
     chunk_chars: int = Field(1500, ge=100, description="Chunk size used by `docs ingest`.")
     chunk_overlap: int = Field(200, ge=0, description="Chunk overlap used by `docs ingest`.")
     embeddings: EmbeddingsConfig | None = Field(

@@ -238,3 +238,37 @@ def test_planner_picks_hnsw_unforced_on_a_few_thousand_rows(pg_server: PgHandle)
         plan = conn.execute("EXPLAIN " + query, {"q": rows[0][2], "collection": "knowledge_default", "k": 5})
         text = "\n".join(r[0] for r in plan.fetchall())
     assert f"Index Scan using {table}_embedding_hnsw_idx" in text, text
+
+
+@pytest.mark.slow
+def test_small_collection_in_a_big_table_still_gets_top_k(pg_server: PgHandle) -> None:
+    """pgvector's HNSW post-filtering: only ef_search candidates are filtered by collection, so
+    the seed's query can return nothing for a small collection. iterativeScan (default
+    strict_order) keeps scanning; with it off the same query comes back short."""
+    from knowledge_engine.docs.ingest import ensure_schema
+
+    table, emb = "knowledge_vectors_iter", HashEmbedder()
+    rows = [("big", f"b{i}.md", f"w{i} v{i % 13} u{i % 7}") for i in range(3000)]
+    rows += [("small", f"s{i}.md", f"z{i} y{i % 3}") for i in range(100)]
+    with pg_server.connect() as conn:
+        ensure_schema(conn, table, PG_TEST_DIMENSIONS)
+        with conn.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO {table} (collection, file_name, text, embedding)"
+                f" VALUES (%s, %s, %s, %s::vector({PG_TEST_DIMENSIONS}))",
+                [(c, f, t, vector_literal(emb.embed_query(t))) for c, f, t in rows],
+            )
+        conn.execute(f"ANALYZE {table}")
+    cfg = PgvectorConfig(
+        enabled=True,
+        url=pg_server.url,
+        table=table,
+        collections=["small"],
+        dimensions=PG_TEST_DIMENSIONS,
+        top_k=5,
+        score_threshold=-1,
+    )
+    found = search(cfg, "w5 v5 u5")  # a query near the big collection
+    assert len(found.items) == 5 and {i.collection for i in found.items} == {"small"}
+    off = search(cfg.model_copy(update={"iterative_scan": "off"}), "w5 v5 u5")
+    assert len(off.items) < 5

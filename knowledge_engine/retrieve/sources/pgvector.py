@@ -64,11 +64,24 @@ def vector_literal(vec: list[float]) -> str:
 
 # One pool per URL (and timeout/size) per event loop: a pool's connections belong to the loop
 # that opened them, and statement_timeout is fixed when a connection is made.
-_PoolKey = tuple[str, int, int]
+_PoolKey = tuple[str, str, int]
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[_PoolKey, AsyncConnectionPool[Any]]] = (
     weakref.WeakKeyDictionary()
 )
 _POOL_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def _session_options(config: PgvectorConfig) -> str:
+    """Per-connection settings: the statement timeout, and pgvector 0.8's iterative index scan.
+
+    Without the iterative scan, `WHERE collection = ... ORDER BY distance LIMIT k` through HNSW
+    only filters the first ef_search (40) candidates, so a small collection in a big table can
+    come back empty. Older pgvector ignores the setting (a placeholder GUC).
+    """
+    opts = f"-c statement_timeout={int(config.timeout_ms)}"
+    if config.iterative_scan != "off":
+        opts += f" -c hnsw.iterative_scan={config.iterative_scan}"
+    return opts
 
 
 async def get_pool(config: PgvectorConfig) -> AsyncConnectionPool[Any]:
@@ -77,14 +90,14 @@ async def get_pool(config: PgvectorConfig) -> AsyncConnectionPool[Any]:
     lock = _POOL_LOCKS.setdefault(loop, asyncio.Lock())
     async with lock:
         pools = _POOLS.setdefault(loop, {})
-        key = (config.url, int(config.timeout_ms), config.pool_max)
+        key = (config.url, _session_options(config), config.pool_max)
         pool = pools.get(key)
         if pool is None:
             pool = AsyncConnectionPool(
                 config.url,
                 min_size=0,
                 max_size=config.pool_max,
-                kwargs={"options": f"-c statement_timeout={int(config.timeout_ms)}", "autocommit": True},
+                kwargs={"options": _session_options(config), "autocommit": True},
                 check=AsyncConnectionPool.check_connection,  # drops connections broken by a server restart
                 timeout=config.timeout_ms / 1000,
                 open=False,
