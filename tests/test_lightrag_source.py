@@ -174,3 +174,17 @@ def test_parse_response_shapes() -> None:
 def test_empty_url_is_rejected() -> None:
     with pytest.raises(ValueError):
         LightragSource(LightragConfig(enabled=True, url=""))
+
+
+def test_no_query_or_document_text_in_logs(
+    lightrag_server: LightragServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    secret = "Zanzibar-Quokka Halcyon"
+    src = _source(lightrag_server)
+    lightrag_server.fail_next(500)
+    asyncio.run(gather_sources([src], RetrievalRequest(query=secret), 2000, {"lightrag": 1000}))
+    res = asyncio.run(gather_sources([src], RetrievalRequest(query=secret), 2000, {"lightrag": 1000}))
+    assert res[0].status == "ok" and res[0].text
+    logs = "\n".join(r.getMessage() for r in caplog.records)
+    assert "[knowledge.event]" in logs
+    assert "Zanzibar" not in logs and "Mira Okafor" not in logs and "Halcyon" not in logs

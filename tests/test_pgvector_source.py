@@ -272,3 +272,12 @@ def test_small_collection_in_a_big_table_still_gets_top_k(pg_server: PgHandle) -
     assert len(found.items) == 5 and {i.collection for i in found.items} == {"small"}
     off = search(cfg.model_copy(update={"iterative_scan": "off"}), "w5 v5 u5")
     assert len(off.items) < 5
+
+
+def test_no_query_or_document_text_in_logs(pg_docs: PgvectorConfig, caplog: pytest.LogCaptureFixture) -> None:
+    src = PgvectorSource(pg_docs, HashEmbedder())
+    res = run(gather_sources([src], RetrievalRequest(query="Zanzibar-Quokka halcyon satellite"), 3000))
+    assert res[0].status == "ok" and res[0].items
+    logs = "\n".join(r.getMessage() for r in caplog.records)
+    assert '"type":"pgvector"' in logs
+    assert "Zanzibar" not in logs and "halcyon" not in logs.lower()
