@@ -131,3 +131,17 @@ def test_vacuum_reports_a_wal_it_could_not_truncate(workspace: Path) -> None:
         assert log.vacuum() is False
         reader.conn.execute("COMMIT")
         assert log.vacuum() is True
+
+
+def test_logs_carry_no_text_nor_query(workspace: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with MessageLog(workspace) as log:
+        populate(log)
+        log.search("zqxjwomble vortigern")
+        log.search("\"passphrase\" )) NEAR(")
+        log.redact(lambda m: "zqxjwomble" in m.text, lambda t: t.replace("zqxjwomble", "[x]"))
+        log.retain(max_count=10)
+        log.delete_session("private")
+        log.vacuum()
+    assert "[knowledge.event]" in caplog.text  # control: events were logged
+    for needle in ("zqxjwomble", "Vortigern", "passphrase", "alpha", "budget"):
+        assert needle not in caplog.text

@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from knowledge_engine.config import MemoryConfig
 from knowledge_engine.observe import counters
@@ -383,3 +385,35 @@ def test_session_filter_with_interleaved_sessions(log: MessageLog) -> None:
     assert sorted(ids(got), key=int) == ["40", "80", "120", "160", "200"]
     assert log.search("crane", session="nope") == []
     assert len(log.search("crane", session="b", role="user", limit=500)) == 195
+
+
+def test_index_drift_is_detected_and_repaired(log: MessageLog) -> None:
+    fill(log)
+    log.append(msg(1, "original wording"))
+    assert log.check_index() is True
+    log.conn.execute("DROP TRIGGER messages_au")  # simulate a writer that bypassed the index
+    log.conn.execute("UPDATE messages SET text = 'replacement wording' WHERE id = '1'")
+    assert log.check_index() is False
+    assert ids(log.search("replacement")) == []
+    log.rebuild_index()
+    assert log.check_index() is True
+    assert ids(log.search("replacement")) == ["1"]
+    assert log.search("original") == []
+
+
+def test_zero_limit_returns_nothing(log: MessageLog) -> None:
+    log.append(msg(1, "budget"))
+    assert log.search("budget", limit=0) == []
+    assert len(log.search("budget", limit=10**9)) == 1
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(max_size=120))
+def test_any_query_never_errors(log: MessageLog, query: str) -> None:
+    if log.count() == 0:
+        fill(log)
+        log.append_many(msg(50 + i, f"foo bar near text secret {i}") for i in range(5))
+    errors = counters.get("memory.search_error")
+    for m, score in log.search(query) + log.search(query, session="x", role="user", since=T0):
+        assert isinstance(m, Message) and score >= 0
+    assert counters.get("memory.search_error") == errors

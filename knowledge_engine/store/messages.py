@@ -404,6 +404,25 @@ class MessageLog:
         emit("memory.vacuum", duration_ms=duration_ms, wal_truncated=not busy)
         return not busy
 
+    def check_index(self) -> bool:
+        """True when the keyword index matches the stored texts exactly (for `validate`)."""
+        try:
+            with self._lock:
+                self.conn.execute(
+                    "INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)"
+                )
+        except sqlite3.DatabaseError:
+            emit("memory.index_check", ok=False)
+            return False
+        return True
+
+    def rebuild_index(self) -> None:
+        """Re-derive the keyword index from the stored texts (for `validate --repair`)."""
+        with self._write() as c:
+            c.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
+        self._df_cache.clear()
+        emit("memory.index_rebuilt", messages=self.count())
+
     # ------------------------------------------------------------------ reads
 
     def get(self, id: str) -> Message | None:
@@ -477,6 +496,8 @@ class MessageLog:
     ) -> list[tuple[Message, float]]:
         """BM25 keyword search; scores are -bm25() so higher is better. Empty query -> no results."""
         built = self._query.build(query)
+        if limit <= 0:
+            return []
         if built.empty:
             counters.inc("memory.search_empty_query")
             return []
