@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""LoCoMo evidence recall of the injected block, against BM25-only and vector-only baselines.
+
+For each conversation: a fresh workspace; every turn goes in through the hooks (the first
+speaker via message_received, the second via message_sent, both with metadata.senderName,
+message id = dia_id, timestamp = session date + 30 s per turn); flush (Chroma sync); then
+every question with evidence in categories 1-4 goes through before_prompt_build with the
+event timestamp = the last turn. Evidence recall = share of a question's evidence turns in
+the injected block, read from the provenance report: "messages" counts memory items,
+"messages+facts" also counts injected facts whose evidence cites the turn. Baselines fill
+the same character budget with whole `speaker: text` lines in rank order.
+
+Usage: .venv/bin/python scripts/bench/locomo.py [PATH] [--budget-chars 4000] [--json]
+       [--limit-conversations N] [--limit-questions N]
+Prints figures; the last line is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from scripts.bench.common import (  # noqa: E402
+    LOCOMO_DEV,
+    Conversation,
+    Question,
+    fill_budget,
+    load_locomo,
+    percentile,
+)
+
+CATEGORIES = (1, 2, 3, 4)
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+BASELINE_POOL = 200
+ARMS = ("messages", "messages_facts", "bm25", "vector")
+
+
+def plugin_config(root: Path, budget: int) -> dict[str, Any]:
+    return {
+        "workspaceTemplate": "{workspaceDir}/ke", "workspaceRoot": str(root / "agents"),
+        "storage": {"writeDebounceMs": 200},
+        "extraction": {"llm": {"enabled": False}},
+        "retrieval": {"maxInjectChars": budget, "totalMaxChars": budget, "cacheTtlMs": 0,
+                      "provenanceReport": "metadata"},
+    }
+
+
+def shown(item: dict[str, Any], block: str) -> bool:
+    """Whether a provenance item made it into the block (its id is printed with it)."""
+    iid = str(item.get("id"))
+    if item.get("kind") == "memory":
+        return f"(msg {iid})" in block or f'message_id="{iid}"' in block
+    return f"id {iid})" in block or f'id="{iid}"' in block
+
+
+def injected_ids(report: dict[str, Any] | None, block: str) -> tuple[set[str], set[str], int]:
+    """(turn ids of memory items, turn ids cited by fact items, provenance items not in the block)."""
+    mem: set[str] = set()
+    facts: set[str] = set()
+    missing = 0
+    for it in (report or {}).get("items", []):
+        if not shown(it, block):
+            missing += 1
+            continue
+        ids = {str(m) for m in it.get("message_ids") or []}
+        (mem if it.get("kind") == "memory" else facts).update(ids)
+    return mem, facts, missing
+
+
+def recall(evidence: list[str], found: set[str]) -> float:
+    return sum(1 for e in evidence if e in found) / len(evidence)
+
+
+class Scores:
+    """Per-arm, per-category recall lists."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, dict[int, list[float]]] = {a: defaultdict(list) for a in ARMS}
+
+    def add(self, arm: str, category: int, value: float) -> None:
+        self.values[arm][category].append(value)
+
+    def summary(self, arm: str) -> dict[str, Any]:
+        by_cat = self.values[arm]
+        allv = [v for c in CATEGORIES for v in by_cat.get(c, [])]
+        return {"overall": round(statistics.fmean(allv), 4) if allv else None,
+                "by_category": {str(c): round(statistics.fmean(by_cat[c]), 4) if by_cat.get(c) else None
+                                for c in CATEGORIES}}
+
+
+async def ingest(runner: Any, conv: Conversation, ctx: dict[str, Any]) -> None:
+    skey = ctx["sessionKey"]
+    await runner.run("session_start", {"sessionId": conv.sample_id, "sessionKey": skey}, ctx)
+    msg_ctx = {"channelId": "locomo", "sessionKey": skey}
+    for t in conv.turns:
+        event = {"content": t.text, "messageId": t.dia_id, "sessionKey": skey, "timestamp": t.timestamp.isoformat(),
+                 "metadata": {"senderName": t.speaker}}
+        if t.speaker == conv.speaker_b:
+            await runner.run("message_sent", {**event, "to": conv.speaker_a, "success": True}, msg_ctx)
+        else:
+            await runner.run("message_received", {**event, "from": t.speaker}, msg_ctx)
+
+
+def baselines(engine: Any, ws: Any, q: str, budget: int) -> tuple[set[str], set[str]]:
+    """Turn ids the BM25-only and vector-only baselines fit into the budget."""
+    bm = [(m.id, f"{m.speaker}: {m.text}") for m, _ in ws.messages.search(q, limit=BASELINE_POOL)]
+    vec = engine.embedder.embed_query(q)
+    hits = engine.chroma(ws).query_messages(vec, BASELINE_POOL, None)
+    found = {m.id: m for m in ws.messages.get_many([h.id for h in hits])}
+    vl = [(h.id, f"{found[h.id].speaker}: {found[h.id].text}") for h in hits if h.id in found]
+    return set(fill_budget(bm, budget)), set(fill_budget(vl, budget))
+
+
+async def run_conversation(conv: Conversation, questions: list[Question], budget: int, scores: Scores,
+                           stats: dict[str, Any], cache_dir: Path | None = None) -> None:
+    from knowledge_engine.host import HookRunner, PluginApi
+    from knowledge_engine.plugin import register
+    from knowledge_engine.retrieve.retriever import retriever_for
+
+    with tempfile.TemporaryDirectory(prefix="locomo-") as tmp:
+        root = Path(tmp)
+        api = PluginApi("knowledge-engine", plugin_config(root, budget))
+        plugin = register(api)
+        assert plugin is not None
+        engine = plugin.engine
+        runner = HookRunner(api.registrations)
+        agent = f"locomo-{conv.sample_id}"
+        folder = (cache_dir / conv.sample_id) if cache_dir else root / "ws"
+        ctx = {"agentId": agent, "sessionKey": f"agent:{agent}:main", "workspaceDir": str(folder)}
+        marker = folder / ".locomo-ingested"
+        if not marker.exists():
+            t0 = time.perf_counter()
+            await ingest(runner, conv, ctx)
+            await asyncio.to_thread(engine.flush, 300.0)
+            stats["ingest_s"] += time.perf_counter() - t0
+            if cache_dir:
+                marker.write_text("ok\n")
+        ws = engine.workspace(agent, ctx["workspaceDir"])
+        retriever = retriever_for(engine, ws)
+        stats["facts"] += len([f for f in ws.facts.all() if f.invalid_at is None])
+        ref = conv.turns[-1].timestamp.isoformat()
+        for q in questions:
+            event = {"prompt": q.question, "messages": [{"role": "user", "content": q.question}], "timestamp": ref}
+            retriever.last_provenance = None
+            t1 = time.perf_counter()
+            result = await runner.run("before_prompt_build", event, {**ctx, "trigger": "user"})
+            stats["latency_ms"].append((time.perf_counter() - t1) * 1000)
+            stats["embed_ms"].append(retriever.local.last_embed_ms)
+            block = next((v for v in (result or {}).values() if isinstance(v, str)), "")
+            stats["block_chars"].append(len(block))
+            mem, facts, missing = injected_ids(retriever.last_provenance, block)
+            stats["provenance_not_in_block"] += missing
+            scores.add("messages", q.category, recall(q.evidence, mem))
+            scores.add("messages_facts", q.category, recall(q.evidence, mem | facts))
+            bm, vec = baselines(engine, ws, q.question, budget)
+            scores.add("bm25", q.category, recall(q.evidence, bm))
+            scores.add("vector", q.category, recall(q.evidence, vec))
+        await runner.run("gateway_stop", {"reason": "bench done"}, {})
+        engine.stop(10)
+
+
+def select_questions(conv: Conversation, limit: int | None, stats: dict[str, Any]) -> list[Question]:
+    turn_ids = {t.dia_id for t in conv.turns}
+    out = []
+    for q in conv.questions:
+        if q.category not in CATEGORIES:
+            continue
+        stats["malformed_evidence"] += q.malformed
+        unknown = [e for e in q.evidence if e not in turn_ids]
+        stats["unknown_evidence"] += len(unknown)
+        q.evidence = [e for e in q.evidence if e in turn_ids]
+        if not q.evidence:
+            stats["skipped_no_evidence"] += 1
+            continue
+        out.append(q)
+    return out[:limit] if limit else out
+
+
+def run(path: Path, budget: int, limit_conv: int | None, limit_q: int | None,
+        cache_dir: Path | None = None) -> dict[str, Any]:
+    convs = load_locomo(path)[: limit_conv or None]
+    scores = Scores()
+    stats: dict[str, Any] = {"ingest_s": 0.0, "facts": 0, "latency_ms": [], "embed_ms": [], "block_chars": [],
+                             "provenance_not_in_block": 0, "malformed_evidence": 0, "unknown_evidence": 0,
+                             "skipped_no_evidence": 0, "turns": 0, "questions": 0}
+    for conv in convs:
+        questions = select_questions(conv, limit_q, stats)
+        stats["turns"] += len(conv.turns)
+        stats["questions"] += len(questions)
+        asyncio.run(run_conversation(conv, questions, budget, scores, stats, cache_dir))
+    lat, emb = stats.pop("latency_ms"), stats.pop("embed_ms")
+    blocks = stats.pop("block_chars")
+    return {
+        "bench": "locomo", "file": path.name, "budget_chars": budget, "conversations": len(convs), **stats,
+        "ingest_s": round(stats["ingest_s"], 2),
+        "recall": {arm: scores.summary(arm) for arm in ARMS},
+        "latency_ms": {"p50": round(percentile(lat, 50), 2), "p95": round(percentile(lat, 95), 2),
+                       "embed_p50": round(percentile(emb, 50), 2), "embed_p95": round(percentile(emb, 95), 2)},
+        "block_chars_mean": round(statistics.fmean(blocks), 1) if blocks else 0,
+    }
+
+
+def print_table(out: dict[str, Any]) -> None:
+    print(f"LoCoMo {out['file']}: {out['conversations']} conversations, {out['turns']} turns, "
+          f"{out['questions']} questions, budget {out['budget_chars']} chars, {out['facts']} facts")
+    print(f"{'arm':<16}" + "".join(f"{CATEGORY_NAMES[c]:>13}" for c in CATEGORIES) + f"{'overall':>10}")
+    for arm, s in out["recall"].items():
+        cells = "".join(f"{(s['by_category'][str(c)] or 0):>13.3f}" for c in CATEGORIES)
+        print(f"{arm:<16}{cells}{(s['overall'] or 0):>10.3f}")
+    lat = out["latency_ms"]
+    print(f"hook latency p50 {lat['p50']} ms, p95 {lat['p95']} ms (query embedding p50 {lat['embed_p50']} ms); "
+          f"ingest {out['ingest_s']} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("path", nargs="?", type=Path, default=LOCOMO_DEV)
+    ap.add_argument("--budget-chars", type=int, default=4000)
+    ap.add_argument("--json", action="store_true", help="print only the JSON line")
+    ap.add_argument("--limit-conversations", type=int, default=None)
+    ap.add_argument("--limit-questions", type=int, default=None, help="per conversation")
+    ap.add_argument("--cache-dir", type=Path, default=None,
+                    help="keep the ingested workspaces here and reuse them on the next run (ingest is the slow part)")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.ERROR)
+    if not args.path.exists():
+        print(f"LoCoMo file not found: {args.path}", file=sys.stderr)
+        return 2
+    out = run(args.path, args.budget_chars, args.limit_conversations, args.limit_questions, args.cache_dir)
+    if not args.json:
+        print_table(out)
+    print(orjson.dumps(out).decode())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
