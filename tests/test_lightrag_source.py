@@ -188,3 +188,20 @@ def test_no_query_or_document_text_in_logs(
     logs = "\n".join(r.getMessage() for r in caplog.records)
     assert "[knowledge.event]" in logs
     assert "Zanzibar" not in logs and "Mira Okafor" not in logs and "Halcyon" not in logs
+
+
+def test_test_server_speaks_the_documented_protocol(lightrag_server: LightragServer) -> None:
+    """Guards the fake itself: status codes and body shapes as LightRAG's query_routes.py."""
+    import httpx
+
+    url = lightrag_server.url + "/query"
+    key = {"X-API-Key": LIGHTRAG_TEST_KEY}
+    assert httpx.post(url, json={"query": "Halcyon"}).status_code == 401
+    missing = httpx.post(url, json={"mode": "mix"}, headers=key)
+    assert missing.status_code == 422 and missing.json()["detail"][0]["loc"] == ["body", "query"]
+    bad_mode = httpx.post(url, json={"query": "Halcyon", "mode": "telepathy"}, headers=key)
+    assert bad_mode.status_code == 422 and bad_mode.json()["detail"][0]["loc"] == ["body", "mode"]
+    ok = httpx.post(url, json={"query": "Halcyon", "include_chunk_content": True}, headers=key).json()
+    assert set(ok) == {"response", "references", "llm_generated"} and ok["llm_generated"] is False
+    assert {"reference_id", "file_path", "content"} <= set(ok["references"][0])
+    assert isinstance(ok["references"][0]["content"], list)
