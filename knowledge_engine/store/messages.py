@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
+from knowledge_engine.config import MemoryConfig
 from knowledge_engine.index.keyword import DEFAULT_MAX_TERMS, KeywordQuery, QueryBuilder
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Message
@@ -171,7 +172,7 @@ class MessageLog:
             raise MessageLogError(f"cannot open message log {self.path}: {exc}") from None
 
     @classmethod
-    def from_config(cls, workspace: Path | str, cfg: Any) -> MessageLog:
+    def from_config(cls, workspace: Path | str, cfg: MemoryConfig) -> MessageLog:
         """Open `<workspace>/messages.sqlite3` with a MemoryConfig's roles and query settings."""
         return cls(
             Path(workspace) / DEFAULT_FILENAME,
@@ -188,6 +189,14 @@ class MessageLog:
         conn = sqlite3.connect(
             self.path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
         )
+        try:
+            return self._prepare(conn, busy_timeout_ms)
+        except BaseException:
+            conn.close()
+            self._conn = None
+            raise
+
+    def _prepare(self, conn: sqlite3.Connection, busy_timeout_ms: int) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         conn.execute("PRAGMA secure_delete = ON")  # per connection: deleted cells are zeroed
         conn.execute("PRAGMA temp_store = MEMORY")  # sorts and VACUUM never spill text to temp files
@@ -195,7 +204,6 @@ class MessageLog:
         conn.execute("PRAGMA synchronous = NORMAL")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            conn.close()
             raise MessageLogError(
                 f"{self.path} has schema {version}, newer than this engine's {SCHEMA_VERSION};"
                 " upgrade the engine"
