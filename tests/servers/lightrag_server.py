@@ -151,7 +151,9 @@ class LightragServer:
         httpd.daemon_threads = True
         httpd.block_on_close = False
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, name="lightrag-test-server", daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="lightrag-test-server", daemon=True
+        )
         self._thread.start()
         return self
 
