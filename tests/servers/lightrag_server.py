@@ -21,12 +21,18 @@ NO_CONTEXT = "No relevant context found for the query."
 _WORD = re.compile(r"[a-z0-9][a-z0-9-]+")
 
 DEFAULT_CORPUS: list[dict[str, str]] = [
-    {"file_path": "projects/halcyon.md",
-     "content": "Halcyon is a satellite project led by Mira Okafor. It ships in Q3."},
-    {"file_path": "people/mira.md",
-     "content": "Mira Okafor works at Orbital Labs in Lisbon. She leads Halcyon."},
-    {"file_path": "ops/runbook.md",
-     "content": "The deploy runbook requires two approvals. Rollbacks use blue-green."},
+    {
+        "file_path": "projects/halcyon.md",
+        "content": "Halcyon is a satellite project led by Mira Okafor. It ships in Q3.",
+    },
+    {
+        "file_path": "people/mira.md",
+        "content": "Mira Okafor works at Orbital Labs in Lisbon. She leads Halcyon.",
+    },
+    {
+        "file_path": "ops/runbook.md",
+        "content": "The deploy runbook requires two approvals. Rollbacks use blue-green.",
+    },
 ]
 
 
@@ -103,8 +109,11 @@ class LightragServer:
             refs.append(ref)
         chunks = "\n".join(f"[{i}] {d['content']}" for i, d in enumerate(hits, 1))
         context = "-----Document Chunks(DC)-----\n" + chunks
-        return {"response": context, "references": refs if body.get("include_references", True) else None,
-                "llm_generated": False}
+        return {
+            "response": context,
+            "references": refs if body.get("include_references", True) else None,
+            "llm_generated": False,
+        }
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -152,7 +161,10 @@ class LightragServer:
         httpd.block_on_close = False
         self._httpd = httpd
         self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="lightrag-test-server", daemon=True
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="lightrag-test-server",
+            daemon=True,
         )
         self._thread.start()
         return self
