@@ -1,33 +1,71 @@
-"""The `knowledge-engine` command line: inspect, edit and maintain a workspace offline."""
+"""The `knowledge-engine` command line: inspect, edit and maintain a workspace offline.
+
+Command modules are imported lazily by the functions they register, so `stats` and the list
+commands start without loading spaCy, chromadb or an embedding model.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import sys
 
 import typer
 
 from knowledge_engine.cli import demo as demo_mod
+from knowledge_engine.cli import edit as edit_mod
+from knowledge_engine.cli import export as export_mod
+from knowledge_engine.cli import forget as forget_mod
 from knowledge_engine.cli import ingest as ingest_mod
 from knowledge_engine.cli import inspect as inspect_mod
+from knowledge_engine.cli import search as search_mod
+from knowledge_engine.cli import show as show_mod
+from knowledge_engine.cli import sync as sync_mod
+from knowledge_engine.cli import validate as validate_mod
 
 app = typer.Typer(
     name="knowledge-engine",
-    help="Inspect, search, correct and maintain what an agent knows. Every command takes --workspace DIR "
-    "(or --config FILE --agent ID) and --json.",
+    help="See, search, correct, export and maintain what an agent knows, offline. Every command takes "
+    "--workspace DIR (or --config FILE --agent ID, resolved like the plugin does) and most take --json.",
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-app.command()(inspect_mod.stats)
-app.command()(inspect_mod.entities)
-app.command()(inspect_mod.facts)
-app.command()(ingest_mod.ingest)
-app.command()(demo_mod.demo)
+app.command(rich_help_panel="Inspect")(inspect_mod.stats)
+app.command(rich_help_panel="Inspect")(inspect_mod.entities)
+app.command(rich_help_panel="Inspect")(inspect_mod.facts)
+app.command(rich_help_panel="Inspect")(inspect_mod.messages)
+app.command(rich_help_panel="Inspect")(show_mod.show)
+app.command(rich_help_panel="Inspect")(search_mod.search)
+app.command(rich_help_panel="Inspect")(search_mod.context)
+app.command(rich_help_panel="Change")(forget_mod.forget)
+app.command(rich_help_panel="Change")(edit_mod.edit)
+app.command(rich_help_panel="Change")(ingest_mod.ingest)
+app.command(rich_help_panel="Export")(export_mod.export)
+app.command("import", rich_help_panel="Export")(export_mod.import_)
+app.command(rich_help_panel="Maintain")(validate_mod.validate)
+app.command(rich_help_panel="Maintain")(sync_mod.sync)
+app.add_typer(sync_mod.docs_app, name="docs", rich_help_panel="Maintain")
+app.command(rich_help_panel="Try it")(demo_mod.demo)
+
+
+def _register_maintenance() -> None:
+    """decay/prune/compact/maintain come from the maintenance module when it is installed."""
+    if importlib.util.find_spec("knowledge_engine.cli.maintain") is not None:
+        maintain_mod = importlib.import_module("knowledge_engine.cli.maintain")
+        register = getattr(maintain_mod, "register", None)
+        if callable(register):
+            register(app)
+
+
+_register_maintenance()
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
     app()
 
 

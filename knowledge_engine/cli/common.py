@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import orjson
 import typer
@@ -13,6 +14,9 @@ from rich.table import Table
 
 from knowledge_engine.config import ConfigError, EngineConfig, load_config, load_config_file
 
+if TYPE_CHECKING:
+    from knowledge_engine.store.workspace import Workspace
+
 console = Console()
 err_console = Console(stderr=True)
 
@@ -20,10 +24,12 @@ WorkspaceOpt = Annotated[
     Path | None, typer.Option("--workspace", "-w", help="Workspace folder of one agent.", show_default=False)
 ]
 ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", "-c", help="JSON config file (as config.example.json).", show_default=False)
+    Path | None,
+    typer.Option("--config", "-c", help="JSON config file (as config.example.json).", show_default=False),
 ]
 AgentOpt = Annotated[
-    str | None, typer.Option("--agent", help="Agent id; with --config, resolves the workspace like the plugin.")
+    str | None,
+    typer.Option("--agent", help="Agent id; with --config, resolves the workspace like the plugin."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
 
@@ -65,7 +71,76 @@ def print_json(data: Any) -> None:
 def table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     t = Table(title=title, show_lines=False)
     for c in columns:
-        t.add_column(c, overflow="fold")
+        t.add_column(c, overflow="fold", no_wrap=c == "id")
     for r in rows:
         t.add_row(*["" if v is None else str(v) for v in r])
     console.print(t)
+
+
+def open_workspace(workspace: Path | None, config: Path | None, agent: str | None) -> Workspace:
+    """The existing workspace the options name (never creates one: a typo must not make an empty store)."""
+    from knowledge_engine.store.workspace import Workspace, safe_agent_id
+
+    cfg = load_cfg(config)
+    folder = existing_folder(resolve_folder(cfg, workspace, agent))
+    try:
+        return Workspace(folder, cfg, safe_agent_id(agent or infer_agent(folder, cfg)))
+    except (RuntimeError, OSError) as exc:
+        fail(f"cannot open workspace {folder}: {exc}")
+
+
+def infer_agent(folder: Path, cfg: EngineConfig) -> str:
+    """The agent whose Chroma collections live here (read from Chroma's sqlite, without importing chromadb).
+
+    The plugin names collections after the agent id; with only --workspace, the CLI would otherwise
+    look at the `default` agent's (empty) collections.
+    """
+    import sqlite3
+
+    db = folder / "chroma" / "chroma.sqlite3"
+    if cfg.chroma.url or not db.exists():
+        return "default"
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            rows = conn.execute(
+                "SELECT m.str_value FROM collections c JOIN collection_metadata m ON m.collection_id = c.id"
+                " WHERE m.key = 'agent_id' AND c.name LIKE ?",
+                (f"{cfg.embeddings.collection_name}-%-facts",),
+            ).fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return "default"
+    agents = {r[0] for r in rows if r[0]}
+    return agents.pop() if len(agents) == 1 else "default"
+
+
+def parse_time(value: str | None, option: str) -> datetime | None:
+    """An ISO 8601 date or date-time; naive values are UTC."""
+    if value is None:
+        return None
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        fail(f"{option} {value!r} is not an ISO 8601 date or date-time (e.g. 2026-03-01 or 2026-03-01T12:00)")
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def has_messages(ws: Any) -> bool:
+    return bool((ws.folder / "messages.sqlite3").exists())
+
+
+def open_engine(workspace: Path | None, config: Path | None, agent: str | None) -> tuple[Any, Any]:
+    """(KnowledgeEngine, Workspace) for commands that need Chroma, the embedder or the retriever."""
+    from knowledge_engine.engine import KnowledgeEngine
+    from knowledge_engine.store.workspace import safe_agent_id
+
+    cfg = load_cfg(config)
+    folder = existing_folder(resolve_folder(cfg, workspace, agent))
+    engine = KnowledgeEngine(cfg)
+    try:
+        ws = engine.open_workspace(folder, safe_agent_id(agent or infer_agent(folder, cfg)))
+    except (RuntimeError, OSError) as exc:
+        fail(f"cannot open workspace {folder}: {exc}")
+    return engine, ws

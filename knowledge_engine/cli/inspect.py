@@ -1,8 +1,8 @@
-"""Read-only commands: stats, entities, facts. They never load spaCy or an embedder."""
+"""Read-only listing commands: stats, entities, facts, messages. They never load spaCy or an embedder."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -11,79 +11,351 @@ from knowledge_engine.cli.common import (
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
-    existing_folder,
-    load_cfg,
+    fail,
+    has_messages,
+    open_workspace,
+    parse_time,
     print_json,
-    resolve_folder,
     table,
 )
+from knowledge_engine.store.records import Entity, Fact
 from knowledge_engine.store.workspace import Workspace
+
+LimitOpt = Annotated[int, typer.Option(help="At most this many rows (0 = no limit).")]
+SinceOpt = Annotated[str | None, typer.Option(help="Only from this ISO time on (e.g. 2026-03-01).")]
+UntilOpt = Annotated[str | None, typer.Option(help="Only before this ISO time.")]
+
+FACT_SORTS = ("relevance", "confidence", "created", "accessed", "valid-from", "subject")
+ENTITY_SORTS = ("count", "importance", "last-seen", "first-seen", "name")
 
 
 def open_ws(workspace: WorkspaceOpt, config: ConfigOpt, agent: AgentOpt) -> Workspace:
-    cfg = load_cfg(config)
-    folder = existing_folder(resolve_folder(cfg, workspace, agent))
-    return Workspace(folder, cfg)
+    return open_workspace(workspace, config, agent)
 
 
-def stats(workspace: WorkspaceOpt = None, config: ConfigOpt = None, agent: AgentOpt = None, json: JsonOpt = False) -> None:
-    """Counts of what a workspace holds: entities by type, facts by tier and validity, messages."""
-    from knowledge_engine.cli.status import workspace_status
+def stats(
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
+    json: JsonOpt = False,
+    index: Annotated[
+        bool,
+        typer.Option(
+            "--index",
+            help="Also count records not yet synced to Chroma (opens Chroma and the embedder: slower).",
+        ),
+    ] = False,
+) -> None:
+    """What a workspace holds: entities by type, facts by tier and validity, messages, pending LLM
+    batches, Chroma sync state, size on disk and the last maintenance runs."""
+    from knowledge_engine.cli.status import index_status, workspace_status
 
     ws = open_ws(workspace, config, agent)
     data = workspace_status(ws)
+    if index:
+        data["chroma_pending"] = index_status(ws)
     if json:
         print_json(data)
         return
-    rows = [[k, v] for k, v in data.items() if not isinstance(v, dict)]
+    rows: list[list[Any]] = []
     for k, v in data.items():
         if isinstance(v, dict):
-            rows.extend([f"{k}.{kk}", vv] for kk, vv in v.items())
+            rows.extend([f"{k}.{kk}", _short(vv)] for kk, vv in v.items())
+        else:
+            rows.append([k, v])
     table(f"knowledge in {ws.folder}", ["what", "value"], rows)
 
 
+def _short(value: Any) -> Any:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items() if not isinstance(v, dict | list))
+    return value
+
+
+def _entity_key(sort: str) -> Any:
+    keys = {
+        "count": lambda e: (-e.count, e.value.lower()),
+        "importance": lambda e: (-e.importance, -e.count),
+        "last-seen": lambda e: -e.last_seen.timestamp(),
+        "first-seen": lambda e: e.first_seen.timestamp(),
+        "name": lambda e: e.value.lower(),
+    }
+    if sort not in keys:
+        fail(f"--sort must be one of {', '.join(ENTITY_SORTS)}")
+    return keys[sort]
+
+
+def select_entities(
+    ws: Workspace,
+    type_: str | None = None,
+    name: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    min_importance: float = 0.0,
+    sort: str = "count",
+    limit: int = 200,
+) -> list[Entity]:
+    lo, hi = parse_time(since, "--since"), parse_time(until, "--until")
+    needle = name.lower() if name else None
+    key = _entity_key(sort)
+    out = []
+    for e in ws.entities.all():
+        if type_ and e.type != type_:
+            continue
+        if needle and needle not in e.value.lower() and not any(needle in a.lower() for a in e.aliases):
+            continue
+        if (lo and e.last_seen < lo) or (hi and e.first_seen >= hi) or e.importance < min_importance:
+            continue
+        out.append(e)
+    out.sort(key=key)
+    return out[:limit] if limit else out
+
+
 def entities(
-    workspace: WorkspaceOpt = None, config: ConfigOpt = None, agent: AgentOpt = None,
-    type_: Annotated[str | None, typer.Option("--type", help="Only this type (person, organization, ...).")] = None,
-    limit: Annotated[int, typer.Option(help="At most this many rows.")] = 200,
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
+    type_: Annotated[
+        str | None, typer.Option("--type", help="Only this type (person, organization, ...).")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Only names or aliases containing this text.")] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    min_importance: Annotated[float, typer.Option(help="Hide entities below this importance.")] = 0.0,
+    sort: Annotated[str, typer.Option(help=f"Order: {', '.join(ENTITY_SORTS)}.")] = "count",
+    limit: LimitOpt = 200,
     json: JsonOpt = False,
 ) -> None:
-    """List entities, most mentioned first."""
+    """List entities (most mentioned first), filtered by type, name, time seen and importance."""
     ws = open_ws(workspace, config, agent)
-    ents = [e for e in ws.entities.all() if type_ is None or e.type == type_]
-    ents.sort(key=lambda e: (-e.count, e.value.lower()))
-    ents = ents[:limit]
+    ents = select_entities(ws, type_, name, since, until, min_importance, sort, limit)
     if json:
         print_json([e.model_dump(mode="json") for e in ents])
         return
-    table(f"{len(ents)} entities", ["id", "type", "value", "count", "aliases", "last seen"],
-          [[e.id, e.type, e.value, e.count, ", ".join(e.aliases[:4]), e.last_seen.date()] for e in ents])
+    table(
+        f"{len(ents)} entities",
+        ["id", "type", "value", "count", "aliases", "last seen"],
+        [[e.id, e.type, e.value, e.count, ", ".join(e.aliases[:4]), e.last_seen.date()] for e in ents],
+    )
+
+
+def _fact_key(sort: str) -> Any:
+    keys = {
+        "relevance": lambda f: (-f.relevance, -f.last_accessed.timestamp()),
+        "confidence": lambda f: (-f.confidence, -f.relevance),
+        "created": lambda f: -f.created_at.timestamp(),
+        "accessed": lambda f: -f.last_accessed.timestamp(),
+        "valid-from": lambda f: -(f.valid_at or f.created_at).timestamp(),
+        "subject": lambda f: (f.subject.lower(), f.predicate),
+    }
+    if sort not in keys:
+        fail(f"--sort must be one of {', '.join(FACT_SORTS)}")
+    return keys[sort]
+
+
+def resolve_entity_id(ws: Workspace, entity: str) -> str:
+    found = ws.entities.get(entity) or ws.entities.resolve(entity)
+    return found.id if found else entity
+
+
+def select_facts(
+    ws: Workspace,
+    subject: str | None = None,
+    entity: str | None = None,
+    predicate: str | None = None,
+    object_: str | None = None,
+    tier: str | None = None,
+    session: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    history: bool = False,
+    min_relevance: float = 0.0,
+    sort: str = "relevance",
+    limit: int = 200,
+) -> list[Fact]:
+    lo, hi = parse_time(since, "--since"), parse_time(until, "--until")
+    key = _fact_key(sort)
+    ent_id = resolve_entity_id(ws, entity) if entity else None
+    rows = ws.facts.query(
+        subject=subject,
+        predicate=predicate,
+        object_=object_,
+        entity=ent_id,
+        include_history=history,
+        min_relevance=min_relevance,
+    )
+    out = []
+    for f in rows:
+        when = f.valid_at or f.created_at
+        if (lo and when < lo) or (hi and when >= hi) or (tier and f.source != tier):
+            continue
+        if session and not any(e.session == session for e in f.evidence):
+            continue
+        out.append(f)
+    out.sort(key=key)
+    return out[:limit] if limit else out
 
 
 def facts(
-    workspace: WorkspaceOpt = None, config: ConfigOpt = None, agent: AgentOpt = None,
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
     subject: Annotated[str | None, typer.Option(help="Only facts about this subject.")] = None,
-    entity: Annotated[str | None, typer.Option(help="Only facts mentioning this entity (name or id).")] = None,
-    predicate: Annotated[str | None, typer.Option(help="Only this predicate (kebab-case).")] = None,
+    entity: Annotated[
+        str | None, typer.Option(help="Only facts mentioning this entity (name or id).")
+    ] = None,
+    predicate: Annotated[
+        str | None, typer.Option(help="Only this predicate (kebab-case, e.g. works-at).")
+    ] = None,
+    object_: Annotated[str | None, typer.Option("--object", help="Only facts with this object.")] = None,
+    tier: Annotated[
+        str | None, typer.Option(help="Only facts from this tier (regex, spacy, llm, manual, import).")
+    ] = None,
+    session: Annotated[str | None, typer.Option(help="Only facts with evidence from this session.")] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     history: Annotated[bool, typer.Option("--history", help="Include superseded facts.")] = False,
-    min_relevance: Annotated[float, typer.Option(help="Hide facts below this relevance.")] = 0.0,
-    limit: Annotated[int, typer.Option(help="At most this many rows.")] = 200,
+    min_relevance: Annotated[float, typer.Option(help="Hide facts below this relevance (0..1).")] = 0.0,
+    sort: Annotated[str, typer.Option(help=f"Order: {', '.join(FACT_SORTS)}.")] = "relevance",
+    limit: LimitOpt = 200,
     json: JsonOpt = False,
 ) -> None:
     """List facts with tier, confidence, relevance, validity and evidence message ids."""
     ws = open_ws(workspace, config, agent)
-    ent_id = None
-    if entity:
-        found = ws.entities.get(entity) or ws.entities.resolve(entity)
-        ent_id = found.id if found else entity
-    rows = ws.facts.query(subject=subject, predicate=predicate, entity=ent_id, include_history=history,
-                          min_relevance=min_relevance, limit=limit)
+    rows = select_facts(
+        ws,
+        subject,
+        entity,
+        predicate,
+        object_,
+        tier,
+        session,
+        since,
+        until,
+        history,
+        min_relevance,
+        sort,
+        limit,
+    )
     if json:
         print_json([f.model_dump(mode="json") for f in rows])
         return
-    table(f"{len(rows)} facts", ["id", "subject", "predicate", "object", "tier", "conf", "rel", "valid", "evidence"], [
-        [f.id, f.subject, f.predicate, f.object, f.source, f"{f.confidence:.2f}", f"{f.relevance:.2f}",
-         "yes" if f.invalid_at is None else f"until {f.invalid_at.date()}",
-         ", ".join(e.message_id for e in f.evidence[-3:])]
-        for f in rows
-    ])
+    table(
+        f"{len(rows)} facts",
+        ["id", "subject", "predicate", "object", "tier", "conf", "rel", "valid", "evidence"],
+        [
+            [
+                f.id,
+                f.subject,
+                f.predicate,
+                f.object,
+                f.source,
+                f"{f.confidence:.2f}",
+                f"{f.relevance:.2f}",
+                "yes" if f.invalid_at is None else f"until {f.invalid_at.date()}",
+                ", ".join(e.message_id for e in f.evidence[-3:]),
+            ]
+            for f in rows
+        ],
+    )
+
+
+def messages(
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
+    session: Annotated[str | None, typer.Option(help="Only this session key.")] = None,
+    role: Annotated[str | None, typer.Option(help="Only this role (user, assistant).")] = None,
+    speaker: Annotated[str | None, typer.Option(help="Only this speaker.")] = None,
+    entity: Annotated[
+        str | None, typer.Option(help="Only messages an entity (name or id) was seen in.")
+    ] = None,
+    text: Annotated[
+        str | None, typer.Option(help="Keyword search (BM25) instead of listing by time.")
+    ] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    sort: Annotated[str, typer.Option(help="Order by time: newest or oldest.")] = "newest",
+    limit: LimitOpt = 50,
+    json: JsonOpt = False,
+) -> None:
+    """List stored conversation messages, newest first, filtered by session, role, speaker, entity, time."""
+    ws = open_ws(workspace, config, agent)
+    if sort not in ("newest", "oldest"):
+        fail("--sort must be newest or oldest")
+    lo, hi = parse_time(since, "--since"), parse_time(until, "--until")
+    rows = (
+        _select_messages(ws, session, role, speaker, entity, text, lo, hi, sort, limit)
+        if has_messages(ws)
+        else []
+    )
+    if json:
+        print_json([m.model_dump(mode="json") for m in rows])
+        return
+    table(
+        f"{len(rows)} messages",
+        ["id", "time", "session", "role", "speaker", "text"],
+        [
+            [
+                m.id,
+                m.timestamp.isoformat(timespec="seconds"),
+                m.session,
+                m.role,
+                m.speaker,
+                m.text if len(m.text) <= 160 else m.text[:157] + "...",
+            ]
+            for m in rows
+        ],
+    )
+
+
+def _select_messages(
+    ws: Workspace,
+    session: Any,
+    role: Any,
+    speaker: Any,
+    entity: Any,
+    text: Any,
+    lo: Any,
+    hi: Any,
+    sort: str,
+    limit: int,
+) -> list[Any]:
+    log = ws.messages
+    if text:
+        found = [
+            m
+            for m, _ in log.search(
+                text,
+                limit=max(limit, 1) * 4 if speaker or entity else limit or 1000,
+                session=session,
+                role=role,
+                since=lo,
+                until=hi,
+            )
+        ]
+    else:
+        order = "desc" if sort == "newest" else "asc"
+        unfiltered = speaker is None and entity is None
+        found = log.iter(
+            since=lo,
+            until=hi,
+            session=session,
+            role=role,
+            order=order,
+            limit=(limit or None) if unfiltered else None,
+        )
+    wanted: set[str] | None = None
+    if entity:
+        ent = ws.entities.get(entity) or ws.entities.resolve(entity)
+        if ent is None:
+            fail(f"no entity {entity!r}")
+        wanted = {m.message_id for m in ent.mentions}
+    out = []
+    for m in found:
+        if (speaker and m.speaker != speaker) or (wanted is not None and m.id not in wanted):
+            continue
+        out.append(m)
+        if limit and len(out) >= limit:
+            break
+    return out

@@ -12,17 +12,37 @@ def _size(ws: Workspace) -> int:
 
 
 def workspace_status(ws: Workspace) -> dict[str, Any]:
+    """Counts from the stores and the small state files only: no Chroma, no embedder (fast at 100k facts)."""
+    from knowledge_engine.index.sync import read_state
+
     data: dict[str, Any] = dict(ws.stats())
-    msg_db = ws.folder / "messages.sqlite3"
-    data["messages"] = ws.messages.count() if msg_db.exists() else 0
+    if (ws.folder / "messages.sqlite3").exists():
+        info = ws.messages.stats()
+        data["messages"] = info["messages"]
+        data["message_sessions"] = info["sessions"]
+        data["messages_first"], data["messages_last"] = info["first"], info["last"]
+    else:
+        data["messages"] = 0
     pending_dir = ws.folder / "llm-pending"
     data["llm_pending_batches"] = len(list(pending_dir.glob("*.json"))) if pending_dir.is_dir() else 0
     data["store_bytes"] = _size(ws)
     data["maintenance"] = ws.facts.table.meta.get("maintenance_runs", {})
-    try:
-        from knowledge_engine.index.sync import read_state
-
-        data["chroma"] = read_state(ws.folder)
-    except Exception:
-        data["chroma"] = {}
+    data["last_decay_at"] = ws.facts.table.meta.get("last_decay_at")
+    state = read_state(ws.folder)
+    data["chroma"] = {
+        "last_sync": state.get("last_sync"),
+        "model": state.get("model"),
+        "indexed_facts": (state.get("counts") or {}).get("facts"),
+        "indexed_messages": (state.get("counts") or {}).get("messages"),
+    }
     return data
+
+
+def index_status(ws: Workspace) -> dict[str, Any]:
+    """Records not yet in Chroma (opens the index; embeds nothing)."""
+    from knowledge_engine.index.chroma import open_index
+    from knowledge_engine.index.sync import status
+
+    index = open_index(ws.folder, ws.agent_id, ws.config)
+    msgs = ws.messages.iter() if (ws.folder / "messages.sqlite3").exists() else iter(())
+    return status(index, ws.facts.all(), msgs)

@@ -1,0 +1,186 @@
+"""`edit`: an operator corrects a fact or merges two entities; the change is recorded with source `manual`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from knowledge_engine.cli.common import (
+    AgentOpt,
+    ConfigOpt,
+    JsonOpt,
+    WorkspaceOpt,
+    console,
+    fail,
+    open_workspace,
+    parse_time,
+    print_json,
+)
+from knowledge_engine.store.records import Evidence, Fact, fact_id, utcnow
+from knowledge_engine.store.workspace import Workspace
+
+
+def correct_fact(
+    ws: Workspace,
+    fid: str,
+    object_: str | None = None,
+    valid_from: Any = None,
+    valid_until: Any = None,
+    clear_until: bool = False,
+) -> Fact:
+    """A corrected object makes a new manual fact and supersedes the old one (history kept);
+    validity edits change the fact in place. Both are marked source `manual`."""
+    ws.refresh()
+    fact = ws.facts.get(fid)
+    if fact is None:
+        raise KeyError(fid)
+    now = utcnow()
+    if object_ is not None and object_.strip() and object_.strip() != fact.object:
+        obj_ent = ws.entities.resolve(object_)
+        new, _ = ws.facts.add(
+            fact.subject,
+            fact.predicate,
+            obj_ent.value if obj_ent else object_.strip(),
+            source="manual",
+            confidence=1.0,
+            valid_at=valid_from or fact.valid_at,
+            subject_id=fact.subject_id,
+            object_id=obj_ent.id if obj_ent else None,
+            evidence=[
+                Evidence(message_id=e.message_id, session=e.session, role=e.role, timestamp=e.timestamp)
+                for e in fact.evidence
+            ],
+            now=now,
+        )
+        new.source = "manual"
+        new.confidence = 1.0
+        new.invalid_at = None
+        new.superseded_by = None
+        if fact.invalid_at is None:
+            fact.invalid_at = valid_from or now
+            fact.superseded_by = new.id
+            fact.updated_at = now
+            ws.facts.table.put(fact)
+        fact = new
+    if valid_from is not None:
+        fact.valid_at = valid_from
+    if valid_until is not None:
+        fact.invalid_at = valid_until
+    elif clear_until:
+        fact.invalid_at = None
+        fact.superseded_by = None
+    fact.source = "manual"
+    fact.updated_at = now
+    ws.facts.table.put(fact)
+    ws.flush()
+    return fact
+
+
+def edit(
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
+    fact: Annotated[str | None, typer.Option(help="The fact id to correct.")] = None,
+    object_: Annotated[
+        str | None,
+        typer.Option("--object", help="The right object; the old fact is kept as superseded history."),
+    ] = None,
+    valid_from: Annotated[str | None, typer.Option(help="When the fact became true (ISO).")] = None,
+    valid_until: Annotated[str | None, typer.Option(help="When it stopped being true (ISO).")] = None,
+    still_valid: Annotated[
+        bool, typer.Option("--still-valid", help="Mark the fact as true now (clears valid-until).")
+    ] = False,
+    merge: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Merge two entities: --merge KEEP --merge DROP "
+            "(names or ids); DROP becomes an alias of KEEP."
+        ),
+    ] = None,
+    json: JsonOpt = False,
+) -> None:
+    """Correct a fact (object, validity) or merge two entities; recorded with source `manual`."""
+    ws = open_workspace(workspace, config, agent)
+    if merge:
+        _merge(ws, merge, json)
+        return
+    if not fact:
+        fail(
+            "give --fact ID (with --object/--valid-from/--valid-until/--still-valid) "
+            "or --merge KEEP --merge DROP"
+        )
+    if object_ is None and valid_from is None and valid_until is None and not still_valid:
+        fail("nothing to change: give --object, --valid-from, --valid-until or --still-valid")
+    try:
+        out = correct_fact(
+            ws,
+            fact,
+            object_,
+            parse_time(valid_from, "--valid-from"),
+            parse_time(valid_until, "--valid-until"),
+            still_valid,
+        )
+    except KeyError:
+        fail(f"no fact {fact!r}")
+    ws.close()
+    if json:
+        print_json(out.model_dump(mode="json"))
+    else:
+        console.print(
+            f"{out.id}: {out.subject} {out.predicate} {out.object} (manual)", highlight=False, markup=False
+        )
+
+
+def _merge(ws: Workspace, names: list[str], json: bool) -> None:
+    if len(names) != 2:
+        fail("--merge takes exactly two entities: --merge KEEP --merge DROP")
+    ws.refresh()
+    keep, drop = (ws.entities.get(n) or ws.entities.resolve(n) for n in names)
+    if keep is None or drop is None:
+        fail(f"no entity {names[0] if keep is None else names[1]!r}")
+    if keep.id == drop.id:
+        fail("both names are the same entity")
+    moved = 0
+    for f in ws.facts.all():
+        if drop.id not in (f.subject_id, f.object_id):
+            continue
+        moved += _repoint(ws, f, drop.id, keep.id, keep.value)
+    merged = ws.entities.merge_into(keep.id, drop.id)
+    ws.flush()
+    ws.close()
+    if json:
+        print_json({"entity": merged.model_dump(mode="json") if merged else None, "facts_moved": moved})
+    else:
+        console.print(
+            f"merged {drop.value} into {keep.value}; {moved} facts now point to {keep.id}",
+            highlight=False,
+            markup=False,
+        )
+
+
+def _repoint(ws: Workspace, f: Fact, old: str, new: str, value: str) -> int:
+    """A fact about the dropped entity is re-keyed to the kept one (its id follows its new text)."""
+    subj = value if f.subject_id == old else f.subject
+    obj = value if f.object_id == old else f.object
+    now = utcnow()
+    moved = f.model_copy(
+        update={
+            "id": fact_id(subj, f.predicate, obj),
+            "subject": subj,
+            "object": obj,
+            "subject_id": new if f.subject_id == old else f.subject_id,
+            "object_id": new if f.object_id == old else f.object_id,
+            "updated_at": now,
+        }
+    )
+    if moved.id != f.id:
+        ws.facts.forget(f.id)
+    existing = ws.facts.get(moved.id)
+    if existing is not None and existing.id != f.id:
+        existing.evidence = (existing.evidence + moved.evidence)[-ws.config.storage.max_evidence :]
+        existing.updated_at = now
+        ws.facts.table.put(existing)
+    else:
+        ws.facts.table.put(moved)
+    return 1

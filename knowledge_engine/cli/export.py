@@ -1,0 +1,114 @@
+"""`export` to jsonl, csv, graphml, dot, mermaid or one self-contained html graph; `import` jsonl."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from knowledge_engine.cli.common import (
+    AgentOpt,
+    ConfigOpt,
+    JsonOpt,
+    WorkspaceOpt,
+    err_console,
+    fail,
+    load_cfg,
+    open_workspace,
+    print_json,
+    resolve_folder,
+)
+from knowledge_engine.export import FORMATS
+from knowledge_engine.store.workspace import Workspace
+
+
+def _chunks(ws: Workspace, fmt: str, what: str, history: bool, with_messages: bool) -> Iterable[bytes]:
+    if fmt == "jsonl":
+        from knowledge_engine.export.jsonl import lines
+
+        return (line + b"\n" for line in lines(ws, with_messages))
+    if fmt == "csv":
+        from knowledge_engine.export.csv import entities_csv, facts_csv
+
+        rows = entities_csv(ws) if what == "entities" else facts_csv(ws)
+        return (r.encode() for r in rows)
+    from knowledge_engine.export import dot, graphml, html, mermaid
+    from knowledge_engine.export.graph import build
+
+    g = build(ws.entities.all(), ws.facts.all(), include_history=history)
+    render = {"graphml": graphml.render, "dot": dot.render, "mermaid": mermaid.render}
+    text = html.render(g, f"knowledge of {ws.folder.name}") if fmt == "html" else render[fmt](g)
+    return [text.encode()]
+
+
+def export(
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
+    format_: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(FORMATS)}.")] = "jsonl",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write here instead of to stdout.")
+    ] = None,
+    what: Annotated[str, typer.Option(help="csv only: facts or entities.")] = "facts",
+    history: Annotated[
+        bool, typer.Option("--history", help="Graphs: also draw superseded facts (dashed).")
+    ] = False,
+    no_messages: Annotated[
+        bool, typer.Option("--no-messages", help="jsonl: leave the message log out.")
+    ] = False,
+) -> None:
+    """Export what the agent knows; `--format html` writes one offline file with an interactive graph."""
+    if format_ not in FORMATS:
+        fail(f"--format must be one of {', '.join(FORMATS)}")
+    if what not in ("facts", "entities"):
+        fail("--what must be facts or entities")
+    ws = open_workspace(workspace, config, agent)
+    chunks = _chunks(ws, format_, what, history, not no_messages)
+    if output is None:
+        for c in chunks:
+            sys.stdout.buffer.write(c)
+        sys.stdout.flush()
+        return
+    tmp = output.with_name(output.name + ".part")
+    try:
+        with tmp.open("wb") as fh:
+            for c in chunks:
+                fh.write(c)
+        tmp.replace(output)
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or type(exc).__name__}")
+    err_console.print(f"wrote {output} ({format_}, {output.stat().st_size} bytes)")
+
+
+def import_(
+    file: Annotated[
+        Path, typer.Argument(metavar="FILE.jsonl", help="An export made with `export --format jsonl`.")
+    ],
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Restore a jsonl export into a workspace (created if missing); bad lines are reported and skipped."""
+    from knowledge_engine.export.importer import import_jsonl
+    from knowledge_engine.store.workspace import Workspace, safe_agent_id
+
+    if not file.is_file():
+        fail(f"{file} not found")
+    cfg = load_cfg(config)
+    folder = resolve_folder(cfg, workspace, agent)
+    folder.mkdir(parents=True, exist_ok=True)
+    ws = Workspace(folder, cfg, safe_agent_id(agent or "default"))
+    report = import_jsonl(ws, file)
+    ws.close()
+    if json:
+        print_json(report.__dict__)
+        return
+    for e in report.errors[:20]:
+        err_console.print(f"[yellow]skipped[/] {e}")
+    err_console.print(
+        f"imported {report.entities} entities, {report.facts} facts, {report.messages} messages into {folder}"
+    )

@@ -1,0 +1,155 @@
+"""`forget`: remove a fact, an entity, messages, a session or a filtered set from every index, for good."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from knowledge_engine.cli.common import (
+    AgentOpt,
+    ConfigOpt,
+    JsonOpt,
+    WorkspaceOpt,
+    console,
+    err_console,
+    fail,
+    open_workspace,
+    print_json,
+    table,
+)
+from knowledge_engine.forget import (
+    ForgetError,
+    ForgetPlan,
+    apply,
+    plan_entity,
+    plan_fact,
+    plan_messages,
+    plan_session,
+)
+from knowledge_engine.store.workspace import Workspace
+
+
+def _plan(
+    ws: Workspace,
+    fact: str | None,
+    entity: str | None,
+    message: list[str] | None,
+    session: str | None,
+    predicate: str | None,
+    subject: str | None,
+    below: float | None,
+    delete_messages: bool,
+) -> ForgetPlan:
+    chosen = [x for x in (fact, entity, message, session) if x]
+    if len(chosen) > 1:
+        fail("give one of --fact, --entity, --message, --session (or only filters)")
+    try:
+        if fact:
+            return plan_fact(ws, fact)
+        if entity:
+            return plan_entity(ws, entity, delete_messages)
+        if message:
+            return plan_messages(ws, message)
+        if session:
+            return plan_session(ws, session)
+    except ForgetError as exc:
+        fail(str(exc))
+    if predicate is None and subject is None and below is None:
+        fail(
+            "say what to forget: --fact ID, --entity NAME, --message ID, --session KEY, "
+            "or filters (--predicate, --subject, --below-relevance)"
+        )
+    from knowledge_engine.store.records import canonical
+
+    ids = [
+        f.id
+        for f in ws.facts.all()
+        if (predicate is None or f.predicate == predicate)
+        and (subject is None or canonical(f.subject) == canonical(subject) or f.subject_id == subject)
+        and (below is None or f.relevance < below)
+    ]
+    return ForgetPlan(facts=ids)
+
+
+def forget(
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
+    fact: Annotated[str | None, typer.Option(help="Forget this fact id.")] = None,
+    entity: Annotated[
+        str | None,
+        typer.Option(
+            help="Forget this entity (name or id), every fact naming it, and "
+            "redact the messages mentioning it."
+        ),
+    ] = None,
+    message: Annotated[list[str] | None, typer.Option(help="Forget this message id (repeatable).")] = None,
+    session: Annotated[
+        str | None, typer.Option(help="Forget every message of this session and facts only it supports.")
+    ] = None,
+    predicate: Annotated[str | None, typer.Option(help="Filter: facts with this predicate.")] = None,
+    subject: Annotated[str | None, typer.Option(help="Filter: facts about this subject.")] = None,
+    below_relevance: Annotated[float | None, typer.Option(help="Filter: facts below this relevance.")] = None,
+    delete_messages: Annotated[
+        bool,
+        typer.Option(
+            "--delete-messages",
+            help="With --entity: delete the messages mentioning it instead of redacting the name.",
+        ),
+    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show what would be forgotten.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    json: JsonOpt = False,
+) -> None:
+    """Forget for good: removes from facts, entities, the message log and Chroma, rewrites backups and
+    vacuums the databases, so no byte of it stays in the workspace."""
+    ws = open_workspace(workspace, config, agent)
+    plan = _plan(ws, fact, entity, message, session, predicate, subject, below_relevance, delete_messages)
+    summary = plan.summary()
+    if dry_run or plan.empty:
+        if json:
+            print_json({"dry_run": True, **summary, "ids": plan.to_dict()})
+        else:
+            table(
+                "would forget" if not plan.empty else "nothing matches",
+                ["what", "count"],
+                [[k, v] for k, v in summary.items()],
+            )
+        return
+    if not yes:
+        what = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in summary.items() if v)
+        if not typer.confirm(f"Forget {what}? This cannot be undone", err=True):
+            fail("nothing forgotten", 1)
+    report = apply(ws, plan)
+    ws.close()
+    if json:
+        print_json(
+            {
+                "dry_run": False,
+                **summary,
+                "chroma_deleted": report.chroma_deleted,
+                "chroma_queue_scrubbed": report.chroma_scrubbed,
+                "files_removed": report.files_removed,
+                "remaining": report.remaining,
+                "wal_truncated": report.wal_truncated,
+            }
+        )
+    else:
+        table(
+            "forgotten",
+            ["what", "count"],
+            [[k, v] for k, v in summary.items()]
+            + [
+                ["chroma records", report.chroma_deleted],
+                ["stale copies removed", len(report.files_removed)],
+            ],
+        )
+        if report.remaining:
+            err_console.print(f"[yellow]still found in:[/] {', '.join(report.remaining)}")
+        else:
+            console.print(
+                "no file in the workspace contains the forgotten names any more" if plan.terms else "done"
+            )
+    if report.remaining:
+        raise typer.Exit(3)

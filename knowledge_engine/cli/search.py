@@ -1,0 +1,137 @@
+"""`search` (keyword + semantic arms over facts and messages) and `context` (what the hook would inject)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+import typer
+
+from knowledge_engine.cli.common import (
+    AgentOpt,
+    ConfigOpt,
+    JsonOpt,
+    WorkspaceOpt,
+    console,
+    fail,
+    open_engine,
+    parse_time,
+    print_json,
+    table,
+)
+
+NoSemanticOpt = Annotated[
+    bool, typer.Option("--no-semantic", help="Keyword arms only: do not load the embedder.")
+]
+
+
+def _engine(workspace: Any, config: Any, agent: Any, no_semantic: bool) -> tuple[Any, Any]:
+    engine, ws = open_engine(workspace, config, agent)
+    if no_semantic:
+        engine.config.embeddings.enabled = False
+    # an inspection must not change the store: the retriever's access boost is never written (see _discard)
+    engine.config.storage.write_debounce_ms = 3_600_000
+    return engine, ws
+
+
+def _discard(engine: Any, ws: Any) -> None:
+    """Drop the in-memory access boosts the retriever applied, then stop without writing them."""
+    ws.facts.load()
+    engine.stop(timeout_s=5)
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
+    limit: Annotated[int, typer.Option(help="At most this many facts and this many messages.")] = 10,
+    no_semantic: NoSemanticOpt = False,
+    json: JsonOpt = False,
+) -> None:
+    """Search facts and messages: keyword and semantic arms fused by rank, with each arm's score."""
+    from knowledge_engine.retrieve.base import RetrievalRequest
+    from knowledge_engine.retrieve.sources.local import LocalSource
+
+    if not query.strip():
+        fail("the query is empty")
+    engine, ws = _engine(workspace, config, agent, no_semantic)
+    try:
+        items = LocalSource(engine, ws).search_sync(RetrievalRequest(query=query, agent_id=ws.agent_id))
+    finally:
+        _discard(engine, ws)
+    facts = [i for i in items if i.kind == "fact"][:limit]
+    memory = [i for i in items if i.kind == "memory"][:limit]
+    if json:
+        print_json({"facts": [_item(i) for i in facts], "messages": [_item(i) for i in memory]})
+        return
+    table(
+        f"{len(facts)} facts",
+        ["id", "fact", "score", "arms"],
+        [[i.id, i.text, f"{i.score:.4f}", _arms(i.scores)] for i in facts],
+    )
+    table(
+        f"{len(memory)} messages",
+        ["id", "time", "text", "score", "arms"],
+        [
+            [
+                i.id,
+                i.timestamp.isoformat(timespec="seconds") if i.timestamp else "",
+                i.text,
+                f"{i.score:.4f}",
+                _arms(i.scores),
+            ]
+            for i in memory
+        ],
+    )
+
+
+def _item(i: Any) -> dict[str, Any]:
+    return {
+        "id": i.id,
+        "kind": i.kind,
+        "text": i.text,
+        "score": i.score,
+        "scores": i.scores,
+        "timestamp": i.timestamp,
+        "session": i.session,
+        "speaker": i.speaker,
+        "message_ids": i.message_ids,
+    }
+
+
+def _arms(scores: dict[str, float]) -> str:
+    return ", ".join(f"{k}={v:.3f}" for k, v in scores.items())
+
+
+def context(
+    query: Annotated[str, typer.Argument(help="The user's next message.")],
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            help="Reference 'now' (ISO) for time words like 'last week'; default: the newest stored message."
+        ),
+    ] = None,
+    no_semantic: NoSemanticOpt = False,
+    json: JsonOpt = False,
+) -> None:
+    """Print exactly the block the before_prompt_build hook would inject for QUERY, and its provenance."""
+    from knowledge_engine.retrieve.retriever import retriever_for
+
+    if not query.strip():
+        fail("the query is empty")
+    ref = parse_time(at, "--at")
+    engine, ws = _engine(workspace, config, agent, no_semantic)
+    try:
+        block, provenance = asyncio.run(retriever_for(engine, ws).context(query, reference_time=ref))
+    finally:
+        _discard(engine, ws)
+    if json:
+        print_json({"block": block, "provenance": provenance})
+        return
+    console.print(block or "(nothing would be injected)", markup=False, highlight=False)
+    console.rule("provenance")
+    console.print_json(data=provenance, default=str)

@@ -1,0 +1,379 @@
+"""The right to be forgotten: remove facts, entities, messages or sessions from every place they live.
+
+A workspace keeps the same knowledge in several places: facts.json and entities.json (and their
+last-good `.bak` copies), the SQLite message log (with its FTS index and WAL), the Chroma
+collections (metadata rows, and Chroma's own write-ahead queue `embeddings_queue`, which keeps
+every upsert's metadata until Chroma purges it) and parked LLM batches. `forget` plans what goes,
+then removes it from each, rewrites the backups, vacuums the SQLite files so freed pages do not keep
+the text, and reports any file that still contains a forgotten name so nothing is silently left.
+
+What cannot be scrubbed by bytes: Chroma's HNSW files keep the *vectors* of deleted records
+(marked deleted, never the text) until Chroma compacts them; a Chroma *server* keeps its own log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from knowledge_engine.observe import emit
+from knowledge_engine.store.records import Entity, Message, utcnow
+from knowledge_engine.store.workspace import Workspace
+
+REDACTED = "[redacted]"
+_MIN_TERM = 2
+_CHROMA_DELETE_OP = 3  # embeddings_queue.operation of a delete (chromadb Operation.DELETE)
+
+
+@dataclass
+class ForgetPlan:
+    """What a forget removes; `terms` are the names whose bytes must leave the workspace."""
+
+    facts: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    messages_delete: list[str] = field(default_factory=list)
+    messages_redact: list[str] = field(default_factory=list)
+    aliases_removed: dict[str, list[str]] = field(default_factory=dict)
+    terms: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.facts
+            or self.entities
+            or self.messages_delete
+            or self.messages_redact
+            or self.aliases_removed
+        )
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "facts": len(self.facts),
+            "entities": len(self.entities),
+            "messages_deleted": len(self.messages_delete),
+            "messages_redacted": len(self.messages_redact),
+            "aliases_removed": sum(len(v) for v in self.aliases_removed.values()),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("terms")  # the names stay out of reports and logs
+        return data
+
+
+@dataclass
+class ForgetReport:
+    plan: dict[str, int]
+    chroma_deleted: int = 0
+    chroma_scrubbed: int = 0
+    files_removed: list[str] = field(default_factory=list)
+    remaining: list[str] = field(default_factory=list)  # files that still contain a forgotten name
+    wal_truncated: bool = True
+
+
+class ForgetError(ValueError):
+    """The thing to forget does not exist or the request is ambiguous."""
+
+
+# ---------------------------------------------------------------------------------------------- planning
+
+
+def term_pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
+    """Whole-word, case-insensitive match of any term, longest first (so "Maya Chen" beats "Maya")."""
+    uniq = sorted({t.strip() for t in terms if len(t.strip()) >= _MIN_TERM}, key=len, reverse=True)
+    if not uniq:
+        return None
+    return re.compile("|".join(rf"(?<!\w){re.escape(t)}(?!\w)" for t in uniq), re.IGNORECASE)
+
+
+def _has_messages(ws: Workspace) -> bool:
+    return (ws.folder / "messages.sqlite3").exists()
+
+
+def plan_fact(ws: Workspace, fid: str) -> ForgetPlan:
+    if ws.facts.get(fid) is None:
+        raise ForgetError(f"no fact {fid!r}")
+    return ForgetPlan(facts=[fid])
+
+
+def find_entity(ws: Workspace, name_or_id: str) -> Entity:
+    ent = ws.entities.get(name_or_id) or ws.entities.resolve(name_or_id)
+    if ent is None:
+        raise ForgetError(f"no entity {name_or_id!r}")
+    return ent
+
+
+def plan_entity(ws: Workspace, name_or_id: str, delete_messages: bool = False) -> ForgetPlan:
+    """The entity, every fact naming it, entities named after it, and the messages mentioning it."""
+    ent = find_entity(ws, name_or_id)
+    terms = [ent.value, *ent.aliases]
+    pat = term_pattern(terms)
+    plan = ForgetPlan(entities=[ent.id], terms=terms)
+    for other in ws.entities.all():
+        if other.id == ent.id or pat is None:
+            continue
+        if pat.search(other.value):
+            plan.entities.append(other.id)
+        elif hits := [a for a in other.aliases if pat.search(a)]:
+            plan.aliases_removed[other.id] = hits
+    ids = set(plan.entities)
+    for f in ws.facts.all():
+        if ids & {f.subject_id, f.object_id} or (pat and (pat.search(f.subject) or pat.search(f.object))):
+            plan.facts.append(f.id)
+    if pat is not None and _has_messages(ws):
+        _plan_messages(ws, pat, terms, delete_messages, plan)
+    return plan
+
+
+def _plan_messages(
+    ws: Workspace, pat: re.Pattern[str], terms: list[str], delete: bool, plan: ForgetPlan
+) -> None:
+    """Messages whose text names the entity are redacted (or deleted); a message *spoken by* it is deleted,
+    because the log's speaker column cannot be rewritten through the store API."""
+    speakers = {t.strip().lower() for t in terms}
+    for msg in ws.messages.iter():
+        by_them = (msg.speaker or "").strip().lower() in speakers
+        if by_them or (delete and pat.search(msg.text)):
+            plan.messages_delete.append(msg.id)
+        elif pat.search(msg.text):
+            plan.messages_redact.append(msg.id)
+
+
+def plan_messages(ws: Workspace, ids: list[str]) -> ForgetPlan:
+    found = [m.id for m in ws.messages.get_many(ids)] if _has_messages(ws) else []
+    missing = sorted(set(ids) - set(found))
+    if missing:
+        raise ForgetError(f"no message {missing[0]!r}")
+    return ForgetPlan(messages_delete=found)
+
+
+def plan_session(ws: Workspace, session: str) -> ForgetPlan:
+    """A session's messages, and facts whose only evidence is that session."""
+    msgs = [m.id for m in ws.messages.iter(session=session)] if _has_messages(ws) else []
+    facts = [f.id for f in ws.facts.all() if f.evidence and all(e.session == session for e in f.evidence)]
+    if not msgs and not facts:
+        raise ForgetError(f"no messages or facts of session {session!r}")
+    return ForgetPlan(facts=facts, messages_delete=msgs)
+
+
+def plan_filter(ws: Workspace, facts: Iterable[str], messages: Iterable[Message] = ()) -> ForgetPlan:
+    return ForgetPlan(facts=list(facts), messages_delete=[m.id for m in messages])
+
+
+# ---------------------------------------------------------------------------------------------- applying
+
+
+def apply(ws: Workspace, plan: ForgetPlan) -> ForgetReport:
+    """Remove everything in the plan from every store and index, then make it physical."""
+    report = ForgetReport(plan=plan.summary())
+    _remove_from_stores(ws, plan)
+    _rewrite_json(ws, plan)
+    deleted_msgs = (
+        plan.messages_delete + plan.messages_redact
+    )  # redacted ones are re-embedded by the next sync
+    report.chroma_deleted, report.chroma_scrubbed = forget_in_chroma(
+        ws, plan.facts, deleted_msgs, plan.entities
+    )
+    if _has_messages(ws) and (plan.messages_delete or plan.messages_redact):
+        report.wal_truncated = ws.messages.vacuum()
+    report.files_removed = _remove_stale_copies(ws, plan.terms)
+    report.remaining = scan(ws.folder, plan.terms)
+    emit(
+        "forget",
+        facts=len(plan.facts),
+        entities=len(plan.entities),
+        messages_deleted=len(plan.messages_delete),
+        messages_redacted=len(plan.messages_redact),
+        chroma_deleted=report.chroma_deleted,
+        files_removed=len(report.files_removed),
+        remaining=len(report.remaining),
+    )
+    return report
+
+
+def _remove_from_stores(ws: Workspace, plan: ForgetPlan) -> None:
+    ws.refresh()  # adopt what the host wrote since we loaded, so the rewrite keeps it
+    gone = set(plan.facts)
+    for fid in plan.facts:
+        ws.facts.forget(fid)
+    for f in ws.facts.all():  # history stays valid: a fact superseded by a forgotten one keeps its end date
+        if f.superseded_by in gone:
+            f.superseded_by = None
+            f.updated_at = utcnow()
+            ws.facts.table.put(f)
+    for eid in plan.entities:
+        ws.entities.table.delete(eid)
+    pat = term_pattern(plan.terms)
+    for eid, aliases in plan.aliases_removed.items():
+        ent = ws.entities.get(eid)
+        if ent is not None:
+            ent.aliases = [a for a in ent.aliases if a not in aliases]
+            ent.updated_at = utcnow()
+            ws.entities.table.put(ent)
+    ws.entities.reindex()
+    if _has_messages(ws):
+        if plan.messages_delete:
+            ws.messages.delete(plan.messages_delete)
+        if plan.messages_redact and pat is not None:
+            ws.messages.redact(plan.messages_redact, lambda text: pat.sub(REDACTED, text))
+
+
+def _rewrite_json(ws: Workspace, plan: ForgetPlan) -> None:
+    """Write, then rewrite so the `.bak` copy (the last good file) holds no forgotten record either.
+
+    A deleted record leaves a tombstone keyed by its id, so a process still holding it cannot write it
+    back. An entity id is made from its name, so once the tombstone has been written (other processes
+    adopt the deletion on their next write), it is dropped too and the file rewritten twice: no copy keeps
+    the name. The cost: a host that had this entity *unflushed* in memory at that moment may write it back;
+    the final scan then reports it (exit code 3) and running forget again removes it.
+    """
+    ws.flush()
+    pat = term_pattern(plan.terms)
+    table = ws.entities.table
+    if pat is not None:
+        with table.mutex:
+            for eid in plan.entities:
+                if pat.search(eid.replace("-", " ")) or pat.search(eid):
+                    table.tombstones.pop(eid, None)
+            table.meta_dirty = True
+    for _ in range(2):
+        ws.facts.table.flush(force=True)
+        table.flush(force=True)
+
+
+def _remove_stale_copies(ws: Workspace, terms: list[str]) -> list[str]:
+    """Corrupt copies set aside, parked LLM batches and spill files holding a forgotten name are removed."""
+    if not terms:
+        return []
+    removed = []
+    for path in scan(ws.folder, terms):
+        p = ws.folder / path
+        stale = (
+            ".corrupt-" in p.name
+            or p.name.endswith((".bak", ".tmp"))
+            or "llm-pending" in p.parts
+            or "spill" in p.name
+        )
+        if stale:
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+            removed.append(path)
+    return removed
+
+
+def scan(folder: Path, terms: Iterable[str]) -> list[str]:
+    """Workspace files (relative paths) whose bytes contain any term, in UTF-8, any letter case."""
+    needles = {t.strip().lower().encode() for t in terms if len(t.strip()) >= _MIN_TERM}
+    needles |= {t.strip().encode() for t in terms if len(t.strip()) >= _MIN_TERM}
+    if not needles:
+        return []
+    hits = []
+    for p in sorted(folder.rglob("*")):
+        if not p.is_file():
+            continue
+        try:
+            data = p.read_bytes()
+        except OSError:
+            continue
+        low = data.lower()
+        if any(n in data or n in low for n in needles):
+            hits.append(str(p.relative_to(folder)))
+    return hits
+
+
+# ---------------------------------------------------------------------------------------------- Chroma
+
+
+def forget_in_chroma(
+    ws: Workspace, facts: list[str], messages: list[str], entities: list[str]
+) -> tuple[int, int]:
+    """Delete the records from every collection of this workspace, scrub Chroma's queue, vacuum its file.
+
+    Only chromadb (no embedder) is loaded. Returns (records deleted, queue rows scrubbed).
+    """
+    cfg = ws.config
+    embedded = ws.folder / "chroma"
+    if not (facts or messages or entities) or (
+        not cfg.chroma.url and not (embedded / "chroma.sqlite3").exists()
+    ):
+        return 0, 0
+    from knowledge_engine.index.chroma import make_client
+
+    client = make_client(ws.folder, cfg)
+    deleted = 0
+    for col in _collections(client, cfg.embeddings.collection_name, ws.agent_id, bool(cfg.chroma.url)):
+        ids = facts if col.name.endswith("-facts") else messages
+        if col.name.endswith("-facts") and entities:
+            ids = list(dict.fromkeys([*ids, *_facts_naming(col, entities)]))
+        for s in range(0, len(ids), 1000):
+            chunk = ids[s : s + 1000]
+            deleted += len(col.get(ids=chunk, include=[])["ids"])
+            col.delete(ids=chunk)
+    scrubbed = 0 if cfg.chroma.url else scrub_chroma_sqlite(embedded / "chroma.sqlite3", [*facts, *messages])
+    return deleted, scrubbed
+
+
+def _collections(client: Any, prefix: str, agent_id: str, server: bool) -> list[Any]:
+    from knowledge_engine.index.chroma import collection_name
+
+    if server:
+        names = [collection_name(prefix, agent_id, k) for k in ("facts", "messages")]
+    else:
+        names = [c.name if hasattr(c, "name") else str(c) for c in client.list_collections()]
+        names = [n for n in names if n.startswith(prefix + "-") and n.endswith(("-facts", "-messages"))]
+    out = []
+    for n in names:
+        try:
+            out.append(client.get_collection(n, embedding_function=None))
+        except Exception:
+            continue
+    return out
+
+
+def _facts_naming(col: Any, entities: list[str]) -> list[str]:
+    """Indexed facts that still point at a forgotten entity (the store may have dropped them earlier)."""
+    ids: list[str] = []
+    for key in ("subject_id", "object_id"):
+        res = col.get(where={key: {"$in": entities}}, include=[])
+        ids.extend(res["ids"])
+    return ids
+
+
+def scrub_chroma_sqlite(db: Path, ids: list[str]) -> int:
+    """Blank the queued upserts of deleted records, then VACUUM so freed pages keep no text.
+
+    Chroma's `embeddings_queue` is its write-ahead log: each upsert row keeps the record's metadata
+    (fact subject/object, message speaker) until Chroma purges the log. The later delete row for the
+    same id stays, so replaying the log still ends with the record deleted; blanking the upsert's
+    metadata and vector changes no outcome. Then VACUUM rebuilds the file without the freed pages.
+    """
+    if not ids or not db.exists():
+        return 0
+    conn = sqlite3.connect(db, timeout=30, isolation_level=None)
+    try:
+        conn.execute("PRAGMA busy_timeout = 30000")
+        n = 0
+        conn.execute("BEGIN IMMEDIATE")
+        for s in range(0, len(ids), 500):
+            chunk = ids[s : s + 500]
+            marks = ",".join("?" * len(chunk))
+            n += conn.execute(
+                f"UPDATE embeddings_queue SET metadata = '{{}}', vector = zeroblob(length(vector))"
+                f" WHERE operation != ? AND id IN ({marks})",
+                [_CHROMA_DELETE_OP, *chunk],
+            ).rowcount
+        conn.execute("COMMIT")
+        conn.execute("VACUUM")
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return n
+    except sqlite3.Error as exc:
+        emit("forget.chroma_scrub_failed", error=type(exc).__name__)
+        return 0
+    finally:
+        conn.close()
