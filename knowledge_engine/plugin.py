@@ -163,7 +163,13 @@ class KnowledgePlugin:
         import asyncio
 
         try:
-            await asyncio.to_thread(self.engine.stop, 4.5)
+            from knowledge_engine.retrieve.sources.pgvector import close_pools
+
+            await asyncio.wait_for(close_pools(), timeout=0.5)
+        except Exception as exc:
+            log.debug("closing pgvector pools: %s", type(exc).__name__)
+        try:
+            await asyncio.to_thread(self.engine.stop, 4.0)
         except Exception as exc:
             log.error("gateway_stop failed: %s", type(exc).__name__)
 
