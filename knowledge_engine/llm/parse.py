@@ -28,6 +28,8 @@ def load_body(raw: bytes) -> list[dict[str, Any]]:
     """The body as JSON objects: one for stream:false, several if a server streamed NDJSON anyway."""
     try:
         obj = json.loads(raw)
+    except RecursionError:
+        raise LlmBadOutput("body nested too deeply") from None
     except ValueError:
         objs: list[dict[str, Any]] = []
         for line in raw.splitlines():
@@ -97,7 +99,10 @@ def _decode_first_object(text: str) -> Any:
     start = text.find("{")
     if start < 0:
         raise ValueError("no JSON object")
-    value, _end = json.JSONDecoder(strict=False).raw_decode(text, start)
+    try:
+        value, _end = json.JSONDecoder(strict=False).raw_decode(text, start)
+    except RecursionError:  # absurdly deep nesting: bad output, not a crash
+        raise ValueError("JSON nested too deeply") from None
     return value
 
 
