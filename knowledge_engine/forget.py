@@ -108,10 +108,16 @@ def find_entity(ws: Workspace, name_or_id: str) -> Entity:
     return ent
 
 
-def plan_entity(ws: Workspace, name_or_id: str, delete_messages: bool = False) -> ForgetPlan:
-    """The entity, every fact naming it, entities named after it, and the messages mentioning it."""
+def plan_entity(
+    ws: Workspace, name_or_id: str, delete_messages: bool = False, also: Iterable[str] = ()
+) -> ForgetPlan:
+    """The entity, every fact naming it, entities named after it, and the messages mentioning it.
+
+    `also` adds names the store does not know as aliases (a first name, a nickname): they are
+    matched like aliases, so entities, facts and messages using them go too.
+    """
     ent = find_entity(ws, name_or_id)
-    terms = [ent.value, *ent.aliases]
+    terms = [ent.value, *ent.aliases, *also]
     pat = term_pattern(terms)
     plan = ForgetPlan(entities=[ent.id], terms=terms)
     for other in ws.entities.all():

@@ -40,6 +40,7 @@ def _plan(
     subject: str | None,
     below: float | None,
     delete_messages: bool,
+    also: list[str],
 ) -> ForgetPlan:
     chosen = [x for x in (fact, entity, message, session) if x]
     if len(chosen) > 1:
@@ -48,7 +49,7 @@ def _plan(
         if fact:
             return plan_fact(ws, fact)
         if entity:
-            return plan_entity(ws, entity, delete_messages)
+            return plan_entity(ws, entity, delete_messages, also)
         if message:
             return plan_messages(ws, message)
         if session:
@@ -91,6 +92,10 @@ def forget(
     predicate: Annotated[str | None, typer.Option(help="Filter: facts with this predicate.")] = None,
     subject: Annotated[str | None, typer.Option(help="Filter: facts about this subject.")] = None,
     below_relevance: Annotated[float | None, typer.Option(help="Filter: facts below this relevance.")] = None,
+    also: Annotated[
+        list[str] | None,
+        typer.Option(help="With --entity: another name for it to remove too (a first name, a nickname)."),
+    ] = None,
     delete_messages: Annotated[
         bool,
         typer.Option(
@@ -105,7 +110,9 @@ def forget(
     """Forget for good: removes from facts, entities, the message log and Chroma, rewrites backups and
     vacuums the databases, so no byte of it stays in the workspace."""
     ws = open_workspace(workspace, config, agent)
-    plan = _plan(ws, fact, entity, message, session, predicate, subject, below_relevance, delete_messages)
+    plan = _plan(
+        ws, fact, entity, message, session, predicate, subject, below_relevance, delete_messages, also or []
+    )
     summary = plan.summary()
     if dry_run or plan.empty:
         if json:
