@@ -44,8 +44,14 @@ def secret_messages() -> list[Message]:
         ("user", "Ana", "Carla Mendes works at Globex in Madrid."),
     ]
     return [
-        Message(id=f"z-{i:02d}", text=t, role=r, speaker=s, session="zs1" if i < 4 else "zs2",
-                timestamp=t0 + timedelta(minutes=5 * i))
+        Message(
+            id=f"z-{i:02d}",
+            text=t,
+            role=r,
+            speaker=s,
+            session="zs1" if i < 4 else "zs2",
+            timestamp=t0 + timedelta(minutes=5 * i),
+        )
         for i, (r, s, t) in enumerate(texts)
     ]
 

@@ -18,16 +18,20 @@ def ws(tmp_path: Path) -> Path:
 
 
 def _files_with(folder: Path, needle: str) -> list[str]:
-    """Every file (Chroma's sqlite and binaries, WAL, backups, locks) whose bytes hold the needle, any case."""
+    """Every file (Chroma sqlite and binaries, WAL, backups) whose bytes hold the needle, in any case."""
     low = needle.lower().encode()
-    return [str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and low in p.read_bytes().lower()]
+    return [
+        str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and low in p.read_bytes().lower()
+    ]
 
 
 def test_forget_entity_leaves_no_byte_of_the_name(ws: Path, caplog: pytest.LogCaptureFixture) -> None:
     before = _files_with(ws, SECRET)
     assert "chroma/chroma.sqlite3" in before and "messages.sqlite3" in before and "facts.json" in before
     assert "facts.json.bak" in before or "entities.json.bak" in before
-    code, out, err = cli("forget", "--entity", SECRET, "--also", SECRET_FIRST, "-w", str(ws), "--yes", "--json")
+    code, out, err = cli(
+        "forget", "--entity", SECRET, "--also", SECRET_FIRST, "-w", str(ws), "--yes", "--json"
+    )
     assert code == 0, err
     report = json.loads(out)
     assert report["remaining"] == [] and report["entities"] >= 2 and report["facts"] >= 3
@@ -49,7 +53,7 @@ def test_forget_entity_leaves_no_byte_of_the_name(ws: Path, caplog: pytest.LogCa
 
 
 def test_forget_full_name_only_removes_the_full_name(ws: Path) -> None:
-    code, out, err = cli("forget", "--entity", SECRET, "-w", str(ws), "--yes", "--json")
+    code, _, err = cli("forget", "--entity", SECRET, "-w", str(ws), "--yes", "--json")
     assert code == 0, err
     assert _files_with(ws, SECRET) == []
     # a bare first name is another entity the store cannot know is the same person: --also covers it
@@ -66,7 +70,9 @@ def test_delete_messages_instead_of_redacting(ws: Path) -> None:
 
 def test_dry_run_and_declined_confirmation_change_nothing(ws: Path) -> None:
     def files() -> dict[Path, bytes]:  # SQLite's -wal/-shm side files appear when a reader opens the log
-        return {p: p.read_bytes() for p in ws.rglob("*") if p.is_file() and not p.name.endswith(("-wal", "-shm"))}
+        return {
+            p: p.read_bytes() for p in ws.rglob("*") if p.is_file() and not p.name.endswith(("-wal", "-shm"))
+        }
 
     snapshot = files()
     code, out, _ = cli("forget", "--entity", SECRET, "-w", str(ws), "--dry-run", "--json")
