@@ -69,7 +69,7 @@ class RecordTable(Generic[R]):
                 except ValidationError:
                     self.invalid_records += 1
             log.error("%s: skipped %d invalid records", self.path.name, self.invalid_records)
-        tomb_raw = doc.get("tombstones", {}) or {}
+        tomb_raw = doc.get("tombstones") if isinstance(doc.get("tombstones"), dict) else {}
         tombs: dict[str, datetime] = {}
         for rid, ts in tomb_raw.items():
             try:
