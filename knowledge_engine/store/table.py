@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import orjson
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
 from knowledge_engine.store.persistence import (
     SCHEMA_VERSION,
@@ -37,6 +37,17 @@ def _updated(rec: BaseModel) -> datetime:
     return value if isinstance(value, datetime) else _EPOCH
 
 
+def _document_model(key: str, model: type[BaseModel]) -> type[BaseModel]:
+    """The whole file as one pydantic model, so loading is a single pass in pydantic-core."""
+    fields: dict[str, Any] = {
+        "schema_": (int, Field(SCHEMA_VERSION, alias="schema")),
+        "meta": (dict[str, Any], Field(default_factory=dict)),
+        "tombstones": (dict[str, str], Field(default_factory=dict)),
+        key: (list[model], Field(default_factory=list)),  # type: ignore[valid-type]
+    }
+    return create_model(f"{model.__name__}Document", __config__=ConfigDict(extra="ignore"), **fields)
+
+
 class RecordTable(Generic[R]):
     """Records of one type, keyed by id, stored in `path` under `key`."""
 
@@ -53,6 +64,7 @@ class RecordTable(Generic[R]):
         self.meta_dirty = False
         self._sig: tuple[int, int, int] | None = None
         self._adapter = TypeAdapter(list[model])  # type: ignore[valid-type]
+        self._doc_adapter = TypeAdapter(_document_model(key, model))
         self.mutex = threading.RLock()
         self.invalid_records = 0
 
@@ -79,10 +91,34 @@ class RecordTable(Generic[R]):
         meta = doc.get("meta", {}) if isinstance(doc.get("meta"), dict) else {}
         return {r.id: r for r in recs}, meta, tombs  # type: ignore[attr-defined]
 
+    def _fast_load(self) -> bool:
+        """One pass in pydantic-core (parse + validate); False sends the caller to the careful path."""
+        try:
+            raw = self.path.read_bytes()
+            doc = self._doc_adapter.validate_json(raw)
+        except (OSError, ValidationError, ValueError):
+            return False
+        if doc.schema_ > SCHEMA_VERSION:
+            return False
+        self.records = {r.id: r for r in getattr(doc, self.key)}  # type: ignore[attr-defined]
+        self.meta = doc.meta
+        self.tombstones = {}
+        for rid, ts in doc.tombstones.items():
+            try:
+                self.tombstones[rid] = datetime.fromisoformat(ts)
+            except ValueError:
+                continue
+        return True
+
     def load(self) -> None:
         """Read the file (or its backup); a missing file is an empty table."""
         with self.mutex:
             sig = file_signature(self.path)
+            if self._fast_load():
+                self._sig = sig
+                self.dirty.clear()
+                self.deleted.clear()
+                return
             doc = read_json_document(self.path)
             if doc is None:
                 self.records, self.meta, self.tombstones = {}, {}, {}
