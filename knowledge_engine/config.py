@@ -252,6 +252,11 @@ class MaintenanceConfig(_Section):
     compact_interval_hours: float = Field(24, gt=0, description="How often store files are compacted.")
     retention_interval_hours: float = Field(24, gt=0, description="How often message retention runs.")
     llm_retry_interval_minutes: float = Field(10, gt=0, description="How often parked LLM batches are retried.")
+    startup_delay_seconds: float = Field(60, ge=0, description="In-process: first run of each job this long after its workspace opens (the daemon starts at once).")
+    misfire_grace_seconds: int = Field(3600, ge=1, description="A run missed by up to this long (process suspended, busy) still runs, once: missed runs coalesce.")
+    tombstone_days: float = Field(7, ge=0, description="Compaction drops deletion markers older than this.")
+    lock_timeout_seconds: float = Field(60, gt=0, description="How long a job waits for another process's store update before giving up (recorded as an error).")
+    stop_grace_seconds: float = Field(20, ge=0, description="Daemon: on SIGTERM/SIGINT, how long a running job may finish before it is abandoned.")
 
 
 # --------------------------------------------------------------------------- root

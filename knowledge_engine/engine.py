@@ -39,6 +39,15 @@ class KnowledgeEngine:
         self._index_lock = threading.Lock()
         self.queue = IngestQueue(self._process, config.extraction.queue_size, config.extraction.spacy.batch_size)
         self._stopped = False
+        # the maintenance scheduler: workspace_opened(engine, ws), engine_stopping(engine, timeout_s)
+        self.lifecycle_hooks: list[Any] = []
+
+    def _notify(self, event: str, *args: Any) -> None:
+        for hook in list(self.lifecycle_hooks):
+            try:
+                getattr(hook, event)(self, *args)
+            except Exception as exc:
+                log.error("lifecycle hook %s failed: %s", event, type(exc).__name__)
 
     # ------------------------------------------------------------------ parts
     @property
@@ -65,7 +74,10 @@ class KnowledgeEngine:
                 self._workspaces[folder] = ws
                 self.queue.recover_spill(folder)
                 self._start_llm(ws)
-            return ws
+            else:
+                return ws
+        self._notify("workspace_opened", ws)
+        return ws
 
     def workspaces(self) -> list[Workspace]:
         with self._ws_lock:
@@ -215,6 +227,7 @@ class KnowledgeEngine:
         if self._stopped:
             return True
         deadline = time.monotonic() + timeout_s
+        self._notify("engine_stopping", min(1.5, timeout_s / 3))
         drained = self.queue.stop(max(0.1, (deadline - time.monotonic()) * 0.5))
         for b in list(self._batchers.values()):
             b.stop(max(0.05, (deadline - time.monotonic()) * 0.5))

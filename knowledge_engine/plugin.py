@@ -187,6 +187,10 @@ def register(api: Any) -> KnowledgePlugin | None:
         return None
     plugin = KnowledgePlugin(engine_for(config))
     plugin.engine.warm_up()
+    if config.maintenance.enabled:
+        from knowledge_engine.maintenance.scheduler import attach
+
+        attach(plugin.engine)  # one scheduler per process; idempotent per engine
     api.on("session_start", plugin.session_start, priority=200)
     api.on("message_received", plugin.message_received, priority=100)
     api.on("message_sent", plugin.message_sent, priority=100)

@@ -1,0 +1,238 @@
+"""Running one maintenance job safely and recording it.
+
+Why this shape:
+- A job already running elsewhere (the plugin and a cron run or daemon on one workspace) is
+  skipped, not run twice: a per-job lock file in `<workspace>/maintenance/`, taken with a
+  non-blocking flock, which the kernel releases when a process dies, so a crash never leaves
+  a stale lock.
+- Store jobs change `facts.json` meta (`last_decay_at`, the run records). A table writes its
+  whole meta when it changed any key, so every meta change happens under one blocking meta
+  lock, right after a refresh from disk, and is flushed before the lock is released.
+- Every run goes to `maintenance/runs.json` ({job: last record}, tiny, rewritten under a lock)
+  and one line of `maintenance/history.jsonl` (bounded). Rewriting a 70 MB facts file just to
+  note "sync: nothing to do" would cost seconds at 100k facts, so the records reach the facts
+  meta key `maintenance_runs` (what `stats` shows) with the next store flush: every decay,
+  every prune that removed something and every compact (the last job of a full run).
+Records hold counts, times and error categories only, never text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import time
+from collections.abc import Iterable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from knowledge_engine.maintenance.jobs import JOB_ORDER, JOBS, Cancelled, RunContext, SkipJob
+from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.persistence import atomic_write_bytes
+from knowledge_engine.store.records import utcnow
+
+if TYPE_CHECKING:
+    from knowledge_engine.engine import KnowledgeEngine
+    from knowledge_engine.store.workspace import Workspace
+
+log = logging.getLogger("knowledge_engine.maintenance")
+
+DIR = "maintenance"
+RUNS_FILE = "runs.json"
+HISTORY_FILE = "history.jsonl"
+META_KEY = "maintenance_runs"
+HISTORY_KEEP = 500  # lines kept when the history is trimmed
+HISTORY_MAX_BYTES = 256 * 1024
+SKIPPED_ELSEWHERE = "running elsewhere"
+LOCK_POLL_S = 0.02
+
+Record = dict[str, Any]
+
+
+def maintenance_dir(folder: Path) -> Path:
+    d = folder / DIR
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+# --------------------------------------------------------------------------- locks
+@contextlib.contextmanager
+def try_lock(path: Path) -> Iterator[bool]:
+    """Non-blocking exclusive flock: yields False when another process (or thread) holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def wait_lock(path: Path, timeout_s: float, ctx: RunContext | None = None) -> Iterator[None]:
+    """Blocking exclusive flock with a deadline (TimeoutError); a stop request ends the wait (Cancelled)."""
+    tries = max(1, int(timeout_s / LOCK_POLL_S))  # counted, not clocked: immune to a frozen test clock
+    for _ in range(tries):
+        with try_lock(path) as got:
+            if got:
+                yield
+                return
+        if ctx is not None:
+            ctx.check()
+        time.sleep(LOCK_POLL_S)
+    raise TimeoutError(f"lock {path.name} held by another process")
+
+
+def job_lock(folder: Path, job: str) -> contextlib.AbstractContextManager[bool]:
+    return try_lock(maintenance_dir(folder) / f"{job}.lock")
+
+
+def job_running_elsewhere(folder: Path, job: str) -> bool:
+    """True while some process holds the job's lock (for status and tests)."""
+    with job_lock(folder, job) as got:
+        return not got
+
+
+# --------------------------------------------------------------------------- records
+def read_runs(folder: Path) -> dict[str, Record]:
+    """{job: last run record} of a workspace (the live copy; `stats` shows the facts-meta mirror)."""
+    try:
+        data = orjson.loads((folder / DIR / RUNS_FILE).read_bytes())
+    except (FileNotFoundError, orjson.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_history(folder: Path) -> list[Record]:
+    out: list[Record] = []
+    try:
+        lines = (folder / DIR / HISTORY_FILE).read_bytes().splitlines()
+    except FileNotFoundError:
+        return out
+    for line in lines:
+        with contextlib.suppress(orjson.JSONDecodeError):
+            out.append(orjson.loads(line))
+    return out
+
+
+def save_run(folder: Path, record: Record) -> None:
+    """Store `record` as its job's last run (keeping the time of the last success) and in the history."""
+    d = maintenance_dir(folder)
+    with wait_lock(d / "runs.lock", 30):
+        runs = read_runs(folder)
+        prev = runs.get(record["job"], {})
+        if record["status"] != "ok" and prev.get("last_ok_at"):
+            record = {**record, "last_ok_at": prev["last_ok_at"]}
+        runs[record["job"]] = record
+        atomic_write_bytes(d / RUNS_FILE, orjson.dumps(runs, option=orjson.OPT_INDENT_2), keep_backup=False)
+        _append_history(d / HISTORY_FILE, record)
+
+
+def _append_history(path: Path, record: Record) -> None:
+    with open(path, "ab") as fh:
+        fh.write(orjson.dumps(record) + b"\n")
+    if path.stat().st_size > HISTORY_MAX_BYTES:
+        lines = path.read_bytes().splitlines()[-HISTORY_KEEP:]
+        atomic_write_bytes(path, b"\n".join(lines) + b"\n", keep_backup=False)
+
+
+def _record(job: str, ctx: RunContext, t0: float, status: str, changed: dict[str, int] | None = None,
+            error: str | None = None, reason: str | None = None) -> Record:
+    started = utcnow() - timedelta(seconds=time.perf_counter() - t0)
+    rec: Record = {
+        "job": job, "status": status, "started_at": started.isoformat(),
+        "duration_ms": round((time.perf_counter() - t0) * 1000, 1), "changed": changed or {},
+        "pid": os.getpid(),
+    }
+    if status == "ok":
+        rec["last_ok_at"] = rec["started_at"]
+    if error:
+        rec["error"] = error
+    if reason:
+        rec["reason"] = reason
+    return rec
+
+
+# --------------------------------------------------------------------------- running
+def run_job(engine: KnowledgeEngine, ws: Workspace, name: str, ctx: RunContext | None = None) -> Record:
+    """Run one job unless it is running elsewhere; never raises, always records."""
+    spec = JOBS[name]
+    ctx = ctx or RunContext()
+    t0 = time.perf_counter()
+    with job_lock(ws.folder, name) as got:
+        if not got:
+            rec = _record(name, ctx, t0, "skipped", reason=SKIPPED_ELSEWHERE)
+            counters.inc("maintenance.skipped_running_elsewhere")
+        else:
+            rec = _guarded(engine, ws, spec.name, spec.store, ctx, t0)
+        _save_quietly(ws.folder, rec)
+    emit("maintenance.run", job=name, status=rec["status"], duration_ms=rec["duration_ms"],
+         error=rec.get("error"), changed=rec["changed"])
+    return rec
+
+
+def _guarded(
+    engine: KnowledgeEngine, ws: Workspace, name: str, store: bool, ctx: RunContext, t0: float
+) -> Record:
+    try:
+        ctx.check()
+        if store:
+            return _run_store_job(engine, ws, name, ctx, t0)
+        return _record(name, ctx, t0, "ok", JOBS[name].fn(ws, engine, ctx))
+    except SkipJob as exc:
+        return _record(name, ctx, t0, "skipped", reason=str(exc))
+    except Cancelled:
+        return _record(name, ctx, t0, "cancelled", reason="process stopping")
+    except Exception as exc:  # a job failure is recorded and retried next time, never raised into the host
+        counters.inc("maintenance.failed")
+        log.error("maintenance job %s failed in %s (%s)", name, ws.folder, type(exc).__name__)
+        return _record(name, ctx, t0, "error", error=type(exc).__name__)
+
+
+def _run_store_job(engine: KnowledgeEngine, ws: Workspace, name: str, ctx: RunContext, t0: float) -> Record:
+    """Refresh, change, flush, all under the meta lock: no meta key is ever written from a stale copy."""
+    timeout = engine.config.maintenance.lock_timeout_seconds
+    with wait_lock(maintenance_dir(ws.folder) / "meta.lock", timeout, ctx):
+        ws.refresh()
+        changed = JOBS[name].fn(ws, engine, ctx)
+        rec = _record(name, ctx, t0, "ok", changed)
+        force = name == "compact"
+        if force or ws.facts.table.has_changes or ws.entities.table.has_changes:
+            ws.facts.table.set_meta(META_KEY, {**read_runs(ws.folder), name: rec})
+            ws.entities.table.flush(force=force)
+            ws.facts.table.flush(force=force)
+    rec["duration_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+    return rec
+
+
+def _save_quietly(folder: Path, rec: Record) -> None:
+    try:
+        save_run(folder, rec)
+    except (OSError, TimeoutError) as exc:
+        counters.inc("maintenance.record_failed")
+        log.error("could not record the %s run in %s (%s)", rec["job"], folder, type(exc).__name__)
+
+
+def run_all(engine: KnowledgeEngine, ws: Workspace, names: Iterable[str] = JOB_ORDER,
+            ctx: RunContext | None = None) -> list[Record]:
+    """The jobs in `names` once, in JOB_ORDER; stops early when the context is cancelled."""
+    ctx = ctx or RunContext()
+    wanted = set(names)
+    out: list[Record] = []
+    for name in JOB_ORDER:
+        if name not in wanted:
+            continue
+        if ctx.cancel.is_set():
+            break
+        out.append(run_job(engine, ws, name, ctx))
+    return out
