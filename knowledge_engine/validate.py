@@ -56,7 +56,20 @@ def _schema(ws: Workspace, report: ValidationReport) -> None:
                     f"{table.invalid_records} records failed validation and were skipped",
                 )
             )
+        for aside in sorted(table.path.parent.glob(table.path.name + ".corrupt-*")):
+            report.problems.append(
+                Problem(
+                    "schema",
+                    aside.name,
+                    "a corrupt copy was set aside (kept for you to inspect)",
+                    warning=True,
+                )
+            )
         if not table.path.exists():
+            if table.path.with_name(table.path.name + ".bak").exists():
+                report.problems.append(
+                    Problem("schema", table.path.name, "missing; the last good copy (.bak) was loaded", True)
+                )
             continue
         try:
             doc = orjson.loads(table.path.read_bytes())
@@ -162,6 +175,10 @@ def repair(ws: Workspace, report: ValidationReport, engine: Any = None) -> dict[
         if changed:
             f.updated_at = now
             ws.facts.table.put(f)
+    for table in (ws.facts.table, ws.entities.table):
+        if not table.path.exists():  # rewrite the store file from the backup that was loaded
+            table.flush(force=True)
+            fixed["store_files"] = fixed.get("store_files", 0) + 1
     ws.flush()
     if engine is not None and any(p.kind == "index_drift" for p in report.problems):
         rebuild = any(p.id == "chroma" for p in report.problems)

@@ -41,7 +41,7 @@ def correct_fact(
         new, _ = ws.facts.add(
             fact.subject,
             fact.predicate,
-            obj_ent.value if obj_ent else object_.strip(),
+            object_.strip(),
             source="manual",
             confidence=1.0,
             valid_at=valid_from or fact.valid_at,
@@ -57,7 +57,7 @@ def correct_fact(
         new.confidence = 1.0
         new.invalid_at = None
         new.superseded_by = None
-        if fact.invalid_at is None:
+        if fact.invalid_at is None and new.id != fact.id:
             fact.invalid_at = valid_from or now
             fact.superseded_by = new.id
             fact.updated_at = now

@@ -1,0 +1,81 @@
+"""edit: correct a fact (object, validity) or merge two entities; recorded with source `manual`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli_support import cli, workspace_copy
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> str:
+    return str(workspace_copy("sample", tmp_path))
+
+
+def _facts(ws: str, *args: str) -> list[dict]:
+    return json.loads(cli("facts", "-w", ws, "--json", "--limit", "0", *args)[1])
+
+
+def test_correct_object_supersedes_and_keeps_history(ws: str) -> None:
+    old = next(f for f in _facts(ws, "--predicate", "works-at") if f["subject"] == "Maya")
+    code, out, err = cli(
+        "edit",
+        "-w",
+        ws,
+        "--fact",
+        old["id"],
+        "--object",
+        "Helix Robotics GmbH",
+        "--valid-from",
+        "2026-10-20",
+        "--json",
+    )
+    assert code == 0, err
+    new = json.loads(out)
+    assert new["source"] == "manual" and new["object"] == "Helix Robotics GmbH"
+    assert new["valid_at"].startswith("2026-10-20")
+    current = [f for f in _facts(ws, "--predicate", "works-at") if f["subject"] == "Maya"]
+    assert [f["id"] for f in current] == [new["id"]]
+    shown = json.loads(cli("show", old["id"], "-w", ws, "--json")[1])
+    assert shown["fact"]["superseded_by"] == new["id"]
+    assert new["id"] in [f["id"] for f in shown["history"]]
+
+
+def test_correct_validity_in_place(ws: str) -> None:
+    fact = _facts(ws, "--predicate", "lives-in")[0]
+    code, out, _ = cli("edit", "-w", ws, "--fact", fact["id"], "--valid-until", "2026-12-01", "--json")
+    assert code == 0
+    edited = json.loads(out)
+    assert edited["id"] == fact["id"] and edited["invalid_at"].startswith("2026-12-01")
+    assert edited["source"] == "manual"
+    assert fact["id"] not in {f["id"] for f in _facts(ws, "--predicate", "lives-in")}
+    code, out, _ = cli("edit", "-w", ws, "--fact", fact["id"], "--still-valid", "--json")
+    assert json.loads(out)["invalid_at"] is None
+
+
+def test_merge_entities_moves_facts(ws: str) -> None:
+    before = _facts(ws, "--entity", "Tom")
+    assert before
+    code, out, err = cli("edit", "-w", ws, "--merge", "Maya", "--merge", "Tom", "--json")
+    assert code == 0, err
+    merged = json.loads(out)
+    assert "Tom" in merged["entity"]["aliases"] and "manual" in merged["entity"]["sources"]
+    assert merged["facts_moved"] == len(
+        [f for f in before if "person:tom" in (f["subject_id"], f["object_id"])]
+    )
+    ents = {e["id"] for e in json.loads(cli("entities", "-w", ws, "--json", "--limit", "0")[1])}
+    assert "person:tom" not in ents
+    assert not [f for f in _facts(ws, "--history") if "person:tom" in (f["subject_id"], f["object_id"])]
+    assert cli("validate", "-w", ws, "--no-index")[0] == 0
+
+
+def test_edit_errors(ws: str) -> None:
+    code, _, err = cli("edit", "-w", ws, "--fact", "f-nope", "--object", "x")
+    assert code != 0 and "no fact" in err
+    code, _, err = cli("edit", "-w", ws, "--merge", "Maya")
+    assert code != 0 and "exactly two" in err
+    code, _, err = cli("edit", "-w", ws)
+    assert code != 0 and "--fact" in err
