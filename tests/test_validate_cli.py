@@ -19,7 +19,7 @@ def ws(tmp_path: Path) -> Path:
 
 
 def _validate(ws: Path, *extra: str) -> tuple[int, dict]:
-    code, out, err = cli("validate", "-w", str(ws), "--json", *extra)
+    code, out, _ = cli("validate", "-w", str(ws), "--json", *extra)
     return code, json.loads(out)
 
 
