@@ -8,6 +8,7 @@ less", and with every source down the turn runs as if the plugin were not there.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -16,11 +17,19 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.inject.format import render_block, render_item
-from knowledge_engine.observe import counters, emit
+from knowledge_engine.observe import emit
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, Source, SourceResult
 from knowledge_engine.retrieve.cache import PromptCache
 from knowledge_engine.retrieve.cooldown import Breaker
-from knowledge_engine.retrieve.fuse import adaptive_count, apply_threshold, mmr, recency_decay, rrf, rrf_max
+from knowledge_engine.retrieve.fuse import (
+    adaptive_count,
+    apply_boost,
+    apply_threshold,
+    mmr,
+    recency_decay,
+    rrf,
+    rrf_max,
+)
 from knowledge_engine.retrieve.parallel import gather_sources
 from knowledge_engine.retrieve.query import content_text, query_text
 from knowledge_engine.retrieve.skip import should_skip
@@ -130,7 +139,6 @@ class Retriever:
     # ------------------------------------------------------------------ ranking
     def rank(self, results: list[SourceResult], request: RetrievalRequest) -> dict[str, Any]:
         """Fuse, re-rank and budget each source's items into the block's sections."""
-        rc = self.cfg.retrieval
         by_source = {r.source: r for r in results}
         sections: dict[str, Any] = {}
         local = by_source.get("local")
@@ -160,7 +168,13 @@ class Retriever:
         facts = [i for i in items if i.kind == "fact"]
         memory = [i for i in items if i.kind == "memory"]
         ref = request.reference_time or datetime.now(UTC)
-        memory = recency_decay(memory, rc.half_life_hours, ref, floor=rc.recency_floor)
+        floor = rc.recency_floor
+        if asks_about_past(request.query):
+            floor = max(floor, rc.past_recency_floor)
+        memory = recency_decay(memory, rc.half_life_hours, ref, floor=floor)
+        speaking = {i.id: 1.0 for i in memory if i.scores.get("speaker")}
+        if speaking and rc.speaker_weight > 0:
+            memory = apply_boost(memory, speaking, rc.speaker_weight, "speaker")
         if request.window is not None:
             facts = temporal_boost(facts, request.window, rc.temporal_weight)
             memory = temporal_boost(memory, request.window, rc.temporal_weight)
@@ -176,12 +190,13 @@ class Retriever:
         out_f: list[RetrievedItem] = []
         out_m: list[RetrievedItem] = []
         used = 0
+        budget = min(rc.max_inject_chars, rc.total_max_chars - block_overhead(rc.format))
         for item in chosen:
             bucket, cap = (out_f, rc.max_facts) if item.kind == "fact" else (out_m, rc.max_memories)
             if len(bucket) >= cap:
                 continue
-            size = len(render_item(item, rc.format)) + 1
-            if used + size > rc.max_inject_chars:
+            size = len(render_item(item, rc.format, rc.max_item_chars)) + 1
+            if used + size > budget:
                 continue
             bucket.append(item)
             used += size
@@ -237,6 +252,30 @@ class Retriever:
             except Exception as exc:
                 log.warning("provenance callback failed: %s", type(exc).__name__)
         return report
+
+
+_OVERHEAD: dict[str, int] = {}
+_PAST = re.compile(
+    r"\b(did|was|were|had|went|used to|ago|before|earlier|previously|originally|first|back then|once)\b", re.I
+)
+
+
+def asks_about_past(query: str) -> bool:
+    """A question in the past tense ("when did...", "what was...") wants old evidence as much as new:
+    recency decay should then only break ties, not bury the answer under later chatter."""
+    return bool(_PAST.search(query or ""))
+
+
+def block_overhead(fmt: Any) -> int:
+    """Characters the block spends around the local sections (preamble, both section headers, END
+    marker), so local items are budgeted to what the block can really hold."""
+    if fmt not in _OVERHEAD:
+        probe = [RetrievedItem(id="p", kind="memory", source="memory", text="x"),
+                 RetrievedItem(id="q", kind="fact", source="facts", text="y")]
+        sections = {"facts": probe[1:], "memory": probe[:1]}
+        items = sum(len(render_item(i, fmt)) + 1 for i in probe)
+        _OVERHEAD[fmt] = len(render_block(sections, fmt)) - items
+    return _OVERHEAD[fmt]
 
 
 def _ctx(obj: Any, *names: str) -> Any:

@@ -90,7 +90,8 @@ def load_locomo(path: Path) -> list[Conversation]:
     out: list[Conversation] = []
     for conv in data:
         c = conv["conversation"]
-        item = Conversation(str(conv.get("sample_id", len(out))), c.get("speaker_a", "A"), c.get("speaker_b", "B"))
+        sample = str(conv.get("sample_id", len(out)))
+        item = Conversation(sample, c.get("speaker_a", "A"), c.get("speaker_b", "B"))
         sessions = sorted(
             (int(k.split("_")[1]), v) for k, v in c.items()
             if k.startswith("session_") and k.count("_") == 1 and isinstance(v, list)
@@ -102,7 +103,8 @@ def load_locomo(path: Path) -> list[Conversation]:
                 if not isinstance(t, dict) or not t.get("text") or not t.get("dia_id"):
                     continue
                 ts = start + i * TURN_SPACING
-                item.turns.append(Turn(str(t["dia_id"]), str(t.get("speaker") or "unknown"), str(t["text"]), ts))
+                speaker = str(t.get("speaker") or "unknown")
+                item.turns.append(Turn(str(t["dia_id"]), speaker, str(t["text"]), ts))
                 last = ts
         for qa in conv.get("qa", []):
             ev, bad = normalise_evidence(qa.get("evidence", []))

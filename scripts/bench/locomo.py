@@ -32,7 +32,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from scripts.bench.common import (  # noqa: E402
+from scripts.bench.common import (
     LOCOMO_DEV,
     Conversation,
     Question,
@@ -47,14 +47,33 @@ BASELINE_POOL = 200
 ARMS = ("messages", "messages_facts", "bm25", "vector")
 
 
-def plugin_config(root: Path, budget: int) -> dict[str, Any]:
-    return {
+def plugin_config(root: Path, budget: int, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    cfg: dict[str, Any] = {
         "workspaceTemplate": "{workspaceDir}/ke", "workspaceRoot": str(root / "agents"),
         "storage": {"writeDebounceMs": 200},
         "extraction": {"llm": {"enabled": False}},
         "retrieval": {"maxInjectChars": budget, "totalMaxChars": budget, "cacheTtlMs": 0,
                       "provenanceReport": "metadata"},
     }
+    for key, value in (overrides or {}).items():
+        node = cfg
+        *path, last = key.split(".")
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return cfg
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, Any]:
+    """--set retrieval.recencyFloor=0.9 -> {"retrieval.recencyFloor": 0.9} (JSON values, else text)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, raw = pair.partition("=")
+        try:
+            out[key.strip()] = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            out[key.strip()] = raw
+    return out
 
 
 def shown(item: dict[str, Any], block: str) -> bool:
@@ -105,7 +124,8 @@ async def ingest(runner: Any, conv: Conversation, ctx: dict[str, Any]) -> None:
     await runner.run("session_start", {"sessionId": conv.sample_id, "sessionKey": skey}, ctx)
     msg_ctx = {"channelId": "locomo", "sessionKey": skey}
     for t in conv.turns:
-        event = {"content": t.text, "messageId": t.dia_id, "sessionKey": skey, "timestamp": t.timestamp.isoformat(),
+        event = {"content": t.text, "messageId": t.dia_id, "sessionKey": skey,
+                 "timestamp": t.timestamp.isoformat(),
                  "metadata": {"senderName": t.speaker}}
         if t.speaker == conv.speaker_b:
             await runner.run("message_sent", {**event, "to": conv.speaker_a, "success": True}, msg_ctx)
@@ -124,14 +144,15 @@ def baselines(engine: Any, ws: Any, q: str, budget: int) -> tuple[set[str], set[
 
 
 async def run_conversation(conv: Conversation, questions: list[Question], budget: int, scores: Scores,
-                           stats: dict[str, Any], cache_dir: Path | None = None) -> None:
+                           stats: dict[str, Any], cache_dir: Path | None = None,
+                           overrides: dict[str, Any] | None = None) -> None:
     from knowledge_engine.host import HookRunner, PluginApi
     from knowledge_engine.plugin import register
     from knowledge_engine.retrieve.retriever import retriever_for
 
     with tempfile.TemporaryDirectory(prefix="locomo-") as tmp:
         root = Path(tmp)
-        api = PluginApi("knowledge-engine", plugin_config(root, budget))
+        api = PluginApi("knowledge-engine", plugin_config(root, budget, overrides))
         plugin = register(api)
         assert plugin is not None
         engine = plugin.engine
@@ -149,10 +170,13 @@ async def run_conversation(conv: Conversation, questions: list[Question], budget
                 marker.write_text("ok\n")
         ws = engine.workspace(agent, ctx["workspaceDir"])
         retriever = retriever_for(engine, ws)
+        await asyncio.to_thread(engine.embedder.embed_query, "warm up")  # model load is not a turn's cost
+        engine.chroma(ws)
         stats["facts"] += len([f for f in ws.facts.all() if f.invalid_at is None])
         ref = conv.turns[-1].timestamp.isoformat()
         for q in questions:
-            event = {"prompt": q.question, "messages": [{"role": "user", "content": q.question}], "timestamp": ref}
+            event = {"prompt": q.question, "messages": [{"role": "user", "content": q.question}],
+                     "timestamp": ref}
             retriever.last_provenance = None
             t1 = time.perf_counter()
             result = await runner.run("before_prompt_build", event, {**ctx, "trigger": "user"})
@@ -189,7 +213,7 @@ def select_questions(conv: Conversation, limit: int | None, stats: dict[str, Any
 
 
 def run(path: Path, budget: int, limit_conv: int | None, limit_q: int | None,
-        cache_dir: Path | None = None) -> dict[str, Any]:
+        cache_dir: Path | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     convs = load_locomo(path)[: limit_conv or None]
     scores = Scores()
     stats: dict[str, Any] = {"ingest_s": 0.0, "facts": 0, "latency_ms": [], "embed_ms": [], "block_chars": [],
@@ -199,15 +223,17 @@ def run(path: Path, budget: int, limit_conv: int | None, limit_q: int | None,
         questions = select_questions(conv, limit_q, stats)
         stats["turns"] += len(conv.turns)
         stats["questions"] += len(questions)
-        asyncio.run(run_conversation(conv, questions, budget, scores, stats, cache_dir))
+        asyncio.run(run_conversation(conv, questions, budget, scores, stats, cache_dir, overrides))
     lat, emb = stats.pop("latency_ms"), stats.pop("embed_ms")
     blocks = stats.pop("block_chars")
     return {
-        "bench": "locomo", "file": path.name, "budget_chars": budget, "conversations": len(convs), **stats,
+        "bench": "locomo", "file": path.name, "budget_chars": budget, "overrides": overrides or {},
+        "conversations": len(convs), **stats,
         "ingest_s": round(stats["ingest_s"], 2),
         "recall": {arm: scores.summary(arm) for arm in ARMS},
         "latency_ms": {"p50": round(percentile(lat, 50), 2), "p95": round(percentile(lat, 95), 2),
-                       "embed_p50": round(percentile(emb, 50), 2), "embed_p95": round(percentile(emb, 95), 2)},
+                       "embed_p50": round(percentile(emb, 50), 2),
+                       "embed_p95": round(percentile(emb, 95), 2)},
         "block_chars_mean": round(statistics.fmean(blocks), 1) if blocks else 0,
     }
 
@@ -220,8 +246,8 @@ def print_table(out: dict[str, Any]) -> None:
         cells = "".join(f"{(s['by_category'][str(c)] or 0):>13.3f}" for c in CATEGORIES)
         print(f"{arm:<16}{cells}{(s['overall'] or 0):>10.3f}")
     lat = out["latency_ms"]
-    print(f"hook latency p50 {lat['p50']} ms, p95 {lat['p95']} ms (query embedding p50 {lat['embed_p50']} ms); "
-          f"ingest {out['ingest_s']} s")
+    print(f"hook latency p50 {lat['p50']} ms, p95 {lat['p95']} ms "
+          f"(query embedding p50 {lat['embed_p50']} ms); ingest {out['ingest_s']} s")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,13 +258,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit-conversations", type=int, default=None)
     ap.add_argument("--limit-questions", type=int, default=None, help="per conversation")
     ap.add_argument("--cache-dir", type=Path, default=None,
-                    help="keep the ingested workspaces here and reuse them on the next run (ingest is the slow part)")
+                    help="keep ingested workspaces here and reuse them next run (ingest is the slow part)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="config override for ablations, e.g. retrieval.recencyFloor=0.9 (repeatable)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     if not args.path.exists():
         print(f"LoCoMo file not found: {args.path}", file=sys.stderr)
         return 2
-    out = run(args.path, args.budget_chars, args.limit_conversations, args.limit_questions, args.cache_dir)
+    out = run(args.path, args.budget_chars, args.limit_conversations, args.limit_questions, args.cache_dir,
+              parse_overrides(args.set))
     if not args.json:
         print_table(out)
     print(orjson.dumps(out).decode())

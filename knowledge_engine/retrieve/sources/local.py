@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from knowledge_engine.index.keyword import QueryBuilder
 from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
-from knowledge_engine.retrieve.fuse import rrf
+from knowledge_engine.retrieve.fuse import rrf, rrf_contribution, sort_items
 from knowledge_engine.store.records import Fact, Message
 
 if TYPE_CHECKING:
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("knowledge_engine.retrieve")
 _CAPS = re.compile(r"\b[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*")
 _KEYWORDS = QueryBuilder()
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
+SPEAKER_REFRESH_S = 10.0
 
 
 def fact_item(fact: Fact, score: float = 0.0) -> RetrievedItem:
@@ -59,6 +61,70 @@ def _terms(query: str) -> set[str]:
     return {_stem(t) for t in _KEYWORDS.build(query).terms}
 
 
+def weighted_rrf(
+    lists: list[list[RetrievedItem]], weights: list[float], names: list[str], k: int
+) -> list[RetrievedItem]:
+    """RRF where each arm's contribution is scaled by its weight (a weaker arm votes less).
+
+    Built on fuse.rrf (which records each arm's score) and re-scored with weighted contributions."""
+    fused = rrf(lists, k=k, names=names)
+    totals: dict[str, float] = {}
+    for arm, w in zip(lists, weights, strict=True):
+        seen: set[str] = set()
+        for rank, item in enumerate(arm, start=1):
+            if item.id not in seen:
+                seen.add(item.id)
+                totals[item.id] = totals.get(item.id, 0.0) + w * rrf_contribution(rank, k)
+    for item in fused:
+        item.score = totals.get(item.id, 0.0)
+        item.scores["rrf"] = item.score
+    return sort_items(fused)
+
+
+class SpeakerNames:
+    """The speakers of the message log, so a query can name one without matching every greeting.
+
+    In a chat, a speaker's own turns rarely contain their name while the other side's turns
+    ("Thanks, Caroline!") do: a name in the query is a filter on who spoke, not a keyword.
+    Refreshed at most every SPEAKER_REFRESH_S seconds (one DISTINCT over an indexed column)."""
+
+    def __init__(self) -> None:
+        self.at = -1e9
+        self.by_word: dict[str, set[str]] = {}
+
+    def refresh(self, ws: Workspace) -> None:
+        now = time.monotonic()
+        if now - self.at < SPEAKER_REFRESH_S:
+            return
+        self.at = now
+        try:
+            rows = ws.messages._read("SELECT DISTINCT speaker FROM messages WHERE speaker IS NOT NULL", ())
+        except Exception as exc:  # a missing or busy log only disables the speaker signal
+            log.warning("speaker list unavailable (%s)", type(exc).__name__)
+            return
+        by_word: dict[str, set[str]] = {}
+        for (name,) in rows[:1000]:
+            words = [w.lower() for w in _WORD.findall(str(name))]
+            for w in words[:1] + (["_".join(words)] if len(words) > 1 else []):
+                if len(w) >= 3 and w not in ("user", "assistant", "system", "unknown"):
+                    by_word.setdefault(w, set()).add(str(name))
+        self.by_word = by_word
+
+    def named(self, query: str) -> tuple[set[str], str]:
+        """(speakers named in the query, the query without those names)."""
+        found: set[str] = set()
+        kept: list[str] = []
+        for tok in re.split(r"(\s+)", query):
+            core = tok.lower().strip(".,;:!?\"()")
+            core = core[:-2] if core.endswith(("'s", "’s")) else core
+            hit = self.by_word.get(core)
+            if hit:
+                found |= hit
+            else:
+                kept.append(tok)
+        return found, "".join(kept).strip()
+
+
 class FactTermIndex:
     """Inverted index term -> fact ids, rebuilt only when the facts changed."""
 
@@ -79,12 +145,15 @@ class FactTermIndex:
                 self.postings.setdefault(w, set()).add(f.id)
         self.sig = sig
 
-    def rank(self, terms: set[str], limit: int) -> list[str]:
+    def overlap(self, terms: set[str]) -> dict[str, int]:
         hits: dict[str, int] = {}
         for t in terms:
             for fid in self.postings.get(t, ()):
                 hits[fid] = hits.get(fid, 0) + 1
-        ranked = sorted(hits.items(), key=lambda kv: -kv[1] / self.lengths[kv[0]] ** 0.5)
+        return hits
+
+    def rank(self, terms: set[str], limit: int) -> list[str]:
+        ranked = sorted(self.overlap(terms).items(), key=lambda kv: -kv[1] / self.lengths[kv[0]] ** 0.5)
         return [fid for fid, _ in ranked[:limit]]
 
 
@@ -99,6 +168,8 @@ class LocalSource:
         self.pool = pool
         self.last_embed_ms = 0.0
         self.terms = FactTermIndex()
+        self.speakers = SpeakerNames()
+        self.last_speakers: set[str] = set()
 
     async def search(self, request: RetrievalRequest) -> SourceResult:
         t0 = time.perf_counter()
@@ -107,8 +178,15 @@ class LocalSource:
 
     def search_sync(self, request: RetrievalRequest) -> list[RetrievedItem]:
         vector = self._query_vector(request.query)
-        facts = self._facts(request, vector)
-        memory = self._memory(request, vector)
+        rc = self.engine.config.retrieval
+        named: set[str] = set()
+        topic = request.query
+        if rc.speaker_names and (self.ws.folder / "messages.sqlite3").exists():
+            self.speakers.refresh(self.ws)
+            named, rest = self.speakers.named(request.query)
+            topic = rest if named and _KEYWORDS.build(rest).terms else request.query
+        facts = self._facts(request, vector, topic)
+        memory = self._memory(request, vector, topic, named)
         return facts + memory
 
     # ------------------------------------------------------------------ arms
@@ -138,31 +216,44 @@ class LocalSource:
             log.warning("vector search failed (%s); keyword arm only", type(exc).__name__)
             return []
 
-    def _facts(self, request: RetrievalRequest, vector: list[float] | None) -> list[RetrievedItem]:
+    def _facts(
+        self, request: RetrievalRequest, vector: list[float] | None, topic: str
+    ) -> list[RetrievedItem]:
         valid = [f for f in self.ws.facts.all() if f.invalid_at is None]
         if not valid:
             return []
         by_id = {f.id: f for f in valid}
         entity_ids = {e.id for e in self.ws.entities.search(_CAPS.findall(request.query))}
-        terms = _terms(request.query)
-        ent_arm = sorted((f for f in valid if entity_ids & {f.subject_id, f.object_id}),
-                         key=lambda f: -f.relevance)[: self.pool]
+        terms = _terms(topic)
         self.terms.refresh(valid)
+        overlap = self.terms.overlap(terms) if topic != request.query else {}
+        # Facts of a named entity, those sharing the query's other words first; when the query names
+        # an entity AND asks about something, a fact sharing none of those words is off topic.
+        ent_arm = sorted((f for f in valid if entity_ids & {f.subject_id, f.object_id}
+                          and (not overlap or f.id in overlap)),
+                         key=lambda f: (-overlap.get(f.id, 0), -f.relevance))[: self.pool]
         kw_arm = [by_id[fid] for fid in self.terms.rank(terms, self.pool)]
         hits = self._vector_hits("facts", vector, {"valid": True})
         vec_arm = [by_id[h.id] for h in hits if h.id in by_id]
         lists = [[fact_item(f, f.relevance) for f in arm] for arm in (ent_arm, kw_arm, vec_arm)]
         return rrf(lists, k=self.engine.config.retrieval.rrf_k, names=["entity", "keyword", "vector"])
 
-    def _memory(self, request: RetrievalRequest, vector: list[float] | None) -> list[RetrievedItem]:
+    def _memory(
+        self, request: RetrievalRequest, vector: list[float] | None, topic: str, named: set[str]
+    ) -> list[RetrievedItem]:
         ws = self.ws
         if not (ws.folder / "messages.sqlite3").exists():
             return []
-        bm25 = [memory_item(m, s) for m, s in ws.messages.search(request.query, limit=self.pool)]
+        rc = self.engine.config.retrieval
+        bm25 = [memory_item(m, s) for m, s in ws.messages.search(topic, limit=self.pool)]
         hits = self._vector_hits("messages", vector, None)
         found = {m.id: m for m in ws.messages.get_many([h.id for h in hits])} if hits else {}
         vec = [memory_item(found[h.id], h.score) for h in hits if h.id in found]
-        return rrf([bm25, vec], k=self.engine.config.retrieval.rrf_k, names=["bm25", "vector"])
+        fused = weighted_rrf([bm25, vec], [1.0, rc.vector_weight], ["bm25", "vector"], rc.rrf_k)
+        for item in fused:
+            if named and item.speaker in named:
+                item.scores["speaker"] = 1.0
+        return fused
 
 
 def newest_time(ws: Workspace) -> datetime | None:
