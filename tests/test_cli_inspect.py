@@ -114,3 +114,13 @@ def test_config_and_agent_resolve_the_workspace(tmp_path: Path, ws: str) -> None
     cfg.write_text(json.dumps({"workspace": str(Path(ws).parent / "ws-{agentId}")}))
     data = _json("stats", "--config", str(cfg), "--agent", "sample")
     assert data["messages"] == 50
+
+
+def test_stats_shows_the_last_maintenance_runs(ws: str) -> None:
+    code, _, err = cli("maintain", "-w", ws, "--once", "--json")
+    assert code == 0, err
+    data = _json("stats", "-w", ws)
+    assert {"decay", "prune", "compact"} <= set(data["maintenance"])
+    assert data["maintenance"]["decay"]["status"] == "ok"
+    code, out, _ = cli("stats", "-w", ws)
+    assert "maintenance.decay" in out and "ok at" in out

@@ -67,6 +67,11 @@ def stats(
 
 
 def _short(value: Any) -> Any:
+    if isinstance(value, dict) and "status" in value and "started_at" in value:  # a maintenance run record
+        changed = ", ".join(f"{k}={v}" for k, v in (value.get("changed") or {}).items())
+        note = value.get("reason") or value.get("error") or changed
+        when = str(value["started_at"])[:19]
+        return f"{value['status']} at {when} ({value.get('duration_ms')} ms) {note}".strip()
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items() if not isinstance(v, dict | list))
     return value

@@ -11,6 +11,18 @@ def _size(ws: Workspace) -> int:
     return sum(p.stat().st_size for p in ws.folder.rglob("*") if p.is_file())
 
 
+def _maintenance_runs(ws: Workspace) -> dict[str, Any]:
+    """The last run of each maintenance job: the live record file, else its mirror in the facts meta."""
+    try:
+        from knowledge_engine.maintenance.runs import read_runs
+
+        live = read_runs(ws.folder)
+    except ImportError:
+        live = {}
+    mirror = ws.facts.table.meta.get("maintenance_runs", {})
+    return {**(mirror if isinstance(mirror, dict) else {}), **live}
+
+
 def workspace_status(ws: Workspace) -> dict[str, Any]:
     """Counts from the stores and the small state files only: no Chroma, no embedder (fast at 100k facts)."""
     from knowledge_engine.index.sync import read_state
@@ -26,7 +38,7 @@ def workspace_status(ws: Workspace) -> dict[str, Any]:
     pending_dir = ws.folder / "llm-pending"
     data["llm_pending_batches"] = len(list(pending_dir.glob("*.json"))) if pending_dir.is_dir() else 0
     data["store_bytes"] = _size(ws)
-    data["maintenance"] = ws.facts.table.meta.get("maintenance_runs", {})
+    data["maintenance"] = _maintenance_runs(ws)
     data["last_decay_at"] = ws.facts.table.meta.get("last_decay_at")
     state = read_state(ws.folder)
     data["chroma"] = {
