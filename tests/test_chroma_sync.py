@@ -17,10 +17,13 @@ from knowledge_engine.index.chroma import (
     ChromaUnavailableError,
     IndexMismatchError,
     collection_name,
+    matches,
+    normalise_where,
     open_index,
 )
 from knowledge_engine.index.embeddings import EmbeddingError, LocalEmbedder
 from knowledge_engine.index.sync import read_state, rebuild, status, sync
+from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Fact, Message, fact_id
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -283,3 +286,62 @@ def test_open_index_uses_the_configured_embedder(workspace: Path) -> None:
     index = open_index(workspace, "main", EngineConfig())
     assert index.facts.metadata["embedding_model"] == "local:all-MiniLM-L6-v2-int8"
     assert index.facts.metadata["embedding_dimensions"] == 384
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"session": "s1"},
+        {"role": "assistant", "session": "s2"},
+        {"timestamp": {"$gte": (T0 + timedelta(minutes=40)).timestamp()}},
+        {"$or": [{"speaker": "alice"}, {"session": {"$in": ["s0"]}}]},
+        {"session": {"$nin": ["s0", "s1"]}, "role": {"$ne": "user"}},
+    ],
+)
+def test_overfetch_filtering_matches_chromas_own_filter(
+    make_index: Callable[..., tuple], where: dict
+) -> None:
+    index, emb = make_index()
+    sync(index, [], _messages(60))
+    q = emb.embed_query("budget meeting")
+    ours = index.query_messages(q, 5, where=where)
+    theirs = index._raw_query("messages", q, 5, normalise_where(where))
+    assert [h.id for h in ours] == [h.id for h in theirs]
+    assert len(ours) == 5
+
+
+def test_selective_filter_falls_back_to_chroma(make_index: Callable[..., tuple]) -> None:
+    index, emb = make_index()
+    msgs = _messages(300)
+    msgs[123] = msgs[123].model_copy(update={"session": "rare"})
+    sync(index, [], msgs)
+    before = counters.get("chroma.filtered_query_fallback")
+    hits = index.query_messages(emb.embed_query("lunch plans"), 3, where={"session": "rare"})
+    assert [h.id for h in hits] == ["m123"]
+    assert counters.get("chroma.filtered_query_fallback") == before + 1
+
+
+def test_matches_follows_chroma_semantics() -> None:
+    meta = {"a": 1, "b": "x", "valid": True}
+    assert matches(meta, {"a": 1}) and not matches(meta, {"a": 2})
+    assert matches(meta, {"$and": [{"a": {"$gte": 1}}, {"b": {"$in": ["x", "y"]}}]})
+    assert not matches(meta, {"missing": {"$ne": 3}})  # Chroma only matches records having the key
+    assert not matches(meta, {"b": {"$gt": 3}})  # type mismatch never matches
+    with pytest.raises(ValueError, match="unsupported"):
+        matches(meta, {"a": {"$regex": "x"}})
+
+
+def test_second_sync_uses_the_hash_cache_and_heals_after_out_of_band_deletes(
+    make_index: Callable[..., tuple],
+) -> None:
+    index, _ = make_index()
+    msgs = _messages(20)
+    sync(index, [], msgs)
+    hits = counters.get("sync.hash_cache_hit")
+    assert sync(index, [], msgs).unchanged == 20
+    assert counters.get("sync.hash_cache_hit") == hits + 2  # facts and messages
+    index.delete_messages(["m3", "m4"])  # count no longer matches the cache: Chroma is read again
+    misses = counters.get("sync.hash_cache_miss")
+    rep = sync(index, [], msgs)
+    assert (rep.embedded, rep.unchanged) == (2, 18)
+    assert counters.get("sync.hash_cache_miss") >= misses + 1

@@ -11,16 +11,17 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.index.embeddings.base import Embedder
-from knowledge_engine.observe import emit
+from knowledge_engine.observe import counters, emit
 
 REBUILD_COMMAND = "knowledge-engine sync --workspace DIR --rebuild"
+OVERSAMPLE = 10  # filtered queries fetch k * OVERSAMPLE unfiltered neighbours first
 _NAME_OK = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 _META_MODEL = "embedding_model"
 _META_DIMS = "embedding_dimensions"
@@ -256,18 +257,72 @@ class ChromaIndex:
         return self._query("messages", vector, k, where)
 
     def _query(self, kind: str, vector: Sequence[float], k: int, where: dict[str, Any] | None) -> list[Hit]:
+        """Filtered queries first over-fetch unfiltered and filter here: Chroma's embedded metadata
+        filter costs 0.2-0.9 s at 100k records, an unfiltered query a few ms. Chroma filters only
+        when the over-fetch finds fewer than k matches (a selective filter)."""
+        if k <= 0:
+            return []
+        where = normalise_where(where)
+        if where is None:
+            return self._raw_query(kind, vector, k, None)
+        total = self.count(kind)
+        fetch = min(total, max(k * OVERSAMPLE, 50))
+        hits = [h for h in self._raw_query(kind, vector, fetch, None) if matches(h.metadata, where)]
+        if len(hits) >= k or fetch >= total:
+            return hits[:k]
+        counters.inc("chroma.filtered_query_fallback")
+        return self._raw_query(kind, vector, k, where)
+
+    def _raw_query(
+        self, kind: str, vector: Sequence[float], k: int, where: dict[str, Any] | None
+    ) -> list[Hit]:
         if k <= 0:
             return []
         res = self._cols[kind].query(
-            query_embeddings=[list(vector)],
-            n_results=k,
-            where=normalise_where(where),
-            include=["metadatas", "distances"],
+            query_embeddings=[list(vector)], n_results=k, where=where, include=["metadatas", "distances"]
         )
         ids = res["ids"][0] if res["ids"] else []
         dists = res["distances"][0] if res.get("distances") else [0.0] * len(ids)
         metas = res["metadatas"][0] if res.get("metadatas") else [{}] * len(ids)
         return [Hit(i, 1.0 - float(d), dict(m or {})) for i, d, m in zip(ids, dists, metas, strict=False)]
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "$eq": lambda a, b: a == b,
+    "$ne": lambda a, b: a != b,
+    "$gt": lambda a, b: a is not None and a > b,
+    "$gte": lambda a, b: a is not None and a >= b,
+    "$lt": lambda a, b: a is not None and a < b,
+    "$lte": lambda a, b: a is not None and a <= b,
+    "$in": lambda a, b: a in b,
+    "$nin": lambda a, b: a not in b,
+}
+
+
+def matches(meta: dict[str, Any], where: dict[str, Any]) -> bool:
+    """Evaluate a Chroma `where` filter on one metadata dict (same semantics, used after over-fetching)."""
+    for key, cond in where.items():
+        if key == "$and":
+            if not all(matches(meta, c) for c in cond):
+                return False
+        elif key == "$or":
+            if not any(matches(meta, c) for c in cond):
+                return False
+        elif isinstance(cond, dict):
+            value = meta.get(key)
+            for op, arg in cond.items():
+                if op not in _COMPARE:
+                    raise ValueError(f"unsupported filter operator {op!r}")
+                if op in ("$ne", "$nin") and key not in meta:
+                    return False  # Chroma matches only records that have the key
+                try:
+                    if not _COMPARE[op](value, arg):
+                        return False
+                except TypeError:
+                    return False
+        elif meta.get(key) != cond or key not in meta:
+            return False
+    return True
 
 
 def open_index(

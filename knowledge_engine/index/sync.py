@@ -25,6 +25,7 @@ from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Fact, Message
 
 STATE_FILE = "chroma-sync.json"
+HASHES_FILE = "chroma-sync-hashes.json"
 DEFAULT_CHUNK = 1000
 Progress = Callable[[int, int], None]
 
@@ -59,6 +60,7 @@ class _Plan:
     delete: list[str]
     unchanged: int
     skipped: int = 0
+    all_docs: list[_Doc] = field(default_factory=list)
 
 
 def _epoch(dt: datetime | None) -> float | None:
@@ -128,7 +130,7 @@ def _docs(kind: str, records: Iterable[Fact] | Iterable[Message], model_id: str)
 
 def _plan(docs_skipped: tuple[list[_Doc], int], stored: dict[str, str]) -> _Plan:
     docs, skipped = docs_skipped
-    plan = _Plan([], [], [], 0, skipped)
+    plan = _Plan([], [], [], 0, skipped, docs)
     for d in docs:
         old = stored.get(d.id)
         if old == d.content_hash:
@@ -192,8 +194,8 @@ def sync(
     model_id = index.embedder.model_id
     with index.lock:
         plans = {
-            "facts": _plan(_docs("facts", facts, model_id), index.stored_hashes("facts")),
-            "messages": _plan(_docs("messages", messages, model_id), index.stored_hashes("messages")),
+            "facts": _plan(_docs("facts", facts, model_id), _stored(index, "facts")),
+            "messages": _plan(_docs("messages", messages, model_id), _stored(index, "messages")),
         }
         total = sum(len(p.embed) + len(p.meta_only) + len(p.delete) for p in plans.values())
         tracker = _Tracker(total, progress)
@@ -212,6 +214,7 @@ def sync(
             report.deleted += len(plan.delete)
             report.unchanged += plan.unchanged
             report.skipped += plan.skipped
+        _save_hashes(index, plans)
     report.duration_ms = round((time.perf_counter() - start) * 1000, 1)
     _write_state(index, report)
     emit(
@@ -230,7 +233,7 @@ def status(index: ChromaIndex, facts: Iterable[Fact], messages: Iterable[Message
     model_id = index.embedder.model_id
     out: dict[str, Any] = {"synced": 0, "pending": 0}
     for kind, records in (("facts", facts), ("messages", messages)):
-        plan = _plan(_docs(kind, records, model_id), index.stored_hashes(kind))
+        plan = _plan(_docs(kind, records, model_id), _stored(index, kind))
         pending = len(plan.embed) + len(plan.meta_only) + len(plan.delete)
         out[kind] = {"synced": plan.unchanged, "pending": pending}
         out["synced"] += plan.unchanged
@@ -256,12 +259,60 @@ def delete_messages(index: ChromaIndex, ids: Iterable[str]) -> int:
     return index.delete_messages(ids)
 
 
-def read_state(workspace: Path) -> dict[str, Any]:
+def _stored(index: ChromaIndex, kind: str) -> dict[str, str]:
+    """Hashes from the local cache when it provably describes this collection, else read from Chroma.
+
+    The cache is written only after a complete sync and is trusted only if the collection id
+    (new after a rebuild) and the record count still match. After a crash the cache can only be
+    older than Chroma, which costs redundant re-embedding, never a missed update.
+    """
+    cached = _read_json(Path(index.workspace) / HASHES_FILE).get(kind)
+    col = index.collection(kind)
+    if (
+        isinstance(cached, dict)
+        and cached.get("collection_id") == str(col.id)
+        and cached.get("model") == index.embedder.model_id
+        and isinstance(cached.get("hashes"), dict)
+        and len(cached["hashes"]) == index.count(kind)
+    ):
+        counters.inc("sync.hash_cache_hit")
+        return {str(k): str(v) for k, v in cached["hashes"].items()}
+    counters.inc("sync.hash_cache_miss")
+    return index.stored_hashes(kind)
+
+
+def _save_hashes(index: ChromaIndex, plans: dict[str, _Plan]) -> None:
+    out: dict[str, Any] = {}
+    for kind, plan in plans.items():
+        hashes = {d.id: d.content_hash for d in plan.all_docs}
+        if len(hashes) != index.count(kind):  # someone else wrote meanwhile: let the next run read Chroma
+            continue
+        out[kind] = {
+            "collection_id": str(index.collection(kind).id),
+            "model": index.embedder.model_id,
+            "hashes": hashes,
+        }
+    _atomic_write(Path(index.workspace) / HASHES_FILE, orjson.dumps(out))
+
+
+def _read_json(path: Path) -> dict[str, Any]:
     try:
-        data = orjson.loads((Path(workspace) / STATE_FILE).read_bytes())
+        data = orjson.loads(path.read_bytes())
     except (FileNotFoundError, orjson.JSONDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def read_state(workspace: Path) -> dict[str, Any]:
+    """The last sync's summary (model, counts, report) without touching Chroma."""
+    return _read_json(Path(workspace) / STATE_FILE)
 
 
 def _write_state(index: ChromaIndex, report: SyncReport) -> None:
@@ -274,8 +325,4 @@ def _write_state(index: ChromaIndex, report: SyncReport) -> None:
         "counts": {"facts": index.count("facts"), "messages": index.count("messages")},
         "last_report": report.to_dict(),
     }
-    path = Path(index.workspace) / STATE_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_bytes(orjson.dumps(state, option=orjson.OPT_INDENT_2))
-    os.replace(tmp, path)
+    _atomic_write(Path(index.workspace) / STATE_FILE, orjson.dumps(state, option=orjson.OPT_INDENT_2))
