@@ -48,12 +48,16 @@ def stats(
 ) -> None:
     """What a workspace holds: entities by type, facts by tier and validity, messages, pending LLM
     batches, Chroma sync state, size on disk and the last maintenance runs."""
-    from knowledge_engine.cli.status import index_status, workspace_status
+    from knowledge_engine.cli.common import existing_folder, load_cfg, resolve_folder
+    from knowledge_engine.cli.status import folder_status, index_status
 
-    ws = open_ws(workspace, config, agent)
-    data = workspace_status(ws)
     if index:
+        ws = open_ws(workspace, config, agent)
+        data = folder_status(ws.folder, ws.config)
         data["chroma_pending"] = index_status(ws)
+    else:
+        cfg = load_cfg(config)
+        data = folder_status(existing_folder(resolve_folder(cfg, workspace, agent)), cfg)
     if json:
         print_json(data)
         return
@@ -63,7 +67,7 @@ def stats(
             rows.extend([f"{k}.{kk}", _short(vv)] for kk, vv in v.items())
         else:
             rows.append([k, v])
-    table(f"knowledge in {ws.folder}", ["what", "value"], rows)
+    table(f"knowledge in {data['workspace']}", ["what", "value"], rows)
 
 
 def _short(value: Any) -> Any:
