@@ -30,8 +30,10 @@ from knowledge_engine.store.records import (
 )
 from knowledge_engine.store.table import RecordTable
 
+# The lookbehind starts a match only at the beginning of a separator run (linear on long runs).
 _LEGAL = re.compile(
-    r"[,\s]+(inc|llc|ltd|limited|gmbh|ag|corp|corporation|co|company|sas|sa|plc|bv|nv|srl|oy|ab)\.?$", re.I
+    r"(?<![,\s])[,\s]+(inc|llc|ltd|limited|gmbh|ag|corp|corporation|co|company|sas|sa|plc|bv|nv|srl|oy|ab)\.?$",
+    re.I,
 )
 _BASE_IMPORTANCE: dict[str, float] = {
     "organization": 0.8, "person": 0.7, "product": 0.6, "location": 0.5,
