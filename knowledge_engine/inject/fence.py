@@ -30,7 +30,8 @@ _ANGLE_RUN_RE = re.compile(r"<{3,}|>{3,}")
 _FENCE_RE = re.compile(r"`{3,}|~{3,}")
 _TAG_OPEN_RE = re.compile(r"<(?=\s*[/!?|A-Za-z_])")
 _SPECIAL_TOKEN_RE = re.compile(r"\[(/?(?:INST|SYS|SYSTEM|USER|ASSISTANT))\]", re.IGNORECASE)
-_LINE_START_RE = re.compile(r"^(\s*)([#=]|-{3,}|\*{3,}|_{3,}|>)", re.MULTILINE)
+# Leading blanks of one line only ([^\S\n]): `\s*` spanning blank lines was quadratic on "\n" * N.
+_LINE_START_RE = re.compile(r"^([^\S\n]*)([#=]|-{3,}|\*{3,}|_{3,}|>)", re.MULTILINE)
 
 # XML 1.0 forbids most control characters; anything above is escaped, never dropped.
 _XML_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
