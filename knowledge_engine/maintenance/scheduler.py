@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("knowledge_engine.maintenance")
 
-STAGGER_S = 7.0  # jobs of one workspace do not all start in the same second
+STAGGER_S = 7.0  # jobs of one workspace do not all start in the same second (0.5 s apart, in order, at once)
 
 
 def job_plan(config: EngineConfig) -> list[tuple[str, float]]:
@@ -65,6 +65,7 @@ class MaintenanceScheduler:
         self._folders: dict[Path, int] = {}  # workspace folder -> engine key that owns its jobs
         self._running: dict[int, int] = {}
         self._idle = threading.Condition(self._lock)
+        self.closed = False  # shut down for good (a BlockingScheduler not started yet is STOPPED too)
 
     # ------------------------------------------------------------------ engines and workspaces
     def attach(self, engine: KnowledgeEngine) -> None:
@@ -85,8 +86,7 @@ class MaintenanceScheduler:
         """Engine hook: add the workspace's jobs unless it already has them."""
         key = id(engine)
         with self._lock:
-            stopped = self.scheduler.state == STATE_STOPPED
-            if key not in self._engines or ws.folder in self._folders or stopped:
+            if key not in self._engines or ws.folder in self._folders or self.closed:
                 return
             self._folders[ws.folder] = key
             delay = engine.config.maintenance.startup_delay_seconds if self.startup_delay_s is None \
@@ -98,7 +98,7 @@ class MaintenanceScheduler:
                     id=f"{name}@{ws.folder}", name=f"{name} {ws.agent_id}", replace_existing=True,
                     coalesce=True, max_instances=1,
                     misfire_grace_time=engine.config.maintenance.misfire_grace_seconds,
-                    next_run_time=first + timedelta(seconds=i * STAGGER_S if delay else 0),
+                    next_run_time=first + timedelta(seconds=i * (STAGGER_S if delay else 0.5)),
                 )
         emit("maintenance.scheduled", jobs=len(job_plan(engine.config)), workspaces=len(self._folders))
 
@@ -157,6 +157,7 @@ class MaintenanceScheduler:
         return idle
 
     def shutdown(self) -> None:
+        self.closed = True
         if self.scheduler.state != STATE_STOPPED:
             self.scheduler.shutdown(wait=False)
 
@@ -187,7 +188,7 @@ def process_scheduler() -> MaintenanceScheduler:
     """The single in-process scheduler, started on first use (again after a gateway stop)."""
     global _PROCESS
     with _PROCESS_LOCK:
-        if _PROCESS is None or _PROCESS.scheduler.state == STATE_STOPPED:
+        if _PROCESS is None or _PROCESS.closed or _PROCESS.scheduler.state == STATE_STOPPED:
             sched = new_background_scheduler()
             sched.start()
             _PROCESS = MaintenanceScheduler(sched)
