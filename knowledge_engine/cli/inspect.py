@@ -12,7 +12,6 @@ from knowledge_engine.cli.common import (
     JsonOpt,
     WorkspaceOpt,
     fail,
-    has_messages,
     open_workspace,
     parse_time,
     print_json,
@@ -289,15 +288,23 @@ def messages(
     json: JsonOpt = False,
 ) -> None:
     """List stored conversation messages, newest first, filtered by session, role, speaker, entity, time."""
-    ws = open_ws(workspace, config, agent)
+    from knowledge_engine.cli.common import existing_folder, load_cfg, resolve_folder
+
+    cfg = load_cfg(config)
+    folder = existing_folder(resolve_folder(cfg, workspace, agent))
     if sort not in ("newest", "oldest"):
         fail("--sort must be newest or oldest")
     lo, hi = parse_time(since, "--since"), parse_time(until, "--until")
-    rows = (
-        _select_messages(ws, session, role, speaker, entity, text, lo, hi, sort, limit)
-        if has_messages(ws)
-        else []
-    )
+    wanted = _entity_messages(folder, cfg, entity) if entity else None
+    rows: list[Any] = []
+    if (folder / "messages.sqlite3").exists():
+        from knowledge_engine.store.messages import MessageLog
+
+        log = MessageLog.from_config(folder, cfg.memory)
+        try:
+            rows = _select_messages(log, session, role, speaker, wanted, text, lo, hi, sort, limit)
+        finally:
+            log.close()
     if json:
         print_json([m.model_dump(mode="json") for m in rows])
         return
@@ -318,48 +325,47 @@ def messages(
     )
 
 
+def _entity_messages(folder: Any, cfg: Any, entity: str) -> set[str]:
+    """Ids of the messages an entity was seen in (loads only the entity store: no facts, no log)."""
+    from knowledge_engine.store.entities import EntityStore
+    from knowledge_engine.store.persistence import WorkspaceLock
+
+    store = EntityStore(folder, WorkspaceLock(folder / ".store.lock"), cfg.storage, cfg.facts.fuzzy_threshold)
+    store.load()
+    ent = store.get(entity) or store.resolve(entity)
+    if ent is None:
+        fail(f"no entity {entity!r}")
+    return {m.message_id for m in ent.mentions}
+
+
 def _select_messages(
-    ws: Workspace,
+    log: Any,
     session: Any,
     role: Any,
     speaker: Any,
-    entity: Any,
+    wanted: set[str] | None,
     text: Any,
     lo: Any,
     hi: Any,
     sort: str,
     limit: int,
 ) -> list[Any]:
-    log = ws.messages
+    filtered = speaker is not None or wanted is not None
     if text:
-        found = [
-            m
-            for m, _ in log.search(
-                text,
-                limit=max(limit, 1) * 4 if speaker or entity else limit or 1000,
-                session=session,
-                role=role,
-                since=lo,
-                until=hi,
-            )
+        pool = max(limit, 1) * 4 if filtered else (limit or 1000)
+        found: Any = [
+            m for m, _ in log.search(text, limit=pool, session=session, role=role, since=lo, until=hi)
         ]
     else:
         order = "desc" if sort == "newest" else "asc"
-        unfiltered = speaker is None and entity is None
         found = log.iter(
             since=lo,
             until=hi,
             session=session,
             role=role,
             order=order,
-            limit=(limit or None) if unfiltered else None,
+            limit=None if filtered else (limit or None),
         )
-    wanted: set[str] | None = None
-    if entity:
-        ent = ws.entities.get(entity) or ws.entities.resolve(entity)
-        if ent is None:
-            fail(f"no entity {entity!r}")
-        wanted = {m.message_id for m in ent.mentions}
     out = []
     for m in found:
         if (speaker and m.speaker != speaker) or (wanted is not None and m.id not in wanted):
