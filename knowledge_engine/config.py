@@ -49,28 +49,47 @@ class SpacyConfig(_Section):
 
 class LlmConfig(_Section):
     enabled: bool = Field(False, description="Batch messages to an LLM for entity and triple extraction.")
-    endpoint: str = Field("http://localhost:11434", description="Ollama base URL, an /api/generate URL, or an OpenAI-compatible /v1 URL.")
+    endpoint: str = Field(
+        "http://localhost:11434",
+        description="Ollama base URL, an /api/generate URL, or an OpenAI-compatible /v1 URL.",
+    )
     api: Literal["auto", "ollama-chat", "ollama-generate", "openai"] = Field(
         "auto", description="Wire protocol; auto picks it from the endpoint's path."
     )
     model: str = Field("mistral:7b", description="Model name sent with every request.")
     api_key: str = Field("", description="Bearer token for OpenAI-compatible servers (use ${ENV}).")
     batch_size: int = Field(10, ge=1, le=500, description="Messages per LLM call.")
-    cooldown_ms: int = Field(30000, ge=0, description="Send a partial batch after this long without new messages.")
+    cooldown_ms: int = Field(
+        30000, ge=0, description="Send a partial batch after this long without new messages."
+    )
     timeout_ms: int = Field(120000, ge=100, description="Timeout of one LLM call.")
     num_ctx: int = Field(8192, ge=512, description="Ollama context window (options.num_ctx).")
     keep_alive: str = Field("5m", description="Ollama keep_alive.")
-    max_retries: int = Field(3, ge=0, le=10, description="Retries of one batch (with backoff) before it is parked.")
-    retry_backoff_ms: int = Field(1000, ge=0, description="First retry delay; doubles per retry (capped at 60 s).")
+    max_retries: int = Field(
+        3, ge=0, le=10, description="Retries of one batch (with backoff) before it is parked."
+    )
+    retry_backoff_ms: int = Field(
+        1000, ge=0, description="First retry delay; doubles per retry (capped at 60 s)."
+    )
     failure_threshold: int = Field(3, ge=1, description="Consecutive failures before the tier cools down.")
-    failure_cooldown_ms: int = Field(300000, ge=0, description="How long the tier pauses after repeated failures.")
-    max_pending_batches: int = Field(1000, ge=1, description="Parked batches kept on disk; overflow is counted and logged.")
+    failure_cooldown_ms: int = Field(
+        300000, ge=0, description="How long the tier pauses after repeated failures."
+    )
+    max_pending_batches: int = Field(
+        1000, ge=1, description="Parked batches kept on disk; overflow is counted and logged."
+    )
     max_known_entities: int = Field(50, ge=0, description="Known entities listed in the prompt.")
-    max_message_chars: int = Field(4000, ge=64, description="Each message is cut to this length in the prompt (counted).")
-    confidence: float = Field(0.85, ge=0, le=1, description="Confidence of LLM facts when the model gives none.")
+    max_message_chars: int = Field(
+        4000, ge=64, description="Each message is cut to this length in the prompt (counted)."
+    )
+    confidence: float = Field(
+        0.85, ge=0, le=1, description="Confidence of LLM facts when the model gives none."
+    )
     split_after_bad_outputs: int = Field(
-        2, ge=1, description="A batch whose output was unusable (bad JSON, truncated) this often is split in halves; "
-        "a single message that keeps failing is set aside as a .failed file."
+        2,
+        ge=1,
+        description="A batch whose output was unusable (bad JSON, truncated) this often is split in halves; "
+        "a single message that keeps failing is set aside as a .failed file.",
     )
 
     @field_validator("endpoint")
@@ -83,10 +102,22 @@ class LlmConfig(_Section):
 
 class ExtractionConfig(_Section):
     regex: RegexConfig = Field(default_factory=RegexConfig, description="Regex tier (instant).")  # type: ignore[arg-type]
-    spacy: SpacyConfig = Field(default_factory=SpacyConfig, description="spaCy NER and dependency-triple tier.")  # type: ignore[arg-type]
-    llm: LlmConfig = Field(default_factory=LlmConfig, description="Batched LLM triple extraction (Ollama or OpenAI-compatible).")  # type: ignore[arg-type]
-    max_message_chars: int = Field(32768, ge=64, description="Only the first N characters of a message are extracted; the cut is counted.")
-    queue_size: int = Field(20000, ge=10, description="Messages waiting for extraction; beyond it the oldest are spilled to disk, never dropped silently.")
+    spacy: SpacyConfig = Field(
+        default_factory=SpacyConfig, description="spaCy NER and dependency-triple tier."
+    )  # type: ignore[arg-type]
+    llm: LlmConfig = Field(
+        default_factory=LlmConfig, description="Batched LLM triple extraction (Ollama or OpenAI-compatible)."
+    )  # type: ignore[arg-type]
+    max_message_chars: int = Field(
+        32768,
+        ge=64,
+        description="Only the first N characters of a message are extracted; the cut is counted.",
+    )
+    queue_size: int = Field(
+        20000,
+        ge=10,
+        description="Messages waiting for extraction; beyond it the oldest are spilled to disk, never dropped silently.",
+    )
     roles: list[str] = Field(["user", "assistant"], description="Message roles that are extracted.")
 
 
@@ -95,8 +126,12 @@ class ExtractionConfig(_Section):
 
 class StorageConfig(_Section):
     max_entities: int = Field(5000, ge=1, description="Entities kept; lowest importance/oldest pruned first.")
-    max_facts: int = Field(10000, ge=1, description="Facts kept; lowest relevance, then least recently accessed, pruned first.")
-    write_debounce_ms: int = Field(15000, ge=0, description="Delay that coalesces store writes; flushed on gateway_stop and exit.")
+    max_facts: int = Field(
+        10000, ge=1, description="Facts kept; lowest relevance, then least recently accessed, pruned first."
+    )
+    write_debounce_ms: int = Field(
+        15000, ge=0, description="Delay that coalesces store writes; flushed on gateway_stop and exit."
+    )
     max_evidence: int = Field(10, ge=1, le=1000, description="Evidence messages kept per fact (newest).")
     max_mentions: int = Field(20, ge=1, description="Distinct surface forms kept per entity.")
 
@@ -110,10 +145,22 @@ class DecayConfig(_Section):
 
 class FactsConfig(_Section):
     single_valued_predicates: list[str] = Field(
-        ["works-at", "works-as", "lives-in", "is-married-to", "has-role", "has-manager", "is-named", "is-aged", "has-job"],
+        [
+            "works-at",
+            "works-as",
+            "lives-in",
+            "is-married-to",
+            "has-role",
+            "has-manager",
+            "is-named",
+            "is-aged",
+            "has-job",
+        ],
         description="A new value for these predicates supersedes the current one.",
     )
-    fuzzy_threshold: float = Field(92, ge=50, le=100, description="rapidfuzz score needed to merge two entity names.")
+    fuzzy_threshold: float = Field(
+        92, ge=50, le=100, description="rapidfuzz score needed to merge two entity names."
+    )
 
 
 # --------------------------------------------------------------------------- semantic layer
@@ -121,11 +168,17 @@ class FactsConfig(_Section):
 
 class EmbeddingsConfig(_Section):
     enabled: bool = Field(True, description="Embed facts and messages and sync them to Chroma.")
-    provider: Literal["local", "ollama", "gemini", "openai"] = Field("local", description="Embedding provider.")
+    provider: Literal["local", "ollama", "gemini", "openai"] = Field(
+        "local", description="Embedding provider."
+    )
     model: str = Field("", description="Model name; empty means the provider's default.")
-    endpoint: str = Field("", description="Provider URL (Ollama base, OpenAI-compatible /v1, Gemini API base).")
+    endpoint: str = Field(
+        "", description="Provider URL (Ollama base, OpenAI-compatible /v1, Gemini API base)."
+    )
     api_key: str = Field("", description="Provider key (use ${ENV}).")
-    dimensions: int | None = Field(None, ge=1, description="Expected vector size; checked against the provider.")
+    dimensions: int | None = Field(
+        None, ge=1, description="Expected vector size; checked against the provider."
+    )
     batch_size: int = Field(64, ge=1, le=2048, description="Texts per embedding request.")
     timeout_ms: int = Field(30000, ge=100, description="Timeout of one embedding request.")
     max_retries: int = Field(3, ge=0, le=10, description="Retries with backoff per request.")
@@ -136,7 +189,9 @@ class EmbeddingsConfig(_Section):
 
 
 class ChromaConfig(_Section):
-    url: str = Field("", description="Chroma server URL; empty uses an embedded PersistentClient in the workspace.")
+    url: str = Field(
+        "", description="Chroma server URL; empty uses an embedded PersistentClient in the workspace."
+    )
     auth_token: str = Field("", description="Bearer token for the server (use ${ENV}).")
     headers: dict[str, str] = Field(default_factory=dict, description="Extra HTTP headers for the server.")
     tenant: str = Field("default_tenant", description="Chroma tenant.")
@@ -148,10 +203,20 @@ class MemoryConfig(_Section):
     roles: list[str] = Field(["user", "assistant"], description="Roles kept in the message log.")
     retention_days: float = Field(0, ge=0, description="Delete messages older than this (0 = keep forever).")
     max_messages: int = Field(0, ge=0, description="Keep at most this many messages (0 = no limit).")
-    max_query_terms: int = Field(32, ge=1, le=256, description="Keyword search uses at most this many query terms.")
-    extra_stop_words: list[str] = Field(default_factory=list, description="Words ignored by keyword search, besides the built-in list.")
-    busy_timeout_ms: int = Field(10000, ge=100, description="How long a writer waits for another process's lock on the message log.")
-    keyword_match_budget: int = Field(5000, ge=0, description="Keyword search drops its most common words while they would match more rows than this (0 = never).")
+    max_query_terms: int = Field(
+        32, ge=1, le=256, description="Keyword search uses at most this many query terms."
+    )
+    extra_stop_words: list[str] = Field(
+        default_factory=list, description="Words ignored by keyword search, besides the built-in list."
+    )
+    busy_timeout_ms: int = Field(
+        10000, ge=100, description="How long a writer waits for another process's lock on the message log."
+    )
+    keyword_match_budget: int = Field(
+        5000,
+        ge=0,
+        description="Keyword search drops its most common words while they would match more rows than this (0 = never).",
+    )
 
 
 # --------------------------------------------------------------------------- retrieval
@@ -159,46 +224,103 @@ class MemoryConfig(_Section):
 
 class SkipConfig(_Section):
     min_query_chars: int = Field(3, ge=0, description="Shorter queries are skipped.")
-    triggers: list[str] = Field(["heartbeat", "cron", "memory"], description="ctx.trigger values that skip retrieval.")
-    session_patterns: list[str] = Field([":subagent:", ":active-memory:"], description="Session keys containing these skip retrieval.")
-    non_human_input: bool = Field(True, description="Skip when inputProvenance says the input is not an external user.")
+    triggers: list[str] = Field(
+        ["heartbeat", "cron", "memory"], description="ctx.trigger values that skip retrieval."
+    )
+    session_patterns: list[str] = Field(
+        [":subagent:", ":active-memory:"], description="Session keys containing these skip retrieval."
+    )
+    non_human_input: bool = Field(
+        True, description="Skip when inputProvenance says the input is not an external user."
+    )
     acknowledgements: bool = Field(True, description="Skip greetings and thanks (English and French).")
-    patterns: list[str] = Field(default_factory=list, description="Extra regexes; a matching query is skipped.")
-    hookclaw_patterns: bool = Field(False, description="Also skip HookClaw's creative/procedural/meta prompts.")
+    patterns: list[str] = Field(
+        default_factory=list, description="Extra regexes; a matching query is skipped."
+    )
+    hookclaw_patterns: bool = Field(
+        False, description="Also skip HookClaw's creative/procedural/meta prompts."
+    )
 
 
 class RetrievalConfig(_Section):
     enabled: bool = Field(True, description="Inject retrieved knowledge before each prompt.")
     budget_ms: int = Field(4500, ge=50, description="Deadline for all sources together.")
     local_timeout_ms: int = Field(2000, ge=10, description="Timeout of the local knowledge source.")
-    injection_target: Literal["appendSystemContext", "prependSystemContext", "prependContext", "appendContext"] = Field(
-        "appendSystemContext", description="Hook result field that receives the block."
-    )
+    injection_target: Literal[
+        "appendSystemContext", "prependSystemContext", "prependContext", "appendContext"
+    ] = Field("appendSystemContext", description="Hook result field that receives the block.")
     format: Literal["markdown", "xml"] = Field("markdown", description="Injected block format.")
-    max_inject_chars: int = Field(4000, ge=100, description="Character budget of the local and pgvector sections.")
+    max_inject_chars: int = Field(
+        4000, ge=100, description="Character budget of the local and pgvector sections."
+    )
     total_max_chars: int = Field(10000, ge=100, description="Character budget of the whole block.")
     max_facts: int = Field(12, ge=0, description="At most this many facts injected.")
     max_memories: int = Field(30, ge=0, description="At most this many conversation memories injected.")
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     mmr_lambda: float = Field(0.7, ge=0, le=1, description="MMR trade-off between relevance and diversity.")
-    half_life_hours: float = Field(168, gt=0, description="Recency half-life for conversation memory (event time).")
-    recency_floor: float = Field(0.5, ge=0, le=1, description="Old memories keep at least this share of their score.")
-    past_recency_floor: float = Field(0.9, ge=0, le=1, description="Recency floor for questions in the past tense (\"when did...\"): old evidence is not buried.")
+    half_life_hours: float = Field(
+        168, gt=0, description="Recency half-life for conversation memory (event time)."
+    )
+    recency_floor: float = Field(
+        0.5, ge=0, le=1, description="Old memories keep at least this share of their score."
+    )
+    past_recency_floor: float = Field(
+        0.9,
+        ge=0,
+        le=1,
+        description='Recency floor for questions in the past tense ("when did..."): old evidence is not buried.',
+    )
     min_score: float = Field(0.0, ge=0, description="Fused items below this score are dropped.")
-    vector_weight: float = Field(0.5, ge=0, le=2, description="Weight of the vector arm against BM25 (1.0) when fusing conversation memory.")
-    speaker_names: bool = Field(True, description="A speaker named in the query filters who spoke instead of being a search word.")
-    speaker_weight: float = Field(0.3, ge=0, le=10, description="Score boost (x 1 + weight) for memories spoken by a speaker the query names.")
+    vector_weight: float = Field(
+        0.5,
+        ge=0,
+        le=2,
+        description="Weight of the vector arm against BM25 (1.0) when fusing conversation memory.",
+    )
+    neighbours: int = Field(
+        0,
+        ge=0,
+        le=50,
+        description="Also consider the turns right before and after this many best memory hits.",
+    )
+    neighbour_factor: float = Field(
+        0.5, ge=0, le=1, description="A neighbour turn scores this share of its anchor hit."
+    )
+    candidate_pool: int = Field(
+        40, ge=5, le=500, description="Candidates each search arm returns before fusion."
+    )
+    speaker_names: bool = Field(
+        True, description="A speaker named in the query filters who spoke instead of being a search word."
+    )
+    speaker_weight: float = Field(
+        0.3,
+        ge=0,
+        le=10,
+        description="Score boost (x 1 + weight) for memories spoken by a speaker the query names.",
+    )
     adaptive: bool = Field(True, description="Shrink the result count when the top score is weak.")
     temporal: bool = Field(True, description="Use time expressions in the query to favour that window.")
-    temporal_weight: float = Field(0.5, ge=0, le=10, description="Score boost (x 1 + weight) for items inside the query's time window.")
-    temporal_filter: bool = Field(False, description="Drop dated items outside the query's time window instead of only boosting.")
-    max_item_chars: int = Field(1500, ge=50, description="Longer item texts are cut at a sentence before budgeting.")
+    temporal_weight: float = Field(
+        0.5, ge=0, le=10, description="Score boost (x 1 + weight) for items inside the query's time window."
+    )
+    temporal_filter: bool = Field(
+        False, description="Drop dated items outside the query's time window instead of only boosting."
+    )
+    max_item_chars: int = Field(
+        1500, ge=50, description="Longer item texts are cut at a sentence before budgeting."
+    )
     cache_ttl_ms: int = Field(300000, ge=0, description="Prompt cache lifetime (0 = off).")
     cache_size: int = Field(200, ge=0, description="Prompt cache entries per agent.")
-    fuzzy_cache_threshold: float = Field(0.85, ge=0, le=1, description="Jaccard similarity for a fuzzy cache hit.")
-    feedback: bool = Field(False, description="Learn from which injected items replies use (small ranking signal).")
+    fuzzy_cache_threshold: float = Field(
+        0.85, ge=0, le=1, description="Jaccard similarity for a fuzzy cache hit."
+    )
+    feedback: bool = Field(
+        False, description="Learn from which injected items replies use (small ranking signal)."
+    )
     feedback_weight: float = Field(0.1, ge=0, le=1, description="Weight of the feedback signal.")
-    provenance_report: Literal["off", "metadata", "full"] = Field("off", description="Per-turn provenance report.")
+    provenance_report: Literal["off", "metadata", "full"] = Field(
+        "off", description="Per-turn provenance report."
+    )
     skip: SkipConfig = Field(default_factory=SkipConfig, description="When retrieval is skipped.")  # type: ignore[arg-type]
 
 
@@ -206,9 +328,13 @@ class PgvectorConfig(_Section):
     enabled: bool = Field(False, description="Query the pgvector document table.")
     url: str = Field("", description="PostgreSQL connection URL (use ${ENV} for the password).")
     table: str = Field("knowledge_vectors", description="Document table.")
-    collections: list[str] = Field(["knowledge_default"], description="Collections queried, each in parallel.")
+    collections: list[str] = Field(
+        ["knowledge_default"], description="Collections queried, each in parallel."
+    )
     top_k: int = Field(5, ge=1, le=200, description="Rows per collection.")
-    score_threshold: float = Field(0.3, ge=-1, le=1, description="Minimum cosine similarity, applied after the index scan.")
+    score_threshold: float = Field(
+        0.3, ge=-1, le=1, description="Minimum cosine similarity, applied after the index scan."
+    )
     dimensions: int = Field(3072, ge=1, le=16000, description="Embedding size of the table (halfvec(D)).")
     timeout_ms: int = Field(3000, ge=10, description="Source timeout (also the statement timeout).")
     pool_max: int = Field(3, ge=1, description="Connections in the async pool.")
@@ -219,7 +345,8 @@ class PgvectorConfig(_Section):
     chunk_chars: int = Field(1500, ge=100, description="Chunk size used by `docs ingest`.")
     chunk_overlap: int = Field(200, ge=0, description="Chunk overlap used by `docs ingest`.")
     embeddings: EmbeddingsConfig | None = Field(
-        None, description="Provider for document/query embeddings; defaults to Gemini when geminiApiKey is set, else `embeddings`."
+        None,
+        description="Provider for document/query embeddings; defaults to Gemini when geminiApiKey is set, else `embeddings`.",
     )
 
 
@@ -227,21 +354,32 @@ class LightragConfig(_Section):
     enabled: bool = Field(False, description="Query a LightRAG server.")
     url: str = Field("", description="LightRAG base URL.")
     api_key: str = Field("", description="X-API-Key value (use ${ENV}).")
-    mode: Literal["local", "global", "hybrid", "naive", "mix", "bypass"] = Field("hybrid", description="Query mode.")
-    max_chars: int = Field(4000, ge=100, description="Context cut at a sentence boundary within this many characters.")
+    mode: Literal["local", "global", "hybrid", "naive", "mix", "bypass"] = Field(
+        "hybrid", description="Query mode."
+    )
+    max_chars: int = Field(
+        4000, ge=100, description="Context cut at a sentence boundary within this many characters."
+    )
     timeout_ms: int = Field(3500, ge=10, description="Source timeout.")
 
 
 class TestModeConfig(_Section):
     __test__ = False  # not a pytest class
-    enabled: bool = Field(False, description="Remote sources return canned data; no network or database (loudly logged).")
+    enabled: bool = Field(
+        False, description="Remote sources return canned data; no network or database (loudly logged)."
+    )
     lightrag_mock_response: str = Field(
         "Test-mode knowledge graph context for: {{query}}. Marker fact HX-2026-0042: the Halcyon project ships in Q3.",
         description="LightRAG text; {{query}} is substituted.",
     )
     pgvector_mock_results: list[dict[str, Any]] = Field(
         default_factory=lambda: [
-            {"file_name": "test-mode.md", "text": "Test-mode document. Marker fact HX-2026-0042.", "score": 0.8, "collection": "knowledge_test"}
+            {
+                "file_name": "test-mode.md",
+                "text": "Test-mode document. Marker fact HX-2026-0042.",
+                "score": 0.8,
+                "collection": "knowledge_test",
+            }
         ],
         description="Rows returned by the pgvector source.",
     )
@@ -252,15 +390,35 @@ class TestModeConfig(_Section):
 
 class MaintenanceConfig(_Section):
     enabled: bool = Field(True, description="Run maintenance jobs in-process while the plugin runs.")
-    prune_interval_hours: float = Field(6, gt=0, description="How often facts/entities above their limits are pruned.")
+    prune_interval_hours: float = Field(
+        6, gt=0, description="How often facts/entities above their limits are pruned."
+    )
     compact_interval_hours: float = Field(24, gt=0, description="How often store files are compacted.")
     retention_interval_hours: float = Field(24, gt=0, description="How often message retention runs.")
-    llm_retry_interval_minutes: float = Field(10, gt=0, description="How often parked LLM batches are retried.")
-    startup_delay_seconds: float = Field(60, ge=0, description="In-process: first run of each job this long after its workspace opens (the daemon starts at once).")
-    misfire_grace_seconds: int = Field(3600, ge=1, description="A run missed by up to this long (process suspended, busy) still runs, once: missed runs coalesce.")
+    llm_retry_interval_minutes: float = Field(
+        10, gt=0, description="How often parked LLM batches are retried."
+    )
+    startup_delay_seconds: float = Field(
+        60,
+        ge=0,
+        description="In-process: first run of each job this long after its workspace opens (the daemon starts at once).",
+    )
+    misfire_grace_seconds: int = Field(
+        3600,
+        ge=1,
+        description="A run missed by up to this long (process suspended, busy) still runs, once: missed runs coalesce.",
+    )
     tombstone_days: float = Field(7, ge=0, description="Compaction drops deletion markers older than this.")
-    lock_timeout_seconds: float = Field(60, gt=0, description="How long a job waits for another process's store update before giving up (recorded as an error).")
-    stop_grace_seconds: float = Field(20, ge=0, description="Daemon: on SIGTERM/SIGINT, how long a running job may finish before it is abandoned.")
+    lock_timeout_seconds: float = Field(
+        60,
+        gt=0,
+        description="How long a job waits for another process's store update before giving up (recorded as an error).",
+    )
+    stop_grace_seconds: float = Field(
+        20,
+        ge=0,
+        description="Daemon: on SIGTERM/SIGINT, how long a running job may finish before it is abandoned.",
+    )
 
 
 # --------------------------------------------------------------------------- root
@@ -268,25 +426,49 @@ class MaintenanceConfig(_Section):
 
 class EngineConfig(_Section):
     enabled: bool = Field(True, description="Master switch.")
-    workspace: str = Field("", description="Fixed workspace folder for every agent ({agentId} is substituted); empty uses workspaceTemplate.")
+    workspace: str = Field(
+        "",
+        description="Fixed workspace folder for every agent ({agentId} is substituted); empty uses workspaceTemplate.",
+    )
     workspace_template: str = Field(
         "{workspaceDir}/knowledge-engine",
         description="Per-agent folder from the host context ({workspaceDir}, {agentId}); without workspaceDir, workspaceRoot/{agentId}.",
     )
-    workspace_root: str = Field("~/.knowledge-engine/agents", description="Root for agents whose context has no workspaceDir.")
+    workspace_root: str = Field(
+        "~/.knowledge-engine/agents", description="Root for agents whose context has no workspaceDir."
+    )
     log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Engine log level.")
-    extraction: ExtractionConfig = Field(default_factory=ExtractionConfig, description="How entities and facts are extracted from messages.")  # type: ignore[arg-type]
-    storage: StorageConfig = Field(default_factory=StorageConfig, description="Limits and write behaviour of the fact and entity store.")  # type: ignore[arg-type]
+    extraction: ExtractionConfig = Field(
+        default_factory=ExtractionConfig, description="How entities and facts are extracted from messages."
+    )  # type: ignore[arg-type]
+    storage: StorageConfig = Field(
+        default_factory=StorageConfig, description="Limits and write behaviour of the fact and entity store."
+    )  # type: ignore[arg-type]
     decay: DecayConfig = Field(default_factory=DecayConfig, description="Relevance decay of facts.")  # type: ignore[arg-type]
-    facts: FactsConfig = Field(default_factory=FactsConfig, description="Fact semantics: single-valued predicates, entity resolution.")  # type: ignore[arg-type]
-    embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig, description="Embedding provider and Chroma sync schedule.")  # type: ignore[arg-type]
+    facts: FactsConfig = Field(
+        default_factory=FactsConfig,
+        description="Fact semantics: single-valued predicates, entity resolution.",
+    )  # type: ignore[arg-type]
+    embeddings: EmbeddingsConfig = Field(
+        default_factory=EmbeddingsConfig, description="Embedding provider and Chroma sync schedule."
+    )  # type: ignore[arg-type]
     chroma: ChromaConfig = Field(default_factory=ChromaConfig, description="Where the Chroma index lives.")  # type: ignore[arg-type]
-    memory: MemoryConfig = Field(default_factory=MemoryConfig, description="The per-agent message log (conversation memory).")  # type: ignore[arg-type]
-    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig, description="before_prompt_build: ranking, budgets, injection.")  # type: ignore[arg-type]
+    memory: MemoryConfig = Field(
+        default_factory=MemoryConfig, description="The per-agent message log (conversation memory)."
+    )  # type: ignore[arg-type]
+    retrieval: RetrievalConfig = Field(
+        default_factory=RetrievalConfig, description="before_prompt_build: ranking, budgets, injection."
+    )  # type: ignore[arg-type]
     pgvector: PgvectorConfig = Field(default_factory=PgvectorConfig, description="pgvector document source.")  # type: ignore[arg-type]
-    lightrag: LightragConfig = Field(default_factory=LightragConfig, description="LightRAG knowledge-graph source.")  # type: ignore[arg-type]
-    test_mode: TestModeConfig = Field(default_factory=TestModeConfig, description="Canned remote sources for testing an installation.")  # type: ignore[arg-type]
-    maintenance: MaintenanceConfig = Field(default_factory=MaintenanceConfig, description="Scheduled maintenance jobs.")  # type: ignore[arg-type]
+    lightrag: LightragConfig = Field(
+        default_factory=LightragConfig, description="LightRAG knowledge-graph source."
+    )  # type: ignore[arg-type]
+    test_mode: TestModeConfig = Field(
+        default_factory=TestModeConfig, description="Canned remote sources for testing an installation."
+    )  # type: ignore[arg-type]
+    maintenance: MaintenanceConfig = Field(
+        default_factory=MaintenanceConfig, description="Scheduled maintenance jobs."
+    )  # type: ignore[arg-type]
 
     @field_validator("workspace_template")
     @classmethod
@@ -343,7 +525,9 @@ def _substitute_env(value: Any, path: str, problems: list[str]) -> Any:
 def _strip_doc_keys(value: Any) -> Any:
     """Drop "//key" documentation entries (config.example.json describes every key that way)."""
     if isinstance(value, dict):
-        return {k: _strip_doc_keys(v) for k, v in value.items() if not (isinstance(k, str) and k.startswith("//"))}
+        return {
+            k: _strip_doc_keys(v) for k, v in value.items() if not (isinstance(k, str) and k.startswith("//"))
+        }
     if isinstance(value, list):
         return [_strip_doc_keys(v) for v in value]
     return value
@@ -455,8 +639,10 @@ def _documented(model: BaseModel) -> dict[str, Any]:
         if isinstance(value, BaseModel):
             out[key] = _documented(value)
         else:
-            out[key] = value.model_dump(mode="json", by_alias=True) if isinstance(value, BaseModel) else (
-                _json_value(value)
+            out[key] = (
+                value.model_dump(mode="json", by_alias=True)
+                if isinstance(value, BaseModel)
+                else (_json_value(value))
             )
     return out
 
@@ -467,5 +653,7 @@ def _json_value(value: Any) -> Any:
 
 def example_config() -> dict[str, Any]:
     """Every key with its default, each preceded by a "//key" line describing it."""
-    return {"//": "knowledge-engine configuration: every key with its default. Keys starting with // are comments.",
-            **_documented(EngineConfig())}
+    return {
+        "//": "knowledge-engine configuration: every key with its default. Keys starting with // are comments.",
+        **_documented(EngineConfig()),
+    }

@@ -37,7 +37,9 @@ class KnowledgeEngine:
         self._embedders: dict[str, Any] = {}
         self._indexes: dict[Path, Any] = {}
         self._index_lock = threading.Lock()
-        self.queue = IngestQueue(self._process, config.extraction.queue_size, config.extraction.spacy.batch_size)
+        self.queue = IngestQueue(
+            self._process, config.extraction.queue_size, config.extraction.spacy.batch_size
+        )
         self._stopped = False
         # the maintenance scheduler: workspace_opened(engine, ws), engine_stopping(engine, timeout_s)
         self.lifecycle_hooks: list[Any] = []
@@ -164,8 +166,13 @@ class KnowledgeEngine:
             for msg in messages:
                 if msg.id in results:
                     batcher.add(msg)
-        emit("extract.batch", messages=len(messages), entities=n_ent, facts=n_fact,
-             duration_ms=round((time.perf_counter() - t0) * 1000, 2))
+        emit(
+            "extract.batch",
+            messages=len(messages),
+            entities=n_ent,
+            facts=n_fact,
+            duration_ms=round((time.perf_counter() - t0) * 1000, 2),
+        )
 
     # ------------------------------------------------------------------ LLM tier
     def _start_llm(self, ws: Workspace) -> None:
@@ -218,8 +225,11 @@ class KnowledgeEngine:
             return True
         except Exception as exc:
             counters.inc("sync.failed")
-            log.error("chroma sync of %s failed (%s); it is retried on the next flush or schedule",
-                      ws.folder, type(exc).__name__)
+            log.error(
+                "chroma sync of %s failed (%s); it is retried on the next flush or schedule",
+                ws.folder,
+                type(exc).__name__,
+            )
             return False
 
     def stop(self, timeout_s: float = 4.5) -> bool:
@@ -234,5 +244,9 @@ class KnowledgeEngine:
         for ws in self.workspaces():
             ws.close()
         self._stopped = True
-        emit("engine.stop", drained=drained, duration_ms=round((timeout_s - (deadline - time.monotonic())) * 1000))
+        emit(
+            "engine.stop",
+            drained=drained,
+            duration_ms=round((timeout_s - (deadline - time.monotonic())) * 1000),
+        )
         return drained

@@ -67,7 +67,9 @@ class IngestQueue:
             return True
         except OSError as exc:
             counters.inc("ingest.dropped")
-            log.error("ingest queue full and spill file not writable (%s): message dropped", type(exc).__name__)
+            log.error(
+                "ingest queue full and spill file not writable (%s): message dropped", type(exc).__name__
+            )
             return False
 
     def recover_spill(self, folder: Path) -> None:
@@ -155,7 +157,7 @@ class IngestQueue:
                     counters.inc("ingest.spill_bad_line")
                     log.error("spill file line %d unreadable; skipped", i)
             for start in range(0, len(msgs), self._batch):
-                self._dispatch([(folder, m) for m in msgs[start:start + self._batch]])
+                self._dispatch([(folder, m) for m in msgs[start : start + self._batch]])
             work.unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ control
@@ -193,6 +195,10 @@ class IngestQueue:
             self._spill(folder, msg)
             counters.inc("ingest.parked_at_stop")
         if leftovers:
-            log.warning("stopped before %d messages were extracted; they are parked in %s and processed "
-                        "on the next start", len(leftovers), SPILL_NAME)
+            log.warning(
+                "stopped before %d messages were extracted; they are parked in %s and processed "
+                "on the next start",
+                len(leftovers),
+                SPILL_NAME,
+            )
         return drained

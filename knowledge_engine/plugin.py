@@ -53,7 +53,9 @@ class SessionDirectory:
         if session_key and (agent_id or workspace_dir):
             self._map[session_key] = (agent_id, workspace_dir)
 
-    def lookup(self, session_key: str | None, agent_id: str | None, workspace_dir: str | None) -> tuple[str | None, str | None]:
+    def lookup(
+        self, session_key: str | None, agent_id: str | None, workspace_dir: str | None
+    ) -> tuple[str | None, str | None]:
         if agent_id or workspace_dir:
             return agent_id, workspace_dir
         if session_key:
@@ -103,14 +105,20 @@ class KnowledgePlugin:
         if role == "assistant":
             speaker = speaker or "assistant"
         ts = parse_timestamp(_get(event, "timestamp")) or utcnow()
-        mid = _get(event, "message_id", "messageId") or _get(ctx, "message_id", "messageId") or f"msg-{uuid.uuid4().hex}"
+        mid = (
+            _get(event, "message_id", "messageId")
+            or _get(ctx, "message_id", "messageId")
+            or f"msg-{uuid.uuid4().hex}"
+        )
         return Message(id=str(mid), text=text, role=role, session=session_key, speaker=speaker, timestamp=ts)
 
     # ------------------------------------------------------------------ hooks
     async def session_start(self, event: Any, ctx: Any) -> None:
         try:
             session_key = _get(event, "session_key", "sessionKey") or _get(ctx, "session_key", "sessionKey")
-            self.sessions.remember(session_key, _get(ctx, "agent_id", "agentId"), _get(ctx, "workspace_dir", "workspaceDir"))
+            self.sessions.remember(
+                session_key, _get(ctx, "agent_id", "agentId"), _get(ctx, "workspace_dir", "workspaceDir")
+            )
             self._workspace(event, ctx)
         except Exception as exc:
             log.error("session_start failed: %s", type(exc).__name__)
@@ -138,7 +146,8 @@ class KnowledgePlugin:
     async def before_prompt_build(self, event: Any, ctx: Any) -> dict[str, str] | None:
         try:
             self.sessions.remember(
-                _get(ctx, "session_key", "sessionKey"), _get(ctx, "agent_id", "agentId"),
+                _get(ctx, "session_key", "sessionKey"),
+                _get(ctx, "agent_id", "agentId"),
                 _get(ctx, "workspace_dir", "workspaceDir"),
             )
             ws, _ = self._workspace(event, ctx)
@@ -195,8 +204,12 @@ def register(api: Any) -> KnowledgePlugin | None:
     api.on("message_received", plugin.message_received, priority=100)
     api.on("message_sent", plugin.message_sent, priority=100)
     if config.retrieval.enabled:
-        api.on("before_prompt_build", plugin.before_prompt_build, priority=50,
-               timeout_ms=config.retrieval.budget_ms + 1500)
+        api.on(
+            "before_prompt_build",
+            plugin.before_prompt_build,
+            priority=50,
+            timeout_ms=config.retrieval.budget_ms + 1500,
+        )
     if config.retrieval.feedback:
         api.on("agent_end", plugin.agent_end, priority=90)
     api.on("gateway_stop", plugin.gateway_stop, priority=900, timeout_ms=5000)

@@ -67,8 +67,12 @@ def read_transcript(path: Path, report: TranscriptReport) -> Iterator[Message]:
                 ts = ts.replace(tzinfo=UTC)
             report.read += 1
             yield Message(
-                id=line.id, text=line.text, role=line.role, session=line.session,
-                speaker=line.speaker, timestamp=ts,
+                id=line.id,
+                text=line.text,
+                role=line.role,
+                session=line.session,
+                speaker=line.speaker,
+                timestamp=ts,
             )
 
 

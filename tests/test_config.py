@@ -22,7 +22,9 @@ def test_defaults_match_the_documented_ones() -> None:
 
 def test_env_substitution(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KE_TEST_KEY", "s3cret")
-    cfg = load_config({"lightrag": {"apiKey": "${KE_TEST_KEY}"}, "pgvector": {"collections": ["c-${KE_TEST_KEY}"]}})
+    cfg = load_config(
+        {"lightrag": {"apiKey": "${KE_TEST_KEY}"}, "pgvector": {"collections": ["c-${KE_TEST_KEY}"]}}
+    )
     assert cfg.lightrag.api_key == "s3cret"
     assert cfg.pgvector.collections == ["c-s3cret"]
 
@@ -39,8 +41,13 @@ def test_vainplex_config_is_accepted() -> None:
         "enabled": True,
         "extraction": {
             "regex": {"enabled": True},
-            "llm": {"enabled": True, "model": "mistral:7b", "endpoint": "http://localhost:11434/api/generate",
-                    "batchSize": 10, "cooldownMs": 30000},
+            "llm": {
+                "enabled": True,
+                "model": "mistral:7b",
+                "endpoint": "http://localhost:11434/api/generate",
+                "batchSize": 10,
+                "cooldownMs": 30000,
+            },
         },
         "decay": {"enabled": True, "intervalHours": 24, "rate": 0.02},
         "embeddings": {"enabled": False, "collectionName": "openclaw-facts", "syncIntervalMinutes": 15},
@@ -52,9 +59,18 @@ def test_vainplex_config_is_accepted() -> None:
 
 
 def test_openclaw_knowledge_flat_keys_map_to_sections() -> None:
-    cfg = load_config({"postgresUrl": "postgresql://x/db", "collections": ["a", "b"], "topK": 7,
-                       "lightragUrl": "http://lr", "lightragQueryMode": "mix", "maxInjectChars": 3000,
-                       "geminiApiKey": "k", "testMode": True})
+    cfg = load_config(
+        {
+            "postgresUrl": "postgresql://x/db",
+            "collections": ["a", "b"],
+            "topK": 7,
+            "lightragUrl": "http://lr",
+            "lightragQueryMode": "mix",
+            "maxInjectChars": 3000,
+            "geminiApiKey": "k",
+            "testMode": True,
+        }
+    )
     assert cfg.pgvector.url == "postgresql://x/db" and cfg.pgvector.collections == ["a", "b"]
     assert cfg.pgvector.top_k == 7 and cfg.lightrag.mode == "mix"
     assert cfg.retrieval.max_inject_chars == 3000
@@ -64,8 +80,13 @@ def test_openclaw_knowledge_flat_keys_map_to_sections() -> None:
 
 def test_every_problem_is_listed_with_path_value_and_hint() -> None:
     with pytest.raises(ConfigError) as err:
-        load_config({"storage": {"maxFact": 3, "writeDebounceMs": -1},
-                     "extraction": {"llm": {"batchSize": "ten"}}, "retrival": {}})
+        load_config(
+            {
+                "storage": {"maxFact": 3, "writeDebounceMs": -1},
+                "extraction": {"llm": {"batchSize": "ten"}},
+                "retrival": {},
+            }
+        )
     problems = err.value.problems
     assert len(problems) == 4
     text = "\n".join(problems)

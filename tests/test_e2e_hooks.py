@@ -24,8 +24,12 @@ CONVERSATION = [
 
 
 def plugin_config(root: Path, **extra: Any) -> dict[str, Any]:
-    return {"workspaceTemplate": "{workspaceDir}/ke", "workspaceRoot": str(root / "agents"),
-            "storage": {"writeDebounceMs": 50}, **extra}
+    return {
+        "workspaceTemplate": "{workspaceDir}/ke",
+        "workspaceRoot": str(root / "agents"),
+        "storage": {"writeDebounceMs": 50},
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -41,8 +45,13 @@ async def feed(runner: HookRunner, agent: str, folder: Path, lines: list[tuple[s
     ctx = {"agentId": agent, "sessionKey": f"agent:{agent}:main", "workspaceDir": str(folder)}
     await runner.run("session_start", {"sessionId": f"{agent}-1", "sessionKey": f"agent:{agent}:main"}, ctx)
     for i, (role, text) in enumerate(lines):
-        event = {"content": text, "messageId": f"{agent}-{i}", "sessionKey": f"agent:{agent}:main",
-                 "timestamp": f"2025-02-0{1 + i % 9}T10:00:00Z", "metadata": {"senderName": "Dana"}}
+        event = {
+            "content": text,
+            "messageId": f"{agent}-{i}",
+            "sessionKey": f"agent:{agent}:main",
+            "timestamp": f"2025-02-0{1 + i % 9}T10:00:00Z",
+            "metadata": {"senderName": "Dana"},
+        }
         msg_ctx = {"channelId": "test", "sessionKey": f"agent:{agent}:main"}
         if role == "user":
             await runner.run("message_received", {**event, "from": "user-1"}, msg_ctx)
@@ -61,7 +70,10 @@ def test_conversation_becomes_durable_knowledge_and_is_injected(
         await asyncio.to_thread(plugin.engine.flush, 60)
         result = await hooks.run(
             "before_prompt_build",
-            {"prompt": "Where does Dana work?", "messages": [{"role": "user", "content": "Where does Dana work?"}]},
+            {
+                "prompt": "Where does Dana work?",
+                "messages": [{"role": "user", "content": "Where does Dana work?"}],
+            },
             {"agentId": "a", "sessionKey": "agent:a:main", "workspaceDir": str(folder), "trigger": "user"},
         )
         await hooks.run("gateway_stop", {"reason": "test"}, {})
@@ -91,13 +103,21 @@ def test_two_agents_in_one_process_never_see_each_other(
         await feed(hooks, "b", tmp_path / "b", [("user", "I work at Umbrella Health and live in Oslo.")])
         await asyncio.to_thread(plugin.engine.flush, 60)
         ask = {"prompt": "Where do I work and live?", "messages": []}
-        ra = await hooks.run("before_prompt_build", ask, {"agentId": "a", "workspaceDir": str(tmp_path / "a")})
-        rb = await hooks.run("before_prompt_build", ask, {"agentId": "b", "workspaceDir": str(tmp_path / "b")})
+        ra = await hooks.run(
+            "before_prompt_build", ask, {"agentId": "a", "workspaceDir": str(tmp_path / "a")}
+        )
+        rb = await hooks.run(
+            "before_prompt_build", ask, {"agentId": "b", "workspaceDir": str(tmp_path / "b")}
+        )
         return ra, rb
 
     ra, rb = asyncio.run(scenario())
-    a_text = (tmp_path / "a" / "ke" / "facts.json").read_text() + (tmp_path / "a" / "ke" / "entities.json").read_text()
-    b_text = (tmp_path / "b" / "ke" / "facts.json").read_text() + (tmp_path / "b" / "ke" / "entities.json").read_text()
+    a_text = (tmp_path / "a" / "ke" / "facts.json").read_text() + (
+        tmp_path / "a" / "ke" / "entities.json"
+    ).read_text()
+    b_text = (tmp_path / "b" / "ke" / "facts.json").read_text() + (
+        tmp_path / "b" / "ke" / "entities.json"
+    ).read_text()
     assert "Initech" in a_text and "Umbrella" not in a_text and "Oslo" not in a_text
     assert "Umbrella" in b_text and "Initech" not in b_text and "Austin" not in b_text
     assert ra and "Initech" in ra["appendSystemContext"] and "Umbrella" not in ra["appendSystemContext"]
@@ -122,7 +142,7 @@ def test_overload_spills_to_disk_and_loses_nothing(tmp_path: Path) -> None:
 
 
 def test_hooks_never_raise_on_garbage(runner: tuple[HookRunner, KnowledgePlugin], tmp_path: Path) -> None:
-    hooks, plugin = runner
+    _hooks, plugin = runner
 
     async def scenario() -> dict[str, Any] | None:
         await plugin.message_received({"content": None}, {})

@@ -26,16 +26,29 @@ def config(tmp_path: Path, url: str, **llm: Any) -> dict[str, Any]:
         "storage": {"writeDebounceMs": 0},
         "embeddings": {"enabled": False},
         "retrieval": {"enabled": False},
-        "extraction": {"spacy": {"facts": False},
-                       "llm": {"enabled": True, "endpoint": url, "batchSize": 4, "cooldownMs": 200,
-                               "timeoutMs": 2000, "retryBackoffMs": 10, **llm}},
+        "extraction": {
+            "spacy": {"facts": False},
+            "llm": {
+                "enabled": True,
+                "endpoint": url,
+                "batchSize": 4,
+                "cooldownMs": 200,
+                "timeoutMs": 2000,
+                "retryBackoffMs": 10,
+                **llm,
+            },
+        },
     }
 
 
 async def send(runner: HookRunner, n: int) -> None:
     for i in range(n):
-        event = {"content": TEXTS[i % len(TEXTS)],
-                 "messageId": f"m{i}", "sessionKey": "agent:llm:main", "timestamp": "2025-01-01T10:00:00Z"}
+        event = {
+            "content": TEXTS[i % len(TEXTS)],
+            "messageId": f"m{i}",
+            "sessionKey": "agent:llm:main",
+            "timestamp": "2025-01-01T10:00:00Z",
+        }
         await runner.run("message_received", {**event, "from": "u"}, {"sessionKey": "agent:llm:main"})
 
 
@@ -48,8 +61,12 @@ def test_every_message_of_a_batch_gets_its_llm_facts(tmp_path: Path, ollama_serv
     assert plugin.engine.flush(60, sync=False)
     ws = plugin.engine.workspace("llm")
     llm_facts = {f.text() for f in ws.facts.all() if f.source == "llm"}
-    assert {"Nadia works at Vandelay Industries", "Omar lives in Rotterdam", "Priya moved to Montreal",
-            "Rosa works at Wayne Enterprises"} <= llm_facts
+    assert {
+        "Nadia works at Vandelay Industries",
+        "Omar lives in Rotterdam",
+        "Priya moved to Montreal",
+        "Rosa works at Wayne Enterprises",
+    } <= llm_facts
     calls = ollama_server.calls("/api/chat")
     assert len(calls) == math.ceil(10 / 4)
     nadia = next(f for f in ws.facts.all() if f.subject == "Nadia" and f.source == "llm")

@@ -31,7 +31,9 @@ def test_files_carry_a_schema_version_and_reload(workspace: Path) -> None:
     assert len(again.facts) == 1 and len(again.entities) == 1
 
 
-def test_corrupt_file_is_moved_aside_and_last_good_copy_loaded(workspace: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_corrupt_file_is_moved_aside_and_last_good_copy_loaded(
+    workspace: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     ws = Workspace(workspace, CFG)
     ws.facts.add("A", "likes", "one")
     ws.flush()
@@ -110,7 +112,9 @@ WRITER = textwrap.dedent(
 def test_two_processes_writing_concurrently_lose_nothing(workspace: Path, tmp_path: Path) -> None:
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
-    procs = [subprocess.Popen([sys.executable, str(script), str(workspace), who, "40"]) for who in ("host", "cli")]
+    procs = [
+        subprocess.Popen([sys.executable, str(script), str(workspace), who, "40"]) for who in ("host", "cli")
+    ]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     facts = Workspace(workspace, CFG).facts.all()
     assert len(facts) == 80
@@ -142,7 +146,9 @@ def test_kill_9_at_random_points_never_breaks_the_store(workspace: Path, tmp_pat
     script.write_text(KILLED)
     acknowledged: set[str] = set()
     for round_ in range(20):
-        proc = subprocess.Popen([sys.executable, str(script), str(workspace)], stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(script), str(workspace)], stdout=subprocess.PIPE, text=True
+        )
         assert proc.stdout is not None
         first = proc.stdout.readline()  # started and wrote at least once
         assert first.strip().isdigit()

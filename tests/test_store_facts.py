@@ -64,7 +64,7 @@ def test_multi_valued_predicate_accumulates(workspace: Path) -> None:
 
 def test_reasserting_an_old_value_revalidates_it(workspace: Path) -> None:
     store = make_store(workspace)
-    berlin, _ = store.add("Maya", "lives-in", "Berlin")
+    _berlin, _ = store.add("Maya", "lives-in", "Berlin")
     store.add("Maya", "lives-in", "Lisbon")
     again, status = store.add("Maya", "lives-in", "Berlin")
     assert status == "revalidated" and again.invalid_at is None

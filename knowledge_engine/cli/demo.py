@@ -44,8 +44,13 @@ async def _run(folder: Path, question: str, plugin_config: dict[str, Any]) -> di
     await runner.run("session_start", {"sessionId": "demo-1", "sessionKey": "agent:demo:main"}, agent_ctx)
     report = TranscriptReport()
     for msg in read_transcript(_sample_path(), report):
-        event = {"content": msg.text, "timestamp": msg.timestamp.isoformat(), "messageId": msg.id,
-                 "sessionKey": "agent:demo:main", "metadata": {"senderName": msg.speaker}}
+        event = {
+            "content": msg.text,
+            "timestamp": msg.timestamp.isoformat(),
+            "messageId": msg.id,
+            "sessionKey": "agent:demo:main",
+            "metadata": {"senderName": msg.speaker},
+        }
         ctx = {"channelId": "demo", "sessionKey": "agent:demo:main"}
         if msg.role == "user":
             await runner.run("message_received", {**event, "from": "demo-user"}, ctx)
@@ -59,18 +64,27 @@ async def _run(folder: Path, question: str, plugin_config: dict[str, Any]) -> di
         {**agent_ctx, "trigger": "user"},
     )
     ws = plugin.engine.workspace("demo", str(folder))
-    out = {"messages": report.read, "workspace": str(ws.folder), "injected": result or {},
-           "entities": ws.entities.all(), "facts": ws.facts.query(include_history=True)}
+    out = {
+        "messages": report.read,
+        "workspace": str(ws.folder),
+        "injected": result or {},
+        "entities": ws.entities.all(),
+        "facts": ws.facts.query(include_history=True),
+    }
     await runner.run("gateway_stop", {"reason": "demo finished"}, {"workspaceDir": str(folder)})
     return out
 
 
 def demo(
-    workspace: Annotated[Path, typer.Option(help="Where the demo workspace is created (recreated each run).")] = Path(
-        "demo-workspace"
-    ),
-    question: Annotated[str, typer.Option(help="The question asked before the next prompt.")] = DEFAULT_QUESTION,
-    ollama: Annotated[str, typer.Option(help="Ollama URL; the LLM tier runs if it answers.")] = "http://localhost:11434",
+    workspace: Annotated[
+        Path, typer.Option(help="Where the demo workspace is created (recreated each run).")
+    ] = Path("demo-workspace"),
+    question: Annotated[
+        str, typer.Option(help="The question asked before the next prompt.")
+    ] = DEFAULT_QUESTION,
+    ollama: Annotated[
+        str, typer.Option(help="Ollama URL; the LLM tier runs if it answers.")
+    ] = "http://localhost:11434",
     json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Run the bundled sample conversation through the hooks and show what was learned."""
@@ -79,22 +93,40 @@ def demo(
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     llm = _ollama_up(ollama)
-    cfg: dict[str, Any] = {"workspaceTemplate": "{workspaceDir}/knowledge", "storage": {"writeDebounceMs": 1000},
-                           "extraction": {"llm": {"enabled": llm, "endpoint": ollama}}}
+    cfg: dict[str, Any] = {
+        "workspaceTemplate": "{workspaceDir}/knowledge",
+        "storage": {"writeDebounceMs": 1000},
+        "extraction": {"llm": {"enabled": llm, "endpoint": ollama}},
+    }
     if not json:
-        console.print(f"[bold]LLM tier:[/] {'on, Ollama answers at ' + ollama if llm else 'skipped: no Ollama at ' + ollama}")
+        state = f"on, Ollama answers at {ollama}" if llm else f"skipped: no Ollama answers at {ollama}"
+        console.print(f"[bold]LLM tier:[/] {state}")
     out = asyncio.run(_run(folder, question, cfg))
     injected = "\n\n".join(v for v in out["injected"].values() if isinstance(v, str))
     if json:
-        print_json({**out, "entities": [e.model_dump(mode="json") for e in out["entities"]],
-                    "facts": [f.model_dump(mode="json") for f in out["facts"]], "llm_tier": llm})
+        print_json(
+            {
+                **out,
+                "entities": [e.model_dump(mode="json") for e in out["entities"]],
+                "facts": [f.model_dump(mode="json") for f in out["facts"]],
+                "llm_tier": llm,
+            }
+        )
         return
     ents = sorted(out["entities"], key=lambda e: -e.count)
-    table(f"{len(ents)} entities from {out['messages']} messages", ["type", "value", "count", "aliases"],
-          [[e.type, e.value, e.count, ", ".join(e.aliases[:3])] for e in ents[:40]])
-    table(f"{len(out['facts'])} facts", ["subject", "predicate", "object", "tier", "valid"],
-          [[f.subject, f.predicate, f.object, f.source, "yes" if f.invalid_at is None else "superseded"]
-           for f in out["facts"][:60]])
+    table(
+        f"{len(ents)} entities from {out['messages']} messages",
+        ["type", "value", "count", "aliases"],
+        [[e.type, e.value, e.count, ", ".join(e.aliases[:3])] for e in ents[:40]],
+    )
+    table(
+        f"{len(out['facts'])} facts",
+        ["subject", "predicate", "object", "tier", "valid"],
+        [
+            [f.subject, f.predicate, f.object, f.source, "yes" if f.invalid_at is None else "superseded"]
+            for f in out["facts"][:60]
+        ],
+    )
     console.print(f"[bold]Stored in[/] {out['workspace']} (facts.json, entities.json, messages.sqlite3)")
     console.print(f"[bold]Injected before the prompt[/] “{question}”:")
     console.print(injected or "(nothing injected)", markup=False, highlight=False)

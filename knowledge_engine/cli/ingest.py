@@ -24,8 +24,14 @@ from knowledge_engine.transcript import TranscriptReport, count_lines, read_tran
 
 
 def ingest(
-    transcript: Annotated[Path, typer.Argument(help="JSONL file: one {id, role, text, timestamp?, session?, speaker?} per line.")],
-    workspace: WorkspaceOpt = None, config: ConfigOpt = None, agent: AgentOpt = None, json: JsonOpt = False,
+    transcript: Annotated[
+        Path,
+        typer.Argument(help="JSONL file: one {id, role, text, timestamp?, session?, speaker?} per line."),
+    ],
+    workspace: WorkspaceOpt = None,
+    config: ConfigOpt = None,
+    agent: AgentOpt = None,
+    json: JsonOpt = False,
 ) -> None:
     """Backfill a workspace from a transcript; bad lines are reported with their number and skipped."""
     cfg = load_cfg(config)
@@ -37,8 +43,14 @@ def ingest(
     report = TranscriptReport()
     total = count_lines(transcript)
     batch = []
-    with Progress(TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=err_console, disable=json or not err_console.is_terminal) as progress:
+    with Progress(
+        TextColumn("ingesting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        disable=json or not err_console.is_terminal,
+    ) as progress:
         task = progress.add_task("ingest", total=total)
         for msg in read_transcript(transcript, report):
             batch.append(msg)
@@ -51,12 +63,20 @@ def ingest(
             progress.advance(task, len(batch))
     engine.flush(timeout_s=60)
     engine.stop(timeout_s=30)
-    result = {"workspace": str(folder), "messages": report.read, "skipped_lines": len(report.errors),
-              "errors": report.errors[:100], "entities": len(ws.entities), "facts": len(ws.facts)}
+    result = {
+        "workspace": str(folder),
+        "messages": report.read,
+        "skipped_lines": len(report.errors),
+        "errors": report.errors[:100],
+        "entities": len(ws.entities),
+        "facts": len(ws.facts),
+    }
     if json:
         print_json(result)
     else:
         for e in report.errors[:20]:
             err_console.print(f"[yellow]skipped[/] {e}")
-        err_console.print(f"ingested {report.read} messages into {folder}: "
-                          f"{len(ws.entities)} entities, {len(ws.facts)} facts")
+        err_console.print(
+            f"ingested {report.read} messages into {folder}: "
+            f"{len(ws.entities)} entities, {len(ws.facts)} facts"
+        )

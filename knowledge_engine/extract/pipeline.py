@@ -71,7 +71,12 @@ class ExtractionPipeline:
                 results = tier.extract(ready)
             except Exception as exc:
                 counters.inc(f"extract.tier_failed.{tier.name}")
-                log.error("extraction tier %s failed on a batch of %d: %s", tier.name, len(ready), type(exc).__name__)
+                log.error(
+                    "extraction tier %s failed on a batch of %d: %s",
+                    tier.name,
+                    len(ready),
+                    type(exc).__name__,
+                )
                 continue
             for msg, ex in zip(ready, results, strict=False):
                 _speaker_is_person(msg, ex)

@@ -36,8 +36,16 @@ _LEGAL = re.compile(
     re.I,
 )
 _BASE_IMPORTANCE: dict[str, float] = {
-    "organization": 0.8, "person": 0.7, "product": 0.6, "location": 0.5,
-    "date": 0.4, "email": 0.4, "url": 0.4, "money": 0.4, "concept": 0.5, "unknown": 0.3,
+    "organization": 0.8,
+    "person": 0.7,
+    "product": 0.6,
+    "location": 0.5,
+    "date": 0.4,
+    "email": 0.4,
+    "url": 0.4,
+    "money": 0.4,
+    "concept": 0.5,
+    "unknown": 0.3,
 }
 # Types that name things; dates/money/emails/urls never fuzzy-match or merge across types.
 _NAMED = {"person", "organization", "location", "product", "concept", "unknown"}
@@ -61,7 +69,9 @@ def match_key(value: str) -> str:
 class EntityStore:
     """Entities of one workspace, persisted in entities.json."""
 
-    def __init__(self, folder: Path, lock: WorkspaceLock, storage: StorageConfig, fuzzy_threshold: float = 92) -> None:
+    def __init__(
+        self, folder: Path, lock: WorkspaceLock, storage: StorageConfig, fuzzy_threshold: float = 92
+    ) -> None:
         self.table: RecordTable[Entity] = RecordTable(folder / "entities.json", "entities", Entity, lock)
         self.storage = storage
         self.fuzzy_threshold = fuzzy_threshold
@@ -117,7 +127,9 @@ class EntityStore:
     def _fuzzy(self, key: str) -> Entity | None:
         if len(key) < 5 or len(set(key)) < 4:
             return None
-        hit = process.extractOne(key, list(self._by_key), scorer=fuzz.ratio, score_cutoff=self.fuzzy_threshold)
+        hit = process.extractOne(
+            key, list(self._by_key), scorer=fuzz.ratio, score_cutoff=self.fuzzy_threshold
+        )
         if hit is None:
             return None
         cand = hit[0]
@@ -153,7 +165,7 @@ class EntityStore:
                 seen.tiers = [*seen.tiers, tier]
             elif evidence is not None:
                 mention = evidence.model_copy(update={"tiers": [tier]})
-                ent.mentions = [*ent.mentions, mention][-self.storage.max_mentions:]
+                ent.mentions = [*ent.mentions, mention][-self.storage.max_mentions :]
             self.table.put(ent)
             self._index(ent)
             return ent
@@ -164,16 +176,28 @@ class EntityStore:
         clean = value.strip()
         ent = Entity(
             id=entity_id(type_, match_key(clean) if type_ == "organization" else clean),
-            type=type_, value=clean, aliases=[], count=1,
+            type=type_,
+            value=clean,
+            aliases=[],
+            count=1,
             importance=importance if importance is not None else _BASE_IMPORTANCE.get(type_, 0.5),
-            first_seen=now, last_seen=now, sources=[tier],
-            type_votes={type_: vote_weight(tier, type_)}, updated_at=now,
+            first_seen=now,
+            last_seen=now,
+            sources=[tier],
+            type_votes={type_: vote_weight(tier, type_)},
+            updated_at=now,
         )
         existing = self.table.get(ent.id)
         return self._merge(existing, value, type_, tier, now) if existing else ent
 
     def _merge(
-        self, ent: Entity, value: str, type_: EntityType, tier: SourceTier, now: datetime, new_message: bool = True
+        self,
+        ent: Entity,
+        value: str,
+        type_: EntityType,
+        tier: SourceTier,
+        now: datetime,
+        new_message: bool = True,
     ) -> Entity:
         """Fold a mention in; `count` counts messages, so a second tier on the same message only votes."""
         if new_message:
@@ -183,13 +207,17 @@ class EntityStore:
         ent.first_seen = min(ent.first_seen, now)
         surface = value.strip()
         if surface and surface != ent.value and surface not in ent.aliases:
-            ent.aliases = [*ent.aliases, surface][-self.storage.max_mentions:]
+            ent.aliases = [*ent.aliases, surface][-self.storage.max_mentions :]
         if tier not in ent.sources:
             ent.sources = [*ent.sources, tier]
         if type_ != "unknown":
             ent.type_votes[type_] = ent.type_votes.get(type_, 0) + vote_weight(tier, type_)
         ent = self._retype(ent)
-        if len(surface) > len(ent.value) and ent.type == "person" and surface.lower().startswith(ent.value.lower()):
+        if (
+            len(surface) > len(ent.value)
+            and ent.type == "person"
+            and surface.lower().startswith(ent.value.lower())
+        ):
             # "Alex" then "Alex Smith": the fuller name becomes the display value
             ent.aliases = [a for a in ent.aliases if a != surface] + [ent.value]
             ent.value = surface
@@ -230,7 +258,7 @@ class EntityStore:
             return None
         keep.aliases = list(dict.fromkeys([*keep.aliases, drop.value, *drop.aliases]))
         keep.count += drop.count
-        keep.mentions = (keep.mentions + drop.mentions)[-self.storage.max_mentions:]
+        keep.mentions = (keep.mentions + drop.mentions)[-self.storage.max_mentions :]
         keep.sources = list(dict.fromkeys([*keep.sources, *drop.sources, "manual"]))  # type: ignore[list-item]
         keep.updated_at = utcnow()
         self.table.put(keep)

@@ -96,10 +96,20 @@ class FactStore:
                 fact = existing
             else:
                 fact = Fact(
-                    id=fid, subject=subject.strip(), predicate=predicate, object=object_.strip(),
-                    subject_id=subject_id, object_id=object_id, source=source, confidence=confidence,
-                    relevance=1.0, created_at=now, last_accessed=now, valid_at=valid_at,
-                    evidence=ev[-self.storage.max_evidence:], updated_at=now,
+                    id=fid,
+                    subject=subject.strip(),
+                    predicate=predicate,
+                    object=object_.strip(),
+                    subject_id=subject_id,
+                    object_id=object_id,
+                    source=source,
+                    confidence=confidence,
+                    relevance=1.0,
+                    created_at=now,
+                    last_accessed=now,
+                    valid_at=valid_at,
+                    evidence=ev[-self.storage.max_evidence :],
+                    updated_at=now,
                 )
                 self.table.put(fact)
                 status = "new"
@@ -112,8 +122,13 @@ class FactStore:
             return fact, status
 
     def _reinforce(
-        self, fact: Fact, source: SourceTier, confidence: float, ev: list[Evidence],
-        valid_at: datetime | None, now: datetime,
+        self,
+        fact: Fact,
+        source: SourceTier,
+        confidence: float,
+        ev: list[Evidence],
+        valid_at: datetime | None,
+        now: datetime,
     ) -> AddStatus:
         status: AddStatus = "reinforced"
         known = {e.message_id for e in fact.evidence}
@@ -186,8 +201,10 @@ class FactStore:
                 continue
             if obj and canonical(f.object) != obj and f.object_id != object_:
                 continue
-            if entity and entity not in (f.subject_id, f.object_id) and canonical(entity) not in (
-                canonical(f.subject), canonical(f.object)
+            if (
+                entity
+                and entity not in (f.subject_id, f.object_id)
+                and canonical(entity) not in (canonical(f.subject), canonical(f.object))
             ):
                 continue
             if needle and needle not in f.text().lower():
@@ -202,7 +219,11 @@ class FactStore:
         if fact is None:
             return []
         key = fact.subject_id or canonical(fact.subject)
-        chain = [f for f in self.table if f.predicate == fact.predicate and (f.subject_id or canonical(f.subject)) == key]
+        chain = [
+            f
+            for f in self.table
+            if f.predicate == fact.predicate and (f.subject_id or canonical(f.subject)) == key
+        ]
         return sorted(chain, key=lambda f: f.valid_at or f.created_at)
 
     # ------------------------------------------------------------------ upkeep

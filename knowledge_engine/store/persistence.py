@@ -95,13 +95,17 @@ def read_json_document(path: Path) -> dict[str, Any] | None:
             if i > 0:
                 log.error(
                     "store file %s was unreadable; loaded the last good copy %s (%d bytes)",
-                    path.name, cand.name, len(raw),
+                    path.name,
+                    cand.name,
+                    len(raw),
                 )
             return doc
         except (orjson.JSONDecodeError, ValueError) as exc:
             moved = _move_aside(cand) if i == 0 else cand
             errors.append(f"{cand.name}: {type(exc).__name__}")
-            log.error("store file %s is corrupt (%s); moved aside to %s", cand.name, type(exc).__name__, moved.name)
+            log.error(
+                "store file %s is corrupt (%s); moved aside to %s", cand.name, type(exc).__name__, moved.name
+            )
     if errors and not any(c.exists() for c in candidates):
         # every copy was corrupt: the corrupt files are kept aside for the operator
         log.error("no readable copy of %s; starting empty (corrupt copies kept aside)", path.name)
@@ -128,7 +132,9 @@ class WorkspaceLock:
                         break
                     except BlockingIOError:
                         if time.monotonic() > deadline:
-                            raise TimeoutError(f"workspace lock {self.path} held by another process") from None
+                            raise TimeoutError(
+                                f"workspace lock {self.path} held by another process"
+                            ) from None
                         time.sleep(0.01)
                 try:
                     yield

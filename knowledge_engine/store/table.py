@@ -126,7 +126,7 @@ class RecordTable(Generic[R]):
                 version = doc.get("schema", SCHEMA_VERSION)
                 if isinstance(version, int) and version > SCHEMA_VERSION:
                     raise RuntimeError(
-                        f"{self.path} has schema {version}; this knowledge-engine reads up to {SCHEMA_VERSION}"
+                        f"{self.path} has schema {version}; this engine reads up to {SCHEMA_VERSION}"
                     )
                 self.records, self.meta, self.tombstones = self._decode(doc)
             self._sig = sig

@@ -42,7 +42,11 @@ def resolve_workspace_dir(config: EngineConfig, agent_id: str | None, workspace_
         return Path(config.workspace.replace("{agentId}", agent)).expanduser().resolve()
     template = config.workspace_template
     if workspace_dir and "{workspaceDir}" in template:
-        return Path(template.replace("{workspaceDir}", workspace_dir).replace("{agentId}", agent)).expanduser().resolve()
+        return (
+            Path(template.replace("{workspaceDir}", workspace_dir).replace("{agentId}", agent))
+            .expanduser()
+            .resolve()
+        )
     if "{workspaceDir}" not in template:
         return Path(template.replace("{agentId}", agent)).expanduser().resolve()
     return (Path(config.workspace_root).expanduser() / agent).resolve()
@@ -80,7 +84,9 @@ class Workspace:
     # ------------------------------------------------------------------ applying extractions
     def apply(self, message: Message, extractions: Iterable[Extraction]) -> tuple[int, int]:
         """Merge what the tiers found in one message; returns (entities seen, facts stored)."""
-        ev = Evidence(message_id=message.id, session=message.session, role=message.role, timestamp=message.timestamp)
+        ev = Evidence(
+            message_id=message.id, session=message.session, role=message.role, timestamp=message.timestamp
+        )
         n_ent = n_fact = 0
         extractions = list(extractions)
         mentions = [m for ex in extractions for m in ex.mentions]
@@ -106,9 +112,15 @@ class Workspace:
         subj_ent = self._link(subj, cand.subject_type, cand, ev, create=True)
         obj_ent = self._link(obj, cand.object_type, cand, ev, create=cand.object_type is not None)
         fact, _status = self.facts.add(
-            subj_ent.value if subj_ent else subj, cand.predicate, obj_ent.value if obj_ent else obj,
-            source=cand.tier, confidence=cand.confidence, evidence=[ev], valid_at=cand.valid_at,
-            subject_id=subj_ent.id if subj_ent else None, object_id=obj_ent.id if obj_ent else None,
+            subj_ent.value if subj_ent else subj,
+            cand.predicate,
+            obj_ent.value if obj_ent else obj,
+            source=cand.tier,
+            confidence=cand.confidence,
+            evidence=[ev],
+            valid_at=cand.valid_at,
+            subject_id=subj_ent.id if subj_ent else None,
+            object_id=obj_ent.id if obj_ent else None,
             now=ev.timestamp or utcnow(),
         )
         return fact
@@ -153,11 +165,16 @@ class Workspace:
             self.flush_errors += 1
             counters.inc("store.flush_errors")
             if self.flush_errors == 1:
-                log.error("could not write the store in %s (%s); changes stay in memory and are retried",
-                          self.folder, type(exc).__name__)
+                log.error(
+                    "could not write the store in %s (%s); changes stay in memory and are retried",
+                    self.folder,
+                    type(exc).__name__,
+                )
             return False
         if self.flush_errors:
-            log.warning("store writes in %s recovered after %d failed attempts", self.folder, self.flush_errors)
+            log.warning(
+                "store writes in %s recovered after %d failed attempts", self.folder, self.flush_errors
+            )
             self.flush_errors = 0
         if wrote_e or wrote_f:
             emit("store.flush", facts=len(self.facts), entities=len(self.entities))

@@ -12,7 +12,6 @@ import asyncio
 import json
 import random
 import resource
-import statistics
 import sys
 import tempfile
 import time
@@ -46,15 +45,17 @@ def load_texts(limit: int) -> list[str]:
 
 
 def messages(texts: list[str]) -> list[Message]:
-    return [Message(id=f"m{i}", text=t, role="user" if i % 2 == 0 else "assistant", speaker="Ann")
-            for i, t in enumerate(texts)]
+    return [
+        Message(id=f"m{i}", text=t, role="user" if i % 2 == 0 else "assistant", speaker="Ann")
+        for i, t in enumerate(texts)
+    ]
 
 
 def throughput(pipeline: ExtractionPipeline, msgs: list[Message], batch: int = 256) -> float:
     pipeline.run(msgs[:64])  # warm-up (model load, caches)
     t0 = time.perf_counter()
     for i in range(0, len(msgs), batch):
-        pipeline.run(msgs[i:i + batch])
+        pipeline.run(msgs[i : i + batch])
     return len(msgs) / (time.perf_counter() - t0)
 
 
@@ -63,7 +64,9 @@ def hook_latency(n: int) -> tuple[float, float]:
     from knowledge_engine.plugin import register
 
     with tempfile.TemporaryDirectory() as tmp:
-        api = PluginApi("knowledge-engine", {"workspace": tmp + "/{agentId}", "retrieval": {"enabled": False}})
+        api = PluginApi(
+            "knowledge-engine", {"workspace": tmp + "/{agentId}", "retrieval": {"enabled": False}}
+        )
         plugin = register(api)
         assert plugin is not None
         handler = plugin.message_received
@@ -71,8 +74,11 @@ def hook_latency(n: int) -> tuple[float, float]:
 
         async def go() -> None:
             for i in range(n):
-                ev = {"content": f"Message {i} about Acme Corp in Berlin", "messageId": f"h{i}",
-                      "sessionKey": "agent:bench:main"}
+                ev = {
+                    "content": f"Message {i} about Acme Corp in Berlin",
+                    "messageId": f"h{i}",
+                    "sessionKey": "agent:bench:main",
+                }
                 t0 = time.perf_counter()
                 await handler(ev, {"channelId": "bench"})
                 lat.append((time.perf_counter() - t0) * 1000)
@@ -89,8 +95,12 @@ def store_scale(n: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         ws = Workspace(Path(tmp), cfg)
         for i in range(n):
-            ws.facts.add(f"person {i % 5000}", rnd.choice(["likes", "visited", "works-on"]), f"thing {i}",
-                         evidence=[Evidence(message_id=f"m{i}", session="s1", role="user")])
+            ws.facts.add(
+                f"person {i % 5000}",
+                rnd.choice(["likes", "visited", "works-on"]),
+                f"thing {i}",
+                evidence=[Evidence(message_id=f"m{i}", session="s1", role="user")],
+            )
         t0 = time.perf_counter()
         ws.facts.table.flush(force=True)
         flush_s = time.perf_counter() - t0
@@ -108,7 +118,11 @@ def main() -> None:
     args = ap.parse_args()
     msgs = messages(load_texts(args.messages))
     base = load_config({})
-    regex_only = ExtractionPipeline(base.extraction.model_copy(update={"spacy": base.extraction.spacy.model_copy(update={"enabled": False})}))
+    regex_only = ExtractionPipeline(
+        base.extraction.model_copy(
+            update={"spacy": base.extraction.spacy.model_copy(update={"enabled": False})}
+        )
+    )
     full = ExtractionPipeline(base.extraction)
     out: dict[str, float | int | str] = {}
     out["messages"] = len(msgs)
