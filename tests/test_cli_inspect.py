@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,36 @@ def test_stats_shows_the_last_maintenance_runs(ws: str) -> None:
     assert data["maintenance"]["decay"]["status"] == "ok"
     code, out, _ = cli("stats", "-w", ws)
     assert "maintenance.decay" in out and "ok at" in out
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {},
+        {"history": True, "sort": "subject", "limit": 0},
+        {"entity": "Maya", "history": True, "limit": 0},
+        {"entity": "person:maya", "predicate": "works-at", "history": True},
+        {"subject": "maya", "sort": "created"},
+        {"object_": "Berlin", "history": True, "sort": "valid-from"},
+        {"tier": "spacy", "session": "s3", "history": True, "sort": "confidence"},
+        {"since": "2026-10-01", "until": "2026-11-01", "history": True, "sort": "accessed"},
+        {"min_relevance": 0.5, "limit": 3},
+    ],
+)
+def test_raw_listing_matches_the_store_query(ws: str, filters: dict) -> None:
+    """`facts` filters the raw file for speed; it must return what the store's query returns."""
+    from knowledge_engine.cli import rawfacts
+    from knowledge_engine.cli.inspect import select_facts
+    from knowledge_engine.config import load_config
+    from knowledge_engine.store.workspace import Workspace
+
+    cfg = load_config({})
+    store = Workspace(Path(ws), cfg)
+    expected = select_facts(store, **filters)
+    raw_filters = dict(filters)
+    for key in ("since", "until"):
+        if key in raw_filters:
+            raw_filters[key] = datetime.fromisoformat(raw_filters[key]).replace(tzinfo=UTC)
+    got = rawfacts.select(Path(ws), cfg, **raw_filters)
+    assert [f.id for f in got] == [f.id for f in expected]
+    assert got == expected

@@ -229,21 +229,27 @@ def facts(
     json: JsonOpt = False,
 ) -> None:
     """List facts with tier, confidence, relevance, validity and evidence message ids."""
-    ws = open_ws(workspace, config, agent)
-    rows = select_facts(
-        ws,
-        subject,
-        entity,
-        predicate,
-        object_,
-        tier,
-        session,
-        since,
-        until,
-        history,
-        min_relevance,
-        sort,
-        limit,
+    from knowledge_engine.cli import rawfacts
+    from knowledge_engine.cli.common import existing_folder, load_cfg, resolve_folder
+
+    cfg = load_cfg(config)
+    folder = existing_folder(resolve_folder(cfg, workspace, agent))
+    _fact_key(sort)  # validates --sort
+    rows = rawfacts.select(
+        folder,
+        cfg,
+        subject=subject,
+        entity=entity,
+        predicate=predicate,
+        object_=object_,
+        tier=tier,
+        session=session,
+        since=parse_time(since, "--since"),
+        until=parse_time(until, "--until"),
+        history=history,
+        min_relevance=min_relevance,
+        sort=sort,
+        limit=limit,
     )
     if json:
         print_json([f.model_dump(mode="json") for f in rows])
