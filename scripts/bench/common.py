@@ -24,7 +24,7 @@ _DATE_RE = re.compile(
 _MONTHS = {m: i for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
      "november", "december"], start=1)}
-_DIA_RE = re.compile(r"D(\d+):(\d+)")
+_DIA_RE = re.compile(r"D:?(\d+):(\d+)")
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,8 @@ def parse_session_date(value: str) -> datetime | None:
 def normalise_evidence(raw: Any) -> tuple[list[str], int]:
     """LoCoMo evidence entries as canonical "D<s>:<t>" ids, and how many entries were unreadable.
 
-    Entries like "D:11:26" or "D1:3 D1:5" (several ids in one string) are read leniently: every
-    "D<digits>:<digits>" inside counts; "D:11:26" (session digit misplaced) counts as malformed.
+    Entries like "D:11:26" (a stray colon) or "D1:3 D1:5" (several ids in one string) are read
+    leniently: every "D<digits>:<digits>" inside counts. Anything else counts as malformed.
     """
     ids: list[str] = []
     bad = 0

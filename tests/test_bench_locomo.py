@@ -1,0 +1,101 @@
+"""Smoke tests of the retrieval benchmarks on a tiny slice, so the scripts cannot rot.
+
+They check the shape and ranges of the JSON line, never the figures' targets (performance
+and quality figures are for the scripts to print, not for tests to assert).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scripts.bench import locomo
+from scripts.bench.common import LOCOMO_DEV, load_locomo, normalise_evidence, parse_session_date
+
+TINY = {
+    "sample_id": "tiny",
+    "conversation": {
+        "speaker_a": "Ana", "speaker_b": "Ben",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a grey kitten called Miso last week."},
+            {"speaker": "Ben", "dia_id": "D1:2", "text": "Lovely! How is Miso settling in?"},
+            {"speaker": "Ana", "dia_id": "D1:3", "text": "Great, she sleeps on my keyboard all day."},
+        ],
+        "session_2_date_time": "10:05 am on 2 June, 2023",
+        "session_2": [
+            {"speaker": "Ben", "dia_id": "D2:1", "text": "I ran a half marathon in Lisbon on Sunday."},
+            {"speaker": "Ana", "dia_id": "D2:2", "text": "Wow, congratulations on the Lisbon race!"},
+        ],
+    },
+    "qa": [
+        {"question": "What is the name of Ana's kitten?", "answer": "Miso", "evidence": ["D1:1"],
+         "category": 4},
+        {"question": "Where did Ben run a half marathon?", "answer": "Lisbon", "evidence": ["D2:1"],
+         "category": 1},
+        {"question": "When did Ana adopt the kitten?", "answer": "May 2023", "evidence": ["D:1:1"],
+         "category": 2},
+        {"question": "What does Ben think of cats?", "answer": "n/a", "evidence": [], "category": 5},
+    ],
+}
+
+
+def test_session_dates_and_evidence_ids_are_read_leniently() -> None:
+    d = parse_session_date("1:56 pm on 8 May, 2023")
+    assert d is not None and (d.year, d.month, d.day, d.hour, d.minute) == (2023, 5, 8, 13, 56)
+    assert parse_session_date("12:05 am on 1 January, 2024").hour == 0  # type: ignore[union-attr]
+    assert parse_session_date("sometime in May") is None
+    assert normalise_evidence(["D1:3", "D2:1 D2:4", "D:11:26", 7]) == (["D1:3", "D2:1", "D2:4", "D11:26"], 1)
+
+
+def _run(
+    tmp_path: Path, data: list[dict[str, Any]], capsys: pytest.CaptureFixture[str], *args: str
+) -> dict[str, Any]:
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(data))
+    assert locomo.main([str(path), "--json", *args]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    return json.loads(out[-1])
+
+
+def _check_ranges(out: dict[str, Any]) -> None:
+    assert set(out["recall"]) == {"messages", "messages_facts", "bm25", "vector"}
+    for arm in out["recall"].values():
+        assert set(arm) == {"overall", "by_category"} and set(arm["by_category"]) == {"1", "2", "3", "4"}
+        values = [arm["overall"], *arm["by_category"].values()]
+        assert all(v is None or 0.0 <= v <= 1.0 for v in values)
+    # facts can only add evidence to what the memory items brought
+    assert out["recall"]["messages_facts"]["overall"] >= out["recall"]["messages"]["overall"]
+    lat = out["latency_ms"]
+    assert 0 < lat["p50"] <= lat["p95"] and 0 <= lat["embed_p50"] <= lat["embed_p95"]
+    assert out["provenance_not_in_block"] == 0
+    assert 0 < out["block_chars_mean"] <= out["budget_chars"]
+
+
+def test_tiny_conversation_through_the_hooks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(tmp_path, [TINY], capsys, "--budget-chars", "1500")
+    assert out["conversations"] == 1 and out["turns"] == 5
+    assert out["questions"] == 3  # category 5 is skipped; "D:1:1" is read as D1:1
+    assert out["malformed_evidence"] == 0 and out["budget_chars"] == 1500
+    _check_ranges(out)
+    # five short turns fit in the budget: every arm that found anything finds the kitten turn
+    assert out["recall"]["bm25"]["by_category"]["4"] == 1.0
+    assert out["recall"]["messages"]["by_category"]["4"] == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LOCOMO_DEV.exists(), reason="LoCoMo dev split not present")
+def test_real_locomo_slice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    conv = json.loads(LOCOMO_DEV.read_text())[0]
+    sessions = {k: v for k, v in conv["conversation"].items() if k.split("_")[1] in ("1", "2")}
+    ids = {t["dia_id"] for k, v in sessions.items() if isinstance(v, list) for t in v}
+    qa = [q for q in conv["qa"] if q.get("evidence") and set(q["evidence"]) <= ids][:6]
+    small = {**conv, "conversation": {"speaker_a": conv["conversation"]["speaker_a"],
+                                      "speaker_b": conv["conversation"]["speaker_b"], **sessions}, "qa": qa}
+    assert len(load_locomo(LOCOMO_DEV)) >= 1
+    out = _run(tmp_path, [small], capsys, "--limit-questions", "6")
+    assert out["questions"] == len([q for q in qa if q["category"] in (1, 2, 3, 4)])
+    _check_ranges(out)
