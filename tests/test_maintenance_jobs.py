@@ -247,3 +247,22 @@ def test_evidence_kept_by_add_is_unchanged_by_compact(workspace: Path) -> None:
     assert run_job(engine, ws, "compact")["changed"]["records_trimmed"] == 0
     assert len(Workspace(workspace, engine.config).facts.all()[0].evidence) == 4
     engine.stop(5)
+
+
+def test_sync_then_retention_removes_the_dropped_messages_from_chroma(workspace: Path) -> None:
+    """Real local embedder, real embedded Chroma."""
+    engine = KnowledgeEngine(load_config({"storage": {"writeDebounceMs": 0}, "memory": {"maxMessages": 2}}))
+    ws = engine.open_workspace(workspace, "agent-x")
+    for i in range(5):
+        ws.store_message(Message(id=f"m{i}", text=f"message about topic {i}", role="user", session="s",
+                                 timestamp=T0 + timedelta(minutes=i)))
+    ws.facts.add("Ada", "works-at", "Acme", evidence=[Evidence(message_id="m0", timestamp=T0)], now=T0)
+    ws.flush()
+    sync = run_job(engine, ws, "sync")
+    assert sync["status"] == "ok" and sync["changed"]["embedded"] == 6
+    ret = run_job(engine, ws, "retention")
+    assert ret["changed"] == {"messages_deleted": 3, "index_deleted": 3}
+    index = engine.chroma(ws)
+    assert index.count("messages") == 2 and index.count("facts") == 1
+    assert run_job(engine, ws, "sync")["changed"]["embedded"] == 0  # nothing left to do
+    engine.stop(5)
