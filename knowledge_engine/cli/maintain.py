@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC
@@ -27,7 +28,7 @@ from knowledge_engine.cli.common import (
     table,
 )
 from knowledge_engine.maintenance.jobs import JOB_ORDER, RunContext
-from knowledge_engine.maintenance.runs import Record, run_all, run_job
+from knowledge_engine.maintenance.runs import Record, run_all
 
 ONCE_HELP = "Run every job once and exit (for cron or a systemd timer); exits 1 if a job failed."
 DAEMON_HELP = "Keep running the jobs on their schedules until SIGTERM/SIGINT, then flush and exit 0."
@@ -66,15 +67,19 @@ def _stop_on_signals(cancel: threading.Event) -> Iterator[None]:
                 signal.signal(s, h)
 
 
-def _one(name: str, workspace: Any, config: Any, agent: Any, json: bool) -> None:
-    engine, ws = open_engine(workspace, config, agent)
+def _run(names: Any, workspace: Any, config: Any, agent: Any) -> list[Record]:
+    """The jobs once; a signal (even while the store is still loading) stops at the next safe point."""
     ctx = RunContext()
-    try:
-        with _stop_on_signals(ctx.cancel):
-            rec = run_job(engine, ws, name, ctx)
-    finally:
-        engine.stop(timeout_s=30)
-    _show([rec], json)
+    with _stop_on_signals(ctx.cancel):
+        engine, ws = open_engine(workspace, config, agent)
+        try:
+            return run_all(engine, ws, names, ctx)
+        finally:
+            engine.stop(timeout_s=30)
+
+
+def _one(name: str, workspace: Any, config: Any, agent: Any, json: bool) -> None:
+    _show(_run([name], workspace, config, agent), json)
 
 
 def decay(workspace: WorkspaceOpt = None, config: ConfigOpt = None, agent: AgentOpt = None,
@@ -111,14 +116,7 @@ def maintain(
     if daemon:
         _daemon(workspace, config, agent)
         return
-    engine, ws = open_engine(workspace, config, agent)
-    ctx = RunContext()
-    try:
-        with _stop_on_signals(ctx.cancel):
-            records = run_all(engine, ws, job or JOB_ORDER, ctx)
-    finally:
-        engine.stop(timeout_s=30)
-    _show(records, json)
+    _show(_run(job or JOB_ORDER, workspace, config, agent), json)
 
 
 def _daemon(workspace: Any, config: Any, agent: Any) -> None:
@@ -129,25 +127,33 @@ def _daemon(workspace: Any, config: Any, agent: Any) -> None:
 
     from knowledge_engine.maintenance.scheduler import MaintenanceScheduler
 
-    engine, ws = open_engine(workspace, config, agent)
     sched = MaintenanceScheduler(
         BlockingScheduler(timezone=UTC, executors={"default": ThreadPoolExecutor(1)},
                           job_defaults={"coalesce": True, "max_instances": 1}),
         startup_delay_s=0,
     )
-    sched.attach(engine)
     stopping = threading.Event()
+
+    def stop_when_started() -> None:
+        for _ in range(200):  # a signal just before start(): shut down once it runs (no-op if never started)
+            if sched.scheduler.running:
+                break
+            time.sleep(0.05)
+        sched.shutdown()
 
     def on_signal(signum: int, _frame: Any) -> None:
         if not stopping.is_set():
             stopping.set()
             sched.cancel_all()
-            threading.Thread(target=sched.shutdown, name="maintenance-stop", daemon=True).start()
+            threading.Thread(target=stop_when_started, name="maintenance-stop", daemon=True).start()
 
-    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)  # before the (slow) store load: a stop then is clean too
     signal.signal(signal.SIGINT, on_signal)
+    engine, ws = open_engine(workspace, config, agent)
+    sched.attach(engine)
     print(f"maintenance daemon running for {ws.folder} (pid {os.getpid()})", flush=True)
-    sched.scheduler.start()  # returns once a signal shut it down
+    if not stopping.is_set():
+        sched.scheduler.start()  # returns once a signal shut it down
     idle = sched.wait_idle(engine.config.maintenance.stop_grace_seconds)
     stopper = threading.Thread(target=engine.stop, args=(10.0,), name="maintenance-flush", daemon=True)
     stopper.start()
