@@ -86,6 +86,7 @@ let W=0,H=0,scale=1,ox=0,oy=0,selected=-1,drag=null,pan=null,alpha=1;
 N.forEach((n,i)=>{const a=i*2.399963,r=12*Math.sqrt(i+1);n.x=r*Math.cos(a);n.y=r*Math.sin(a);n.vx=0;n.vy=0;
   n.r=4+Math.min(14,Math.sqrt(n.count||1)*2);n.show=true;});
 const adj=N.map(()=>[]);E.forEach((e,k)=>{adj[e.s].push(k);adj[e.t].push(k);});
+window.knowledgeGraph={nodes:N,edges:E,select:i=>showFacts(i)};  // for the browser console (and tests)
 function esc(s){return String(s).replace(/[&<>"']/g,c=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;","'":"&#39;"}[c]));}
 function resize(){const r=cv.getBoundingClientRect();W=r.width;H=r.height;cv.width=W*devicePixelRatio;
   cv.height=H*devicePixelRatio;if(!ox&&!oy){ox=W/2;oy=H/2;}}
