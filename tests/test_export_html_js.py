@@ -1,4 +1,5 @@
-"""The html export's inline JavaScript really runs: layout, filters and click-to-see-facts (in node, stub DOM)."""
+"""The html export's inline JavaScript really runs: layout, filters, click-to-see-facts (node, stub DOM)."""
+# ruff: noqa: E501  (the JavaScript harness is kept compact)
 
 from __future__ import annotations
 
