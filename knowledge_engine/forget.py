@@ -308,11 +308,12 @@ def forget_in_chroma(
         not cfg.chroma.url and not (embedded / "chroma.sqlite3").exists()
     ):
         return 0, 0
-    from knowledge_engine.index.chroma import make_client
+    from knowledge_engine.index.chroma import index_agent_key, make_client
 
     client = make_client(ws.folder, cfg)
     deleted = 0
-    for col in _collections(client, cfg.embeddings.collection_name, ws.agent_id, bool(cfg.chroma.url)):
+    key = index_agent_key(ws.folder, ws.agent_id, cfg)
+    for col in _collections(client, cfg.embeddings.collection_name, key, bool(cfg.chroma.url)):
         ids = facts if col.name.endswith("-facts") else messages
         if col.name.endswith("-facts") and entities:
             ids = list(dict.fromkeys([*ids, *_facts_naming(col, entities)]))

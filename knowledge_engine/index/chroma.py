@@ -57,6 +57,16 @@ def collection_name(prefix: str, agent_id: str, kind: str) -> str:
     return name
 
 
+def index_agent_key(workspace: Path, agent_id: str, config: EngineConfig) -> str:
+    """The agent part of the collection names. On a Chroma server it also names the workspace: two
+    workspaces with the same agent id (two hosts' default `main`) would otherwise sync into one
+    collection and delete each other's records. Embedded indexes live in their workspace already."""
+    if not config.chroma.url:
+        return agent_id
+    tag = hashlib.blake2b(str(Path(workspace).resolve()).encode(), digest_size=4).hexdigest()
+    return f"{agent_id}-ws{tag}"
+
+
 def make_client(workspace: Path, config: EngineConfig) -> Any:
     """Embedded PersistentClient in `workspace/chroma`, or an HttpClient when chroma.url is set."""
     import chromadb
@@ -102,7 +112,8 @@ class ChromaIndex:
         self.lock = threading.RLock()
         self.client = make_client(self.workspace, config)
         prefix = config.embeddings.collection_name
-        self.names = {k: collection_name(prefix, agent_id, k) for k in ("facts", "messages")}
+        key = index_agent_key(self.workspace, agent_id, config)
+        self.names = {k: collection_name(prefix, key, k) for k in ("facts", "messages")}
         self._cols: dict[str, Any] = {}
         for kind in self.names:
             self._cols[kind] = self._open(kind)
@@ -178,7 +189,8 @@ class ChromaIndex:
         self.lock = threading.RLock()
         self.client = make_client(self.workspace, config)
         prefix = config.embeddings.collection_name
-        self.names = {k: collection_name(prefix, agent_id, k) for k in ("facts", "messages")}
+        key = index_agent_key(self.workspace, agent_id, config)
+        self.names = {k: collection_name(prefix, key, k) for k in ("facts", "messages")}
         self._cols = {}
         self.reset()
         return self
