@@ -94,7 +94,7 @@ def _entity_key(sort: str) -> Any:
 
 
 def select_entities(
-    ws: Workspace,
+    store: Any,
     type_: str | None = None,
     name: str | None = None,
     since: str | None = None,
@@ -107,7 +107,7 @@ def select_entities(
     needle = name.lower() if name else None
     key = _entity_key(sort)
     out = []
-    for e in ws.entities.all():
+    for e in store.all():
         if type_ and e.type != type_:
             continue
         if needle and needle not in e.value.lower() and not any(needle in a.lower() for a in e.aliases):
@@ -135,8 +135,12 @@ def entities(
     json: JsonOpt = False,
 ) -> None:
     """List entities (most mentioned first), filtered by type, name, time seen and importance."""
-    ws = open_ws(workspace, config, agent)
-    ents = select_entities(ws, type_, name, since, until, min_importance, sort, limit)
+    from knowledge_engine.cli.common import existing_folder, load_cfg, resolve_folder
+    from knowledge_engine.cli.rawfacts import entity_store
+
+    cfg = load_cfg(config)
+    store = entity_store(existing_folder(resolve_folder(cfg, workspace, agent)), cfg)
+    ents = select_entities(store, type_, name, since, until, min_importance, sort, limit)
     if json:
         print_json([e.model_dump(mode="json") for e in ents])
         return
@@ -333,11 +337,9 @@ def messages(
 
 def _entity_messages(folder: Any, cfg: Any, entity: str) -> set[str]:
     """Ids of the messages an entity was seen in (loads only the entity store: no facts, no log)."""
-    from knowledge_engine.store.entities import EntityStore
-    from knowledge_engine.store.persistence import WorkspaceLock
+    from knowledge_engine.cli.rawfacts import entity_store
 
-    store = EntityStore(folder, WorkspaceLock(folder / ".store.lock"), cfg.storage, cfg.facts.fuzzy_threshold)
-    store.load()
+    store = entity_store(folder, cfg)
     ent = store.get(entity) or store.resolve(entity)
     if ent is None:
         fail(f"no entity {entity!r}")

@@ -56,13 +56,19 @@ def load_raw(folder: Path) -> list[Raw]:
     return [r for r in items if isinstance(r, dict)] if isinstance(items, list) else []
 
 
-def resolve_entity(folder: Path, cfg: EngineConfig, entity: str) -> str:
-    """An entity name or id -> its id (loads only the entity store)."""
+def entity_store(folder: Path, cfg: EngineConfig) -> Any:
+    """The entity store alone (listing entities needs no fact store)."""
     from knowledge_engine.store.entities import EntityStore
     from knowledge_engine.store.persistence import WorkspaceLock
 
     store = EntityStore(folder, WorkspaceLock(folder / ".store.lock"), cfg.storage, cfg.facts.fuzzy_threshold)
     store.load()
+    return store
+
+
+def resolve_entity(folder: Path, cfg: EngineConfig, entity: str) -> str:
+    """An entity name or id -> its id (loads only the entity store)."""
+    store = entity_store(folder, cfg)
     found = store.get(entity) or store.resolve(entity)
     return found.id if found else entity
 
