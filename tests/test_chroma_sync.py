@@ -21,10 +21,11 @@ from knowledge_engine.index.chroma import (
     normalise_where,
     open_index,
 )
-from knowledge_engine.index.embeddings import EmbeddingError, LocalEmbedder
+from knowledge_engine.index.embeddings import EmbeddingError, LocalEmbedder, make_embedder
 from knowledge_engine.index.sync import read_state, rebuild, status, sync
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Fact, Message, fact_id
+from tests.servers.embed_server import EmbedServer
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -345,3 +346,16 @@ def test_second_sync_uses_the_hash_cache_and_heals_after_out_of_band_deletes(
     rep = sync(index, [], msgs)
     assert (rep.embedded, rep.unchanged) == (2, 18)
     assert counters.get("sync.hash_cache_miss") >= misses + 1
+
+
+def test_reopening_with_a_remote_embedder_needs_no_probe_call(workspace: Path) -> None:
+    cfg = load_config({"embeddings": {"provider": "ollama", "retryBackoffMs": 1}})
+    with EmbedServer() as srv:
+        cfg.embeddings.endpoint = srv.url
+        ChromaIndex(workspace, "main", cfg, make_embedder(cfg.embeddings))
+        assert len(srv.state.requests) == 1  # the dimension probe when the collections are created
+        index = ChromaIndex(workspace, "main", cfg, make_embedder(cfg.embeddings))
+        assert len(srv.state.requests) == 1
+        assert index.embedder.dimensions == 16
+        rep = sync(index, [], _messages(3))
+        assert rep.embedded == 3 and len(srv.state.requests) == 2

@@ -159,6 +159,9 @@ class ChromaIndex:
     def _check_model(self, col: Any) -> None:
         meta = col.metadata or {}
         model, dims = meta.get(_META_MODEL), meta.get(_META_DIMS)
+        adopt = getattr(self.embedder, "adopt_dimensions", None)
+        if callable(adopt) and isinstance(dims, int) and model == self.embedder.model_id:
+            adopt(dims)
         if model != self.embedder.model_id or dims != self.embedder.dimensions:
             raise IndexMismatchError(
                 f"Chroma collection {col.name!r} was built with {model} ({dims} dimensions) but the "

@@ -101,6 +101,12 @@ class EmbedderBase(ABC):
         assert self._dims is not None
         return self._dims
 
+    def adopt_dimensions(self, dims: int) -> None:
+        """Take the size recorded with an existing index instead of probing the provider (no network
+        call just to open an index); a provider that then returns another size still fails loudly."""
+        if self._dims is None:
+            self._dims = dims
+
     @abstractmethod
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         """Embed at most batch_size texts; raise EmbeddingError on failure."""
