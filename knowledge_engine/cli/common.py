@@ -69,6 +69,11 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
+def print_raw_json(data: bytes) -> None:
+    sys.stdout.buffer.write(data + b"\n")
+    sys.stdout.flush()
+
+
 def table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     t = Table(title=title, show_lines=False)
     for c in columns:
