@@ -7,6 +7,7 @@ template, never from the process's working directory, so two agents never share 
 from __future__ import annotations
 
 import atexit
+import hashlib
 import logging
 import re
 import threading
@@ -30,9 +31,16 @@ _OPEN: weakref.WeakSet[Workspace] = weakref.WeakSet()
 
 
 def safe_agent_id(agent_id: str | None) -> str:
-    """An agent id usable as a folder name (no separators, no dot-dot)."""
-    cleaned = _SAFE_AGENT.sub("_", agent_id or "default").strip("._") or "default"
-    return cleaned[:100]
+    """An agent id usable as a folder name (no separators, no dot-dot).
+
+    An id that had to be changed gets a short hash of the original, so two ids that clean alike
+    ("team/a", "team:a") never share a workspace.
+    """
+    raw = agent_id or "default"
+    cleaned = _SAFE_AGENT.sub("_", raw).strip("._") or "default"
+    if cleaned != raw or len(raw) > 100:
+        cleaned = f"{cleaned[:90]}-{hashlib.blake2b(raw.encode(), digest_size=4).hexdigest()}"
+    return cleaned
 
 
 def resolve_workspace_dir(config: EngineConfig, agent_id: str | None, workspace_dir: str | None) -> Path:
