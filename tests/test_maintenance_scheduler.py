@@ -21,7 +21,13 @@ from knowledge_engine.config import load_config
 from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.maintenance import read_runs, run_job
 from knowledge_engine.maintenance.runs import job_running_elsewhere, maintenance_dir, read_history, try_lock
-from knowledge_engine.maintenance.scheduler import job_plan, process_scheduler
+from knowledge_engine.maintenance.scheduler import (
+    STAGGER_S,
+    MaintenanceScheduler,
+    job_plan,
+    new_background_scheduler,
+    process_scheduler,
+)
 from knowledge_engine.plugin import register
 from knowledge_engine.store.workspace import Workspace
 from tests.test_maintenance_jobs import engine_ws, make_store, relevances
@@ -144,6 +150,24 @@ def test_stopping_waits_only_its_budget_for_a_job_that_cannot_stop(
         idle = sched.engine_stopping(engine, 0.3)
         assert idle is False and not sched.scheduler.running  # gave up waiting; scheduler down
     assert wait_for(lambda: sched.running(engine) == 0)  # the job then finished on its own thread
+
+
+def test_missed_runs_coalesce_into_one(workspace: Path) -> None:
+    """As after a suspend: three prune runs (every 72 s) were missed, all within the misfire grace time."""
+    engine, _ws = engine_ws(workspace, maintenance={"pruneIntervalHours": 0.02})
+    sched = MaintenanceScheduler(new_background_scheduler(), startup_delay_s=-(150 + STAGGER_S))
+    sched.attach(engine)
+    sched.scheduler.start()
+    try:
+        assert wait_for(lambda: {"decay", "prune", "compact"} <= set(read_runs(workspace)))
+        assert sched.wait_idle(30)
+        time.sleep(0.5)  # uncoalesced, the other two missed runs would have been submitted at the same moment
+        assert [h["job"] for h in read_history(workspace)].count("prune") == 1
+        job = next(j for j in sched.jobs_for(workspace) if j.id.startswith("prune@"))
+        assert job.next_run_time > datetime.now(UTC) + timedelta(seconds=30)
+    finally:
+        engine.stop(5)
+    assert not sched.scheduler.running
 
 
 # --------------------------------------------------------------------------- the standalone daemon
