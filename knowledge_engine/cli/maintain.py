@@ -104,10 +104,14 @@ def maintain(
     workspace: WorkspaceOpt = None, config: ConfigOpt = None, agent: AgentOpt = None,
     once: Annotated[bool, typer.Option("--once", help=ONCE_HELP)] = False,
     daemon: Annotated[bool, typer.Option("--daemon", help=DAEMON_HELP)] = False,
-    job: Annotated[list[str] | None, typer.Option("--job", help=JOB_HELP)] = None,
+    job: Annotated[list[str] | None, typer.Option("--job", metavar="JOB", help=JOB_HELP)] = None,
     json: JsonOpt = False,
 ) -> None:
-    """Run the maintenance jobs: decay, prune, compact, Chroma sync, message retention, LLM retry."""
+    """Run the maintenance jobs: decay, prune, compact, Chroma sync, message retention, LLM retry.
+
+    --once suits cron or a systemd timer; --daemon keeps them on their schedules. Safe while the host
+    runs: a job it is running right now is skipped (recorded as "running elsewhere"). See `stats`.
+    """
     if once == daemon:
         fail("give exactly one of --once or --daemon")
     unknown = sorted(set(job or ()) - set(JOB_ORDER))
