@@ -7,6 +7,8 @@ would take seconds. It never opens Chroma or loads an embedder unless asked (`--
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -53,25 +55,64 @@ def _sync_state(folder: Path) -> dict[str, Any]:
     return state if isinstance(state, dict) else {}
 
 
+_FACT_TIER = re.compile(rb'"source":"([a-z_]+)"')
+_ENTITY_TYPE = re.compile(rb'"type":"([a-z_]+)"')
+_RECORDS_AT = {"facts.json": b',"facts":[', "entities.json": b',"entities":['}
+
+
+def _quick_scan(path: Path, pattern: re.Pattern[bytes]) -> tuple[Counter[str], int, dict[str, Any]] | None:
+    """Counts straight from the bytes the store writes (compact JSON, header first), without parsing
+    100k records: (values of `pattern`, records with "invalid_at":null, header meta). None when the
+    file does not look like the store's own output, so the caller parses it properly instead.
+
+    Sound because inside a JSON string every quote is escaped, so `"source":"` can only be a key.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    cut = raw.find(_RECORDS_AT[path.name])
+    if not raw.startswith(b'{"schema":') or cut < 0 or not raw.endswith(b"]}"):
+        return None
+    try:
+        head = orjson.loads(raw[:cut] + b"}")
+    except orjson.JSONDecodeError:
+        return None
+    body = memoryview(raw)[cut:]
+    counts = Counter(m.decode() for m in pattern.findall(body))
+    meta = head.get("meta") if isinstance(head, dict) else None
+    return counts, bytes(body).count(b'"invalid_at":null'), meta if isinstance(meta, dict) else {}
+
+
+def _entity_counts(folder: Path) -> dict[str, int]:
+    quick = _quick_scan(folder / "entities.json", _ENTITY_TYPE)
+    if quick is not None:
+        return dict(quick[0])
+    ents, _ = _records(folder, "entities.json", "entities")
+    return dict(Counter(str(e.get("type")) for e in ents))
+
+
+def _fact_counts(folder: Path) -> tuple[dict[str, int], int, dict[str, Any]]:
+    quick = _quick_scan(folder / "facts.json", _FACT_TIER)
+    if quick is not None:
+        return dict(quick[0]), quick[1], quick[2]
+    facts, meta = _records(folder, "facts.json", "facts")
+    tiers = Counter(str(f.get("source")) for f in facts)
+    return dict(tiers), sum(1 for f in facts if f.get("invalid_at") is None), meta
+
+
 def folder_status(folder: Path, config: Any) -> dict[str, Any]:
     """Counts from the store files and the small state files only: no Chroma, no embedder."""
-    ents, _ = _records(folder, "entities.json", "entities")
-    facts, meta = _records(folder, "facts.json", "facts")
-    by_type: dict[str, int] = {}
-    for e in ents:
-        by_type[str(e.get("type"))] = by_type.get(str(e.get("type")), 0) + 1
-    by_tier: dict[str, int] = {}
-    valid = 0
-    for f in facts:
-        by_tier[str(f.get("source"))] = by_tier.get(str(f.get("source")), 0) + 1
-        valid += f.get("invalid_at") is None
+    by_type = _entity_counts(folder)
+    by_tier, valid, meta = _fact_counts(folder)
+    n_facts = sum(by_tier.values())
     data: dict[str, Any] = {
         "workspace": str(folder),
-        "entities": len(ents),
+        "entities": sum(by_type.values()),
         "entities_by_type": by_type,
-        "facts": len(facts),
+        "facts": n_facts,
         "facts_valid": valid,
-        "facts_superseded": len(facts) - valid,
+        "facts_superseded": n_facts - valid,
         "facts_by_tier": by_tier,
     }
     data.update(_message_counts(folder, config))
