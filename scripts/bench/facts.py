@@ -198,7 +198,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     result: dict[str, Any] = {}
     result.update(spacy_throughput(args.messages, args.batch))
     print(
-        f"spaCy fact tier: {result['spacy_msg_per_s']} msg/s wall, {result['spacy_msg_per_cpu_s']} msg per CPU-s, "
+        f"spaCy fact tier: {result['spacy_msg_per_s']} msg/s wall, "
+        f"{result['spacy_msg_per_cpu_s']} msg per CPU-s, "
         f"over {result['spacy_messages']} messages"
     )
     result.update(labelled_quality())
