@@ -55,7 +55,8 @@ def rss_mb() -> float:
 
 @dataclass
 class Run:
-    sent: int = 0
+    sent: int = 0  # all messages, sustained and burst
+    steady: int = 0  # the sustained stream's share (paces the stream independently of bursts)
     bursts: int = 0
     hook_ms: list[float] = field(default_factory=list)
     hook_injected: int = 0
@@ -77,7 +78,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--hook-interval", type=float, default=0.05, help="Pause of each hook loop between calls (s)."
     )
     p.add_argument(
-        "--warmup", type=float, default=0.25, help="Share of the duration counted as warm-up for RSS."
+        "--warmup",
+        type=float,
+        default=0.5,
+        help="Share of the duration counted as warm-up for RSS (0.5 includes the first burst by default).",
     )
     p.add_argument("--flush-timeout", type=float, default=600.0, help="Seconds allowed to drain at the end.")
     p.add_argument(
@@ -125,9 +129,10 @@ async def producer(
     warm_at = args.duration * args.warmup
     while (elapsed := loop.time() - start) < args.duration:
         due = int(elapsed * args.rate)
-        while run.sent < due:
+        while run.steady < due:
             await _send(runner, root, agents[run.sent % len(agents)], run.sent, texts[run.sent % len(texts)])
             run.sent += 1
+            run.steady += 1
         if args.burst and elapsed >= next_burst:
             for _ in range(args.burst):
                 await _send(
