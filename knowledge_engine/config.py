@@ -262,7 +262,7 @@ class RetrievalConfig(_Section):
         168, gt=0, description="Recency half-life for conversation memory (event time)."
     )
     recency_floor: float = Field(
-        0.5, ge=0, le=1, description="Old memories keep at least this share of their score."
+        0.8, ge=0, le=1, description="Old memories keep at least this share of their score."
     )
     past_recency_floor: float = Field(
         0.9,
@@ -278,22 +278,22 @@ class RetrievalConfig(_Section):
         description="Weight of the vector arm against BM25 (1.0) when fusing conversation memory.",
     )
     neighbours: int = Field(
-        0,
+        3,
         ge=0,
         le=50,
         description="Also consider the turns right before and after this many best memory hits.",
     )
     neighbour_factor: float = Field(
-        0.5, ge=0, le=1, description="A neighbour turn scores this share of its anchor hit."
+        0.7, ge=0, le=1, description="A neighbour turn scores this share of its anchor hit."
     )
     candidate_pool: int = Field(
-        40, ge=5, le=500, description="Candidates each search arm returns before fusion."
+        100, ge=5, le=500, description="Candidates each search arm returns before fusion."
     )
     speaker_names: bool = Field(
         True, description="A speaker named in the query filters who spoke instead of being a search word."
     )
     speaker_weight: float = Field(
-        0.3,
+        2.0,
         ge=0,
         le=10,
         description="Score boost (x 1 + weight) for memories spoken by a speaker the query names.",
