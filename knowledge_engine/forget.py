@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from knowledge_engine.observe import emit
 from knowledge_engine.store.records import Entity, Message, utcnow
 from knowledge_engine.store.workspace import Workspace
@@ -253,23 +255,48 @@ def _rewrite_json(ws: Workspace, plan: ForgetPlan) -> None:
 
 
 def _remove_stale_copies(ws: Workspace, terms: list[str]) -> list[str]:
-    """Corrupt copies set aside, parked LLM batches and spill files holding a forgotten name are removed."""
+    """Corrupt copies set aside and parked LLM batches holding a forgotten name are removed; the ingest
+    spill file (messages not yet processed) is redacted line by line instead, so others' messages stay."""
     if not terms:
         return []
     removed = []
     for path in scan(ws.folder, terms):
         p = ws.folder / path
-        stale = (
-            ".corrupt-" in p.name
-            or p.name.endswith((".bak", ".tmp"))
-            or "llm-pending" in p.parts
-            or "spill" in p.name
-        )
+        if p.name == "ingest-spill.jsonl":
+            _redact_spill(p, terms)
+            continue
+        stale = ".corrupt-" in p.name or p.name.endswith((".bak", ".tmp")) or "llm-pending" in p.parts
         if stale:
             with contextlib.suppress(FileNotFoundError):
                 p.unlink()
             removed.append(path)
     return removed
+
+
+def _redact_spill(path: Path, terms: list[str]) -> None:
+    """Rewrite the spill file: the name redacted in texts, lines spoken by the entity dropped."""
+    pat = term_pattern(terms)
+    if pat is None:
+        return
+    speakers = {t.strip().lower() for t in terms}
+    out = []
+    for line in path.read_bytes().splitlines():
+        try:
+            rec = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(rec, dict):
+            continue
+        inner = rec.get("message")
+        msg: dict[str, Any] = inner if isinstance(inner, dict) else rec
+        if str(msg.get("speaker") or "").strip().lower() in speakers:
+            continue
+        if isinstance(msg.get("text"), str):
+            msg["text"] = pat.sub(REDACTED, msg["text"])
+        out.append(orjson.dumps(rec))
+    from knowledge_engine.store.persistence import atomic_write_bytes
+
+    atomic_write_bytes(path, b"".join(x + b"\n" for x in out), keep_backup=False)
 
 
 def scan(folder: Path, terms: Iterable[str]) -> list[str]:

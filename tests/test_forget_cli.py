@@ -118,3 +118,25 @@ def test_scan_is_case_insensitive(tmp_path: Path) -> None:
     (tmp_path / "a.bin").write_bytes(b"\x00\x01ZORBLAX\x00")
     (tmp_path / "b.txt").write_text("nothing here")
     assert scan(tmp_path, ["Zorblax"]) == ["a.bin"]
+
+
+def test_unprocessed_spill_and_parked_batches_are_cleaned(ws: Path) -> None:
+    from knowledge_engine.store.records import Message
+
+    lines = [
+        Message(id="sp-1", text=f"Lunch with {SECRET} tomorrow", speaker="Ana"),
+        Message(id="sp-2", text="Unrelated note about the garden", speaker="Ana"),
+        Message(id="sp-3", text="Hi, it is me", speaker=SECRET),
+    ]
+    (ws / "ingest-spill.jsonl").write_bytes(b"".join(m.model_dump_json().encode() + b"\n" for m in lines))
+    (ws / "llm-pending").mkdir()
+    (ws / "llm-pending" / "batch-1.json").write_text(json.dumps({"messages": [{"text": f"{SECRET} again"}]}))
+    (ws / "llm-pending" / "batch-2.json").write_text(json.dumps({"messages": [{"text": "nothing to see"}]}))
+    code, out, err = cli("forget", "--entity", SECRET, "-w", str(ws), "--yes", "--json")
+    assert code == 0, err
+    assert _files_with(ws, SECRET) == []
+    spill = [json.loads(x) for x in (ws / "ingest-spill.jsonl").read_text().splitlines()]
+    assert [m["id"] for m in spill] == ["sp-1", "sp-2"]
+    assert spill[0]["text"] == "Lunch with [redacted] tomorrow" and spill[1]["text"].startswith("Unrelated")
+    assert "llm-pending/batch-1.json" in json.loads(out)["files_removed"]
+    assert (ws / "llm-pending" / "batch-2.json").exists()
