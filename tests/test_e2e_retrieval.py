@@ -38,8 +38,8 @@ CONVERSATION = [
     ("user", "I live in Lisbon and I love sailing."),
 ]
 DOCS = {
-    "halcyon-launch-plan.md": "# Halcyon launch plan\n\nThe Halcyon weather satellite launches from Kourou in "
-    "September 2026. Mira Okafor is the mission lead. The valve problem was fixed in August.",
+    "halcyon-launch-plan.md": "# Halcyon launch plan\n\nThe Halcyon weather satellite launches from "
+    "Kourou in September 2026. Mira Okafor is the mission lead. The valve problem was fixed in August.",
     "payroll-policy.md": "# Payroll\n\nInvoices are paid within thirty days. Quarterly tax filings are due "
     "in April, July, October and January.",
 }
@@ -128,7 +128,7 @@ async def _conversation(runner: HookRunner, folder: Path) -> None:
 
 
 def run_turn(root: Path, config: dict[str, Any], ingest: bool = True) -> tuple[str, dict[str, Any], float]:
-    """Register, (ingest the conversation, flush + Chroma sync,) ask; returns block, provenance, hook seconds."""
+    """Register, optionally ingest (flush + Chroma sync), ask; returns block, provenance, hook seconds."""
     api = PluginApi("knowledge-engine", config)
     plugin: KnowledgePlugin | None = register(api)
     assert plugin is not None
