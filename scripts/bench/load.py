@@ -62,6 +62,7 @@ class Run:
     hook_injected: int = 0
     rss_warm: float = 0.0
     stop: bool = False
+    round: int = 0
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -82,6 +83,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=float,
         default=0.5,
         help="Share of the duration counted as warm-up for RSS (0.5 includes the first burst by default).",
+    )
+    p.add_argument(
+        "--rounds", type=int, default=1, help="Repeat the whole stream in the same process (leak check)."
     )
     p.add_argument("--flush-timeout", type=float, default=600.0, help="Seconds allowed to drain at the end.")
     p.add_argument(
@@ -109,7 +113,7 @@ def _ctx(root: Path, agent: str) -> dict[str, Any]:
     }
 
 
-async def _send(runner: HookRunner, root: Path, agent: str, n: int, text: str) -> None:
+async def _send(runner: HookRunner, root: Path, agent: str, n: str, text: str) -> None:
     event = {
         "content": text,
         "messageId": f"{agent}-{n}",
@@ -130,18 +134,28 @@ async def producer(
     while (elapsed := loop.time() - start) < args.duration:
         due = int(elapsed * args.rate)
         while run.steady < due:
-            await _send(runner, root, agents[run.sent % len(agents)], run.sent, texts[run.sent % len(texts)])
+            await _send(
+                runner,
+                root,
+                agents[run.sent % len(agents)],
+                f"{run.round}-{run.sent}",
+                texts[run.sent % len(texts)],
+            )
             run.sent += 1
             run.steady += 1
         if args.burst and elapsed >= next_burst:
             for _ in range(args.burst):
                 await _send(
-                    runner, root, agents[run.sent % len(agents)], run.sent, texts[run.sent % len(texts)]
+                    runner,
+                    root,
+                    agents[run.sent % len(agents)],
+                    f"{run.round}-{run.sent}",
+                    texts[run.sent % len(texts)],
                 )
                 run.sent += 1
             run.bursts += 1
             next_burst += args.burst_every
-        if not run.rss_warm and elapsed >= warm_at:
+        if not run.rss_warm and run.round == 0 and elapsed >= warm_at:
             run.rss_warm = rss_mb()
         await asyncio.sleep(0.005)
     run.stop = True
@@ -193,11 +207,18 @@ def measure(args: argparse.Namespace, root: Path) -> dict[str, Any]:
     before = {k: counters.get(k) for k in COUNTERS}
     rss_start = rss_mb()
     run = Run()
-    t0 = time.perf_counter()
-    asyncio.run(drive(runner, root, agents, texts, args, run))
-    stream_s = time.perf_counter() - t0
-    flushed = engine.flush(args.flush_timeout, sync=args.embeddings)
-    drain_s = time.perf_counter() - t0 - stream_s
+    rss_rounds: list[float] = []
+    stream_s = drain_s = 0.0
+    flushed = True
+    for r in range(max(1, args.rounds)):  # later rounds reuse the engine: RSS growth there is not filling up
+        t0 = time.perf_counter()
+        run.round, run.stop = r, False
+        asyncio.run(drive(runner, root, agents, texts, args, run))
+        stream_s += time.perf_counter() - t0
+        t1 = time.perf_counter()
+        flushed = engine.flush(args.flush_timeout, sync=args.embeddings) and flushed
+        drain_s += time.perf_counter() - t1
+        rss_rounds.append(round(rss_mb(), 1))
     delta = {k: counters.get(k) - before[k] for k in COUNTERS}
     stored = sum(ws.messages.count() for ws in engine.workspaces())
     rss_end = rss_mb()
@@ -230,6 +251,10 @@ def measure(args: argparse.Namespace, root: Path) -> dict[str, Any]:
         "rss_warm_mb": round(warm, 1),
         "rss_end_mb": round(rss_end, 1),
         "rss_growth_after_warmup": round((rss_end - warm) / warm, 4) if warm else None,
+        "rss_after_round_mb": rss_rounds,
+        "rss_growth_last_round": round((rss_rounds[-1] - rss_rounds[-2]) / rss_rounds[-2], 4)
+        if len(rss_rounds) > 1
+        else None,
     }
 
 
