@@ -115,3 +115,16 @@ def test_operator_merge_moves_names_into_the_kept_entity(workspace: Path) -> Non
 def test_match_key_strips_suffix_and_punctuation() -> None:
     assert match_key("ACME Corp.") == match_key("Acme, Inc.") == "acme"
     assert match_key("Jean-Luc Picard") == "jean-luc picard"
+
+
+def test_prune_keeps_entities_that_facts_refer_to(workspace: Path) -> None:
+    from knowledge_engine.store.workspace import Workspace
+
+    ws = Workspace(workspace, load_config({"storage": {"maxEntities": 2, "writeDebounceMs": 0}}))
+    for name in ("Ann", "Bob", "Cid", "Dee"):
+        ws.entities.observe(name, "person", "spacy")
+    ws.facts.add("Ann", "likes", "tea", subject_id="person:ann")
+    ws.facts.add("Bob", "likes", "tea", subject_id="person:bob")
+    _, gone = ws.prune()
+    assert set(gone) == {"person:cid", "person:dee"}
+    assert {e.id for e in ws.entities.all()} == {"person:ann", "person:bob"}

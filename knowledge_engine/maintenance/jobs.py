@@ -70,8 +70,7 @@ def decay(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[str, 
 
 def prune(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[str, int]:
     """Facts and entities above storage.maxFacts / maxEntities, least relevant first."""
-    facts = ws.facts.prune()
-    entities = ws.entities.prune()
+    facts, entities = ws.prune()
     return {"facts_pruned": len(facts), "entities_pruned": len(entities)}
 
 

@@ -238,13 +238,15 @@ class EntityStore:
         self.reindex()
         return ok
 
-    def prune(self, max_entities: int | None = None) -> list[str]:
+    def prune(self, max_entities: int | None = None, keep: set[str] | frozenset[str] = frozenset()) -> list[str]:
+        """Drop the least important entities above the limit; ids in `keep` (still used by facts) stay."""
         limit = max_entities or self.storage.max_entities
         with self.table.mutex:
             excess = len(self.table) - limit
             if excess <= 0:
                 return []
-            order = sorted(self.table, key=lambda e: (e.importance, e.count, e.last_seen))
+            candidates = [e for e in self.table if e.id not in keep]
+            order = sorted(candidates, key=lambda e: (e.importance, e.count, e.last_seen))
             gone = [e.id for e in order[:excess]]
             for eid in gone:
                 self.table.delete(eid)

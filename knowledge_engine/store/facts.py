@@ -268,7 +268,8 @@ class FactStore:
                 new = max(cfg.floor, f.relevance * factor)
                 if new != f.relevance:
                     f.relevance = new
-                    f.updated_at = now
+                    # updated_at stays: decay is background upkeep, so a reinforcement another process
+                    # made meanwhile (newer updated_at) wins the merge instead of being rolled back
                     self.table.put(f)
             self.table.set_meta("last_decay_at", (last + n * interval).isoformat())
             return n

@@ -188,6 +188,12 @@ class Workspace:
             emit("store.flush", facts=len(self.facts), entities=len(self.entities))
         return wrote_e or wrote_f
 
+    def prune(self) -> tuple[list[str], list[str]]:
+        """Facts above maxFacts, then entities above maxEntities that no remaining fact refers to."""
+        facts = self.facts.prune()
+        used = {i for f in self.facts.all() for i in (f.subject_id, f.object_id) if i}
+        return facts, self.entities.prune(keep=used)
+
     def refresh(self) -> None:
         """Adopt what other processes (the CLI, a maintenance job) wrote."""
         self.facts.table.refresh()
