@@ -29,6 +29,7 @@ _CAPS = re.compile(r"\b[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*")
 _KEYWORDS = QueryBuilder()
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 SPEAKER_REFRESH_S = 10.0
+FACT_POOL = 40  # candidates per fact arm: at most maxFacts (12) are injected
 
 
 def fact_item(fact: Fact, score: float = 0.0) -> RetrievedItem:
@@ -136,6 +137,7 @@ class FactTermIndex:
 
     def __init__(self) -> None:
         self.sig: tuple[int, Any] = (-1, None)
+        self.valid: dict[str, Fact] = {}
         self.postings: dict[str, set[str]] = {}
         self.lengths: dict[str, int] = {}
         self.by_entity: dict[str, list[str]] = {}
@@ -145,7 +147,8 @@ class FactTermIndex:
         if sig == self.sig:
             return
         self.postings, self.lengths, self.by_entity = {}, {}, {}
-        for f in facts:
+        self.valid = {f.id: f for f in facts if f.invalid_at is None}
+        for f in self.valid.values():
             words = _terms(f.text())
             self.lengths[f.id] = max(1, len(words))
             for w in words:
@@ -212,13 +215,15 @@ class LocalSource:
         self.last_embed_ms = (time.perf_counter() - t0) * 1000
         return vec
 
-    def _vector_hits(self, kind: str, vector: list[float] | None, where: dict[str, Any] | None) -> list[Any]:
+    def _vector_hits(
+        self, kind: str, vector: list[float] | None, where: dict[str, Any] | None, k: int | None = None
+    ) -> list[Any]:
         if vector is None:
             return []
         try:
             index = self.engine.chroma(self.ws)
             if kind == "facts":
-                return index.query_facts(vector, self.pool, where)
+                return index.query_facts(vector, k or self.pool, where)
             return index.query_messages(vector, self.pool, where)
         except Exception as exc:
             counters.inc("retrieve.vector_failed")
@@ -228,24 +233,24 @@ class LocalSource:
     def _facts(
         self, request: RetrievalRequest, vector: list[float] | None, topic: str
     ) -> list[RetrievedItem]:
-        valid = [f for f in self.ws.facts.all() if f.invalid_at is None]
-        if not valid:
+        self.terms.refresh(self.ws.facts.all())
+        by_id = self.terms.valid
+        if not by_id:
             return []
-        by_id = {f.id: f for f in valid}
+        pool = min(self.pool, FACT_POOL)
         entity_ids = {e.id for e in self.ws.entities.search(_CAPS.findall(request.query))}
         terms = _terms(topic)
-        self.terms.refresh(valid)
         overlap = self.terms.overlap(terms) if topic != request.query else {}
         # Facts of a named entity, those sharing the query's other words first; when the query names
         # an entity AND asks about something, a fact sharing none of those words is off topic.
         of_entities = {fid for eid in entity_ids for fid in self.terms.by_entity.get(eid, ())}
         ent_arm = sorted((by_id[fid] for fid in of_entities
                           if fid in by_id and (not overlap or fid in overlap)),
-                         key=lambda f: (-overlap.get(f.id, 0), -f.relevance, f.id))[: self.pool]
-        kw_arm = [by_id[fid] for fid in self.terms.rank(terms, self.pool)]
+                         key=lambda f: (-overlap.get(f.id, 0), -f.relevance, f.id))[:pool]
+        kw_arm = [by_id[fid] for fid in self.terms.rank(terms, pool)]
         # No `valid` filter in Chroma: a filtered HNSW query cost ~30 ms at 10k facts; invalid hits
         # are dropped here instead (by_id holds only valid facts).
-        hits = self._vector_hits("facts", vector, None)
+        hits = self._vector_hits("facts", vector, None, pool)
         vec_arm = [by_id[h.id] for h in hits if h.id in by_id]
         made: dict[str, RetrievedItem] = {}
         for f in (*ent_arm, *kw_arm, *vec_arm):
