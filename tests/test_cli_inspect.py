@@ -169,10 +169,10 @@ def test_stats_quick_counts_match_the_parsed_store(ws: str) -> None:
     folder = Path(ws)
     cli("edit", "-w", ws, "--fact", _json("facts", "-w", ws)[0]["id"], "--object", 'a "quoted" \\ value')
     quick = status.folder_status(folder, load_config({}))
-    assert status._quick_scan(folder / "facts.json", status._FACT_TIER) is not None  # the fast path ran
+    assert status._quick_scan(folder / "facts.json", status._FACT_TIER, "spacy") is not None  # the fast path ran
     full = Workspace(folder, load_config({})).stats()
     for key in ("entities", "entities_by_type", "facts", "facts_valid", "facts_superseded", "facts_by_tier"):
         assert quick[key] == full[key], key
     (folder / "facts.json").write_bytes(b'{"facts": []}')  # not the store's own layout: parsed properly
-    assert status._quick_scan(folder / "facts.json", status._FACT_TIER) is None
+    assert status._quick_scan(folder / "facts.json", status._FACT_TIER, "spacy") is None
     assert status.folder_status(folder, load_config({}))["facts"] == 0

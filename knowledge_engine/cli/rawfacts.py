@@ -19,6 +19,18 @@ from knowledge_engine.store.records import Fact, canonical
 
 Raw = dict[str, Any]
 FACTS: TypeAdapter[list[Fact]] = TypeAdapter(list[Fact])
+# the store omits default-valued fields on write: a missing key means the model's default
+DEFAULTS: dict[str, Any] = {
+    name: f.default
+    for name, f in Fact.model_fields.items()
+    if f.default_factory is None and not f.is_required()
+}
+
+
+def _get(f: Raw, key: str) -> Any:
+    return f.get(key, DEFAULTS.get(key))
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -42,11 +54,11 @@ def _num(value: Any, default: float) -> float:
 
 
 SORT_KEYS: dict[str, Callable[[Raw], Any]] = {
-    "relevance": lambda f: (-_num(f.get("relevance"), 1.0), -_ts(f.get("last_accessed"))),
-    "confidence": lambda f: (-_num(f.get("confidence"), 0.5), -_num(f.get("relevance"), 1.0)),
-    "created": lambda f: -_ts(f.get("created_at")),
-    "accessed": lambda f: -_ts(f.get("last_accessed")),
-    "valid-from": lambda f: -_ts(f.get("valid_at") or f.get("created_at")),
+    "relevance": lambda f: (-_num(_get(f, "relevance"), 1.0), -_ts(_get(f, "last_accessed"))),
+    "confidence": lambda f: (-_num(_get(f, "confidence"), 0.5), -_num(_get(f, "relevance"), 1.0)),
+    "created": lambda f: -_ts(_get(f, "created_at")),
+    "accessed": lambda f: -_ts(_get(f, "last_accessed")),
+    "valid-from": lambda f: -_ts(_get(f, "valid_at") or _get(f, "created_at")),
     "subject": lambda f: (str(f.get("subject", "")).lower(), str(f.get("predicate", ""))),
 }
 
@@ -77,32 +89,32 @@ def resolve_entity(folder: Path, cfg: EngineConfig, entity: str) -> str:
 
 
 def _matches(f: Raw, q: dict[str, Any]) -> bool:
-    if not q["history"] and f.get("invalid_at") is not None:
+    if not q["history"] and _get(f, "invalid_at") is not None:
         return False
-    if _num(f.get("relevance"), 1.0) < q["min_relevance"]:
+    if _num(_get(f, "relevance"), 1.0) < q["min_relevance"]:
         return False
     subj, obj = str(f.get("subject", "")), str(f.get("object", ""))
-    if q["subject"] and canonical(subj) != q["subject"] and f.get("subject_id") != q["subject_raw"]:
+    if q["subject"] and canonical(subj) != q["subject"] and _get(f, "subject_id") != q["subject_raw"]:
         return False
-    if q["predicate"] and f.get("predicate") != q["predicate"]:
+    if q["predicate"] and _get(f, "predicate") != q["predicate"]:
         return False
-    if q["object"] and canonical(obj) != q["object"] and f.get("object_id") != q["object_raw"]:
+    if q["object"] and canonical(obj) != q["object"] and _get(f, "object_id") != q["object_raw"]:
         return False
     ent = q["entity"]
     if (
         ent
-        and ent not in (f.get("subject_id"), f.get("object_id"))
+        and ent not in (_get(f, "subject_id"), _get(f, "object_id"))
         and canonical(ent) not in (canonical(subj), canonical(obj))
     ):
         return False
-    if q["tier"] and f.get("source") != q["tier"]:
+    if q["tier"] and _get(f, "source") != q["tier"]:
         return False
     if q["session"] and not any(
-        isinstance(e, dict) and e.get("session") == q["session"] for e in f.get("evidence") or []
+        isinstance(e, dict) and e.get("session") == q["session"] for e in _get(f, "evidence") or []
     ):
         return False
     if q["since"] or q["until"]:
-        when = _dt(f.get("valid_at")) or _dt(f.get("created_at")) or _EPOCH
+        when = _dt(_get(f, "valid_at")) or _dt(_get(f, "created_at")) or _EPOCH
         if (q["since"] and when < q["since"]) or (q["until"] and when >= q["until"]):
             return False
     return True

@@ -60,12 +60,16 @@ _ENTITY_TYPE = re.compile(rb'"type":"([a-z_]+)"')
 _RECORDS_AT = {"facts.json": b',"facts":[', "entities.json": b',"entities":['}
 
 
-def _quick_scan(path: Path, pattern: re.Pattern[bytes]) -> tuple[Counter[str], int, dict[str, Any]] | None:
+def _quick_scan(
+    path: Path, pattern: re.Pattern[bytes], default: str
+) -> tuple[Counter[str], int, dict[str, Any]] | None:
     """Counts straight from the bytes the store writes (compact JSON, header first), without parsing
-    100k records: (values of `pattern`, records with "invalid_at":null, header meta). None when the
-    file does not look like the store's own output, so the caller parses it properly instead.
+    100k records: (records per value of `pattern`, records with a set "invalid_at", header meta).
+    The store omits default-valued fields, so records without the key count under `default`.
+    None when the file does not look like the store's own output: the caller then parses it.
 
-    Sound because inside a JSON string every quote is escaped, so `"source":"` can only be a key.
+    Sound because inside a JSON string every quote is escaped, so `"source":"` can only be a key, and
+    every record (only records: evidence has `message_id`) starts with `{"id":"`.
     """
     try:
         raw = path.read_bytes()
@@ -78,14 +82,25 @@ def _quick_scan(path: Path, pattern: re.Pattern[bytes]) -> tuple[Counter[str], i
         head = orjson.loads(raw[:cut] + b"}")
     except orjson.JSONDecodeError:
         return None
-    body = memoryview(raw)[cut:]
+    body = raw[cut:]
+    total = body.count(b'{"id":"')
     counts = Counter(m.decode() for m in pattern.findall(body))
+    if total < sum(counts.values()):
+        return None
+    if total > sum(counts.values()):
+        counts[default] += total - sum(counts.values())
     meta = head.get("meta") if isinstance(head, dict) else None
-    return counts, bytes(body).count(b'"invalid_at":null'), meta if isinstance(meta, dict) else {}
+    return counts, body.count(b'"invalid_at":"'), meta if isinstance(meta, dict) else {}
+
+
+def _default(field: str) -> str:
+    from knowledge_engine.store.records import Fact
+
+    return str(Fact.model_fields[field].default)
 
 
 def _entity_counts(folder: Path) -> dict[str, int]:
-    quick = _quick_scan(folder / "entities.json", _ENTITY_TYPE)
+    quick = _quick_scan(folder / "entities.json", _ENTITY_TYPE, "unknown")
     if quick is not None:
         return dict(quick[0])
     ents, _ = _records(folder, "entities.json", "entities")
@@ -93,11 +108,12 @@ def _entity_counts(folder: Path) -> dict[str, int]:
 
 
 def _fact_counts(folder: Path) -> tuple[dict[str, int], int, dict[str, Any]]:
-    quick = _quick_scan(folder / "facts.json", _FACT_TIER)
+    quick = _quick_scan(folder / "facts.json", _FACT_TIER, _default("source"))
     if quick is not None:
-        return dict(quick[0]), quick[1], quick[2]
+        tiers, invalid, meta = quick
+        return dict(tiers), sum(tiers.values()) - invalid, meta
     facts, meta = _records(folder, "facts.json", "facts")
-    tiers = Counter(str(f.get("source")) for f in facts)
+    tiers = Counter(str(f.get("source", _default("source"))) for f in facts)
     return dict(tiers), sum(1 for f in facts if f.get("invalid_at") is None), meta
 
 
