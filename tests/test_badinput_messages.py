@@ -104,11 +104,12 @@ def test_hostile_message_is_processed_within_bounds(
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(f"bad input {name}: {len(text)} chars, {elapsed:.2f} s, tracemalloc peak {peak / 2**20:.1f} MB")
-    assert counters.get("ingest.processed") == processed_before + 1
+    # counters are process-wide (other engines in this pytest process may count too): at least ours
+    assert counters.get("ingest.processed") >= processed_before + 1
     assert counters.get("ingest.failed") == failed_before
     assert elapsed < HANG_GUARD_S and peak / 2**20 < MEMORY_GUARD_MB
     ws = plugin.engine.workspace("bad", str(folder))
-    assert ws.messages.get(f"bad-{name}") is not None or name == "lone_surrogates"
+    assert ws.messages.get(f"bad-{name}") is not None  # processed: it is in the message log
     for store in ("facts.json", "entities.json"):  # the store on disk is still valid JSON
         if (ws.folder / store).exists():
             json.loads((ws.folder / store).read_text(encoding="utf-8"))
