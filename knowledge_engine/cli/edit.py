@@ -94,8 +94,9 @@ def edit(
     merge: Annotated[
         list[str] | None,
         typer.Option(
+            metavar="ENTITY",
             help="Merge two entities: --merge KEEP --merge DROP "
-            "(names or ids); DROP becomes an alias of KEEP."
+            "(names or ids); DROP becomes an alias of KEEP.",
         ),
     ] = None,
     json: JsonOpt = False,

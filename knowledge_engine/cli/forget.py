@@ -85,7 +85,9 @@ def forget(
             "redact the messages mentioning it."
         ),
     ] = None,
-    message: Annotated[list[str] | None, typer.Option(help="Forget this message id (repeatable).")] = None,
+    message: Annotated[
+        list[str] | None, typer.Option(metavar="ID", help="Forget this message id (repeatable).")
+    ] = None,
     session: Annotated[
         str | None, typer.Option(help="Forget every message of this session and facts only it supports.")
     ] = None,
@@ -94,7 +96,10 @@ def forget(
     below_relevance: Annotated[float | None, typer.Option(help="Filter: facts below this relevance.")] = None,
     also: Annotated[
         list[str] | None,
-        typer.Option(help="With --entity: another name for it to remove too (a first name, a nickname)."),
+        typer.Option(
+            metavar="NAME",
+            help="With --entity: another name for it to remove too (a first name, a nickname).",
+        ),
     ] = None,
     delete_messages: Annotated[
         bool,
