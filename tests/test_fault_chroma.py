@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,7 +107,9 @@ def test_chroma_killed_mid_sync_then_restarted_next_sync_completes(
         with pytest.raises(Exception):  # noqa: B017 - whatever the client raises for a dead server
             sync_mod.sync(index, ws.facts.all(), ws.messages.iter(), progress, chunk_size=200)
         assert killed, "the server must die in the middle of the sync"
+        t0 = time.monotonic()
         killable_chroma.start()
+        t_up = time.monotonic()
         report = engine.sync(ws)  # the same engine and index object: no restart of the host
         # the chunks upserted before the kill stayed: they are not embedded again
         assert report.embedded <= N_FACTS + N_MESSAGES - 600
@@ -114,6 +117,8 @@ def test_chroma_killed_mid_sync_then_restarted_next_sync_completes(
         assert index.count("messages") == ws.messages.count() == N_MESSAGES
         status = sync_mod.status(index, ws.facts.all(), ws.messages.iter())
         assert status["pending"] == 0
+        print(f"chroma kill figures: killed_after={killed[0]} restart_s={t_up - t0:.1f} "
+              f"resync_s={time.monotonic() - t_up:.1f} embedded_after_restart={report.embedded}")
         again = engine.sync(ws)
         assert again.embedded == 0 and again.unchanged == N_FACTS + N_MESSAGES
         engine.stop(5)

@@ -90,6 +90,7 @@ def test_every_message_gets_its_llm_fact_once_after_the_endpoint_flaps(tmp_path:
         asyncio.run(stream(HookRunner(api.registrations)))
         engine = plugin.engine
         ws = engine.workspace("flap")
+        t_sent = time.monotonic()
         deadline = time.monotonic() + 180  # a guard against a hang, not a performance assertion
         while time.monotonic() < deadline:
             engine.flush(10, sync=False)
@@ -114,6 +115,7 @@ def test_every_message_gets_its_llm_fact_once_after_the_endpoint_flaps(tmp_path:
             ids = [e.message_id for e in fact.evidence]
             assert ids == [f"m{i}"], (i, ids)
         assert len(facts) == N
+        print(f"ollama flap figures: {stats} drained_s_after_last_message={time.monotonic() - t_sent:.1f}")
         engine.stop(5)
     finally:
         server.stop()
