@@ -254,7 +254,7 @@ class RetrievalConfig(_Section):
         4000, ge=100, description="Character budget of the local and pgvector sections."
     )
     total_max_chars: int = Field(10000, ge=100, description="Character budget of the whole block.")
-    max_facts: int = Field(12, ge=0, description="At most this many facts injected.")
+    max_facts: int = Field(4, ge=0, description="At most this many facts injected (the rest of the budget goes to conversation turns).")
     max_memories: int = Field(30, ge=0, description="At most this many conversation memories injected.")
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     mmr_lambda: float = Field(0.7, ge=0, le=1, description="MMR trade-off between relevance and diversity.")
@@ -276,6 +276,12 @@ class RetrievalConfig(_Section):
         ge=0,
         le=2,
         description="Weight of the vector arm against BM25 (1.0) when fusing conversation memory.",
+    )
+    fact_weight: float = Field(
+        1.0,
+        ge=0,
+        le=2,
+        description="Weight of facts against conversation memory (1.0) when the two lists are fused.",
     )
     neighbours: int = Field(
         3,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.inject.format import render_block, render_item
-from knowledge_engine.observe import emit
+from knowledge_engine.observe import counters, emit
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, Source, SourceResult
 from knowledge_engine.retrieve.cache import PromptCache
 from knowledge_engine.retrieve.cooldown import Breaker
@@ -27,13 +27,12 @@ from knowledge_engine.retrieve.fuse import (
     apply_threshold,
     mmr,
     recency_decay,
-    rrf,
     rrf_max,
 )
 from knowledge_engine.retrieve.parallel import gather_sources
 from knowledge_engine.retrieve.query import content_text, query_text
 from knowledge_engine.retrieve.skip import should_skip
-from knowledge_engine.retrieve.sources.local import LocalSource, newest_time
+from knowledge_engine.retrieve.sources.local import LocalSource, newest_time, weighted_rrf
 from knowledge_engine.retrieve.temporal import parse_time_window, temporal_boost
 
 if TYPE_CHECKING:
@@ -108,7 +107,10 @@ class Retriever:
         ref = _event_time(event) or newest_time(self.ws) or datetime.now(UTC)
         block, provenance = await self.context(query, reference_time=ref, ctx=ctx)
         result = {self.cfg.retrieval.injection_target: block} if block else None
-        self.cache.set(agent, query, (result, provenance))
+        if _degraded(provenance):  # a source failed: do not serve this answer after it recovers
+            counters.inc("retrieval.cache_skipped_degraded")
+        else:
+            self.cache.set(agent, query, (result, provenance))
         emit("timing", cacheHit=False, injected=bool(block), chars=len(block),
              totalMs=round((time.perf_counter() - t0) * 1000, 2), target=self.cfg.retrieval.injection_target)
         return result
@@ -183,12 +185,13 @@ class Retriever:
             memory = self._feedback.boost(memory, rc.feedback_weight)
         # Only the head of each list can make the block: every later step copies its items.
         facts, memory = facts[: 3 * rc.max_facts], memory[: 3 * rc.max_memories]
-        fused = rrf([facts, memory], k=rc.rrf_k, names=["facts", "memory"])
+        fused = weighted_rrf([facts, memory], [rc.fact_weight, 1.0], ["facts", "memory"], rc.rrf_k)
         if rc.min_score > 0:
             fused = apply_threshold(fused, rc.min_score)
         limit = rc.max_facts + rc.max_memories
         if rc.adaptive:
-            limit = adaptive_count(fused, limit, scale=rrf_max(2, rc.rrf_k) , min_count=min(3, limit))
+            scale = rrf_max(2, rc.rrf_k) * max(rc.fact_weight, 1.0)
+            limit = adaptive_count(fused, limit, scale=scale, min_count=min(3, limit))
         # MMR costs O(pool x picks) similarities: the caps' worth of picks from a pool of 2x that,
         # not the generic 5x (~35k Jaccards per turn at 42 picks, ~30 ms).
         chosen = mmr(fused, rc.mmr_lambda, limit, pool_factor=2)
@@ -281,6 +284,11 @@ def block_overhead(fmt: Any) -> int:
         items = sum(len(render_item(i, fmt)) + 1 for i in probe)
         _OVERHEAD[fmt] = len(render_block(sections, fmt)) - items
     return _OVERHEAD[fmt]
+
+
+def _degraded(provenance: dict[str, Any]) -> bool:
+    """True when a source failed or timed out (a cooling-down source is a steady state, not a failure)."""
+    return any(s.get("status") in ("error", "timeout") for s in provenance.get("sources", {}).values())
 
 
 def _ctx(obj: Any, *names: str) -> Any:
