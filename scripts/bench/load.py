@@ -87,7 +87,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--rounds", type=int, default=1, help="Repeat the whole stream in the same process (leak check)."
     )
-    p.add_argument("--flush-timeout", type=float, default=600.0, help="Seconds allowed to drain at the end.")
+    p.add_argument("--flush-timeout", type=float, default=1800.0, help="Seconds allowed to drain at the end.")
     p.add_argument(
         "--embeddings", action="store_true", help="Keep the semantic layer on (Chroma sync on flush)."
     )
@@ -212,7 +212,7 @@ def measure(args: argparse.Namespace, root: Path) -> dict[str, Any]:
     flushed = True
     for r in range(max(1, args.rounds)):  # later rounds reuse the engine: RSS growth there is not filling up
         t0 = time.perf_counter()
-        run.round, run.stop = r, False
+        run.round, run.stop, run.steady = r, False, 0
         asyncio.run(drive(runner, root, agents, texts, args, run))
         stream_s += time.perf_counter() - t0
         t1 = time.perf_counter()
