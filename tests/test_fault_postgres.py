@@ -18,7 +18,7 @@ import pytest
 from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.plugin import KnowledgePlugin, register
 from knowledge_engine.retrieve.retriever import retriever_for
-from knowledge_engine.retrieve.sources.pgvector import get_pool, vector_literal
+from knowledge_engine.retrieve.sources.pgvector import close_pools, get_pool, vector_literal
 from tests.fixtures.postgres import PgHandle, pg_server_in_tempdir
 from tests.servers.ollama_server import FakeOllamaServer, hash_vector
 
@@ -53,7 +53,7 @@ def plugin_config(tmp_path: Path, pg_url: str, ollama_url: str) -> dict[str, Any
         "workspace": str(tmp_path / "{agentId}"),
         "storage": {"writeDebounceMs": 0},
         "embeddings": {"enabled": False},
-        "retrieval": {"budgetMs": 1500, "cacheTtlMs": 0},
+        "retrieval": {"budgetMs": 1500},  # prompt cache on: a degraded answer must not outlive the outage
         "pgvector": {"enabled": True, "url": pg_url, "table": TABLE, "collections": ["knowledge_default"],
                      "dimensions": DIMS, "scoreThreshold": -1, "timeoutMs": 700,
                      "embeddings": {"provider": "ollama", "endpoint": ollama_url, "model": "nomic-embed-text",
@@ -112,9 +112,18 @@ def test_postgres_stopped_and_restarted_hook_degrades_to_local_and_pool_recovers
         timings["back"].append(ms)
         assert sources["pgvector"]["status"] == "ok" and sources["pgvector"]["count"] > 0, sources
         assert "Globex" in block and "Halcyon launch runbook" in block
+        # a question first asked during the outage: its degraded answer was not cached
+        block, _, _ = await ask(runner, plugin, "Which company employs Dana?")
+        assert "Globex" in block and "Halcyon launch runbook" in block
+
+    async def scenario_then_close() -> None:
+        try:
+            await scenario()
+        finally:  # a pool left open would keep PostgreSQL's smart shutdown waiting at teardown
+            await close_pools()
 
     try:
-        asyncio.run(scenario())
+        asyncio.run(scenario_then_close())
         stats = runner.stats()["before_prompt_build"]
         assert stats.get("timed_out", 0) == 0 and stats.get("failed", 0) == 0, stats
         print("pg fault timings ms:", {k: [round(v) for v in vs] for k, vs in timings.items()})
