@@ -101,13 +101,13 @@ class LlmConfig(_Section):
 
 
 class ExtractionConfig(_Section):
-    regex: RegexConfig = Field(default_factory=RegexConfig, description="Regex tier (instant).")  # type: ignore[arg-type]
+    regex: RegexConfig = Field(default_factory=RegexConfig, description="Regex tier (instant).")
     spacy: SpacyConfig = Field(
         default_factory=SpacyConfig, description="spaCy NER and dependency-triple tier."
-    )  # type: ignore[arg-type]
+    )
     llm: LlmConfig = Field(
         default_factory=LlmConfig, description="Batched LLM triple extraction (Ollama or OpenAI-compatible)."
-    )  # type: ignore[arg-type]
+    )
     max_message_chars: int = Field(
         32768,
         ge=64,
@@ -254,7 +254,11 @@ class RetrievalConfig(_Section):
         4000, ge=100, description="Character budget of the local and pgvector sections."
     )
     total_max_chars: int = Field(10000, ge=100, description="Character budget of the whole block.")
-    max_facts: int = Field(4, ge=0, description="At most this many facts injected (the rest of the budget goes to conversation turns).")
+    max_facts: int = Field(
+        4,
+        ge=0,
+        description="At most this many facts injected (the rest of the budget goes to conversation turns).",
+    )
     max_memories: int = Field(30, ge=0, description="At most this many conversation memories injected.")
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     mmr_lambda: float = Field(0.7, ge=0, le=1, description="MMR trade-off between relevance and diversity.")
@@ -327,7 +331,7 @@ class RetrievalConfig(_Section):
     provenance_report: Literal["off", "metadata", "full"] = Field(
         "off", description="Per-turn provenance report."
     )
-    skip: SkipConfig = Field(default_factory=SkipConfig, description="When retrieval is skipped.")  # type: ignore[arg-type]
+    skip: SkipConfig = Field(default_factory=SkipConfig, description="When retrieval is skipped.")
 
 
 class PgvectorConfig(_Section):
@@ -446,35 +450,35 @@ class EngineConfig(_Section):
     log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Engine log level.")
     extraction: ExtractionConfig = Field(
         default_factory=ExtractionConfig, description="How entities and facts are extracted from messages."
-    )  # type: ignore[arg-type]
+    )
     storage: StorageConfig = Field(
         default_factory=StorageConfig, description="Limits and write behaviour of the fact and entity store."
-    )  # type: ignore[arg-type]
-    decay: DecayConfig = Field(default_factory=DecayConfig, description="Relevance decay of facts.")  # type: ignore[arg-type]
+    )
+    decay: DecayConfig = Field(default_factory=DecayConfig, description="Relevance decay of facts.")
     facts: FactsConfig = Field(
         default_factory=FactsConfig,
         description="Fact semantics: single-valued predicates, entity resolution.",
-    )  # type: ignore[arg-type]
+    )
     embeddings: EmbeddingsConfig = Field(
         default_factory=EmbeddingsConfig, description="Embedding provider and Chroma sync schedule."
-    )  # type: ignore[arg-type]
-    chroma: ChromaConfig = Field(default_factory=ChromaConfig, description="Where the Chroma index lives.")  # type: ignore[arg-type]
+    )
+    chroma: ChromaConfig = Field(default_factory=ChromaConfig, description="Where the Chroma index lives.")
     memory: MemoryConfig = Field(
         default_factory=MemoryConfig, description="The per-agent message log (conversation memory)."
-    )  # type: ignore[arg-type]
+    )
     retrieval: RetrievalConfig = Field(
         default_factory=RetrievalConfig, description="before_prompt_build: ranking, budgets, injection."
-    )  # type: ignore[arg-type]
-    pgvector: PgvectorConfig = Field(default_factory=PgvectorConfig, description="pgvector document source.")  # type: ignore[arg-type]
+    )
+    pgvector: PgvectorConfig = Field(default_factory=PgvectorConfig, description="pgvector document source.")
     lightrag: LightragConfig = Field(
         default_factory=LightragConfig, description="LightRAG knowledge-graph source."
-    )  # type: ignore[arg-type]
+    )
     test_mode: TestModeConfig = Field(
         default_factory=TestModeConfig, description="Canned remote sources for testing an installation."
-    )  # type: ignore[arg-type]
+    )
     maintenance: MaintenanceConfig = Field(
         default_factory=MaintenanceConfig, description="Scheduled maintenance jobs."
-    )  # type: ignore[arg-type]
+    )
 
     @field_validator("workspace_template")
     @classmethod
@@ -616,7 +620,7 @@ def load_config(raw: dict[str, Any] | None = None) -> EngineConfig:
     try:
         cfg = EngineConfig.model_validate(data)
     except ValidationError as exc:
-        problems.extend(_describe(e) for e in exc.errors())  # type: ignore[arg-type]
+        problems.extend(_describe(dict(e)) for e in exc.errors())
         raise ConfigError(problems) from None
     if problems:
         raise ConfigError(problems)

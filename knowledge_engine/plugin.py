@@ -19,6 +19,7 @@ from knowledge_engine.config import ConfigError, EngineConfig, load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Message, utcnow
+from knowledge_engine.store.workspace import Workspace
 
 PLUGIN_ID = "knowledge-engine"
 log = logging.getLogger("knowledge_engine.plugin")
@@ -87,7 +88,7 @@ class KnowledgePlugin:
         self.sessions = SessionDirectory()
 
     # ------------------------------------------------------------------ helpers
-    def _workspace(self, event: Any, ctx: Any):  # type: ignore[no-untyped-def]
+    def _workspace(self, event: Any, ctx: Any) -> tuple[Workspace, str | None]:
         session_key = _get(event, "session_key", "sessionKey") or _get(ctx, "session_key", "sessionKey")
         agent_id, ws_dir = self.sessions.lookup(
             session_key, _get(ctx, "agent_id", "agentId"), _get(ctx, "workspace_dir", "workspaceDir")

@@ -20,28 +20,9 @@ from knowledge_engine.config import RegexConfig
 from knowledge_engine.extract.base import Extraction, Mention
 from knowledge_engine.extract.text import worth_extracting
 from knowledge_engine.observe import counters, log
-from knowledge_engine.store.records import EntityType, Message
+from knowledge_engine.store.records import EntityType, Message, initial_importance
 
 # --------------------------------------------------------------------------- importance
-
-_IMPORTANCE: dict[str, float] = {
-    "organization": 0.8,
-    "person": 0.7,
-    "product": 0.6,
-    "location": 0.5,
-    "date": 0.4,
-    "email": 0.4,
-    "url": 0.4,
-    "money": 0.4,
-}
-
-
-def initial_importance(type_: str, value: str) -> float:
-    """vainplex's starting importance; unknown/concept names score higher when multi-word."""
-    if type_ in _IMPORTANCE:
-        return _IMPORTANCE[type_]
-    return 0.5 if " " in value.strip() else 0.3
-
 
 # --------------------------------------------------------------------------- patterns
 

@@ -106,7 +106,7 @@ class Retriever:
             return cached[0]
         ref = _event_time(event) or newest_time(self.ws) or datetime.now(UTC)
         block, provenance = await self.context(query, reference_time=ref, ctx=ctx)
-        result = {self.cfg.retrieval.injection_target: block} if block else None
+        result: dict[str, str] | None = {str(self.cfg.retrieval.injection_target): block} if block else None
         if _degraded(provenance):  # a source failed: do not serve this answer after it recovers
             counters.inc("retrieval.cache_skipped_degraded")
         else:

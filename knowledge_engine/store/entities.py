@@ -26,6 +26,7 @@ from knowledge_engine.store.records import (
     SourceTier,
     canonical,
     entity_id,
+    initial_importance,
     utcnow,
 )
 from knowledge_engine.store.table import RecordTable
@@ -35,18 +36,6 @@ _LEGAL = re.compile(
     r"(?<![,\s])[,\s]+(inc|llc|ltd|limited|gmbh|ag|corp|corporation|co|company|sas|sa|plc|bv|nv|srl|oy|ab)\.?$",
     re.I,
 )
-_BASE_IMPORTANCE: dict[str, float] = {
-    "organization": 0.8,
-    "person": 0.7,
-    "product": 0.6,
-    "location": 0.5,
-    "date": 0.4,
-    "email": 0.4,
-    "url": 0.4,
-    "money": 0.4,
-    "concept": 0.5,
-    "unknown": 0.3,
-}
 # Types that name things; dates/money/emails/urls never fuzzy-match or merge across types.
 _NAMED = {"person", "organization", "location", "product", "concept", "unknown"}
 
@@ -180,7 +169,7 @@ class EntityStore:
             value=clean,
             aliases=[],
             count=1,
-            importance=importance if importance is not None else _BASE_IMPORTANCE.get(type_, 0.5),
+            importance=importance if importance is not None else initial_importance(type_, clean),
             first_seen=now,
             last_seen=now,
             sources=[tier],
@@ -238,7 +227,9 @@ class EntityStore:
         self.reindex()
         return ok
 
-    def prune(self, max_entities: int | None = None, keep: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    def prune(
+        self, max_entities: int | None = None, keep: set[str] | frozenset[str] = frozenset()
+    ) -> list[str]:
         """Drop the least important entities above the limit; ids in `keep` (still used by facts) stay."""
         limit = max_entities or self.storage.max_entities
         with self.table.mutex:
@@ -261,7 +252,7 @@ class EntityStore:
         keep.aliases = list(dict.fromkeys([*keep.aliases, drop.value, *drop.aliases]))
         keep.count += drop.count
         keep.mentions = (keep.mentions + drop.mentions)[-self.storage.max_mentions :]
-        keep.sources = list(dict.fromkeys([*keep.sources, *drop.sources, "manual"]))  # type: ignore[list-item]
+        keep.sources = list(dict.fromkeys([*keep.sources, *drop.sources, "manual"]))
         keep.updated_at = utcnow()
         self.table.put(keep)
         self.table.delete(drop_id)

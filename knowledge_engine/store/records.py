@@ -24,6 +24,26 @@ Role = Literal["user", "assistant", "system", "tool"]
 TIER_STRENGTH: dict[str, int] = {"regex": 1, "spacy": 2, "llm": 3, "import": 3, "manual": 4}
 
 
+# Starting importance by type (vainplex's values); unknown/concept names score higher when multi-word.
+BASE_IMPORTANCE: dict[str, float] = {
+    "organization": 0.8,
+    "person": 0.7,
+    "product": 0.6,
+    "location": 0.5,
+    "date": 0.4,
+    "email": 0.4,
+    "url": 0.4,
+    "money": 0.4,
+}
+
+
+def initial_importance(type_: str, value: str) -> float:
+    """Importance of a newly seen entity."""
+    if type_ in BASE_IMPORTANCE:
+        return BASE_IMPORTANCE[type_]
+    return 0.5 if " " in value.strip() else 0.3
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 

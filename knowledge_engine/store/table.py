@@ -81,7 +81,7 @@ class RecordTable(Generic[R]):
                 except ValidationError:
                     self.invalid_records += 1
             log.error("%s: skipped %d invalid records", self.path.name, self.invalid_records)
-        tomb_raw = doc.get("tombstones") if isinstance(doc.get("tombstones"), dict) else {}
+        tomb_raw: dict[str, Any] = doc["tombstones"] if isinstance(doc.get("tombstones"), dict) else {}
         tombs: dict[str, datetime] = {}
         for rid, ts in tomb_raw.items():
             try:
@@ -95,12 +95,12 @@ class RecordTable(Generic[R]):
         """One pass in pydantic-core (parse + validate); False sends the caller to the careful path."""
         try:
             raw = self.path.read_bytes()
-            doc = self._doc_adapter.validate_json(raw)
+            doc: Any = self._doc_adapter.validate_json(raw)
         except (OSError, ValidationError, ValueError):
             return False
         if doc.schema_ > SCHEMA_VERSION:
             return False
-        self.records = {r.id: r for r in getattr(doc, self.key)}  # type: ignore[attr-defined]
+        self.records = {r.id: r for r in getattr(doc, self.key)}
         self.meta = doc.meta
         self.tombstones = {}
         for rid, ts in doc.tombstones.items():

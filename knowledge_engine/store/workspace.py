@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.extract.base import Extraction, FactCandidate
@@ -23,6 +24,9 @@ from knowledge_engine.store.entities import EntityStore, vote_weight
 from knowledge_engine.store.facts import FactStore
 from knowledge_engine.store.persistence import WorkspaceLock
 from knowledge_engine.store.records import Entity, Evidence, Fact, Message, utcnow
+
+if TYPE_CHECKING:
+    from knowledge_engine.store.messages import MessageLog
 
 log = logging.getLogger("knowledge_engine.store")
 
@@ -71,7 +75,7 @@ class Workspace:
         self.lock = WorkspaceLock(folder / ".store.lock")
         self.facts = FactStore(folder, self.lock, config.storage, config.decay, config.facts)
         self.entities = EntityStore(folder, self.lock, config.storage, config.facts.fuzzy_threshold)
-        self._messages: object | None = None
+        self._messages: MessageLog | None = None
         self._timer: threading.Timer | None = None
         self._timer_lock = threading.Lock()
         self.flush_errors = 0
@@ -81,7 +85,7 @@ class Workspace:
 
     # ------------------------------------------------------------------ message log
     @property
-    def messages(self):  # type: ignore[no-untyped-def]
+    def messages(self) -> MessageLog:
         """The message log (SQLite + FTS5), opened on first use."""
         if self._messages is None:
             from knowledge_engine.store.messages import MessageLog
@@ -203,13 +207,13 @@ class Workspace:
     def close(self) -> None:
         self.flush()
         if self._messages is not None:
-            self._messages.close()  # type: ignore[attr-defined]
+            self._messages.close()
             self._messages = None
 
     def store_message(self, message: Message) -> bool:
         if not self.config.memory.enabled or message.role not in self.config.memory.roles:
             return False
-        return bool(self.messages.append(message))  # type: ignore[attr-defined]
+        return bool(self.messages.append(message))
 
     def stats(self) -> dict[str, object]:
         by_type: dict[str, int] = {}
