@@ -181,7 +181,6 @@ class LocalSource:
         self.last_embed_ms = 0.0
         self.terms = FactTermIndex()
         self.speakers = SpeakerNames()
-        self.last_speakers: set[str] = set()
 
     async def search(self, request: RetrievalRequest) -> SourceResult:
         t0 = time.perf_counter()
