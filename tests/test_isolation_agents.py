@@ -25,7 +25,7 @@ from knowledge_engine.retrieve.retriever import retriever_for
 from knowledge_engine.store.workspace import Workspace
 from tests.servers.ollama_server import FakeOllamaServer
 
-WORLDS = {
+WORLDS: dict[str, dict[str, Any]] = {
     "alpha": {"org": "Initech", "city": "Austin", "pet": "Brisketfox",
               "words": ["Initech", "Austin", "Brisketfox"]},
     "beta": {"org": "Umbrella Health", "city": "Oslo", "pet": "Quillbadger",
