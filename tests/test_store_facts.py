@@ -136,3 +136,18 @@ def test_store_survives_a_reload(workspace: Path) -> None:
     (fact,) = again.all()
     assert fact.text() == "Maya works at Acme"
     assert fact.evidence[0].timestamp == datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def test_supersession_index_follows_reloads_and_deletions(workspace: Path) -> None:
+    store = make_store(workspace)
+    a, _ = store.add("Maya", "lives-in", "Lisbon")
+    store.flush()
+    other = make_store(workspace)  # another process adds a newer value
+    other.add("Maya", "lives-in", "Porto")
+    other.flush()
+    store.table.refresh()  # adopt it: the slot index is rebuilt
+    store.forget(a.id)
+    c, _ = store.add("Maya", "lives-in", "Berlin")
+    assert [f.object for f in store.query(subject="Maya")] == ["Berlin"]
+    assert {f.object for f in store.query(subject="Maya", include_history=True)} == {"Porto", "Berlin"}
+    assert c.invalid_at is None

@@ -53,6 +53,44 @@ class FactStore:
         self.storage = storage
         self.decay_cfg = decay
         self.single_valued = set(facts.single_valued_predicates)
+        # (subject key, predicate) -> fact ids: supersession looks at one slot, not every fact
+        self._slots: dict[tuple[str, str], set[str]] = {}
+        self._slot_of: dict[str, tuple[str, str]] = {}
+        self._slots_gen = -1
+        self.table.on_put = self._slot_put
+        self.table.on_delete = self._slot_delete
+
+    @staticmethod
+    def _slot_key(fact: Fact) -> tuple[str, str]:
+        return (fact.subject_id or canonical(fact.subject), fact.predicate)
+
+    def _slot_put(self, fact: Fact) -> None:
+        if self._slots_gen != self.table.generation:
+            return  # rebuilt on next use
+        key = self._slot_key(fact)
+        old = self._slot_of.get(fact.id)
+        if old is not None and old != key:
+            self._slots.get(old, set()).discard(fact.id)
+        self._slots.setdefault(key, set()).add(fact.id)
+        self._slot_of[fact.id] = key
+
+    def _slot_delete(self, fid: str) -> None:
+        key = self._slot_of.pop(fid, None)
+        if key is not None:
+            self._slots.get(key, set()).discard(fid)
+
+    def _slot(self, fact: Fact) -> list[Fact]:
+        """Facts sharing this fact's subject and predicate (current index, rebuilt after a reload)."""
+        if self._slots_gen != self.table.generation:
+            self._slots, self._slot_of = {}, {}
+            for f in self.table.records.values():
+                key = self._slot_key(f)
+                self._slots.setdefault(key, set()).add(f.id)
+                self._slot_of[f.id] = key
+            self._slots_gen = self.table.generation
+        ids = self._slots.get(self._slot_key(fact), set())
+        found = (self.table.records.get(i) for i in list(ids))
+        return [other for other in found if other is not None]
 
     # ------------------------------------------------------------------ basics
     def load(self) -> None:
@@ -92,6 +130,8 @@ class FactStore:
             ev = list(evidence)
             existing = self.table.get(fid)
             if existing is not None:
+                existing.subject_id = existing.subject_id or subject_id
+                existing.object_id = existing.object_id or object_id
                 status = self._reinforce(existing, source, confidence, ev, valid_at, now)
                 fact = existing
             else:
@@ -113,10 +153,6 @@ class FactStore:
                 )
                 self.table.put(fact)
                 status = "new"
-            if fact.subject_id is None and subject_id:
-                fact.subject_id = subject_id
-            if fact.object_id is None and object_id:
-                fact.object_id = object_id
             if predicate in self.single_valued:
                 self._supersede_others(fact, ev, now)
             return fact, status
@@ -154,11 +190,8 @@ class FactStore:
 
     def _supersede_others(self, new: Fact, ev: list[Evidence], now: datetime) -> None:
         when = new.valid_at or (ev[-1].timestamp if ev and ev[-1].timestamp else now)
-        subj_key = new.subject_id or canonical(new.subject)
-        for other in list(self.table):
-            if other.id == new.id or other.invalid_at is not None or other.predicate != new.predicate:
-                continue
-            if (other.subject_id or canonical(other.subject)) != subj_key:
+        for other in self._slot(new):
+            if other.id == new.id or other.invalid_at is not None:
                 continue
             newer_than_new = other.valid_at and new.valid_at and other.valid_at > new.valid_at
             if newer_than_new:

@@ -10,7 +10,7 @@ So an update made by the host is never lost by the CLI's next write, and vice ve
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -67,6 +67,10 @@ class RecordTable(Generic[R]):
         self._doc_adapter = TypeAdapter(_document_model(key, model))
         self.mutex = threading.RLock()
         self.invalid_records = 0
+        self.generation = 0  # bumped when records are replaced wholesale (load, merge): derived indexes rebuild
+        self.version = 0  # bumped on every change: a cheap "did anything change" for caches
+        self.on_put: Callable[[R], None] | None = None  # keeps a derived index current on single changes
+        self.on_delete: Callable[[str], None] | None = None
 
     # ------------------------------------------------------------------ reading
     def _decode(self, doc: dict[str, Any]) -> tuple[dict[str, R], dict[str, Any], dict[str, datetime]]:
@@ -101,6 +105,8 @@ class RecordTable(Generic[R]):
         if doc.schema_ > SCHEMA_VERSION:
             return False
         self.records = {r.id: r for r in getattr(doc, self.key)}
+        self.generation += 1
+        self.version += 1
         self.meta = doc.meta
         self.tombstones = {}
         for rid, ts in doc.tombstones.items():
@@ -129,6 +135,8 @@ class RecordTable(Generic[R]):
                         f"{self.path} has schema {version}; this engine reads up to {SCHEMA_VERSION}"
                     )
                 self.records, self.meta, self.tombstones = self._decode(doc)
+            self.generation += 1
+            self.version += 1
             self._sig = sig
             self.dirty.clear()
             self.deleted.clear()
@@ -141,6 +149,9 @@ class RecordTable(Generic[R]):
         with self.mutex:
             rid = rec.id  # type: ignore[attr-defined]
             self.records[rid] = rec
+            self.version += 1
+            if self.on_put is not None:
+                self.on_put(rec)
             self.dirty.add(rid)
             self.deleted.discard(rid)
             self.tombstones.pop(rid, None)
@@ -148,6 +159,9 @@ class RecordTable(Generic[R]):
     def delete(self, rid: str) -> bool:
         with self.mutex:
             existed = self.records.pop(rid, None) is not None
+            self.version += 1
+            if existed and self.on_delete is not None:
+                self.on_delete(rid)
             self.deleted.add(rid)
             self.dirty.discard(rid)
             self.tombstones[rid] = datetime.now(UTC)
@@ -197,6 +211,8 @@ class RecordTable(Generic[R]):
             self.tombstones.setdefault(rid, ts)
         meta = {**disk_meta, **(self.meta if self.meta_dirty else {})}
         self.records, self.meta = merged, meta
+        self.generation += 1
+        self.version += 1
 
     def serialise(self) -> bytes:
         body = {
