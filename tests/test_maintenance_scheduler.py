@@ -146,7 +146,14 @@ def test_stopping_waits_only_its_budget_for_a_job_that_cannot_stop(
     ws = engine.workspace("a0", str(tmp_path / "a0"))
     sched = process_scheduler()
     with ws.facts.table.mutex:  # the job blocks inside the store, where no stop request reaches it
-        assert wait_for(lambda: sched.running(engine) >= 1)
+        # a quick job (e.g. llm_retry) may run and finish first: wait until one is really stuck
+        def stuck() -> bool:
+            if sched.running(engine) < 1:
+                return False
+            time.sleep(0.6)
+            return sched.running(engine) >= 1
+
+        assert wait_for(stuck)
         idle = sched.engine_stopping(engine, 0.3)
         assert idle is False and not sched.scheduler.running  # gave up waiting; scheduler down
     assert wait_for(lambda: sched.running(engine) == 0)  # the job then finished on its own thread
