@@ -128,3 +128,12 @@ def test_prune_keeps_entities_that_facts_refer_to(workspace: Path) -> None:
     _, gone = ws.prune()
     assert set(gone) == {"person:cid", "person:dee"}
     assert {e.id for e in ws.entities.all()} == {"person:ann", "person:bob"}
+
+
+def test_names_that_differ_only_in_numbers_stay_apart(workspace: Path) -> None:
+    store = make_store(workspace)
+    a = store.observe("Company1", "organization", "spacy")
+    b = store.observe("Company12", "organization", "spacy")
+    c = store.observe("Acme Project 7", "concept", "spacy")
+    d = store.observe("Acme Project 8", "concept", "spacy")
+    assert a.id != b.id and c.id != d.id

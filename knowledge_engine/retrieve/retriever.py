@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("knowledge_engine.retrieve")
 ProvenanceCallback = Callable[[dict[str, Any]], None]
+MAX_QUERY_CHARS = 2000  # bounds the cost of skip rules, time parsing and both search arms
 
 _RETRIEVERS: dict[int, dict[str, Retriever]] = {}
 _LOCK = threading.Lock()
@@ -71,8 +72,11 @@ class Retriever:
         self.local = LocalSource(engine, ws)
         self.remote: list[Source] = self._remote_sources()
         self.breakers = {s.name: Breaker(name=s.name) for s in [self.local, *self.remote]}
-        self.timeouts = {"local": rc.local_timeout_ms, "pgvector": cfg.pgvector.timeout_ms,
-                         "lightrag": cfg.lightrag.timeout_ms}
+        self.timeouts = {
+            "local": rc.local_timeout_ms,
+            "pgvector": cfg.pgvector.timeout_ms,
+            "lightrag": cfg.lightrag.timeout_ms,
+        }
         self.on_provenance: ProvenanceCallback | None = None
         self.last_provenance: dict[str, Any] | None = None
         self._feedback = None
@@ -95,6 +99,9 @@ class Retriever:
         """The before_prompt_build handler body: a hook result dict, or None to inject nothing."""
         t0 = time.perf_counter()
         query = query_text(event)  # envelope already stripped
+        if query and len(query) > MAX_QUERY_CHARS:
+            counters.inc("retrieval.query_truncated")
+            query = query[:MAX_QUERY_CHARS]  # a pasted document is not a better question
         reason = should_skip(query, ctx, self.cfg.retrieval.skip)  # counts retrieval.skip.<reason>
         if reason or not query:
             emit("skip", reason=reason or "no_text", queryLength=len(query or ""))
@@ -111,8 +118,14 @@ class Retriever:
             counters.inc("retrieval.cache_skipped_degraded")
         else:
             self.cache.set(agent, query, (result, provenance))
-        emit("timing", cacheHit=False, injected=bool(block), chars=len(block),
-             totalMs=round((time.perf_counter() - t0) * 1000, 2), target=self.cfg.retrieval.injection_target)
+        emit(
+            "timing",
+            cacheHit=False,
+            injected=bool(block),
+            chars=len(block),
+            totalMs=round((time.perf_counter() - t0) * 1000, 2),
+            target=self.cfg.retrieval.injection_target,
+        )
         return result
 
     async def context(
@@ -121,8 +134,11 @@ class Retriever:
         """What the hook would inject for `query`, and its provenance report."""
         ref = reference_time or newest_time(self.ws) or datetime.now(UTC)
         request = RetrievalRequest(
-            query=query, agent_id=self.ws.agent_id, reference_time=ref,
-            session_key=_ctx(ctx, "sessionKey", "session_key"), run_id=_ctx(ctx, "runId", "run_id"),
+            query=query,
+            agent_id=self.ws.agent_id,
+            reference_time=ref,
+            session_key=_ctx(ctx, "sessionKey", "session_key"),
+            run_id=_ctx(ctx, "runId", "run_id"),
             window=parse_time_window(query, ref) if self.cfg.retrieval.temporal else None,
         )
         results = await gather_sources(
@@ -130,8 +146,13 @@ class Retriever:
         )
         sections = self.rank(results, request)
         block = render_block(
-            sections, self.cfg.retrieval.format, max_chars=self.cfg.retrieval.total_max_chars,
-            section_chars={"pgvector": self.cfg.retrieval.max_inject_chars, "lightrag": self.cfg.lightrag.max_chars},
+            sections,
+            self.cfg.retrieval.format,
+            max_chars=self.cfg.retrieval.total_max_chars,
+            section_chars={
+                "pgvector": self.cfg.retrieval.max_inject_chars,
+                "lightrag": self.cfg.lightrag.max_chars,
+            },
             max_item_chars=self.cfg.retrieval.max_item_chars,
         )
         provenance = self._provenance(sections, results, block)
@@ -157,10 +178,15 @@ class Retriever:
         if lr is not None and (lr.text or lr.items):
             sections["lightrag"] = lr.items if lr.items else lr.text
             if lr.text and lr.items:
-                sections["lightrag"] = [RetrievedItem(
-                    id="lightrag-context", kind="graph", source="lightrag", text=lr.text,
-                    extra={"references": [i.file_path for i in lr.items if i.file_path]},
-                )]
+                sections["lightrag"] = [
+                    RetrievedItem(
+                        id="lightrag-context",
+                        kind="graph",
+                        source="lightrag",
+                        text=lr.text,
+                        extra={"references": [i.file_path for i in lr.items if i.file_path]},
+                    )
+                ]
         return sections
 
     def _rank_local(
@@ -234,7 +260,9 @@ class Retriever:
         if key and reply:
             self._feedback.record_reply(key, reply)
 
-    def _provenance(self, sections: dict[str, Any], results: list[SourceResult], block: str) -> dict[str, Any]:
+    def _provenance(
+        self, sections: dict[str, Any], results: list[SourceResult], block: str
+    ) -> dict[str, Any]:
         mode = self.cfg.retrieval.provenance_report
         items = []
         for key, value in sections.items():
@@ -242,17 +270,35 @@ class Retriever:
                 items.append({"section": key, "source": key, "context": True})
                 continue
             for it in value:
-                rec: dict[str, Any] = {"section": key, "id": it.id, "source": it.source, "kind": it.kind,
-                                       "score": round(it.score, 4), "message_ids": it.message_ids,
-                                       "file_path": it.file_path, "collection": it.collection,
-                                       "timestamp": it.timestamp.isoformat() if it.timestamp else None}
+                rec: dict[str, Any] = {
+                    "section": key,
+                    "id": it.id,
+                    "source": it.source,
+                    "kind": it.kind,
+                    "score": round(it.score, 4),
+                    "message_ids": it.message_ids,
+                    "file_path": it.file_path,
+                    "collection": it.collection,
+                    "timestamp": it.timestamp.isoformat() if it.timestamp else None,
+                }
                 if mode == "full":
                     rec["text"] = it.text[:2000]
                 items.append(rec)
-        report = {"v": 1, "chars": len(block), "target": self.cfg.retrieval.injection_target,
-                  "sources": {r.source: {"status": r.status, "count": len(r.items),
-                                         "duration_ms": round(r.duration_ms, 2), "mock": r.mock} for r in results},
-                  "items": items}
+        report = {
+            "v": 1,
+            "chars": len(block),
+            "target": self.cfg.retrieval.injection_target,
+            "sources": {
+                r.source: {
+                    "status": r.status,
+                    "count": len(r.items),
+                    "duration_ms": round(r.duration_ms, 2),
+                    "mock": r.mock,
+                }
+                for r in results
+            },
+            "items": items,
+        }
         self.last_provenance = report
         if mode != "off" and self.on_provenance is not None:
             try:
@@ -278,8 +324,10 @@ def block_overhead(fmt: Any) -> int:
     """Characters the block spends around the local sections (preamble, both section headers, END
     marker), so local items are budgeted to what the block can really hold."""
     if fmt not in _OVERHEAD:
-        probe = [RetrievedItem(id="p", kind="memory", source="memory", text="x"),
-                 RetrievedItem(id="q", kind="fact", source="facts", text="y")]
+        probe = [
+            RetrievedItem(id="p", kind="memory", source="memory", text="x"),
+            RetrievedItem(id="q", kind="fact", source="facts", text="y"),
+        ]
         sections = {"facts": probe[1:], "memory": probe[:1]}
         items = sum(len(render_item(i, fmt)) + 1 for i in probe)
         _OVERHEAD[fmt] = len(render_block(sections, fmt)) - items

@@ -40,6 +40,9 @@ _LEGAL = re.compile(
 _NAMED = {"person", "organization", "location", "product", "concept", "unknown"}
 
 
+_DIGITS = re.compile(r"\d+")
+
+
 def vote_weight(tier: str, type_: str) -> int:
     """A regex type is structural (a legal suffix, an @, a currency sign): as sure as the LLM."""
     if tier == "regex" and type_ != "unknown":
@@ -124,6 +127,9 @@ class EntityStore:
         cand = hit[0]
         # the length guard: a close ratio between very different lengths is a different name
         if abs(len(cand) - len(key)) > max(2, len(key) // 5):
+            return None
+        # numbers name different things: "Company12" is not "Company1", "iPhone 15" not "iPhone 14"
+        if _DIGITS.findall(cand) != _DIGITS.findall(key):
             return None
         return self.table.get(self._by_key[cand])
 
