@@ -167,9 +167,11 @@ def test_stats_quick_counts_match_the_parsed_store(ws: str) -> None:
     from knowledge_engine.store.workspace import Workspace
 
     folder = Path(ws)
-    cli("edit", "-w", ws, "--fact", _json("facts", "-w", ws)[0]["id"], "--object", 'a "quoted" \\ value')
+    first = _json("facts", "-w", ws)[0]["id"]
+    cli("edit", "-w", ws, "--fact", first, "--object", 'a "quoted" \\ value')
     quick = status.folder_status(folder, load_config({}))
-    assert status._quick_scan(folder / "facts.json", status._FACT_TIER, "spacy") is not None  # the fast path ran
+    # the fast path ran
+    assert status._quick_scan(folder / "facts.json", status._FACT_TIER, "spacy") is not None
     full = Workspace(folder, load_config({})).stats()
     for key in ("entities", "entities_by_type", "facts", "facts_valid", "facts_superseded", "facts_by_tier"):
         assert quick[key] == full[key], key

@@ -67,7 +67,7 @@ class RecordTable(Generic[R]):
         self._doc_adapter = TypeAdapter(_document_model(key, model))
         self.mutex = threading.RLock()
         self.invalid_records = 0
-        self.generation = 0  # bumped when records are replaced wholesale (load, merge): derived indexes rebuild
+        self.generation = 0  # bumped on wholesale replacement (load, merge)
         self.version = 0  # bumped on every change: a cheap "did anything change" for caches
         self.on_put: Callable[[R], None] | None = None  # keeps a derived index current on single changes
         self.on_delete: Callable[[str], None] | None = None
