@@ -170,7 +170,7 @@ def test_all_four_sections_with_provenance(
     items = provenance["items"]
     memory_ids = {m for it in items if it["kind"] == "memory" for m in it["message_ids"]}
     assert memory_ids & {"dana-2", "dana-3"}, items  # the Halcyon turns, by message id
-    assert any(f"(msg {m})" in block for m in memory_ids)
+    assert any(f"#{m}]" in block for m in memory_ids)
     fact_ids = {m for it in items if it["kind"] == "fact" for m in it["message_ids"]}
     assert fact_ids and fact_ids <= {f"dana-{i}" for i in range(len(CONVERSATION))}
     doc_paths = [it["file_path"] for it in items if it["kind"] == "document"]

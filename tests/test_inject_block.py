@@ -84,7 +84,7 @@ def test_markdown_block_layout_and_citations() -> None:
         "### Knowledge Graph Context (LightRAG)",
     ]
     assert "- Caroline | works-at | Acme (valid 2023-05-08 to now; evidence: D1:3, D2:7; id f-1a2b)" in lines
-    assert "- [2023-05-08] Caroline (msg D1:1): I went to the LGBTQ support group yesterday." in lines
+    assert "- [2023-05-08 Caroline #D1:1] I went to the LGBTQ support group yesterday." in lines
     assert "- [knowledge_default] roadmap.md (score: 0.81)" in lines
     assert "  Segment: 00:01:00 - 00:02:00" in lines and "  Content: Halcyon ships in Q3." in lines
     assert "  | Halcyon is led by Dana. It ships in Q3." in lines
@@ -159,7 +159,7 @@ def test_section_budget_and_total_budget_interplay() -> None:
     block = render_block(
         {"memory": mems, "pgvector": [doc()]}, "markdown", section_chars={"memory": 2 * one + 5}
     )
-    assert block.count("(msg D1:") == 2 and "roadmap.md" in block
+    assert block.count(" #D1:") == 2 and "roadmap.md" in block
     tiny = render_block({"memory": mems}, "markdown", max_chars=100)
     assert tiny == ""  # not even the frame and one item fit
 
@@ -182,7 +182,7 @@ def test_fact_without_triple_fields_and_undated_memory() -> None:
     bare = RetrievedItem(id="f2", kind="fact", source="facts", text="Bob likes tea")
     assert render_item(bare) == "- Bob likes tea (id f2)"
     undated = RetrievedItem(id="m", kind="memory", source="memory", text="hi there", role="assistant")
-    assert render_item(undated) == "- [undated] assistant (msg m): hi there"
+    assert render_item(undated) == "- [undated assistant #m] hi there"
     ended = fact()
     ended.extra["invalid_at"] = datetime(2024, 1, 2, tzinfo=UTC)
     assert "valid 2023-05-08 to 2024-01-02" in render_item(ended)

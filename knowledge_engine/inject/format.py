@@ -128,11 +128,10 @@ def _md_fact(item: RetrievedItem, text: str) -> str:
 
 
 def _md_memory(item: RetrievedItem, text: str) -> str:
-    parts = [f"[{_date(item.timestamp) or 'undated'}]"]
-    who = item.speaker or item.role or "unknown"
-    parts.append(_md_label(who))
-    msg = item.message_ids[0] if item.message_ids else item.id
-    return _md_body(f"- {' '.join(parts)} (msg {_md_label(msg)}):", text)
+    # compact header: date, speaker and message id in one bracket (a few characters per turn add up)
+    who = _md_label(item.speaker or item.role or "unknown")
+    msg = _md_label(item.message_ids[0] if item.message_ids else item.id)
+    return _md_body(f"- [{_date(item.timestamp) or 'undated'} {who} #{msg}]", text)
 
 
 def _md_document(item: RetrievedItem, text: str) -> str:

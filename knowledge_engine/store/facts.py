@@ -271,7 +271,7 @@ class FactStore:
                 f.relevance = boost(f.relevance)
                 f.last_accessed = now
                 f.updated_at = now
-                self.table.put(f)
+                self.table.put(f, structural=False)
 
     def forget(self, fid: str) -> bool:
         return self.table.delete(fid)
@@ -303,7 +303,7 @@ class FactStore:
                     f.relevance = new
                     # updated_at stays: decay is background upkeep, so a reinforcement another process
                     # made meanwhile (newer updated_at) wins the merge instead of being rolled back
-                    self.table.put(f)
+                    self.table.put(f, structural=False)
             self.table.set_meta("last_decay_at", (last + n * interval).isoformat())
             return n
 

@@ -68,7 +68,7 @@ class RecordTable(Generic[R]):
         self.mutex = threading.RLock()
         self.invalid_records = 0
         self.generation = 0  # bumped on wholesale replacement (load, merge)
-        self.version = 0  # bumped on every change: a cheap "did anything change" for caches
+        self.version = 0  # bumped on changes other than relevance upkeep: "did anything change" for indexes
         self.on_put: Callable[[R], None] | None = None  # keeps a derived index current on single changes
         self.on_delete: Callable[[str], None] | None = None
 
@@ -145,11 +145,13 @@ class RecordTable(Generic[R]):
         return file_signature(self.path) != self._sig
 
     # ------------------------------------------------------------------ mutation
-    def put(self, rec: R) -> None:
+    def put(self, rec: R, structural: bool = True) -> None:
+        """Store a record; `structural=False` (relevance upkeep) leaves `version` alone for text indexes."""
         with self.mutex:
             rid = rec.id  # type: ignore[attr-defined]
             self.records[rid] = rec
-            self.version += 1
+            if structural:
+                self.version += 1
             if self.on_put is not None:
                 self.on_put(rec)
             self.dirty.add(rid)

@@ -80,7 +80,7 @@ def shown(item: dict[str, Any], block: str) -> bool:
     """Whether a provenance item made it into the block (its id is printed with it)."""
     iid = str(item.get("id"))
     if item.get("kind") == "memory":
-        return f"(msg {iid})" in block or f'message_id="{iid}"' in block
+        return f" #{iid}]" in block or f'message_id="{iid}"' in block
     return f"id {iid})" in block or f'id="{iid}"' in block
 
 
