@@ -16,6 +16,7 @@ from typing import Any
 from knowledge_engine.config import EmbeddingsConfig, EngineConfig
 from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.ingest import IngestQueue
+from knowledge_engine.journal import IngestJournal
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Message
 from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
@@ -37,8 +38,9 @@ class KnowledgeEngine:
         self._embedders: dict[str, Any] = {}
         self._indexes: dict[Path, Any] = {}
         self._index_lock = threading.Lock()
+        self.journal = IngestJournal()
         self.queue = IngestQueue(
-            self._process, config.extraction.queue_size, config.extraction.spacy.batch_size
+            self._process, config.extraction.queue_size, config.extraction.spacy.batch_size, self.journal
         )
         self._stopped = False
         # the maintenance scheduler: workspace_opened(engine, ws), engine_stopping(engine, timeout_s)
@@ -74,7 +76,12 @@ class KnowledgeEngine:
             if ws is None:
                 ws = Workspace(folder, self.config, agent_id)
                 self._workspaces[folder] = ws
+                ws.flush_hooks = (
+                    lambda: self.journal.checkpoint(folder),
+                    lambda token: self.journal.release(folder, token),
+                )
                 self.queue.recover_spill(folder)
+                self.queue.park(folder, self.journal.recover(folder))
                 self._start_llm(ws)
             else:
                 return ws
@@ -166,6 +173,7 @@ class KnowledgeEngine:
             for msg in messages:
                 if msg.id in results:
                     batcher.add(msg)
+        ws.schedule_flush()  # debounced; its checkpoint also trims the ingest journal
         emit(
             "extract.batch",
             messages=len(messages),
@@ -243,6 +251,7 @@ class KnowledgeEngine:
             b.stop(max(0.05, (deadline - time.monotonic()) * 0.5))
         for ws in self.workspaces():
             ws.close()
+        self.journal.close()
         self._stopped = True
         emit(
             "engine.stop",

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import orjson
 
+from knowledge_engine.journal import IngestJournal, encode_message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
 
@@ -30,8 +31,11 @@ Processor = Callable[[Path, list[Message]], None]
 class IngestQueue:
     """Accepts messages without blocking and feeds them to `process` in batches."""
 
-    def __init__(self, process: Processor, maxsize: int, batch_size: int) -> None:
+    def __init__(
+        self, process: Processor, maxsize: int, batch_size: int, journal: IngestJournal | None = None
+    ) -> None:
         self._process = process
+        self.journal = journal
         self._q: queue.Queue[tuple[Path, Message]] = queue.Queue(maxsize)
         self._batch = batch_size
         self._spill_lock = threading.Lock()
@@ -46,8 +50,10 @@ class IngestQueue:
 
     # ------------------------------------------------------------------ producer side
     def submit(self, folder: Path, msg: Message) -> bool:
-        """Enqueue; on overflow spill to disk. False only if the message was dropped."""
+        """Journal, then enqueue; on overflow spill to disk. False only if the message was dropped."""
         self._ensure_thread()
+        if self.journal is not None:
+            self.journal.append(folder, msg)
         try:
             self._q.put_nowait((folder, msg))
             counters.inc("ingest.accepted")
@@ -56,14 +62,16 @@ class IngestQueue:
         except queue.Full:
             return self._spill(folder, msg)
 
-    def _spill(self, folder: Path, msg: Message) -> bool:
+    def _spill(self, folder: Path, msg: Message, count: bool = True) -> bool:
         try:
-            line = orjson.dumps(msg.model_dump(mode="json")) + b"\n"
+            line = encode_message(msg)
             with self._spill_lock, open(folder / SPILL_NAME, "ab") as fh:
                 fh.write(line)
             self._spilled.add(folder)
-            counters.inc("ingest.accepted")
-            counters.inc("ingest.spilled")
+            self._ensure_thread()
+            if count:
+                counters.inc("ingest.accepted")
+                counters.inc("ingest.spilled")
             return True
         except OSError as exc:
             counters.inc("ingest.dropped")
@@ -71,6 +79,11 @@ class IngestQueue:
                 "ingest queue full and spill file not writable (%s): message dropped", type(exc).__name__
             )
             return False
+
+    def park(self, folder: Path, msgs: list[Message]) -> None:
+        """Queue recovered messages through the spill file (processed after the live queue)."""
+        for msg in msgs:
+            self._spill(folder, msg, count=False)
 
     def recover_spill(self, folder: Path) -> None:
         """Messages spilled by an earlier process are picked up when its workspace opens."""
@@ -138,6 +151,9 @@ class IngestQueue:
             except Exception as exc:
                 counters.inc("ingest.failed", len(msgs))
                 log.exception("processing a batch of %d messages failed: %s", len(msgs), type(exc).__name__)
+            finally:  # a failing (poison) batch is not replayed forever: it is counted and logged instead
+                if self.journal is not None:
+                    self.journal.applied(folder, len(msgs))
 
     def _drain_spill(self) -> None:
         for folder in list(self._spilled):

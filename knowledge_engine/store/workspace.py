@@ -12,10 +12,11 @@ import logging
 import re
 import threading
 import weakref
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.extract.base import Extraction, FactCandidate
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("knowledge_engine.store")
 
+APPLIED_WINDOW = 20000  # far more than a journal holds between two checkpoints
 _SAFE_AGENT = re.compile(r"[^A-Za-z0-9._-]+")
 _OPEN: weakref.WeakSet[Workspace] = weakref.WeakSet()
 
@@ -79,7 +81,14 @@ class Workspace:
         self._timer: threading.Timer | None = None
         self._timer_lock = threading.Lock()
         self.flush_errors = 0
+        self.closed = False
+        # (checkpoint before, release after) a successful flush: set by the engine for its ingest journal
+        self.flush_hooks: tuple[Callable[[], Any], Callable[[Any], None]] | None = None
         self.facts.load()
+        # the last APPLIED_WINDOW "message|tiers" keys, persisted with the facts they produced: a message
+        # replayed after an unclean stop is recognised and not counted twice
+        self._applied: OrderedDict[str, None] = OrderedDict.fromkeys(self.facts.table.meta.get("applied", []))
+        self._applied_lock = threading.Lock()
         self.entities.load()
         _OPEN.add(self)
 
@@ -99,8 +108,22 @@ class Workspace:
         ev = Evidence(
             message_id=message.id, session=message.session, role=message.role, timestamp=message.timestamp
         )
+        if self.closed:
+            return 0, 0  # a worker that outlived stop(): its messages were parked for the next start
         n_ent = n_fact = 0
         extractions = list(extractions)
+        tiers = sorted(
+            {m.tier for ex in extractions for m in ex.mentions}
+            | {f.tier for ex in extractions for f in ex.facts}
+        )
+        key = f"{message.id}|{','.join(tiers)}"
+        with self._applied_lock:
+            if not tiers or key in self._applied:
+                return 0, 0  # a replay (journal, spill, parked work): already in the store
+            self._applied[key] = None
+            while len(self._applied) > APPLIED_WINDOW:
+                self._applied.popitem(last=False)
+            self.facts.table.set_meta("applied", list(self._applied))
         mentions = [m for ex in extractions for m in ex.mentions]
         # strongest evidence first, so a new entity is created with its best type (and id)
         mentions.sort(key=lambda m: (m.type == "unknown", -vote_weight(m.tier, m.type)))
@@ -148,6 +171,8 @@ class Workspace:
     # ------------------------------------------------------------------ persistence
     def schedule_flush(self) -> None:
         """Debounced write: coalesce changes for writeDebounceMs."""
+        if self.closed:
+            return
         delay = self.config.storage.write_debounce_ms / 1000
         if delay <= 0:
             self.flush()
@@ -170,6 +195,7 @@ class Workspace:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
+        token = self.flush_hooks[0]() if self.flush_hooks else None
         try:
             wrote_e = self.entities.flush()
             wrote_f = self.facts.flush()
@@ -183,6 +209,8 @@ class Workspace:
                     type(exc).__name__,
                 )
             return False
+        if self.flush_hooks:
+            self.flush_hooks[1](token)  # what this flush made durable leaves the ingest journal
         if self.flush_errors:
             log.warning(
                 "store writes in %s recovered after %d failed attempts", self.folder, self.flush_errors
@@ -206,12 +234,13 @@ class Workspace:
 
     def close(self) -> None:
         self.flush()
+        self.closed = True
         if self._messages is not None:
             self._messages.close()
             self._messages = None
 
     def store_message(self, message: Message) -> bool:
-        if not self.config.memory.enabled or message.role not in self.config.memory.roles:
+        if self.closed or not self.config.memory.enabled or message.role not in self.config.memory.roles:
             return False
         return bool(self.messages.append(message))
 

@@ -1,0 +1,138 @@
+"""Write-ahead journal of the messages the hooks accepted, per workspace.
+
+Why: `message_received` returns before extraction, so without a journal a `kill -9` loses
+what was still queued. Each accepted message is appended (one `write`, no fsync: it survives
+the process, not the machine) before it is queued. A store flush that starts when every
+journalled message has been applied checkpoints the journal: the lines it covers are
+dropped. On the next start whatever is left is replayed; applying a message twice is
+idempotent, so replay never duplicates.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from knowledge_engine.observe import counters
+from knowledge_engine.store.records import Message
+
+log = logging.getLogger("knowledge_engine.ingest")
+
+JOURNAL_NAME = "ingest-journal.jsonl"
+
+
+def encode_message(msg: Message) -> bytes:
+    """One JSON line; lone surrogates (invalid UTF-8) become U+FFFD, as in the message log."""
+    try:
+        return orjson.dumps(msg.model_dump(mode="json")) + b"\n"
+    except TypeError:
+        text = msg.text.encode("utf-8", "replace").decode("utf-8")
+        speaker = msg.speaker.encode("utf-8", "replace").decode("utf-8") if msg.speaker else msg.speaker
+        clean = msg.model_copy(update={"text": text, "speaker": speaker})
+        return orjson.dumps(clean.model_dump(mode="json"), default=str) + b"\n"
+
+
+@dataclass
+class _State:
+    fd: int
+    lines: int = 0  # lines in the file
+    pending: int = 0  # journalled messages not yet applied
+
+
+class IngestJournal:
+    """Per-folder append-only journal with checkpoints taken at store flushes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._states: dict[Path, _State] = {}
+
+    def _state(self, folder: Path) -> _State:
+        st = self._states.get(folder)
+        if st is None:
+            fd = os.open(folder / JOURNAL_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            st = self._states[folder] = _State(fd)
+        return st
+
+    def recover(self, folder: Path) -> list[Message]:
+        """Messages an earlier process accepted but did not durably apply (they stay journalled)."""
+        path = folder / JOURNAL_NAME
+        msgs: list[Message] = []
+        with self._lock:
+            if folder in self._states or not path.exists():
+                return msgs
+            for raw in path.read_bytes().splitlines():
+                try:
+                    msgs.append(Message.model_validate(orjson.loads(raw)))
+                except Exception:
+                    counters.inc("ingest.journal_bad_line")  # a line torn by the kill itself
+            st = self._state(folder)
+            st.lines = st.pending = len(msgs)
+            self._rewrite(folder, st, [encode_message(m) for m in msgs])
+        if msgs:
+            log.warning("replaying %d messages accepted before an unclean stop", len(msgs))
+        return msgs
+
+    def append(self, folder: Path, msg: Message) -> bool:
+        try:
+            line = encode_message(msg)
+            with self._lock:
+                st = self._state(folder)
+                os.write(st.fd, line)
+                st.lines += 1
+                st.pending += 1
+            return True
+        except (OSError, TypeError) as exc:
+            counters.inc("ingest.journal_errors")
+            log.error(
+                "ingest journal not writable (%s); the message is queued without it", type(exc).__name__
+            )
+            return False
+
+    def applied(self, folder: Path, n: int) -> None:
+        with self._lock:
+            st = self._states.get(folder)
+            if st is not None:
+                st.pending = max(0, st.pending - n)
+
+    def checkpoint(self, folder: Path) -> tuple[int, int] | None:
+        """Taken just before a store flush: (lines, pending) at that moment."""
+        with self._lock:
+            st = self._states.get(folder)
+            return (st.lines, st.pending) if st is not None else None
+
+    def release(self, folder: Path, token: tuple[int, int] | None) -> None:
+        """After a successful flush: drop the lines that flush made durable."""
+        if token is None or token[1] != 0 or token[0] == 0:
+            return
+        covered = token[0]
+        with self._lock:
+            st = self._states.get(folder)
+            if st is None:
+                return
+            if st.lines == covered:
+                os.ftruncate(st.fd, 0)
+                st.lines = 0
+                return
+            rest = (folder / JOURNAL_NAME).read_bytes().splitlines(keepends=True)[covered:]
+            self._rewrite(folder, st, rest)
+
+    def _rewrite(self, folder: Path, st: _State, lines: list[bytes]) -> None:
+        tmp = folder / (JOURNAL_NAME + ".tmp")
+        tmp.write_bytes(b"".join(lines))
+        os.replace(tmp, folder / JOURNAL_NAME)
+        os.close(st.fd)
+        st.fd = os.open(folder / JOURNAL_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        st.lines = len(lines)
+
+    def close(self) -> None:
+        with self._lock:
+            for st in self._states.values():
+                with contextlib.suppress(OSError):
+                    os.close(st.fd)
+            self._states.clear()
