@@ -124,8 +124,9 @@ def test_gateway_stop_cancels_a_waiting_job_and_shuts_the_scheduler_down(
     with try_lock(maintenance_dir(folder) / "meta.lock") as got:  # another process is mid-update
         assert got
         asyncio.run(start_sessions(HookRunner(api.registrations), tmp_path, agents=1, sessions=1))
-        assert wait_for(lambda: job_running_elsewhere(folder, "decay"))
         sched = process_scheduler()
+        # watch the scheduler, not the job's lock: probing the lock could itself make the job skip
+        assert wait_for(lambda: sched.running(plugin.engine) >= 1)
         stopper = threading.Thread(
             target=lambda: asyncio.run(HookRunner(api.registrations).run("gateway_stop", {}, {})))
         stopper.start()
