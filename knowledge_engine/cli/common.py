@@ -11,6 +11,7 @@ import orjson
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from knowledge_engine.config import ConfigError, EngineConfig, load_config, load_config_file
@@ -150,3 +151,15 @@ def open_engine(workspace: Path | None, config: Path | None, agent: str | None) 
     except (RuntimeError, OSError) as exc:
         fail(f"cannot open workspace {folder}: {exc}")
     return engine, ws
+
+
+def progress_bar(label: str, quiet: bool) -> Progress:
+    """A progress bar on stderr for long work; off for --json and when stderr is not a terminal."""
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        disable=quiet or not err_console.is_terminal,
+    )

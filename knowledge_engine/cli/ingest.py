@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from knowledge_engine.cli.common import (
     AgentOpt,
@@ -17,6 +16,7 @@ from knowledge_engine.cli.common import (
     fail,
     load_cfg,
     print_json,
+    progress_bar,
     resolve_folder,
 )
 from knowledge_engine.engine import KnowledgeEngine
@@ -43,14 +43,7 @@ def ingest(
     report = TranscriptReport()
     total = count_lines(transcript)
     batch = []
-    with Progress(
-        TextColumn("ingesting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        disable=json or not err_console.is_terminal,
-    ) as progress:
+    with progress_bar("ingesting", json) as progress:
         task = progress.add_task("ingest", total=total)
         for msg in read_transcript(transcript, report):
             batch.append(msg)

@@ -6,18 +6,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from knowledge_engine.cli.common import (
     AgentOpt,
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
-    err_console,
     fail,
     load_cfg,
     open_engine,
     print_json,
+    progress_bar,
     table,
 )
 
@@ -40,14 +39,7 @@ def sync(
     if not engine.config.embeddings.enabled:
         fail("embeddings are disabled in this config (embeddings.enabled = false)")
     try:
-        with Progress(
-            TextColumn("syncing"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=err_console,
-            disable=json or not err_console.is_terminal,
-        ) as progress:
+        with progress_bar("syncing", json) as progress:
             task = progress.add_task("sync", total=None)
 
             def tick(done: int, total: int) -> None:
