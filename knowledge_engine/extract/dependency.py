@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract.base import FactCandidate
+from knowledge_engine.extract.nlp import LABEL_TYPES
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import EntityType, Message
 
@@ -178,21 +179,6 @@ DIET_ADJECTIVES = {"vegetarian", "vegan", "pescatarian"}
 # Passive participles that read as states: "is obsessed with", "is based in".
 PASSIVE_PREPS = {"with", "to", "in", "into", "about", "on", "at"}
 SKIP_ENT_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"}
-ENT_TYPES: dict[str, EntityType] = {
-    "PERSON": "person",
-    "ORG": "organization",
-    "GPE": "location",
-    "LOC": "location",
-    "FAC": "location",
-    "PRODUCT": "product",
-    "MONEY": "money",
-    "DATE": "date",
-    "NORP": "concept",
-    "LANGUAGE": "concept",
-    "EVENT": "concept",
-    "WORK_OF_ART": "product",
-    "LAW": "concept",
-}
 # Verb-preposition pairs renamed to the shared vocabulary (come from = is from).
 PREDICATE_ALIASES = {
     "comes-from": "is-from",
@@ -820,7 +806,7 @@ def _token_type(tok: Token | None, ctx: _Ctx) -> EntityType | None:
     if tok.like_url:
         return "url"
     ent = ctx.ents.get(tok.i)
-    return ENT_TYPES.get(ent.label_) if ent is not None else None
+    return LABEL_TYPES.get(ent.label_) if ent is not None else None
 
 
 def _type_of_text(text: str, ctx: _Ctx) -> EntityType | None:
@@ -828,7 +814,7 @@ def _type_of_text(text: str, ctx: _Ctx) -> EntityType | None:
         return None if ctx.message.role == "assistant" else "person"
     for ent in set(ctx.ents.values()):
         if _strip_det(ent) == text:
-            return ENT_TYPES.get(ent.label_)
+            return LABEL_TYPES.get(ent.label_)
     return None
 
 

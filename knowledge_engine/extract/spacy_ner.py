@@ -13,32 +13,16 @@ from typing import TYPE_CHECKING, Any
 from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract import dependency
 from knowledge_engine.extract.base import Extraction, FactCandidate, Mention
-from knowledge_engine.extract.nlp import UNUSED_FOR_FACTS, UNUSED_FOR_NER, load_nlp, parse
+from knowledge_engine.extract.nlp import LABEL_TYPES, UNUSED_FOR_FACTS, UNUSED_FOR_NER, load_nlp, parse
 from knowledge_engine.extract.regex import initial_importance
 from knowledge_engine.extract.text import worth_extracting
 from knowledge_engine.observe import counters, log
-from knowledge_engine.store.records import EntityType, Message
+from knowledge_engine.store.records import Message
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Span
 
-LABEL_TYPES: dict[str, EntityType] = {
-    "PERSON": "person",
-    "ORG": "organization",
-    "GPE": "location",
-    "LOC": "location",
-    "FAC": "location",
-    "PRODUCT": "product",
-    "DATE": "date",
-    "TIME": "date",
-    "MONEY": "money",
-    "EVENT": "concept",
-    "WORK_OF_ART": "concept",
-    "LAW": "concept",
-    "LANGUAGE": "concept",
-    "NORP": "concept",
-}
 # CARDINAL, ORDINAL, PERCENT and QUANTITY are not entities worth remembering.
 _DETERMINERS = frozenset(
     {"the", "a", "an", "this", "that", "these", "those", "my", "our", "your", "his", "her", "their", "its"}
