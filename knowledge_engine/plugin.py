@@ -17,6 +17,7 @@ import orjson
 
 from knowledge_engine.config import ConfigError, EngineConfig, load_config
 from knowledge_engine.engine import KnowledgeEngine
+from knowledge_engine.host.types import payload_field
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Message, utcnow
 from knowledge_engine.store.workspace import Workspace
@@ -68,18 +69,6 @@ class SessionDirectory:
         return None, None
 
 
-def _get(obj: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(obj, dict):
-            if name in obj and obj[name] is not None:
-                return obj[name]
-        else:
-            val = getattr(obj, name, None)
-            if val is not None:
-                return val
-    return None
-
-
 class KnowledgePlugin:
     """The hook handlers of one registration, bound to the shared engine."""
 
@@ -89,26 +78,32 @@ class KnowledgePlugin:
 
     # ------------------------------------------------------------------ helpers
     def _workspace(self, event: Any, ctx: Any) -> tuple[Workspace, str | None]:
-        session_key = _get(event, "session_key", "sessionKey") or _get(ctx, "session_key", "sessionKey")
+        session_key = payload_field(event, "session_key", "sessionKey") or payload_field(
+            ctx, "session_key", "sessionKey"
+        )
         agent_id, ws_dir = self.sessions.lookup(
-            session_key, _get(ctx, "agent_id", "agentId"), _get(ctx, "workspace_dir", "workspaceDir")
+            session_key,
+            payload_field(ctx, "agent_id", "agentId"),
+            payload_field(ctx, "workspace_dir", "workspaceDir"),
         )
         return self.engine.workspace(agent_id, ws_dir), session_key
 
     def _message(self, event: Any, ctx: Any, role: str, session_key: str | None) -> Message | None:
         from knowledge_engine.host.types import parse_timestamp, text_of
 
-        text = text_of(_get(event, "content"))
+        text = text_of(payload_field(event, "content"))
         if not text:
             return None
-        meta = _get(event, "metadata") or {}
-        speaker = _get(meta, "senderName", "sender_name", "speaker") if isinstance(meta, dict) else None
+        meta = payload_field(event, "metadata") or {}
+        speaker = (
+            payload_field(meta, "senderName", "sender_name", "speaker") if isinstance(meta, dict) else None
+        )
         if role == "assistant":
             speaker = speaker or "assistant"
-        ts = parse_timestamp(_get(event, "timestamp")) or utcnow()
+        ts = parse_timestamp(payload_field(event, "timestamp")) or utcnow()
         mid = (
-            _get(event, "message_id", "messageId")
-            or _get(ctx, "message_id", "messageId")
+            payload_field(event, "message_id", "messageId")
+            or payload_field(ctx, "message_id", "messageId")
             or f"msg-{uuid.uuid4().hex}"
         )
         return Message(id=str(mid), text=text, role=role, session=session_key, speaker=speaker, timestamp=ts)
@@ -116,9 +111,13 @@ class KnowledgePlugin:
     # ------------------------------------------------------------------ hooks
     async def session_start(self, event: Any, ctx: Any) -> None:
         try:
-            session_key = _get(event, "session_key", "sessionKey") or _get(ctx, "session_key", "sessionKey")
+            session_key = payload_field(event, "session_key", "sessionKey") or payload_field(
+                ctx, "session_key", "sessionKey"
+            )
             self.sessions.remember(
-                session_key, _get(ctx, "agent_id", "agentId"), _get(ctx, "workspace_dir", "workspaceDir")
+                session_key,
+                payload_field(ctx, "agent_id", "agentId"),
+                payload_field(ctx, "workspace_dir", "workspaceDir"),
             )
             self._workspace(event, ctx)
         except Exception as exc:
@@ -126,7 +125,7 @@ class KnowledgePlugin:
 
     def _on_message(self, event: Any, ctx: Any, role: str) -> None:
         try:
-            if role == "assistant" and _get(event, "success") is False:
+            if role == "assistant" and payload_field(event, "success") is False:
                 return
             ws, session_key = self._workspace(event, ctx)
             msg = self._message(event, ctx, role, session_key)
@@ -147,9 +146,9 @@ class KnowledgePlugin:
     async def before_prompt_build(self, event: Any, ctx: Any) -> dict[str, str] | None:
         try:
             self.sessions.remember(
-                _get(ctx, "session_key", "sessionKey"),
-                _get(ctx, "agent_id", "agentId"),
-                _get(ctx, "workspace_dir", "workspaceDir"),
+                payload_field(ctx, "session_key", "sessionKey"),
+                payload_field(ctx, "agent_id", "agentId"),
+                payload_field(ctx, "workspace_dir", "workspaceDir"),
             )
             ws, _ = self._workspace(event, ctx)
             from knowledge_engine.retrieve.retriever import retriever_for

@@ -52,6 +52,7 @@ from knowledge_engine.host.types import (
     agent_id_from_session_key,
     models_for,
     parse_timestamp,
+    payload_field,
     resolve_agent_id,
     text_of,
 )
@@ -109,6 +110,7 @@ __all__ = [
     "check_hook_name",
     "models_for",
     "parse_timestamp",
+    "payload_field",
     "resolve_agent_id",
     "text_of",
 ]

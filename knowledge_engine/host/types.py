@@ -81,6 +81,15 @@ PROVENANCE_INTERNAL_SYSTEM: Final = "internal_system"
 Content = str | list[Any] | dict[str, Any] | None
 
 
+def payload_field(obj: Any, *names: str) -> Any:
+    """The first non-None of `names` on a host payload: a camelCase dict or a parsed model."""
+    for name in names:
+        value = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+        if value is not None:
+            return value
+    return None
+
+
 def text_of(content: Any) -> str:
     """Plain text of a message content: a string, or parts such as ``{"type": "text", "text": ...}``.
 

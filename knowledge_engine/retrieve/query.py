@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from knowledge_engine.host.types import payload_field
+
 MAX_ENVELOPE_BLOCKS = 8
 
 # Known headers of the host's inbound metadata blocks; each is followed by a fenced block.
@@ -147,12 +149,6 @@ def last_user_text(messages: Any) -> str | None:
     return None
 
 
-def _field(event: Any, name: str) -> Any:
-    if isinstance(event, Mapping):
-        return event.get(name)
-    return getattr(event, name, None)
-
-
 def query_text(event: Any) -> str | None:
     """The turn's query: currentUserMessage, else prompt, else the last user message.
 
@@ -160,13 +156,13 @@ def query_text(event: Any) -> str | None:
     image-only message): return None rather than falling back to an older message.
     The chosen text is stripped of the envelope; nothing left means None.
     """
-    current = _field(event, "currentUserMessage")
+    current = payload_field(event, "currentUserMessage")
     if isinstance(current, str):
         text: str | None = current
     else:
-        prompt = _field(event, "prompt")
+        prompt = payload_field(event, "prompt")
         has_prompt = isinstance(prompt, str) and bool(prompt.strip())
-        text = prompt if has_prompt else last_user_text(_field(event, "messages"))
+        text = prompt if has_prompt else last_user_text(payload_field(event, "messages"))
     if not text:
         return None
     cleaned = strip_envelope(text)

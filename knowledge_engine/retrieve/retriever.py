@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EngineConfig
+from knowledge_engine.host.types import parse_timestamp, payload_field
 from knowledge_engine.inject.format import render_block, render_item
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, Source, SourceResult
@@ -137,8 +138,8 @@ class Retriever:
             query=query,
             agent_id=self.ws.agent_id,
             reference_time=ref,
-            session_key=_ctx(ctx, "sessionKey", "session_key"),
-            run_id=_ctx(ctx, "runId", "run_id"),
+            session_key=payload_field(ctx, "sessionKey", "session_key"),
+            run_id=payload_field(ctx, "runId", "run_id"),
             window=parse_time_window(query, ref) if self.cfg.retrieval.temporal else None,
         )
         results = await gather_sources(
@@ -250,8 +251,8 @@ class Retriever:
         """agent_end / message_sent: which injected items the reply used (feedback signal)."""
         if self._feedback is None:
             return
-        key = _ctx(ctx, "sessionKey", "session_key")
-        messages = _ctx(event, "messages") or []
+        key = payload_field(ctx, "sessionKey", "session_key")
+        messages = payload_field(event, "messages") or []
         reply = ""
         for m in reversed(messages if isinstance(messages, list) else []):
             if isinstance(m, dict) and m.get("role") == "assistant":
@@ -339,15 +340,5 @@ def _degraded(provenance: dict[str, Any]) -> bool:
     return any(s.get("status") in ("error", "timeout") for s in provenance.get("sources", {}).values())
 
 
-def _ctx(obj: Any, *names: str) -> Any:
-    for n in names:
-        v = obj.get(n) if isinstance(obj, dict) else getattr(obj, n, None)
-        if v is not None:
-            return v
-    return None
-
-
 def _event_time(event: Any) -> datetime | None:
-    from knowledge_engine.host.types import parse_timestamp
-
-    return parse_timestamp(_ctx(event, "timestamp"))
+    return parse_timestamp(payload_field(event, "timestamp"))

@@ -10,12 +10,12 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 from knowledge_engine import observe
 from knowledge_engine.config import SkipConfig
+from knowledge_engine.host.types import payload_field
 
 MAX_ACK_CHARS = 48
 
@@ -92,26 +92,18 @@ def _compile(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     return tuple(out)
 
 
-def _ctx(ctx: Any, *names: str) -> Any:
-    for name in names:
-        value = ctx.get(name) if isinstance(ctx, Mapping) else getattr(ctx, name, None)
-        if value is not None:
-            return value
-    return None
-
-
 def _context_reason(ctx: Any, config: SkipConfig) -> str | None:
     if ctx is None:
         return None
-    session_key = _ctx(ctx, "sessionKey", "session_key")
+    session_key = payload_field(ctx, "sessionKey", "session_key")
     if isinstance(session_key, str) and any(p and p in session_key for p in config.session_patterns):
         return "subagent_session"
-    trigger = _ctx(ctx, "trigger")
+    trigger = payload_field(ctx, "trigger")
     if isinstance(trigger, str) and trigger.lower() in {t.lower() for t in config.triggers}:
         return "trigger"
-    provenance = _ctx(ctx, "inputProvenance", "input_provenance")
+    provenance = payload_field(ctx, "inputProvenance", "input_provenance")
     if config.non_human_input and provenance is not None:
-        kind = _ctx(provenance, "kind")
+        kind = payload_field(provenance, "kind")
         if kind is not None and kind != "external_user":
             return "non_human_input"
     return None
