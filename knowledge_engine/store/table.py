@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
+from knowledge_engine.gcpause import gc_paused
 from knowledge_engine.store.persistence import (
     SCHEMA_VERSION,
     WorkspaceLock,
@@ -118,7 +119,7 @@ class RecordTable(Generic[R]):
 
     def load(self) -> None:
         """Read the file (or its backup); a missing file is an empty table."""
-        with self.mutex:
+        with self.mutex, gc_paused():
             sig = file_signature(self.path)
             if self._fast_load():
                 self._sig = sig
@@ -189,10 +190,11 @@ class RecordTable(Generic[R]):
 
     # ------------------------------------------------------------------ writing
     def _merge_from_disk(self) -> None:
-        doc = read_json_document(self.path)
-        if doc is None:
-            return
-        disk, disk_meta, disk_tombs = self._decode(doc)
+        with gc_paused():
+            doc = read_json_document(self.path)
+            if doc is None:
+                return
+            disk, disk_meta, disk_tombs = self._decode(doc)
         merged: dict[str, R] = {}
         for rid, rec in disk.items():
             tomb = self.tombstones.get(rid) if rid in self.deleted else None
@@ -224,7 +226,9 @@ class RecordTable(Generic[R]):
             "tombstones": {k: v.isoformat() for k, v in self.tombstones.items()},
         }
         head = orjson.dumps(body)[:-1]
-        recs = self._adapter.dump_json(list(self.records.values()), exclude_defaults=True)  # ~30% smaller
+        # exclude_none (every optional field of a record defaults to None) keeps the file ~25% smaller than
+        # a full dump at half the cost of exclude_defaults, which compares every field with its default
+        recs = self._adapter.dump_json(list(self.records.values()), exclude_none=True)
         return head + b',"' + self.key.encode() + b'":' + recs + b"}"
 
     def flush(self, force: bool = False) -> bool:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.extract.base import Extraction, FactCandidate
+from knowledge_engine.gcpause import freeze_on_resume, gc_paused
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.entities import EntityStore, vote_weight
 from knowledge_engine.store.facts import FactStore
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("knowledge_engine.store")
 
+# a store this large is moved out of the collector's sight once loaded (see gcpause)
+FREEZE_AFTER_LOAD = 20000
 APPLIED_WINDOW = 20000  # far more than a journal holds between two checkpoints
 _SAFE_AGENT = re.compile(r"[^A-Za-z0-9._-]+")
 _OPEN: weakref.WeakSet[Workspace] = weakref.WeakSet()
@@ -84,13 +87,19 @@ class Workspace:
         self.closed = False
         # (checkpoint before, release after) a successful flush: set by the engine for its ingest journal
         self.flush_hooks: tuple[Callable[[], Any], Callable[[Any], None]] | None = None
+        with gc_paused():
+            self._load()
+            if len(self.facts) + len(self.entities) >= FREEZE_AFTER_LOAD:
+                freeze_on_resume()
+        _OPEN.add(self)
+
+    def _load(self) -> None:
         self.facts.load()
         # the last APPLIED_WINDOW "message|tiers" keys, persisted with the facts they produced: a message
         # replayed after an unclean stop is recognised and not counted twice
         self._applied: OrderedDict[str, None] = OrderedDict.fromkeys(self.facts.table.meta.get("applied", []))
         self._applied_lock = threading.Lock()
         self.entities.load()
-        _OPEN.add(self)
 
     # ------------------------------------------------------------------ message log
     @property
