@@ -22,6 +22,8 @@ from typing import Any
 
 import orjson
 
+from knowledge_engine.gcpause import gc_paused
+
 log = logging.getLogger("knowledge_engine.store")
 
 SCHEMA_VERSION = 1
@@ -89,7 +91,8 @@ def read_json_document(path: Path) -> dict[str, Any] | None:
         except FileNotFoundError:
             continue
         try:
-            doc = orjson.loads(raw)
+            with gc_paused():  # a large store is hundreds of thousands of dicts: see gcpause
+                doc = orjson.loads(raw)
             if not isinstance(doc, dict):
                 raise ValueError("top level is not an object")
             if i > 0:

@@ -10,6 +10,7 @@ So an update made by the host is never lost by the CLI's next write, and vice ve
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +32,7 @@ from knowledge_engine.store.persistence import (
 R = TypeVar("R", bound=BaseModel)
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+CHANGE_LOG = 50_000  # structural changes remembered for derived indexes that update incrementally
 
 
 def _updated(rec: BaseModel) -> datetime:
@@ -72,6 +74,7 @@ class RecordTable(Generic[R]):
         self.version = 0  # bumped on changes other than relevance upkeep: "did anything change" for indexes
         self.on_put: Callable[[R], None] | None = None  # keeps a derived index current on single changes
         self.on_delete: Callable[[str], None] | None = None
+        self._changes: deque[tuple[int, str]] = deque(maxlen=CHANGE_LOG)  # (version, record id)
 
     # ------------------------------------------------------------------ reading
     def _decode(self, doc: dict[str, Any]) -> tuple[dict[str, R], dict[str, Any], dict[str, datetime]]:
@@ -153,6 +156,7 @@ class RecordTable(Generic[R]):
             self.records[rid] = rec
             if structural:
                 self.version += 1
+                self._changes.append((self.version, rid))
             if self.on_put is not None:
                 self.on_put(rec)
             self.dirty.add(rid)
@@ -163,12 +167,30 @@ class RecordTable(Generic[R]):
         with self.mutex:
             existed = self.records.pop(rid, None) is not None
             self.version += 1
+            self._changes.append((self.version, rid))
             if existed and self.on_delete is not None:
                 self.on_delete(rid)
             self.deleted.add(rid)
             self.dirty.discard(rid)
             self.tombstones[rid] = datetime.now(UTC)
             return existed
+
+    def changed_since(self, generation: int, version: int) -> set[str] | None:
+        """Ids put or deleted (structurally) since (generation, version); None when only a full rebuild
+        can tell (the table was reloaded or merged, or the change log no longer reaches back that far)."""
+        with self.mutex:
+            if generation != self.generation or version > self.version:
+                return None
+            if version == self.version:
+                return set()
+            if not self._changes or self._changes[0][0] > version + 1:
+                return None
+            out: set[str] = set()
+            for v, rid in reversed(self._changes):
+                if v <= version:
+                    break
+                out.add(rid)
+            return out
 
     def set_meta(self, key: str, value: Any) -> None:
         with self.mutex:

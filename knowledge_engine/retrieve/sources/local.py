@@ -14,12 +14,12 @@ import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from knowledge_engine.index.fact_terms import FactTermIndex, fact_terms
 from knowledge_engine.index.keyword import QueryBuilder
 from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.retrieve.fuse import rrf, rrf_contribution, sort_items
 from knowledge_engine.store.records import Fact, Message
-from knowledge_engine.store.table import RecordTable
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine
@@ -54,16 +54,7 @@ def memory_item(msg: Message, score: float = 0.0) -> RetrievedItem:
     )
 
 
-def _stem(word: str) -> str:
-    """A light suffix strip so "work", "works" and "worked" meet (facts are short; BM25 is not used here)."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
-def _terms(query: str) -> set[str]:
-    return {_stem(t) for t in _KEYWORDS.build(query).terms}
+_terms = fact_terms  # the same rules for a query as for the facts it is matched against
 
 
 def weighted_rrf(
@@ -128,46 +119,6 @@ class SpeakerNames:
             else:
                 kept.append(tok)
         return found, "".join(kept).strip()
-
-
-class FactTermIndex:
-    """Inverted indexes term -> fact ids and entity id -> fact ids, rebuilt only when the facts changed.
-
-    The change signature is the table's version counter, so an unchanged store costs nothing."""
-
-    def __init__(self) -> None:
-        self.sig: tuple[int, Any] = (-1, None)
-        self.valid: dict[str, Fact] = {}
-        self.postings: dict[str, set[str]] = {}
-        self.lengths: dict[str, int] = {}
-        self.by_entity: dict[str, list[str]] = {}
-
-    def refresh(self, table: RecordTable[Fact]) -> None:
-        sig = (table.generation, table.version)
-        if sig == self.sig:
-            return
-        facts = list(table)
-        self.postings, self.lengths, self.by_entity = {}, {}, {}
-        self.valid = {f.id: f for f in facts if f.invalid_at is None}
-        for f in self.valid.values():
-            words = _terms(f.text())
-            self.lengths[f.id] = max(1, len(words))
-            for w in words:
-                self.postings.setdefault(w, set()).add(f.id)
-            for eid in {f.subject_id, f.object_id} - {None}:
-                self.by_entity.setdefault(str(eid), []).append(f.id)
-        self.sig = sig
-
-    def overlap(self, terms: set[str]) -> dict[str, int]:
-        hits: dict[str, int] = {}
-        for t in terms:
-            for fid in self.postings.get(t, ()):
-                hits[fid] = hits.get(fid, 0) + 1
-        return hits
-
-    def rank(self, terms: set[str], limit: int) -> list[str]:
-        ranked = sorted(self.overlap(terms).items(), key=lambda kv: -kv[1] / self.lengths[kv[0]] ** 0.5)
-        return [fid for fid, _ in ranked[:limit]]
 
 
 class LocalSource:
