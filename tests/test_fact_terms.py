@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 
 from knowledge_engine.config import load_config
-from knowledge_engine.index.fact_terms import FactTermIndex, fact_terms
+from knowledge_engine.index.fact_terms import FactTermIndex, fact_terms, terms_of_fact
 from knowledge_engine.store.workspace import Workspace
 
 
@@ -87,3 +87,9 @@ def test_change_log_answers_only_what_it_knows(tmp_path: Path) -> None:
     assert table.changed_since(gen, ver) == set()
     assert table.changed_since(gen + 1, ver) is None
     assert table.changed_since(gen, ver + 5) is None
+
+
+def test_cached_fact_terms_equal_terms_of_the_text(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    fact, _ = ws.facts.add("Dr. Émile Zola-Smith", "moved-to", "the Côte d'Azur in 1990")
+    assert terms_of_fact(fact) == fact_terms(fact.text())

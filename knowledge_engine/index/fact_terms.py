@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
+from knowledge_engine.gcpause import gc_paused
 from knowledge_engine.index.keyword import MIN_TOKEN_CHARS, STOP_WORDS
 from knowledge_engine.store.records import Fact
 from knowledge_engine.store.table import RecordTable
@@ -37,6 +39,16 @@ def fact_terms(text: str) -> set[str]:
         for tok in _TOKEN.findall(text.lower())
         if len(tok) >= MIN_TOKEN_CHARS and tok not in STOP_WORDS
     }
+
+
+@lru_cache(maxsize=65536)
+def _part_terms(part: str) -> frozenset[str]:
+    return frozenset(fact_terms(part))
+
+
+def terms_of_fact(fact: Fact) -> set[str]:
+    """`fact_terms(fact.text())`, from cached parts: subjects and predicates repeat across many facts."""
+    return set(_part_terms(fact.subject) | _part_terms(fact.predicate) | _part_terms(fact.object))
 
 
 class FactTermIndex:
@@ -70,14 +82,15 @@ class FactTermIndex:
 
     def _rebuild(self, table: RecordTable[Fact]) -> None:
         self.valid, self.postings, self.lengths, self.by_entity, self._terms_of = {}, {}, {}, {}, {}
-        for fact in table.records.values():
-            self._add(fact)
+        with gc_paused():  # several hundred thousand sets at 100k facts (see gcpause)
+            for fact in table.records.values():
+                self._add(fact)
         self.rebuilds += 1
 
     def _add(self, fact: Fact) -> None:
         if fact.invalid_at is not None:
             return
-        words = fact_terms(fact.text())
+        words = terms_of_fact(fact)
         entities = {e for e in (fact.subject_id, fact.object_id) if e}
         self.valid[fact.id] = fact
         self.lengths[fact.id] = max(1, len(words))
