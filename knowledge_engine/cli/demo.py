@@ -13,7 +13,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-import httpx
 import typer
 
 from knowledge_engine.cli.common import console, print_json, table
@@ -23,6 +22,8 @@ DEFAULT_QUESTION = "Where does Maya work now, and where did she live before?"
 
 
 def _ollama_up(url: str) -> bool:
+    import httpx  # here, not at the top: every CLI command imports this module
+
     try:
         return httpx.get(url.rstrip("/") + "/api/tags", timeout=0.5).status_code == 200
     except httpx.HTTPError:
