@@ -367,6 +367,19 @@ def test_common_words_are_pruned_beyond_the_match_budget(workspace: Path) -> Non
         assert [round(s, 3) for _, s in full[:3]] == [round(s, 3) for _, s in pruned]
 
 
+def test_only_the_newest_rows_are_scored_when_every_word_is_common(workspace: Path) -> None:
+    with MessageLog(workspace, match_budget=50) as log, MessageLog(workspace, match_budget=0) as exact:
+        log.append_many(msg(i, f"weekly report number {i}") for i in range(1, 201))
+        before = counters.get("memory.search_newest_only")
+        got = log.search("weekly report", limit=100)
+        assert counters.get("memory.search_newest_only") == before + 1
+        # 200 rows match; the budget of 50 scores only the newest 50 of them
+        assert sorted(ids(got), key=int) == [str(i) for i in range(151, 201)]
+        assert len(exact.search("weekly report", limit=100)) == 100  # no budget: the whole log
+        log.append_many([msg(500, "weekly report on the aurora")])
+        assert ids(log.search("aurora", limit=10)) == ["500"]  # a rare word searches everything
+
+
 def test_phrase_queries_and_small_logs_are_never_pruned(workspace: Path) -> None:
     with MessageLog(workspace, match_budget=50) as log:
         log.append_many(msg(100 + i, f"weekly report {i}") for i in range(30))

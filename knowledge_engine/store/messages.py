@@ -509,7 +509,8 @@ class MessageLog:
         if built.empty:
             counters.inc("memory.search_empty_query")
             return []
-        expression = self._plan(built).expression
+        planned, newest_only = self._plan(built)
+        expression = planned.expression
         where, params = _filters(session, role, since, until, alias="m.")
         if session is not None:
             # A session's messages are mostly contiguous in arrival order: bounding the FTS rowid lets
@@ -519,10 +520,13 @@ class MessageLog:
                 return []
             where += " AND f.rowid BETWEEN ? AND ?"
             params += [lo, hi]
+        elif newest_only:
+            where = " AND ".join(c for c in (where, "f.rowid > ?") if c)
+            params.append(newest_only)
         if where:  # bm25() is only evaluated for rows that pass the filters
+            join = " JOIN messages m ON m.seq = f.rowid" if "m." in where else ""
             sql = (
-                "SELECT f.rowid, bm25(messages_fts) AS score FROM messages_fts f"
-                " JOIN messages m ON m.seq = f.rowid"
+                f"SELECT f.rowid, bm25(messages_fts) AS score FROM messages_fts f{join}"
                 f" WHERE messages_fts MATCH ? AND {where} ORDER BY score LIMIT ?"
             )
         else:
@@ -549,7 +553,7 @@ class MessageLog:
         }
         return [(_row_to_message(rows[seq]), -float(score)) for seq, score in hits if seq in rows]
 
-    def _plan(self, built: KeywordQuery) -> KeywordQuery:
+    def _plan(self, built: KeywordQuery) -> tuple[KeywordQuery, int]:
         """Drop the most common OR-ed words when scoring every row they match would blow the budget.
 
         FTS5 computes bm25() for every matching row before sorting, so one very common word
@@ -558,13 +562,18 @@ class MessageLog:
         the rarest word is always kept, then others from rare to common while their summed
         document frequencies stay within `match_budget`. Phrase queries are never pruned
         (the phrase is required, so it already bounds the match set).
+
+        When even the rarest word matches more than the budget (every word of the query is that
+        common), only the newest rows expected to hold about `match_budget` matches are scored:
+        the second value is the rowid to search above (0 = the whole log). Among that many
+        near-equal matches, the newer ones are the better answer for conversation memory.
         """
         parts = built.optional_parts()
-        if self.match_budget <= 0 or built.phrases or len(parts) < 2:
-            return built
+        if self.match_budget <= 0 or built.phrases or not parts:
+            return built, 0
         top = self._max_seq()
         if top <= self.match_budget:
-            return built
+            return built, 0
         dfs = sorted((self._doc_freq(p, top), p) for p in parts)
         keep, total = [dfs[0][1]], dfs[0][0]
         for df, part in dfs[1:]:
@@ -572,10 +581,14 @@ class MessageLog:
                 break
             keep.append(part)
             total += df
+        newest_only = 0
+        if total > self.match_budget:
+            counters.inc("memory.search_newest_only")
+            newest_only = max(0, top - int(top * self.match_budget / total))
         if len(keep) < len(parts):
             counters.inc("memory.search_terms_pruned", len(parts) - len(keep))
-            return built.keep_only(keep)
-        return built
+            return built.keep_only(keep), newest_only
+        return built, newest_only
 
     def _max_seq(self) -> int:
         return int(self._read("SELECT coalesce(max(seq), 0) FROM messages")[0][0])
