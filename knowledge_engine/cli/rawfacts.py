@@ -20,7 +20,7 @@ from knowledge_engine.store.records import Fact, canonical
 
 Raw = dict[str, Any]
 FACTS: TypeAdapter[list[Fact]] = TypeAdapter(list[Fact])
-# the store omits default-valued fields on write: a missing key means the model's default
+# the store omits None fields (older files: every default-valued field): a missing key means the default
 DEFAULTS: dict[str, Any] = {
     name: f.default
     for name, f in Fact.model_fields.items()
