@@ -65,7 +65,7 @@ def _quick_scan(
 ) -> tuple[Counter[str], int, dict[str, Any]] | None:
     """Counts straight from the bytes the store writes (compact JSON, header first), without parsing
     100k records: (records per value of `pattern`, records with a set "invalid_at", header meta).
-    Files written before 0.1.1 omit default-valued fields, so records without the key count under `default`.
+    Older files omit default-valued fields, so records without the key count under `default`.
     None when the file does not look like the store's own output: the caller then parses it.
 
     Sound because inside a JSON string every quote is escaped, so `"source":"` can only be a key, and
