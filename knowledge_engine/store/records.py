@@ -10,7 +10,7 @@ import hashlib
 import re
 import unicodedata
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -65,8 +65,28 @@ def fact_id(subject: str, predicate: str, object_: str) -> str:
     return "f-" + hashlib.blake2b(key, digest_size=8).hexdigest()
 
 
+_FIELDS_SET: dict[type[BaseModel], set[str]] = {}
+_set_attr = object.__setattr__
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="ignore", validate_assignment=False)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Share one `__pydantic_fields_set__` per record type instead of one set per instance.
+
+        Why: pydantic keeps, on every instance, a set of the fields given at construction: 0.9 KB per
+        fact with its evidence, 40% of a 100k-fact store's memory (94 of 229 MB). Nothing here reads it
+        (no exclude_unset), and pydantic only ever adds field names to it, so a set that already holds
+        every field name is correct for all of them. Swapping it right after construction frees each
+        instance's set before the next is built, so the memory is reused instead of kept.
+        """
+        _set_attr(self, "__pydantic_fields_set__", _FIELDS_SET[type(self)])
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        _FIELDS_SET[cls] = set(cls.model_fields)  # pydantic calls this once the fields are known
 
 
 class Evidence(_Record):
