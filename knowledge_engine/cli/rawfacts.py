@@ -177,6 +177,6 @@ def _top_by_relevance(rows: list[Raw], limit: int) -> list[Raw]:
     key (which parses a timestamp) runs on a few hundred rows instead of 100k."""
     if len(rows) <= limit:
         return rows
-    rels = [_num(_get(f, "relevance"), 1.0) for f in rows]
+    rels = [r if type(r) is float else _num(r, 1.0) for r in (f.get("relevance", 1.0) for f in rows)]
     cut = heapq.nlargest(limit, rels)[-1]
     return [f for f, r in zip(rows, rels, strict=True) if r >= cut]
