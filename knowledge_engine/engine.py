@@ -44,6 +44,7 @@ class KnowledgeEngine:
             self._process, config.extraction.queue_size, config.extraction.spacy.batch_size, self.journal
         )
         self._stopped = False
+        self._closing = False  # set by stop(): tiers built after it close their workers at once
         # the maintenance scheduler: workspace_opened(engine, ws), engine_stopping(engine, timeout_s)
         self.lifecycle_hooks: list[Any] = []
 
@@ -61,6 +62,8 @@ class KnowledgeEngine:
         with self._pipeline_lock:
             if self._pipeline is None:
                 self._pipeline = ExtractionPipeline(self.config.extraction)
+                if self._closing:  # stop() ran while the tiers were loading: no workers outlive it
+                    self._close_pipeline(self._pipeline, 1.0)
             return self._pipeline
 
     def warm_up(self) -> None:
@@ -221,6 +224,27 @@ class KnowledgeEngine:
         return b.stats() if b is not None else None
 
     # ------------------------------------------------------------------ lifecycle
+    def _close_tiers(self, timeout_s: float) -> None:
+        """Stop the tiers' worker processes (the spaCy pool). A pipeline still being built by
+        the warm-up thread closes its tiers itself when done (it sees _closing)."""
+        self._closing = True
+        if not self._pipeline_lock.acquire(timeout=min(1.0, timeout_s)):
+            return
+        try:
+            pipeline = self._pipeline
+        finally:
+            self._pipeline_lock.release()
+        self._close_pipeline(pipeline, timeout_s)
+
+    def _close_pipeline(self, pipeline: ExtractionPipeline | None, timeout_s: float) -> None:
+        for tier in pipeline.tiers if pipeline is not None else []:
+            close = getattr(tier, "close", None)
+            if callable(close):
+                try:
+                    close(min(1.0, timeout_s))
+                except Exception as exc:
+                    log.error("closing extraction tier %s failed: %s", tier.name, type(exc).__name__)
+
     def flush(self, timeout_s: float = 5.0, sync: bool = True) -> bool:
         """Process everything queued, send partial LLM batches, write every store, sync the index."""
         deadline = time.monotonic() + timeout_s
@@ -259,6 +283,7 @@ class KnowledgeEngine:
             b.stop(max(0.05, (deadline - time.monotonic()) * 0.5))
         for ws in self.workspaces():
             ws.close()
+        self._close_tiers(max(0.1, deadline - time.monotonic()))
         self.journal.close()
         self._stopped = True
         emit(

@@ -61,34 +61,50 @@ _warned: set[str] = set()
 
 def load_nlp(model: str, exclude: Sequence[str] = UNUSED_FOR_FACTS) -> Language | None:
     """The loaded pipeline, or None (after one warning per model name) if it cannot load."""
+    nlp, reason = preload(model, exclude)
+    if nlp is None and reason:  # a fresh failure; a cached one has been reported already
+        warn_unavailable(model, reason)
+    return nlp
+
+
+def preload(model: str, exclude: Sequence[str] = UNUSED_FOR_FACTS) -> tuple[Language | None, str]:
+    """Load and cache without warning: the pipeline, or None and why not ("" once cached).
+
+    Extraction worker processes use this: they report the reason to the parent, which warns
+    once for the whole pool instead of once per worker.
+    """
     key = (model, tuple(sorted(exclude)))
     with _lock:
         if key in _cache:
-            return _cache[key]
-        nlp = _load(model, key[1])
+            return _cache[key], ""
+        nlp, reason = try_load(model, key[1])
         _cache[key] = nlp
-        return nlp
+        return nlp, reason
 
 
-def _load(model: str, exclude: tuple[str, ...]) -> Language | None:
+def exclude_for(facts: bool) -> tuple[str, ...]:
+    """The components a tier does not need: the parse is only needed for facts."""
+    return UNUSED_FOR_FACTS if facts else UNUSED_FOR_NER
+
+
+def try_load(model: str, exclude: Sequence[str]) -> tuple[Language | None, str]:
+    """Load without caching or warning: the pipeline, or None and why it could not load."""
     try:
         import spacy
 
         nlp = spacy.load(model, exclude=list(exclude))
     except ImportError:
-        _warn_once(model, "spaCy is not installed")
-        return None
+        return None, "spaCy is not installed"
     except OSError:  # spaCy's E050: no package or folder with that name
-        _warn_once(model, "the spaCy model is not installed")
-        return None
+        return None, "the spaCy model is not installed"
     except Exception as exc:  # a broken or incompatible package: same outcome, different reason
-        _warn_once(model, f"the spaCy model failed to load ({type(exc).__name__})")
-        return None
+        return None, f"the spaCy model failed to load ({type(exc).__name__})"
     emit("spacy_loaded", model=model, components=len(nlp.pipe_names))
-    return nlp
+    return nlp, ""
 
 
-def _warn_once(model: str, reason: str) -> None:
+def warn_unavailable(model: str, reason: str) -> None:
+    """Count a failed load; warn once per model name how to fix it."""
     counters.inc("extract.spacy.model_missing")
     if model in _warned:
         return

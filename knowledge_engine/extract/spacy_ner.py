@@ -2,20 +2,23 @@
 
 One nlp.pipe call per batch (batching is what makes spaCy fast); each Doc is used twice: its
 entities become Mentions and, when facts are on, extract.dependency turns its parse into
-triples. If the model cannot load, the tier reports itself unavailable and returns empty
-Extractions, so the engine keeps running on the regex tier.
+triples. With `workers` set, all of that runs in worker processes (extract.workers). If the
+model cannot load, the tier reports itself unavailable and returns empty Extractions, so the
+engine keeps running on the regex tier.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract import dependency
 from knowledge_engine.extract.base import Extraction, FactCandidate, Mention
-from knowledge_engine.extract.nlp import LABEL_TYPES, UNUSED_FOR_FACTS, UNUSED_FOR_NER, load_nlp, parse
+from knowledge_engine.extract.nlp import LABEL_TYPES, exclude_for, load_nlp, parse, warn_unavailable
 from knowledge_engine.extract.regex import initial_importance
 from knowledge_engine.extract.text import worth_extracting
+from knowledge_engine.extract.workers import SpacyWorkerPool, acquire, release, resolve_workers
 from knowledge_engine.observe import counters, log
 from knowledge_engine.store.records import Message
 
@@ -73,7 +76,13 @@ DEFAULT_MAX_CHARS = 32768
 
 
 class SpacyTier:
-    """NER mentions and parse facts from a real spaCy pipeline, loaded once per process."""
+    """NER mentions and parse facts from a real spaCy pipeline, loaded once per process.
+
+    With `workers` > 0 the tier runs in a pool of worker processes (extract.workers), started
+    on first use (the engine's warm-up thread), so the host process keeps its GIL and spaCy
+    uses several cores; results are identical to the in-process tier, which is also the
+    fallback when the workers cannot start or keep crashing.
+    """
 
     name = "spacy"
 
@@ -81,20 +90,42 @@ class SpacyTier:
         self.config = config or SpacyConfig()
         # Parser memory grows with text length; callers prepare() texts, this is a backstop.
         self.max_chars = max_chars
+        self.workers = resolve_workers(self.config.workers) if self.config.enabled else 0
+        self._pool: SpacyWorkerPool | None = None
+        self._pool_lock = threading.Lock()
+        self._unavailable = False
+        self._closed = False
 
     @property
     def nlp(self) -> Language | None:
+        """The pipeline loaded in this process (the in-process tier, and the pool's fallback)."""
         if not self.config.enabled:
             return None
-        exclude = UNUSED_FOR_FACTS if self.config.facts else UNUSED_FOR_NER
-        return load_nlp(self.config.model, exclude)
+        return load_nlp(self.config.model, exclude_for(self.config.facts))
 
     @property
     def available(self) -> bool:
-        """False when disabled or when the configured model could not load."""
-        return self.nlp is not None
+        """False when disabled or when the configured model could not load.
+
+        With workers this starts the pool and waits until it has loaded the model (call it off
+        the hook path: the engine does, in its warm-up thread).
+        """
+        if not self.config.enabled or self._unavailable:
+            return False
+        if self._ensure_pool() is not None:
+            return True
+        return not self._unavailable and self.nlp is not None
 
     def extract(self, messages: list[Message]) -> list[Extraction]:
+        if not self.config.enabled or self._unavailable or not messages:
+            return [Extraction(message_id=m.id) for m in messages]
+        pool = self._ensure_pool()
+        if pool is None:
+            return self.extract_here(messages)
+        return pool.extract(messages, self.config.batch_size, self.max_chars, self.extract_here)
+
+    def extract_here(self, messages: list[Message]) -> list[Extraction]:
+        """The tier in this process: what each worker runs, and the fallback."""
         out = [Extraction(message_id=m.id) for m in messages]
         nlp = self.nlp
         if nlp is None:
@@ -105,6 +136,54 @@ class SpacyTier:
             if doc is not None:
                 out[i] = self._from_doc(doc, messages[i])
         return out
+
+    def pids(self) -> list[int]:
+        """Process ids of the live workers (empty in-process)."""
+        return self._pool.pids() if self._pool is not None else []
+
+    def close(self, timeout_s: float = 1.0) -> None:
+        """Release the worker pool (the last tier using it stops the workers); idempotent.
+
+        If the pool is still starting, the starting thread releases it when the start returns.
+        """
+        self._closed = True
+        if not self._pool_lock.acquire(timeout=timeout_s):
+            return
+        try:
+            pool, self._pool = self._pool, None
+        finally:
+            self._pool_lock.release()
+        if pool is not None:
+            release(pool, timeout_s)
+
+    def _ensure_pool(self) -> SpacyWorkerPool | None:
+        """The started pool, or None for in-process (workers=0, closed, or the pool failed)."""
+        if self.workers <= 0 or self._closed:
+            return None
+        with self._pool_lock:
+            if self._closed:
+                return None
+            if self._pool is None:
+                self._pool = acquire(self.config.model, self.config.facts, self.workers)
+            pool = self._pool
+            status = pool.start()
+            if status == "ready" and not self._closed:
+                return pool
+            self._pool = None
+            if not self._closed:
+                self._pool_failed(status, pool.reason)
+        release(pool, 1.0)
+        return None
+
+    def _pool_failed(self, status: str, reason: str) -> None:
+        """Model missing: regex-only with the one warning, as in-process. Workers broken: in-process."""
+        self.workers = 0
+        if status == "unavailable":
+            self._unavailable = True
+            warn_unavailable(self.config.model, reason)
+        else:
+            counters.inc("extract.spacy.workers.start_failed")
+            log.warning("spaCy workers failed to start (%s); running spaCy in-process", reason)
 
     def _text(self, message: Message) -> str:
         if len(message.text) > self.max_chars:
