@@ -430,3 +430,10 @@ def test_any_query_never_errors(log: MessageLog, query: str) -> None:
     for m, score in log.search(query) + log.search(query, session="x", role="user", since=T0):
         assert isinstance(m, Message) and score >= 0
     assert counters.get("memory.search_error") == errors
+
+
+def test_speakers_lists_each_name_once(log: MessageLog) -> None:
+    log.append_many([msg(1, "hi", speaker="Ann"), msg(2, "yo", speaker="Bo"), msg(3, "ok", speaker="Ann")])
+    log.append_many([msg(4, "anonymous")])
+    assert sorted(log.speakers()) == ["Ann", "Bo"]
+    assert len(log.speakers(limit=1)) == 1

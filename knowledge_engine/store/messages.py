@@ -493,6 +493,11 @@ class MessageLog:
         sql = "SELECT count(*) FROM messages" + (f" WHERE {where}" if where else "")
         return int(self._read(sql, params)[0][0])
 
+    def speakers(self, limit: int = 1000) -> list[str]:
+        """Distinct speaker names in the log (a scan of the speaker column: callers cache it)."""
+        rows = self._read("SELECT DISTINCT speaker FROM messages WHERE speaker IS NOT NULL LIMIT ?", [limit])
+        return [str(name) for (name,) in rows]
+
     def search(
         self,
         query: str,
