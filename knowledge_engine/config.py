@@ -227,7 +227,7 @@ class MemoryConfig(_Section):
     keyword_match_budget: int = Field(
         5000,
         ge=0,
-        description="Keyword search drops its most common words while they would match more rows than this (0 = never).",
+        description="Keyword search drops its most common words while they would match more rows than this, and scores only the newest rows when even its rarest word would (0 = never).",
     )
 
 
