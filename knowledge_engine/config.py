@@ -288,10 +288,11 @@ class RetrievalConfig(_Section):
     )
     min_score: float = Field(0.0, ge=0, description="Fused items below this score are dropped.")
     vector_weight: float = Field(
-        0.5,
+        0.85,
         ge=0,
         le=2,
-        description="Weight of the vector arm against BM25 (1.0) when fusing conversation memory.",
+        description="Weight of each vector arm (all turns; the named speakers' turns) against BM25 (1.0) "
+        "when fusing conversation memory.",
     )
     fact_weight: float = Field(
         1.0,
@@ -319,6 +320,16 @@ class RetrievalConfig(_Section):
         ge=0,
         le=10,
         description="Score boost (x 1 + weight) for memories spoken by a speaker the query names.",
+    )
+    vector_topic: bool = Field(
+        True,
+        description="The vector arms embed the query without the speaker names it contains (a name "
+        "dominates a short question's embedding and matches the turns addressed to that speaker).",
+    )
+    speaker_arm: bool = Field(
+        True,
+        description="When the query names a speaker, that speaker's nearest turns form a search arm of "
+        "their own (from a vector query half again as deep), so other speakers' turns cannot crowd them out.",
     )
     adaptive: bool = Field(True, description="Shrink the result count when the top score is weak.")
     temporal: bool = Field(True, description="Use time expressions in the query to favour that window.")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import re
 import statistics
 import sys
 import tempfile
@@ -45,6 +46,8 @@ CATEGORIES = (1, 2, 3, 4)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 BASELINE_POOL = 200
 ARMS = ("messages", "messages_facts", "bm25", "vector")
+ANSWER_ARMS = ("engine", "bm25", "vector")
+_TOKEN = re.compile(r"\w+")
 
 
 def plugin_config(root: Path, budget: int, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -102,11 +105,37 @@ def recall(evidence: list[str], found: set[str]) -> float:
     return sum(1 for e in evidence if e in found) / len(evidence)
 
 
+def answer_tokens(answer: Any) -> set[str]:
+    """The gold answer's content words (lower case, stop words dropped); empty when it has none."""
+    from knowledge_engine.index.keyword import STOP_WORDS
+
+    return {t for t in _TOKEN.findall(str(answer or "").lower()) if t not in STOP_WORDS}
+
+
+def answer_share(tokens: set[str], text: str) -> float | None:
+    """Share of the answer's content words present in `text`: a guard that more ids in the block
+    (shorter items) did not come with less of the answer. Dates are shown as ISO in the block, so
+    temporal answers ("7 May 2023") score low on every arm; compare arms and runs, not absolutes."""
+    if not tokens:
+        return None
+    seen = set(_TOKEN.findall(text.lower()))
+    return sum(1 for t in tokens if t in seen) / len(tokens)
+
+
+def load_answers(path: Path) -> dict[tuple[str, str], Any]:
+    """(sample_id, question) -> gold answer, read from the raw file (common.Question has no answer)."""
+    out: dict[tuple[str, str], Any] = {}
+    for n, conv in enumerate(orjson.loads(path.read_bytes())):
+        for qa in conv.get("qa", []):
+            out[(str(conv.get("sample_id", n)), str(qa.get("question", "")))] = qa.get("answer")
+    return out
+
+
 class Scores:
     """Per-arm, per-category recall lists."""
 
-    def __init__(self) -> None:
-        self.values: dict[str, dict[int, list[float]]] = {a: defaultdict(list) for a in ARMS}
+    def __init__(self, arms: tuple[str, ...] = ARMS) -> None:
+        self.values: dict[str, dict[int, list[float]]] = {a: defaultdict(list) for a in arms}
 
     def add(self, arm: str, category: int, value: float) -> None:
         self.values[arm][category].append(value)
@@ -133,19 +162,21 @@ async def ingest(runner: Any, conv: Conversation, ctx: dict[str, Any]) -> None:
             await runner.run("message_received", {**event, "from": t.speaker}, msg_ctx)
 
 
-def baselines(engine: Any, ws: Any, q: str, budget: int) -> tuple[set[str], set[str]]:
-    """Turn ids the BM25-only and vector-only baselines fit into the budget."""
+def baselines(engine: Any, ws: Any, q: str, budget: int) -> tuple[dict[str, str], dict[str, str]]:
+    """Turn id -> line of what the BM25-only and vector-only baselines fit into the budget."""
     bm = [(m.id, f"{m.speaker}: {m.text}") for m, _ in ws.messages.search(q, limit=BASELINE_POOL)]
     vec = engine.embedder.embed_query(q)
     hits = engine.chroma(ws).query_messages(vec, BASELINE_POOL, None)
     found = {m.id: m for m in ws.messages.get_many([h.id for h in hits])}
     vl = [(h.id, f"{found[h.id].speaker}: {found[h.id].text}") for h in hits if h.id in found]
-    return set(fill_budget(bm, budget)), set(fill_budget(vl, budget))
+    bm_kept, vl_kept = set(fill_budget(bm, budget)), set(fill_budget(vl, budget))
+    return ({i: line for i, line in bm if i in bm_kept}, {i: line for i, line in vl if i in vl_kept})
 
 
 async def run_conversation(conv: Conversation, questions: list[Question], budget: int, scores: Scores,
                            stats: dict[str, Any], cache_dir: Path | None = None,
-                           overrides: dict[str, Any] | None = None) -> None:
+                           overrides: dict[str, Any] | None = None,
+                           answers: tuple[dict[tuple[str, str], Any], Scores] | None = None) -> None:
     from knowledge_engine.host import HookRunner, PluginApi
     from knowledge_engine.plugin import register
     from knowledge_engine.retrieve.retriever import retriever_for
@@ -189,8 +220,15 @@ async def run_conversation(conv: Conversation, questions: list[Question], budget
             scores.add("messages", q.category, recall(q.evidence, mem))
             scores.add("messages_facts", q.category, recall(q.evidence, mem | facts))
             bm, vec = baselines(engine, ws, q.question, budget)
-            scores.add("bm25", q.category, recall(q.evidence, bm))
-            scores.add("vector", q.category, recall(q.evidence, vec))
+            scores.add("bm25", q.category, recall(q.evidence, set(bm)))
+            scores.add("vector", q.category, recall(q.evidence, set(vec)))
+            if answers is not None:
+                gold = answer_tokens(answers[0].get((conv.sample_id, q.question)))
+                for arm, text in (("engine", block), ("bm25", "\n".join(bm.values())),
+                                  ("vector", "\n".join(vec.values()))):
+                    share = answer_share(gold, text)
+                    if share is not None:
+                        answers[1].add(arm, q.category, share)
         await runner.run("gateway_stop", {"reason": "bench done"}, {})
         engine.stop(10)
 
@@ -216,6 +254,8 @@ def run(path: Path, budget: int, limit_conv: int | None, limit_q: int | None,
         cache_dir: Path | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     convs = load_locomo(path)[: limit_conv or None]
     scores = Scores()
+    answer_scores = Scores(ANSWER_ARMS)
+    gold = load_answers(path)
     stats: dict[str, Any] = {"ingest_s": 0.0, "facts": 0, "latency_ms": [], "embed_ms": [], "block_chars": [],
                              "provenance_not_in_block": 0, "malformed_evidence": 0, "unknown_evidence": 0,
                              "skipped_no_evidence": 0, "turns": 0, "questions": 0}
@@ -223,7 +263,8 @@ def run(path: Path, budget: int, limit_conv: int | None, limit_q: int | None,
         questions = select_questions(conv, limit_q, stats)
         stats["turns"] += len(conv.turns)
         stats["questions"] += len(questions)
-        asyncio.run(run_conversation(conv, questions, budget, scores, stats, cache_dir, overrides))
+        asyncio.run(run_conversation(conv, questions, budget, scores, stats, cache_dir, overrides,
+                                     (gold, answer_scores)))
     lat, emb = stats.pop("latency_ms"), stats.pop("embed_ms")
     blocks = stats.pop("block_chars")
     return {
@@ -231,6 +272,7 @@ def run(path: Path, budget: int, limit_conv: int | None, limit_q: int | None,
         "conversations": len(convs), **stats,
         "ingest_s": round(stats["ingest_s"], 2),
         "recall": {arm: scores.summary(arm) for arm in ARMS},
+        "answer_tokens": {arm: answer_scores.summary(arm) for arm in ANSWER_ARMS},
         "latency_ms": {"p50": round(percentile(lat, 50), 2), "p95": round(percentile(lat, 95), 2),
                        "embed_p50": round(percentile(emb, 50), 2),
                        "embed_p95": round(percentile(emb, 95), 2)},
@@ -243,6 +285,10 @@ def print_table(out: dict[str, Any]) -> None:
           f"{out['questions']} questions, budget {out['budget_chars']} chars, {out['facts']} facts")
     print(f"{'arm':<16}" + "".join(f"{CATEGORY_NAMES[c]:>13}" for c in CATEGORIES) + f"{'overall':>10}")
     for arm, s in out["recall"].items():
+        cells = "".join(f"{(s['by_category'][str(c)] or 0):>13.3f}" for c in CATEGORIES)
+        print(f"{arm:<16}{cells}{(s['overall'] or 0):>10.3f}")
+    print("answer words in the injected text (a guard, not a target):")
+    for arm, s in out["answer_tokens"].items():
         cells = "".join(f"{(s['by_category'][str(c)] or 0):>13.3f}" for c in CATEGORIES)
         print(f"{arm:<16}{cells}{(s['overall'] or 0):>10.3f}")
     lat = out["latency_ms"]

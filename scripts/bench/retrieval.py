@@ -18,7 +18,7 @@ time, the query embedding (LocalSource.last_embed_ms) and the hook time without 
 the figure held to the 50 ms p95 target. Last line: one JSON object.
 
 Usage: .venv/bin/python scripts/bench/retrieval.py [--messages 50000] [--facts 10000]
-       [--queries 300] [--cache-dir DIR] [--json]
+       [--queries 300] [--cache-dir DIR] [--json] [--set retrieval.KEY=VALUE ...]
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from scripts.bench.common import LOCOMO_DEV, load_locomo, percentile
+from scripts.bench.locomo import parse_overrides
 
 PREDICATES = ("likes", "visited", "mentioned", "enjoys", "bought", "attended", "reads", "plays", "made",
               "recommended", "talked-about", "plans", "painted", "adopted", "learned")
@@ -82,10 +83,19 @@ class CachingEmbedder:
             self.cache.setdefault(f.text(), (v / (np.linalg.norm(v) or 1.0)).tolist())
 
 
-def config(root: Path) -> dict[str, Any]:
-    return {"workspaceTemplate": "{workspaceDir}/ke", "workspaceRoot": str(root / "agents"),
-            "storage": {"writeDebounceMs": 1000}, "extraction": {"llm": {"enabled": False}},
-            "retrieval": {"cacheTtlMs": 0, "provenanceReport": "metadata"}}
+def config(root: Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    cfg: dict[str, Any] = {
+        "workspaceTemplate": "{workspaceDir}/ke", "workspaceRoot": str(root / "agents"),
+        "storage": {"writeDebounceMs": 1000}, "extraction": {"llm": {"enabled": False}},
+        "retrieval": {"cacheTtlMs": 0, "provenanceReport": "metadata"},
+    }
+    for key, value in (overrides or {}).items():  # --set retrieval.speakerArm=false
+        node = cfg
+        *path, last = key.split(".")
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return cfg
 
 
 def build(engine: Any, ws: Any, n_messages: int, n_facts: int) -> dict[str, Any]:
@@ -159,13 +169,14 @@ async def measure(runner: Any, retriever: Any, ctx: dict[str, Any], questions: l
 
 
 async def run_hooks(
-    root: Path, folder: Path, n_messages: int, n_facts: int, n_queries: int
+    root: Path, folder: Path, n_messages: int, n_facts: int, n_queries: int,
+    overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     from knowledge_engine.host import HookRunner, PluginApi
     from knowledge_engine.plugin import register
     from knowledge_engine.retrieve.retriever import retriever_for
 
-    api = PluginApi("knowledge-engine", config(root))
+    api = PluginApi("knowledge-engine", config(root, overrides))
     plugin = register(api)
     assert plugin is not None
     engine = plugin.engine
@@ -187,7 +198,7 @@ async def run_hooks(
               "queries": min(n_queries, len(questions))}
     await runner.run("gateway_stop", {"reason": "bench done"}, {})
     engine.stop(10)
-    return {"bench": "retrieval", **counts, "build": built, **figures,
+    return {"bench": "retrieval", "overrides": overrides or {}, **counts, "build": built, **figures,
             "target_p95_ms": 50, "meets_target": figures["hook_excl_embedding_ms"]["p95"] <= 50}
 
 
@@ -198,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--cache-dir", type=Path, default=None, help="keep/reuse the built workspace here")
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="config override, e.g. retrieval.speakerArm=false (repeatable)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     if not LOCOMO_DEV.exists():
@@ -205,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="retrieval-bench-") as tmp:
         folder = args.cache_dir or Path(tmp) / "ws"
-        out = asyncio.run(run_hooks(Path(tmp), folder, args.messages, args.facts, args.queries))
+        out = asyncio.run(run_hooks(Path(tmp), folder, args.messages, args.facts, args.queries,
+                                    parse_overrides(args.set)))
     if not args.json:
         print(f"{out['messages']} messages, {out['facts']} facts, {out['queries']} queries; "
               f"build {out['build']}")
