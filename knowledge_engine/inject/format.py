@@ -249,9 +249,19 @@ def _select(
     total: float,
     section_chars: Mapping[str, int],
     max_item_chars: int | None,
-) -> list[tuple[str, list[RetrievedItem]]]:
-    chosen: list[tuple[str, list[RetrievedItem]]] = []
+) -> list[tuple[str, list[str]]]:
+    """Per section in order, the rendered items that fit. Each item is rendered once (budgeting
+    used to render every kept item three times: to fit, to count and to print)."""
+    chosen: list[tuple[str, list[str]]] = []
     remaining = total
+    memo: dict[int, tuple[RetrievedItem, str]] = {}  # holding the item keeps its id from being reused
+
+    def rendered(it: RetrievedItem) -> str:
+        hit = memo.get(id(it))
+        if hit is None:
+            hit = memo[id(it)] = (it, render_item(it, fmt, max_item_chars))
+        return hit[1]
+
     for key in _ordered(sections):
         value = sections[key]
         overhead = len(_section_header(key, fmt))
@@ -261,11 +271,11 @@ def _select(
         if isinstance(value, str):
             kept = _fit_text(value.strip(), limit, fmt) if value.strip() else []
         else:
-            kept = fit(value, int(limit) if limit != math.inf else 1 << 62,
-                       lambda it: render_item(it, fmt, max_item_chars) + "\n")
+            kept = fit(value, int(limit) if limit != math.inf else 1 << 62, lambda it: rendered(it) + "\n")
         if kept:
-            chosen.append((key, kept))
-            remaining -= overhead + sum(len(render_item(it, fmt, max_item_chars)) + 1 for it in kept)
+            lines = [rendered(it) for it in kept]
+            chosen.append((key, lines))
+            remaining -= overhead + sum(len(line) + 1 for line in lines)
     return chosen
 
 
@@ -292,8 +302,8 @@ def render_block(
     if not chosen:
         return ""
     parts = [head]
-    for key, items in chosen:
-        rendered = "\n".join(render_item(it, fmt, max_item_chars) for it in items)
+    for key, lines in chosen:
+        rendered = "\n".join(lines)
         if fmt == "markdown":
             parts.append(f"{_section_header(key, fmt)}{rendered}\n")
         else:
