@@ -248,23 +248,11 @@ class LocalSource:
         rc = self.engine.config.retrieval
         bm25 = ws.messages.search(topic, limit=self.pool)
         msgs = {m.id: m for m, _ in bm25}
-        deep = bool(named) and rc.speaker_arm
-        hits = self._vector_hits("messages", vector, None, int(self.pool * SPEAKER_DEPTH) if deep else None)
-        plain = hits[: self.pool]
-        # The deeper half of the hits only feeds the speaker arm: load just the named speakers' turns
-        # (the index's metadata says who spoke; a hit without that metadata is loaded and checked).
-        deeper = [h for h in hits[self.pool :] if h.metadata.get("speaker", "") in named or
-                  "speaker" not in h.metadata] if deep else []
-        missing = [h.id for h in (*plain, *deeper) if h.id not in msgs]
-        if missing:
-            msgs.update((m.id, m) for m in ws.messages.get_many(missing))
-        arms = [[(m.id, sc) for m, sc in bm25], [(h.id, h.score) for h in plain]]
-        weights, names = [1.0, rc.vector_weight], ["bm25", "vector"]
-        if deep:
-            own = [(h.id, h.score) for h in (*plain, *deeper) if h.id in msgs and msgs[h.id].speaker in named]
-            arms.append(own[: self.pool])
+        arms, weights, names = [[(m.id, sc) for m, sc in bm25]], [1.0], ["bm25"]
+        for name, arm in self._vector_arms(vector, named, msgs).items():
+            arms.append(arm)
             weights.append(rc.vector_weight)
-            names.append("speaker_vector")
+            names.append(name)
         fused = fuse_messages(arms, weights, names, rc.rrf_k, msgs)
         if rc.neighbours > 0 and rc.neighbour_factor > 0:
             fused = self._with_neighbours(fused, rc.neighbours, rc.neighbour_factor)
@@ -272,6 +260,27 @@ class LocalSource:
             if named and item.speaker in named:
                 item.scores["speaker"] = 1.0
         return fused
+
+    def _vector_arms(
+        self, vector: list[float] | None, named: set[str], msgs: dict[str, Message]
+    ) -> dict[str, list[tuple[str, float]]]:
+        """The plain vector arm and, when the query names a speaker, the speaker arm: that speaker's turns
+        among a query SPEAKER_DEPTH x the pool deep. Loads the turns they need into `msgs`."""
+        deep = bool(named) and self.engine.config.retrieval.speaker_arm
+        hits = self._vector_hits("messages", vector, None, int(self.pool * SPEAKER_DEPTH) if deep else None)
+        plain = hits[: self.pool]
+        # Hits beyond the pool only feed the speaker arm: load just the named speakers' turns (the
+        # index's metadata says who spoke; a hit without that metadata is loaded and checked).
+        deeper = [h for h in hits[self.pool :]
+                  if "speaker" not in h.metadata or h.metadata["speaker"] in named] if deep else []
+        missing = [h.id for h in (*plain, *deeper) if h.id not in msgs]
+        if missing:
+            msgs.update((m.id, m) for m in self.ws.messages.get_many(missing))
+        arms = {"vector": [(h.id, h.score) for h in plain]}
+        if deep:
+            own = [(h.id, h.score) for h in (*plain, *deeper) if h.id in msgs and msgs[h.id].speaker in named]
+            arms["speaker_vector"] = own[: self.pool]
+        return arms
 
     def _with_neighbours(self, fused: list[RetrievedItem], top: int, factor: float) -> list[RetrievedItem]:
         """The turns right before and after each of the `top` best hits, scored `factor` x their anchor.
