@@ -111,7 +111,7 @@ class SpeakerNames:
 
     In a chat, a speaker's own turns rarely contain their name while the other side's turns
     ("Thanks, Caroline!") do: a name in the query is a filter on who spoke, not a keyword.
-    Refreshed at most every SPEAKER_REFRESH_S seconds (one DISTINCT over an indexed column)."""
+    Refreshed at most every SPEAKER_REFRESH_S seconds (MessageLog.speakers)."""
 
     def __init__(self) -> None:
         self.at = -1e9
@@ -123,16 +123,16 @@ class SpeakerNames:
             return
         self.at = now
         try:
-            rows = ws.messages._read("SELECT DISTINCT speaker FROM messages WHERE speaker IS NOT NULL", ())
+            names = ws.messages.speakers(limit=1000)
         except Exception as exc:  # a missing or busy log only disables the speaker signal
             log.warning("speaker list unavailable (%s)", type(exc).__name__)
             return
         by_word: dict[str, set[str]] = {}
-        for (name,) in rows[:1000]:
-            words = [w.lower() for w in _WORD.findall(str(name))]
+        for name in names:
+            words = [w.lower() for w in _WORD.findall(name)]
             for w in words[:1] + (["_".join(words)] if len(words) > 1 else []):
                 if len(w) >= 3 and w not in ("user", "assistant", "system", "unknown"):
-                    by_word.setdefault(w, set()).add(str(name))
+                    by_word.setdefault(w, set()).add(name)
         self.by_word = by_word
 
     def named(self, query: str) -> tuple[set[str], str]:
