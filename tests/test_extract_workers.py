@@ -27,7 +27,7 @@ from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.extract.nlp import INSTALL_HINT
 from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.extract.spacy_ner import SpacyTier
-from knowledge_engine.extract.workers import resolve_workers, split_balanced
+from knowledge_engine.extract.workers import WorkerPoolClosed, resolve_workers, split_balanced
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
 
@@ -272,6 +272,29 @@ def test_engine_stopped_during_warm_up_leaves_no_worker(tmp_path: Path) -> None:
     engine.stop(4.5)
     tiers = [t for t in engine.pipeline.tiers if isinstance(t, SpacyTier)]
     assert all(t.pids() == [] for t in tiers)
+
+
+def test_close_during_a_batch_kills_the_workers_and_the_batch_raises() -> None:
+    tier = SpacyTier(SpacyConfig(workers=1, facts=False))
+    assert tier.available
+    pids = tier.pids()
+    msgs = [Message(id=str(i), text=f"Alice Johnson moved to London in {i}.") for i in range(5000)]
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            tier.extract(msgs)
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.5)  # the worker is parsing now
+    tier.close(1.0)
+    thread.join(30)
+    assert len(outcome) == 1 and isinstance(outcome[0], WorkerPoolClosed)
+    assert _wait_gone(pids, 0.0)
 
 
 _HOST_SCRIPT = """
