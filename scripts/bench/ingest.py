@@ -14,6 +14,7 @@ import asyncio
 import json
 import random
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -120,7 +121,25 @@ def hook_latency(n: int, workers: int | str = "auto", texts: list[str] | None = 
     return lat[len(lat) // 2], lat[int(len(lat) * 0.99)]
 
 
-def store_scale(n: int) -> tuple[float, float]:
+_LOAD_PROBE = """
+import json, resource, sys, time
+from pathlib import Path
+from knowledge_engine.config import load_config
+from knowledge_engine.store.workspace import Workspace
+cfg = load_config({"storage": {"maxFacts": 10**7}})
+t0 = time.perf_counter()
+ws = Workspace(Path(sys.argv[1]), cfg)
+load_s = time.perf_counter() - t0
+rss = int(open("/proc/self/statm").read().split()[1]) * resource.getpagesize() / 2**20
+print(json.dumps({"load_s": load_s, "facts": len(ws.facts), "rss_mb": rss}))
+"""
+
+
+def store_scale(n: int) -> tuple[float, float, float]:
+    """(load s, flush s, RSS MB of a process holding the loaded store).
+
+    The load is measured in a fresh interpreter, as a host pays it at session start (no objects
+    or caches left over from building the store); its RSS includes the interpreter and imports."""
     cfg = load_config({"storage": {"writeDebounceMs": 0, "maxFacts": n * 2}})
     rnd = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,11 +154,13 @@ def store_scale(n: int) -> tuple[float, float]:
         t0 = time.perf_counter()
         ws.facts.table.flush(force=True)
         flush_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        again = Workspace(Path(tmp), cfg)
-        load_s = time.perf_counter() - t0
-        assert len(again.facts) == n
-    return load_s, flush_s
+        del ws
+        probe = subprocess.run(
+            [sys.executable, "-c", _LOAD_PROBE, tmp], capture_output=True, check=True, cwd=ROOT
+        )
+        got = json.loads(probe.stdout.decode().strip().splitlines()[-1])
+        assert got["facts"] == n
+    return got["load_s"], flush_s, got["rss_mb"]
 
 
 def main() -> None:
@@ -173,9 +194,10 @@ def main() -> None:
         out[f"hook_message_received{label}_busy_p50_ms"] = round(p50, 4)
         out[f"hook_message_received{label}_busy_p99_ms"] = round(p99, 4)
     for n in (10_000, 100_000):
-        load_s, flush_s = store_scale(n)
+        load_s, flush_s, rss_mb = store_scale(n)
         out[f"store_load_{n // 1000}k_s"] = round(load_s, 3)
         out[f"store_flush_{n // 1000}k_s"] = round(flush_s, 3)
+        out[f"store_rss_{n // 1000}k_mb"] = round(rss_mb, 1)
     out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     out["data"] = "locomo-dev" if LOCOMO.exists() else "sample"
     if not args.json:
