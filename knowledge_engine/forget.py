@@ -75,6 +75,7 @@ class ForgetReport:
     chroma_scrubbed: int = 0
     files_removed: list[str] = field(default_factory=list)
     remaining: list[str] = field(default_factory=list)  # files that still contain a forgotten name
+    chroma_rebuilt: int = 0  # vectors rewritten because Chroma's segment files held a forgotten name
     wal_truncated: bool = True
 
 
@@ -191,6 +192,9 @@ def apply(ws: Workspace, plan: ForgetPlan) -> ForgetReport:
         report.wal_truncated = ws.messages.vacuum()
     report.files_removed = _remove_stale_copies(ws, plan.terms)
     report.remaining = scan(ws.folder, plan.terms)
+    if any(_is_segment_file(p) for p in report.remaining) and not ws.config.chroma.url:
+        report.chroma_rebuilt = rebuild_chroma_segments(ws)
+        report.remaining = scan(ws.folder, plan.terms)
     emit(
         "forget",
         facts=len(plan.facts),
@@ -350,6 +354,49 @@ def forget_in_chroma(
             col.delete(ids=chunk)
     scrubbed = 0 if cfg.chroma.url else scrub_chroma_sqlite(embedded / "chroma.sqlite3", [*facts, *messages])
     return deleted, scrubbed
+
+
+def _is_segment_file(rel: str) -> bool:
+    parts = Path(rel).parts
+    return len(parts) == 3 and parts[0] == "chroma" and parts[2] != "chroma.sqlite3"
+
+
+def rebuild_chroma_segments(ws: Workspace) -> int:
+    """Rewrite this workspace's embedded collections in a fresh process (see index.chroma_rebuild).
+
+    Embedded Chroma fills unused slots of its HNSW files with whatever its process had in memory,
+    which can be a forgotten name; the rewrite runs where that text never was. Returns the number
+    of vectors rewritten (0 when it could not run: the caller's re-scan then still reports the file).
+    """
+    import subprocess
+    import sys
+
+    from chromadb.api.client import SharedSystemClient
+
+    cfg = ws.config
+    folder = ws.folder / "chroma"
+    SharedSystemClient.clear_system_cache()  # this process's handles must not write the old files later
+    names = [
+        c.name
+        for c in _collections(_client(ws), cfg.embeddings.collection_name, "", server=False)
+    ]
+    SharedSystemClient.clear_system_cache()
+    if not names:
+        return 0
+    cmd = [sys.executable, "-m", "knowledge_engine.index.chroma_rebuild", str(folder), *names]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        emit("forget.chroma_rebuild_failed", exit_code=done.returncode)
+        return 0
+    rewritten = int((done.stdout.strip().splitlines() or ["0"])[-1])
+    emit("forget.chroma_rebuilt", collections=len(names), vectors=rewritten)
+    return rewritten
+
+
+def _client(ws: Workspace) -> Any:
+    from knowledge_engine.index.chroma import make_client
+
+    return make_client(ws.folder, ws.config)
 
 
 def _collections(client: Any, prefix: str, agent_id: str, server: bool) -> list[Any]:

@@ -6,7 +6,10 @@ import json
 import sqlite3
 from pathlib import Path
 
+import chromadb
 import pytest
+from chromadb.api.client import SharedSystemClient
+from chromadb.config import Settings
 
 from knowledge_engine.forget import scan
 from tests.test_cli_support import SECRET, SECRET_FIRST, cli, workspace_copy
@@ -133,10 +136,41 @@ def test_unprocessed_spill_and_parked_batches_are_cleaned(ws: Path) -> None:
     (ws / "llm-pending" / "batch-1.json").write_text(json.dumps({"messages": [{"text": f"{SECRET} again"}]}))
     (ws / "llm-pending" / "batch-2.json").write_text(json.dumps({"messages": [{"text": "nothing to see"}]}))
     code, out, err = cli("forget", "--entity", SECRET, "-w", str(ws), "--yes", "--json")
-    assert code == 0, err
+    assert code == 0, (err, out)
     assert _files_with(ws, SECRET) == []
     spill = [json.loads(x) for x in (ws / "ingest-spill.jsonl").read_text().splitlines()]
     assert [m["id"] for m in spill] == ["sp-1", "sp-2"]
     assert spill[0]["text"] == "Lunch with [redacted] tomorrow" and spill[1]["text"].startswith("Unrelated")
     assert "llm-pending/batch-1.json" in json.loads(out)["files_removed"]
     assert (ws / "llm-pending" / "batch-2.json").exists()
+
+
+def test_a_name_in_chroma_segment_files_is_removed_by_a_rebuild(ws: Path) -> None:
+    """Embedded Chroma writes uninitialised process memory into its HNSW files, which can hold a name
+    being forgotten. Planting the name in a segment folder stands in for that: forget rewrites the
+    collections in a fresh process and drops the old segment folders, so no byte of it remains."""
+    segments = [p for p in (ws / "chroma").iterdir() if p.is_dir()]
+    assert segments
+    (segments[0] / "garbage.bin").write_bytes(b"\x00" * 64 + SECRET.encode() + b"\x00" * 64)
+    before = _chroma_counts(ws)
+    code, out, err = cli("forget", "--entity", SECRET, "-w", str(ws), "--yes", "--json")
+    assert code == 0, (err, out)
+    report = json.loads(out)
+    assert report["remaining"] == [] and report["chroma_rebuilt"] > 0
+    assert _files_with(ws, SECRET) == []
+    assert not segments[0].exists()
+    after = _chroma_counts(ws)
+    assert sum(after.values()) == sum(before.values()) - report["chroma_deleted"] == report["chroma_rebuilt"]
+    client = chromadb.PersistentClient(path=str(ws / "chroma"), settings=Settings(anonymized_telemetry=False))
+    for name in after:  # the rewritten index answers: a stored vector finds itself
+        col = client.get_collection(name, embedding_function=None)
+        one = col.get(limit=1, include=["embeddings"])
+        assert col.query(query_embeddings=[one["embeddings"][0]], n_results=1)["ids"][0] == one["ids"]
+
+
+def _chroma_counts(ws: Path) -> dict[str, int]:
+    client = chromadb.PersistentClient(path=str(ws / "chroma"), settings=Settings(anonymized_telemetry=False))
+    try:
+        return {c.name: c.count() for c in client.list_collections()}
+    finally:
+        SharedSystemClient.clear_system_cache()

@@ -142,6 +142,7 @@ def forget(
                 **summary,
                 "chroma_deleted": report.chroma_deleted,
                 "chroma_queue_scrubbed": report.chroma_scrubbed,
+                "chroma_rebuilt": report.chroma_rebuilt,
                 "files_removed": report.files_removed,
                 "remaining": report.remaining,
                 "wal_truncated": report.wal_truncated,
@@ -154,6 +155,7 @@ def forget(
             [[k, v] for k, v in summary.items()]
             + [
                 ["chroma records", report.chroma_deleted],
+                ["chroma vectors rewritten", report.chroma_rebuilt],
                 ["stale copies removed", len(report.files_removed)],
             ],
         )
