@@ -119,7 +119,11 @@ class KnowledgePlugin:
                 payload_field(ctx, "agent_id", "agentId"),
                 payload_field(ctx, "workspace_dir", "workspaceDir"),
             )
-            self._workspace(event, ctx)
+            ws, _ = self._workspace(event, ctx)
+            if self.engine.config.retrieval.enabled:
+                from knowledge_engine.retrieve.retriever import retriever_for
+
+                retriever_for(self.engine, ws).warm_up()
         except Exception as exc:
             log.error("session_start failed: %s", type(exc).__name__)
 

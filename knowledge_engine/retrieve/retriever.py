@@ -247,6 +247,20 @@ class Retriever:
             injected = [i for key in ("facts", "memory") for i in sections.get(key, [])]
             self._feedback.record_injection(request.session_key, injected)
 
+    def warm_up(self) -> threading.Thread:
+        """Build the local fact index in the background (session start), so the first turn does not:
+        about 0.15 s at 10k facts and 1.5 s at 100k, otherwise paid inside that turn's budget."""
+        thread = threading.Thread(target=self._warm, name="knowledge-engine-retrieval-warmup", daemon=True)
+        thread.start()
+        return thread
+
+    def _warm(self) -> None:
+        try:
+            self.local.terms.refresh(self.ws.facts.table)
+        except Exception as exc:  # the first turn builds it instead
+            counters.inc("retrieve.warmup_failed")
+            log.warning("retrieval warm-up failed: %s", type(exc).__name__)
+
     def record_reply(self, event: Any, ctx: Any) -> None:
         """agent_end / message_sent: which injected items the reply used (feedback signal)."""
         if self._feedback is None:
