@@ -373,14 +373,14 @@ def rebuild_chroma_segments(ws: Workspace) -> int:
 
     from chromadb.api.client import SharedSystemClient
 
+    from knowledge_engine.index.chroma import make_client
+
     cfg = ws.config
     folder = ws.folder / "chroma"
+    client = make_client(ws.folder, cfg)
+    names = [c.name for c in _collections(client, cfg.embeddings.collection_name, "", server=False)]
+    del client
     SharedSystemClient.clear_system_cache()  # this process's handles must not write the old files later
-    names = [
-        c.name
-        for c in _collections(_client(ws), cfg.embeddings.collection_name, "", server=False)
-    ]
-    SharedSystemClient.clear_system_cache()
     if not names:
         return 0
     cmd = [sys.executable, "-m", "knowledge_engine.index.chroma_rebuild", str(folder), *names]
@@ -391,12 +391,6 @@ def rebuild_chroma_segments(ws: Workspace) -> int:
     rewritten = int((done.stdout.strip().splitlines() or ["0"])[-1])
     emit("forget.chroma_rebuilt", collections=len(names), vectors=rewritten)
     return rewritten
-
-
-def _client(ws: Workspace) -> Any:
-    from knowledge_engine.index.chroma import make_client
-
-    return make_client(ws.folder, ws.config)
 
 
 def _collections(client: Any, prefix: str, agent_id: str, server: bool) -> list[Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Any
 
 from knowledge_engine.gcpause import gc_paused
 from knowledge_engine.index.keyword import MIN_TOKEN_CHARS, STOP_WORDS
@@ -127,6 +126,3 @@ class FactTermIndex:
         hits = self.overlap(terms)
         ranked = sorted(hits.items(), key=lambda kv: (-kv[1] / self.lengths[kv[0]] ** 0.5, kv[0]))
         return [fid for fid, _ in ranked[:limit]]
-
-    def stats(self) -> dict[str, Any]:
-        return {"facts": len(self.valid), "terms": len(self.postings), "rebuilds": self.rebuilds}

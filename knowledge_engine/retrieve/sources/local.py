@@ -58,9 +58,6 @@ def memory_item(msg: Message, score: float = 0.0) -> RetrievedItem:
     )
 
 
-_terms = fact_terms  # the same rules for a query as for the facts it is matched against
-
-
 def weighted_rrf(
     lists: list[list[RetrievedItem]], weights: list[float], names: list[str], k: int
 ) -> list[RetrievedItem]:
@@ -219,7 +216,7 @@ class LocalSource:
             return []
         pool = min(self.pool, FACT_POOL)
         entity_ids = {e.id for e in self.ws.entities.search(_CAPS.findall(request.query))}
-        terms = _terms(topic)
+        terms = fact_terms(topic)  # the same rules as for the facts it is matched against
         overlap = self.terms.overlap(terms) if topic != request.query else {}
         # Facts of a named entity, those sharing the query's other words first; when the query names
         # an entity AND asks about something, a fact sharing none of those words is off topic.
