@@ -131,28 +131,20 @@ async def producer(
     start = loop.time()
     next_burst = args.burst_every
     warm_at = args.duration * args.warmup
+
+    async def send_next() -> None:
+        i = run.sent
+        await _send(runner, root, agents[i % len(agents)], f"{run.round}-{i}", texts[i % len(texts)])
+        run.sent += 1
+
     while (elapsed := loop.time() - start) < args.duration:
         due = int(elapsed * args.rate)
         while run.steady < due:
-            await _send(
-                runner,
-                root,
-                agents[run.sent % len(agents)],
-                f"{run.round}-{run.sent}",
-                texts[run.sent % len(texts)],
-            )
-            run.sent += 1
+            await send_next()
             run.steady += 1
         if args.burst and elapsed >= next_burst:
             for _ in range(args.burst):
-                await _send(
-                    runner,
-                    root,
-                    agents[run.sent % len(agents)],
-                    f"{run.round}-{run.sent}",
-                    texts[run.sent % len(texts)],
-                )
-                run.sent += 1
+                await send_next()
             run.bursts += 1
             next_burst += args.burst_every
         if not run.rss_warm and run.round == 0 and elapsed >= warm_at:
