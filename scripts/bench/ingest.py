@@ -2,9 +2,16 @@
 """Ingest benchmark: extraction throughput, hook latency, store load/flush at scale, peak RSS.
 
 Messages are the turns of the LoCoMo dev conversations (../shared/data/locomo) when present,
-else the bundled sample conversation. The spaCy figures are measured twice: with the default
-`extraction.spacy.workers` (worker processes; the unprefixed keys) and in-process (`*_inprocess_*`
-keys, workers = 0), so both are seen. Prints figures; the last line is one JSON object.
+else the bundled sample conversation. Two spaCy pipelines are measured:
+
+- `regex_spacy_*`: entity extraction, the regex and spaCy NER tiers of issue #2
+  (`extraction.spacy.facts` off, so spaCy runs only its NER component);
+- `regex_spacy_facts_*`: the default configuration, where the spaCy tier also parses every message
+  for dependency facts (issue #3's fact tier; the parse costs more than NER).
+
+Each is measured with the default `extraction.spacy.workers` (worker processes) and in-process
+(`*_inprocess_*` keys, workers = 0). The hook latencies use the default configuration. Prints
+figures; the last line is one JSON object.
 """
 
 from __future__ import annotations
@@ -75,8 +82,8 @@ def close_tiers(pipeline: ExtractionPipeline) -> None:
             close()
 
 
-def spacy_settings(workers: int | str) -> dict[str, object]:
-    return {"extraction": {"spacy": {"workers": workers}}}
+def spacy_settings(workers: int | str, facts: bool = True) -> dict[str, object]:
+    return {"extraction": {"spacy": {"workers": workers, "facts": facts}}}
 
 
 def hook_latency(n: int, workers: int | str = "auto", texts: list[str] | None = None) -> tuple[float, float]:
@@ -183,9 +190,11 @@ def main() -> None:
     workers = resolve_workers(base.extraction.spacy.workers)
     out["spacy_workers"] = workers
     for label, setting in (("", base.extraction.spacy.workers), ("_inprocess", 0)):
-        pipeline = ExtractionPipeline(load_config(spacy_settings(setting)).extraction)
-        out[f"regex_spacy{label}_msgs_per_s"] = round(throughput(pipeline, spacy_msgs, repeat=args.repeat), 1)
-        close_tiers(pipeline)
+        for kind, facts in (("", False), ("_facts", True)):
+            pipeline = ExtractionPipeline(load_config(spacy_settings(setting, facts)).extraction)
+            rate = throughput(pipeline, spacy_msgs, repeat=args.repeat)
+            out[f"regex_spacy{kind}{label}_msgs_per_s"] = round(rate, 1)
+            close_tiers(pipeline)
         p50, p99 = min((hook_latency(5000, setting) for _ in range(args.repeat)), key=lambda r: r[1])
         out[f"hook_message_received{label}_p50_ms"] = round(p50, 4)
         out[f"hook_message_received{label}_p99_ms"] = round(p99, 4)
