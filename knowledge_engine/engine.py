@@ -87,9 +87,9 @@ class KnowledgeEngine:
             if ws is None:
                 ws = Workspace(folder, self.config, agent_id)
                 self._workspaces[folder] = ws
-                ws.flush_hooks = (
-                    lambda: self.journal.checkpoint(folder),
-                    lambda token: self.journal.release(folder, token),
+                journal = self.journal
+                ws.flush_hooks.append(
+                    (lambda: journal.checkpoint(folder), lambda token: journal.release(folder, token))
                 )
                 self.queue.recover_spill(folder)
                 self.queue.park(folder, self.journal.recover(folder))
@@ -182,7 +182,7 @@ class KnowledgeEngine:
         batcher = self._batchers.get(folder)
         if batcher is not None:
             for msg in messages:
-                if msg.id in results:
+                if msg.id in results and not ws.was_applied(msg.id, "llm"):  # a replay the LLM has done
                     batcher.add(msg)
         ws.schedule_flush()  # debounced; its checkpoint also trims the ingest journal
         emit(
@@ -210,12 +210,14 @@ class KnowledgeEngine:
                 msg = by_id.get(ex.message_id)
                 if msg is not None:
                     ws.apply(msg, [ex])
+            ws.schedule_flush()  # the flush that makes these facts durable releases the batch's inbox lines
 
         def known() -> list[tuple[str, str]]:
             ents = sorted(ws.entities.all(), key=lambda e: -e.importance)[: cfg.max_known_entities]
             return [(e.value, e.type) for e in ents]
 
-        batcher = LlmBatcher(cfg, tier, ws.folder / "llm-pending", sink, known)
+        batcher = LlmBatcher(cfg, tier, ws.folder / "llm-pending", sink, known, inbox=True)
+        ws.flush_hooks.append((batcher.checkpoint, batcher.release))
         batcher.start()
         self._batchers[ws.folder] = batcher
 

@@ -72,7 +72,11 @@ def make_batcher(
     made: list[LlmBatcher] = []
 
     def factory(
-        sink: Sink | None = None, start: bool = True, pending: Path | None = None, **kw: object
+        sink: Sink | None = None,
+        start: bool = True,
+        pending: Path | None = None,
+        inbox: bool = False,
+        **kw: object,
     ) -> tuple[LlmBatcher, Sink]:
         raw = {
             "endpoint": ollama_server.url,
@@ -89,6 +93,7 @@ def make_batcher(
             pending or tmp_path / "pending",
             sink,
             lambda: [("Acme", "organization")],
+            inbox=inbox,
         )
         made.append(b)
         if start:
@@ -276,6 +281,30 @@ def test_sink_failure_parks_and_retry_pending_delivers_once(
     assert sink.delivered_ids() == ["m0", "m1"]
     assert batcher.stats()["pending_batches"] == 0
     assert batcher.retry_pending() == 0
+
+
+def test_with_an_inbox_a_delivered_file_waits_for_the_store_flush(
+    make_batcher: Callable[..., tuple[LlmBatcher, Sink]], tmp_path: Path
+) -> None:
+    sink = Sink()
+    sink.fail_next = 1
+    batcher, _ = make_batcher(sink=sink, inbox=True, batchSize=2, failureCooldownMs=600000)
+    for m in make_messages(2):
+        batcher.add(m)
+    inbox = tmp_path / "pending" / "inbox.jsonl"
+    assert len(inbox.read_bytes().splitlines()) == 2
+    assert batcher.flush(WAIT)
+    assert batcher.stats()["pending_batches"] == 1  # parked: the file owns the messages now
+    parked = list((tmp_path / "pending").glob("batch-*.json"))
+    assert len(parked) == 1
+    assert batcher.retry_pending() == 1 and sink.delivered_ids() == ["m0", "m1"]
+    # delivered, but its facts are only in the caller's memory: the file stays until the store is written
+    assert parked[0].exists() and batcher.stats()["pending_batches"] == 0
+    assert batcher.retry_pending() == 0  # and it is not sent again meanwhile
+    token = batcher.checkpoint()
+    batcher.release(token)
+    assert not parked[0].exists() and inbox.read_bytes() == b""
+    assert sink.delivered_ids() == ["m0", "m1"]
 
 
 def test_pending_overflow_is_counted_and_logged(

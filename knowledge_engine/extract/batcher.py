@@ -5,7 +5,10 @@ message, or on flush(). It costs exactly one LLM call when the call succeeds; fa
 retried with exponential backoff, and after failureThreshold consecutive failures the tier
 cools down (no calls at all). A batch that cannot be processed is parked as one JSON file
 in `pending_dir` and retried later, also by the next process, and deleted only after its
-sink has succeeded: an outage or a restart costs time, not facts.
+sink has succeeded: an outage or a restart costs time, not facts. With `inbox=True` (the
+engine) the messages still waiting in memory are journalled too (`extract.inbox`), and a
+delivered batch's files are released only by the store flush that made its facts durable
+(`checkpoint()` / `release()`), so even kill -9 costs no LLM facts.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import orjson
 
 from knowledge_engine.config import LlmConfig
 from knowledge_engine.extract.base import Extraction
+from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
 from knowledge_engine.extract.llm import LlmTier
 from knowledge_engine.llm.errors import LlmError
 from knowledge_engine.observe import counters, emit
@@ -49,6 +53,7 @@ class _Batch:
     content_failures: int = 0  # unusable outputs so far (kept in the pending file)
     last_failure: str = ""
     abandoned: bool = False  # stop() parked it while in flight: the file owns it now
+    live: bool = False  # taken from the in-memory queue (its messages are in the inbox)
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -76,6 +81,7 @@ class LlmBatcher:
         pending_dir: Path,
         sink: Sink,
         known_entities: KnownEntities,
+        inbox: bool = False,
     ) -> None:
         self._config = config
         self._tier = tier
@@ -96,6 +102,8 @@ class LlmBatcher:
         self._cooling_until = 0.0
         self._next_pending_try: float | None = None
         self._counts: Counter[str] = Counter()
+        self._inbox = LlmInbox(self._pending_dir / INBOX_NAME) if inbox else None
+        self._delivered: set[Path] = set()  # parked files whose facts wait for a store flush
 
     # ------------------------------------------------------------------ public API
 
@@ -108,6 +116,12 @@ class LlmBatcher:
             self._pending_dir.mkdir(parents=True, exist_ok=True)
         if self._pending_files():
             self._next_pending_try = time.monotonic()
+        if self._inbox is not None:
+            waiting = self._inbox.recover()
+            with self._cond:
+                self._queue[:0] = waiting
+                if waiting:
+                    self._last_add = 0.0  # their quiet time is long over: send them now
         self._thread = threading.Thread(target=self._run, name="llm-batcher", daemon=True)
         self._thread.start()
 
@@ -115,6 +129,9 @@ class LlmBatcher:
         """Queue one message; never blocks on the LLM."""
         if self._stop.is_set():
             self._park(_Batch([message]))  # after stop(): straight to disk, nothing is lost
+            return
+        if self._inbox is not None and not self._inbox.append(message):
+            counters.inc("llm.already_waiting")  # a replayed message that the inbox re-queued already
             return
         with self._cond:
             self._queue.append(message)
@@ -172,11 +189,29 @@ class LlmBatcher:
             emit("llm.pending_retried", delivered=delivered, left=len(self._pending_files()))
         return delivered
 
+    def checkpoint(self) -> tuple[int, list[Path]]:
+        """Taken just before a store flush: what that flush will make durable."""
+        with self._cond:
+            files = list(self._delivered)
+        return (self._inbox.checkpoint() if self._inbox is not None else 0), files
+
+    def release(self, token: tuple[int, list[Path]]) -> None:
+        """After a successful store flush: drop the inbox lines and parked files it covered."""
+        n, files = token
+        if self._inbox is not None:
+            self._inbox.release(n)
+        for path in files:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            with self._cond:
+                self._delivered.discard(path)
+
     def stats(self) -> dict[str, Any]:
         with self._cond:
             queued = len(self._queue)
         return {
             "queued": queued,
+            "inbox": len(self._inbox) if self._inbox is not None else 0,
             "pending_batches": len(self._pending_files()),
             "failed_batches": len(list(self._pending_dir.glob("batch-*.failed"))),
             "sent_batches": self._counts["sent_batches"],
@@ -227,7 +262,7 @@ class LlmBatcher:
                     if not self._queue:
                         self._flush_requested = False
                     self._busy += 1  # released in _process
-                    return _Batch(taken)
+                    return _Batch(taken, live=True)
                 if not n:
                     self._flush_requested = False
                     self._cond.notify_all()
@@ -248,7 +283,7 @@ class LlmBatcher:
                 taken = self._queue[: self._config.batch_size]
                 del self._queue[: self._config.batch_size]
                 self._busy += 1
-            self._process(_Batch(taken), counted=True)
+            self._process(_Batch(taken, live=True), counted=True)
 
     # ------------------------------------------------------------------ one batch
 
@@ -354,12 +389,21 @@ class LlmBatcher:
                 self._park(batch, reason="sink_failed")
                 return False
             batch.done = True
+            self._owned(batch)
         self._counts["sent_batches"] += 1
         self._counts["delivered_messages"] += len(batch.messages)
         if batch.path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                batch.path.unlink()
+            if self._inbox is not None:  # the facts are in memory: the file goes with the next store flush
+                with self._cond:
+                    self._delivered.add(batch.path)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    batch.path.unlink()
         return True
+
+    def _owned(self, batch: _Batch) -> None:
+        if self._inbox is not None and batch.live:
+            self._inbox.owned(m.id for m in batch.messages)
 
     # ------------------------------------------------------------------ pending store
 
@@ -368,7 +412,8 @@ class LlmBatcher:
 
     def _pending_files(self) -> list[Path]:
         try:
-            return sorted(self._pending_dir.glob("batch-*.json"))
+            files = self._pending_dir.glob("batch-*.json")
+            return sorted(f for f in files if f not in self._delivered)
         except OSError:
             return []
 
@@ -393,6 +438,7 @@ class LlmBatcher:
                 emit("llm.park_failed", logging.ERROR, error=type(exc).__name__, messages=len(batch.messages))
                 return
             batch.path = path
+            self._owned(batch)
         self._counts["parked_batches"] += 1
         counters.inc("llm.parked_batches")
         emit("llm.batch_parked", reason=reason, messages=len(batch.messages))
@@ -477,7 +523,7 @@ class LlmBatcher:
             queued, self._queue = self._queue, []
         size = self._config.batch_size
         for i in range(0, len(queued), size):
-            self._park(_Batch(queued[i : i + size]), reason="stopped")
+            self._park(_Batch(queued[i : i + size], live=True), reason="stopped")
         for batch in list(self._inflight):
             if batch.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
                 try:

@@ -85,8 +85,8 @@ class Workspace:
         self._timer_lock = threading.Lock()
         self.flush_errors = 0
         self.closed = False
-        # (checkpoint before, release after) a successful flush: set by the engine for its ingest journal
-        self.flush_hooks: tuple[Callable[[], Any], Callable[[Any], None]] | None = None
+        # (checkpoint before, release after) a successful flush: the engine's ingest journal and LLM inbox
+        self.flush_hooks: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
         with gc_paused():
             self._load()
             if len(self.facts) + len(self.entities) >= FREEZE_AFTER_LOAD:
@@ -112,6 +112,11 @@ class Workspace:
         return self._messages
 
     # ------------------------------------------------------------------ applying extractions
+    def was_applied(self, message_id: str, tiers: str) -> bool:
+        """Whether this message's extraction by these tiers (comma-joined, sorted) is in the store."""
+        with self._applied_lock:
+            return f"{message_id}|{tiers}" in self._applied
+
     def apply(self, message: Message, extractions: Iterable[Extraction]) -> tuple[int, int]:
         """Merge what the tiers found in one message; returns (entities seen, facts stored)."""
         ev = Evidence(
@@ -204,7 +209,7 @@ class Workspace:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-        token = self.flush_hooks[0]() if self.flush_hooks else None
+        tokens = [checkpoint() for checkpoint, _ in self.flush_hooks]
         try:
             wrote_e = self.entities.flush()
             wrote_f = self.facts.flush()
@@ -218,8 +223,8 @@ class Workspace:
                     type(exc).__name__,
                 )
             return False
-        if self.flush_hooks:
-            self.flush_hooks[1](token)  # what this flush made durable leaves the ingest journal
+        for (_, release), token in zip(self.flush_hooks, tokens, strict=True):
+            release(token)  # what this flush made durable leaves the ingest journal and the LLM inbox
         if self.flush_errors:
             log.warning(
                 "store writes in %s recovered after %d failed attempts", self.folder, self.flush_errors
