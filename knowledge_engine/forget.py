@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from knowledge_engine.extract.inbox import INBOX_NAME
 from knowledge_engine.observe import emit
 from knowledge_engine.store.records import Entity, Message, utcnow
 from knowledge_engine.store.workspace import Workspace
@@ -269,6 +270,9 @@ def _remove_stale_copies(ws: Workspace, terms: list[str]) -> list[str]:
         if p.name == "ingest-spill.jsonl":
             _redact_spill(p, terms)
             continue
+        if p.name == INBOX_NAME:  # a running host counts its lines: redact in place, drop none
+            _redact_spill(p, terms, keep_lines=True)
+            continue
         stale = ".corrupt-" in p.name or p.name.endswith((".bak", ".tmp")) or "llm-pending" in p.parts
         if stale:
             with contextlib.suppress(FileNotFoundError):
@@ -277,8 +281,9 @@ def _remove_stale_copies(ws: Workspace, terms: list[str]) -> list[str]:
     return removed
 
 
-def _redact_spill(path: Path, terms: list[str]) -> None:
-    """Rewrite the spill file: the name redacted in texts, lines spoken by the entity dropped."""
+def _redact_spill(path: Path, terms: list[str], keep_lines: bool = False) -> None:
+    """Rewrite a file of waiting messages: the name redacted in texts, and lines spoken by the entity
+    dropped (or, with keep_lines, their speaker redacted)."""
     pat = term_pattern(terms)
     if pat is None:
         return
@@ -294,7 +299,9 @@ def _redact_spill(path: Path, terms: list[str]) -> None:
         inner = rec.get("message")
         msg: dict[str, Any] = inner if isinstance(inner, dict) else rec
         if str(msg.get("speaker") or "").strip().lower() in speakers:
-            continue
+            if not keep_lines:
+                continue
+            msg["speaker"] = REDACTED
         if isinstance(msg.get("text"), str):
             msg["text"] = pat.sub(REDACTED, msg["text"])
         out.append(orjson.dumps(rec))

@@ -135,6 +135,8 @@ def test_unprocessed_spill_and_parked_batches_are_cleaned(ws: Path) -> None:
     (ws / "llm-pending").mkdir()
     (ws / "llm-pending" / "batch-1.json").write_text(json.dumps({"messages": [{"text": f"{SECRET} again"}]}))
     (ws / "llm-pending" / "batch-2.json").write_text(json.dumps({"messages": [{"text": "nothing to see"}]}))
+    inbox = ws / "llm-pending" / "inbox.jsonl"  # messages waiting for an LLM batch
+    inbox.write_bytes(b"".join(m.model_dump_json().encode() + b"\n" for m in lines))
     code, out, err = cli("forget", "--entity", SECRET, "-w", str(ws), "--yes", "--json")
     assert code == 0, (err, out)
     assert _files_with(ws, SECRET) == []
@@ -143,6 +145,9 @@ def test_unprocessed_spill_and_parked_batches_are_cleaned(ws: Path) -> None:
     assert spill[0]["text"] == "Lunch with [redacted] tomorrow" and spill[1]["text"].startswith("Unrelated")
     assert "llm-pending/batch-1.json" in json.loads(out)["files_removed"]
     assert (ws / "llm-pending" / "batch-2.json").exists()
+    waiting = [json.loads(x) for x in inbox.read_text().splitlines()]
+    assert [m["id"] for m in waiting] == ["sp-1", "sp-2", "sp-3"]  # a running host counts these lines
+    assert waiting[0]["text"] == "Lunch with [redacted] tomorrow" and waiting[2]["speaker"] == "[redacted]"
 
 
 def test_a_name_in_chroma_segment_files_is_removed_by_a_rebuild(ws: Path) -> None:
