@@ -27,8 +27,13 @@ log = logging.getLogger("knowledge_engine")
 class KnowledgeEngine:
     """One per process and configuration; any number of agents."""
 
-    def __init__(self, config: EngineConfig, pipeline: ExtractionPipeline | None = None) -> None:
+    def __init__(
+        self, config: EngineConfig, pipeline: ExtractionPipeline | None = None, *, ingest_owner: bool = True
+    ) -> None:
+        """`ingest_owner=False` is for processes such as the CLI that open a workspace a host may be
+        using: they neither write nor replay the host's ingest journal, spill file or LLM inbox."""
         self.config = config
+        self._ingest_owner = ingest_owner
         self._pipeline = pipeline
         self._pipeline_lock = threading.Lock()
         self._workspaces: dict[Path, Workspace] = {}
@@ -41,7 +46,10 @@ class KnowledgeEngine:
         self._index_lock = threading.Lock()
         self.journal = IngestJournal()
         self.queue = IngestQueue(
-            self._process, config.extraction.queue_size, config.extraction.spacy.batch_size, self.journal
+            self._process,
+            config.extraction.queue_size,
+            config.extraction.spacy.batch_size,
+            self.journal if ingest_owner else None,
         )
         self._stopped = False
         self._closing = False  # set by stop(): tiers built after it close their workers at once
@@ -87,13 +95,15 @@ class KnowledgeEngine:
             if ws is None:
                 ws = Workspace(folder, self.config, agent_id)
                 self._workspaces[folder] = ws
-                journal = self.journal
-                ws.flush_hooks.append(
-                    (lambda: journal.checkpoint(folder), lambda token: journal.release(folder, token))
-                )
-                self.queue.recover_spill(folder)
-                self.queue.park(folder, self.journal.recover(folder))
-                self._start_llm(ws)
+                owner = self._claim_ingest(folder)
+                if owner:
+                    journal = self.journal
+                    ws.flush_hooks.append(
+                        (lambda: journal.checkpoint(folder), lambda token: journal.release(folder, token))
+                    )
+                    self.queue.recover_spill(folder)
+                    self.queue.park(folder, self.journal.recover(folder))
+                self._start_llm(ws, inbox=owner)
             else:
                 return ws
         self._notify("workspace_opened", ws)
@@ -140,6 +150,20 @@ class KnowledgeEngine:
         messages = ws.messages.iter() if (ws.folder / "messages.sqlite3").exists() else iter(())
         run = sync_mod.rebuild if rebuild else sync_mod.sync
         return run(index, ws.facts.all(), messages, progress)
+
+    def _claim_ingest(self, folder: Path) -> bool:
+        """Whether this process journals and replays the workspace's accepted messages."""
+        if not self._ingest_owner:
+            return False
+        if self.journal.claim(folder):
+            return True
+        counters.inc("ingest.journal_not_owner")
+        log.warning(
+            "another process owns the ingest journal of %s; this one runs without it (a kill -9 here "
+            "can lose queued messages)",
+            folder,
+        )
+        return False
 
     # ------------------------------------------------------------------ ingest
     def submit(self, ws: Workspace, message: Message) -> bool:
@@ -194,7 +218,7 @@ class KnowledgeEngine:
         )
 
     # ------------------------------------------------------------------ LLM tier
-    def _start_llm(self, ws: Workspace) -> None:
+    def _start_llm(self, ws: Workspace, inbox: bool) -> None:
         cfg = self.config.extraction.llm
         if not cfg.enabled:
             return
@@ -216,8 +240,9 @@ class KnowledgeEngine:
             ents = sorted(ws.entities.all(), key=lambda e: -e.importance)[: cfg.max_known_entities]
             return [(e.value, e.type) for e in ents]
 
-        batcher = LlmBatcher(cfg, tier, ws.folder / "llm-pending", sink, known, inbox=True)
-        ws.flush_hooks.append((batcher.checkpoint, batcher.release))
+        batcher = LlmBatcher(cfg, tier, ws.folder / "llm-pending", sink, known, inbox=inbox)
+        if inbox:
+            ws.flush_hooks.append((batcher.checkpoint, batcher.release))
         batcher.start()
         self._batchers[ws.folder] = batcher
 

@@ -6,11 +6,16 @@ the process, not the machine) before it is queued. A store flush that starts whe
 journalled message has been applied checkpoints the journal: the lines it covers are
 dropped. On the next start whatever is left is replayed; applying a message twice is
 idempotent, so replay never duplicates.
+
+One process owns a workspace's journal: `claim()` takes an exclusive lock on `.ingest.lock`
+(released by the kernel when the process dies). A second host on the same workspace runs without
+a journal rather than rewriting the file under the first one's open descriptor.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import threading
@@ -25,6 +30,7 @@ from knowledge_engine.store.records import Message
 log = logging.getLogger("knowledge_engine.ingest")
 
 JOURNAL_NAME = "ingest-journal.jsonl"
+LOCK_NAME = ".ingest.lock"
 
 
 def encode_message(msg: Message) -> bytes:
@@ -51,6 +57,20 @@ class IngestJournal:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._states: dict[Path, _State] = {}
+        self._claims: dict[Path, int | None] = {}  # folder -> lock fd, None if another process owns it
+
+    def claim(self, folder: Path) -> bool:
+        """Own this folder's journal (and the work parked beside it) unless another live process does."""
+        with self._lock:
+            if folder not in self._claims:
+                fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    self._claims[folder] = fd
+                except OSError:
+                    os.close(fd)
+                    self._claims[folder] = None
+            return self._claims[folder] is not None
 
     def _state(self, folder: Path) -> _State:
         st = self._states.get(folder)
@@ -63,6 +83,8 @@ class IngestJournal:
         """Messages an earlier process accepted but did not durably apply (they stay journalled)."""
         path = folder / JOURNAL_NAME
         msgs: list[Message] = []
+        if not self.claim(folder):
+            return msgs
         with self._lock:
             if folder in self._states or not path.exists():
                 return msgs
@@ -79,6 +101,8 @@ class IngestJournal:
         return msgs
 
     def append(self, folder: Path, msg: Message) -> bool:
+        if not self.claim(folder):
+            return False  # another live process owns this journal
         try:
             line = encode_message(msg)
             with self._lock:
@@ -136,3 +160,8 @@ class IngestJournal:
                 with contextlib.suppress(OSError):
                     os.close(st.fd)
             self._states.clear()
+            for fd in self._claims.values():
+                if fd is not None:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)  # closing the descriptor releases the lock
+            self._claims.clear()

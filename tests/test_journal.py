@@ -13,6 +13,7 @@ from pathlib import Path
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.journal import JOURNAL_NAME, IngestJournal
+from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
 
 HOOKS = textwrap.dedent(
@@ -89,3 +90,56 @@ def test_no_checkpoint_while_messages_are_unapplied(tmp_path: Path) -> None:
     journal.release(tmp_path, journal.checkpoint(tmp_path))  # pending 1: nothing may be dropped
     journal.close()
     assert [m.id for m in IngestJournal().recover(tmp_path)] == ["a"]
+
+
+def _crashed_host_journal(folder: Path, n: int) -> None:
+    """What a killed host leaves behind: accepted messages never applied."""
+    journal = IngestJournal()
+    for i in range(n):
+        journal.append(folder, Message(id=f"c{i}", text=f"Dana met Priya at Initech, note {i}."))
+    journal.close()
+
+
+def _config(tmp_path: Path) -> dict[str, object]:
+    return {"workspace": str(tmp_path / "{agentId}"), "embeddings": {"enabled": False},
+            "maintenance": {"enabled": False}, "extraction": {"spacy": {"workers": 0}}}
+
+
+def test_a_cli_process_neither_replays_nor_rewrites_a_hosts_journal(tmp_path: Path) -> None:
+    folder = tmp_path / "j"
+    folder.mkdir()
+    _crashed_host_journal(folder, 3)
+    before = (folder / JOURNAL_NAME).read_bytes()
+    cli = KnowledgeEngine(load_config(_config(tmp_path)), ingest_owner=False)
+    ws = cli.open_workspace(folder, "j")
+    assert cli.flush(30, sync=False)
+    assert (folder / JOURNAL_NAME).read_bytes() == before  # the host's work stays the host's
+    assert ws.entities.resolve("Initech") is None
+    cli.stop(5)
+    host = KnowledgeEngine(load_config(_config(tmp_path)))
+    ws = host.open_workspace(folder, "j")
+    assert host.flush(60, sync=False)
+    initech = ws.entities.resolve("Initech")
+    assert initech is not None and initech.count == 3  # replayed once, by the next host
+    host.stop(5)
+
+
+def test_a_second_host_on_the_same_workspace_runs_without_the_journal(tmp_path: Path) -> None:
+    folder = tmp_path / "j"
+    first = KnowledgeEngine(load_config(_config(tmp_path)))
+    first.open_workspace(folder, "j")
+    before = counters.get("ingest.journal_not_owner")
+    second = KnowledgeEngine(load_config(_config(tmp_path)))
+    ws2 = second.open_workspace(folder, "j")
+    assert counters.get("ingest.journal_not_owner") == before + 1
+    assert second.submit(ws2, Message(id="s1", text="Omar lives in Rotterdam."))
+    assert second.flush(30, sync=False)
+    journal = folder / JOURNAL_NAME
+    assert not journal.exists() or journal.read_bytes() == b""  # the second host wrote nothing to it
+    assert ws2.entities.resolve("Rotterdam") is not None  # but it still processed the message
+    second.stop(5)
+    first.stop(5)
+    third = KnowledgeEngine(load_config(_config(tmp_path)))  # the lock went with the first host
+    third.open_workspace(folder, "j")
+    assert counters.get("ingest.journal_not_owner") == before + 1
+    third.stop(5)

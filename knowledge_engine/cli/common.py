@@ -145,7 +145,7 @@ def open_engine(workspace: Path | None, config: Path | None, agent: str | None) 
 
     cfg = load_cfg(config)
     folder = existing_folder(resolve_folder(cfg, workspace, agent))
-    engine = KnowledgeEngine(cfg)
+    engine = KnowledgeEngine(cfg, ingest_owner=False)  # a host may be running on this workspace
     try:
         ws = engine.open_workspace(folder, safe_agent_id(agent or infer_agent(folder, cfg)))
     except (RuntimeError, OSError) as exc:

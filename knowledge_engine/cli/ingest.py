@@ -38,7 +38,7 @@ def ingest(
     folder = resolve_folder(cfg, workspace, agent)
     if not transcript.is_file():
         fail(f"transcript {transcript} not found")
-    engine = KnowledgeEngine(cfg)
+    engine = KnowledgeEngine(cfg, ingest_owner=False)  # a host may be running on this workspace
     ws = engine.open_workspace(folder, agent or "default")
     report = TranscriptReport()
     total = count_lines(transcript)
