@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from knowledge_engine.cli.status import folder_status
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
@@ -122,6 +123,7 @@ def test_kill_9_while_messages_wait_for_an_llm_batch_loses_no_llm_fact(
         else:
             raise AssertionError("the host never checkpointed its journal")
         assert len((folder / "llm-pending" / INBOX_NAME).read_bytes().splitlines()) == n
+        assert folder_status(folder, load_config({}))["llm_waiting_messages"] == n  # what `stats` shows
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()

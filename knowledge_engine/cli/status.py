@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from knowledge_engine.extract.inbox import INBOX_NAME
 from knowledge_engine.store.workspace import Workspace
 
 SYNC_STATE_FILE = "chroma-sync.json"  # written by knowledge_engine.index.sync
@@ -134,6 +135,7 @@ def folder_status(folder: Path, config: Any) -> dict[str, Any]:
     data.update(_message_counts(folder, config))
     pending_dir = folder / "llm-pending"
     data["llm_pending_batches"] = len(list(pending_dir.glob("*.json"))) if pending_dir.is_dir() else 0
+    data["llm_waiting_messages"] = _line_count(pending_dir / INBOX_NAME)
     data["store_bytes"] = _size(folder)
     data["maintenance"] = _maintenance_runs(folder, meta)
     data["last_decay_at"] = meta.get("last_decay_at")
@@ -146,6 +148,14 @@ def folder_status(folder: Path, config: Any) -> dict[str, Any]:
         "indexed_messages": counts.get("messages"),
     }
     return data
+
+
+def _line_count(path: Path) -> int:
+    """Messages in the LLM inbox: waiting for a batch, or delivered and waiting for a store flush."""
+    try:
+        return path.read_bytes().count(b"\n")
+    except OSError:
+        return 0
 
 
 def _message_counts(folder: Path, config: Any) -> dict[str, Any]:
