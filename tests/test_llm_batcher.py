@@ -307,6 +307,30 @@ def test_with_an_inbox_a_delivered_file_waits_for_the_store_flush(
     assert sink.delivered_ids() == ["m0", "m1"]
 
 
+def test_two_processes_never_send_one_parked_batch_twice(
+    make_batcher: Callable[..., tuple[LlmBatcher, Sink]], ollama_server: FakeOllamaServer, tmp_path: Path
+) -> None:
+    """A host and a CLI maintenance run retry the same folder of parked batches: a lock on each file
+    (taken through separate descriptors, as two processes would) lets only one of them send it."""
+    pending = tmp_path / "pending"
+    pending.mkdir()
+    body = {"version": 1, "id": "b1", "messages": [m.model_dump(mode="json") for m in make_messages(2)]}
+    (pending / "batch-b1.json").write_bytes(orjson.dumps(body))
+    ollama_server.script("hang")
+    host, host_sink = make_batcher(start=False, timeoutMs=20000)
+    cli, cli_sink = make_batcher(start=False, timeoutMs=20000)
+    sending = threading.Thread(target=host.retry_pending)
+    sending.start()
+    assert wait_until(lambda: len(ollama_server.calls()) == 1)  # the host's call hangs, the file is its own
+    assert cli.retry_pending() == 0
+    assert len(ollama_server.calls()) == 1
+    ollama_server.release_hangs()
+    sending.join(WAIT)
+    assert host_sink.delivered_ids() == ["m0", "m1"]
+    assert cli.retry_pending() == 0 and cli_sink.batches == []  # delivered and gone
+    assert len(ollama_server.calls()) == 1
+
+
 def test_pending_overflow_is_counted_and_logged(
     make_batcher: Callable[..., tuple[LlmBatcher, Sink]],
     ollama_server: FakeOllamaServer,

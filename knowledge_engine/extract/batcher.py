@@ -14,6 +14,7 @@ delivered batch's files are released only by the store flush that made its facts
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import threading
@@ -104,6 +105,7 @@ class LlmBatcher:
         self._counts: Counter[str] = Counter()
         self._inbox = LlmInbox(self._pending_dir / INBOX_NAME) if inbox else None
         self._delivered: set[Path] = set()  # parked files whose facts wait for a store flush
+        self._file_locks: dict[Path, int] = {}  # parked files this process is sending (flock held)
 
     # ------------------------------------------------------------------ public API
 
@@ -175,10 +177,15 @@ class LlmBatcher:
             if self._stop.is_set() or self._cooling():
                 break
             with self._send_lock:  # load under the lock: a concurrent caller may have just delivered it
+                if not self._lock_file(path):
+                    continue  # another process (a host, a CLI's maintenance run) is sending it
                 batch = self._load(path)
                 if batch is None:
+                    self._unlock_file(path)
                     continue
                 ok = self._process(batch)
+                if path not in self._delivered:  # kept locked until the store flush releases it
+                    self._unlock_file(path)
             if ok:
                 delivered += 1
             elif self._cooling() or batch.last_failure not in CONTENT_FAILURES:
@@ -205,6 +212,7 @@ class LlmBatcher:
                 path.unlink()
             with self._cond:
                 self._delivered.discard(path)
+            self._unlock_file(path)
 
     def stats(self) -> dict[str, Any]:
         with self._cond:
@@ -409,6 +417,28 @@ class LlmBatcher:
 
     def _cooling(self) -> bool:
         return time.monotonic() < self._cooling_until
+
+    def _lock_file(self, path: Path) -> bool:
+        """Claim a parked file across processes, so two processes never send one batch twice."""
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return False  # delivered and removed meanwhile
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino != os.stat(path).st_ino:  # replaced or removed since it was opened
+                raise FileNotFoundError(path)
+        except OSError:
+            os.close(fd)
+            return False
+        self._file_locks[path] = fd
+        return True
+
+    def _unlock_file(self, path: Path) -> None:
+        fd = self._file_locks.pop(path, None)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)  # closing the descriptor releases the lock
 
     def _pending_files(self) -> list[Path]:
         try:
