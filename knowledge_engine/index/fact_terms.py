@@ -8,6 +8,7 @@ whole table rebuilds it (about 1 s per 100k facts).
 
 from __future__ import annotations
 
+import heapq
 import re
 import unicodedata
 from functools import lru_cache
@@ -45,9 +46,9 @@ def _part_terms(part: str) -> frozenset[str]:
     return frozenset(fact_terms(part))
 
 
-def terms_of_fact(fact: Fact) -> set[str]:
+def terms_of_fact(fact: Fact) -> frozenset[str]:
     """`fact_terms(fact.text())`, from cached parts: subjects and predicates repeat across many facts."""
-    return set(_part_terms(fact.subject) | _part_terms(fact.predicate) | _part_terms(fact.object))
+    return _part_terms(fact.subject) | _part_terms(fact.predicate) | _part_terms(fact.object)
 
 
 class FactTermIndex:
@@ -59,7 +60,8 @@ class FactTermIndex:
         self.postings: dict[str, set[str]] = {}
         self.lengths: dict[str, int] = {}
         self.by_entity: dict[str, set[str]] = {}
-        self._terms_of: dict[str, tuple[set[str], set[str]]] = {}  # fact id -> (terms, entity ids)
+        # fact id -> (terms, entity ids)
+        self._terms_of: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}
         self.rebuilds = 0
 
     def refresh(self, table: RecordTable[Fact]) -> None:
@@ -89,15 +91,19 @@ class FactTermIndex:
     def _add(self, fact: Fact) -> None:
         if fact.invalid_at is not None:
             return
+        fid = fact.id
         words = terms_of_fact(fact)
-        entities = {e for e in (fact.subject_id, fact.object_id) if e}
-        self.valid[fact.id] = fact
-        self.lengths[fact.id] = max(1, len(words))
-        self._terms_of[fact.id] = (words, entities)
-        for w in words:
-            self.postings.setdefault(w, set()).add(fact.id)
-        for eid in entities:
-            self.by_entity.setdefault(eid, set()).add(fact.id)
+        entities = tuple({e: None for e in (fact.subject_id, fact.object_id) if e})
+        self.valid[fid] = fact
+        self.lengths[fid] = max(1, len(words))
+        self._terms_of[fid] = (words, entities)
+        for index, keys in ((self.postings, words), (self.by_entity, entities)):
+            for key in keys:
+                ids = index.get(key)  # not setdefault: it would build an empty set per call
+                if ids is None:
+                    index[key] = {fid}
+                else:
+                    ids.add(fid)
 
     def _remove(self, fid: str) -> None:
         known = self._terms_of.pop(fid, None)
@@ -124,5 +130,6 @@ class FactTermIndex:
     def rank(self, terms: set[str], limit: int) -> list[str]:
         """Fact ids sharing most query terms, normalised by fact length (ties by id: deterministic)."""
         hits = self.overlap(terms)
-        ranked = sorted(hits.items(), key=lambda kv: (-kv[1] / self.lengths[kv[0]] ** 0.5, kv[0]))
-        return [fid for fid, _ in ranked[:limit]]
+        lengths = self.lengths
+        best = heapq.nsmallest(limit, hits.items(), key=lambda kv: (-kv[1] / lengths[kv[0]] ** 0.5, kv[0]))
+        return [fid for fid, _ in best]
