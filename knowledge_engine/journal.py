@@ -63,7 +63,13 @@ class IngestJournal:
         """Own this folder's journal (and the work parked beside it) unless another live process does."""
         with self._lock:
             if folder not in self._claims:
-                fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+                try:
+                    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+                except OSError as exc:  # a read-only folder: no journal either way
+                    counters.inc("ingest.journal_errors")
+                    log.error("ingest journal lock not writable (%s)", type(exc).__name__)
+                    self._claims[folder] = None
+                    return False
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     self._claims[folder] = fd
