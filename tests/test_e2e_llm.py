@@ -98,5 +98,6 @@ def test_llm_outage_parks_batches_and_a_restart_delivers_them(
             break
         asyncio.run(asyncio.sleep(0.05))
     assert "Omar lives in Rotterdam" in {f.text() for f in ws.facts.all() if f.source == "llm"}
+    plugin2.engine.flush(10, sync=False)  # the parked file goes with the store flush after its delivery
     assert not list((ws_dir / "llm-pending").glob("*.json"))
     plugin2.engine.stop(5)
