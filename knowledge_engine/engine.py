@@ -189,13 +189,16 @@ class KnowledgeEngine:
     def _process(self, folder: Path, messages: list[Message]) -> None:
         ws = self.open_workspace(folder)
         t0 = time.perf_counter()
-        for msg in messages:
-            try:
-                ws.store_message(msg)
-            except Exception as exc:
-                counters.inc("memory.append_failed")
-                log.error("message log append failed: %s", type(exc).__name__)
-        results = self.pipeline.run(messages)
+
+        def store_messages() -> None:  # runs while the spaCy workers parse the batch
+            for msg in messages:
+                try:
+                    ws.store_message(msg)
+                except Exception as exc:
+                    counters.inc("memory.append_failed")
+                    log.error("message log append failed: %s", type(exc).__name__)
+
+        results = self.pipeline.run(messages, meanwhile=store_messages)
         n_ent = n_fact = 0
         for msg in messages:
             exs = results.get(msg.id)

@@ -6,6 +6,8 @@ The LLM tier is not here: it is batched off the hot path by `extract.batcher`.
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from knowledge_engine.config import ExtractionConfig
@@ -60,15 +62,43 @@ class ExtractionPipeline:
             ready.append(msg.model_copy(update={"text": text}))
         return ready
 
-    def run(self, messages: list[Message]) -> dict[str, list[Extraction]]:
-        """Extractions per message id, from every tier (a failing tier is logged and skipped)."""
+    def run(
+        self, messages: list[Message], meanwhile: Callable[[], None] | None = None
+    ) -> dict[str, list[Extraction]]:
+        """Extractions per message id, from every tier (a failing tier is logged and skipped).
+
+        A tier that runs in worker processes is started first in a helper thread, which only waits
+        for the workers; the other tiers and `meanwhile` (the engine's message log writes) run in
+        this thread at the same time, so the host's share of the work hides behind the parse.
+        """
         ready = self.prepare(messages)
         out: dict[str, list[Extraction]] = {m.id: [] for m in ready}
-        if not ready:
-            return out
-        for tier in self.tiers:
+        results: dict[str, list[Extraction] | None] = {}
+        background = [t for t in self.tiers if ready and getattr(t, "out_of_process", False)]
+        helper = None
+        if background:
+            helper = threading.Thread(target=self._run_tiers, args=(background, ready, results), daemon=True)
+            helper.start()
+        try:
+            if meanwhile is not None:
+                meanwhile()
+            self._run_tiers([t for t in self.tiers if t not in background] if ready else [], ready, results)
+        finally:
+            if helper is not None:
+                helper.join()
+        for tier in self.tiers:  # merged in tier order, as if they had run one after the other
+            for msg, ex in zip(ready, results.get(tier.name) or [], strict=False):
+                _speaker_is_person(msg, ex)
+                out[msg.id].append(ex)
+        return out
+
+    @staticmethod
+    def _run_tiers(
+        tiers: list[Extractor], ready: list[Message], results: dict[str, list[Extraction] | None]
+    ) -> None:
+        for tier in tiers:
             try:
-                results = tier.extract(ready)
+                results[tier.name] = tier.extract(ready)
             except Exception as exc:
                 counters.inc(f"extract.tier_failed.{tier.name}")
                 log.error(
@@ -77,11 +107,7 @@ class ExtractionPipeline:
                     len(ready),
                     type(exc).__name__,
                 )
-                continue
-            for msg, ex in zip(ready, results, strict=False):
-                _speaker_is_person(msg, ex)
-                out[msg.id].append(ex)
-        return out
+                results[tier.name] = None
 
 
 def _speaker_is_person(msg: Message, ex: Extraction) -> None:

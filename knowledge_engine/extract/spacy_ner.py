@@ -116,6 +116,11 @@ class SpacyTier:
             return True
         return not self._unavailable and self.nlp is not None
 
+    @property
+    def out_of_process(self) -> bool:
+        """True when extraction runs in the worker processes: the caller's thread only waits."""
+        return self._pool is not None and not self._closed
+
     def extract(self, messages: list[Message]) -> list[Extraction]:
         if not self.config.enabled or self._unavailable or not messages:
             return [Extraction(message_id=m.id) for m in messages]
