@@ -159,8 +159,8 @@ class KnowledgeEngine:
             return True
         counters.inc("ingest.journal_not_owner")
         log.warning(
-            "another process owns the ingest journal of %s; this one runs without it (a kill -9 here "
-            "can lose queued messages)",
+            "the ingest journal of %s is not this process's (another process owns it, or its lock file "
+            "is not writable); this one runs without it (a kill -9 here can lose queued messages)",
             folder,
         )
         return False

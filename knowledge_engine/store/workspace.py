@@ -115,7 +115,7 @@ class Workspace:
     def was_applied(self, message_id: str, tiers: str) -> bool:
         """Whether this message's extraction by these tiers (comma-joined, sorted) is in the store."""
         with self._applied_lock:
-            return f"{message_id}|{tiers}" in self._applied
+            return _applied_key(message_id, tiers) in self._applied
 
     def apply(self, message: Message, extractions: Iterable[Extraction]) -> tuple[int, int]:
         """Merge what the tiers found in one message; returns (entities seen, facts stored)."""
@@ -130,7 +130,7 @@ class Workspace:
             {m.tier for ex in extractions for m in ex.mentions}
             | {f.tier for ex in extractions for f in ex.facts}
         )
-        key = f"{message.id}|{','.join(tiers)}"
+        key = _applied_key(message.id, ",".join(tiers))
         with self._applied_lock:
             if not tiers or key in self._applied:
                 return 0, 0  # a replay (journal, spill, parked work): already in the store
@@ -209,7 +209,8 @@ class Workspace:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-        tokens = [checkpoint() for checkpoint, _ in self.flush_hooks]
+        hooks = list(self.flush_hooks)  # the engine may add one while this flush runs
+        tokens = [checkpoint() for checkpoint, _ in hooks]
         try:
             wrote_e = self.entities.flush()
             wrote_f = self.facts.flush()
@@ -223,7 +224,7 @@ class Workspace:
                     type(exc).__name__,
                 )
             return False
-        for (_, release), token in zip(self.flush_hooks, tokens, strict=True):
+        for (_, release), token in zip(hooks, tokens, strict=True):
             release(token)  # what this flush made durable leaves the ingest journal and the LLM inbox
         if self.flush_errors:
             log.warning(
@@ -276,6 +277,11 @@ class Workspace:
             "facts_superseded": len(self.facts) - valid,
             "facts_by_tier": by_tier,
         }
+
+
+def _applied_key(message_id: str, tiers: str) -> str:
+    """How the store remembers that a message's extraction by these tiers was applied."""
+    return f"{message_id}|{tiers}"
 
 
 def flush_all_open() -> None:
