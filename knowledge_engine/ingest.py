@@ -16,9 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import orjson
-
-from knowledge_engine.journal import IngestJournal, encode_message
+from knowledge_engine.journal import IngestJournal, decode_message, encode_message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
 
@@ -167,11 +165,12 @@ class IngestQueue:
                 continue
             msgs = []
             for i, line in enumerate(work.read_bytes().splitlines(), 1):
-                try:
-                    msgs.append(Message.model_validate(orjson.loads(line)))
-                except Exception:
+                msg = decode_message(line)
+                if msg is None:
                     counters.inc("ingest.spill_bad_line")
                     log.error("spill file line %d unreadable; skipped", i)
+                else:
+                    msgs.append(msg)
             for start in range(0, len(msgs), self._batch):
                 self._dispatch([(folder, m) for m in msgs[start : start + self._batch]])
             work.unlink(missing_ok=True)

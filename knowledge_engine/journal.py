@@ -44,6 +44,14 @@ def encode_message(msg: Message) -> bytes:
         return orjson.dumps(clean.model_dump(mode="json"), default=str) + b"\n"
 
 
+def decode_message(line: bytes) -> Message | None:
+    """The message of one line, or None for a line torn by a kill or otherwise unreadable."""
+    try:
+        return Message.model_validate(orjson.loads(line))
+    except Exception:
+        return None
+
+
 @dataclass
 class _State:
     fd: int
@@ -95,10 +103,11 @@ class IngestJournal:
             if folder in self._states or not path.exists():
                 return msgs
             for raw in path.read_bytes().splitlines():
-                try:
-                    msgs.append(Message.model_validate(orjson.loads(raw)))
-                except Exception:
+                msg = decode_message(raw)
+                if msg is None:
                     counters.inc("ingest.journal_bad_line")  # a line torn by the kill itself
+                else:
+                    msgs.append(msg)
             st = self._state(folder)
             st.lines = st.pending = len(msgs)
             self._rewrite(folder, st, [encode_message(m) for m in msgs])

@@ -17,9 +17,7 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
-import orjson
-
-from knowledge_engine.journal import encode_message
+from knowledge_engine.journal import decode_message, encode_message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
 
@@ -50,12 +48,10 @@ class LlmInbox:
             log.error("LLM inbox unreadable (%s); its messages get no LLM facts", type(exc).__name__)
             return msgs
         for line in raw.splitlines():
-            try:
-                msg = Message.model_validate(orjson.loads(line))
-            except Exception:
+            msg = decode_message(line)
+            if msg is None:
                 counters.inc("llm.inbox_bad_line")  # a line torn by the kill itself
-                continue
-            if msg.id not in self._waiting:
+            elif msg.id not in self._waiting:
                 msgs.append(msg)
                 self._waiting.add(msg.id)
                 self._order.append(msg.id)
