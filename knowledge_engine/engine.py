@@ -44,6 +44,7 @@ class KnowledgeEngine:
         self._embedders: dict[str, Any] = {}
         self._indexes: dict[Path, Any] = {}
         self._index_lock = threading.Lock()
+        self._index_build_lock = threading.Lock()  # one Chroma client build at a time (see chroma())
         self.journal = IngestJournal()
         self.queue = IngestQueue(
             self._process,
@@ -136,10 +137,18 @@ class KnowledgeEngine:
 
         with self._index_lock:
             index = self._indexes.get(ws.folder)
-        if index is None:
-            index = ChromaIndex(ws.folder, ws.agent_id, self.config, self.embedder)
+        if index is not None:
+            return index
+        # Built once, under its own lock: racing builds of embedded clients on one folder tore down
+        # chromadb's shared system ("Could not connect to tenant"). Not under _index_lock, which
+        # `self.embedder` takes and which must not wait for a slow Chroma open.
+        with self._index_build_lock:
             with self._index_lock:
-                index = self._indexes.setdefault(ws.folder, index)
+                index = self._indexes.get(ws.folder)
+            if index is None:
+                index = ChromaIndex(ws.folder, ws.agent_id, self.config, self.embedder)
+                with self._index_lock:
+                    self._indexes[ws.folder] = index
         return index
 
     def sync(self, ws: Workspace, progress: Any = None, rebuild: bool = False) -> Any:
