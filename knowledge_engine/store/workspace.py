@@ -85,6 +85,9 @@ class Workspace:
         self._timer_lock = threading.Lock()
         self.flush_errors = 0
         self.closed = False
+        # held by apply() across a message's records and its applied key, and by flush() across both file
+        # writes: a flush never persists a key without the records it stands for (issue 13)
+        self.write_lock = threading.RLock()
         # (checkpoint before, release after) a successful flush: the engine's ingest journal and LLM inbox
         self.flush_hooks: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
         with gc_paused():
@@ -131,26 +134,34 @@ class Workspace:
             | {f.tier for ex in extractions for f in ex.facts}
         )
         key = _applied_key(message.id, ",".join(tiers))
-        with self._applied_lock:
-            if not tiers or key in self._applied:
+        with self.write_lock:
+            if not tiers or self._is_applied(key):
                 return 0, 0  # a replay (journal, spill, parked work): already in the store
+            mentions = [m for ex in extractions for m in ex.mentions]
+            # strongest evidence first, so a new entity is created with its best type (and id)
+            mentions.sort(key=lambda m: (m.type == "unknown", -vote_weight(m.tier, m.type)))
+            for m in mentions:
+                self.entities.observe(m.value, m.type, m.tier, ev, m.importance)
+                n_ent += 1
+            for ex in extractions:
+                for cand in ex.facts:
+                    if self.add_fact(cand, ev) is not None:
+                        n_fact += 1
+            self._mark_applied(key)  # last: the key never stands for records not yet in memory
+        if n_ent or n_fact:
+            self.schedule_flush()
+        return n_ent, n_fact
+
+    def _is_applied(self, key: str) -> bool:
+        with self._applied_lock:
+            return key in self._applied
+
+    def _mark_applied(self, key: str) -> None:
+        with self._applied_lock:
             self._applied[key] = None
             while len(self._applied) > APPLIED_WINDOW:
                 self._applied.popitem(last=False)
             self.facts.table.set_meta("applied", list(self._applied))
-        mentions = [m for ex in extractions for m in ex.mentions]
-        # strongest evidence first, so a new entity is created with its best type (and id)
-        mentions.sort(key=lambda m: (m.type == "unknown", -vote_weight(m.tier, m.type)))
-        for m in mentions:
-            self.entities.observe(m.value, m.type, m.tier, ev, m.importance)
-            n_ent += 1
-        for ex in extractions:
-            for cand in ex.facts:
-                if self.add_fact(cand, ev) is not None:
-                    n_fact += 1
-        if n_ent or n_fact:
-            self.schedule_flush()
-        return n_ent, n_fact
 
     def add_fact(self, cand: FactCandidate, ev: Evidence) -> Fact | None:
         """Resolve the triple's ends to entities and store it."""
@@ -212,8 +223,10 @@ class Workspace:
         hooks = list(self.flush_hooks)  # the engine may add one while this flush runs
         tokens = [checkpoint() for checkpoint, _ in hooks]
         try:
-            wrote_e = self.entities.flush()
-            wrote_f = self.facts.flush()
+            # entities first, facts (which carry the applied keys) last, with no apply() in between
+            with self.write_lock:
+                wrote_e = self.entities.flush()
+                wrote_f = self.facts.flush()
         except OSError as exc:
             self.flush_errors += 1
             counters.inc("store.flush_errors")
