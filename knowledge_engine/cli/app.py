@@ -19,6 +19,7 @@ from knowledge_engine.cli import forget as forget_mod
 from knowledge_engine.cli import ingest as ingest_mod
 from knowledge_engine.cli import inspect as inspect_mod
 from knowledge_engine.cli import search as search_mod
+from knowledge_engine.cli import serve as serve_mod
 from knowledge_engine.cli import show as show_mod
 from knowledge_engine.cli import sync as sync_mod
 from knowledge_engine.cli import validate as validate_mod
@@ -48,6 +49,7 @@ app.command(rich_help_panel="Maintain")(validate_mod.validate)
 app.command(rich_help_panel="Maintain")(sync_mod.sync)
 app.add_typer(sync_mod.docs_app, name="docs", rich_help_panel="Maintain")
 app.command(rich_help_panel="Try it")(demo_mod.demo)
+app.command(rich_help_panel="Serve")(serve_mod.serve)
 
 
 def _register_maintenance() -> None:

@@ -1,0 +1,153 @@
+"""The engine inside the sidecar: loaded through the plugin's `register(api)`, warmed up, drained, stopped.
+
+Why through `PluginApi` + `register` + `HookRunner` and not the engine directly: the sidecar must
+behave exactly as the plugin does in a Python host (same handlers, priorities, budgets and error
+handling), so any hook the plugin registers works over HTTP without the sidecar knowing about it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import sys
+import threading
+import time
+from typing import Any
+
+from knowledge_engine.host import HookRunner, PluginApi
+from knowledge_engine.observe import emit
+
+log = logging.getLogger("knowledge_engine.sidecar")
+
+PLUGIN_ID = "knowledge-engine"
+
+
+class UnknownHook(LookupError):
+    """No handler is registered for the hook, or the runner refuses to run it."""
+
+
+class SidecarRuntime:
+    """One engine per process, reached only through the registered hook handlers."""
+
+    def __init__(self, plugin_config: dict[str, Any]) -> None:
+        self.api = PluginApi(PLUGIN_ID, plugin_config, logging.getLogger("knowledge_engine.plugin"))
+        self.plugin: Any = None
+        self.runner: HookRunner | None = None
+        self._ready = threading.Event()
+        self._drain_lock = asyncio.Lock()
+
+    # ------------------------------------------------------------------ start
+    async def start(self) -> None:
+        """Register the plugin (raises ConfigError on a bad config) and warm up in the background."""
+        from knowledge_engine.plugin import register
+
+        plugin = register(self.api)
+        if inspect.isawaitable(plugin):
+            plugin = await plugin
+        self.plugin = plugin
+        self.runner = HookRunner(self.api.registrations)
+        threading.Thread(target=self._warm_up, name="knowledge-engine-sidecar-warmup", daemon=True).start()
+
+    @property
+    def engine(self) -> Any:
+        """The plugin's current engine, or None when the plugin is disabled by configuration."""
+        return getattr(self.plugin, "engine", None)
+
+    def _warm_up(self) -> None:
+        """Load the extraction tiers (and the embedder) so the first turns do not pay for them."""
+        t0 = time.perf_counter()
+        engine = self.engine
+        try:
+            if engine is not None:
+                _ = engine.pipeline
+                if engine.config.embeddings.enabled and engine.config.retrieval.enabled:
+                    _ = engine.embedder
+        except Exception as exc:  # the hooks load what they need on first use instead
+            log.warning("sidecar warm-up failed: %s", type(exc).__name__)
+        finally:
+            self._ready.set()
+            emit("sidecar.ready", durationMs=round((time.perf_counter() - t0) * 1000))
+
+    @property
+    def ready(self) -> bool:
+        return self._ready.is_set()
+
+    @property
+    def hooks(self) -> list[str]:
+        """Names of the hooks the plugin registered handlers for."""
+        return sorted({reg.hook_name for reg in self.api.registrations})
+
+    # ------------------------------------------------------------------ hooks
+    async def run_hook(self, name: str, event: dict[str, Any], ctx: dict[str, Any]) -> Any:
+        """The runner's merged result (None for void hooks); UnknownHook when nothing would run."""
+        runner = self.runner
+        if runner is None or not runner.has_hooks(name):
+            raise UnknownHook(name)
+        try:
+            return await runner.run(name, event, ctx)
+        except ValueError:  # the runner refuses hooks it has no semantics for (its message names the hook)
+            raise UnknownHook(name) from None
+
+    # ------------------------------------------------------------------ drain and stop
+    def pending(self) -> int:
+        engine = self.engine
+        return int(engine.queue.pending()) if engine is not None else 0
+
+    async def drain(self, timeout_s: float) -> tuple[bool, int]:
+        """Extract everything queued and write the stores, keeping the engine running.
+
+        Returns (drained, pending). The flush runs on a worker thread; at the timeout we answer
+        and let it finish on its own (it is bounded by the same budget).
+        """
+        engine = self.engine
+        if engine is None:
+            return True, 0
+        t0 = time.perf_counter()
+        async with self._drain_lock:
+            work = asyncio.ensure_future(asyncio.to_thread(self._flush, engine, timeout_s))
+            try:
+                ok = await asyncio.wait_for(asyncio.shield(work), timeout_s + 0.25)
+            except TimeoutError:
+                ok = False
+        pending = self.pending()
+        drained = bool(ok) and pending == 0
+        emit("sidecar.drain", drained=drained, pending=pending,
+             durationMs=round((time.perf_counter() - t0) * 1000))
+        return drained, pending
+
+    @staticmethod
+    def _flush(engine: Any, timeout_s: float) -> bool:
+        try:
+            return bool(engine.flush(timeout_s, sync=False))
+        except Exception as exc:
+            log.error("sidecar drain failed: %s", type(exc).__name__)
+            return False
+
+    async def stop(self, budget_s: float) -> bool:
+        """Drain the queues, flush and stop every worker within `budget_s` (leftovers are parked on disk)."""
+        engine = self.engine
+        if engine is None:
+            return True
+        deadline = time.monotonic() + budget_s
+        await self._close_pools(min(0.5, budget_s / 8))
+        left = max(0.1, deadline - time.monotonic())
+        try:
+            return bool(await asyncio.wait_for(asyncio.to_thread(engine.stop, left), left + 1.0))
+        except TimeoutError:
+            log.error("engine stop overran its %.1f s budget", budget_s)
+            return False
+        except Exception as exc:
+            log.error("engine stop failed: %s", type(exc).__name__)
+            return False
+
+    @staticmethod
+    async def _close_pools(timeout_s: float) -> None:
+        """Close pgvector pools if that source was ever used (never import it just to close nothing)."""
+        module = sys.modules.get("knowledge_engine.retrieve.sources.pgvector")
+        close = getattr(module, "close_pools", None)
+        if close is None:
+            return
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(close(), timeout=timeout_s)

@@ -1,0 +1,251 @@
+"""The sidecar's HTTP API on aiohttp: `GET /health`, `POST /hooks/<name>`, `POST /drain`.
+
+Why aiohttp: a maintained asyncio HTTP server that serves on a socket we bind ourselves (so the Unix
+socket is private from its first instant), enforces a body limit, and does not cancel a handler when
+the client goes away (a message hook that started always finishes). Error bodies are
+`{"error": "<reason>"}` with fixed, content-free reasons: nothing from the payload is ever echoed
+or logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from knowledge_engine import __version__
+from knowledge_engine.observe import counters, emit
+from knowledge_engine.sidecar.auth import BearerAuth
+from knowledge_engine.sidecar.runtime import SidecarRuntime, UnknownHook
+from knowledge_engine.sidecar.transport import Listener, remove_socket_file
+
+log = logging.getLogger("knowledge_engine.sidecar")
+
+MAX_BODY_BYTES = 8 * 1024 * 1024
+DEFAULT_STOP_BUDGET_S = 4.0
+KNOWN_DRAIN_REASONS = {"plugin replacement", "shutdown", "stop", "restart", "reload"}
+
+RUNTIME_KEY = web.AppKey("runtime", SidecarRuntime)
+AUTH_KEY = web.AppKey("auth", BearerAuth)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class DrainRequest(BaseModel):
+    """Body of `POST /drain` (all optional)."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    timeout_ms: float = Field(4000, ge=0, le=600_000, alias="timeoutMs", strict=True)
+    reason: str | None = Field(None, max_length=200)
+
+
+class BadRequest(Exception):
+    """A request we answer with 400; the message is one of this module's fixed reasons."""
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    return web.Response(body=orjson.dumps(data), status=status, content_type="application/json")
+
+
+def error_response(status: int, reason: str) -> web.Response:
+    return json_response({"error": reason}, status)
+
+
+# --------------------------------------------------------------------------- middlewares
+
+
+@web.middleware
+async def errors_as_json(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every error, including aiohttp's own (404, 405, 413), as a content-free JSON body."""
+    try:
+        return await handler(request)
+    except BadRequest as exc:
+        counters.inc("sidecar.bad_request")
+        return error_response(400, str(exc))
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        if exc.status == 413:
+            counters.inc("sidecar.too_large")
+        return error_response(exc.status, exc.reason.lower())
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        counters.inc("sidecar.errors")
+        log.error("sidecar request failed: %s", type(exc).__name__)
+        return error_response(500, "internal error")
+
+
+@web.middleware
+async def bearer_auth(request: web.Request, handler: Handler) -> web.StreamResponse:
+    if not request.app[AUTH_KEY].allows(request.headers.get("Authorization")):
+        response = error_response(401, "missing or wrong bearer token")
+        response.headers["WWW-Authenticate"] = 'Bearer realm="knowledge-engine"'
+        return response
+    return await handler(request)
+
+
+# --------------------------------------------------------------------------- body parsing
+
+
+async def read_object(request: web.Request) -> dict[str, Any] | None:
+    """The body as a JSON object; None when empty. 413 before reading when Content-Length is too big."""
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY_BYTES, actual_size=request.content_length)
+    raw = await request.read()  # aiohttp enforces client_max_size on chunked bodies too
+    if not raw.strip():
+        return None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise BadRequest("body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise BadRequest("body must be a JSON object")
+    return data
+
+
+def hook_payload(body: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(event, ctx) from `{"event": {...}, "ctx": {...}}`; ctx is optional."""
+    if body is None or "event" not in body:
+        raise BadRequest("body must be a JSON object with an event")
+    event, ctx = body["event"], body.get("ctx")
+    if not isinstance(event, dict):
+        raise BadRequest("event must be a JSON object")
+    if ctx is None:
+        ctx = {}
+    if not isinstance(ctx, dict):
+        raise BadRequest("ctx must be a JSON object")
+    return event, ctx
+
+
+def drain_request(body: dict[str, Any] | None) -> DrainRequest:
+    try:
+        return DrainRequest.model_validate(body or {})
+    except ValidationError as exc:
+        fields = sorted({".".join(str(p) for p in err["loc"]) for err in exc.errors()})
+        raise BadRequest(f"invalid drain request: {', '.join(fields)}") from None
+
+
+# --------------------------------------------------------------------------- routes
+
+
+async def health(request: web.Request) -> web.Response:
+    runtime = request.app[RUNTIME_KEY]
+    return json_response(
+        {"status": "ok", "ready": runtime.ready, "version": __version__, "pid": os.getpid(),
+         "hooks": runtime.hooks}
+    )
+
+
+async def run_hook(request: web.Request) -> web.Response:
+    runtime = request.app[RUNTIME_KEY]
+    name = request.match_info["name"]
+    if name not in runtime.hooks:
+        raise web.HTTPNotFound()
+    event, ctx = hook_payload(await read_object(request))
+    try:
+        result = await runtime.run_hook(name, event, ctx)
+    except UnknownHook:
+        raise web.HTTPNotFound() from None
+    except Exception as exc:  # the host must never fail because of us
+        counters.inc("sidecar.hook_errors")
+        log.error("hook %s failed in the sidecar: %s", name, type(exc).__name__)
+        result = None
+    return json_response({"result": result if isinstance(result, dict) else None})
+
+
+async def drain(request: web.Request) -> web.Response:
+    runtime = request.app[RUNTIME_KEY]
+    req = drain_request(await read_object(request))
+    reason = req.reason if req.reason in KNOWN_DRAIN_REASONS else ("other" if req.reason else None)
+    log.info("drain requested (reason: %s, timeout %d ms)", reason, req.timeout_ms)
+    drained, pending = await runtime.drain(req.timeout_ms / 1000)
+    return json_response({"drained": drained, "pending": pending})
+
+
+def build_app(runtime: SidecarRuntime, auth: BearerAuth) -> web.Application:
+    app = web.Application(middlewares=[errors_as_json, bearer_auth], client_max_size=MAX_BODY_BYTES)
+    app[RUNTIME_KEY] = runtime
+    app[AUTH_KEY] = auth
+    app.router.add_get("/health", health)
+    app.router.add_post("/hooks/{name}", run_hook)
+    app.router.add_post("/drain", drain)
+    return app
+
+
+# --------------------------------------------------------------------------- process lifecycle
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    plugin_config: dict[str, Any]
+    listener: Listener
+    token: str | None
+    stop_budget_s: float = DEFAULT_STOP_BUDGET_S
+
+
+def announce(listener: Listener) -> None:
+    """The one stdout line a supervisor waits for."""
+    line = {"event": "listening", "socket": str(listener.path) if listener.path else None,
+            "port": listener.port, "pid": os.getpid()}
+    sys.stdout.buffer.write(orjson.dumps(line) + b"\n")
+    sys.stdout.flush()
+
+
+def stop_on_signals(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, _on_signal, stop, sig)
+
+
+def _on_signal(stop: asyncio.Event, sig: signal.Signals) -> None:
+    if stop.is_set():
+        log.info("%s received again; still stopping within the budget", sig.name)
+        return
+    log.info("%s received; stopping", sig.name)
+    stop.set()
+
+
+async def serve(options: ServeOptions) -> int:
+    """Run until SIGTERM/SIGINT, then stop accepting, drain and flush within the budget; the exit code."""
+    stop = asyncio.Event()
+    stop_on_signals(stop)
+    listener = options.listener
+    runtime = SidecarRuntime(options.plugin_config)
+    try:
+        await runtime.start()
+    except BaseException:
+        listener.sock.close()
+        remove_socket_file(listener)
+        raise
+    budget = options.stop_budget_s
+    runner = web.AppRunner(build_app(runtime, BearerAuth(options.token)), handle_signals=False,
+                           access_log=None, shutdown_timeout=min(1.0, budget / 4))
+    await runner.setup()
+    await web.SockSite(runner, listener.sock).start()
+    announce(listener)
+    emit("sidecar.listening", transport="unix" if listener.path else "tcp", auth=options.token is not None,
+         hooks=len(runtime.hooks))
+    await stop.wait()
+    return await shutdown(runtime, runner, listener, budget)
+
+
+async def shutdown(runtime: SidecarRuntime, runner: web.AppRunner, listener: Listener, budget: float) -> int:
+    t0 = time.monotonic()
+    await runner.cleanup()  # stops accepting; in-flight requests get a short grace period
+    remove_socket_file(listener)
+    left = max(0.5, budget - (time.monotonic() - t0))
+    drained = await runtime.stop(left)
+    emit("sidecar.stopped", drained=drained, durationMs=round((time.monotonic() - t0) * 1000))
+    return 0
