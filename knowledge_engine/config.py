@@ -536,22 +536,40 @@ _FLAT_ALIASES: dict[str, tuple[str, ...]] = {
 _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def _substitute_env(value: Any, path: str, problems: list[str]) -> Any:
-    """Replace ${VAR} in every string; a missing variable is a problem naming the key."""
+Loc = tuple[str | int, ...]
+# Keys whose values are credentials even when typed into the file: never echoed by an error.
+_SECRET_KEY_RE = re.compile(r"(?i)(api_?key|token|secret|password|passwd|headers)")
+_URL_PASSWORD_RE = re.compile(r"(?<=://)([^/@:\s]*):[^/@\s]*@")
+
+
+def _loc_text(loc: Loc) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out or "<root>"
+
+
+def _substitute_env(value: Any, loc: Loc, problems: list[str], sources: dict[Loc, list[str]]) -> Any:
+    """Replace ${VAR} in every string; a missing variable is a problem naming the key. `sources`
+    records which variables fed each key, so errors never echo a value that came from them."""
     if isinstance(value, str):
+        names = [m.group(1) for m in _ENV_RE.finditer(value)]
+        if not names:
+            return value
+        sources[loc] = list(dict.fromkeys(names))
 
         def repl(m: re.Match[str]) -> str:
             name = m.group(1)
             if name not in os.environ:
-                problems.append(f"{path or '<root>'}: environment variable ${{{name}}} is not set")
+                problems.append(f"{_loc_text(loc)}: environment variable ${{{name}}} is not set")
                 return ""
             return os.environ[name]
 
         return _ENV_RE.sub(repl, value)
     if isinstance(value, dict):
-        return {k: _substitute_env(v, f"{path}.{k}" if path else str(k), problems) for k, v in value.items()}
+        return {k: _substitute_env(v, (*loc, k), problems, sources) for k, v in value.items()}
     if isinstance(value, list):
-        return [_substitute_env(v, f"{path}[{i}]", problems) for i, v in enumerate(value)]
+        return [_substitute_env(v, (*loc, i), problems, sources) for i, v in enumerate(value)]
     return value
 
 
@@ -612,8 +630,25 @@ def _model_at(path: tuple[Any, ...]) -> type[BaseModel] | None:
     return model
 
 
-def _describe(err: dict[str, Any]) -> str:
-    loc = err["loc"]
+def _env_names(loc: Loc, sources: dict[Loc, list[str]]) -> list[str]:
+    """Variables whose values are in the value at `loc` (it, a part of it, or a key around it)."""
+    names: list[str] = []
+    for src, vars_ in sources.items():
+        n = min(len(src), len(loc))
+        if src[:n] == loc[:n]:
+            names.extend(v for v in vars_ if v not in names)
+    return names
+
+
+def _shown(value: Any) -> str:
+    """A short repr of a value typed into the config, with any URL password masked."""
+    shown = "{...}" if isinstance(value, dict) else _URL_PASSWORD_RE.sub(r"\1:***@", repr(value))
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def _describe(err: dict[str, Any], sources: dict[Loc, list[str]]) -> str | None:
+    """One problem line, or None when an unset variable (already reported) explains it."""
+    loc: Loc = tuple(err["loc"])
     path = ".".join(str(p) for p in loc) or "<root>"
     if err["type"] == "extra_forbidden":
         parent = _model_at(tuple(loc[:-1]))
@@ -623,11 +658,14 @@ def _describe(err: dict[str, Any]) -> str:
             if close:
                 hint = f" (did you mean '{close[0]}'?)"
         return f"{path}: unknown key{hint}"
-    value = err.get("input")
-    shown = repr(value) if not isinstance(value, dict) else "{...}"
-    if len(shown) > 80:
-        shown = shown[:77] + "..."
-    return f"{path}: {err['msg']} (got {shown})"
+    env = _env_names(loc, sources)
+    if any(n not in os.environ for n in env):
+        return None
+    if env:
+        return f"{path}: {err['msg']} (value from {', '.join(f'${{{n}}}' for n in env)} not shown)"
+    if any(isinstance(p, str) and _SECRET_KEY_RE.search(p) for p in loc):
+        return f"{path}: {err['msg']} (value not shown)"
+    return f"{path}: {err['msg']} (got {_shown(err.get('input'))})"
 
 
 def load_config(raw: dict[str, Any] | None = None) -> EngineConfig:
@@ -637,13 +675,15 @@ def load_config(raw: dict[str, Any] | None = None) -> EngineConfig:
     if not isinstance(raw, dict):
         raise ConfigError([f"<root>: expected a JSON object, got {type(raw).__name__}"])
     problems: list[str] = []
-    data = _substitute_env(_apply_flat_aliases(_strip_doc_keys(raw)), "", problems)
+    sources: dict[Loc, list[str]] = {}
+    data = _substitute_env(_apply_flat_aliases(_strip_doc_keys(raw)), (), problems, sources)
     data.pop("$schema", None)
     data.pop("configPath", None)
     try:
         cfg = EngineConfig.model_validate(data)
     except ValidationError as exc:
-        problems.extend(_describe(dict(e)) for e in exc.errors())
+        described = (_describe(dict(e), sources) for e in exc.errors())
+        problems.extend(d for d in described if d is not None)
         raise ConfigError(problems) from None
     if problems:
         raise ConfigError(problems)
