@@ -102,8 +102,7 @@ class KnowledgeEngine:
                     ws.flush_hooks.append(
                         (lambda: journal.checkpoint(folder), lambda token: journal.release(folder, token))
                     )
-                    self.queue.recover_spill(folder)
-                    self.queue.park(folder, self.journal.recover(folder))
+                    self.queue.recover(folder)  # journal + spill + a killed drain's work, each message once
                 self._start_llm(ws, inbox=owner)
             else:
                 return ws

@@ -10,6 +10,7 @@ failing disk can drop a message, and that is counted and logged.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
@@ -78,16 +79,31 @@ class IngestQueue:
             )
             return False
 
-    def park(self, folder: Path, msgs: list[Message]) -> None:
-        """Queue recovered messages through the spill file (processed after the live queue)."""
-        for msg in msgs:
-            self._spill(folder, msg, count=False)
-
-    def recover_spill(self, folder: Path) -> None:
-        """Messages spilled by an earlier process are picked up when its workspace opens."""
-        if (folder / SPILL_NAME).exists():
+    def recover(self, folder: Path) -> int:
+        """At workspace open: what an earlier process left (its journal, spill file, and the `.work` file of
+        a drain it was killed in) becomes one spill file holding each message once, all counted pending in
+        the journal; returns how many messages will be replayed."""
+        path, work = folder / SPILL_NAME, folder / (SPILL_NAME + ".work")
+        left = _read_spill(work) + _read_spill(path)
+        merged = self.journal.recover_with(folder, left) if self.journal is not None else None
+        if merged is None:  # no journal of ours: process the files as they are
+            if left:
+                self._spilled.add(folder)
+                self._ensure_thread()
+            return len(left)
+        with self._spill_lock:
+            if merged:
+                tmp = folder / (SPILL_NAME + ".tmp")
+                with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
+                    fh.write(b"".join(encode_message(m) for m in merged))
+                tmp.replace(path)
+            else:
+                path.unlink(missing_ok=True)
+            work.unlink(missing_ok=True)  # its messages are in the new spill file
+        if merged:
             self._spilled.add(folder)
             self._ensure_thread()
+        return len(merged)
 
     # ------------------------------------------------------------------ worker side
     def _ensure_thread(self) -> None:
@@ -159,21 +175,16 @@ class IngestQueue:
             work = folder / (SPILL_NAME + ".work")
             with self._spill_lock:
                 self._spilled.discard(folder)
-                if path.exists() and not work.exists():
-                    path.replace(work)
-            if not work.exists():
-                continue
-            msgs = []
-            for i, line in enumerate(work.read_bytes().splitlines(), 1):
-                msg = decode_message(line)
-                if msg is None:
-                    counters.inc("ingest.spill_bad_line")
-                    log.error("spill file line %d unreadable; skipped", i)
-                else:
-                    msgs.append(msg)
-            for start in range(0, len(msgs), self._batch):
-                self._dispatch([(folder, m) for m in msgs[start : start + self._batch]])
-            work.unlink(missing_ok=True)
+            while True:  # a `.work` file first (none after recover()), then what was spilled meanwhile
+                with self._spill_lock:
+                    if not work.exists():
+                        if not path.exists():
+                            break
+                        path.replace(work)
+                msgs = _read_spill(work)
+                for start in range(0, len(msgs), self._batch):
+                    self._dispatch([(folder, m) for m in msgs[start : start + self._batch]])
+                work.unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ control
     def pending(self) -> int:
@@ -217,3 +228,20 @@ class IngestQueue:
                 SPILL_NAME,
             )
         return drained
+
+
+def _read_spill(path: Path) -> list[Message]:
+    """The messages of a spill file; a line torn by a kill is counted, logged and skipped."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    msgs = []
+    for i, line in enumerate(raw.splitlines(), 1):
+        msg = decode_message(line)
+        if msg is None:
+            counters.inc("ingest.spill_bad_line")
+            log.error("spill file line %d unreadable; skipped", i)
+        else:
+            msgs.append(msg)
+    return msgs

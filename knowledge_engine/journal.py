@@ -95,25 +95,39 @@ class IngestJournal:
 
     def recover(self, folder: Path) -> list[Message]:
         """Messages an earlier process accepted but did not durably apply (they stay journalled)."""
+        return self.recover_with(folder, []) or []
+
+    def recover_with(self, folder: Path, parked: list[Message]) -> list[Message] | None:
+        """The journal's messages plus `parked` (what an earlier process left in its spill files), each
+        once, rewritten as this process's journal with all of them pending; None when this process does
+        not own the journal or already opened it (then nothing was read or rewritten).
+
+        Why one set: every line replayed is counted once when it is applied, so the pending count is exact
+        (no checkpoint drops a journal line whose message is still waiting), and a restart that is killed
+        again leaves the same set, never a growing copy of it."""
         path = folder / JOURNAL_NAME
-        msgs: list[Message] = []
         if not self.claim(folder):
-            return msgs
+            return None
         with self._lock:
-            if folder in self._states or not path.exists():
-                return msgs
-            for raw in path.read_bytes().splitlines():
+            if folder in self._states:
+                return None
+            lines = path.read_bytes().splitlines() if path.exists() else []
+            msgs = list(parked)
+            for raw in lines:
                 msg = decode_message(raw)
                 if msg is None:
                     counters.inc("ingest.journal_bad_line")  # a line torn by the kill itself
                 else:
                     msgs.append(msg)
+            encoded = list(dict.fromkeys(encode_message(m) for m in msgs))  # each message once, in order
+            if len(encoded) < len(msgs):
+                counters.inc("ingest.replay_duplicates", len(msgs) - len(encoded))
             st = self._state(folder)
-            st.lines = st.pending = len(msgs)
-            self._rewrite(folder, st, [encode_message(m) for m in msgs])
-        if msgs:
-            log.warning("replaying %d messages accepted before an unclean stop", len(msgs))
-        return msgs
+            self._rewrite(folder, st, encoded)
+            st.pending = len(encoded)
+        if encoded:
+            log.warning("replaying %d messages accepted before an unclean stop", len(encoded))
+        return [m for m in (decode_message(e) for e in encoded) if m is not None]
 
     def append(self, folder: Path, msg: Message) -> bool:
         if not self.claim(folder):
@@ -163,7 +177,8 @@ class IngestJournal:
 
     def _rewrite(self, folder: Path, st: _State, lines: list[bytes]) -> None:
         tmp = folder / (JOURNAL_NAME + ".tmp")
-        tmp.write_bytes(b"".join(lines))
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
+            fh.write(b"".join(lines))
         os.replace(tmp, folder / JOURNAL_NAME)
         os.close(st.fd)
         st.fd = os.open(folder / JOURNAL_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
