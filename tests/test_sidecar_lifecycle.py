@@ -1,0 +1,134 @@
+"""`knowledge-engine serve` start-up refusals, stale sockets, and SIGTERM/SIGINT: drain, flush, exit 0."""
+
+from __future__ import annotations
+
+import signal
+import socket
+from pathlib import Path
+
+import pytest
+
+from knowledge_engine.config import load_config
+from knowledge_engine.store.workspace import Workspace
+from tests.sidecar_process import Sidecar, run_serve, sidecar_config, start_sidecar, wait_for
+
+SESSION = "agent:main:chat"
+TOKEN = "another-token-for-lifecycle-tests-0123456789"
+
+
+def post_messages(sc: Sidecar, tag: str, n: int) -> list[str]:
+    ids = []
+    for i in range(n):
+        mid = f"{tag}-{i}"
+        event = {"from": "u1", "content": f"Note {i}: Priya works at Initech. Mail priya{i}@initech.example.",
+                 "messageId": mid, "sessionKey": SESSION, "timestamp": "2025-03-01T09:00:00Z"}
+        assert sc.hook("message_received", event, {"channelId": "webchat"}) is None
+        ids.append(mid)
+    return ids
+
+
+def stored(root: Path, ids: list[str]) -> tuple[set[str], set[str]]:
+    """(message ids in the message log, email values in entities.json) of agent `main`, read from disk."""
+    cfg = load_config(sidecar_config(root))
+    ws = Workspace(root / "agents" / "main", cfg, "main")
+    try:
+        messages = {m.id for m in ws.messages.get_many(ids)}
+        emails = {e.value for e in ws.entities.all() if e.type == "email"}
+    finally:
+        ws.close()
+    return messages, emails
+
+
+# --------------------------------------------------------------------------- refusals (no engine starts)
+
+
+@pytest.mark.parametrize(
+    ("args", "token", "needle"),
+    [
+        (["--port", "0"], None, "KNOWLEDGE_ENGINE_SIDECAR_TOKEN"),
+        (["--port", "0", "--host", "0.0.0.0"], TOKEN, "loopback"),
+        (["--port", "0", "--socket", "/tmp/x.sock"], TOKEN, "not both"),
+        (["--log-level", "chatty"], None, "--log-level"),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_clear_message(
+    tmp_path: Path, args: list[str], token: str | None, needle: str
+) -> None:
+    done = run_serve(tmp_path, [*args], token=token)
+    assert done.returncode == 2, done.stderr
+    assert needle in done.stderr and done.stdout == ""
+    if token:
+        assert token not in done.stderr + done.stdout
+
+
+def test_a_bad_config_exits_2_naming_the_key_before_any_socket_exists(tmp_path: Path) -> None:
+    sock = tmp_path / "run" / "ke.sock"
+    done = run_serve(tmp_path, ["--socket", str(sock)], config={"retrieval": {"budgetMss": 5}})
+    assert done.returncode == 2
+    assert "budgetMss" in done.stderr and "budgetMs" in done.stderr
+    assert not sock.exists()
+
+
+def test_a_path_that_is_not_a_socket_is_never_replaced(tmp_path: Path) -> None:
+    target = tmp_path / "important.txt"
+    target.write_text("keep me")
+    done = run_serve(tmp_path, ["--socket", str(target)], config=sidecar_config(tmp_path))
+    assert done.returncode == 1 and "not a socket" in done.stderr
+    assert target.read_text() == "keep me"
+
+
+# --------------------------------------------------------------------------- stale and live sockets
+
+
+def test_stale_socket_is_replaced_and_a_live_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "ke.sock"
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(path))  # a crashed sidecar's leftover: the file exists, nobody listens
+    stale.close()
+    sc = start_sidecar(tmp_path, sidecar_config(tmp_path), socket=path)
+    try:
+        assert sc.call("GET", "/health")[0] == 200
+        second = run_serve(tmp_path, ["--socket", str(path)], config=sidecar_config(tmp_path))
+        assert second.returncode == 1 and "another process is listening" in second.stderr
+        assert sc.call("GET", "/health")[0] == 200  # the first one still owns its socket
+    finally:
+        code = sc.terminate(signal.SIGINT)
+    assert code == 0
+    assert not path.exists()  # removed at exit
+
+
+# --------------------------------------------------------------------------- SIGTERM
+
+
+def test_sigterm_flushes_what_was_accepted_and_exits_0(tmp_path: Path) -> None:
+    """No /drain: the stores are written only by the stop (the debounce is a minute)."""
+    cfg = sidecar_config(tmp_path, storage={"writeDebounceMs": 60000})
+    sc = start_sidecar(tmp_path, cfg, socket=tmp_path / "ke.sock")
+    sc.wait_ready()
+    ids = post_messages(sc, "term", 5)
+    assert not (tmp_path / "agents" / "main" / "entities.json").exists()
+    assert sc.terminate(signal.SIGTERM) == 0
+    messages, emails = stored(tmp_path, ids)
+    assert messages == set(ids)
+    assert {f"priya{i}@initech.example" for i in range(5)} <= emails
+    assert not (tmp_path / "ke.sock").exists()
+    assert "sidecar.stopped" in sc.stderr() and "Initech" not in sc.stderr()
+
+
+def test_sigterm_before_warm_up_loses_nothing_accepted(tmp_path: Path) -> None:
+    """A stop that cannot extract in time parks the messages; the next sidecar processes them."""
+    cfg = sidecar_config(tmp_path, storage={"writeDebounceMs": 60000})
+    sc = start_sidecar(tmp_path, cfg, socket=tmp_path / "ke.sock", extra_args=["--stop-budget", "0.5"])
+    ids = post_messages(sc, "early", 20)  # acknowledged with 200 before spaCy may even be loaded
+    assert sc.terminate(signal.SIGTERM) == 0
+
+    again = start_sidecar(tmp_path, cfg, socket=tmp_path / "ke.sock", name="again")
+    try:
+        # the workspace opens (and replays what was parked) on the agent's first message
+        ids += post_messages(again, "again", 1)
+        wait_for(lambda: again.call("POST", "/drain", {"timeoutMs": 60000})[1]["drained"], 180, "drain")
+    finally:
+        assert again.terminate() == 0
+    messages, emails = stored(tmp_path, ids)
+    assert messages == set(ids)
+    assert {f"priya{i}@initech.example" for i in range(20)} <= emails
