@@ -119,8 +119,11 @@ def test_sigterm_before_warm_up_loses_nothing_accepted(tmp_path: Path) -> None:
     """A stop that cannot extract in time parks the messages; the next sidecar processes them."""
     cfg = sidecar_config(tmp_path, storage={"writeDebounceMs": 60000})
     sc = start_sidecar(tmp_path, cfg, socket=tmp_path / "ke.sock", extra_args=["--stop-budget", "0.5"])
-    ids = post_messages(sc, "early", 20)  # acknowledged with 200 before spaCy may even be loaded
+    ids = post_messages(sc, "early", 20)  # acknowledged with 200 before spaCy is loaded
     assert sc.terminate(signal.SIGTERM) == 0
+    # loading spaCy in a fresh worker process takes seconds, far over the 0.5 s budget
+    assert "they are parked" in sc.stderr()
+    assert not (tmp_path / "agents" / "main" / "entities.json").exists()
 
     again = start_sidecar(tmp_path, cfg, socket=tmp_path / "ke.sock", name="again")
     try:
@@ -132,3 +135,25 @@ def test_sigterm_before_warm_up_loses_nothing_accepted(tmp_path: Path) -> None:
     messages, emails = stored(tmp_path, ids)
     assert messages == set(ids)
     assert {f"priya{i}@initech.example" for i in range(20)} <= emails
+
+
+# ------------------------------------------------------------- the host stops, the sidecar does not
+
+
+def test_gateway_stop_flushes_but_the_sidecar_keeps_ingesting(tmp_path: Path) -> None:
+    """A sidecar outlives its host (spawn: false, plugin replacement): the host's gateway_stop must not
+    stop the engine under it, or every message acknowledged afterwards is silently lost."""
+    cfg = sidecar_config(tmp_path, storage={"writeDebounceMs": 60000})
+    sc = start_sidecar(tmp_path, cfg, socket=tmp_path / "ke.sock")
+    try:
+        sc.wait_ready()
+        ids = post_messages(sc, "before", 2)
+        assert sc.hook("gateway_stop", {"reason": "shutdown"}, {"port": 18789}) is None
+        messages, _ = stored(tmp_path, ids)
+        assert messages == set(ids)  # gateway_stop flushed what was accepted before it
+        ids += post_messages(sc, "after", 2)
+        assert sc.call("POST", "/drain", {"timeoutMs": 60000})[1] == {"drained": True, "pending": 0}
+        messages, _ = stored(tmp_path, ids)
+        assert messages == set(ids)
+    finally:
+        assert sc.terminate() == 0

@@ -22,6 +22,8 @@ from knowledge_engine.observe import emit
 log = logging.getLogger("knowledge_engine.sidecar")
 
 PLUGIN_ID = "knowledge-engine"
+HOST_STOP_HOOK = "gateway_stop"
+HOST_STOP_DRAIN_S = 4.0  # inside the gateway's 5 s gateway_stop budget
 
 
 class UnknownHook(LookupError):
@@ -81,10 +83,18 @@ class SidecarRuntime:
 
     # ------------------------------------------------------------------ hooks
     async def run_hook(self, name: str, event: dict[str, Any], ctx: dict[str, Any]) -> Any:
-        """The runner's merged result (None for void hooks); UnknownHook when nothing would run."""
+        """The runner's merged result (None for void hooks); UnknownHook when nothing would run.
+
+        `gateway_stop` is the one exception: the sidecar outlives its host (a `spawn: false` sidecar,
+        a plugin reload), so the host stopping must not stop the engine under later requests; it
+        drains and flushes instead. The process's own signals stop the engine.
+        """
         runner = self.runner
         if runner is None or not runner.has_hooks(name):
             raise UnknownHook(name)
+        if name == HOST_STOP_HOOK:
+            await self.drain(HOST_STOP_DRAIN_S)
+            return None
         try:
             return await runner.run(name, event, ctx)
         except ValueError:  # the runner refuses hooks it has no semantics for (its message names the hook)
