@@ -147,17 +147,20 @@ def run_serve(
 def start_sidecar(
     tmp_path: Path, config: dict[str, Any], *, socket: Path | None = None, port: int | None = None,
     token: str | None = None, log_level: str = "debug", extra_args: list[str] | None = None,
-    name: str = "sidecar",
+    name: str = "sidecar", default_socket: bool = False, env: dict[str, str] | None = None,
 ) -> Sidecar:
-    """Start `serve` and return once it printed its `listening` line."""
+    """Start `serve` and return once it printed its `listening` line (`default_socket`: no --socket)."""
     cfg_file = tmp_path / f"{name}-config.json"
     cfg_file.write_text(json.dumps(config))
     cmd = [*command(), "serve", "--config", str(cfg_file), "--log-level", log_level, *(extra_args or [])]
-    cmd += ["--port", str(port)] if port is not None else ["--socket", str(socket or tmp_path / "s.sock")]
+    if port is not None:
+        cmd += ["--port", str(port)]
+    elif not default_socket:
+        cmd += ["--socket", str(socket or tmp_path / "s.sock")]
     stderr_path = tmp_path / f"{name}.stderr"
     with stderr_path.open("wb") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
-                                env=_env(token), start_new_session=True)
+                                env={**_env(token), **(env or {})}, start_new_session=True)
     line = _first_line(proc, START_DEADLINE_S)
     if not line:
         proc.kill()

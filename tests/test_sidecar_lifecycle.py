@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import socket
+import stat
 from pathlib import Path
 
 import pytest
@@ -85,9 +86,10 @@ def test_stale_socket_is_replaced_and_a_live_one_is_refused(tmp_path: Path) -> N
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stale.bind(str(path))  # a crashed sidecar's leftover: the file exists, nobody listens
     stale.close()
-    sc = start_sidecar(tmp_path, sidecar_config(tmp_path), socket=path)
+    sc = start_sidecar(tmp_path, sidecar_config(tmp_path), socket=path, token=TOKEN)
     try:
         assert sc.call("GET", "/health")[0] == 200
+        assert sc.call("GET", "/health", auth=False)[0] == 401  # a token is optional on a socket, but holds
         second = run_serve(tmp_path, ["--socket", str(path)], config=sidecar_config(tmp_path))
         assert second.returncode == 1 and "another process is listening" in second.stderr
         assert sc.call("GET", "/health")[0] == 200  # the first one still owns its socket
@@ -144,8 +146,12 @@ def test_gateway_stop_flushes_but_the_sidecar_keeps_ingesting(tmp_path: Path) ->
     """A sidecar outlives its host (spawn: false, plugin replacement): the host's gateway_stop must not
     stop the engine under it, or every message acknowledged afterwards is silently lost."""
     cfg = sidecar_config(tmp_path, storage={"writeDebounceMs": 60000})
-    sc = start_sidecar(tmp_path, cfg, socket=tmp_path / "ke.sock")
+    runtime_dir = tmp_path / "xdg"
+    runtime_dir.mkdir(mode=0o700)
+    sc = start_sidecar(tmp_path, cfg, default_socket=True, env={"XDG_RUNTIME_DIR": str(runtime_dir)})
     try:
+        assert sc.socket == runtime_dir / "knowledge-engine" / "sidecar.sock"  # the documented default
+        assert stat.S_IMODE(sc.socket.parent.stat().st_mode) == 0o700
         sc.wait_ready()
         ids = post_messages(sc, "before", 2)
         assert sc.hook("gateway_stop", {"reason": "shutdown"}, {"port": 18789}) is None
