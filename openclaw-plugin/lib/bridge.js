@@ -178,7 +178,7 @@ export class Bridge {
       log: this.log,
       healthy: async () => (await transport.request("GET", "/health", undefined, 1000)).status === 200,
       onReady: () => this.forwarder.markUp(),
-      onDown: () => this.forwarder.markDown("sidecar exited"),
+      onDown: (stopping) => this.forwarder.markDown(stopping ? null : "sidecar exited"),
     });
     this.supervisor.start();
   }

@@ -29,7 +29,7 @@ export class Supervisor {
    * @param {number} o.startTimeoutMs  how long a start may take before the child is killed and restarted
    * @param {() => Promise<boolean>} o.healthy  GET /health succeeded (the fallback to the stdout line)
    * @param {() => void} o.onReady  the child accepts connections
-   * @param {() => void} o.onDown   the child exited
+   * @param {(stopping: boolean) => void} o.onDown   the child exited (`stopping`: because stop() asked)
    */
   constructor({ command, argv, startTimeoutMs, healthy, onReady, onDown, log }) {
     Object.assign(this, { command, argv, startTimeoutMs, healthy, onReady, onDown, log });
@@ -97,7 +97,7 @@ export class Supervisor {
     this.child = null;
     clearTimeout(run.timer);
     clearTimeout(run.poll);
-    this.onDown();
+    this.onDown(this.stopped);
     if (this.stopped) return;
     if (run.ready && Date.now() - run.readyAt >= STABLE_MS) this.failures = 0;
     this.log.warn(`sidecar exited (${signal ? `signal ${signal}` : `code ${code}`}); restarting`);
