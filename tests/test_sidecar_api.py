@@ -212,3 +212,36 @@ def test_drain_with_nothing_queued(unix_sidecar: Sidecar) -> None:
     status, body = unix_sidecar.call("POST", "/drain")
     assert (status, body) == (200, {"drained": True, "pending": 0})
 
+
+
+RECORDED = Path(__file__).resolve().parents[2] / "shared/reference/openclaw-gateway/hook-payloads.jsonl"
+NOT_FORWARDED = {"config", "abortSignal", "getCron"}  # what the JS plugin never forwards
+
+
+@pytest.mark.skipif(not RECORDED.exists(), reason="recorded gateway payloads not available")
+def test_every_payload_the_real_gateway_fired_gets_200_or_404(unix_sidecar: Sidecar, tmp_path: Path) -> None:
+    """Replays ../shared/reference/openclaw-gateway/hook-payloads.jsonl: served hooks answer 200 (null
+    or an object), the others 404; never a 400/500, and none of their text reaches the log."""
+    served = set(unix_sidecar.call("GET", "/health")[1]["hooks"])
+    texts: list[str] = []
+    seen: dict[str, int] = {}
+    for line in RECORDED.read_text().replace("$DIR", str(tmp_path)).splitlines():
+        rec = json.loads(line)
+        if rec["hook"].startswith("<") or "event" not in rec:
+            continue
+        ctx = {k: v for k, v in (rec.get("ctx") or {}).items() if k not in NOT_FORWARDED and v != "[fn]"}
+        status, body = unix_sidecar.call("POST", f"/hooks/{rec['hook']}", {"event": rec["event"], "ctx": ctx})
+        seen[rec["hook"]] = status
+        if rec["hook"] in served:
+            assert status == 200 and (body["result"] is None or isinstance(body["result"], dict)), rec["hook"]
+        else:
+            assert (status, body) == (404, {"error": "not found"}), rec["hook"]
+        for key in ("content", "prompt"):
+            value = rec["event"].get(key)
+            if isinstance(value, str) and len(value) > 12:
+                texts.append(value)
+    assert {"message_received", "before_prompt_build", "session_start", "gateway_stop"} <= set(seen)
+    assert texts
+    log = unix_sidecar.stderr()
+    for text in texts:
+        assert text not in log
