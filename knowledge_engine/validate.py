@@ -48,12 +48,16 @@ class ValidationReport:
 
 def _schema(ws: Workspace, report: ValidationReport) -> None:
     for table in (ws.facts.table, ws.entities.table):
+        if table.unreadable is not None:
+            report.problems.append(Problem("schema", table.path.name, table.unreadable.reason))
+            continue
         if table.invalid_records:
             report.problems.append(
                 Problem(
                     "schema",
                     table.path.name,
-                    f"{table.invalid_records} records failed validation and were skipped",
+                    f"{table.invalid_records} records failed validation; they are kept in the file's "
+                    "'quarantined' list (fix them there and run validate --repair to restore them)",
                 )
             )
         for aside in sorted(table.path.parent.glob(table.path.name + ".corrupt-*")):
@@ -73,7 +77,7 @@ def _schema(ws: Workspace, report: ValidationReport) -> None:
             continue
         try:
             doc = orjson.loads(table.path.read_bytes())
-        except orjson.JSONDecodeError:
+        except (OSError, orjson.JSONDecodeError):
             report.problems.append(
                 Problem("schema", table.path.name, "not valid JSON (the backup is in use)")
             )
@@ -152,6 +156,9 @@ def repair(ws: Workspace, report: ValidationReport, engine: Any = None) -> dict[
     """Dangling entity refs -> None, dangling supersession cleared, lost evidence dropped, index re-synced."""
     ws.refresh()
     fixed = {"entity_refs": 0, "superseded_by": 0, "evidence": 0, "index": 0}
+    fixed["quarantine_restored"] = sum(t.restore_quarantined() for t in (ws.facts.table, ws.entities.table))
+    if fixed["quarantine_restored"]:
+        ws.entities.reindex()
     ents = {e.id for e in ws.entities.all()}
     fact_ids = {f.id for f in ws.facts.all()}
     missing_msgs = {p.ref for p in report.problems if p.kind == "missing_evidence"}

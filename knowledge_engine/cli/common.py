@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -39,6 +41,37 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts in
 def fail(message: str, code: int = 1) -> NoReturn:
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def readable_store() -> Iterator[None]:
+    """A store file the engine cannot read as its own ends the command with a clear error (exit 4)."""
+    from knowledge_engine.store.persistence import StoreUnreadableError
+
+    try:
+        yield
+    except StoreUnreadableError as exc:
+        refuse_unreadable(exc)
+
+
+def refuse_unreadable(exc: BaseException) -> NoReturn:
+    fail(f"{exc}. The engine leaves it untouched: fix it, or move it away to start a new store.", 4)
+
+
+def check_readable(ws: Workspace) -> None:
+    """Refuse to work on a workspace whose store files are not the engine's (they are never written)."""
+    for table in (ws.facts.table, ws.entities.table):
+        if table.unreadable is not None:
+            ws.closed = True  # no flush at exit either
+            refuse_unreadable(table.unreadable)
+
+
+def agent_of(folder: Path, cfg: EngineConfig, agent: str | None) -> str:
+    """The workspace's agent id: --agent made folder-safe, else the id stored in its Chroma index
+    (already safe: escaping it again would name other collections)."""
+    from knowledge_engine.store.workspace import safe_agent_id
+
+    return safe_agent_id(agent) if agent else infer_agent(folder, cfg)
 
 
 def load_cfg(config: Path | None) -> EngineConfig:
@@ -86,14 +119,16 @@ def table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
 
 def open_workspace(workspace: Path | None, config: Path | None, agent: str | None) -> Workspace:
     """The existing workspace the options name (never creates one: a typo must not make an empty store)."""
-    from knowledge_engine.store.workspace import Workspace, safe_agent_id
+    from knowledge_engine.store.workspace import Workspace
 
     cfg = load_cfg(config)
     folder = existing_folder(resolve_folder(cfg, workspace, agent))
     try:
-        return Workspace(folder, cfg, safe_agent_id(agent or infer_agent(folder, cfg)))
+        ws = Workspace(folder, cfg, agent_of(folder, cfg, agent))
     except (RuntimeError, OSError) as exc:
         fail(f"cannot open workspace {folder}: {exc}")
+    check_readable(ws)
+    return ws
 
 
 def infer_agent(folder: Path, cfg: EngineConfig) -> str:
@@ -141,15 +176,15 @@ def has_messages(ws: Any) -> bool:
 def open_engine(workspace: Path | None, config: Path | None, agent: str | None) -> tuple[Any, Any]:
     """(KnowledgeEngine, Workspace) for commands that need Chroma, the embedder or the retriever."""
     from knowledge_engine.engine import KnowledgeEngine
-    from knowledge_engine.store.workspace import safe_agent_id
 
     cfg = load_cfg(config)
     folder = existing_folder(resolve_folder(cfg, workspace, agent))
     engine = KnowledgeEngine(cfg, ingest_owner=False)  # a host may be running on this workspace
     try:
-        ws = engine.open_workspace(folder, safe_agent_id(agent or infer_agent(folder, cfg)))
+        ws = engine.open_workspace(folder, agent_of(folder, cfg, agent))
     except (RuntimeError, OSError) as exc:
         fail(f"cannot open workspace {folder}: {exc}")
+    check_readable(ws)
     return engine, ws
 
 

@@ -47,7 +47,7 @@ def stats(
 ) -> None:
     """What a workspace holds: entities by type, facts by tier and validity, messages, pending LLM
     batches, Chroma sync state, size on disk and the last maintenance runs."""
-    from knowledge_engine.cli.common import existing_folder, load_cfg, resolve_folder
+    from knowledge_engine.cli.common import existing_folder, load_cfg, readable_store, resolve_folder
     from knowledge_engine.cli.status import folder_status, index_status
 
     if index:
@@ -56,7 +56,8 @@ def stats(
         data["chroma_pending"] = index_status(ws)
     else:
         cfg = load_cfg(config)
-        data = folder_status(existing_folder(resolve_folder(cfg, workspace, agent)), cfg)
+        with readable_store():
+            data = folder_status(existing_folder(resolve_folder(cfg, workspace, agent)), cfg)
     if json:
         print_json(data)
         return

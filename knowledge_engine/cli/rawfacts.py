@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from knowledge_engine.config import EngineConfig
+from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Fact, canonical
 
 Raw = dict[str, Any]
@@ -65,9 +66,11 @@ SORT_KEYS: dict[str, Callable[[Raw], Any]] = {
 
 
 def load_raw(folder: Path) -> list[Raw]:
+    from knowledge_engine.cli.common import readable_store
     from knowledge_engine.store.persistence import read_json_document
 
-    doc = read_json_document(folder / "facts.json") or {}
+    with readable_store():
+        doc = read_json_document(folder / "facts.json", "facts") or {}
     items = doc.get("facts")
     return [r for r in items if isinstance(r, dict)] if isinstance(items, list) else []
 
@@ -79,6 +82,10 @@ def entity_store(folder: Path, cfg: EngineConfig) -> Any:
 
     store = EntityStore(folder, WorkspaceLock(folder / ".store.lock"), cfg.storage, cfg.facts.fuzzy_threshold)
     store.load()
+    if store.table.unreadable is not None:
+        from knowledge_engine.cli.common import refuse_unreadable
+
+        refuse_unreadable(store.table.unreadable)
     return store
 
 
@@ -163,7 +170,29 @@ def select(
     if sort != "relevance":
         rows.sort(key=SORT_KEYS[sort])
     shown = rows[:limit] if limit else rows
-    return FACTS.validate_python(shown)
+    try:
+        return FACTS.validate_python(shown)
+    except ValidationError:
+        return _valid_only(shown)
+
+
+def _valid_only(rows: list[Raw]) -> list[Fact]:
+    """The rows that are valid records; the others are reported (the store quarantines them)."""
+    out: list[Fact] = []
+    for r in rows:
+        try:
+            out.append(Fact.model_validate(r))
+        except ValidationError:
+            counters.inc("cli.invalid_facts_hidden")
+    from knowledge_engine.cli.common import err_console
+
+    err_console.print(
+        f"warning: {len(rows) - len(out)} fact record(s) in facts.json failed validation and are not "
+        "listed; the store keeps them in quarantine (see `knowledge-engine validate`)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return out
 
 
 def _only_validity(q: dict[str, Any]) -> bool:

@@ -25,15 +25,24 @@ def _size(folder: Path) -> int:
 
 
 def _records(folder: Path, name: str, key: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Raw records and meta of a store file (the backup when the file is unreadable, like the store)."""
+    """Raw records and header (meta, quarantined) of a store file (the backup when the file is
+    unreadable, like the store; a file that is not the engine's raises StoreUnreadableError)."""
     from knowledge_engine.store.persistence import read_json_document
 
-    doc = read_json_document(folder / name) or {}
+    doc = read_json_document(folder / name, key) or {}
     items = doc.get(key)
-    meta = doc.get("meta")
-    return ([r for r in items if isinstance(r, dict)] if isinstance(items, list) else []), (
-        meta if isinstance(meta, dict) else {}
-    )
+    return ([r for r in items if isinstance(r, dict)] if isinstance(items, list) else []), doc
+
+
+def _meta(head: dict[str, Any]) -> dict[str, Any]:
+    meta = head.get("meta")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _quarantined(head: dict[str, Any]) -> int:
+    """Records the store keeps aside because they failed validation (see validate)."""
+    kept = head.get("quarantined")
+    return len(kept) if isinstance(kept, list) else 0
 
 
 def _maintenance_runs(folder: Path, meta: dict[str, Any]) -> dict[str, Any]:
@@ -72,6 +81,8 @@ def _quick_scan(
     Sound because inside a JSON string every quote is escaped, so `"source":"` can only be a key, and
     every record (only records: evidence has `message_id`) starts with `{"id":"`.
     """
+    if path.is_symlink():
+        return None  # the careful path refuses it with a clear error
     try:
         raw = path.read_bytes()
     except OSError:
@@ -83,6 +94,8 @@ def _quick_scan(
         head = orjson.loads(raw[:cut] + b"}")
     except orjson.JSONDecodeError:
         return None
+    if not isinstance(head, dict) or head.get("schema") != 1:
+        return None  # another schema: the careful path refuses it with a clear error
     body = raw[cut:]
     total = body.count(b'{"id":"')
     counts = Counter(m.decode() for m in pattern.findall(body))
@@ -90,8 +103,7 @@ def _quick_scan(
         return None
     if total > sum(counts.values()):
         counts[default] += total - sum(counts.values())
-    meta = head.get("meta") if isinstance(head, dict) else None
-    return counts, body.count(b'"invalid_at":"'), meta if isinstance(meta, dict) else {}
+    return counts, body.count(b'"invalid_at":"'), head
 
 
 def _default(field: str) -> str:
@@ -100,28 +112,29 @@ def _default(field: str) -> str:
     return str(Fact.model_fields[field].default)
 
 
-def _entity_counts(folder: Path) -> dict[str, int]:
+def _entity_counts(folder: Path) -> tuple[dict[str, int], int]:
     quick = _quick_scan(folder / "entities.json", _ENTITY_TYPE, "unknown")
     if quick is not None:
-        return dict(quick[0])
-    ents, _ = _records(folder, "entities.json", "entities")
-    return dict(Counter(str(e.get("type")) for e in ents))
+        return dict(quick[0]), _quarantined(quick[2])
+    ents, head = _records(folder, "entities.json", "entities")
+    return dict(Counter(str(e.get("type")) for e in ents)), _quarantined(head)
 
 
 def _fact_counts(folder: Path) -> tuple[dict[str, int], int, dict[str, Any]]:
     quick = _quick_scan(folder / "facts.json", _FACT_TIER, _default("source"))
     if quick is not None:
-        tiers, invalid, meta = quick
-        return dict(tiers), sum(tiers.values()) - invalid, meta
-    facts, meta = _records(folder, "facts.json", "facts")
+        tiers, invalid, head = quick
+        return dict(tiers), sum(tiers.values()) - invalid, head
+    facts, head = _records(folder, "facts.json", "facts")
     tiers = Counter(str(f.get("source", _default("source"))) for f in facts)
-    return dict(tiers), sum(1 for f in facts if f.get("invalid_at") is None), meta
+    return dict(tiers), sum(1 for f in facts if f.get("invalid_at") is None), head
 
 
 def folder_status(folder: Path, config: Any) -> dict[str, Any]:
     """Counts from the store files and the small state files only: no Chroma, no embedder."""
-    by_type = _entity_counts(folder)
-    by_tier, valid, meta = _fact_counts(folder)
+    by_type, ents_quarantined = _entity_counts(folder)
+    by_tier, valid, head = _fact_counts(folder)
+    meta = _meta(head)
     n_facts = sum(by_tier.values())
     data: dict[str, Any] = {
         "workspace": str(folder),
@@ -131,6 +144,8 @@ def folder_status(folder: Path, config: Any) -> dict[str, Any]:
         "facts_valid": valid,
         "facts_superseded": n_facts - valid,
         "facts_by_tier": by_tier,
+        "facts_quarantined": _quarantined(head),
+        "entities_quarantined": ents_quarantined,
     }
     data.update(_message_counts(folder, config))
     pending_dir = folder / "llm-pending"

@@ -59,7 +59,7 @@ class _Batch:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:6]}.tmp")
-    with open(tmp, "wb") as fh:
+    with open(tmp, "wb", opener=lambda p, f: os.open(p, f, 0o600)) as fh:  # owner-only: message text
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
@@ -115,7 +115,7 @@ class LlmBatcher:
             return
         self._stop.clear()
         with contextlib.suppress(OSError):  # an unwritable folder is reported when a batch must be parked
-            self._pending_dir.mkdir(parents=True, exist_ok=True)
+            self._pending_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         if self._pending_files():
             self._next_pending_try = time.monotonic()
         if self._inbox is not None:
@@ -460,7 +460,7 @@ class LlmBatcher:
                 return
             path = self._pending_dir / f"batch-{batch.id}.json"
             try:
-                self._pending_dir.mkdir(parents=True, exist_ok=True)
+                self._pending_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
                 self._make_room()
                 self._write(batch, path, reason)
             except OSError as exc:  # disk full or read-only: the loss is counted and logged, loudly

@@ -78,7 +78,7 @@ def make_client(workspace: Path, config: EngineConfig) -> Any:
     cfg = config.chroma
     if not cfg.url:
         path = Path(workspace) / "chroma"
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
         return chromadb.PersistentClient(
             path=str(path), settings=settings, tenant=cfg.tenant, database=cfg.database
         )

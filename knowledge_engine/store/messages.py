@@ -15,6 +15,7 @@ deleted message remains in the workspace files.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import threading
@@ -186,6 +187,13 @@ class MessageLog:
     # ------------------------------------------------------------------ connection
 
     def _open(self, busy_timeout_ms: int) -> sqlite3.Connection:
+        if self.path.is_symlink():
+            raise MessageLogError(f"{self.path} is a symbolic link; the message log must be a regular file")
+        # created owner-only before SQLite opens it: its -wal and -shm files take the same mode
+        try:
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+        except OSError as exc:
+            raise MessageLogError(f"cannot open message log {self.path}: {exc.strerror}") from None
         conn = sqlite3.connect(
             self.path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
         )

@@ -6,6 +6,10 @@ fsynced, the current file is hard-linked to `<name>.bak` (the last good copy), t
 replaces the current one, and the folder is fsynced. Readers fall back to the backup when
 the current file is missing or corrupt, and move a corrupt file aside instead of ever
 overwriting good data with an empty store.
+
+A file that parses but is not this engine's (a newer schema, no record list, a folder, a symbolic
+link) is refused, never repaired or overwritten: `StoreUnreadableError` names the file and the reason.
+Files are created owner-only (0600, folders 0700): they hold personal data.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import contextlib
 import fcntl
 import logging
 import os
+import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -33,6 +38,71 @@ class StoreCorruptError(RuntimeError):
     """A store file and its backup are both unreadable."""
 
 
+class StoreUnreadableError(OSError):
+    """A store file the engine cannot read as its own; it is left untouched until someone fixes it.
+
+    An OSError so that a write refused for this reason takes the same path as a failing disk: the
+    changes stay in memory (and the accepted messages in the ingest journal) and are retried.
+    """
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"store file {path} {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def check_store_file(path: Path) -> None:
+    """Refuse a store file that is a link (possibly out of the workspace) or not a regular file."""
+    if path.is_symlink():
+        raise StoreUnreadableError(
+            path, "is a symbolic link; store files must be regular files inside the workspace (not followed)"
+        )
+    if path.exists() and not path.is_file():
+        raise StoreUnreadableError(path, "is not a regular file (a folder?)")
+
+
+def check_document(path: Path, doc: dict[str, Any], key: str) -> None:
+    """Refuse a parsed document that is not this engine's: unknown schema, or no `key` record list."""
+    version = doc.get("schema", SCHEMA_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= SCHEMA_VERSION:
+        shown = repr(version)[:20]
+        raise StoreUnreadableError(
+            path, f"has schema {shown}; this engine reads schema {SCHEMA_VERSION} (a newer engine's file?)"
+        )
+    if not isinstance(doc.get(key), list):
+        keys = ", ".join(repr(str(k)[:20]) for k in list(doc)[:6])
+        raise StoreUnreadableError(path, f"has no '{key}' list (top-level keys: {keys})")
+
+
+def private_fd(fd: int) -> None:
+    """Owner-only access for a file this process created or reopened."""
+    with contextlib.suppress(OSError):
+        os.fchmod(fd, 0o600)
+
+
+def secure_tree(folder: Path) -> None:
+    """Make a workspace this user owns owner-only: the folder and sub-folders 0700, files without
+    group/other bits. Links are not followed; files of other users are left alone."""
+    uid = os.geteuid()
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        for name in [*dirs, *files]:
+            _restrict(Path(root) / name, uid)
+    _restrict(folder, uid)
+
+
+def _restrict(path: Path, uid: int) -> None:
+    try:
+        st = os.lstat(path)
+        if st.st_uid != uid or stat.S_ISLNK(st.st_mode):
+            return
+        mode = stat.S_IMODE(st.st_mode)
+        want = 0o700 if stat.S_ISDIR(st.st_mode) else mode & 0o700
+        if mode != want:
+            os.chmod(path, want)
+    except OSError:
+        return  # vanished meanwhile, or not ours to change
+
+
 def fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
@@ -45,7 +115,9 @@ def atomic_write_bytes(path: Path, data: bytes, keep_backup: bool = True) -> Non
     """Write `data` so that `path` always holds either the old or the new content."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        with open(tmp, "wb") as fh:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        private_fd(fd)  # a stale temp file from a crash keeps its old mode otherwise
+        with open(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -77,15 +149,18 @@ def _move_aside(path: Path) -> Path:
     return target
 
 
-def read_json_document(path: Path) -> dict[str, Any] | None:
+def read_json_document(path: Path, key: str | None = None) -> dict[str, Any] | None:
     """Load a store document; fall back to the backup; None when neither exists.
 
-    A corrupt file is moved aside and reported loudly; only when every copy is unreadable
-    does this raise, so the caller never silently starts empty over lost data.
+    A corrupt file is moved aside and reported loudly, and the backup is used. A file that parses
+    but is not this engine's (see `check_document`, with `key` the record list it must hold), or
+    is a link or not a regular file, raises StoreUnreadableError: it may be someone's data, so it
+    is neither replaced by the backup nor set aside.
     """
     candidates = [path, path.with_name(path.name + ".bak")]
     errors: list[str] = []
     for i, cand in enumerate(candidates):
+        check_store_file(cand)
         try:
             raw = cand.read_bytes()
         except FileNotFoundError:
@@ -95,6 +170,8 @@ def read_json_document(path: Path) -> dict[str, Any] | None:
                 doc = orjson.loads(raw)
             if not isinstance(doc, dict):
                 raise ValueError("top level is not an object")
+            if key is not None:
+                check_document(cand, doc, key)
             if i > 0:
                 log.error(
                     "store file %s was unreadable; loaded the last good copy %s (%d bytes)",
@@ -126,7 +203,7 @@ class WorkspaceLock:
     def hold(self, timeout_s: float = 30.0) -> Iterator[None]:
         with self._tlock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 deadline = time.monotonic() + timeout_s
                 while True:

@@ -5,6 +5,11 @@ deleted (tombstones) since its last write. A write takes the workspace lock, re-
 file if another process replaced it, merges (per record the newer `updated_at` wins; a
 tombstone newer than a record deletes it), writes atomically, and adopts the merged result.
 So an update made by the host is never lost by the CLI's next write, and vice versa.
+
+A record that fails validation is quarantined, not dropped: it is kept verbatim in the file's
+`quarantined` list (carried through every merge and write) and counted. A file the engine cannot
+read as its own (`StoreUnreadableError`) leaves the table empty and `unreadable` set: nothing is
+written over it until it reads again, so the host keeps running and the user's file is safe.
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
 from knowledge_engine.gcpause import gc_paused
+from knowledge_engine.observe import counters
 from knowledge_engine.store.persistence import (
     SCHEMA_VERSION,
+    StoreUnreadableError,
     WorkspaceLock,
     atomic_write_bytes,
     file_signature,
@@ -46,7 +53,8 @@ def _document_model(key: str, model: type[BaseModel]) -> type[BaseModel]:
         "schema_": (int, Field(SCHEMA_VERSION, alias="schema")),
         "meta": (dict[str, Any], Field(default_factory=dict)),
         "tombstones": (dict[str, str], Field(default_factory=dict)),
-        key: (list[model], Field(default_factory=list)),  # type: ignore[valid-type]
+        "quarantined": (list[Any], Field(default_factory=list)),
+        key: (list[model], ...),  # type: ignore[valid-type]  # required: a file without it is not ours
     }
     return create_model(f"{model.__name__}Document", __config__=ConfigDict(extra="ignore"), **fields)
 
@@ -69,26 +77,80 @@ class RecordTable(Generic[R]):
         self._adapter = TypeAdapter(list[model])  # type: ignore[valid-type]
         self._doc_adapter = TypeAdapter(_document_model(key, model))
         self.mutex = threading.RLock()
-        self.invalid_records = 0
+        self.quarantined: list[Any] = []  # records that failed validation, verbatim (never dropped)
+        self._quarantine_keys: set[bytes] = set()
+        self._released: set[bytes] = set()  # taken out of quarantine here: a merge must not bring it back
+        self.unreadable: StoreUnreadableError | None = None  # set: the file is not ours; never written
         self.generation = 0  # bumped on wholesale replacement (load, merge)
         self.version = 0  # bumped on changes other than relevance upkeep: "did anything change" for indexes
         self.on_put: Callable[[R], None] | None = None  # keeps a derived index current on single changes
         self.on_delete: Callable[[str], None] | None = None
         self._changes: deque[tuple[int, str]] = deque(maxlen=CHANGE_LOG)  # (version, record id)
 
+    @property
+    def invalid_records(self) -> int:
+        """Records kept in quarantine because they failed validation."""
+        return len(self.quarantined)
+
+    def _quarantine(self, raws: list[Any]) -> int:
+        """Keep records that failed validation (deduplicated by content); returns how many were new."""
+        added = 0
+        for raw in raws:
+            try:
+                k = orjson.dumps(raw, option=orjson.OPT_SORT_KEYS)
+            except TypeError:
+                continue
+            if k not in self._quarantine_keys and k not in self._released:
+                self._quarantine_keys.add(k)
+                self.quarantined.append(raw)
+                added += 1
+        return added
+
+    def _reset_quarantine(self) -> None:
+        self.quarantined, self._quarantine_keys = [], set()
+
+    def restore_quarantined(self) -> int:
+        """Put back the quarantined records that now validate (fixed by hand); returns how many."""
+        with self.mutex:
+            keep: list[Any] = []
+            restored = 0
+            for raw in self.quarantined:
+                try:
+                    rec = self.model.model_validate(raw)
+                except ValidationError:
+                    keep.append(raw)
+                    continue
+                self._released.add(orjson.dumps(raw, option=orjson.OPT_SORT_KEYS))
+                self.put(rec)
+                restored += 1
+            if restored:
+                self._reset_quarantine()
+                self._quarantine(keep)
+                self.meta_dirty = True
+            return restored
+
     # ------------------------------------------------------------------ reading
     def _decode(self, doc: dict[str, Any]) -> tuple[dict[str, R], dict[str, Any], dict[str, datetime]]:
         items = doc.get(self.key, [])
+        kept = doc.get("quarantined")
+        self._quarantine(kept if isinstance(kept, list) else [])
         try:
             recs = self._adapter.validate_python(items)
         except ValidationError:
-            recs = []
+            recs, bad = [], []
             for raw in items if isinstance(items, list) else []:
                 try:
                     recs.append(self.model.model_validate(raw))
                 except ValidationError:
-                    self.invalid_records += 1
-            log.error("%s: skipped %d invalid records", self.path.name, self.invalid_records)
+                    bad.append(raw)
+            new = self._quarantine(bad)
+            if new:
+                counters.inc("store.quarantined", new)
+                log.error(
+                    "%s: %d records failed validation; kept in its 'quarantined' list (see validate)",
+                    self.path.name,
+                    new,
+                )
         tomb_raw: dict[str, Any] = doc["tombstones"] if isinstance(doc.get("tombstones"), dict) else {}
         tombs: dict[str, datetime] = {}
         for rid, ts in tomb_raw.items():
@@ -101,14 +163,18 @@ class RecordTable(Generic[R]):
 
     def _fast_load(self) -> bool:
         """One pass in pydantic-core (parse + validate); False sends the caller to the careful path."""
+        if self.path.is_symlink():
+            return False
         try:
             raw = self.path.read_bytes()
             doc: Any = self._doc_adapter.validate_json(raw)
         except (OSError, ValidationError, ValueError):
             return False
-        if doc.schema_ > SCHEMA_VERSION:
+        if not 1 <= doc.schema_ <= SCHEMA_VERSION:
             return False
         self.records = {r.id: r for r in getattr(doc, self.key)}
+        self._reset_quarantine()
+        self._quarantine(doc.quarantined)
         self.generation += 1
         self.version += 1
         self.meta = doc.meta
@@ -125,25 +191,50 @@ class RecordTable(Generic[R]):
         with self.mutex, gc_paused():
             sig = file_signature(self.path)
             if self._fast_load():
+                self.unreadable = None
                 self._sig = sig
                 self.dirty.clear()
                 self.deleted.clear()
                 return
-            doc = read_json_document(self.path)
+            self._reset_quarantine()
+            self.unreadable = None
+            try:
+                doc = read_json_document(self.path, self.key)
+            except StoreUnreadableError as exc:
+                self._refuse(exc)
+                doc = None
             if doc is None:
                 self.records, self.meta, self.tombstones = {}, {}, {}
             else:
-                version = doc.get("schema", SCHEMA_VERSION)
-                if isinstance(version, int) and version > SCHEMA_VERSION:
-                    raise RuntimeError(
-                        f"{self.path} has schema {version}; this engine reads up to {SCHEMA_VERSION}"
-                    )
                 self.records, self.meta, self.tombstones = self._decode(doc)
             self.generation += 1
             self.version += 1
             self._sig = sig
             self.dirty.clear()
             self.deleted.clear()
+
+    def _refuse(self, exc: StoreUnreadableError) -> None:
+        """Remember that the file is not ours: logged once (file and reason), counted, never written."""
+        if self.unreadable is None:
+            counters.inc("store.unreadable")
+            log.error(
+                "%s; it is left untouched and nothing is written to it until it is fixed or moved "
+                "(new knowledge is kept in memory and accepted messages in the ingest journal)",
+                exc,
+            )
+        self.unreadable = exc
+
+    def _readable_again(self) -> bool:
+        """Whether a refused file now reads as ours (then the next write merges with it)."""
+        try:
+            read_json_document(self.path, self.key)
+        except StoreUnreadableError as exc:
+            self.unreadable = exc
+            return False
+        log.warning("%s reads again; pending changes are merged into it", self.path.name)
+        self.unreadable = None
+        self._sig = (-1, -1, -1)  # forces the merge with what is on disk now (or in its backup)
+        return True
 
     def changed_on_disk(self) -> bool:
         return file_signature(self.path) != self._sig
@@ -213,7 +304,11 @@ class RecordTable(Generic[R]):
     # ------------------------------------------------------------------ writing
     def _merge_from_disk(self) -> None:
         with gc_paused():
-            doc = read_json_document(self.path)
+            try:
+                doc = read_json_document(self.path, self.key)
+            except StoreUnreadableError as exc:
+                self._refuse(exc)
+                raise
             if doc is None:
                 return
             disk, disk_meta, disk_tombs = self._decode(doc)
@@ -247,6 +342,8 @@ class RecordTable(Generic[R]):
             "meta": self.meta,
             "tombstones": {k: v.isoformat() for k, v in self.tombstones.items()},
         }
+        if self.quarantined:
+            body["quarantined"] = self.quarantined
         head = orjson.dumps(body)[:-1]
         # exclude_none (every optional field of a record defaults to None) keeps the file ~25% smaller than
         # a full dump at half the cost of exclude_defaults, which compares every field with its default
@@ -259,6 +356,8 @@ class RecordTable(Generic[R]):
             if not (self.has_changes or force):
                 return False
             with self.lock.hold():
+                if self.unreadable is not None and not self._readable_again():
+                    raise self.unreadable
                 if self.changed_on_disk():
                     self._merge_from_disk()
                 data = self.serialise()
@@ -272,9 +371,12 @@ class RecordTable(Generic[R]):
     def refresh(self) -> None:
         """Adopt changes other processes wrote, keeping this process's pending ones."""
         with self.mutex:
-            if self.changed_on_disk():
+            if self.unreadable is None and self.changed_on_disk():
                 with self.lock.hold():
-                    self._merge_from_disk()
+                    try:
+                        self._merge_from_disk()
+                    except StoreUnreadableError:
+                        return  # logged once; the next write refuses until the file is fixed
                     self._sig = file_signature(self.path)
 
     def drop_tombstones(self, older_than: datetime) -> int:

@@ -24,7 +24,7 @@ from knowledge_engine.gcpause import freeze_on_resume, gc_paused
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.entities import EntityStore, vote_weight
 from knowledge_engine.store.facts import FactStore
-from knowledge_engine.store.persistence import WorkspaceLock
+from knowledge_engine.store.persistence import WorkspaceLock, secure_tree
 from knowledge_engine.store.records import Entity, Evidence, Fact, Message, utcnow
 
 if TYPE_CHECKING:
@@ -40,15 +40,17 @@ _OPEN: weakref.WeakSet[Workspace] = weakref.WeakSet()
 
 
 def safe_agent_id(agent_id: str | None) -> str:
-    """An agent id usable as a folder name (no separators, no dot-dot).
+    """An agent id usable as a folder name (no separators, no dot-dot), one folder per id.
 
-    An id that had to be changed gets a short hash of the original, so two ids that clean alike
-    ("team/a", "team:a") never share a workspace.
+    A safe id (letters, digits, `.`, `_`, `-`, at most 100) is its own folder name. Any other id is
+    cleaned and gets `~` and a hash of the original: `~` never occurs in a safe id, so an escaped id
+    can never take a safe id's folder ("team/a" vs "team_a-9e1f3725"), and the 64-bit hash keeps
+    ids that clean alike ("team/a", "team:a") apart.
     """
     raw = agent_id or "default"
     cleaned = _SAFE_AGENT.sub("_", raw).strip("._") or "default"
     if cleaned != raw or len(raw) > 100:
-        cleaned = f"{cleaned[:90]}-{hashlib.blake2b(raw.encode(), digest_size=4).hexdigest()}"
+        cleaned = f"{cleaned[:90]}~{hashlib.blake2b(raw.encode(), digest_size=8).hexdigest()}"
     return cleaned
 
 
@@ -76,7 +78,8 @@ class Workspace:
         self.folder = folder
         self.agent_id = agent_id
         self.config = config
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        secure_tree(folder)  # personal data: owner-only, also for workspaces made before this rule
         self.lock = WorkspaceLock(folder / ".store.lock")
         self.facts = FactStore(folder, self.lock, config.storage, config.decay, config.facts)
         self.entities = EntityStore(folder, self.lock, config.storage, config.facts.fuzzy_threshold)
