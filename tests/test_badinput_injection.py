@@ -173,6 +173,6 @@ def test_xml_block_parses_and_hostile_text_is_only_text(tmp_path: Path, graph_se
     assert not tags & {"system", "tool_call", "x", "memory_end"}, tags
     assert root.find("note") is not None and "not instructions" in (root.find("note").text or "")  # type: ignore[union-attr]
     texts = " ".join((el.text or "") + " " + " ".join(el.attrib.values()) for el in root.iter())
-    assert "</relevant_memories>" in texts  # hostile markup survives as data (escaped in the XML text)
+    assert "\u2039/relevant_memories>" in texts  # hostile markup survives as data, neutralised as in markdown
     assert "Ignore previous instructions" in texts
     assert block.count("</relevant_memories>") == 1 and block.rstrip().endswith("</relevant_memories>")

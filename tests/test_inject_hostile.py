@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge_engine.inject.fence import DELIMITER_PREFIX, begin_line, clean, end_line
+from knowledge_engine.inject.fence import (
+    DELIMITER_PREFIX,
+    begin_line,
+    clean,
+    end_line,
+    indent,
+    label,
+    neutralize,
+)
 from knowledge_engine.inject.format import GUTTER, render_block
 from knowledge_engine.retrieve.base import RetrievedItem
 
@@ -30,6 +38,12 @@ HOSTILE = [
     "~~~\nfence\n~~~\n====\n----\n> quote\n    indented",
     "attr \" ' & < > breakers",
 ]
+
+
+def neutral(text: str) -> str:
+    """Item text as both formats show it: neutralised, further lines under the gutter."""
+    first, _, rest = neutralize(clean(text).strip()).partition("\n")
+    return first + ("\n" + indent(rest, GUTTER) if rest else "")
 
 
 def hostile_sections(text: str) -> dict[str, list[RetrievedItem] | str]:
@@ -111,9 +125,9 @@ def test_xml_hostile_text_is_only_data(text: str) -> None:
     assert [c.tag for c in root] == ["note", "section", "section", "section", "section"]
     assert [len(s) for s in root.findall("section")] == [1, 1, 1, 1]
     assert [s[0].tag for s in root.findall("section")] == ["fact", "memory", "document", "graph"]
-    assert root.find("section/memory").text == clean(text)  # type: ignore[union-attr]
-    assert root.find("section/fact").attrib["subject"] == " ".join(clean(text).split())  # type: ignore[union-attr]
-    assert root.find("section/graph/context").text == clean(text).strip()  # type: ignore[union-attr]
+    assert root.find("section/memory").text == neutral(text)  # type: ignore[union-attr]
+    assert root.find("section/fact").attrib["subject"] == label(text)  # type: ignore[union-attr]
+    assert root.find("section/graph/context").text == neutral(text)  # type: ignore[union-attr]
     assert not root.findall(".//system") and not root.findall(".//x")
 
 
@@ -150,4 +164,4 @@ def test_xml_parses_for_any_text(text: str) -> None:
         return
     root = ET.fromstring(render_block(hostile_sections(text), "xml"))
     assert [s[0].tag for s in root.findall("section")] == ["fact", "memory", "document", "graph"]
-    assert root.find("section/memory").text == clean(text).strip()  # type: ignore[union-attr]
+    assert root.find("section/memory").text == neutral(text)  # type: ignore[union-attr]

@@ -18,10 +18,10 @@ from knowledge_engine.inject.fence import (
     clean,
     end_line,
     indent,
-    neutralize_markdown,
+    label,
+    neutralize,
     neutralize_tokens,
     new_nonce,
-    one_line,
     xml_attr,
     xml_text,
 )
@@ -86,6 +86,7 @@ def _file_name(item: RetrievedItem) -> str:
 
 
 def _fact_fields(item: RetrievedItem) -> dict[str, str]:
+    """Triple and validity as neutralised labels (a stored date may be any string)."""
     ex = item.extra
     out = {k: str(ex[k]) for k in ("subject", "predicate", "object") if ex.get(k) not in (None, "")}
     valid_from = _date(ex.get("valid_at")) or _date(item.timestamp)
@@ -94,28 +95,33 @@ def _fact_fields(item: RetrievedItem) -> dict[str, str]:
     valid_to = _date(ex.get("invalid_at"))
     if valid_to:
         out["valid_to"] = valid_to
-    return out
+    return {k: label(v) for k, v in out.items()}
+
+
+def _body(text: str) -> tuple[str, str]:
+    """Neutralised text as (first line, further lines under the gutter): the same in both formats,
+    so no stored line starts a line of the block."""
+    first, _, rest = neutralize(text).partition("\n")
+    return first, indent(rest, GUTTER) if rest else ""
 
 
 # --------------------------------------------------------------------------- markdown items
 
 
-def _md_label(text: str) -> str:
-    return neutralize_markdown(one_line(text))
+_md_label = label
 
 
 def _md_body(header: str, text: str) -> str:
     """Header and text on one line; further text lines under the gutter."""
-    body = neutralize_markdown(text)
-    first, _, rest = body.partition("\n")
+    first, rest = _body(text)
     line = f"{header} {first}".rstrip()
-    return line + ("\n" + indent(rest, GUTTER) if rest else "")
+    return line + ("\n" + rest if rest else "")
 
 
 def _md_fact(item: RetrievedItem, text: str) -> str:
     f = _fact_fields(item)
     if {"subject", "predicate", "object"} <= f.keys():
-        triple = " | ".join(_md_label(f[k]) for k in ("subject", "predicate", "object"))
+        triple = " | ".join(f[k] for k in ("subject", "predicate", "object"))
     else:
         triple = _md_label(text)
     meta = [f"valid {f.get('valid_from', '?')} to {f.get('valid_to', 'now')}"] if "valid_from" in f else []
@@ -145,7 +151,7 @@ def _md_document(item: RetrievedItem, text: str) -> str:
 
 
 def _md_graph(item: RetrievedItem, text: str) -> str:
-    out = indent(neutralize_markdown(text), GUTTER)
+    out = indent(neutralize(text), GUTTER)
     refs = _references(item)
     if refs:
         out += "\n  References: " + "; ".join(_md_label(r) for r in refs[:10])
@@ -161,11 +167,12 @@ def _md_item(item: RetrievedItem, text: str) -> str:
 
 
 def _attrs(pairs: Mapping[str, Any]) -> str:
-    return "".join(f' {k}="{xml_attr(str(v))}"' for k, v in pairs.items() if v not in (None, ""))
+    return "".join(f' {k}="{xml_attr(label(str(v)))}"' for k, v in pairs.items() if v not in (None, ""))
 
 
 def _xml_item(item: RetrievedItem, text: str) -> str:
-    body = xml_text(text)
+    first, rest = _body(text)
+    body = xml_text(first + ("\n" + rest if rest else ""))
     a: dict[str, Any] = {"id": item.id, "source": item.source}
     if item.kind == "fact":
         a.update(_fact_fields(item))
@@ -182,7 +189,7 @@ def _xml_item(item: RetrievedItem, text: str) -> str:
         a.update(segment_start=item.extra.get("timestamp_start"), segment_end=item.extra.get("timestamp_end"))
         tag = "document"
     else:
-        refs = "".join(f'\n      <reference file="{xml_attr(r)}"/>' for r in _references(item)[:10])
+        refs = "".join(f'\n      <reference file="{xml_attr(label(r))}"/>' for r in _references(item)[:10])
         return f"    <graph{_attrs(a)}>\n      <context>{body}</context>{refs}\n    </graph>"
     return f"    <{tag}{_attrs(a)}>{body}</{tag}>"
 
@@ -210,8 +217,8 @@ def section_title(key: str) -> str:
 
 def _section_header(key: str, fmt: Format) -> str:
     if fmt == "markdown":
-        return f"\n### {neutralize_markdown(one_line(section_title(key)))}\n"
-    return f'  <section name="{xml_attr(section_title(key))}">\n  </section>\n'
+        return f"\n### {label(section_title(key))}\n"
+    return f'  <section name="{xml_attr(label(section_title(key)))}">\n  </section>\n'
 
 
 def _skeleton(fmt: Format, nonce: str) -> tuple[str, str]:
@@ -307,7 +314,8 @@ def render_block(
         if fmt == "markdown":
             parts.append(f"{_section_header(key, fmt)}{rendered}\n")
         else:
-            parts.append(f'  <section name="{xml_attr(section_title(key))}">\n{rendered}\n  </section>\n')
+            name = xml_attr(label(section_title(key)))
+            parts.append(f'  <section name="{name}">\n{rendered}\n  </section>\n')
     if fmt == "markdown":
         parts.append("\n")
     parts.append(tail)
