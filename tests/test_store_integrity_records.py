@@ -158,6 +158,12 @@ def _snapshot(folder: Path, outside: Path) -> dict[str, object]:
 def test_cli_refuses_a_store_it_cannot_read_as_its_own(ws: Path, tmp_path: Path, case: str) -> None:
     breaker, reason = BREAKS[case]
     outside = tmp_path / "outside"
+    exported = tmp_path / "export.jsonl"
+    assert cli("export", "-w", str(ws), "--format", "jsonl", "--output", str(exported))[0] == 0
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        json.dumps({"id": "t1", "role": "user", "text": "Priya lives in Rotterdam."}) + "\n"
+    )
     breaker(ws, outside)
     before = _snapshot(ws, outside)
     target = "f-0000000000000000"
@@ -168,6 +174,8 @@ def test_cli_refuses_a_store_it_cannot_read_as_its_own(ws: Path, tmp_path: Path,
         ("show", "person:maya"),
         ("edit", "--fact", target, "--still-valid"),
         ("validate", "--no-index"),
+        ("ingest", str(transcript)),
+        ("import", str(exported)),
     ):
         code, out, err = cli(*args, "-w", str(ws))
         assert code != 0, (args, out)

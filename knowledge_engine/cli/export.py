@@ -14,6 +14,7 @@ from knowledge_engine.cli.common import (
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
+    check_readable,
     err_console,
     fail,
     load_cfg,
@@ -102,6 +103,7 @@ def import_(
     folder = resolve_folder(cfg, workspace, agent)
     folder.mkdir(parents=True, exist_ok=True)
     ws = Workspace(folder, cfg, safe_agent_id(agent or "default"))
+    check_readable(ws)
     report = import_jsonl(ws, file)
     ws.close()
     if json:

@@ -12,6 +12,8 @@ from knowledge_engine.cli.common import (
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
+    agent_of,
+    check_readable,
     err_console,
     fail,
     load_cfg,
@@ -39,7 +41,8 @@ def ingest(
     if not transcript.is_file():
         fail(f"transcript {transcript} not found")
     engine = KnowledgeEngine(cfg, ingest_owner=False)  # a host may be running on this workspace
-    ws = engine.open_workspace(folder, agent or "default")
+    ws = engine.open_workspace(folder, agent_of(folder, cfg, agent))
+    check_readable(ws)  # a store file that is not the engine's: a clear error, not a memory-only ingest
     report = TranscriptReport()
     total = count_lines(transcript)
     batch = []
