@@ -14,7 +14,9 @@ const RETRY_MAX_MS = 10000;
 /** Bytes kept in the buffer besides the count limit: agent_end carries the whole session history. */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 /** Statuses that will not improve on retry: the call is dropped and counted. */
-const PERMANENT = new Set([400, 404, 405, 413, 422]);
+const PERMANENT = new Set([400, 405, 413, 422]);
+/** The sidecar does not handle this hook (an older engine): not an error, not retried. */
+const NOT_HANDLED = 404;
 const PROBE_FIRST_MS = 100;
 const PROBE_MAX_MS = 2000;
 
@@ -32,7 +34,9 @@ export class Forwarder {
     this.probeTimer = null;
     this.pumpTimer = null;
     this.probeDelay = PROBE_FIRST_MS;
-    this.stats = { sent: 0, dropped: 0, rejected: 0, failedAttempts: 0 };
+    this.stats = { sent: 0, dropped: 0, rejected: 0, failedAttempts: 0, notHandled: 0 };
+    /** Hooks the current sidecar answered 404 for: skipped until it is restarted. */
+    this.unhandled = new Set();
     this.droppedWhileDown = 0;
   }
 
@@ -57,6 +61,10 @@ export class Forwarder {
   /** Queue one serialised call; never throws, never waits. */
   enqueue(hook, body) {
     if (this.closed) return;
+    if (this.unhandled.has(hook)) {
+      this.stats.notHandled += 1;
+      return;
+    }
     if (this.queue.length >= this.maxBuffered || this.bytes + body.length > MAX_BUFFERED_BYTES) {
       this.stats.dropped += 1;
       this.droppedWhileDown += 1;
@@ -78,6 +86,7 @@ export class Forwarder {
     this.probeDelay = PROBE_FIRST_MS;
     if (!this.up) {
       this.up = true;
+      this.unhandled.clear(); // perhaps a newer sidecar
       const dropped = this.droppedWhileDown;
       this.droppedWhileDown = 0;
       if (this.queue.length || dropped) {
@@ -165,6 +174,13 @@ export class Forwarder {
     if (status >= 200 && status < 300) {
       this.shift();
       this.stats.sent += 1;
+      return true;
+    }
+    if (status === NOT_HANDLED) {
+      this.shift();
+      this.stats.notHandled += 1;
+      if (!this.unhandled.has(item.hook)) this.log.info(`the sidecar does not handle ${item.hook}; not forwarding it`);
+      this.unhandled.add(item.hook);
       return true;
     }
     if (PERMANENT.has(status)) {

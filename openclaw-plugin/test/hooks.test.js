@@ -221,3 +221,26 @@ test("gateway_stop delivers the buffer first, forwards itself, and drains on a p
     await sidecar.close();
   }
 });
+
+test("a hook the sidecar does not handle (404) is logged once and skipped, the others still flow", async () => {
+  const { socketPath, hook, api } = setup();
+  const sidecar = await fakeSidecar(socketPath, (req, body, res) => {
+    if (req.url !== "/hooks/session_end") return false;
+    res.statusCode = 404;
+    res.end(JSON.stringify({ error: "unknown hook" }));
+    return true;
+  });
+  try {
+    for (let i = 0; i < 3; i += 1) {
+      hook("session_end")({ sessionId: `s${i}` }, {});
+      hook("message_received")(...received(i));
+    }
+    await waitFor(() => sidecar.hookCalls("message_received").length === 3, "message hooks delivered");
+    assert.ok(sidecar.hookCalls("session_end").length >= 1);
+    const notes = api.logs.filter(([, m]) => m.includes("does not handle session_end"));
+    assert.equal(notes.length, 1);
+    assert.ok(!api.logs.some(([lvl]) => lvl === "warn"));
+  } finally {
+    await sidecar.close();
+  }
+});
