@@ -271,3 +271,50 @@ def test_an_unreadable_entities_file_is_refused_too(ws: Path) -> None:
         code, _, err = cli(*args, "-w", str(ws))
         assert code != 0 and "entities.json" in err and "no 'entities' list" in err, (args, err)
     assert (ws / "entities.json").read_bytes() == before
+
+
+def test_hooks_accept_messages_and_park_them_when_the_store_is_not_the_engines(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Through the real plugin and runner: no `message hook failed`, one clear error, nothing lost."""
+    import asyncio
+
+    from knowledge_engine.host import HookRunner, PluginApi
+    from knowledge_engine.plugin import register
+
+    folder = tmp_path / "agent-a"
+    ws_dir = folder / "ke"
+    ws_dir.mkdir(parents=True)
+    foreign = json.dumps({"schema": 2, "facts": [{"id": "f-1", "future": True}]}).encode()
+    (ws_dir / "facts.json").write_bytes(foreign)
+    cfg = {
+        "workspaceTemplate": "{workspaceDir}/ke",
+        "workspaceRoot": str(tmp_path / "agents"),
+        "storage": {"writeDebounceMs": 20},
+        "embeddings": {"enabled": False},
+        "maintenance": {"enabled": False},
+    }
+    ctx = {"agentId": "a", "sessionKey": "agent:a:main", "workspaceDir": str(folder)}
+    texts = ["Priya Raman works at Quillfeather Analytics.", "Priya Raman lives in Rotterdam."]
+
+    async def run_host() -> None:
+        api = PluginApi("knowledge-engine", cfg)
+        plugin = register(api)
+        assert plugin is not None
+        hooks = HookRunner(api.registrations)
+        await hooks.run("session_start", {"sessionId": "a-1", "sessionKey": "agent:a:main"}, ctx)
+        for i, text in enumerate(texts):
+            event = {"content": text, "messageId": f"a-{i}", "sessionKey": "agent:a:main", "from": "u1"}
+            await hooks.run("message_received", event, {"channelId": "t", "sessionKey": "agent:a:main"})
+        await asyncio.to_thread(plugin.engine.flush, 60)
+        await hooks.run("gateway_stop", {"reason": "test"}, {})
+        plugin.engine.stop(5)
+
+    caplog.set_level(logging.INFO)
+    asyncio.run(run_host())
+    assert (ws_dir / "facts.json").read_bytes() == foreign
+    messages = [r.getMessage() for r in caplog.records]
+    assert not any("hook failed" in m for m in messages), messages
+    assert len([m for m in messages if "facts.json" in m and "schema 2" in m]) == 1
+    parked = "".join(p.read_text() for p in ws_dir.glob("ingest-*.jsonl"))
+    assert "a-0" in parked and "a-1" in parked
