@@ -33,8 +33,9 @@ def validate(tmp_path: Path, plugin_config: dict[str, Any]) -> subprocess.Comple
     path = tmp_path / "state" / "openclaw.json"
     path.write_text(json.dumps(config))
     env = {**os.environ, "PATH": f"{CACHE / 'bin'}:{os.environ.get('PATH', '')}",
-           "HOME": str(tmp_path / "home"), "OPENCLAW_STATE_DIR": str(tmp_path / "state"), "OPENCLAW_CONFIG_PATH": str(path),
-           "OPENCLAW_NO_UPDATE_CHECK": "1", "TMPDIR": str(tmp_path / "tmp")}
+           "HOME": str(tmp_path / "home"), "OPENCLAW_STATE_DIR": str(tmp_path / "state"),
+           "OPENCLAW_CONFIG_PATH": str(path), "OPENCLAW_NO_UPDATE_CHECK": "1",
+           "TMPDIR": str(tmp_path / "tmp")}
     return subprocess.run([str(OPENCLAW), "config", "validate"], env=env, capture_output=True, text=True,
                           timeout=300, check=False)
 
