@@ -94,12 +94,17 @@ def test_opening_an_existing_workspace_makes_it_owner_only(tmp_path: Path, defau
     (folder / "chroma" / "chroma.sqlite3").write_bytes(b"x")
     (folder / "chroma" / "segment" / "data_level0.bin").write_bytes(b"x")
     (folder / "llm-pending" / "batch-1.json").write_text("{}")
+    (folder / "ingest-journal.jsonl").write_text("")
     for p in [folder, *folder.rglob("*")]:
         os.chmod(p, 0o755 if p.is_dir() else 0o644)
+    (folder / "host-notes").mkdir()  # not the engine's (a template may share the host's folder)
+    (folder / "AGENTS.md").write_text("x")
+    os.chmod(folder / "AGENTS.md", 0o644)
     assert _exposed(folder)
     Workspace(folder, load_config({}))
-    assert _exposed(folder) == []
+    assert sorted(_exposed(folder)) == ["AGENTS.md 0o644", "host-notes 0o755"]
     assert _mode(folder / "chroma" / "segment") == 0o700 and _mode(folder / "facts.json") == 0o600
+    assert _mode(folder / "ingest-journal.jsonl") == 0o600 and _mode(folder) == 0o700
 
 
 def test_a_message_log_created_by_the_cli_is_owner_only(tmp_path: Path, default_umask: None) -> None:

@@ -80,13 +80,32 @@ def private_fd(fd: int) -> None:
         os.fchmod(fd, 0o600)
 
 
+# what the engine keeps in a workspace: only these are touched, since a template may put the
+# workspace in a folder the host also uses ({workspaceDir} itself)
+ENGINE_DIRS = ("chroma", "llm-pending", "maintenance", "quarantine")
+ENGINE_FILES = (
+    "facts.json", "entities.json", "messages.sqlite3", "store.lock", "ingest", "chroma-sync", "feedback.json",
+    "forget",
+)  # fmt: skip
+
+
 def secure_tree(folder: Path) -> None:
-    """Make a workspace this user owns owner-only: the folder and sub-folders 0700, files without
-    group/other bits. Links are not followed; files of other users are left alone."""
+    """Make the engine's part of a workspace this user owns owner-only: the folder and the engine's
+    sub-folders 0700, its files without group/other bits. Links are not followed; files of other
+    users and files the engine does not write are left alone."""
     uid = os.geteuid()
-    for root, dirs, files in os.walk(folder, followlinks=False):
-        for name in [*dirs, *files]:
-            _restrict(Path(root) / name, uid)
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name in ENGINE_DIRS and entry.is_dir(follow_symlinks=False):
+            for root, dirs, files in os.walk(entry.path, followlinks=False):
+                for name in [*dirs, *files]:
+                    _restrict(Path(root) / name, uid)
+            _restrict(Path(entry.path), uid)
+        elif entry.name.lstrip(".").startswith(ENGINE_FILES):
+            _restrict(Path(entry.path), uid)
     _restrict(folder, uid)
 
 
