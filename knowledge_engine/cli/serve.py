@@ -62,9 +62,6 @@ def serve(
         str | None,
         typer.Option("--log-level", help="debug, info, warning or error (default: the config's logLevel)."),
     ] = None,
-    stop_budget: Annotated[
-        float, typer.Option("--stop-budget", min=0.5, max=600, help="Seconds to drain and flush on SIGTERM.")
-    ] = 4.0,
 ) -> None:
     """Serve the hooks over HTTP until SIGTERM/SIGINT; see docs/sidecar.md for the API."""
     from knowledge_engine.sidecar.auth import TOKEN_ENV, token_from_env
@@ -99,7 +96,7 @@ def serve(
             listener = bind_unix(socket_path or default_socket_path())
     except TransportError as exc:
         fail(str(exc), 1)
-    options = ServeOptions(raw, listener, token, stop_budget)
+    options = ServeOptions(raw, listener, token)
     try:
         code = asyncio.run(run_server(options))
     except ConfigError as exc:

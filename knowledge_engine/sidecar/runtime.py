@@ -17,12 +17,13 @@ import time
 from typing import Any
 
 from knowledge_engine.host import HookRunner, PluginApi
-from knowledge_engine.observe import emit
+from knowledge_engine.observe import counters, emit
 
 log = logging.getLogger("knowledge_engine.sidecar")
 
 PLUGIN_ID = "knowledge-engine"
 HOST_STOP_HOOK = "gateway_stop"
+REASON_REPLACEMENT = "plugin replacement"  # the plugin flushes without stopping (issue 12, section 3)
 HOST_STOP_DRAIN_S = 4.0  # inside the gateway's 5 s gateway_stop budget
 
 
@@ -34,6 +35,7 @@ class SidecarRuntime:
     """One engine per process, reached only through the registered hook handlers."""
 
     def __init__(self, plugin_config: dict[str, Any]) -> None:
+        self._plugin_config = plugin_config
         self.api = PluginApi(PLUGIN_ID, plugin_config, logging.getLogger("knowledge_engine.plugin"))
         self.plugin: Any = None
         self.runner: HookRunner | None = None
@@ -43,14 +45,17 @@ class SidecarRuntime:
     # ------------------------------------------------------------------ start
     async def start(self) -> None:
         """Register the plugin (raises ConfigError on a bad config) and warm up in the background."""
+        await self._register()
+        threading.Thread(target=self._warm_up, name="knowledge-engine-sidecar-warmup", daemon=True).start()
+
+    async def _register(self) -> None:
         from knowledge_engine.plugin import register
 
-        plugin = register(self.api)
+        api = PluginApi(PLUGIN_ID, self._plugin_config, logging.getLogger("knowledge_engine.plugin"))
+        plugin = register(api)
         if inspect.isawaitable(plugin):
             plugin = await plugin
-        self.plugin = plugin
-        self.runner = HookRunner(self.api.registrations)
-        threading.Thread(target=self._warm_up, name="knowledge-engine-sidecar-warmup", daemon=True).start()
+        self.api, self.plugin, self.runner = api, plugin, HookRunner(api.registrations)
 
     @property
     def engine(self) -> Any:
@@ -106,17 +111,16 @@ class SidecarRuntime:
         return int(engine.queue.pending()) if engine is not None else 0
 
     async def drain(self, timeout_s: float) -> tuple[bool, int]:
-        """Extract everything queued and write the stores, keeping the engine running.
+        """Hand over, extract and write everything accepted so far, keeping the engine running.
 
-        Returns (drained, pending). The flush runs on a worker thread; at the timeout we answer
-        and let it finish on its own (it is bounded by the same budget).
+        Returns (drained, pending). The work continues on its own after the timeout (it is bounded
+        by the same budget); a second drain waits for the first.
         """
-        engine = self.engine
-        if engine is None:
+        if self.engine is None:
             return True, 0
         t0 = time.perf_counter()
         async with self._drain_lock:
-            work = asyncio.ensure_future(asyncio.to_thread(self._flush, engine, timeout_s))
+            work = asyncio.ensure_future(self._drain_work(time.monotonic() + timeout_s))
             try:
                 ok = await asyncio.wait_for(asyncio.shield(work), timeout_s + 0.25)
             except TimeoutError:
@@ -127,6 +131,24 @@ class SidecarRuntime:
              durationMs=round((time.perf_counter() - t0) * 1000))
         return drained, pending
 
+    async def _drain_work(self, deadline: float) -> bool:
+        """The plugin's own flush-only stop (gateway_stop, reason "plugin replacement"), so messages it
+        still holds reach the engine; then the engine's flush for whatever budget is left."""
+        runner = self.runner
+        if runner is not None and runner.has_hooks(HOST_STOP_HOOK):
+            await runner.run(HOST_STOP_HOOK, {"reason": REASON_REPLACEMENT}, {})
+            await self._revive_if_stopped()
+        left = max(0.05, deadline - time.monotonic())
+        return await asyncio.to_thread(self._flush, self.engine, left)
+
+    async def _revive_if_stopped(self) -> None:
+        """Register again if the plugin stopped its engine: the sidecar must keep accepting work."""
+        if not getattr(self.engine, "_stopped", False):
+            return
+        log.warning("the plugin stopped its engine on a flush-only stop; registering it again")
+        counters.inc("sidecar.reregistered")
+        await self._register()
+
     @staticmethod
     def _flush(engine: Any, timeout_s: float) -> bool:
         try:
@@ -136,13 +158,26 @@ class SidecarRuntime:
             return False
 
     async def stop(self, budget_s: float) -> bool:
-        """Drain the queues, flush and stop every worker within `budget_s` (leftovers are parked on disk)."""
+        """Stop as a Python host does on shutdown: the plugin's `gateway_stop` (reason "shutdown"), so
+        whatever the plugin holds is handed over before the engine drains, flushes and stops. The
+        engine is then stopped directly too: a no-op after a handler that worked, the fallback after
+        one that failed (the runner swallows failures) or when the plugin registered no such hook."""
         engine = self.engine
         if engine is None:
             return True
         deadline = time.monotonic() + budget_s
-        await self._close_pools(min(0.5, budget_s / 8))
-        left = max(0.1, deadline - time.monotonic())
+        runner = self.runner
+        if runner is not None and runner.has_hooks(HOST_STOP_HOOK):
+            try:
+                await runner.run(HOST_STOP_HOOK, {"reason": "shutdown"}, {})  # bounded by the hook's budget
+            except Exception as exc:
+                log.error("gateway_stop in the sidecar failed: %s", type(exc).__name__)
+            if await runner.wait_for_late(max(0.1, deadline - time.monotonic())):
+                log.error("the plugin's gateway_stop overran its budget; exiting without waiting for it")
+                return False
+        else:
+            await self._close_pools(min(0.5, budget_s / 8))
+        left = max(0.5, deadline - time.monotonic())
         try:
             return bool(await asyncio.wait_for(asyncio.to_thread(engine.stop, left), left + 1.0))
         except TimeoutError:

@@ -32,7 +32,8 @@ from knowledge_engine.sidecar.transport import Listener, remove_socket_file
 log = logging.getLogger("knowledge_engine.sidecar")
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
-DEFAULT_STOP_BUDGET_S = 4.0
+STOP_BUDGET_S = 5.0  # the plugin's gateway_stop budget (the runner cuts the handler there)
+GRACE_S = 0.5  # for requests in flight when a signal arrives
 KNOWN_DRAIN_REASONS = {"plugin replacement", "shutdown", "stop", "restart", "reload"}
 
 RUNTIME_KEY = web.AppKey("runtime", SidecarRuntime)
@@ -192,7 +193,7 @@ class ServeOptions:
     plugin_config: dict[str, Any]
     listener: Listener
     token: str | None
-    stop_budget_s: float = DEFAULT_STOP_BUDGET_S
+    stop_budget_s: float = STOP_BUDGET_S
 
 
 def announce(listener: Listener) -> None:
@@ -231,7 +232,7 @@ async def serve(options: ServeOptions) -> int:
         raise
     budget = options.stop_budget_s
     runner = web.AppRunner(build_app(runtime, BearerAuth(options.token)), handle_signals=False,
-                           access_log=None, shutdown_timeout=min(1.0, budget / 4))
+                           access_log=None, shutdown_timeout=GRACE_S)
     await runner.setup()
     await web.SockSite(runner, listener.sock).start()
     announce(listener)
@@ -245,7 +246,6 @@ async def shutdown(runtime: SidecarRuntime, runner: web.AppRunner, listener: Lis
     t0 = time.monotonic()
     await runner.cleanup()  # stops accepting; in-flight requests get a short grace period
     remove_socket_file(listener)
-    left = max(0.5, budget - (time.monotonic() - t0))
-    drained = await runtime.stop(left)
+    drained = await runtime.stop(budget)
     emit("sidecar.stopped", drained=drained, durationMs=round((time.monotonic() - t0) * 1000))
     return 0
