@@ -76,6 +76,17 @@ test("readiness without the stdout line: GET /health is polled", async () => {
   await api.services[0].stop(ctx);
 });
 
+test("a child that ignores SIGTERM is killed when the stop budget runs out", async () => {
+  const { api, bridge, record, ctx } = spawnSetup(["--ignore-sigterm"]);
+  await api.services[0].start(ctx);
+  assert.ok(await bridge.whenReady(20000));
+  const { pid } = starts(record)[0];
+  await api.services[0].stop(ctx);
+  assert.ok(readJsonl(record).some((e) => e.signal === "SIGTERM"), "SIGTERM was sent first");
+  assert.throws(() => process.kill(pid, 0), "then SIGKILL ended it");
+  assert.ok(api.logs.some(([lvl, m]) => lvl === "warn" && m.includes("killing it")));
+});
+
 test("a missing command is logged, retried with backoff, and never breaks a hook", async () => {
   const dir = tempDir();
   const api = fakeApi({ sidecar: { command: path.join(dir, "no-such-knowledge-engine") } });

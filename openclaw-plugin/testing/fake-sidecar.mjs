@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A stand-in for `knowledge-engine serve` in the plugin's tests: the same CLI shape and HTTP API,
 // recording every request (one JSON line each) to the file given with --record.
-// Usage: node fake-sidecar.mjs --record FILE [--no-listening-line] serve --config FILE --socket PATH
+// Usage: node fake-sidecar.mjs --record FILE [--no-listening-line] [--ignore-sigterm] serve --config FILE --socket PATH
 
 import fs from "node:fs";
 import http from "node:http";
@@ -41,6 +41,7 @@ server.listen(socketPath, () => {
 });
 process.on("SIGTERM", () => {
   log({ kind: "signal", signal: "SIGTERM" });
+  if (argv.includes("--ignore-sigterm")) return; // a sidecar stuck in its shutdown
   server.close();
   process.exit(0);
 });
