@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import stat
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -76,6 +77,18 @@ def test_tcp_requires_the_bearer_token(tcp_sidecar: Sidecar) -> None:
     status, body = tcp_sidecar.call("GET", "/health")
     assert status == 200 and body["status"] == "ok"
     assert TOKEN not in tcp_sidecar.stderr() and MARKER not in tcp_sidecar.stderr()
+
+
+def test_a_header_that_is_not_utf8_gets_401_not_500(tcp_sidecar: Sidecar) -> None:
+    assert tcp_sidecar.port is not None
+    with socket.create_connection(("127.0.0.1", tcp_sidecar.port), timeout=60) as conn:
+        conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \xff\xfe\r\n"
+                     b"Connection: close\r\n\r\n")
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 401 ")
+    assert answer.endswith(b'{"error":"missing or wrong bearer token"}')
 
 
 def test_tcp_without_a_token_in_the_header_never_reaches_the_engine(tcp_sidecar: Sidecar) -> None:

@@ -41,7 +41,8 @@ class BearerAuth:
     def allows(self, header: str | None) -> bool:
         if self._expected is None:
             return True
-        ok = header is not None and hmac.compare_digest(header.strip().encode(), self._expected)
+        given = (header or "").strip().encode("utf-8", "replace")  # a stray byte must give 401, not 500
+        ok = header is not None and hmac.compare_digest(given, self._expected)
         if not ok:
             counters.inc("sidecar.unauthorized")
         return ok
