@@ -1,33 +1,41 @@
 """The agent-host plugin: thin hook adapters that call the engine.
 
-OpenClaw re-registers plugins per agent run, so process-wide state (the engine, its
-workers, caches and pools) lives at module level, keyed by configuration: registering
-twice reuses one engine. Handlers never raise into the host and never block it.
+OpenClaw 2026.9 calls `register` once per gateway in `full` mode (plus cheap `discovery` calls, and
+again after a plugin reload, possibly with another config), so process-wide state (the engine, its
+workers, caches and pools) lives at module level, keyed by configuration: registering twice with one
+config reuses one engine; registering with another config stops the old engine, whose unfinished work
+is parked on disk and picked up by the new one. Handlers never raise into the host and never block it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import re
 import threading
-import uuid
 from typing import Any
 
 import orjson
 
 from knowledge_engine.config import ConfigError, EngineConfig, load_config
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.host.types import payload_field
+from knowledge_engine.host import capture
+from knowledge_engine.host.types import (
+    STOP_REASON_PLUGIN_REPLACEMENT,
+    agent_id_from_session_key,
+    payload_field,
+)
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.records import Message, utcnow
+from knowledge_engine.store.records import Message
 from knowledge_engine.store.workspace import Workspace
 
 PLUGIN_ID = "knowledge-engine"
 log = logging.getLogger("knowledge_engine.plugin")
 
 _ENGINES: dict[bytes, KnowledgeEngine] = {}
+_ACTIVE: dict[str, KnowledgeEngine] = {}  # plugin id -> the engine its latest registration uses
 _ENGINES_LOCK = threading.Lock()
-_AGENT_IN_SESSION_KEY = re.compile(r"^agent:([^:]+):")
+#: What `gateway_stop` may spend (the gateway's own budget is 5 s).
+STOP_BUDGET_S = 4.0
 
 
 def engine_for(config: EngineConfig) -> KnowledgeEngine:
@@ -42,31 +50,77 @@ def engine_for(config: EngineConfig) -> KnowledgeEngine:
 
 
 class SessionDirectory:
-    """Remembers which agent and workspace a session key belongs to.
+    """Remembers which agent and workspace folder a session key (and an agent) belongs to.
 
-    Message hooks carry only a session key; session_start and before_prompt_build carry
-    the agent id and workspace folder.
+    OpenClaw's message hooks carry only a session key (`agent:<id>:...`); agent hooks carry the
+    agent id and its workspace folder. Remembering the folder per agent keeps a session whose first
+    hook is a message hook in the same workspace as its later turns.
     """
 
     def __init__(self) -> None:
-        self._map: dict[str, tuple[str | None, str | None]] = {}
+        self._sessions: dict[str, tuple[str | None, str | None]] = {}
+        self._agent_dirs: dict[str, str] = {}
 
     def remember(self, session_key: str | None, agent_id: str | None, workspace_dir: str | None) -> None:
+        agent_id = agent_id or agent_id_from_session_key(session_key)
+        if agent_id and workspace_dir:
+            self._agent_dirs[agent_id] = workspace_dir
         if session_key and (agent_id or workspace_dir):
-            self._map[session_key] = (agent_id, workspace_dir)
+            self._sessions[session_key] = (agent_id, workspace_dir)
 
     def lookup(
         self, session_key: str | None, agent_id: str | None, workspace_dir: str | None
     ) -> tuple[str | None, str | None]:
-        if agent_id or workspace_dir:
-            return agent_id, workspace_dir
-        if session_key:
-            if session_key in self._map:
-                return self._map[session_key]
-            m = _AGENT_IN_SESSION_KEY.match(session_key)
-            if m:
-                return m.group(1), None
-        return None, None
+        if not (agent_id or workspace_dir) and session_key:
+            agent_id, workspace_dir = self._sessions.get(session_key) or (
+                agent_id_from_session_key(session_key),
+                None,
+            )
+        if agent_id and not workspace_dir:
+            workspace_dir = self._agent_dirs.get(agent_id)
+        return agent_id, workspace_dir
+
+
+class AwaitingFolder:
+    """Messages of agents whose workspace folder is not known yet, held for a few seconds.
+
+    With the default `workspaceTemplate` ("{workspaceDir}/...") the folder comes from an agent hook's
+    context, and in OpenClaw a session's first `message_received` fires before any agent hook. The
+    turn's `before_prompt_build` follows within milliseconds and releases the held messages into the
+    right workspace; a message whose agent never shows its folder goes to `workspaceRoot/<agent>`
+    after `wait_s`.
+    """
+
+    def __init__(self, release: Any, wait_s: float = 10.0) -> None:
+        self._release = release  # release(agent_id, [(message, source)]) -> None
+        self.wait_s = wait_s
+        self._held: dict[str, list[tuple[Message, str]]] = {}
+        self._lock = threading.Lock()
+
+    def hold(self, agent_id: str, msg: Message, source: str) -> None:
+        with self._lock:
+            first = agent_id not in self._held
+            self._held.setdefault(agent_id, []).append((msg, source))
+        if first:
+            timer = threading.Timer(self.wait_s, self.release, (agent_id,))
+            timer.daemon = True
+            timer.start()
+
+    def release(self, agent_id: str) -> None:
+        with self._lock:
+            held = self._held.pop(agent_id, None)
+        if held:
+            self._release(agent_id, held)
+
+    def release_all(self) -> None:
+        with self._lock:
+            agents = list(self._held)
+        for agent_id in agents:
+            self.release(agent_id)
+
+    def pending(self) -> int:
+        with self._lock:
+            return sum(len(v) for v in self._held.values())
 
 
 class KnowledgePlugin:
@@ -75,50 +129,90 @@ class KnowledgePlugin:
     def __init__(self, engine: KnowledgeEngine) -> None:
         self.engine = engine
         self.sessions = SessionDirectory()
+        self.recent = capture.RecentTexts()
+        self.seen = capture.SeenIds()
+        self.awaiting = AwaitingFolder(self._release_held)
 
     # ------------------------------------------------------------------ helpers
-    def _workspace(self, event: Any, ctx: Any) -> tuple[Workspace, str | None]:
-        session_key = payload_field(event, "session_key", "sessionKey") or payload_field(
-            ctx, "session_key", "sessionKey"
-        )
-        agent_id, ws_dir = self.sessions.lookup(
-            session_key,
+    def _remember(self, event: Any, ctx: Any) -> None:
+        agent_id = payload_field(ctx, "agent_id", "agentId")
+        ws_dir = payload_field(ctx, "workspace_dir", "workspaceDir")
+        self.sessions.remember(capture.session_key_of(event, ctx), agent_id, ws_dir)
+        if agent_id and ws_dir:
+            self.awaiting.release(str(agent_id))
+
+    def _locate(self, event: Any, ctx: Any) -> tuple[str | None, str | None]:
+        return self.sessions.lookup(
+            capture.session_key_of(event, ctx),
             payload_field(ctx, "agent_id", "agentId"),
             payload_field(ctx, "workspace_dir", "workspaceDir"),
         )
-        return self.engine.workspace(agent_id, ws_dir), session_key
 
-    def _message(self, event: Any, ctx: Any, role: str, session_key: str | None) -> Message | None:
-        from knowledge_engine.host.types import parse_timestamp, text_of
+    def _folder_unknown(self, agent_id: str | None, ws_dir: str | None) -> bool:
+        """Whether this agent's folder depends on a `workspaceDir` no hook has shown yet."""
+        cfg = self.engine.config
+        needs_dir = not cfg.workspace and "{workspaceDir}" in cfg.workspace_template
+        return bool(agent_id) and not ws_dir and needs_dir
 
-        text = text_of(payload_field(event, "content"))
-        if not text:
-            return None
-        meta = payload_field(event, "metadata") or {}
-        speaker = (
-            payload_field(meta, "senderName", "sender_name", "speaker") if isinstance(meta, dict) else None
-        )
-        if role == "assistant":
-            speaker = speaker or "assistant"
-        ts = parse_timestamp(payload_field(event, "timestamp")) or utcnow()
-        mid = (
-            payload_field(event, "message_id", "messageId")
-            or payload_field(ctx, "message_id", "messageId")
-            or f"msg-{uuid.uuid4().hex}"
-        )
-        return Message(id=str(mid), text=text, role=role, session=session_key, speaker=speaker, timestamp=ts)
+    def _workspace(self, event: Any, ctx: Any) -> tuple[Workspace, str | None]:
+        agent_id, ws_dir = self._locate(event, ctx)
+        return self.engine.workspace(agent_id, ws_dir), capture.session_key_of(event, ctx)
+
+    def _release_held(self, agent_id: str, held: list[tuple[Message, str]]) -> None:
+        try:
+            _, ws_dir = self.sessions.lookup(None, agent_id, None)
+            ws = self.engine.workspace(agent_id, ws_dir)
+            for msg, source in held:
+                self._submit(ws, msg, source)
+        except Exception as exc:
+            counters.inc("hook.errors")
+            log.error("releasing held messages failed: %s", type(exc).__name__)
+
+    def _submit(self, ws: Workspace, msg: Message, source: str) -> bool:
+        """Queue a message unless this process already has it (same id, or same text by another hook)."""
+        if msg.id in self.seen:
+            counters.inc("hook.duplicate_message")
+            return False
+        self.seen.add(msg.id)
+        if not self.recent.is_new(msg.session, msg.role, msg.text, source):
+            counters.inc("hook.duplicate_message")
+            return False
+        return self.engine.submit(ws, msg)
+
+    def _guarded(self, what: str, fn: Any, *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception as exc:
+            counters.inc("hook.errors")
+            log.error("%s hook failed: %s", what, type(exc).__name__)
+
+    # ------------------------------------------------------------------ message capture
+    def _capture_one(self, event: Any, ctx: Any, msg: Message | None, source: str) -> None:
+        if msg is None:
+            counters.inc("hook.empty_message")
+            return
+        agent_id, ws_dir = self._locate(event, ctx)
+        if agent_id and self._folder_unknown(agent_id, ws_dir):
+            self.awaiting.hold(agent_id, msg, source)
+            return
+        self._submit(self.engine.workspace(agent_id, ws_dir), msg, source)
+
+    def _capture_history(self, event: Any, ctx: Any) -> None:
+        self._remember(event, ctx)
+        ws, session_key = self._workspace(event, ctx)
+        items = payload_field(event, "messages") or []
+        for msg in capture.history_messages(items if isinstance(items, list) else [], session_key, self.seen):
+            if ws.messages.get(msg.id) is not None:  # stored before this process started
+                self.seen.add(msg.id)
+                continue
+            self._submit(ws, msg, "agent_end")
 
     # ------------------------------------------------------------------ hooks
     async def session_start(self, event: Any, ctx: Any) -> None:
         try:
-            session_key = payload_field(event, "session_key", "sessionKey") or payload_field(
-                ctx, "session_key", "sessionKey"
-            )
-            self.sessions.remember(
-                session_key,
-                payload_field(ctx, "agent_id", "agentId"),
-                payload_field(ctx, "workspace_dir", "workspaceDir"),
-            )
+            self._remember(event, ctx)
+            if self._folder_unknown(*self._locate(event, ctx)):
+                return  # the turn's agent hooks name the folder; warming another one would be wasted
             ws, _ = self._workspace(event, ctx)
             if self.engine.config.retrieval.enabled:
                 from knowledge_engine.retrieve.retriever import retriever_for
@@ -127,33 +221,29 @@ class KnowledgePlugin:
         except Exception as exc:
             log.error("session_start failed: %s", type(exc).__name__)
 
-    def _on_message(self, event: Any, ctx: Any, role: str) -> None:
-        try:
-            if role == "assistant" and payload_field(event, "success") is False:
-                return
-            ws, session_key = self._workspace(event, ctx)
-            msg = self._message(event, ctx, role, session_key)
-            if msg is None:
-                counters.inc("hook.empty_message")
-                return
-            self.engine.submit(ws, msg)
-        except Exception as exc:
-            counters.inc("hook.errors")
-            log.error("message hook failed: %s", type(exc).__name__)
+    def _capture(self, what: str, make: Any, event: Any, ctx: Any) -> None:
+        def run() -> None:
+            self._remember(event, ctx)
+            self._capture_one(event, ctx, make(event, ctx), what)
+
+        self._guarded(what, run)
 
     async def message_received(self, event: Any, ctx: Any) -> None:
-        self._on_message(event, ctx, "user")
+        self._capture("message_received", capture.inbound_message, event, ctx)
+
+    async def message_sending(self, event: Any, ctx: Any) -> None:
+        """Observe only: webchat and A2A replies fire this hook and not `message_sent`."""
+        self._capture("message_sending", capture.outbound_message, event, ctx)
 
     async def message_sent(self, event: Any, ctx: Any) -> None:
-        self._on_message(event, ctx, "assistant")
+        self._capture("message_sent", capture.outbound_message, event, ctx)
+
+    async def llm_output(self, event: Any, ctx: Any) -> None:
+        self._capture("llm_output", capture.llm_output_message, event, ctx)
 
     async def before_prompt_build(self, event: Any, ctx: Any) -> dict[str, str] | None:
         try:
-            self.sessions.remember(
-                payload_field(ctx, "session_key", "sessionKey"),
-                payload_field(ctx, "agent_id", "agentId"),
-                payload_field(ctx, "workspace_dir", "workspaceDir"),
-            )
+            self._remember(event, ctx)
             ws, _ = self._workspace(event, ctx)
             from knowledge_engine.retrieve.retriever import retriever_for
 
@@ -164,6 +254,10 @@ class KnowledgePlugin:
             return None
 
     async def agent_end(self, event: Any, ctx: Any) -> None:
+        """The run's history: the user and assistant messages no other hook delivered, then feedback."""
+        self._guarded("agent_end", self._capture_history, event, ctx)
+        if not self.engine.config.retrieval.feedback:
+            return
         try:
             ws, _ = self._workspace(event, ctx)
             from knowledge_engine.retrieve.retriever import retriever_for
@@ -173,8 +267,14 @@ class KnowledgePlugin:
             log.debug("agent_end feedback skipped: %s", type(exc).__name__)
 
     async def gateway_stop(self, event: Any, ctx: Any) -> None:
-        import asyncio
-
+        """Shutdown: flush and stop. Plugin replacement: flush only (`register` follows, maybe changed)."""
+        self.awaiting.release_all()
+        if payload_field(event, "reason") == STOP_REASON_PLUGIN_REPLACEMENT:
+            try:
+                await asyncio.to_thread(self.engine.flush, STOP_BUDGET_S, False)
+            except Exception as exc:
+                log.error("flush on plugin replacement failed: %s", type(exc).__name__)
+            return
         try:
             from knowledge_engine.retrieve.sources.pgvector import close_pools
 
@@ -182,31 +282,56 @@ class KnowledgePlugin:
         except Exception as exc:
             log.debug("closing pgvector pools: %s", type(exc).__name__)
         try:
-            await asyncio.to_thread(self.engine.stop, 4.0)
+            await asyncio.to_thread(self.engine.stop, STOP_BUDGET_S)
         except Exception as exc:
             log.error("gateway_stop failed: %s", type(exc).__name__)
 
 
+def _activate(plugin_id: str, engine: KnowledgeEngine) -> None:
+    """Make `engine` the plugin's engine; a previous one (another config) is stopped and its work parked."""
+    with _ENGINES_LOCK:
+        previous = _ACTIVE.get(plugin_id)
+        _ACTIVE[plugin_id] = engine
+    if previous is not None and previous is not engine and not previous._stopped:
+        previous.stop(STOP_BUDGET_S)
+        emit("plugin.reconfigured")
+
+
 def register(api: Any) -> KnowledgePlugin | None:
-    """Entry point the host calls: validate the config, then hook the engine in."""
+    """Entry point the host calls: validate the config, then hook the engine in.
+
+    In `discovery` mode (the gateway listing plugins) only the config is checked: no engine starts.
+    """
     logger = getattr(api, "logger", None) or log
     try:
         config = load_config(getattr(api, "plugin_config", None) or {})
     except ConfigError as exc:
         logger.error(str(exc))
         raise
+    if getattr(api, "registration_mode", "full") != "full":
+        return None
     if not config.enabled:
         logger.info("knowledge-engine is disabled by configuration")
         return None
-    plugin = KnowledgePlugin(engine_for(config))
+    engine = engine_for(config)
+    _activate(str(getattr(api, "id", PLUGIN_ID)), engine)
+    engine = engine_for(config)  # _activate may have stopped a cached engine of this very config
+    plugin = KnowledgePlugin(engine)
+    _hook(api, plugin, config)
+    emit("plugin.registered", retrieval=config.retrieval.enabled, llm=config.extraction.llm.enabled)
+    return plugin
+
+
+def _hook(api: Any, plugin: KnowledgePlugin, config: EngineConfig) -> None:
     plugin.engine.warm_up()
     if config.maintenance.enabled:
         from knowledge_engine.maintenance.scheduler import attach
 
         attach(plugin.engine)  # one scheduler per process; idempotent per engine
     api.on("session_start", plugin.session_start, priority=200)
-    api.on("message_received", plugin.message_received, priority=100)
-    api.on("message_sent", plugin.message_sent, priority=100)
+    for name in ("message_received", "message_sending", "message_sent", "llm_output"):
+        api.on(name, getattr(plugin, name), priority=100)
+    api.on("agent_end", plugin.agent_end, priority=90)
     if config.retrieval.enabled:
         api.on(
             "before_prompt_build",
@@ -214,8 +339,4 @@ def register(api: Any) -> KnowledgePlugin | None:
             priority=50,
             timeout_ms=config.retrieval.budget_ms + 1500,
         )
-    if config.retrieval.feedback:
-        api.on("agent_end", plugin.agent_end, priority=90)
     api.on("gateway_stop", plugin.gateway_stop, priority=900, timeout_ms=5000)
-    emit("plugin.registered", retrieval=config.retrieval.enabled, llm=config.extraction.llm.enabled)
-    return plugin

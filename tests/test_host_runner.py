@@ -184,14 +184,20 @@ def test_before_prompt_build_merge_rules(caplog: pytest.LogCaptureFixture) -> No
     assert all(r.levelno == logging.DEBUG for r in caplog.records if "unknown keys" in r.getMessage())
 
 
-def test_before_agent_start_keeps_first_model_override() -> None:
+def test_message_sending_keeps_the_first_defined_content() -> None:
     api = PluginApi("p")
-    api.on("before_agent_start", returning({"modelOverride": "m-high", "prependContext": "x"}), priority=9)
-    api.on(
-        "before_agent_start", returning({"modelOverride": "m-low", "providerOverride": "prov"}), priority=1
-    )
-    result = run(HookRunner(api.registrations).run_before_agent_start({"prompt": "q"}, AGENT_CTX))
-    assert result == {"modelOverride": "m-high", "providerOverride": "prov", "prependContext": "x"}
+    api.on("message_sending", returning(None), priority=9)
+    api.on("message_sending", returning({"content": "high"}), priority=5)
+    api.on("message_sending", returning({"content": "low", "cancel": True}), priority=1)
+    runner = HookRunner(api.registrations)
+    result = run(runner.run_message_sending({"to": "x", "content": "c"}, {"channelId": "w"}))
+    assert result == {"content": "high", "cancel": True}
+
+
+def test_removed_hook_names_point_to_their_replacement() -> None:
+    api = PluginApi("p")
+    with pytest.raises(ValueError, match=r"no longer exists.*before_prompt_build"):
+        api.on("before_agent_start", returning(None))
 
 
 def test_no_handlers_or_no_results() -> None:

@@ -16,7 +16,6 @@ from knowledge_engine.host import (
     VOID_HOOKS,
     AgentContext,
     AgentEndEvent,
-    BeforeAgentStartResult,
     BeforePromptBuildEvent,
     BeforePromptBuildResult,
     GatewayContext,
@@ -24,6 +23,7 @@ from knowledge_engine.host import (
     GenericEvent,
     MessageContext,
     MessageReceivedEvent,
+    MessageSendingResult,
     MessageSentEvent,
     SessionContext,
     SessionStartEvent,
@@ -239,16 +239,18 @@ def test_result_models_drop_unknown_keys_and_dump_camel_case() -> None:
         {"prependContext": "a", "systemContext": "silently ignored by the host", "append_system_context": "b"}
     )
     assert res.to_host() == {"prependContext": "a", "appendSystemContext": "b"}
-    legacy = BeforeAgentStartResult.model_validate({"modelOverride": "m", "prependSystemContext": "p"})
-    assert legacy.to_host() == {"modelOverride": "m", "prependSystemContext": "p"}
+    sending = MessageSendingResult.model_validate({"content": "c", "cancel": False, "extra": 1})
+    assert sending.to_host() == {"content": "c", "cancel": False}
 
 
 def test_hook_name_sets() -> None:
     assert VOID_HOOKS <= HOOK_NAMES and MODIFYING_HOOKS <= HOOK_NAMES
     assert not VOID_HOOKS & MODIFYING_HOOKS
     assert {"message_received", "message_sent", "session_start", "gateway_stop", "agent_end"} <= VOID_HOOKS
-    assert {"before_prompt_build", "before_agent_start"} <= MODIFYING_HOOKS
-    assert len(HOOK_NAMES) == 36
+    assert {"before_prompt_build", "message_sending"} <= MODIFYING_HOOKS
+    assert {"llm_output", "session_end"} <= VOID_HOOKS
+    assert len(HOOK_NAMES) == 42  # OpenClaw 2026.9's PluginHookName
+    assert "before_agent_start" not in HOOK_NAMES  # removed in 2026.9
     assert DEFAULT_TIMEOUTS_MS["gateway_stop"] == 5000
     assert DEFAULT_TIMEOUTS_MS["before_prompt_build"] == 15000
     assert DEFAULT_TIMEOUTS_MS["agent_end"] == 30000
@@ -258,7 +260,7 @@ def test_hook_name_sets() -> None:
 def test_models_for_known_and_generic_hooks() -> None:
     assert models_for("message_sent") == (MessageSentEvent, MessageContext)
     assert models_for("before_prompt_build")[1] is AgentContext
-    assert models_for("llm_output")[0] is GenericEvent
+    assert models_for("llm_input")[0] is GenericEvent
 
 
 @pytest.mark.parametrize(

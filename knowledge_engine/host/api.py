@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from knowledge_engine.host.types import HOOK_NAMES, MAX_TIMEOUT_MS
+from knowledge_engine.host.types import HOOK_NAMES, MAX_TIMEOUT_MS, REMOVED_HOOKS
 
 Handler = Callable[[Any, Any], Awaitable[Any] | Any]
 
@@ -33,6 +33,11 @@ def check_hook_name(hook_name: str) -> None:
     """Raise a ValueError naming the closest known hook when `hook_name` is not an OpenClaw hook."""
     if hook_name in HOOK_NAMES:
         return
+    if hook_name in REMOVED_HOOKS:
+        raise ValueError(
+            f"hook {hook_name!r} no longer exists in OpenClaw 2026.9 (the gateway ignores it); "
+            f"use {REMOVED_HOOKS[hook_name]}"
+        )
     close = difflib.get_close_matches(str(hook_name), sorted(HOOK_NAMES), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else f"; known hooks: {', '.join(sorted(HOOK_NAMES))}"
     raise ValueError(f"unknown hook name {hook_name!r}{hint}")
@@ -57,6 +62,7 @@ class PluginApi:
         logger: logging.Logger | None = None,
         *,
         config: dict[str, Any] | None = None,
+        registration_mode: str = "full",
     ) -> None:
         if not isinstance(plugin_id, str) or not plugin_id:
             raise ValueError("plugin_id must be a non-empty string")
@@ -64,6 +70,8 @@ class PluginApi:
         self.plugin_config: dict[str, Any] = dict(plugin_config or {})
         self.logger = logger or logging.getLogger(f"knowledge_engine.plugin.{plugin_id}")
         self.config: dict[str, Any] = dict(config or {})  # the whole host config, as OpenClaw's api.config
+        # OpenClaw's api.registrationMode: "full" once per gateway, "discovery" when it only lists plugins
+        self.registration_mode = registration_mode
         self._registrations: list[HookRegistration] = []
 
     @property

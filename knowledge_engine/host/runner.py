@@ -33,16 +33,18 @@ from knowledge_engine import observe
 from knowledge_engine.host.api import HookRegistration, PluginApi, check_hook_name, check_timeout_ms
 from knowledge_engine.host.types import (
     AGENT_END,
-    BEFORE_AGENT_START,
     BEFORE_PROMPT_BUILD,
     CONCAT_RESULT_FIELDS,
     DEFAULT_TIMEOUTS_MS,
     FIRST_WINS_RESULT_FIELDS,
     GATEWAY_STOP,
     HOOK_RESULT_MODELS,
+    LLM_OUTPUT,
     MESSAGE_RECEIVED,
+    MESSAGE_SENDING,
     MESSAGE_SENT,
     MODIFYING_HOOKS,
+    SESSION_END,
     SESSION_START,
     VOID_HOOKS,
     HostModel,
@@ -367,8 +369,15 @@ class HookRunner:
         systemPrompt?}`; {} when no handler contributed."""
         return await self.run(BEFORE_PROMPT_BUILD, event, ctx) or {}
 
-    async def run_before_agent_start(self, event: Payload, ctx: Payload = None) -> dict[str, Any]:
-        return await self.run(BEFORE_AGENT_START, event, ctx) or {}
+    async def run_message_sending(self, event: Payload, ctx: Payload = None) -> dict[str, Any]:
+        """The merged `{content?, cancel?, cancelReason?}`; {} when no handler changed the reply."""
+        return await self.run(MESSAGE_SENDING, event, ctx) or {}
+
+    async def run_llm_output(self, event: Payload, ctx: Payload = None) -> None:
+        await self.run(LLM_OUTPUT, event, ctx)
+
+    async def run_session_end(self, event: Payload, ctx: Payload = None) -> None:
+        await self.run(SESSION_END, event, ctx)
 
     def run_sync(self, hook_name: str, event: Payload, ctx: Payload = None) -> dict[str, Any] | None:
         """Blocking `run` for scripts. Handlers run on the runner's own background event loop, so work

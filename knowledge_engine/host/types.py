@@ -18,29 +18,41 @@ from pydantic.alias_generators import to_camel
 # --------------------------------------------------------------------------- hook names
 
 MESSAGE_RECEIVED: Final = "message_received"
+MESSAGE_SENDING: Final = "message_sending"
 MESSAGE_SENT: Final = "message_sent"
 SESSION_START: Final = "session_start"
 SESSION_END: Final = "session_end"
 GATEWAY_START: Final = "gateway_start"
 GATEWAY_STOP: Final = "gateway_stop"
 BEFORE_PROMPT_BUILD: Final = "before_prompt_build"
-BEFORE_AGENT_START: Final = "before_agent_start"
 BEFORE_MODEL_RESOLVE: Final = "before_model_resolve"
+LLM_OUTPUT: Final = "llm_output"
 AGENT_END: Final = "agent_end"
 
-#: Every hook name the OpenClaw SDK defines (2026.5). `PluginApi.on` accepts these and nothing else.
+#: `gateway_stop`'s reason when the gateway reloads plugins (config edit, `openclaw plugins reload`);
+#: the plugin is registered again right after, possibly with another config.
+STOP_REASON_PLUGIN_REPLACEMENT: Final = "plugin replacement"
+
+#: Every hook name of the OpenClaw plugin SDK 2026.9 (`PluginHookName`). `PluginApi.on` accepts these only.
 HOOK_NAMES: Final[frozenset[str]] = frozenset(
     {
-        "before_model_resolve", "agent_turn_prepare", "before_prompt_build", "before_agent_start",
-        "before_agent_reply", "model_call_started", "model_call_ended", "llm_input", "llm_output",
-        "before_agent_finalize", "agent_end", "before_compaction", "after_compaction", "before_reset",
-        "inbound_claim", "message_received", "message_sending", "message_sent", "before_tool_call",
-        "after_tool_call", "tool_result_persist", "before_message_write", "session_start", "session_end",
-        "subagent_spawning", "subagent_delivery_target", "subagent_spawned", "subagent_ended",
-        "gateway_start", "gateway_stop", "heartbeat_prompt_contribution", "cron_changed",
-        "before_dispatch", "reply_dispatch", "before_install", "before_agent_run",
+        "before_model_resolve", "agent_turn_prepare", "before_prompt_build", "before_agent_reply",
+        "model_call_started", "model_call_ended", "llm_input", "llm_output", "before_agent_finalize",
+        "agent_end", "before_compaction", "after_compaction", "before_reset", "inbound_claim",
+        "channel_pairing_requested", "message_received", "message_sending", "reply_payload_sending",
+        "message_sent", "before_tool_call", "after_tool_call", "tool_result_persist", "before_message_write",
+        "session_start", "session_end", "subagent_delivery_target", "subagent_spawned", "subagent_progress",
+        "subagent_ended", "gateway_start", "gateway_stop", "heartbeat_prompt_contribution", "cron_reconciled",
+        "cron_changed", "skill_proposal_evaluate", "skill_proposal_changed", "skill_changed",
+        "before_dispatch", "reply_dispatch", "before_install", "before_agent_run", "resolve_exec_env",
     }
 )
+
+#: Hooks older hosts had and 2026.9 dropped (the gateway ignores them), with what replaces them.
+REMOVED_HOOKS: Final[Mapping[str, str]] = {
+    "before_agent_start": "before_prompt_build (context) or before_model_resolve (model override)",
+    "subagent_spawning": "subagent_spawned",
+}
 
 #: Observation hooks: handlers run concurrently, return values are ignored.
 VOID_HOOKS: Final[frozenset[str]] = frozenset(
@@ -48,20 +60,20 @@ VOID_HOOKS: Final[frozenset[str]] = frozenset(
         "message_received", "message_sent", "session_start", "session_end", "gateway_start",
         "gateway_stop", "agent_end", "before_compaction", "after_compaction", "before_reset",
         "llm_input", "llm_output", "model_call_started", "model_call_ended", "after_tool_call",
-        "subagent_spawned", "subagent_ended", "cron_changed",
+        "subagent_spawned", "subagent_progress", "subagent_ended", "cron_changed", "cron_reconciled",
+        "skill_changed", "skill_proposal_changed", "channel_pairing_requested",
     }
 )
 
 #: Hooks whose handlers run one after another and whose results the reference runner merges.
 MODIFYING_HOOKS: Final[frozenset[str]] = frozenset(
-    {"before_prompt_build", "before_agent_start", "before_model_resolve"}
+    {"before_prompt_build", "before_model_resolve", "message_sending"}
 )
 
 #: OpenClaw's default per-handler budgets (ms); hooks not listed have no budget.
 DEFAULT_TIMEOUTS_MS: Final[Mapping[str, int]] = {
     "gateway_stop": 5_000,
     "before_prompt_build": 15_000,
-    "before_agent_start": 15_000,
     "agent_end": 30_000,
     "before_compaction": 30_000,
     "after_compaction": 30_000,
@@ -243,8 +255,18 @@ class MessageReceivedEvent(_MessageEvent):
     sender_group: str | None = None
 
 
+class MessageSendingEvent(HostModel):
+    """`message_sending`: a reply about to be delivered (webchat and A2A replies fire only this one)."""
+
+    to: str = ""
+    content: Content = None
+    reply_to_id: str | None = None
+    thread_id: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
 class MessageSentEvent(_MessageEvent):
-    """`message_sent`: an outbound message; `run_id` is usually absent, correlate by `session_key`."""
+    """`message_sent`: fires only on outbound channel delivery; correlate by `session_key` / `run_id`."""
 
     to: str
     success: bool
@@ -260,6 +282,8 @@ class SessionStartEvent(HostModel):
 class SessionEndEvent(HostModel):
     session_id: str | None = None
     session_key: str | None = None
+    message_count: int | None = None
+    reason: str | None = None
 
 
 class GatewayStopEvent(HostModel):
@@ -284,24 +308,29 @@ class BeforePromptBuildEvent(HostModel):
         return self.prompt if self.current_user_message is None else self.current_user_message
 
 
-class BeforeAgentStartEvent(HostModel):
-    """Legacy combined phase; fires twice per run (first with only `prompt`)."""
-
-    prompt: str
-    run_id: str | None = None
-    messages: list[Any] | None = None
-
-
 class BeforeModelResolveEvent(HostModel):
     prompt: str = ""
 
 
 class AgentEndEvent(HostModel):
+    """`agent_end`: `messages` is the session's whole history (user, assistant, tool messages)."""
+
     run_id: str | None = None
     messages: list[Any] = Field(default_factory=list)
     success: bool
     error: str | None = None
     duration_ms: float | None = None
+
+
+class LlmOutputEvent(HostModel):
+    """`llm_output`: one model call's reply; `last_assistant` is the message as stored in the history."""
+
+    run_id: str | None = None
+    session_id: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    assistant_texts: list[Any] = Field(default_factory=list)
+    last_assistant: Any = None
 
 
 class GenericEvent(HostModel):
@@ -334,12 +363,18 @@ class MessageContext(HostModel):
 
 
 class AgentContext(HostModel):
+    """Agent hooks' context. `channel` is the channel (webchat, a2a); `channel_id` the conversation target."""
+
     run_id: str | None = None
     agent_id: str | None = None
     session_key: str | None = None
     session_id: str | None = None
     workspace_dir: str | None = None
+    channel: str | None = None
     channel_id: str | None = None
+    chat_id: str | None = None
+    sender_id: str | None = None
+    account_id: str | None = None
     trigger: str | None = None
     message_provider: str | None = None
     model_provider_id: str | None = None
@@ -379,9 +414,14 @@ class BeforePromptBuildResult(HostModel):
     append_system_context: str | None = None
 
 
-class BeforeAgentStartResult(BeforePromptBuildResult):
-    model_override: str | None = None
-    provider_override: str | None = None
+class MessageSendingResult(HostModel):
+    """What a `message_sending` handler may return (the engine returns nothing: it only observes)."""
+
+    model_config = ConfigDict(extra="ignore", coerce_numbers_to_str=False)
+
+    content: str | None = None
+    cancel: bool | None = None
+    cancel_reason: str | None = None
 
 
 class BeforeModelResolveResult(HostModel):
@@ -396,26 +436,29 @@ CONCAT_RESULT_FIELDS: Final = (
     "prependContext", "appendContext", "prependSystemContext", "appendSystemContext",
 )
 #: Fields where the first defined value (highest priority) wins.
-FIRST_WINS_RESULT_FIELDS: Final = ("systemPrompt", "modelOverride", "providerOverride")
+FIRST_WINS_RESULT_FIELDS: Final = (
+    "systemPrompt", "modelOverride", "providerOverride", "content", "cancel", "cancelReason",
+)
 
 #: (event model, context model) the runner parses each hook's dicts into.
 HOOK_MODELS: Final[Mapping[str, tuple[type[HostModel], type[HostModel]]]] = {
     "message_received": (MessageReceivedEvent, MessageContext),
+    "message_sending": (MessageSendingEvent, MessageContext),
     "message_sent": (MessageSentEvent, MessageContext),
     "session_start": (SessionStartEvent, SessionContext),
     "session_end": (SessionEndEvent, SessionContext),
     "gateway_start": (GatewayStartEvent, GatewayContext),
     "gateway_stop": (GatewayStopEvent, GatewayContext),
     "before_prompt_build": (BeforePromptBuildEvent, AgentContext),
-    "before_agent_start": (BeforeAgentStartEvent, AgentContext),
     "before_model_resolve": (BeforeModelResolveEvent, AgentContext),
     "agent_end": (AgentEndEvent, AgentContext),
+    "llm_output": (LlmOutputEvent, AgentContext),
 }
 
 #: Result model per modifying hook.
 HOOK_RESULT_MODELS: Final[Mapping[str, type[HostModel]]] = {
     "before_prompt_build": BeforePromptBuildResult,
-    "before_agent_start": BeforeAgentStartResult,
+    "message_sending": MessageSendingResult,
     "before_model_resolve": BeforeModelResolveResult,
 }
 
