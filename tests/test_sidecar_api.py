@@ -123,6 +123,37 @@ def test_bad_bodies_get_400_without_echoing_them(unix_sidecar: Sidecar, raw: byt
     assert MARKER not in unix_sidecar.stderr()
 
 
+@pytest.mark.parametrize(
+    ("request_bytes", "logged"),
+    [
+        (b"POST /hooks/message_received HTTP/1.1\r\nHost: x\r\nX-Note: " + MARKER.encode() + b"\x01\r\n"
+         b"Content-Length: 2\r\n\r\n{}", True),
+        (b"POST /hooks/message_received HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+         b"Transfer-Encoding: chunked\r\n\r\n" + MARKER.encode(), True),
+        (b"GARBAGE " + MARKER.encode() + b"\r\n\r\n", False),  # aiohttp logs this one at DEBUG only
+    ],
+)
+def test_requests_that_are_not_http_get_400_and_are_logged_without_content(
+    unix_sidecar: Sidecar, request_bytes: bytes, logged: bool
+) -> None:
+    """aiohttp's parser errors quote the offending bytes; the log keeps only the error type. (aiohttp logs
+    before it answers, and stderr is line-buffered: once the answer is here, so is the log line.)"""
+    assert unix_sidecar.socket is not None
+    before = unix_sidecar.stderr().count("request content not logged")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(60)
+        conn.connect(str(unix_sidecar.socket))
+        conn.sendall(request_bytes)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    assert answer.startswith((b"HTTP/1.0 400 ", b"HTTP/1.1 400 "))
+    log = unix_sidecar.stderr()
+    assert MARKER not in log
+    assert log.count("request content not logged") == before + int(logged)
+    assert unix_sidecar.call("GET", "/health")[0] == 200
+
+
 def test_unknown_or_unregistered_hooks_and_paths_get_404(unix_sidecar: Sidecar) -> None:
     event = {"event": {"content": MARKER}}
     # not a hook at all; a real hook this plugin did not register; a path outside the API

@@ -63,6 +63,29 @@ def error_response(status: int, reason: str) -> web.Response:
     return json_response({"error": reason}, status)
 
 
+# --------------------------------------------------------------------------- logs
+
+
+class ContentFreeServerLog(logging.Filter):
+    """aiohttp logs a request it cannot parse with the parser's exception, which quotes the offending
+    request bytes (a header value, a body line); keep the line, name only the exception type."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None:
+            record.msg = f"{record.getMessage()} ({type(exc).__name__}; request content not logged)"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+def quiet_server_logs() -> None:
+    server_log = logging.getLogger("aiohttp.server")
+    if not any(isinstance(f, ContentFreeServerLog) for f in server_log.filters):
+        server_log.addFilter(ContentFreeServerLog())
+
+
 # --------------------------------------------------------------------------- middlewares
 
 
@@ -222,6 +245,7 @@ async def serve(options: ServeOptions) -> int:
     """Run until SIGTERM/SIGINT, then stop accepting, drain and flush within the budget; the exit code."""
     stop = asyncio.Event()
     stop_on_signals(stop)
+    quiet_server_logs()
     listener = options.listener
     runtime = SidecarRuntime(options.plugin_config)
     try:
