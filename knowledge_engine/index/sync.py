@@ -306,7 +306,8 @@ def _read_json(path: Path) -> dict[str, Any]:
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_bytes(data)
+    with open(tmp, "wb", opener=lambda p, f: os.open(p, f, 0o600)) as fh:  # owner-only, as the workspace
+        fh.write(data)
     os.replace(tmp, path)
 
 

@@ -55,7 +55,7 @@ Record = dict[str, Any]
 
 def maintenance_dir(folder: Path) -> Path:
     d = folder / DIR
-    d.mkdir(parents=True, exist_ok=True)
+    d.mkdir(mode=0o700, parents=True, exist_ok=True)
     return d
 
 
@@ -63,7 +63,7 @@ def maintenance_dir(folder: Path) -> Path:
 @contextlib.contextmanager
 def try_lock(path: Path) -> Iterator[bool]:
     """Non-blocking exclusive flock: yields False when another process (or thread) holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -139,7 +139,7 @@ def save_run(folder: Path, record: Record) -> None:
 
 
 def _append_history(path: Path, record: Record) -> None:
-    with open(path, "ab") as fh:
+    with open(path, "ab", opener=lambda p, f: os.open(p, f, 0o600)) as fh:
         fh.write(orjson.dumps(record) + b"\n")
     if path.stat().st_size > HISTORY_MAX_BYTES:
         lines = path.read_bytes().splitlines()[-HISTORY_KEEP:]
