@@ -56,11 +56,18 @@ class KnowledgeEngine:
         self._closing = False  # set by stop(): tiers built after it close their workers at once
         # the maintenance scheduler: workspace_opened(engine, ws), engine_stopping(engine, timeout_s)
         self.lifecycle_hooks: list[Any] = []
+        if ingest_owner:  # applies `forget` requests to the pending work this process owns
+            from knowledge_engine.forget_coord import ForgetWatcher
+
+            self.lifecycle_hooks.append(ForgetWatcher())
 
     def _notify(self, event: str, *args: Any) -> None:
         for hook in list(self.lifecycle_hooks):
+            handler = getattr(hook, event, None)  # a hook implements only the events it cares about
+            if handler is None:
+                continue
             try:
-                getattr(hook, event)(self, *args)
+                handler(self, *args)
             except Exception as exc:
                 log.error("lifecycle hook %s failed: %s", event, type(exc).__name__)
 
@@ -286,6 +293,7 @@ class KnowledgeEngine:
     def flush(self, timeout_s: float = 5.0, sync: bool = True) -> bool:
         """Process everything queued, send partial LLM batches, write every store, sync the index."""
         deadline = time.monotonic() + timeout_s
+        self._notify("engine_flushing")  # e.g. the plugin hands over messages still waiting for a folder
         ok = self.queue.drain(max(0.0, deadline - time.monotonic()) * 0.6)
         for b in list(self._batchers.values()):
             ok = b.flush(max(0.05, (deadline - time.monotonic()) * 0.5)) and ok

@@ -132,6 +132,14 @@ class KnowledgePlugin:
         self.recent = capture.RecentTexts()
         self.seen = capture.SeenIds()
         self.awaiting = AwaitingFolder(self._release_held)
+        engine.lifecycle_hooks.append(self)  # flush and stop first release the held messages
+
+    # ------------------------------------------------------------------ engine lifecycle
+    def engine_flushing(self, engine: KnowledgeEngine) -> None:
+        self.awaiting.release_all()
+
+    def engine_stopping(self, engine: KnowledgeEngine, timeout_s: float) -> None:
+        self.awaiting.release_all()
 
     # ------------------------------------------------------------------ helpers
     def _remember(self, event: Any, ctx: Any) -> None:

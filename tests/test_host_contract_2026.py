@@ -210,3 +210,44 @@ def test_discovery_registration_starts_nothing(tmp_path: Path) -> None:
     bad = PluginApi("knowledge-engine", {"retrieval": {"budgetMs": "soon"}}, registration_mode="discovery")
     with pytest.raises(Exception, match="budgetMs"):
         register(bad)
+
+
+def _held_config(tmp_path: Path) -> dict[str, Any]:
+    return {"workspaceTemplate": "{workspaceDir}/ke", "workspaceRoot": str(tmp_path / "root"),
+            "storage": {"writeDebounceMs": 50}, "embeddings": {"enabled": False}}
+
+
+def _first_message(i: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    event = {"from": "", "content": f"Mail ops{i}@example.org please.", "messageId": f"first-{i}",
+             "sessionKey": "agent:main:fresh"}
+    return event, {"channelId": "webchat", "sessionKey": "agent:main:fresh"}
+
+
+def test_a_first_message_waits_for_the_turn_to_name_its_folder(tmp_path: Path) -> None:
+    api = PluginApi("knowledge-engine", _held_config(tmp_path))
+    plugin = register(api)
+    assert plugin is not None
+    runner = HookRunner(api.registrations)
+    agent_ctx = {"agentId": "main", "sessionKey": "agent:main:fresh", "workspaceDir": str(tmp_path / "ws")}
+
+    async def turn() -> None:
+        await runner.run("message_received", *_first_message(0))  # before any agent hook, as in 2026.9
+        await runner.run("before_prompt_build", {"prompt": "hi", "messages": []}, agent_ctx)
+
+    asyncio.run(turn())
+    assert plugin.engine.flush(60, sync=False)
+    assert [t for _, _, t in stored(tmp_path / "ws" / "ke")] == ["Mail ops0@example.org please."]
+    assert not (tmp_path / "root").exists()
+    plugin.engine.stop(5)
+
+
+def test_a_held_message_is_not_lost_when_no_agent_hook_follows(tmp_path: Path) -> None:
+    api = PluginApi("knowledge-engine", _held_config(tmp_path))
+    plugin = register(api)
+    assert plugin is not None
+    asyncio.run(HookRunner(api.registrations).run("message_received", *_first_message(1)))
+    assert plugin.awaiting.pending() == 1
+    assert plugin.engine.flush(60, sync=False)  # a sidecar's /drain or shutdown flush releases it
+    assert plugin.awaiting.pending() == 0
+    assert [t for _, _, t in stored(tmp_path / "root" / "main")] == ["Mail ops1@example.org please."]
+    plugin.engine.stop(5)
