@@ -16,20 +16,18 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from knowledge_engine.extract.inbox import INBOX_NAME
+from knowledge_engine.forget_pending import MIN_TERM as _MIN_TERM
+from knowledge_engine.forget_pending import REDACTED, Tally, term_pattern
 from knowledge_engine.observe import emit
 from knowledge_engine.store.records import Entity, Message, utcnow
 from knowledge_engine.store.workspace import Workspace
 
-REDACTED = "[redacted]"
-_MIN_TERM = 2
+__all__ = ["REDACTED", "term_pattern"]
 _CHROMA_DELETE_OP = 3  # embeddings_queue.operation of a delete (chromadb Operation.DELETE)
 
 
@@ -43,6 +41,12 @@ class ForgetPlan:
     messages_redact: list[str] = field(default_factory=list)
     aliases_removed: dict[str, list[str]] = field(default_factory=dict)
     terms: list[str] = field(default_factory=list)
+    delete_matching: bool = False  # messages naming the terms are deleted, not redacted
+    session: str | None = None  # a session forget: its messages, also those still pending
+
+    def message_ids(self) -> list[str]:
+        """Messages forgotten by id (not found by the terms)."""
+        return [] if self.terms else list(self.messages_delete)
 
     @property
     def empty(self) -> bool:
@@ -65,7 +69,8 @@ class ForgetPlan:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data.pop("terms")  # the names stay out of reports and logs
+        for key in ("terms", "delete_matching", "session"):  # the names stay out of reports and logs
+            data.pop(key)
         return data
 
 
@@ -78,6 +83,15 @@ class ForgetReport:
     remaining: list[str] = field(default_factory=list)  # files that still contain a forgotten name
     chroma_rebuilt: int = 0  # vectors rewritten because Chroma's segment files held a forgotten name
     wal_truncated: bool = True
+    # who applied the forget to pending work (journal, queue, spill, LLM inbox and batches): "this process"
+    # (no host owned it), "host" (the owning host acknowledged), "host_timeout" (it did not: not final)
+    pending_by: str = "this process"
+    pending: Tally = field(default_factory=Tally)
+
+    @property
+    def final(self) -> bool:
+        """True only when nothing forgotten remains and nothing pending can bring it back."""
+        return self.pending_by != "host_timeout" and not self.remaining
 
 
 class ForgetError(ValueError):
@@ -85,14 +99,6 @@ class ForgetError(ValueError):
 
 
 # ---------------------------------------------------------------------------------------------- planning
-
-
-def term_pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
-    """Whole-word, case-insensitive match of any term, longest first (so "Maya Chen" beats "Maya")."""
-    uniq = sorted({t.strip() for t in terms if len(t.strip()) >= _MIN_TERM}, key=len, reverse=True)
-    if not uniq:
-        return None
-    return re.compile("|".join(rf"(?<!\w){re.escape(t)}(?!\w)" for t in uniq), re.IGNORECASE)
 
 
 def _has_messages(ws: Workspace) -> bool:
@@ -121,11 +127,21 @@ def plan_entity(
     matched like aliases, so entities, facts and messages using them go too.
     """
     ent = find_entity(ws, name_or_id)
-    terms = [ent.value, *ent.aliases, *also]
+    plan = plan_terms(ws, [ent.id], [ent.value, *ent.aliases, *also])
+    plan.delete_matching = delete_messages
+    pat = term_pattern(plan.terms)
+    if pat is not None and _has_messages(ws):
+        _plan_messages(ws, pat, plan.terms, delete_messages, plan)
+    return plan
+
+
+def plan_terms(ws: Workspace, entity_ids: Iterable[str], terms: list[str]) -> ForgetPlan:
+    """The entities and facts of a forget by name (no messages): the given entities, entities named
+    after the terms, aliases that use them, and every fact naming any of them."""
     pat = term_pattern(terms)
-    plan = ForgetPlan(entities=[ent.id], terms=terms)
+    plan = ForgetPlan(entities=list(dict.fromkeys(entity_ids)), terms=terms)
     for other in ws.entities.all():
-        if other.id == ent.id or pat is None:
+        if other.id in plan.entities or pat is None:
             continue
         if pat.search(other.value):
             plan.entities.append(other.id)
@@ -135,9 +151,19 @@ def plan_entity(
     for f in ws.facts.all():
         if ids & {f.subject_id, f.object_id} or (pat and (pat.search(f.subject) or pat.search(f.object))):
             plan.facts.append(f.id)
-    if pat is not None and _has_messages(ws):
-        _plan_messages(ws, pat, terms, delete_messages, plan)
     return plan
+
+
+def replan_messages(ws: Workspace, plan: ForgetPlan) -> None:
+    """Plan the message log again just before applying: a host may have logged more meanwhile."""
+    if not _has_messages(ws):
+        return
+    pat = term_pattern(plan.terms)
+    if pat is not None:
+        plan.messages_delete, plan.messages_redact = [], []
+        _plan_messages(ws, pat, plan.terms, plan.delete_matching, plan)
+    elif plan.session is not None:
+        plan.messages_delete = [m.id for m in ws.messages.iter(session=plan.session)]
 
 
 def _plan_messages(
@@ -168,7 +194,11 @@ def plan_session(ws: Workspace, session: str) -> ForgetPlan:
     facts = [f.id for f in ws.facts.all() if f.evidence and all(e.session == session for e in f.evidence)]
     if not msgs and not facts:
         raise ForgetError(f"no messages or facts of session {session!r}")
-    return ForgetPlan(facts=facts, messages_delete=msgs)
+    return ForgetPlan(facts=facts, messages_delete=msgs, session=session)
+
+
+def session_facts(ws: Workspace, session: str) -> list[str]:
+    return [f.id for f in ws.facts.all() if f.evidence and all(e.session == session for e in f.evidence)]
 
 
 def plan_filter(ws: Workspace, facts: Iterable[str], messages: Iterable[Message] = ()) -> ForgetPlan:
@@ -178,8 +208,13 @@ def plan_filter(ws: Workspace, facts: Iterable[str], messages: Iterable[Message]
 # ---------------------------------------------------------------------------------------------- applying
 
 
-def apply(ws: Workspace, plan: ForgetPlan) -> ForgetReport:
-    """Remove everything in the plan from every store and index, then make it physical."""
+def apply(ws: Workspace, plan: ForgetPlan, stores_done: Callable[[], None] | None = None) -> ForgetReport:
+    """Remove everything in the plan from every store and index, then make it physical.
+
+    `stores_done` runs once the stores and the message log hold nothing forgotten (the caller then
+    releases the workspace's pending work it held, so a host can start while Chroma is cleaned).
+    """
+    replan_messages(ws, plan)
     report = ForgetReport(plan=plan.summary())
     _remove_from_stores(ws, plan)
     _rewrite_json(ws, plan)
@@ -191,6 +226,8 @@ def apply(ws: Workspace, plan: ForgetPlan) -> ForgetReport:
     )
     if _has_messages(ws) and (plan.messages_delete or plan.messages_redact):
         report.wal_truncated = ws.messages.vacuum()
+    if stores_done is not None:
+        stores_done()
     report.files_removed = _remove_stale_copies(ws, plan.terms)
     report.remaining = scan(ws.folder, plan.terms)
     if any(_is_segment_file(p) for p in report.remaining) and not ws.config.chroma.url:
@@ -220,7 +257,8 @@ def _remove_from_stores(ws: Workspace, plan: ForgetPlan) -> None:
             f.updated_at = utcnow()
             ws.facts.table.put(f)
     for eid in plan.entities:
-        ws.entities.table.delete(eid)
+        if ws.entities.get(eid) is not None:  # a tombstone of an entity already gone would only keep its name
+            ws.entities.table.delete(eid)
     pat = term_pattern(plan.terms)
     for eid, aliases in plan.aliases_removed.items():
         ent = ws.entities.get(eid)
@@ -260,54 +298,21 @@ def _rewrite_json(ws: Workspace, plan: ForgetPlan) -> None:
 
 
 def _remove_stale_copies(ws: Workspace, terms: list[str]) -> list[str]:
-    """Corrupt copies set aside and parked LLM batches holding a forgotten name are removed; the ingest
-    spill file (messages not yet processed) is redacted line by line instead, so others' messages stay."""
+    """Corrupt copies set aside, backups and temp files holding a forgotten name are removed.
+
+    Pending work (the ingest journal and spill files, the LLM inbox and parked batches) is not
+    touched here: forget_coord redacted it message by message, through the host that owns it.
+    """
     if not terms:
         return []
     removed = []
     for path in scan(ws.folder, terms):
         p = ws.folder / path
-        if p.name == "ingest-spill.jsonl":
-            _redact_spill(p, terms)
-            continue
-        if p.name == INBOX_NAME:  # a running host counts its lines: redact in place, drop none
-            _redact_spill(p, terms, keep_lines=True)
-            continue
-        stale = ".corrupt-" in p.name or p.name.endswith((".bak", ".tmp")) or "llm-pending" in p.parts
-        if stale:
+        if ".corrupt-" in p.name or p.name.endswith((".bak", ".tmp")):
             with contextlib.suppress(FileNotFoundError):
                 p.unlink()
             removed.append(path)
     return removed
-
-
-def _redact_spill(path: Path, terms: list[str], keep_lines: bool = False) -> None:
-    """Rewrite a file of waiting messages: the name redacted in texts, and lines spoken by the entity
-    dropped (or, with keep_lines, their speaker redacted)."""
-    pat = term_pattern(terms)
-    if pat is None:
-        return
-    speakers = {t.strip().lower() for t in terms}
-    out = []
-    for line in path.read_bytes().splitlines():
-        try:
-            rec = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if not isinstance(rec, dict):
-            continue
-        inner = rec.get("message")
-        msg: dict[str, Any] = inner if isinstance(inner, dict) else rec
-        if str(msg.get("speaker") or "").strip().lower() in speakers:
-            if not keep_lines:
-                continue
-            msg["speaker"] = REDACTED
-        if isinstance(msg.get("text"), str):
-            msg["text"] = pat.sub(REDACTED, msg["text"])
-        out.append(orjson.dumps(rec))
-    from knowledge_engine.store.persistence import atomic_write_bytes
-
-    atomic_write_bytes(path, b"".join(x + b"\n" for x in out), keep_backup=False)
 
 
 def scan(folder: Path, terms: Iterable[str]) -> list[str]:

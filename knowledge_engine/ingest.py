@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from knowledge_engine.forget_pending import Gate, Tally, rewrite_jsonl
 from knowledge_engine.journal import IngestJournal, decode_message, encode_message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
@@ -185,6 +186,29 @@ class IngestQueue:
                 for start in range(0, len(msgs), self._batch):
                     self._dispatch([(folder, m) for m in msgs[start : start + self._batch]])
                 work.unlink(missing_ok=True)
+
+    # ------------------------------------------------------------------ forget
+    def forget(self, folder: Path, gate: Gate) -> Tally:
+        """Apply a forget to this folder's messages waiting here: queued and in-flight ones are redacted
+        in place (the gate keeps a forgotten one out of the stores), spill files rewritten."""
+        redactor = gate.redactor
+        tally = Tally()
+        with self._q.mutex, self._idle:
+            waiting = [m for f, m in [*self._q.queue, *self._current] if f == folder]
+        for msg in waiting:
+            gate.watch(msg.id)
+            tally.examined += 1
+            verdict = redactor.message(msg)
+            tally.redacted += verdict == "redacted"
+            tally.dropped += verdict == "drop"
+        with self._spill_lock:
+            spilled = rewrite_jsonl(folder / SPILL_NAME, redactor, gate.watch)
+            if spilled.dropped and self.journal is not None:
+                self.journal.applied(folder, spilled.dropped)  # never processed now: not pending either
+            tally.add(spilled)
+            # a drain has this file (it reads it once, right after taking it): what it read, the gate filters
+            tally.add(rewrite_jsonl(folder / (SPILL_NAME + ".work"), redactor, gate.watch))
+        return tally
 
     # ------------------------------------------------------------------ control
     def pending(self) -> int:

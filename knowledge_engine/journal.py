@@ -19,6 +19,7 @@ import fcntl
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,6 +175,31 @@ class IngestJournal:
                 return
             rest = (folder / JOURNAL_NAME).read_bytes().splitlines(keepends=True)[covered:]
             self._rewrite(folder, st, rest)
+
+    def edit_lines(self, folder: Path, edit: Callable[[list[bytes]], list[bytes]]) -> None:
+        """Rewrite the journal's lines in place under its lock (a forget redacting pending messages).
+
+        `edit` must return as many lines as it got (each ending in a newline): the counts that
+        checkpoints trim by stay true. Used by the owning process; another one must not call it.
+        """
+        path = folder / JOURNAL_NAME
+        with self._lock:
+            if not path.exists():
+                return
+            lines = path.read_bytes().splitlines(keepends=True)
+            new = edit(lines)
+            if len(new) != len(lines):
+                raise ValueError("a journal edit must keep the line count")
+            if new == lines:
+                return
+            st = self._states.get(folder)
+            if st is not None:
+                self._rewrite(folder, st, new)
+            else:
+                tmp = folder / (JOURNAL_NAME + ".tmp")
+                with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
+                    fh.write(b"".join(new))
+                os.replace(tmp, path)
 
     def _rewrite(self, folder: Path, st: _State, lines: list[bytes]) -> None:
         tmp = folder / (JOURNAL_NAME + ".tmp")

@@ -21,13 +21,16 @@ from knowledge_engine.cli.common import (
 from knowledge_engine.forget import (
     ForgetError,
     ForgetPlan,
-    apply,
     plan_entity,
     plan_fact,
     plan_messages,
     plan_session,
 )
+from knowledge_engine.forget_coord import forget_final
 from knowledge_engine.store.workspace import Workspace
+
+EXIT_REMAINING = 3  # a forgotten name is still in some file
+EXIT_NOT_FINAL = 5  # the host owning pending work did not confirm: it may still bring the name back
 
 
 def _plan(
@@ -108,6 +111,13 @@ def forget(
             help="With --entity: delete the messages mentioning it instead of redacting the name.",
         ),
     ] = False,
+    wait: Annotated[
+        float,
+        typer.Option(
+            metavar="SECONDS",
+            help="How long to wait for a running host to apply the forget to its pending work.",
+        ),
+    ] = 60.0,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show what would be forgotten.")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     json: JsonOpt = False,
@@ -133,8 +143,12 @@ def forget(
         what = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in summary.items() if v)
         if not typer.confirm(f"Forget {what}? This cannot be undone", err=True):
             fail("nothing forgotten", 1)
-    report = apply(ws, plan)
+    try:
+        report = forget_final(ws, plan, wait)
+    except RuntimeError as exc:  # the host answered that it could not apply it
+        fail(f"nothing is final: {exc}; run forget again", EXIT_NOT_FINAL)
     ws.close()
+    summary = report.plan
     if json:
         print_json(
             {
@@ -146,6 +160,9 @@ def forget(
                 "files_removed": report.files_removed,
                 "remaining": report.remaining,
                 "wal_truncated": report.wal_truncated,
+                "pending_applied_by": report.pending_by,
+                "pending": report.pending.model_dump(),
+                "final": report.final,
             }
         )
     else:
@@ -157,13 +174,22 @@ def forget(
                 ["chroma records", report.chroma_deleted],
                 ["chroma vectors rewritten", report.chroma_rebuilt],
                 ["stale copies removed", len(report.files_removed)],
+                ["pending messages redacted", report.pending.redacted],
+                ["pending messages dropped", report.pending.dropped],
             ],
         )
+        if report.pending_by == "host_timeout":
+            err_console.print(
+                f"[red]not final:[/] the host running on this workspace did not confirm within {wait:g} s; "
+                "messages it still holds may bring the forgotten content back. Run forget again."
+            )
         if report.remaining:
             err_console.print(f"[yellow]still found in:[/] {', '.join(report.remaining)}")
-        else:
+        elif report.final:
             console.print(
                 "no file in the workspace contains the forgotten names any more" if plan.terms else "done"
             )
+    if report.pending_by == "host_timeout":
+        raise typer.Exit(EXIT_NOT_FINAL)
     if report.remaining:
-        raise typer.Exit(3)
+        raise typer.Exit(EXIT_REMAINING)

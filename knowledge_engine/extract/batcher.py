@@ -32,6 +32,7 @@ from knowledge_engine.config import LlmConfig
 from knowledge_engine.extract.base import Extraction
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
 from knowledge_engine.extract.llm import LlmTier
+from knowledge_engine.forget_pending import Gate, Tally, batch_files, rewrite_batch_file
 from knowledge_engine.llm.errors import LlmError
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Message
@@ -106,6 +107,7 @@ class LlmBatcher:
         self._inbox = LlmInbox(self._pending_dir / INBOX_NAME) if inbox else None
         self._delivered: set[Path] = set()  # parked files whose facts wait for a store flush
         self._file_locks: dict[Path, int] = {}  # parked files this process is sending (flock held)
+        self._gates: list[Gate] = []  # forgets applied while this batcher ran (see forget())
 
     # ------------------------------------------------------------------ public API
 
@@ -132,6 +134,8 @@ class LlmBatcher:
         if self._stop.is_set():
             self._park(_Batch([message]))  # after stop(): straight to disk, nothing is lost
             return
+        if not all(gate.admit(message) for gate in list(self._gates)):
+            return  # pending when it was forgotten: it gets no LLM extraction
         if self._inbox is not None and not self._inbox.append(message):
             counters.inc("llm.already_waiting")  # a replayed message that the inbox re-queued already
             return
@@ -213,6 +217,42 @@ class LlmBatcher:
             with self._cond:
                 self._delivered.discard(path)
             self._unlock_file(path)
+
+    def forget(self, gate: Gate) -> Tally:
+        """Apply a forget to every message waiting for the LLM: queued, in flight, in the inbox, parked.
+
+        Only forgotten content goes: a forgotten message leaves its batch, a name is redacted in the
+        others, and a parked file is removed only when no message is left in it. The gate is kept, so
+        a batch parked later (a failed call) is written without the forgotten content too.
+        """
+        self._gates.append(gate)
+        redactor = gate.redactor
+        tally = Tally()
+        with self._cond:
+            kept = []
+            for msg in self._queue:
+                gate.watch(msg.id)
+                tally.examined += 1
+                verdict = redactor.message(msg)
+                tally.redacted += verdict == "redacted"
+                tally.dropped += verdict == "drop"
+                if verdict != "drop":
+                    kept.append(msg)
+            self._queue[:] = kept
+            for batch in list(self._inflight):  # already sent: the gate filters what comes back
+                for msg in batch.messages:
+                    gate.watch(msg.id)
+                    redactor.message(msg)
+        if self._inbox is not None:
+            tally.add(self._inbox.forget(redactor, gate.watch))
+        for path in batch_files(self._pending_dir):
+            tally.add(rewrite_batch_file(path, redactor, gate.watch))
+        return tally
+
+    def _scrub(self, messages: list[Message]) -> list[Message]:
+        """The messages of a batch about to be written, without forgotten content."""
+        gates = list(self._gates)
+        return [m for m in messages if all(g.admit(m) for g in gates)] if gates else messages
 
     def stats(self) -> dict[str, Any]:
         with self._cond:
@@ -474,14 +514,18 @@ class LlmBatcher:
         emit("llm.batch_parked", reason=reason, messages=len(batch.messages))
         self._schedule_pending_retry()
 
-    @staticmethod
-    def _write(batch: _Batch, path: Path, reason: str) -> None:
+    def _write(self, batch: _Batch, path: Path, reason: str) -> None:
+        messages = self._scrub(batch.messages)
+        if not messages:  # every message in it was forgotten
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            return
         body = {
             "version": PENDING_VERSION,
             "id": batch.id,
             "reason": reason,
             "content_failures": batch.content_failures,
-            "messages": [m.model_dump(mode="json") for m in batch.messages],
+            "messages": [m.model_dump(mode="json") for m in messages],
         }
         _atomic_write(path, orjson.dumps(body))
 

@@ -14,9 +14,10 @@ import logging
 import os
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from knowledge_engine.forget_pending import FORGOTTEN_LINE, Redactor, Tally, message_line, write_private
 from knowledge_engine.journal import decode_message, encode_message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
@@ -48,6 +49,8 @@ class LlmInbox:
             log.error("LLM inbox unreadable (%s); its messages get no LLM facts", type(exc).__name__)
             return msgs
         for line in raw.splitlines():
+            if line + b"\n" == FORGOTTEN_LINE:
+                continue  # a message forgotten while it waited
             msg = decode_message(line)
             if msg is None:
                 counters.inc("llm.inbox_bad_line")  # a line torn by the kill itself
@@ -112,6 +115,29 @@ class LlmInbox:
             except OSError as exc:  # the lines stay: a replay is idempotent, only time is lost
                 counters.inc("llm.inbox_errors")
                 log.error("LLM inbox not trimmed (%s)", type(exc).__name__)
+
+    def forget(self, redactor: Redactor, seen: Callable[[str], None] | None = None) -> Tally:
+        """Redact waiting messages in place; a forgotten one leaves a placeholder line (the line count is
+        what checkpoints trim by) and counts as owned, so the lines after it can still be released."""
+        tally = Tally()
+        with self._lock:
+            try:
+                lines = self.path.read_bytes().splitlines()
+            except FileNotFoundError:
+                return tally
+            out: list[bytes] = []
+            dropped: list[str] = []
+            for line in lines:
+                new = message_line(line, redactor, tally, seen, keep=True)
+                if new == FORGOTTEN_LINE and line + b"\n" != FORGOTTEN_LINE:
+                    msg = decode_message(line)
+                    if msg is not None:
+                        dropped.append(msg.id)
+                out.append(new or FORGOTTEN_LINE)
+            if tally.redacted or tally.dropped:
+                write_private(self.path, b"".join(out))
+            self._owned.update(i for i in dropped if i in self._waiting)
+        return tally
 
     def __len__(self) -> int:
         return len(self._order)

@@ -91,6 +91,8 @@ class Workspace:
         # held by apply() across a message's records and its applied key, and by flush() across both file
         # writes: a flush never persists a key without the records it stands for (issue 13)
         self.write_lock = threading.RLock()
+        # forgets a host applied to messages pending then (forget_pending.Gate), checked under write_lock
+        self.gates: list[Any] = []
         # (checkpoint before, release after) a successful flush: the engine's ingest journal and LLM inbox
         self.flush_hooks: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
         with gc_paused():
@@ -140,6 +142,8 @@ class Workspace:
         with self.write_lock:
             if not tiers or self._is_applied(key):
                 return 0, 0  # a replay (journal, spill, parked work): already in the store
+            for gate in list(self.gates):  # pending when it was forgotten: nothing forgotten comes back
+                extractions = gate.filter(message, extractions)
             mentions = [m for ex in extractions for m in ex.mentions]
             # strongest evidence first, so a new entity is created with its best type (and id)
             mentions.sort(key=lambda m: (m.type == "unknown", -vote_weight(m.tier, m.type)))
@@ -273,6 +277,8 @@ class Workspace:
     def store_message(self, message: Message) -> bool:
         if self.closed or not self.config.memory.enabled or message.role not in self.config.memory.roles:
             return False
+        if not all(gate.admit(message) for gate in list(self.gates)):
+            return False  # forgotten while it was pending
         return bool(self.messages.append(message))
 
     def stats(self) -> dict[str, object]:
