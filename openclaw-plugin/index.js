@@ -12,6 +12,12 @@ import {
 
 export const SERVICE_ID = "knowledge-engine-sidecar";
 
+// The gateway runs agent-run hooks (before_prompt_build, agent_end, llm_output) from its `discovery`
+// registration, a separate module instance whose service never starts: the bridge whose service started
+// is shared process-wide, so every registration's handlers reach the running sidecar.
+const LIVE_BRIDGE = Symbol.for("knowledge-engine.openclaw-plugin.live-bridge");
+const live = (own) => globalThis[LIVE_BRIDGE] ?? own;
+
 /** Hook handlers and the service on `api`; every handler catches everything and never delays the turn. */
 export function registerBridge(api) {
   const bridge = new Bridge({ pluginConfig: api.pluginConfig, logger: api.logger });
@@ -20,7 +26,7 @@ export function registerBridge(api) {
       name,
       (event, ctx) => {
         try {
-          bridge.send(name, event, ctx);
+          live(bridge).send(name, event, ctx);
         } catch (err) {
           bridge.log.warn(`${name}: not forwarded (${err?.name ?? "error"})`);
         }
@@ -33,7 +39,7 @@ export function registerBridge(api) {
     "before_prompt_build",
     async (event, ctx) => {
       try {
-        return await bridge.prompt(event, ctx);
+        return await live(bridge).prompt(event, ctx);
       } catch {
         return undefined;
       }
@@ -44,7 +50,7 @@ export function registerBridge(api) {
     "gateway_stop",
     async (event, ctx) => {
       try {
-        await bridge.gatewayStop(event, ctx);
+        await live(bridge).gatewayStop(event, ctx);
       } catch {
         // shutting down: nothing to report to
       }
@@ -52,9 +58,13 @@ export function registerBridge(api) {
     },
     { priority: GATEWAY_STOP_PRIORITY, timeoutMs: GATEWAY_STOP_TIMEOUT_MS },
   );
+  if (api.registrationMode === "discovery") return bridge;
   api.registerService({
     id: SERVICE_ID,
-    start: (ctx) => bridge.start(ctx),
+    start: (ctx) => {
+      globalThis[LIVE_BRIDGE] = bridge;
+      return bridge.start(ctx);
+    },
     stop: () => bridge.stop(),
   });
   return bridge;
@@ -66,8 +76,8 @@ const plugin = {
   description:
     "Turns conversations into durable per-agent knowledge and injects the relevant slice into each prompt.",
   register(api) {
-    // Only the gateway's live registration starts anything; discovery and metadata passes return at once.
-    if (api.registrationMode !== undefined && api.registrationMode !== "full") return;
+    // Hooks in `full` and `discovery` (agent runs use the latter); only `full` starts the service.
+    if (api.registrationMode !== undefined && !["full", "discovery"].includes(api.registrationMode)) return;
     try {
       registerBridge(api);
     } catch (err) {
