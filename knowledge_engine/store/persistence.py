@@ -222,7 +222,7 @@ class WorkspaceLock:
     def hold(self, timeout_s: float = 30.0) -> Iterator[None]:
         with self._tlock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
             try:
                 deadline = time.monotonic() + timeout_s
                 while True:
