@@ -84,14 +84,15 @@ class ForgetReport:
     chroma_rebuilt: int = 0  # vectors rewritten because Chroma's segment files held a forgotten name
     wal_truncated: bool = True
     # who applied the forget to pending work (journal, queue, spill, LLM inbox and batches): "this process"
-    # (no host owned it), "host" (the owning host acknowledged), "host_timeout" (it did not: not final)
+    # (no host owned it), "host" (the owning host acknowledged), "host_timeout" / "host_failed" (it did
+    # not, or answered that it could not: not final)
     pending_by: str = "this process"
     pending: Tally = field(default_factory=Tally)
 
     @property
     def final(self) -> bool:
         """True only when nothing forgotten remains and nothing pending can bring it back."""
-        return self.pending_by != "host_timeout" and not self.remaining
+        return self.pending_by in ("this process", "host") and not self.remaining
 
 
 class ForgetError(ValueError):

@@ -59,7 +59,7 @@ log = logging.getLogger("knowledge_engine.forget")
 REQUESTS_DIR = "forget-requests"
 POLL_S = 0.1  # how often a host looks for requests (one directory stat per owned workspace)
 SPILL_NAMES = ("ingest-spill.jsonl", "ingest-spill.jsonl.work")
-Mode = Literal["this process", "host", "host_timeout"]
+Mode = Literal["this process", "host", "host_timeout", "host_failed"]
 
 
 # ---------------------------------------------------------------------------------------------- owner lock
@@ -138,7 +138,8 @@ def coordinate(folder: Path, req: ForgetRequest, wait_s: float) -> tuple[Mode, T
     deadline = time.monotonic() + wait_s
     while True:
         if done.exists():
-            return "host", _read_done(done), None
+            tally = _read_done(done)
+            return ("host", tally, None) if tally is not None else ("host_failed", Tally(), None)
         fd = try_own(folder)
         if fd is not None:  # the host died (or stopped) before taking it up
             with contextlib.suppress(FileNotFoundError):
@@ -154,15 +155,17 @@ def coordinate(folder: Path, req: ForgetRequest, wait_s: float) -> tuple[Mode, T
         time.sleep(POLL_S)
 
 
-def _read_done(done: Path) -> Tally:
+def _read_done(done: Path) -> Tally | None:
+    """The host's answer: its counts, or None when it could not apply the request."""
     try:
         body = orjson.loads(done.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         body = {}
     with contextlib.suppress(FileNotFoundError):
         done.unlink()
-    if isinstance(body, dict) and body.get("error"):
-        raise RuntimeError(f"the host could not apply the forget ({body['error']})")
+    if not isinstance(body, dict) or body.get("error"):
+        counters.inc("forget.host_failed")
+        return None
     return Tally.model_validate(body.get("pending", {}) if isinstance(body, dict) else {})
 
 

@@ -313,3 +313,73 @@ def test_a_host_redacts_its_parked_batches_and_inbox_message_by_message(
         assert files_with(folder, "zorblax") == []
     finally:
         host.stop()
+
+
+LOCK_HOLDER = textwrap.dedent(
+    """
+    import fcntl, os, sys, time
+    fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    print("locked", flush=True)
+    time.sleep(float(sys.argv[2]))  # an owner that never answers forget requests, then exits
+    """
+)
+
+
+def _store_with_name(tmp_path: Path) -> Path:
+    engine = KnowledgeEngine(load_config(config(tmp_path, debounce_ms=0)))
+    ws = engine.workspace("a")
+    engine.ingest(ws, [Message(id="m0", text=f"{NAME} works at Initech in Boston.", speaker="Ana")])
+    engine.stop(10)
+    return tmp_path / "a"
+
+
+def _hold_lock(folder: Path, seconds: float) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LOCK_HOLDER, str(folder / ".ingest.lock"), str(seconds)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def test_an_owner_that_does_not_answer_makes_forget_say_not_final(tmp_path: Path) -> None:
+    folder = _store_with_name(tmp_path)
+    holder = _hold_lock(folder, 600)
+    try:
+        code, out, err = cli("forget", "--entity", NAME, "-w", str(folder), "--yes", "--json", "--wait", "1")
+        assert code == 5, (out, err)
+        report = json.loads(out)
+        assert report["pending_applied_by"] == "host_timeout" and report["final"] is False
+        assert report["entities"] == 1  # what it could do, it did: the stores are clean
+        assert list((folder / "forget-requests").iterdir()) == []  # the request (it names it) is withdrawn
+        code, _, err = cli("forget", "--entity", NAME, "-w", str(folder), "--yes", "--wait", "1")
+        assert code == 1 and "no entity" in err
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_an_owner_that_exits_while_forget_waits_leaves_the_work_to_forget(tmp_path: Path) -> None:
+    folder = _store_with_name(tmp_path)
+    journal = folder / "ingest-journal.jsonl"
+    journal.write_bytes(
+        Message(id="j1", text=f"Call {NAME} back", speaker="Ana").model_dump_json().encode()
+        + b"\n"
+        + Message(id="j2", text="Buy milk", speaker="Ana").model_dump_json().encode()
+        + b"\n"
+    )
+    holder = _hold_lock(folder, 1.5)  # stops (without answering) while forget waits for it
+    try:
+        code, out, err = cli(
+            "forget", "--entity", NAME, "-w", str(folder), "--yes", "--json", "--wait", "120"
+        )
+    finally:
+        holder.wait()
+    assert code == 0, (out, err)
+    report = json.loads(out)
+    assert report["pending_applied_by"] == "this process" and report["final"] is True
+    waiting = [json.loads(x) for x in journal.read_text().splitlines()]
+    assert [(m["id"], m["text"]) for m in waiting] == [("j1", "Call [redacted] back"), ("j2", "Buy milk")]
+    assert files_with(folder, "zorblax") == []

@@ -143,10 +143,7 @@ def forget(
         what = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in summary.items() if v)
         if not typer.confirm(f"Forget {what}? This cannot be undone", err=True):
             fail("nothing forgotten", 1)
-    try:
-        report = forget_final(ws, plan, wait)
-    except RuntimeError as exc:  # the host answered that it could not apply it
-        fail(f"nothing is final: {exc}; run forget again", EXIT_NOT_FINAL)
+    report = forget_final(ws, plan, wait)
     ws.close()
     summary = report.plan
     if json:
@@ -178,10 +175,15 @@ def forget(
                 ["pending messages dropped", report.pending.dropped],
             ],
         )
-        if report.pending_by == "host_timeout":
+        if report.pending_by in ("host_timeout", "host_failed"):
+            why = (
+                f"did not confirm within {wait:g} s"
+                if report.pending_by == "host_timeout"
+                else "could not apply it (see its log)"
+            )
             err_console.print(
-                f"[red]not final:[/] the host running on this workspace did not confirm within {wait:g} s; "
-                "messages it still holds may bring the forgotten content back. Run forget again."
+                f"[red]not final:[/] the host running on this workspace {why}; what it still holds may "
+                "bring the forgotten content back. The stores and indexes were cleaned: run forget again."
             )
         if report.remaining:
             err_console.print(f"[yellow]still found in:[/] {', '.join(report.remaining)}")
@@ -189,7 +191,7 @@ def forget(
             console.print(
                 "no file in the workspace contains the forgotten names any more" if plan.terms else "done"
             )
-    if report.pending_by == "host_timeout":
+    if report.pending_by in ("host_timeout", "host_failed"):
         raise typer.Exit(EXIT_NOT_FINAL)
     if report.remaining:
         raise typer.Exit(EXIT_REMAINING)
