@@ -12,6 +12,7 @@ pytest_plugins = [
     "tests.fixtures.lightrag",
     "tests.fixtures.postgres",
     "tests.fixtures.chroma",
+    "tests.fixtures.openclaw",
 ]
 
 
