@@ -23,13 +23,11 @@ import orjson
 from pydantic import BaseModel, Field
 
 from knowledge_engine.extract.base import Extraction
+from knowledge_engine.journal import FORGOTTEN_LINE
 from knowledge_engine.store.records import Message
 
 REDACTED = "[redacted]"
 MIN_TERM = 2
-# a journal or inbox line whose message was forgotten: keeps the file's line count (the owner counts
-# lines), and is skipped as unreadable on replay
-FORGOTTEN_LINE = b'{"forgotten":true}\n'
 Verdict = Literal["keep", "redacted", "drop"]
 
 

@@ -193,8 +193,11 @@ class IngestQueue:
         in place (the gate keeps a forgotten one out of the stores), spill files rewritten."""
         redactor = gate.redactor
         tally = Tally()
-        with self._q.mutex, self._idle:
-            waiting = [m for f, m in [*self._q.queue, *self._current] if f == folder]
+        with self._idle:  # never both locks at once: drain() and the worker take them in the other order
+            current = list(self._current)
+        with self._q.mutex:
+            queued = list(self._q.queue)
+        waiting = [m for f, m in [*queued, *current] if f == folder]
         for msg in waiting:
             gate.watch(msg.id)
             tally.examined += 1

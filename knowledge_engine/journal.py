@@ -32,6 +32,8 @@ log = logging.getLogger("knowledge_engine.ingest")
 
 JOURNAL_NAME = "ingest-journal.jsonl"
 LOCK_NAME = ".ingest.lock"
+# the line a forget leaves for a message it removed (the owner counts lines); skipped on replay
+FORGOTTEN_LINE = b'{"forgotten":true}\n'
 
 
 def encode_message(msg: Message) -> bytes:
@@ -115,6 +117,8 @@ class IngestJournal:
             lines = path.read_bytes().splitlines() if path.exists() else []
             msgs = list(parked)
             for raw in lines:
+                if raw + b"\n" == FORGOTTEN_LINE:
+                    continue
                 msg = decode_message(raw)
                 if msg is None:
                     counters.inc("ingest.journal_bad_line")  # a line torn by the kill itself
