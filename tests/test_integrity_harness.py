@@ -225,6 +225,7 @@ class Tally:
     lost: set[str] = field(default_factory=set)
     lost_facts: set[str] = field(default_factory=set)
     duplicated: int = 0
+    duplicated_parked: int = 0  # most lines of the spill files that repeat a message already parked
     resurrected: set[tuple[str, str]] = field(default_factory=set)
     forgotten: dict[str, int] = field(default_factory=dict)  # name -> forget's exit code
     imported: list[str] = field(default_factory=list)
@@ -237,6 +238,7 @@ class Tally:
     def figures(self) -> dict[str, int]:
         return {"rounds": self.rounds, "kills": self.kills, "messages": len(self.acked),
                 "lost": len(self.lost), "lost_facts": len(self.lost_facts), "duplicated": self.duplicated,
+                "duplicated_parked": self.duplicated_parked,
                 "resurrected": len(self.resurrected), "forgets": len(self.forgotten),
                 "forgets_final": sum(1 for c in self.forgotten.values() if c == 0),
                 "forgets_not_final": sum(1 for c in self.forgotten.values() if c != 0),
@@ -259,18 +261,23 @@ def _trace(what: str) -> None:
     print(f"[harness {time.monotonic() - _T0:6.1f} s] {what}", flush=True)
 
 
-def _ids_in(path: Path) -> set[str]:
-    ids: set[str] = set()
+def _id_list(path: Path) -> list[str]:
+    """The message ids of a journal or spill file, one per line."""
+    ids: list[str] = []
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         return ids
     for line in raw.splitlines():
         try:
-            ids.add(json.loads(line)["id"])
+            ids.append(json.loads(line)["id"])
         except (ValueError, KeyError, TypeError):
             continue  # a line torn by the kill
     return ids
+
+
+def _ids_in(path: Path) -> set[str]:
+    return set(_id_list(path))
 
 
 def _check(folder: Path, cfg_file: Path, control: _Control, t: Tally,
@@ -281,6 +288,8 @@ def _check(folder: Path, cfg_file: Path, control: _Control, t: Tally,
         t.validate_failures.append(out.stdout[-1500:] + out.stderr[-1500:])
     names = (JOURNAL_NAME, SPILL_NAME, SPILL_NAME + ".work")
     waiting: set[str] = set() if final else set().union(*(_ids_in(folder / n) for n in names))
+    parked = [i for n in names[1:] for i in _id_list(folder / n)]  # a message parked twice is replayed twice
+    t.duplicated_parked = max(t.duplicated_parked, len(parked) - len(set(parked)))
     ws = Workspace(folder, load_config(_config(folder.parent)))
     try:
         applied = {k.split("|", 1)[0] for k in ws.facts.table.meta.get("applied", [])}
@@ -461,6 +470,7 @@ def test_integrity_under_kill_9_with_cli_writers(tmp_path: Path) -> None:
     assert not t.lost, f"seed {seed}: acknowledged messages lost: {sorted(t.lost)[:10]}"
     assert not t.lost_facts, f"seed {seed}: facts lost: {sorted(t.lost_facts)[:10]}"
     assert t.duplicated == 0, f"seed {seed}: {t.duplicated} duplicated evidence or log rows"
+    assert t.duplicated_parked == 0, f"seed {seed}: {t.duplicated_parked} messages parked twice"
     assert not t.lost_edits, f"seed {seed}: {sorted(t.lost_edits)}"
     assert not t.resurrected, f"seed {seed}: forgotten names found again: {sorted(t.resurrected)[:10]}"
 
