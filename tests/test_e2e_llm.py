@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.plugin import register
 from tests.servers.ollama_server import FakeOllamaServer
@@ -20,7 +25,13 @@ TEXTS = [
 ]
 
 
+# Generous deadlines: on a busy 2-core machine spaCy's workers take 10 s or more to start.
+DEADLINE_S = 120.0
+
+
 def config(tmp_path: Path, url: str, **llm: Any) -> dict[str, Any]:
+    """Batches are sent when full or on a flush, never by a quiet timer, so the number of calls does
+    not depend on how fast the extraction worker hands messages over."""
     return {
         "workspace": str(tmp_path / "{agentId}"),
         "storage": {"writeDebounceMs": 0},
@@ -32,13 +43,31 @@ def config(tmp_path: Path, url: str, **llm: Any) -> dict[str, Any]:
                 "enabled": True,
                 "endpoint": url,
                 "batchSize": 4,
-                "cooldownMs": 200,
-                "timeoutMs": 2000,
+                "cooldownMs": 600_000,
+                "timeoutMs": 30_000,
                 "retryBackoffMs": 10,
                 **llm,
             },
         },
     }
+
+
+def wait_for(predicate: Callable[[], bool], timeout_s: float = DEADLINE_S) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+@pytest.fixture
+def engines() -> Iterator[list[KnowledgeEngine]]:
+    """Engines a test started are stopped even when it fails (they share process-wide state)."""
+    started: list[KnowledgeEngine] = []
+    yield started
+    for engine in started:
+        engine.stop(DEADLINE_S)
 
 
 async def send(runner: HookRunner, n: int) -> None:
@@ -52,13 +81,16 @@ async def send(runner: HookRunner, n: int) -> None:
         await runner.run("message_received", {**event, "from": "u"}, {"sessionKey": "agent:llm:main"})
 
 
-def test_every_message_of_a_batch_gets_its_llm_facts(tmp_path: Path, ollama_server: FakeOllamaServer) -> None:
+def test_every_message_of_a_batch_gets_its_llm_facts(
+    tmp_path: Path, ollama_server: FakeOllamaServer, engines: list[KnowledgeEngine]
+) -> None:
     api = PluginApi("knowledge-engine", config(tmp_path, ollama_server.url))
     plugin = register(api)
     assert plugin is not None
+    engines.append(plugin.engine)
     runner = HookRunner(api.registrations)
     asyncio.run(send(runner, 10))
-    assert plugin.engine.flush(60, sync=False)
+    assert plugin.engine.flush(DEADLINE_S, sync=False)
     ws = plugin.engine.workspace("llm")
     llm_facts = {f.text() for f in ws.facts.all() if f.source == "llm"}
     assert {
@@ -71,33 +103,30 @@ def test_every_message_of_a_batch_gets_its_llm_facts(tmp_path: Path, ollama_serv
     assert len(calls) == math.ceil(10 / 4)
     nadia = next(f for f in ws.facts.all() if f.subject == "Nadia" and f.source == "llm")
     assert {e.message_id for e in nadia.evidence} == {"m0", "m5"}
-    plugin.engine.stop(5)
 
 
 def test_llm_outage_parks_batches_and_a_restart_delivers_them(
-    tmp_path: Path, ollama_server: FakeOllamaServer
+    tmp_path: Path, ollama_server: FakeOllamaServer, engines: list[KnowledgeEngine]
 ) -> None:
     cfg = config(tmp_path, ollama_server.url, maxRetries=0, failureThreshold=1, failureCooldownMs=60000)
     ollama_server.default = "http500"  # Ollama answers 500 until it is "fixed"
     api = PluginApi("knowledge-engine", cfg)
     plugin = register(api)
     assert plugin is not None
+    engines.append(plugin.engine)
     asyncio.run(send(HookRunner(api.registrations), 4))
-    plugin.engine.flush(10, sync=False)
-    plugin.engine.stop(5)
+    assert plugin.engine.flush(DEADLINE_S, sync=False)  # the batch was sent, failed and was parked
+    plugin.engine.stop(DEADLINE_S)
     ws_dir = tmp_path / "llm"
     assert list((ws_dir / "llm-pending").glob("*.json")), "the failed batch must be parked on disk"
     ollama_server.default = "ok"  # Ollama is back
     api2 = PluginApi("knowledge-engine", cfg)
     plugin2 = register(api2)
     assert plugin2 is not None and plugin2.engine is not plugin.engine
-    ws = plugin2.engine.workspace("llm")
-    plugin2.engine.flush(30, sync=False)
-    for _ in range(100):
-        if any(f.source == "llm" for f in ws.facts.all()):
-            break
-        asyncio.run(asyncio.sleep(0.05))
+    engines.append(plugin2.engine)
+    ws = plugin2.engine.workspace("llm")  # its batcher retries the parked batch on its own thread
+    assert wait_for(lambda: any(f.source == "llm" for f in ws.facts.all()))
     assert "Omar lives in Rotterdam" in {f.text() for f in ws.facts.all() if f.source == "llm"}
-    plugin2.engine.flush(10, sync=False)  # the parked file goes with the store flush after its delivery
+    # the flush waits for the delivery to finish; the parked file goes with the store flush after it
+    assert plugin2.engine.flush(DEADLINE_S, sync=False)
     assert not list((ws_dir / "llm-pending").glob("*.json"))
-    plugin2.engine.stop(5)

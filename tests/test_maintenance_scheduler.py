@@ -27,6 +27,7 @@ from knowledge_engine.maintenance.scheduler import (
     job_plan,
     new_background_scheduler,
     process_scheduler,
+    reset_process_scheduler,
 )
 from knowledge_engine.plugin import register
 from knowledge_engine.store.workspace import Workspace
@@ -52,13 +53,24 @@ def scheduler_threads() -> int:
     return sum(1 for t in threading.enumerate() if t.name.startswith("APScheduler"))
 
 
+@pytest.fixture(autouse=True)
+def own_process_scheduler() -> Iterator[None]:
+    """Each test starts with no engine on the process's scheduler and leaves none: an engine another
+    test left attached would keep the scheduler running and add its jobs to the counts here."""
+    for engine in reset_process_scheduler():
+        engine.stop(60)
+    yield
+    for engine in reset_process_scheduler():
+        engine.stop(60)
+
+
 @pytest.fixture
 def stop_all() -> Iterator[list[Any]]:
     """Engines a test started are stopped even when it fails (the scheduler is process-wide)."""
     engines: list[Any] = []
     yield engines
     for e in engines:
-        e.stop(5)
+        e.stop(60)
 
 
 def test_one_scheduler_per_process_however_many_registrations_and_sessions(

@@ -123,6 +123,11 @@ class MaintenanceScheduler:
                 self._running[key] -= 1
                 self._idle.notify_all()
 
+    def engines(self) -> list[KnowledgeEngine]:
+        """The engines attached now (each leaves through its own stop)."""
+        with self._lock:
+            return list(self._engines.values())
+
     def running(self, engine: KnowledgeEngine | None = None) -> int:
         with self._lock:
             if engine is None:
@@ -193,6 +198,24 @@ def process_scheduler() -> MaintenanceScheduler:
             sched.start()
             _PROCESS = MaintenanceScheduler(sched)
         return _PROCESS
+
+
+def reset_process_scheduler() -> list[KnowledgeEngine]:
+    """Shut the process's scheduler down and forget it; returns the engines that were still attached.
+
+    For harnesses that run many hosts in one process (the test suite): a host never needs it, since
+    the last engine's stop shuts the scheduler down. The returned engines keep running, without
+    maintenance, until they are stopped; the next attach starts a fresh scheduler.
+    """
+    global _PROCESS
+    with _PROCESS_LOCK:
+        sched, _PROCESS = _PROCESS, None
+    if sched is None:
+        return []
+    engines = sched.engines()
+    sched.cancel_all()
+    sched.shutdown()
+    return engines
 
 
 def attach(engine: KnowledgeEngine) -> MaintenanceScheduler | None:
