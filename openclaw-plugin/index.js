@@ -62,7 +62,13 @@ export function registerBridge(api) {
   api.registerService({
     id: SERVICE_ID,
     start: (ctx) => {
+      const previous = globalThis[LIVE_BRIDGE];
       globalThis[LIVE_BRIDGE] = bridge;
+      try {
+        bridge.adopt(previous); // calls that reached the stopped old bridge during a reload
+      } catch {
+        // never block the start
+      }
       return bridge.start(ctx);
     },
     stop: () => bridge.stop(),

@@ -183,6 +183,11 @@ export class Bridge {
     this.supervisor.start();
   }
 
+  /** Deliver what a replaced bridge (the previous registration, now stopped) still buffers. */
+  adopt(previous) {
+    return previous && previous !== this ? this.forwarder.adopt(previous.forwarder) : 0;
+  }
+
   /** Service stop: drain within the budget; in spawn mode SIGTERM the child (SIGKILL after the budget). */
   async stop() {
     try {

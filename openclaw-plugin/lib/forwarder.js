@@ -80,6 +80,21 @@ export class Forwarder {
     if (this.up) void this.pump();
   }
 
+  /**
+   * Take over the calls a replaced (stopped) forwarder still buffers, ahead of our own: a message that
+   * arrived between the old service's stop and this one's start is delivered, not lost with the old bridge.
+   */
+  adopt(other) {
+    if (!other || other === this || other.pumping || other.available || !other.queue.length) return 0;
+    const items = other.queue.splice(0).map((item) => ({ ...item, notBefore: 0 }));
+    other.bytes = 0;
+    this.queue.unshift(...items);
+    this.bytes += items.reduce((sum, item) => sum + item.body.length, 0);
+    this.log.info(`took over ${items.length} hook calls buffered by the previous registration`);
+    if (this.up) void this.pump();
+    return items.length;
+  }
+
   markUp() {
     if (this.closed || this.transport === null) return;
     this.clearProbe();
@@ -203,7 +218,7 @@ export class Forwarder {
 
   shift() {
     const item = this.queue.shift();
-    this.bytes -= item.body.length;
+    if (item) this.bytes -= item.body.length;
   }
 
   /** Wait until every buffered call is delivered or `deadline` (epoch ms) passes; true when empty. */

@@ -7,7 +7,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { registerBridge } from "../index.js";
-import { fakeApi, readJsonl, tempDir, waitFor } from "../testing/helpers.js";
+import { fakeApi, fakeSidecar, readJsonl, tempDir, waitFor } from "../testing/helpers.js";
 
 const FAKE = fileURLToPath(new URL("../testing/fake-sidecar.mjs", import.meta.url));
 
@@ -124,5 +124,31 @@ test("spawn: false with a url connects over TCP with the bearer token from the e
     delete process.env.KNOWLEDGE_ENGINE_SIDECAR_TOKEN;
     server.closeAllConnections?.();
     await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test("a reload: calls that reach the stopped old registration are delivered by the new one", async () => {
+  const dir = tempDir();
+  const oldApi = fakeApi({ sidecar: { spawn: false, socketPath: path.join(dir, "old.sock") } });
+  registerBridge(oldApi);
+  await oldApi.services[0].start({ stateDir: dir, logger: oldApi.logger });
+  await oldApi.services[0].stop({});
+  // the gateway stopped the old service; its handlers still run until the new registration replaces them
+  for (let i = 0; i < 3; i += 1) {
+    oldApi.hooks.get("message_received").handler({ content: `m${i}`, messageId: `m${i}` }, { channelId: "webchat" });
+  }
+  const socketPath = path.join(dir, "new.sock");
+  const sidecar = await fakeSidecar(socketPath);
+  try {
+    const newApi = fakeApi({ sidecar: { spawn: false, socketPath } });
+    registerBridge(newApi);
+    await newApi.services[0].start({ stateDir: dir, logger: newApi.logger });
+    newApi.hooks.get("message_received").handler({ content: "m3", messageId: "m3" }, { channelId: "webchat" });
+    await waitFor(() => sidecar.hookCalls("message_received").length === 4, "all four delivered by the new bridge");
+    assert.deepEqual(sidecar.hookCalls("message_received").map((c) => c.body.event.messageId), ["m0", "m1", "m2", "m3"]);
+    assert.ok(newApi.logs.some(([, m]) => m.includes("took over 3 hook calls")));
+    await newApi.services[0].stop({});
+  } finally {
+    await sidecar.close();
   }
 });
