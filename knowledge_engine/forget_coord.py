@@ -247,12 +247,15 @@ class ForgetWatcher:
     def workspace_opened(self, engine: Any, ws: Workspace) -> None:
         if engine.queue.journal is None or not engine.journal.claim(ws.folder):
             return  # not the owner of this workspace's pending work
+        reqdir = ws.folder / REQUESTS_DIR
+        with contextlib.suppress(OSError):  # taken up by an owner that died before answering: again
+            for stale in reqdir.glob("*.taken"):
+                os.replace(stale, stale.with_suffix(".json"))
         with self._lock:
             self._watched[ws.folder] = _Watched(engine, ws)
-            if self._thread is None:
+            if self._thread is None:  # the thread, not this (hook) thread, applies requests
                 self._thread = threading.Thread(target=self._run, name="knowledge-engine-forget", daemon=True)
                 self._thread.start()
-        self.poll(engine, ws)  # a request written while the workspace was opening
 
     def engine_stopping(self, engine: Any, timeout_s: float) -> None:
         """Requests not taken up now are done by the CLI itself once this process has let go."""
@@ -299,8 +302,6 @@ class ForgetWatcher:
             counters.inc("forget.host_errors")
             log.error("applying a forget request failed: %s", type(exc).__name__)
             body = {"error": type(exc).__name__}
-        try:
-            write_private(done, orjson.dumps(body))
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                taken.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            taken.unlink()  # first: the request names what was forgotten, the answer only counts
+        write_private(done, orjson.dumps(body))

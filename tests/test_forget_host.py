@@ -383,3 +383,29 @@ def test_an_owner_that_exits_while_forget_waits_leaves_the_work_to_forget(tmp_pa
     waiting = [json.loads(x) for x in journal.read_text().splitlines()]
     assert [(m["id"], m["text"]) for m in waiting] == [("j1", "Call [redacted] back"), ("j2", "Buy milk")]
     assert files_with(folder, "zorblax") == []
+
+
+def test_a_request_taken_by_a_host_that_died_is_answered_by_the_next_owner(tmp_path: Path) -> None:
+    from knowledge_engine.forget_pending import ForgetRequest
+
+    folder = _store_with_name(tmp_path)
+    reqdir = folder / "forget-requests"
+    reqdir.mkdir()
+    ent = next(
+        e
+        for e in orjson.loads((folder / "entities.json").read_bytes())["entities"]
+        if "Zorblax" in e["value"]
+    )
+    request = ForgetRequest(id="r1", terms=[NAME], entity_ids=[ent["id"]])
+    (reqdir / "r1.taken").write_text(request.model_dump_json())  # the owner was killed while applying it
+    engine = KnowledgeEngine(load_config(config(tmp_path, debounce_ms=0)))
+    try:
+        engine.workspace("a")
+        deadline = time.monotonic() + 60
+        while not (reqdir / "r1.done").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert orjson.loads((reqdir / "r1.done").read_bytes())["pending"]["examined"] >= 0
+        assert not (reqdir / "r1.taken").exists()
+        assert "entities.json" not in files_with(folder, "zorblax")
+    finally:
+        engine.stop(10)
