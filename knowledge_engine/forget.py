@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -217,8 +217,9 @@ def apply(ws: Workspace, plan: ForgetPlan, stores_done: Callable[[], None] | Non
     """
     replan_messages(ws, plan)
     report = ForgetReport(plan=plan.summary())
-    _remove_from_stores(ws, plan)
-    _rewrite_json(ws, plan)
+    with store_jobs_held(ws):
+        _remove_from_stores(ws, plan)
+        _rewrite_json(ws, plan)
     deleted_msgs = (
         plan.messages_delete + plan.messages_redact
     )  # redacted ones are re-embedded by the next sync
@@ -245,6 +246,19 @@ def apply(ws: Workspace, plan: ForgetPlan, stores_done: Callable[[], None] | Non
         remaining=len(report.remaining),
     )
     return report
+
+
+@contextlib.contextmanager
+def store_jobs_held(ws: Workspace) -> Iterator[None]:
+    """Hold the lock maintenance store jobs (decay, prune, compact) run under, in any process.
+
+    Why: such a job refreshes, changes every record and writes; one that read the store before the
+    forget would write the forgotten records back. Under this lock it runs before or after, never across.
+    """
+    from knowledge_engine.maintenance.runs import maintenance_dir, wait_lock
+
+    with wait_lock(maintenance_dir(ws.folder) / "meta.lock", ws.config.maintenance.lock_timeout_seconds):
+        yield
 
 
 def _remove_from_stores(ws: Workspace, plan: ForgetPlan) -> None:

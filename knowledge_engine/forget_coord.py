@@ -37,6 +37,7 @@ from knowledge_engine.forget import (
     apply,
     plan_terms,
     session_facts,
+    store_jobs_held,
 )
 from knowledge_engine.forget_pending import (
     FORGOTTEN_LINE,
@@ -194,15 +195,16 @@ def forget_files(folder: Path, redactor: Redactor) -> Tally:
 def apply_on_host(engine: Any, ws: Workspace, req: ForgetRequest) -> Tally:
     """The owner applies a forget to everything it holds; returns counts of pending work changed.
 
-    Everything up to the store removal runs under the workspace's write lock, which `apply()` holds
-    while it adds a message's records: no extraction can slip between the gate, the redaction and
-    the removal. The gate stays, so a message that was pending now is filtered whenever it is applied.
+    All of it runs under the workspace's write lock, which `Workspace.apply()` holds while it adds a
+    message's records (no extraction slips between the gate, the redaction, the removal and the
+    write), and under the lock of maintenance store jobs (no decay writes back a copy read before).
+    The gate stays, so a message that was pending now is filtered whenever it is applied.
     """
     folder = ws.folder
     redactor = Redactor(req)
     gate = Gate(redactor)
     tally = Tally()
-    with ws.write_lock:
+    with store_jobs_held(ws), ws.write_lock:
         ws.gates.append(gate)
         if engine.queue.journal is not None:
 
@@ -216,7 +218,7 @@ def apply_on_host(engine: Any, ws: Workspace, req: ForgetRequest) -> Tally:
             tally.add(batcher.forget(gate))
         plan = host_plan(ws, req)
         _remove_from_stores(ws, plan)
-    _rewrite_json(ws, plan)
+        _rewrite_json(ws, plan)
     return tally
 
 

@@ -409,3 +409,58 @@ def test_a_request_taken_by_a_host_that_died_is_answered_by_the_next_owner(tmp_p
         assert "entities.json" not in files_with(folder, "zorblax")
     finally:
         engine.stop(10)
+
+
+STORE_JOB = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from knowledge_engine.config import load_config
+    from knowledge_engine.maintenance.runs import maintenance_dir, wait_lock
+    from knowledge_engine.store.records import utcnow
+    from knowledge_engine.store.workspace import Workspace
+
+    folder = Path(sys.argv[1])
+    ws = Workspace(folder, load_config({}))
+    with wait_lock(maintenance_dir(folder) / "meta.lock", 60):  # as a maintenance store job runs
+        ws.refresh()
+        for ent in ws.entities.all():  # what decay does: every record changed in memory
+            ent.importance *= 0.9
+            ent.updated_at = utcnow()
+            ws.entities.table.put(ent)
+        print("holding", flush=True)
+        sys.stdin.readline()
+        ws.entities.table.flush()
+        ws.facts.table.flush()
+    """
+)
+
+
+def test_forget_never_runs_across_a_maintenance_store_job(tmp_path: Path) -> None:
+    """A decay that read the store before the forget would write the forgotten entity back after it."""
+    folder = _store_with_name(tmp_path)
+    cfg_file = tmp_path / "cfg.json"
+    cfg_file.write_text(
+        json.dumps({"embeddings": {"enabled": False}, "maintenance": {"lockTimeoutSeconds": 1}})
+    )
+    job = subprocess.Popen(
+        [sys.executable, "-c", STORE_JOB, str(folder)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert job.stdout is not None and job.stdin is not None
+    try:
+        assert job.stdout.readline().strip() == "holding"
+        code, out, err = cli("forget", "--entity", NAME, "-w", str(folder), "-c", str(cfg_file), "--yes")
+        assert code == 5 and "maintenance job" in err, (out, err)  # said so, instead of being undone
+        job.stdin.write("go\n")
+        job.stdin.flush()
+        assert job.wait(60) == 0
+    finally:
+        if job.poll() is None:
+            job.kill()
+    assert "entities.json" in files_with(folder, "zorblax")  # the job wrote its copy: still there
+    code, out, err = cli("forget", "--entity", NAME, "-w", str(folder), "-c", str(cfg_file), "--yes")
+    assert code == 0, (out, err)
+    assert files_with(folder, "zorblax") == []

@@ -143,7 +143,14 @@ def forget(
         what = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in summary.items() if v)
         if not typer.confirm(f"Forget {what}? This cannot be undone", err=True):
             fail("nothing forgotten", 1)
-    report = forget_final(ws, plan, wait)
+    try:
+        report = forget_final(ws, plan, wait)
+    except TimeoutError:  # a maintenance store job (decay, prune, compact) kept the store past the timeout
+        fail(
+            "not final: a maintenance job is rewriting the store (its lock stayed held for "
+            "maintenance.lockTimeoutSeconds); the stores were not changed. Run forget again.",
+            EXIT_NOT_FINAL,
+        )
     ws.close()
     summary = report.plan
     if json:
