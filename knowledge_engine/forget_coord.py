@@ -58,7 +58,7 @@ from knowledge_engine.store.workspace import Workspace
 log = logging.getLogger("knowledge_engine.forget")
 
 REQUESTS_DIR = "forget-requests"
-POLL_S = 0.1  # how often a host looks for requests (one directory stat per owned workspace)
+POLL_S = 0.2  # how often a host looks for requests (one directory stat per owned workspace)
 SPILL_NAMES = ("ingest-spill.jsonl", "ingest-spill.jsonl.work")
 Mode = Literal["this process", "host", "host_timeout", "host_failed"]
 
