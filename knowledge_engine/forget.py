@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from knowledge_engine.forget_pending import MIN_TERM as _MIN_TERM
 from knowledge_engine.forget_pending import REDACTED, Tally, term_pattern
 from knowledge_engine.observe import emit
@@ -282,11 +284,25 @@ def _remove_from_stores(ws: Workspace, plan: ForgetPlan) -> None:
             ent.updated_at = utcnow()
             ws.entities.table.put(ent)
     ws.entities.reindex()
+    _drop_quarantined(ws, plan, pat)
     if _has_messages(ws):
         if plan.messages_delete:
             ws.messages.delete(plan.messages_delete)
         if plan.messages_redact and pat is not None:
             ws.messages.redact(plan.messages_redact, lambda text: pat.sub(REDACTED, text))
+
+
+def _drop_quarantined(ws: Workspace, plan: ForgetPlan, pat: re.Pattern[str] | None) -> None:
+    """Quarantined records (kept verbatim because they failed validation) are forgotten like the rest."""
+    ids = set(plan.facts) | set(plan.entities)
+
+    def match(raw: Any) -> bool:
+        if isinstance(raw, dict) and raw.get("id") in ids:
+            return True
+        return pat is not None and pat.search(orjson.dumps(raw).decode("utf-8", "replace")) is not None
+
+    for table in (ws.facts.table, ws.entities.table):
+        table.drop_quarantined(match)
 
 
 def _rewrite_json(ws: Workspace, plan: ForgetPlan) -> None:

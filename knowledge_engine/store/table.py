@@ -14,6 +14,7 @@ written over it until it reads again, so the host keeps running and the user's f
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -128,6 +129,21 @@ class RecordTable(Generic[R]):
                 self._quarantine(keep)
                 self.meta_dirty = True
             return restored
+
+    def drop_quarantined(self, match: Callable[[Any], bool]) -> int:
+        """Forget the quarantined records `match` selects; no later merge brings them back here."""
+        with self.mutex:
+            keep = [raw for raw in self.quarantined if not match(raw)]
+            dropped = len(self.quarantined) - len(keep)
+            if dropped:
+                for raw in self.quarantined:
+                    if match(raw):
+                        with contextlib.suppress(TypeError):
+                            self._released.add(orjson.dumps(raw, option=orjson.OPT_SORT_KEYS))
+                self._reset_quarantine()
+                self._quarantine(keep)
+                self.meta_dirty = True
+            return dropped
 
     # ------------------------------------------------------------------ reading
     def _decode(self, doc: dict[str, Any]) -> tuple[dict[str, R], dict[str, Any], dict[str, datetime]]:
