@@ -16,7 +16,11 @@ export const SERVICE_ID = "knowledge-engine-sidecar";
 // registration, a separate module instance whose service never starts: the bridge whose service started
 // is shared process-wide, so every registration's handlers reach the running sidecar.
 const LIVE_BRIDGE = Symbol.for("knowledge-engine.openclaw-plugin.live-bridge");
-const live = (own) => globalThis[LIVE_BRIDGE] ?? own;
+// Before any service started, a registration that cannot reach a sidecar itself (spawn mode) buffers in
+// the first such bridge of the process, which is the `full` one whose service will start: nothing a
+// discovery registration receives early is stranded in a bridge that never connects.
+const HOLDING_BRIDGE = Symbol.for("knowledge-engine.openclaw-plugin.holding-bridge");
+const live = (own) => globalThis[LIVE_BRIDGE] ?? (own.transport ? own : (globalThis[HOLDING_BRIDGE] ??= own));
 
 /** Hook handlers and the service on `api`; every handler catches everything and never delays the turn. */
 export function registerBridge(api) {
@@ -66,6 +70,7 @@ export function registerBridge(api) {
       globalThis[LIVE_BRIDGE] = bridge;
       try {
         bridge.adopt(previous); // calls that reached the stopped old bridge during a reload
+        bridge.adopt(globalThis[HOLDING_BRIDGE]); // calls received before any service started
       } catch {
         // never block the start
       }

@@ -3,11 +3,15 @@ fake sidecars over real sockets (down, hung, slow, crashing, garbage, recovering
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 
 import pytest
 
 from tests.openclaw_plugin_support import PLUGIN, node_binary
+
+TIMEOUT_S = 600
 
 
 def test_the_plugins_node_tests_pass() -> None:
@@ -16,11 +20,16 @@ def test_the_plugins_node_tests_pass() -> None:
         pytest.skip("no Node.js: neither .cache/openclaw/bin/node (scripts/setup) nor `node` on PATH")
     files = sorted(str(p) for p in (PLUGIN / "test").glob("*.test.js"))
     assert files, "no node tests found"
-    done = subprocess.run(
-        [node, "--test", "--test-reporter=tap", *files],
-        cwd=PLUGIN, capture_output=True, text=True, timeout=600, check=False,
-    )
-    summary = "\n".join(line for line in done.stdout.splitlines() if line.startswith(("not ok", "# ")))
-    detail = f"{summary}\n{done.stdout[-6000:]}\n{done.stderr[-3000:]}"
-    assert done.returncode == 0, f"node --test failed:\n{detail}"
-    assert "# fail 0" in done.stdout and "# pass" in done.stdout
+    # own process group: a hung run is ended whole, with any sidecar child it spawned
+    proc = subprocess.Popen([node, "--test", "--test-reporter=tap", *files], cwd=PLUGIN, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        pytest.fail(f"node --test did not finish in {TIMEOUT_S} s:\n{stdout[-6000:]}\n{stderr[-3000:]}")
+    summary = "\n".join(line for line in stdout.splitlines() if line.startswith(("not ok", "# ")))
+    detail = f"{summary}\n{stdout[-6000:]}\n{stderr[-3000:]}"
+    assert proc.returncode == 0, f"node --test failed:\n{detail}"
+    assert "# fail 0" in stdout and "# pass" in stdout

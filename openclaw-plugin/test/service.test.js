@@ -4,12 +4,18 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { test } from "node:test";
+import { afterEach, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { registerBridge } from "../index.js";
 import { fakeApi, fakeSidecar, readJsonl, tempDir, waitFor } from "../testing/helpers.js";
 
 const FAKE = fileURLToPath(new URL("../testing/fake-sidecar.mjs", import.meta.url));
+const bridges = [];
+const track = (bridge) => (bridges.push(bridge), bridge);
+// a failed assertion must not leave a child sidecar behind (it would keep this test process alive)
+afterEach(async () => {
+  for (const bridge of bridges.splice(0)) await bridge.stop();
+});
 
 function spawnSetup(extraArgs = [], sidecar = {}) {
   const dir = tempDir();
@@ -19,7 +25,7 @@ function spawnSetup(extraArgs = [], sidecar = {}) {
     storage: { maxFacts: 5 },
     sidecar: { command: process.execPath, args: [FAKE, "--record", record, ...extraArgs], ...sidecar },
   });
-  const bridge = registerBridge(api);
+  const bridge = track(registerBridge(api));
   const hook = (name) => api.hooks.get(name).handler;
   const ctx = { stateDir: path.join(dir, "state"), logger: api.logger, config: { gateway: { auth: { token: "T" } } } };
   return { api, bridge, hook, record, ctx, dir };
@@ -90,7 +96,7 @@ test("a child that ignores SIGTERM is killed when the stop budget runs out", asy
 test("a missing command is logged, retried with backoff, and never breaks a hook", async () => {
   const dir = tempDir();
   const api = fakeApi({ sidecar: { command: path.join(dir, "no-such-knowledge-engine") } });
-  const bridge = registerBridge(api);
+  const bridge = track(registerBridge(api));
   await api.services[0].start({ stateDir: dir, logger: api.logger });
   await waitFor(() => api.logs.some(([lvl, m]) => lvl === "error" && m.includes("ENOENT")), "the spawn error logged");
   assert.equal(await api.hooks.get("before_prompt_build").handler({ prompt: "q" }, {}), undefined);
@@ -112,7 +118,7 @@ test("spawn: false with a url connects over TCP with the bearer token from the e
   process.env.KNOWLEDGE_ENGINE_SIDECAR_TOKEN = "tok-123";
   try {
     const api = fakeApi({ sidecar: { spawn: false, url: `http://127.0.0.1:${server.address().port}` } });
-    const bridge = registerBridge(api);
+    const bridge = track(registerBridge(api));
     await api.services[0].start({ stateDir: tempDir(), logger: api.logger });
     assert.ok(await bridge.whenReady(10000));
     assert.deepEqual(await api.hooks.get("before_prompt_build").handler({ prompt: "q" }, {}), { prependSystemContext: "TCP" });
@@ -130,7 +136,7 @@ test("spawn: false with a url connects over TCP with the bearer token from the e
 test("a reload: calls that reach the stopped old registration are delivered by the new one", async () => {
   const dir = tempDir();
   const oldApi = fakeApi({ sidecar: { spawn: false, socketPath: path.join(dir, "old.sock") } });
-  registerBridge(oldApi);
+  track(registerBridge(oldApi));
   await oldApi.services[0].start({ stateDir: dir, logger: oldApi.logger });
   await oldApi.services[0].stop({});
   // the gateway stopped the old service; its handlers still run until the new registration replaces them
@@ -141,7 +147,7 @@ test("a reload: calls that reach the stopped old registration are delivered by t
   const sidecar = await fakeSidecar(socketPath);
   try {
     const newApi = fakeApi({ sidecar: { spawn: false, socketPath } });
-    registerBridge(newApi);
+    track(registerBridge(newApi));
     await newApi.services[0].start({ stateDir: dir, logger: newApi.logger });
     newApi.hooks.get("message_received").handler({ content: "m3", messageId: "m3" }, { channelId: "webchat" });
     await waitFor(() => sidecar.hookCalls("message_received").length === 4, "all four delivered by the new bridge");
@@ -151,4 +157,19 @@ test("a reload: calls that reach the stopped old registration are delivered by t
   } finally {
     await sidecar.close();
   }
+});
+
+test("before any service starts, a discovery registration's calls wait in the full one and are delivered", async () => {
+  const holding = Symbol.for("knowledge-engine.openclaw-plugin.holding-bridge");
+  const liveKey = Symbol.for("knowledge-engine.openclaw-plugin.live-bridge");
+  delete globalThis[holding];
+  delete globalThis[liveKey]; // a fresh gateway process
+  const { api, bridge, record, ctx } = spawnSetup();
+  const discovery = fakeApi(api.pluginConfig, "discovery");
+  track(registerBridge(discovery));
+  discovery.hooks.get("agent_end").handler({ messages: [], runId: "early" }, { agentId: "main" });
+  await api.services[0].start(ctx);
+  assert.ok(await bridge.whenReady(20000));
+  await waitFor(() => hookCalls(record, "agent_end").some((c) => c.body.event.runId === "early"), "early agent_end");
+  await api.services[0].stop(ctx);
 });

@@ -39,6 +39,11 @@ server.listen(socketPath, () => {
     process.stdout.write(`${JSON.stringify({ event: "listening", socket: socketPath, port: null, pid: process.pid })}\n`);
   }
 });
+// never outlive the test process that spawned it (through the plugin), whatever happened there
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0);
+}, 250).unref();
 process.on("SIGTERM", () => {
   log({ kind: "signal", signal: "SIGTERM" });
   if (argv.includes("--ignore-sigterm")) return; // a sidecar stuck in its shutdown
