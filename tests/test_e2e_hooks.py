@@ -132,7 +132,7 @@ def test_overload_spills_to_disk_and_loses_nothing(tmp_path: Path) -> None:
     before = counters.get("ingest.spilled")
     lines = [("user", f"Note {i}: meeting with Acme Corp in Berlin.") for i in range(200)]
     asyncio.run(feed(hooks, "load", tmp_path / "load", lines))
-    plugin.engine.flush(120, sync=False)
+    assert plugin.engine.flush(120, sync=False)
     ws = plugin.engine.workspace("load", str(tmp_path / "load"))
     assert counters.get("ingest.spilled") > before
     assert ws.messages.count() == 200
@@ -167,7 +167,7 @@ def test_messages_parked_at_stop_are_extracted_on_the_next_start(tmp_path: Path)
     plugin2 = register(again)
     assert plugin2 is not None and plugin2.engine is not plugin.engine
     ws = plugin2.engine.workspace("park", str(tmp_path / "park"))
-    plugin2.engine.flush(120, sync=False)
+    assert plugin2.engine.flush(120, sync=False)
     stark = ws.entities.resolve("Stark Industries")
     assert stark is not None and stark.count == 300
     plugin2.engine.stop(5)

@@ -14,6 +14,7 @@ import pytest
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.plugin import register
+from knowledge_engine.store.workspace import Workspace
 from tests.servers.ollama_server import FakeOllamaServer
 
 TEXTS = [
@@ -61,6 +62,10 @@ def wait_for(predicate: Callable[[], bool], timeout_s: float = DEADLINE_S) -> bo
     return predicate()
 
 
+def llm_facts(ws: Workspace) -> set[str]:
+    return {f.text() for f in ws.facts.all() if f.source == "llm"}
+
+
 @pytest.fixture
 def engines() -> Iterator[list[KnowledgeEngine]]:
     """Engines a test started are stopped even when it fails (they share process-wide state)."""
@@ -92,13 +97,12 @@ def test_every_message_of_a_batch_gets_its_llm_facts(
     asyncio.run(send(runner, 10))
     assert plugin.engine.flush(DEADLINE_S, sync=False)
     ws = plugin.engine.workspace("llm")
-    llm_facts = {f.text() for f in ws.facts.all() if f.source == "llm"}
     assert {
         "Nadia works at Vandelay Industries",
         "Omar lives in Rotterdam",
         "Priya moved to Montreal",
         "Rosa works at Wayne Enterprises",
-    } <= llm_facts
+    } <= llm_facts(ws)
     calls = ollama_server.calls("/api/chat")
     assert len(calls) == math.ceil(10 / 4)
     nadia = next(f for f in ws.facts.all() if f.subject == "Nadia" and f.source == "llm")
@@ -125,8 +129,8 @@ def test_llm_outage_parks_batches_and_a_restart_delivers_them(
     assert plugin2 is not None and plugin2.engine is not plugin.engine
     engines.append(plugin2.engine)
     ws = plugin2.engine.workspace("llm")  # its batcher retries the parked batch on its own thread
-    assert wait_for(lambda: any(f.source == "llm" for f in ws.facts.all()))
-    assert "Omar lives in Rotterdam" in {f.text() for f in ws.facts.all() if f.source == "llm"}
+    # the batch's facts are applied message by message: wait for the one checked, not for the first
+    assert wait_for(lambda: "Omar lives in Rotterdam" in llm_facts(ws))
     # the flush waits for the delivery to finish; the parked file goes with the store flush after it
     assert plugin2.engine.flush(DEADLINE_S, sync=False)
     assert not list((ws_dir / "llm-pending").glob("*.json"))

@@ -22,7 +22,7 @@ from knowledge_engine.store.records import Message
 from tests.servers.ollama_server import FakeOllamaServer
 from tests.test_llm_tier import make_messages, person
 
-WAIT = 10.0  # upper bound for waiting on the worker; never asserted as a duration
+WAIT = 60.0  # upper bound for waiting on the worker (generous: two busy cores); never asserted as a duration
 
 
 class Sink:
