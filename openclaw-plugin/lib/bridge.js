@@ -4,7 +4,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { Forwarder } from "./forwarder.js";
 import { hookBody, isPlainObject } from "./sanitize.js";
-import { resolveSettings, sidecarDir } from "./settings.js";
+import { resolveSettings, sidecarDir, sidecarEngineConfig } from "./settings.js";
 import { Supervisor } from "./supervisor.js";
 import { createTransport, errorCode } from "./transport.js";
 
@@ -160,7 +160,7 @@ export class Bridge {
       await fs.mkdir(path.dirname(socketPath), { recursive: true, mode: 0o700 });
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       const configFile = path.join(dir, "config.json");
-      await writePrivate(configFile, JSON.stringify(this.settings.engineConfig, null, 2));
+      await writePrivate(configFile, JSON.stringify(sidecarEngineConfig(this.settings.engineConfig, dir), null, 2));
       this.connect({ socketPath });
       this.startSupervisor(configFile, socketPath);
     } catch (err) {

@@ -42,6 +42,18 @@ export function resolveSettings(pluginConfig, env = process.env) {
   };
 }
 
+const WORKSPACE_KEYS = ["workspace", "workspaceTemplate", "workspaceRoot", "workspace_template", "workspace_root"];
+
+/**
+ * The engine config the sidecar gets. Unless the user names a folder, every agent's knowledge lives
+ * in `<sidecarDir>/agents/<agentId>`: the gateway's message hooks carry no `workspaceDir`, so a
+ * folder derived from it would be unknown for a session's first message.
+ */
+export function sidecarEngineConfig(engineConfig, dir) {
+  if (WORKSPACE_KEYS.some((k) => engineConfig[k] !== undefined)) return engineConfig;
+  return { ...engineConfig, workspace: path.join(dir, "agents", "{agentId}") };
+}
+
 /** `<stateDir>/knowledge-engine`: the config file and the default socket live there. */
 export function sidecarDir(stateDir) {
   return path.join(stateDir, "knowledge-engine");

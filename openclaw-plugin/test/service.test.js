@@ -45,7 +45,11 @@ test("spawn mode: private config file, serve argv, ready line, hooks flow, stop 
   const socket = path.join(dir, "sidecar.sock");
   assert.deepEqual(start.argv.slice(-5), ["serve", "--config", path.join(dir, "config.json"), "--socket", socket]);
   assert.equal(start.configMode, "600");
-  assert.deepEqual(start.config, { retrieval: { budgetMs: 1000 }, storage: { maxFacts: 5 } });
+  assert.deepEqual(start.config, {
+    retrieval: { budgetMs: 1000 },
+    storage: { maxFacts: 5 },
+    workspace: path.join(dir, "agents", "{agentId}"), // message hooks carry no workspaceDir
+  });
   assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
 
   assert.deepEqual(await hook("before_prompt_build")({ prompt: "q" }, { agentId: "main" }),
@@ -172,4 +176,10 @@ test("before any service starts, a discovery registration's calls wait in the fu
   assert.ok(await bridge.whenReady(20000));
   await waitFor(() => hookCalls(record, "agent_end").some((c) => c.body.event.runId === "early"), "early agent_end");
   await api.services[0].stop(ctx);
+});
+
+test("a workspace the user names is kept as it is", async () => {
+  const { sidecarEngineConfig } = await import("../lib/settings.js");
+  assert.deepEqual(sidecarEngineConfig({ workspaceRoot: "/srv/ke" }, "/state/knowledge-engine"), { workspaceRoot: "/srv/ke" });
+  assert.deepEqual(sidecarEngineConfig({}, "/s/knowledge-engine"), { workspace: "/s/knowledge-engine/agents/{agentId}" });
 });
