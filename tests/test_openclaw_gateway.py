@@ -47,8 +47,10 @@ def wait_stored(gw: Gateway, facts: list[tuple[str, str]], messages: list[tuple[
     try:
         wait_for("facts and messages in the workspace", lambda: not missing(), STORE_TIMEOUT_S, 0.5)
     except TimeoutError:
-        elsewhere = sorted(p.name for p in (gw.root / "ke-agents").glob("*"))
-        pytest.fail(f"missing in {ws}: {missing()}; folders under workspaceRoot: {elsewhere}\n{gw.tail()}")
+        folders = sorted(str(p.relative_to(gw.root)) for p in gw.root.rglob("messages.sqlite3"))
+        pytest.fail(
+            f"missing in {ws}: {missing()}; message logs in the scratch folder: {folders}\n{gw.tail()}"
+        )
 
 
 def assert_stored_once(gw: Gateway, messages: list[tuple[str, str]]) -> None:
