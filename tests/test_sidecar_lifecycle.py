@@ -5,6 +5,8 @@ from __future__ import annotations
 import signal
 import socket
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -193,3 +195,23 @@ def test_drain_hands_over_messages_the_plugin_still_holds(tmp_path: Path) -> Non
         assert stored(tmp_path, later)[0] == set(later)
     finally:
         assert sc.terminate() == 0
+
+
+def test_an_orphaned_sidecar_flushes_and_exits_when_its_parent_is_gone(tmp_path: Path) -> None:
+    """A gateway killed with SIGKILL cannot stop its sidecar: `--parent-pid` makes the sidecar notice."""
+    parent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        cfg = sidecar_config(tmp_path, storage={"writeDebounceMs": 60000})
+        sc = start_sidecar(tmp_path, cfg, socket=tmp_path / "ke.sock",
+                           extra_args=["--parent-pid", str(parent.pid)])
+        sc.wait_ready()
+        ids = post_messages(sc, "orphan", 3)
+        assert sc.proc.poll() is None  # the parent lives: the sidecar serves on
+    finally:
+        parent.kill()
+        parent.wait()
+    assert sc.proc.wait(timeout=120) == 0
+    messages, emails = stored(tmp_path, ids)
+    assert messages == set(ids)
+    assert {f"priya{i}@initech.example" for i in range(3)} <= emails
+    assert "parent process" in sc.stderr() and not (tmp_path / "ke.sock").exists()

@@ -62,6 +62,11 @@ def serve(
         str | None,
         typer.Option("--log-level", help="debug, info, warning or error (default: the config's logLevel)."),
     ] = None,
+    parent_pid: Annotated[
+        int | None,
+        typer.Option("--parent-pid", min=1, help="Stop (drain and flush) when this parent process is gone, "
+                     "e.g. a gateway killed with SIGKILL; the OpenClaw plugin passes its own pid."),
+    ] = None,
 ) -> None:
     """Serve the hooks over HTTP until SIGTERM/SIGINT; see docs/sidecar.md for the API."""
     from knowledge_engine.sidecar.auth import TOKEN_ENV, token_from_env
@@ -96,7 +101,7 @@ def serve(
             listener = bind_unix(socket_path or default_socket_path())
     except TransportError as exc:
         fail(str(exc), 1)
-    options = ServeOptions(raw, listener, token)
+    options = ServeOptions(raw, listener, token, parent_pid=parent_pid)
     try:
         code = asyncio.run(run_server(options))
     except ConfigError as exc:

@@ -10,6 +10,7 @@ or logged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -217,6 +218,7 @@ class ServeOptions:
     listener: Listener
     token: str | None
     stop_budget_s: float = STOP_BUDGET_S
+    parent_pid: int | None = None  # stop (drain, flush) when this process is gone
 
 
 def announce(listener: Listener) -> None:
@@ -231,6 +233,32 @@ def stop_on_signals(stop: asyncio.Event) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, _on_signal, stop, sig)
+
+
+async def stop_with_parent(stop: asyncio.Event, parent_pid: int, every_s: float = 1.0) -> None:
+    """A gateway killed with SIGKILL cannot stop its sidecar; the sidecar notices it was orphaned.
+
+    Gone means: this process was re-parented (its direct parent died, e.g. a wrapper script), or no
+    process `parent_pid` exists any more.
+    """
+    direct_parent = os.getppid()
+    while not stop.is_set():
+        if os.getppid() != direct_parent or not _alive(parent_pid):
+            log.info("parent process %d is gone; stopping", parent_pid)
+            stop.set()
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), every_s)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _on_signal(stop: asyncio.Event, sig: signal.Signals) -> None:
@@ -260,9 +288,12 @@ async def serve(options: ServeOptions) -> int:
     await runner.setup()
     await web.SockSite(runner, listener.sock).start()
     announce(listener)
+    watcher = asyncio.create_task(stop_with_parent(stop, options.parent_pid)) if options.parent_pid else None
     emit("sidecar.listening", transport="unix" if listener.path else "tcp", auth=options.token is not None,
          hooks=len(runtime.hooks))
     await stop.wait()
+    if watcher is not None:
+        await watcher
     return await shutdown(runtime, runner, listener, budget)
 
 

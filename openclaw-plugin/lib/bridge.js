@@ -173,7 +173,8 @@ export class Bridge {
     const transport = this.transport;
     this.supervisor = new Supervisor({
       command,
-      argv: [...args, "serve", "--config", configFile, "--socket", socketPath],
+      // --parent-pid: a gateway killed with SIGKILL leaves no sidecar holding the workspace behind
+      argv: [...args, "serve", "--config", configFile, "--socket", socketPath, "--parent-pid", String(process.pid)],
       startTimeoutMs,
       log: this.log,
       healthy: async () => (await transport.request("GET", "/health", undefined, 1000)).status === 200,

@@ -43,7 +43,8 @@ test("spawn mode: private config file, serve argv, ready line, hooks flow, stop 
   const [start] = starts(record);
   const dir = path.join(ctx.stateDir, "knowledge-engine");
   const socket = path.join(dir, "sidecar.sock");
-  assert.deepEqual(start.argv.slice(-5), ["serve", "--config", path.join(dir, "config.json"), "--socket", socket]);
+  assert.deepEqual(start.argv.slice(-7), ["serve", "--config", path.join(dir, "config.json"), "--socket", socket,
+    "--parent-pid", String(process.pid)]);
   assert.equal(start.configMode, "600");
   assert.deepEqual(start.config, {
     retrieval: { budgetMs: 1000 },
