@@ -103,15 +103,21 @@ def test_the_fixture_covers_every_hook_the_engine_registers() -> None:
             "before_prompt_build", "session_start", "gateway_stop"} <= hooks
 
 
-def test_every_turn_user_and_assistant_side_is_stored_once(
-    gateway: tuple[HookRunner, KnowledgePlugin], tmp_path: Path
-) -> None:
+Replayed = tuple[HookRunner, list[dict[str, Any]], Path]
+
+
+@pytest.fixture
+def replayed(gateway: tuple[HookRunner, KnowledgePlugin], tmp_path: Path) -> Replayed:
+    """Every recorded call replayed and flushed: (runner, calls, the agent's workspace folder)."""
     runner, plugin = gateway
     calls = recorded_calls(tmp_path)
     asyncio.run(replay(runner, calls))
     assert plugin.engine.flush(60, sync=False)
+    return runner, calls, tmp_path / "workspace" / "knowledge-engine"
 
-    folder = tmp_path / "workspace" / "knowledge-engine"
+
+def test_every_turn_user_and_assistant_side_is_stored_once(replayed: Replayed, tmp_path: Path) -> None:
+    _, calls, folder = replayed
     rows = stored(folder)
     # one workspace for agent main, though message hooks carry neither agentId nor workspaceDir
     assert not (tmp_path / "fallback-root").exists()
@@ -128,14 +134,8 @@ def test_every_turn_user_and_assistant_side_is_stored_once(
     assert all(t.startswith("Noted.") for _, t in assistants)
 
 
-def test_facts_from_both_sides_come_back_in_a_later_turn(
-    gateway: tuple[HookRunner, KnowledgePlugin], tmp_path: Path
-) -> None:
-    runner, plugin = gateway
-    calls = recorded_calls(tmp_path)
-    asyncio.run(replay(runner, calls))
-    assert plugin.engine.flush(60, sync=False)
-    folder = tmp_path / "workspace" / "knowledge-engine"
+def test_facts_from_both_sides_come_back_in_a_later_turn(replayed: Replayed) -> None:
+    runner, calls, folder = replayed
     entities = json.loads((folder / "entities.json").read_text())
     values = json.dumps(entities)
     assert "Helix Robotics" in values  # the user's webchat message
