@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 N = 20_000  # characters per adversarial string: quadratic behaviour shows up as seconds at this size
 HANG_GUARD_S = 240.0  # whole scan; a linear scan takes a few seconds
@@ -118,6 +120,7 @@ def scan() -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_every_regex_is_bounded_on_adversarial_strings() -> None:
     code = "import json, tests.test_badinput_regex as t; print(json.dumps(t.scan()))"
     proc = subprocess.run(

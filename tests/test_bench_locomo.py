@@ -75,6 +75,7 @@ def _check_ranges(out: dict[str, Any]) -> None:
     assert 0 < out["block_chars_mean"] <= out["budget_chars"]
 
 
+@pytest.mark.slow
 def test_tiny_conversation_through_the_hooks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(tmp_path, [TINY], capsys, "--budget-chars", "1500")
     assert out["conversations"] == 1 and out["turns"] == 5

@@ -184,6 +184,7 @@ def test_superseded_fact_is_updated_without_reembedding(make_index: Callable[...
     assert "invalid_at" not in restored[0].metadata
 
 
+@pytest.mark.slow
 def test_crash_mid_sync_heals_on_the_next_run(make_index: Callable[..., tuple]) -> None:
     msgs = _messages(700)
     index, _ = make_index(fail_after_calls=2)  # chunks of 200: the third chunk crashes

@@ -14,6 +14,7 @@ from knowledge_engine.store.workspace import Workspace
 from tests.test_cli_support import SECRET, cli, workspace_copy
 
 
+@pytest.mark.slow
 def test_sync_is_incremental_and_rebuild_embeds_everything(tmp_path: Path) -> None:
     ws = workspace_copy("sample", tmp_path)
     code, out, err = cli("sync", "-w", str(ws), "--json")
@@ -31,6 +32,7 @@ def test_sync_is_incremental_and_rebuild_embeds_everything(tmp_path: Path) -> No
     assert rebuilt["embedded"] == first["unchanged"] + 1
 
 
+@pytest.mark.slow
 def test_forget_while_the_host_holds_the_store(tmp_path: Path) -> None:
     """The host's later write keeps its own new fact and does not bring the forgotten one back."""
     ws = workspace_copy("secret", tmp_path)

@@ -59,6 +59,7 @@ async def feed(runner: HookRunner, agent: str, folder: Path, lines: list[tuple[s
             await runner.run("message_sent", {**event, "to": "user-1", "success": True}, msg_ctx)
 
 
+@pytest.mark.slow
 def test_conversation_becomes_durable_knowledge_and_is_injected(
     runner: tuple[HookRunner, KnowledgePlugin], tmp_path: Path
 ) -> None:
@@ -93,6 +94,7 @@ def test_conversation_becomes_durable_knowledge_and_is_injected(
     assert "### Known Facts" in block
 
 
+@pytest.mark.slow
 def test_two_agents_in_one_process_never_see_each_other(
     runner: tuple[HookRunner, KnowledgePlugin], tmp_path: Path
 ) -> None:
@@ -124,6 +126,7 @@ def test_two_agents_in_one_process_never_see_each_other(
     assert rb and "Umbrella" in rb["appendSystemContext"] and "Initech" not in rb["appendSystemContext"]
 
 
+@pytest.mark.slow
 def test_overload_spills_to_disk_and_loses_nothing(tmp_path: Path) -> None:
     api = PluginApi("knowledge-engine", plugin_config(tmp_path, extraction={"queueSize": 10}))
     plugin = register(api)
@@ -154,6 +157,7 @@ def test_hooks_never_raise_on_garbage(runner: tuple[HookRunner, KnowledgePlugin]
     assert asyncio.run(scenario()) is None
 
 
+@pytest.mark.slow
 def test_messages_parked_at_stop_are_extracted_on_the_next_start(tmp_path: Path) -> None:
     cfg = plugin_config(tmp_path)
     api = PluginApi("knowledge-engine", cfg)

@@ -86,6 +86,7 @@ async def send(runner: HookRunner, n: int) -> None:
         await runner.run("message_received", {**event, "from": "u"}, {"sessionKey": "agent:llm:main"})
 
 
+@pytest.mark.slow
 def test_every_message_of_a_batch_gets_its_llm_facts(
     tmp_path: Path, ollama_server: FakeOllamaServer, engines: list[KnowledgeEngine]
 ) -> None:
@@ -109,6 +110,7 @@ def test_every_message_of_a_batch_gets_its_llm_facts(
     assert {e.message_id for e in nadia.evidence} == {"m0", "m5"}
 
 
+@pytest.mark.slow
 def test_llm_outage_parks_batches_and_a_restart_delivers_them(
     tmp_path: Path, ollama_server: FakeOllamaServer, engines: list[KnowledgeEngine]
 ) -> None:

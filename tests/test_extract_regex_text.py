@@ -96,6 +96,7 @@ def test_odd_unicode_goes_through_the_regex_tier() -> None:
     assert {("Anna Berg", "unknown"), ("anna@example.com", "email"), ("2024-03-05", "date")} <= kinds
 
 
+@pytest.mark.slow
 def test_one_megabyte_message_is_extracted_without_error() -> None:
     raw = "Anna met Bob at Acme GmbH on 2024-03-05 and paid $20. " * 20_000
     assert len(raw) > 1_000_000

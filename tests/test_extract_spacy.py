@@ -77,6 +77,7 @@ def test_facts_come_from_the_dependency_tier(tier: SpacyTier) -> None:
     assert out.facts == dependency.extract_triples(nlp(msg.text), msg)
 
 
+@pytest.mark.slow
 def test_facts_off_loads_a_lighter_pipeline_and_returns_no_facts(tier: SpacyTier) -> None:
     ner_only = SpacyTier(SpacyConfig(facts=False))
     assert ner_only.nlp is not None and "parser" not in ner_only.nlp.pipe_names
@@ -141,6 +142,7 @@ def test_one_megabyte_message_is_cut_and_counted(tier: SpacyTier) -> None:
     assert max(m.end for m in out.mentions) <= 2000
 
 
+@pytest.mark.slow
 def test_missing_model_warns_once_and_runs_empty(caplog: pytest.LogCaptureFixture) -> None:
     name = f"no_such_model_{uuid.uuid4().hex[:8]}"
     caplog.set_level(logging.DEBUG, logger="knowledge_engine")

@@ -115,12 +115,14 @@ def test_workers_config_is_validated() -> None:
 # --------------------------------------------------------------------------- same results
 
 
+@pytest.mark.slow
 def test_pool_runs_in_other_processes(pooled: SpacyTier) -> None:
     pids = pooled.pids()
     assert len(pids) == 2 and len(set(pids)) == 2 and os.getpid() not in pids
 
 
 @pytest.mark.parametrize("path", [SAMPLE, LABELLED], ids=["sample", "labelled"])
+@pytest.mark.slow
 def test_results_identical_to_in_process(pooled: SpacyTier, local: SpacyTier, path: Path) -> None:
     msgs = _messages(path)
     expected = local.extract(msgs)
@@ -131,6 +133,7 @@ def test_results_identical_to_in_process(pooled: SpacyTier, local: SpacyTier, pa
         assert got == expected
 
 
+@pytest.mark.slow
 def test_one_batch_is_split_across_both_workers(pooled: SpacyTier) -> None:
     pool = pooled._pool
     assert pool is not None
@@ -143,6 +146,7 @@ def test_one_batch_is_split_across_both_workers(pooled: SpacyTier) -> None:
     assert sum(after) - sum(before) == 40
 
 
+@pytest.mark.slow
 def test_order_and_junk(pooled: SpacyTier, local: SpacyTier) -> None:
     texts = ["Alice Johnson lives in London.", "🎉🎉🎉", "", "Microsoft hired Bob Smith.", "   "] * 9
     msgs = [Message(id=f"j{i}", text=t, speaker="Ann") for i, t in enumerate(texts)]
@@ -152,6 +156,7 @@ def test_order_and_junk(pooled: SpacyTier, local: SpacyTier) -> None:
     assert pooled.extract([]) == []
 
 
+@pytest.mark.slow
 def test_worker_counters_reach_the_parent(pooled: SpacyTier) -> None:
     small = SpacyTier(SpacyConfig(workers=2), max_chars=200)  # shares the module's pool
     before = counters.get("extract.spacy.cut")
@@ -165,6 +170,7 @@ def test_worker_counters_reach_the_parent(pooled: SpacyTier) -> None:
 # --------------------------------------------------------------------------- crashes
 
 
+@pytest.mark.slow
 def test_killed_worker_is_replaced_and_the_batch_retried(pooled: SpacyTier, local: SpacyTier) -> None:
     victim = pooled.pids()[0]
     os.kill(victim, signal.SIGKILL)
@@ -179,6 +185,7 @@ def test_killed_worker_is_replaced_and_the_batch_retried(pooled: SpacyTier, loca
     assert len(pids) == 2 and victim not in pids
 
 
+@pytest.mark.slow
 def test_worker_failing_twice_falls_back_in_process(
     local: SpacyTier, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -220,6 +227,7 @@ def test_worker_failing_twice_falls_back_in_process(
 # --------------------------------------------------------------------------- model missing
 
 
+@pytest.mark.slow
 def test_missing_model_is_regex_only_with_one_warning(caplog: pytest.LogCaptureFixture) -> None:
     name = f"no_such_model_{uuid.uuid4().hex[:8]}"
     caplog.set_level(logging.DEBUG, logger="knowledge_engine")
@@ -239,6 +247,7 @@ def test_missing_model_is_regex_only_with_one_warning(caplog: pytest.LogCaptureF
 # --------------------------------------------------------------------------- shutdown
 
 
+@pytest.mark.slow
 def test_engine_stop_leaves_no_worker(tmp_path: Path) -> None:
     config = load_config(
         {
@@ -258,6 +267,7 @@ def test_engine_stop_leaves_no_worker(tmp_path: Path) -> None:
     assert _wait_gone(pids, 0.0)
 
 
+@pytest.mark.slow
 def test_engine_stopped_during_warm_up_leaves_no_worker(tmp_path: Path) -> None:
     config = load_config(
         {
@@ -274,6 +284,7 @@ def test_engine_stopped_during_warm_up_leaves_no_worker(tmp_path: Path) -> None:
     assert all(t.pids() == [] for t in tiers)
 
 
+@pytest.mark.slow
 def test_close_during_a_batch_kills_the_workers_and_the_batch_raises() -> None:
     tier = SpacyTier(SpacyConfig(workers=1, facts=False))
     assert tier.available

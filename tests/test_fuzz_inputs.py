@@ -320,6 +320,7 @@ def adversarial_lightrag() -> Any:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ADVERSARIAL_BODY | JSON)
+@pytest.mark.slow
 def test_lightrag_client_against_adversarial_server(adversarial_lightrag: Any, body: Any) -> None:
     """The real loopback server answers each query with the drawn body; the engine's client copes."""
     from knowledge_engine.config import LightragConfig
@@ -519,6 +520,7 @@ def cli_app() -> Any:
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(ARG, max_size=5), st.booleans())
+@pytest.mark.slow
 def test_cli_random_arguments(
     cli_app: Any, tmp_path_factory: pytest.TempPathFactory, args: list[str], existing_ws: bool
 ) -> None:

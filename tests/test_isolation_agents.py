@@ -174,6 +174,7 @@ def check_chroma(plugin: KnowledgePlugin, url: str, tmp_path: Path) -> None:
     assert not seen["alpha-messages"] & seen["beta-messages"]
 
 
+@pytest.mark.slow
 def test_same_agent_id_in_two_workspaces_on_one_chroma_server_stays_apart(
     tmp_path: Path, chroma_server: str, ollama: FakeOllamaServer
 ) -> None:

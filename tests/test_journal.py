@@ -10,6 +10,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.journal import JOURNAL_NAME, IngestJournal
@@ -43,6 +45,7 @@ HOOKS = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_kill_9_through_the_hooks_loses_no_accepted_message(tmp_path: Path) -> None:
     script = tmp_path / "hooks.py"
     script.write_text(HOOKS)

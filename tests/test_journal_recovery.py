@@ -18,6 +18,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.ingest import SPILL_NAME
@@ -92,6 +94,7 @@ OPENER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_restarts_killed_during_recovery_never_grow_the_replay(tmp_path: Path) -> None:
     folder = tmp_path / "j"
     folder.mkdir()

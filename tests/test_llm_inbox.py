@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from knowledge_engine.cli.status import folder_status
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
@@ -95,6 +97,7 @@ def host_config(tmp_path: Path, url: str, cooldown_ms: int) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_kill_9_while_messages_wait_for_an_llm_batch_loses_no_llm_fact(
     tmp_path: Path, ollama_server: FakeOllamaServer
 ) -> None:
