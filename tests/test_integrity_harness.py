@@ -464,6 +464,8 @@ def test_integrity_under_kill_9_with_cli_writers(tmp_path: Path) -> None:
     _check(folder, cfg_file, control, t, final=True)
     figures = {**t.figures(), "left_waiting_after_clean_start": left}
     print(f"integrity harness: seed={seed} " + json.dumps(figures))
+    if t.lost or t.lost_facts:
+        print(f"lost: {sorted(t.lost)[:10]} lost facts: {sorted(t.lost_facts)[:10]}")
     assert flushed
     assert left == 0, f"seed {seed}: {left} messages still wait after a clean start drained"
     assert t.rounds == ROUNDS or start >= total
