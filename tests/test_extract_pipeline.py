@@ -21,7 +21,7 @@ class Tier:
 
     def extract(self, messages: list[Message]) -> list[Extraction]:
         if self.wait_for is not None:  # set only by work running at the same time as this call
-            self.overlapped = self.wait_for.wait(5.0)
+            self.overlapped = self.wait_for.wait(60.0)  # generous: returns as soon as it is set
         mention = Mention(value=self.name, type="concept", tier="regex")
         return [Extraction(message_id=m.id, mentions=[mention]) for m in messages]
 
