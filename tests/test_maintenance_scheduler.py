@@ -105,6 +105,25 @@ def test_one_scheduler_per_process_however_many_registrations_and_sessions(
     assert process_scheduler() is not sched and process_scheduler().scheduler.running
 
 
+def test_a_reset_hands_back_the_attached_engines_and_the_next_use_starts_afresh(
+    tmp_path: Path, stop_all: list[Any]
+) -> None:
+    """What the suite uses so that an engine one test left running cannot keep another's scheduler up."""
+    plugin = register(PluginApi("left-running", plugin_config(tmp_path)))
+    assert plugin is not None
+    stop_all.append(plugin.engine)
+    plugin.engine.workspace("a0", str(tmp_path / "a0"))  # its jobs go on the process's scheduler
+    sched = process_scheduler()
+    assert sched.engines() == [plugin.engine] and sched.scheduler.get_jobs()
+    assert reset_process_scheduler() == [plugin.engine]
+    assert not sched.scheduler.running
+    fresh = process_scheduler()
+    assert fresh is not sched and fresh.engines() == [] and fresh.scheduler.get_jobs() == []
+    assert plugin.engine.stop(60)  # an engine stopped after the reset leaves cleanly
+    assert fresh.scheduler.running  # and does not touch the new scheduler
+    fresh.shutdown()
+
+
 def wait_for(predicate: Any, timeout_s: float = 60) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
