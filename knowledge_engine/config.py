@@ -213,6 +213,10 @@ class ChromaConfig(_Section):
 class MemoryConfig(_Section):
     enabled: bool = Field(True, description="Keep a searchable log of every message.")
     roles: list[str] = Field(["user", "assistant"], description="Roles kept in the message log.")
+    skip_triggers: list[str] = Field(
+        ["heartbeat"],
+        description="Agent runs with these ctx.trigger values are not stored (the host's own heartbeat turns are not conversation).",
+    )
     retention_days: float = Field(0, ge=0, description="Delete messages older than this (0 = keep forever).")
     max_messages: int = Field(0, ge=0, description="Keep at most this many messages (0 = no limit).")
     max_query_terms: int = Field(

@@ -132,6 +132,7 @@ class KnowledgePlugin:
         self.recent = capture.RecentTexts()
         self.seen = capture.SeenIds()
         self.awaiting = AwaitingFolder(self._release_held)
+        self.host_sessions: set[str] = set()  # sessions whose latest run is the host's own (heartbeat)
         engine.lifecycle_hooks.append(self)  # flush and stop first release the held messages
 
     # ------------------------------------------------------------------ engine lifecycle
@@ -207,13 +208,32 @@ class KnowledgePlugin:
 
     def _capture_history(self, event: Any, ctx: Any) -> None:
         self._remember(event, ctx)
+        if self._host_run(event, ctx):
+            return
         ws, session_key = self._workspace(event, ctx)
         items = payload_field(event, "messages") or []
         for msg in capture.history_messages(items if isinstance(items, list) else [], session_key, self.seen):
-            if ws.messages.get(msg.id) is not None:  # stored before this process started
+            if _stored_before(ws, msg):  # by a process before this one (a restart replays the history)
                 self.seen.add(msg.id)
                 continue
             self._submit(ws, msg, "agent_end")
+
+    def _host_run(self, event: Any, ctx: Any) -> bool:
+        """Whether this is one of the host's own runs (a heartbeat): not conversation, not stored.
+
+        Replies sent for it (`message_sending`, no trigger in their context) are skipped until the
+        session's next conversation run.
+        """
+        session = capture.session_key_of(event, ctx)
+        trigger = payload_field(ctx, "trigger")
+        if trigger is None:
+            return session in self.host_sessions
+        skip = str(trigger).lower() in {t.lower() for t in self.engine.config.memory.skip_triggers}
+        if session:
+            (self.host_sessions.add if skip else self.host_sessions.discard)(session)
+        if skip:
+            counters.inc("hook.host_run_skipped")
+        return skip
 
     # ------------------------------------------------------------------ hooks
     async def session_start(self, event: Any, ctx: Any) -> None:
@@ -232,6 +252,8 @@ class KnowledgePlugin:
     def _capture(self, what: str, make: Any, event: Any, ctx: Any) -> None:
         def run() -> None:
             self._remember(event, ctx)
+            if what != "message_received" and self._host_run(event, ctx):
+                return
             self._capture_one(event, ctx, make(event, ctx), what)
 
         self._guarded(what, run)
@@ -293,6 +315,22 @@ class KnowledgePlugin:
             await asyncio.to_thread(self.engine.stop, STOP_BUDGET_S)
         except Exception as exc:
             log.error("gateway_stop failed: %s", type(exc).__name__)
+
+
+#: A history message stored by an earlier process under another id is the same if its text is in the
+#: session's log from this close in time (webchat's timestamp is the hook's clock, the history's the run's).
+SAME_TURN_S = 300.0
+
+
+def _stored_before(ws: Workspace, msg: Message) -> bool:
+    """By its id, by the id `message_received` gave it, or as the same text at about the same time."""
+    log = ws.messages
+    if log.get(msg.id) is not None:
+        return True
+    alias = capture.inbound_id(msg.id)
+    if alias is not None and log.get(alias) is not None:
+        return True
+    return log.has_text_near(msg.session, msg.role, msg.text, msg.timestamp, SAME_TURN_S)
 
 
 def _activate(plugin_id: str, engine: KnowledgeEngine) -> None:

@@ -251,3 +251,61 @@ def test_a_held_message_is_not_lost_when_no_agent_hook_follows(tmp_path: Path) -
     assert plugin.awaiting.pending() == 0
     assert [t for _, _, t in stored(tmp_path / "root" / "main")] == ["Mail ops1@example.org please."]
     plugin.engine.stop(5)
+
+
+def _engine_config(tmp_path: Path) -> dict[str, Any]:
+    return {"workspace": str(tmp_path / "ke"), "storage": {"writeDebounceMs": 50},
+            "embeddings": {"enabled": False}, "retrieval": {"enabled": False}}
+
+
+def _one_process(tmp_path: Path, calls: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> None:
+    api = PluginApi("knowledge-engine", _engine_config(tmp_path))
+    plugin = register(api)
+    assert plugin is not None
+    runner = HookRunner(api.registrations)
+
+    async def run_all() -> None:
+        for hook, event, ctx in calls:
+            await runner.run(hook, event, ctx)
+
+    asyncio.run(run_all())
+    assert plugin.engine.flush(60, sync=False)
+    plugin.engine.stop(5)
+
+
+AGENT_CTX = {"agentId": "main", "sessionKey": "agent:main:w", "trigger": "user"}
+MSG_CTX = {"channelId": "webchat", "sessionKey": "agent:main:w"}
+
+
+@pytest.mark.parametrize("channel", ["webchat", "a2a"])
+def test_a_message_received_before_a_restart_is_not_stored_again_from_the_history(
+    tmp_path: Path, channel: str
+) -> None:
+    """webchat's history says `K:user` for chat.send's `K`; A2A's history key is unrelated to the
+    messageId, so the text at about the same time decides."""
+    now_ms = 1_796_094_256_588
+    text = "Maya works at Helix Robotics in Berlin."
+    received = {"from": "", "content": text, "messageId": "k-1", "sessionKey": "agent:main:w"}
+    key = "k-1:user" if channel == "webchat" else "channel-user:v1:0f3a"
+    history = [{"role": "user", "content": [{"type": "text", "text": text}], "timestamp": now_ms + 900,
+                "idempotencyKey": key},
+               {"role": "assistant", "content": [{"type": "text", "text": "Noted."}],
+                "timestamp": now_ms + 1500, "responseId": "chatcmpl-1"}]
+    _one_process(tmp_path, [("message_received", {**received, "timestamp": now_ms}, MSG_CTX)])
+    _one_process(tmp_path, [("agent_end", {"messages": history, "success": True}, AGENT_CTX)])  # restarted
+    assert sorted(r for _, r, _ in stored(tmp_path / "ke")) == ["assistant", "user"]
+
+
+def test_the_hosts_heartbeat_runs_are_not_stored(tmp_path: Path) -> None:
+    beat = {**AGENT_CTX, "trigger": "heartbeat"}
+    beat_text = "First heartbeat alert: all quiet."
+    reply = {"role": "assistant", "content": beat_text, "timestamp": 5, "responseId": "hb"}
+    _one_process(tmp_path, [
+        ("agent_end", {"messages": [reply], "success": True}, beat),
+        ("llm_output", {"assistantTexts": [beat_text], "lastAssistant": reply}, beat),
+        ("message_sending", {"to": "x", "content": beat_text}, MSG_CTX),
+        ("message_received", {"from": "", "content": "Is Dana back?", "messageId": "u1",
+                              "sessionKey": "agent:main:w"}, MSG_CTX),
+        ("llm_output", {"assistantTexts": ["Dana is back on Monday."]}, AGENT_CTX),
+    ])
+    assert sorted(t for _, _, t in stored(tmp_path / "ke")) == ["Dana is back on Monday.", "Is Dana back?"]

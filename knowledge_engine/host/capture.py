@@ -163,6 +163,12 @@ def history_id(item: Mapping[str, Any], session: str | None, role: str) -> str |
     return None
 
 
+def inbound_id(history_message_id: str) -> str | None:
+    """The id `message_received` gave the same user message: webchat's `chat.send` idempotency key
+    `K` becomes `K:user` in the history."""
+    return history_message_id[: -len(":user")] if history_message_id.endswith(":user") else None
+
+
 def _history_message(item: Any, session: str | None) -> Message | None:
     if not isinstance(item, Mapping):
         return None

@@ -445,6 +445,17 @@ class MessageLog:
         rows = self._read(f"SELECT {_COLUMNS} FROM messages WHERE id = ?", (id,))
         return _row_to_message(rows[0]) if rows else None
 
+    def has_text_near(self, session: str | None, role: str, text: str, at: datetime, within_s: float) -> bool:
+        """Whether the session holds this exact text from `role` within `within_s` of `at`: one turn that
+        reached the host's hooks twice under two ids."""
+        t = _epoch(at)
+        rows = self._read(
+            "SELECT 1 FROM messages WHERE session IS ? AND ts BETWEEN ? AND ? AND role = ? AND text = ?"
+            " LIMIT 1",
+            (session, t - within_s, t + within_s, role, _SURROGATE_RE.sub("\ufffd", text)),
+        )
+        return bool(rows)
+
     def get_many(self, ids: Iterable[str]) -> list[Message]:
         """Messages in the order of `ids`; unknown ids are left out."""
         wanted = list(dict.fromkeys(ids))
