@@ -77,7 +77,8 @@ export class Forwarder {
     }
     this.queue.push({ hook, body, attempts: 0, notBefore: 0 });
     this.bytes += body.length;
-    if (this.up) void this.pump();
+    // the request is built on the next turn of the event loop, not on the gateway's hook path
+    if (this.up) setImmediate(() => void this.pump());
   }
 
   /**

@@ -64,8 +64,29 @@ export function jsonSafe(value, depth = 0, ancestors = new WeakSet()) {
   }
 }
 
+/** Messages kept before the last user message of a history (a restarted sidecar catches up from them). */
+export const HISTORY_CONTEXT = 8;
+/** A history is never forwarded longer than this (the engine walks back at most this far). */
+export const HISTORY_CAP = 200;
+
+/**
+ * The tail of a session history that matters to the engine: the current turn (from the last user
+ * message) plus a few messages before it. `agent_end` and `before_prompt_build` carry the whole
+ * history on every turn; copying all of it would put the session's length on the gateway's hook path.
+ */
+export function historyTail(messages) {
+  if (!Array.isArray(messages)) return messages;
+  let last = messages.length - 1;
+  while (last >= 0 && messages[last]?.role !== "user") last -= 1;
+  const from = last < 0 ? 0 : last - HISTORY_CONTEXT;
+  return messages.slice(Math.max(0, from, messages.length - HISTORY_CAP));
+}
+
 /** The request body for POST /hooks/<name>, serialised now so later mutation by the host cannot leak in. */
 export function hookBody(event, ctx) {
+  if (isPlainObject(event) && Array.isArray(event.messages)) {
+    event = { ...event, messages: historyTail(event.messages) };
+  }
   const safeEvent = jsonSafe(event);
   const safeCtx = jsonSafe(ctx);
   return JSON.stringify({

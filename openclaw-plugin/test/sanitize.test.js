@@ -70,3 +70,16 @@ test("hookBody serialises at once: later mutation by the host does not reach the
   assert.deepEqual(JSON.parse(body), { event: { content: "first" }, ctx: { channelId: "webchat" } });
   assert.deepEqual(JSON.parse(hookBody(undefined, null)), { event: {}, ctx: {} });
 });
+
+test("a history is forwarded from a few messages before its last user message", async () => {
+  const { historyTail, hookBody, HISTORY_CONTEXT } = await import("../lib/sanitize.js");
+  const history = Array.from({ length: 50 }, (_, i) => ({ role: i % 5 === 0 ? "user" : "assistant", content: `m${i}` }));
+  const tail = historyTail(history);
+  assert.equal(tail[0].content, `m${45 - HISTORY_CONTEXT}`); // the last user message is m45
+  assert.equal(tail.at(-1).content, "m49");
+  const noUser = Array.from({ length: 300 }, (_, i) => ({ role: "assistant", content: `a${i}` }));
+  assert.equal(historyTail(noUser).length, 200);
+  const body = JSON.parse(hookBody({ messages: history, success: true }, {}));
+  assert.equal(body.event.messages.length, tail.length);
+  assert.equal(history.length, 50); // the host's own array is left alone
+});
