@@ -18,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.store.records import Message
 from tests.servers.ollama_server import FakeOllamaServer
 from tests.test_cli_support import cli
+
+pytestmark = pytest.mark.slow  # real processes and spaCy: outside the fast loop
 
 NAME = "Zorblax Quint"
 

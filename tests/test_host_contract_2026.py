@@ -20,6 +20,8 @@ from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.plugin import KnowledgePlugin, register
 from knowledge_engine.store.messages import MessageLog
 
+pytestmark = pytest.mark.slow  # real processes and spaCy: outside the fast loop
+
 FIXTURE = Path(__file__).parent / "data" / "openclaw-2026.9-hooks.jsonl"
 FAKE_PREFIX = "FAKE-REPLY:"
 

@@ -14,6 +14,8 @@ import pytest
 
 from tests.openclaw_plugin_support import PLUGIN, ROOT
 
+pytestmark = pytest.mark.slow  # real processes and spaCy: outside the fast loop
+
 CACHE = ROOT / ".cache" / "openclaw"
 OPENCLAW = CACHE / "gw" / "node_modules" / ".bin" / "openclaw"
 

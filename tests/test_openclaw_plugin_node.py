@@ -11,6 +11,8 @@ import pytest
 
 from tests.openclaw_plugin_support import PLUGIN, node_binary
 
+pytestmark = pytest.mark.slow  # real processes and spaCy: outside the fast loop
+
 TIMEOUT_S = 600
 
 

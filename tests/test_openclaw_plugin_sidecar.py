@@ -14,6 +14,8 @@ import pytest
 from tests.openclaw_plugin_support import PLUGIN, node_binary
 from tests.sidecar_process import sidecar_config
 
+pytestmark = pytest.mark.slow  # real processes and spaCy: outside the fast loop
+
 MARKER = "Quokkaville"
 
 

@@ -15,6 +15,8 @@ import pytest
 
 from tests.sidecar_process import Sidecar, sidecar_config, start_sidecar
 
+pytestmark = pytest.mark.slow  # real processes and spaCy: outside the fast loop
+
 TOKEN = "t0k3n-for-the-sidecar-tests-only-0123456789"
 MARKER = "Quokkaville"  # a word from message text that must never reach a log or an error body
 SESSION = "agent:main:chat"

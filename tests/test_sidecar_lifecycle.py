@@ -15,6 +15,8 @@ from knowledge_engine.config import load_config
 from knowledge_engine.store.workspace import Workspace
 from tests.sidecar_process import Sidecar, run_serve, sidecar_config, start_sidecar, wait_for
 
+pytestmark = pytest.mark.slow  # real processes and spaCy: outside the fast loop
+
 SESSION = "agent:main:chat"
 TOKEN = "another-token-for-lifecycle-tests-0123456789"
 

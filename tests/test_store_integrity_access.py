@@ -56,6 +56,7 @@ def _exposed(folder: Path) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_a_new_workspace_is_owner_only(tmp_path: Path, default_umask: None) -> None:
     root = tmp_path / "agents"
     cfg = load_config(
