@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -25,7 +26,7 @@ from knowledge_engine.host.types import (
     payload_field,
 )
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.records import Message
+from knowledge_engine.store.records import Message, utcnow
 from knowledge_engine.store.workspace import Workspace
 
 PLUGIN_ID = "knowledge-engine"
@@ -133,6 +134,7 @@ class KnowledgePlugin:
         self.seen = capture.SeenIds()
         self.awaiting = AwaitingFolder(self._release_held)
         self.host_sessions: set[str] = set()  # sessions whose latest run is the host's own (heartbeat)
+        self.started = utcnow()  # history older than this may have been stored by an earlier process
         engine.lifecycle_hooks.append(self)  # flush and stop first release the held messages
 
     # ------------------------------------------------------------------ engine lifecycle
@@ -213,7 +215,7 @@ class KnowledgePlugin:
         ws, session_key = self._workspace(event, ctx)
         items = payload_field(event, "messages") or []
         for msg in capture.history_messages(items if isinstance(items, list) else [], session_key, self.seen):
-            if _stored_before(ws, msg):  # by a process before this one (a restart replays the history)
+            if _stored_before(ws, msg, self.started):  # by an earlier process: a restart replays the history
                 self.seen.add(msg.id)
                 continue
             self._submit(ws, msg, "agent_end")
@@ -322,14 +324,18 @@ class KnowledgePlugin:
 SAME_TURN_S = 300.0
 
 
-def _stored_before(ws: Workspace, msg: Message) -> bool:
-    """By its id, by the id `message_received` gave it, or as the same text at about the same time."""
+def _stored_before(ws: Workspace, msg: Message, started: datetime) -> bool:
+    """By its id, by the id `message_received` gave it, or, for a message from before this process
+    started, as the same text at about the same time. (Later ones are matched in memory: a user may say
+    "yes" twice within minutes, and both are stored.)"""
     log = ws.messages
     if log.get(msg.id) is not None:
         return True
     alias = capture.inbound_id(msg.id)
     if alias is not None and log.get(alias) is not None:
         return True
+    if msg.timestamp >= started:
+        return False
     return log.has_text_near(msg.session, msg.role, msg.text, msg.timestamp, SAME_TURN_S)
 
 

@@ -36,31 +36,36 @@ def _subst(value: Any, scratch: str) -> Any:
     return value
 
 
-def _reply_for(session: str, n: int) -> str:
-    """A distinct assistant reply per session (the recorded fake model said the same thing everywhere)."""
-    return f"Noted. For session {n}, write to desk{n}@replies.example for help."
+def _reply_text(n: int) -> str:
+    return f"Noted ({n}). Write to desk{n}@replies.example for help."
 
 
 def _rewrite_replies(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    sessions: dict[str, int] = {}
+    """A distinct reply per model response (the recorded fake model said the same thing everywhere), the
+    same in every hook that carries it: keyed by `responseId`; `message_sending` has none and delivers the
+    session's latest reply."""
+    numbers: dict[str, int] = {}
+    latest: dict[str | None, str] = {}
 
-    def new_text(session: str | None) -> str:
-        key = session or "none"
-        return _reply_for(key, sessions.setdefault(key, len(sessions)))
-
-    def fix(value: Any, session: str | None) -> Any:
+    def fix(value: Any, rid: str | None, session: str | None) -> Any:
         if isinstance(value, str) and value.startswith(FAKE_PREFIX):
-            return new_text(session)
+            if rid is None:
+                return latest.get(session, _reply_text(-1))
+            latest[session] = _reply_text(numbers.setdefault(rid, len(numbers)))
+            return latest[session]
         if isinstance(value, list):
-            return [fix(v, session) for v in value]
+            return [fix(v, rid, session) for v in value]
         if isinstance(value, dict):
-            return {k: fix(v, session) for k, v in value.items()}
+            return {k: fix(v, value.get("responseId", rid), session) for k, v in value.items()}
         return value
 
     out = []
     for call in calls:
-        session = call["ctx"].get("sessionKey") or call["event"].get("sessionKey")
-        out.append({**call, "event": fix(call["event"], session)})
+        event = call["event"]
+        session = call["ctx"].get("sessionKey") or event.get("sessionKey")
+        last = event.get("lastAssistant")
+        rid = last.get("responseId") if isinstance(last, dict) else None
+        out.append({**call, "event": fix(event, rid, session)})
     return out
 
 
@@ -133,7 +138,8 @@ def test_every_turn_user_and_assistant_side_is_stored_once(replayed: Replayed, t
     # one reply per turn: shim1 had two turns, and the A2A/webchat replies also fired message_sending
     assert len(assistants) == len(prompts)
     assert {s for s, _ in assistants} == sessions
-    assert all(t.startswith("Noted.") for _, t in assistants)
+    assert all(t.startswith("Noted (") for _, t in assistants)
+    assert len({t for _, t in assistants}) == len(assistants)  # every model response once
 
 
 def test_facts_from_both_sides_come_back_in_a_later_turn(replayed: Replayed) -> None:
@@ -268,6 +274,9 @@ def _one_process(tmp_path: Path, calls: list[tuple[str, dict[str, Any], dict[str
 
     async def run_all() -> None:
         for hook, event, ctx in calls:
+            if hook == FLUSH:
+                assert await asyncio.to_thread(plugin.engine.flush, 60, False)
+                continue
             await runner.run(hook, event, ctx)
 
     asyncio.run(run_all())
@@ -276,6 +285,7 @@ def _one_process(tmp_path: Path, calls: list[tuple[str, dict[str, Any], dict[str
 
 
 AGENT_CTX = {"agentId": "main", "sessionKey": "agent:main:w", "trigger": "user"}
+FLUSH = "<flush>"  # in `_one_process`' calls: flush everything before the next call
 MSG_CTX = {"channelId": "webchat", "sessionKey": "agent:main:w"}
 
 
@@ -311,3 +321,22 @@ def test_the_hosts_heartbeat_runs_are_not_stored(tmp_path: Path) -> None:
         ("llm_output", {"assistantTexts": ["Dana is back on Monday."]}, AGENT_CTX),
     ])
     assert sorted(t for _, _, t in stored(tmp_path / "ke")) == ["Dana is back on Monday.", "Is Dana back?"]
+
+
+def test_the_same_words_said_twice_are_two_messages(tmp_path: Path) -> None:
+    """`openclaw agent` turns reach the engine only through agent_end: a user who says "yes" in two turns
+    a minute apart said it twice."""
+    from knowledge_engine.store.records import utcnow
+
+    t0 = int(utcnow().timestamp() * 1000) + 60_000  # turns of this process, not history from before it
+    turn1 = [{"role": "user", "content": "yes", "timestamp": t0},
+             {"role": "assistant", "content": "Booked for Monday.", "timestamp": t0 + 500,
+              "responseId": "r1"}]
+    turn2 = [*turn1, {"role": "user", "content": "yes", "timestamp": t0 + 60_000},
+             {"role": "assistant", "content": "Booked for Tuesday.", "timestamp": t0 + 60_500,
+              "responseId": "r2"}]
+    _one_process(tmp_path, [("agent_end", {"messages": turn1, "success": True}, AGENT_CTX),
+                            (FLUSH, {}, {}),  # the first "yes" is in the log when the second comes
+                            ("agent_end", {"messages": turn2, "success": True}, AGENT_CTX)])
+    assert sorted(t for _, _, t in stored(tmp_path / "ke")) == [
+        "Booked for Monday.", "Booked for Tuesday.", "yes", "yes"]
