@@ -1,4 +1,4 @@
-"""The REAL gateway (openclaw 2026.9.6 from .cache/openclaw, installed by scripts/setup) validates our
+"""The REAL gateway (openclaw 2026.9.6 in .cache/openclaw, from scripts/setup_openclaw) validates our
 manifest's configSchema the way the jsonschema tests do: config.example.json plus a `sidecar` section is
 accepted, an unknown key is rejected naming it. Skipped when the cached gateway is not installed."""
 
@@ -45,7 +45,7 @@ def validate(tmp_path: Path, plugin_config: dict[str, Any]) -> subprocess.Comple
 @pytest.fixture(autouse=True)
 def _needs_gateway() -> None:
     if not (OPENCLAW.exists() and (CACHE / "bin" / "node").exists()):
-        pytest.skip("openclaw is not installed in .cache/openclaw (scripts/setup installs it)")
+        pytest.skip("openclaw is not installed in .cache/openclaw (scripts/setup_openclaw installs it)")
 
 
 def test_the_gateway_accepts_config_example_with_a_sidecar_section(tmp_path: Path) -> None:

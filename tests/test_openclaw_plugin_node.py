@@ -19,7 +19,7 @@ TIMEOUT_S = 600
 def test_the_plugins_node_tests_pass() -> None:
     node = node_binary()
     if node is None:
-        pytest.skip("no Node.js: neither .cache/openclaw/bin/node (scripts/setup) nor `node` on PATH")
+        pytest.skip("no Node.js: neither .cache/openclaw/bin/node (setup_openclaw) nor `node` on PATH")
     files = sorted(str(p) for p in (PLUGIN / "test").glob("*.test.js"))
     assert files, "no node tests found"
     # own process group: a hung run is ended whole, with any sidecar child it spawned
