@@ -184,17 +184,25 @@ def message_line(
     msg: dict[str, Any] = inner if isinstance(inner, dict) else rec
     if msg.get("forgotten") is True:
         return line.rstrip(b"\n") + b"\n"
+    verdict = _judge(msg, redactor, tally, seen)
+    if verdict == "drop":
+        return FORGOTTEN_LINE if keep else None
+    if verdict == "redacted":
+        return orjson.dumps(rec) + b"\n"
+    return line.rstrip(b"\n") + b"\n"
+
+
+def _judge(
+    msg: dict[str, Any], redactor: Redactor, tally: Tally, seen: Callable[[str], None] | None
+) -> Verdict:
+    """The redactor's verdict on one waiting message (it redacts in place), counted in `tally`."""
     tally.examined += 1
     if seen is not None and isinstance(msg.get("id"), str):
         seen(msg["id"])
     verdict = redactor.verdict_of(msg)
-    if verdict == "drop":
-        tally.dropped += 1
-        return FORGOTTEN_LINE if keep else None
-    if verdict == "redacted":
-        tally.redacted += 1
-        return orjson.dumps(rec) + b"\n"
-    return line.rstrip(b"\n") + b"\n"
+    tally.dropped += verdict == "drop"
+    tally.redacted += verdict == "redacted"
+    return verdict
 
 
 def rewrite_jsonl(
@@ -230,15 +238,8 @@ def rewrite_batch_file(path: Path, redactor: Redactor, seen: Callable[[str], Non
         if not isinstance(m, dict):
             kept.append(m)
             continue
-        tally.examined += 1
-        if seen is not None and isinstance(m.get("id"), str):
-            seen(m["id"])
-        verdict = redactor.verdict_of(m)
-        if verdict == "drop":
-            tally.dropped += 1
-            continue
-        tally.redacted += verdict == "redacted"
-        kept.append(m)
+        if _judge(m, redactor, tally, seen) != "drop":
+            kept.append(m)
     if not (tally.redacted or tally.dropped):
         return tally
     if not kept:
