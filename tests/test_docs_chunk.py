@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge_engine.docs.chunk import UnsupportedDocument, chunk_text, read_document
+from knowledge_engine.documents.chunk import UnsupportedDocument, chunk_text, read_document
 
 
 def make_pdf(lines: list[str]) -> bytes:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from knowledge_engine.config import PgvectorConfig
-from knowledge_engine.docs import ingest_files
+from knowledge_engine.documents import ingest_files
 from knowledge_engine.retrieve.base import RetrievalRequest
 from knowledge_engine.retrieve.sources.pgvector import DimensionMismatchError, PgvectorSource, close_pools
 from tests.fixtures.postgres import PG_TEST_DIMENSIONS, HashEmbedder, PgHandle
@@ -167,7 +167,7 @@ def test_ingested_documents_are_found_by_the_source(cfg: PgvectorConfig, tmp_pat
 
 def test_ingest_with_config_uses_the_pgvector_embedding_provider(cfg: PgvectorConfig, tmp_path: Path) -> None:
     from knowledge_engine.config import EmbeddingsConfig, load_config
-    from knowledge_engine.docs import ingest_with_config
+    from knowledge_engine.documents import ingest_with_config
 
     seen: list[EmbeddingsConfig] = []
 

@@ -29,7 +29,7 @@ TABLE = "fault_vectors"
 @pytest.fixture
 def own_pg() -> Iterator[PgHandle]:
     """A server of this test's own: stopping the session one would break other tests."""
-    from knowledge_engine.docs.ingest import ensure_schema
+    from knowledge_engine.documents.ingest import ensure_schema
 
     with pg_server_in_tempdir() as pg:
         with pg.connect() as conn:

@@ -297,7 +297,7 @@ def test_messages_facts_and_graph_through_the_hook(
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["markdown", "xml"])
 def test_pgvector_rows_go_through_the_same_neutraliser(pg_server: Any, fmt: str) -> None:
-    from knowledge_engine.docs.ingest import ensure_schema
+    from knowledge_engine.documents.ingest import ensure_schema
     from knowledge_engine.retrieve.sources.pgvector import PgvectorSource, close_pools, vector_literal
     from tests.fixtures.postgres import PG_TEST_DIMENSIONS, HashEmbedder
 

@@ -177,7 +177,7 @@ def test_one_pool_per_url_per_loop(pg_docs: PgvectorConfig) -> None:
 @pytest.mark.slow
 def test_pool_recovers_after_server_restart() -> None:
     """Stop and start PostgreSQL under a live source: the next query works on the same source."""
-    from knowledge_engine.docs.ingest import ensure_schema
+    from knowledge_engine.documents.ingest import ensure_schema
 
     with pg_server_in_tempdir() as handle:
         with handle.connect() as conn:
@@ -214,7 +214,7 @@ def test_pool_recovers_after_server_restart() -> None:
 def test_planner_picks_hnsw_unforced_on_a_few_thousand_rows(pg_server: PgHandle) -> None:
     """Without any planner setting: at ~3000 rows PostgreSQL chooses the HNSW index by itself
     (at 300 rows it prefers a sequential scan plus sort, hence the forced check above)."""
-    from knowledge_engine.docs.ingest import ensure_schema
+    from knowledge_engine.documents.ingest import ensure_schema
 
     table, emb = "knowledge_vectors_plan", HashEmbedder()
     rows = [
@@ -245,7 +245,7 @@ def test_small_collection_in_a_big_table_still_gets_top_k(pg_server: PgHandle) -
     """pgvector's HNSW post-filtering: only ef_search candidates are filtered by collection, so
     the seed's query can return nothing for a small collection. iterativeScan (default
     strict_order) keeps scanning; with it off the same query comes back short."""
-    from knowledge_engine.docs.ingest import ensure_schema
+    from knowledge_engine.documents.ingest import ensure_schema
 
     table, emb = "knowledge_vectors_iter", HashEmbedder()
     rows = [("big", f"b{i}.md", f"w{i} v{i % 13} u{i % 7}") for i in range(3000)]

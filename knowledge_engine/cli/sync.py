@@ -89,7 +89,7 @@ def docs_ingest(
     json: JsonOpt = False,
 ) -> None:
     """Chunk, embed and store documents in pgvector (uses pgvector.url and its embeddings settings)."""
-    from knowledge_engine.docs.ingest import ingest_with_config
+    from knowledge_engine.documents.ingest import ingest_with_config
 
     cfg = load_cfg(config)
     missing = [str(p) for p in paths if not p.exists()]

@@ -18,7 +18,7 @@ import psycopg
 from psycopg import sql
 
 from knowledge_engine.config import EmbeddingsConfig, EngineConfig, PgvectorConfig
-from knowledge_engine.docs.chunk import UnsupportedDocument, chunk_text, read_document
+from knowledge_engine.documents.chunk import UnsupportedDocument, chunk_text, read_document
 from knowledge_engine.index.embeddings.base import Embedder
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.retrieve.sources.pgvector import (
@@ -27,7 +27,7 @@ from knowledge_engine.retrieve.sources.pgvector import (
     vector_literal,
 )
 
-log = logging.getLogger("knowledge_engine.docs")
+log = logging.getLogger("knowledge_engine.documents")
 INGEST_SOURCE = "knowledge-engine"
 
 
