@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from knowledge_engine.config import ConfigError, LlmConfig, load_config
-from knowledge_engine.llm.client import make_client, resolve_api
 from knowledge_engine.llm.errors import LlmHttpError, LlmTimeout, LlmTruncated, LlmUnavailable
+from knowledge_engine.llm.factory import make_client, resolve_api
 from knowledge_engine.llm.parse import parse_output
 from knowledge_engine.llm.schema import output_schema
 from tests.servers.ollama_server import FakeOllamaServer, hash_vector

@@ -9,8 +9,8 @@ import pytest
 
 from knowledge_engine.config import LlmConfig
 from knowledge_engine.extract.llm import LlmTier, parse_valid_at
-from knowledge_engine.llm.client import make_client
 from knowledge_engine.llm.errors import LlmBadOutput, LlmError, LlmHttpError, LlmTruncated
+from knowledge_engine.llm.factory import make_client
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
 from tests.servers.ollama_server import FakeOllamaServer

@@ -1,6 +1,6 @@
 """LLM clients for the extraction tier: Ollama (chat / generate) and OpenAI-compatible servers."""
 
-from knowledge_engine.llm.client import LlmClient, make_client, resolve_api
+from knowledge_engine.llm.client import LlmClient
 from knowledge_engine.llm.errors import (
     LlmBadOutput,
     LlmError,
@@ -9,6 +9,7 @@ from knowledge_engine.llm.errors import (
     LlmTruncated,
     LlmUnavailable,
 )
+from knowledge_engine.llm.factory import make_client, resolve_api
 
 __all__ = [
     "LlmBadOutput",

@@ -13,8 +13,8 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from knowledge_engine.config import LlmConfig
-from knowledge_engine.llm.client import http_client, post_json
 from knowledge_engine.llm.errors import LlmHttpError
+from knowledge_engine.llm.http import http_client, post_json
 from knowledge_engine.llm.parse import load_body, ollama_content
 
 

@@ -11,8 +11,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from knowledge_engine.config import LlmConfig
-from knowledge_engine.llm.client import http_client, post_json
 from knowledge_engine.llm.errors import LlmBadOutput
+from knowledge_engine.llm.http import http_client, post_json
 from knowledge_engine.llm.parse import load_body, openai_content
 
 
