@@ -58,6 +58,17 @@ def retriever_for(engine: KnowledgeEngine, ws: Workspace) -> Retriever:
         return r
 
 
+def turn_query(event: Any, ctx: Any, cfg: EngineConfig) -> tuple[str, str | None]:
+    """(query, skip reason or None) of a turn, as the hook decides them; shared with the `context`
+    command so it shows exactly what the hook would do (envelope stripped, truncated, skip rules)."""
+    query = query_text(event) or ""  # envelope already stripped
+    if len(query) > MAX_QUERY_CHARS:
+        counters.inc("retrieval.query_truncated")
+        query = query[:MAX_QUERY_CHARS]  # a pasted document is not a better question
+    reason = should_skip(query, ctx, cfg.retrieval.skip)  # counts retrieval.skip.<reason>
+    return query, reason or (None if query else "no_text")
+
+
 class Retriever:
     """Finds, ranks and formats what the agent should know before a turn."""
 
@@ -99,13 +110,9 @@ class Retriever:
     async def hook(self, event: Any, ctx: Any) -> dict[str, str] | None:
         """The before_prompt_build handler body: a hook result dict, or None to inject nothing."""
         t0 = time.perf_counter()
-        query = query_text(event)  # envelope already stripped
-        if query and len(query) > MAX_QUERY_CHARS:
-            counters.inc("retrieval.query_truncated")
-            query = query[:MAX_QUERY_CHARS]  # a pasted document is not a better question
-        reason = should_skip(query, ctx, self.cfg.retrieval.skip)  # counts retrieval.skip.<reason>
-        if reason or not query:
-            emit("skip", reason=reason or "no_text", queryLength=len(query or ""))
+        query, reason = turn_query(event, ctx, self.cfg)
+        if reason:
+            emit("skip", reason=reason, queryLength=len(query))
             return None
         agent = self.ws.agent_id
         cached = self.cache.get(agent, query)
