@@ -13,7 +13,15 @@ import orjson
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from knowledge_engine.config import ConfigError, EngineConfig, load_config, load_config_file
@@ -189,7 +197,7 @@ def open_engine(workspace: Path | None, config: Path | None, agent: str | None) 
 
 
 def progress_bar(label: str, quiet: bool) -> Progress:
-    """A progress bar on stderr for long work; off for --json and when stderr is not a terminal."""
+    """A bare rich Progress on stderr (kept for callers that manage their own tasks); prefer `progress`."""
     return Progress(
         TextColumn(label),
         BarColumn(),
@@ -198,3 +206,58 @@ def progress_bar(label: str, quiet: bool) -> Progress:
         console=err_console,
         disable=quiet or not err_console.is_terminal,
     )
+
+
+class ProgressTask:
+    """The one task of a `progress` bar; every method is a no-op when the bar is off."""
+
+    def __init__(self, bar: Progress | None, label: str, total: int | None) -> None:
+        self._bar = bar
+        self._task = bar.add_task(label, total=total) if bar is not None else None
+
+    @property
+    def shown(self) -> bool:
+        return self._bar is not None
+
+    def advance(self, n: int = 1) -> None:
+        if self._bar is not None and self._task is not None:
+            self._bar.advance(self._task, n)
+
+    def update(self, done: int, total: int | None = None) -> None:
+        """Absolute position (and the total, once known): fits `progress(done, total)` callbacks."""
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=done, total=total)
+
+    def phase(self, label: str) -> None:
+        """What is happening now, e.g. "loading the embedding model" before the count is known."""
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, description=label)
+
+
+def progress_shown(quiet: bool) -> bool:
+    """A bar is drawn only on an interactive stderr and never with --json (scripts read clean streams)."""
+    return not quiet and err_console.is_terminal
+
+
+@contextlib.contextmanager
+def progress(label: str, total: int | None = None, *, quiet: bool = False) -> Iterator[ProgressTask]:
+    """A progress bar on stderr for long work: spinner, label, bar, done/total, elapsed, time left.
+
+    Nothing is drawn (and nothing costs) when `quiet` (--json) or stderr is not a terminal. Without
+    a total the bar pulses until `update(done, total)` gives one.
+    """
+    if not progress_shown(quiet):
+        yield ProgressTask(None, label, total)
+        return
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+    )
+    task = ProgressTask(bar, label, total)  # before start: the first frame already has the label
+    with bar:
+        yield task
