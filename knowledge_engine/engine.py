@@ -264,6 +264,10 @@ class KnowledgeEngine:
         batcher.start()
         self._batchers[ws.folder] = batcher
 
+    def llm_batcher(self, ws: Workspace) -> Any:
+        """The workspace's LLM batcher (None when the tier is off): `ingest` waits for it."""
+        return self._batchers.get(ws.folder)
+
     def llm_stats(self, ws: Workspace) -> dict[str, Any] | None:
         b = self._batchers.get(ws.folder)
         return b.stats() if b is not None else None
