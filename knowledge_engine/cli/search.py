@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -12,11 +13,13 @@ from knowledge_engine.cli.common import (
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
-    console,
+    err_console,
     fail,
+    load_cfg,
     open_engine,
     parse_time,
     print_json,
+    resolve_folder,
     table,
 )
 
@@ -118,20 +121,41 @@ def context(
     no_semantic: NoSemanticOpt = False,
     json: JsonOpt = False,
 ) -> None:
-    """Print exactly the block the before_prompt_build hook would inject for QUERY, and its provenance."""
-    from knowledge_engine.retrieve.retriever import retriever_for
+    """Print exactly the block the before_prompt_build hook would inject for QUERY (stdout, verbatim),
+    and its provenance (stderr). A message the hook skips ("thanks!") prints why and nothing else."""
+    from knowledge_engine.retrieve.retriever import retriever_for, turn_query
 
     if not query.strip():
         fail("the query is empty")
     ref = parse_time(at, "--at")
+    cfg = load_cfg(config)
+    folder = resolve_folder(cfg, workspace, agent)
+    text, skipped = turn_query({"prompt": query}, None, cfg)  # the hook's own rules; the cache is per process
+    if skipped:
+        _print_context("", None, skipped, f"skipped ({skipped}): the hook injects nothing for this", json)
+        return
+    if not folder.is_dir():  # what the hook would find on an agent's first turn: nothing (not created here)
+        _print_context("", None, None, f"workspace {folder} does not exist: nothing is stored yet", json)
+        return
     engine, ws = _engine(workspace, config, agent, no_semantic)
     try:
-        block, provenance = asyncio.run(retriever_for(engine, ws).context(query, reference_time=ref))
+        block, provenance = asyncio.run(retriever_for(engine, ws).context(text, reference_time=ref))
     finally:
         _discard(engine, ws)
+    _print_context(block, provenance, None, None if block else "nothing would be injected", json)
+
+
+def _print_context(block: str, provenance: Any, skipped: str | None, note: str | None, json: bool) -> None:
+    """JSON for scripts; else the block verbatim on stdout (no console wrapping: it is the exact text
+    the model would see) and the notes and provenance on stderr."""
     if json:
-        print_json({"block": block, "provenance": provenance})
+        print_json({"block": block, "provenance": provenance, "skipped": skipped, "note": note})
         return
-    console.print(block or "(nothing would be injected)", markup=False, highlight=False)
-    console.rule("provenance")
-    console.print_json(data=provenance, default=str)
+    if block:
+        sys.stdout.write(block + "\n")
+        sys.stdout.flush()
+    if note:
+        err_console.print(f"({note})", markup=False, highlight=False, soft_wrap=True)
+    if provenance is not None:
+        err_console.rule("provenance")
+        err_console.print_json(data=provenance, default=str)
