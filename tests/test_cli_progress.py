@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
+
+from tests.test_cli_support import workspace_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 HELPER = """
@@ -64,3 +69,17 @@ def test_progress_is_off_with_json_even_on_a_terminal() -> None:
     code, out, err = run_with_tty_stderr([sys.executable, "-c", HELPER, "--json"])
     assert code == 0 and out.strip() == "hidden"
     assert "counting sheep" not in err
+
+
+@pytest.mark.slow
+def test_sync_shows_its_progress_on_a_terminal_and_stays_quiet_when_piped(tmp_path: Path) -> None:
+    ws = str(workspace_copy("sample", tmp_path))
+    cmd = [sys.executable, "-m", "knowledge_engine.cli.app", "sync", "-w", ws, "--rebuild"]
+    code, out, err = run_with_tty_stderr(cmd)
+    assert code == 0, err
+    assert "embedding" in err and re.search(r"(\d+)/\1", err), err  # the bar reached done == total
+    assert "sync done" in out
+    piped = run_piped(cmd)
+    assert piped.returncode == 0 and "embedding" not in piped.stderr and "━" not in piped.stderr
+    code, out, err = run_with_tty_stderr([*cmd, "--json"])
+    assert code == 0 and "embedding" not in err and out.lstrip().startswith("{")

@@ -11,12 +11,14 @@ from knowledge_engine.cli.common import (
     AgentOpt,
     ConfigOpt,
     JsonOpt,
+    ProgressTask,
     WorkspaceOpt,
     fail,
+    has_messages,
     load_cfg,
     open_engine,
     print_json,
-    progress_bar,
+    progress,
     table,
 )
 
@@ -39,13 +41,8 @@ def sync(
     if not engine.config.embeddings.enabled:
         fail("embeddings are disabled in this config (embeddings.enabled = false)")
     try:
-        with progress_bar("syncing", json) as progress:
-            task = progress.add_task("sync", total=None)
-
-            def tick(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
-
-            report = _rebuild(engine, ws, tick) if rebuild else engine.sync(ws, progress=tick)
+        with progress("opening the index", quiet=json) as task:
+            report = _run(engine, ws, rebuild, task)
     except Exception as exc:
         engine.stop(timeout_s=5)
         fail(f"sync failed: {exc}")
@@ -64,13 +61,28 @@ def sync(
     )
 
 
-def _rebuild(engine: Any, ws: Any, tick: Any) -> Any:
-    """--rebuild also works when the index was built with another model (the normal open refuses it)."""
+def _run(engine: Any, ws: Any, rebuild: bool, task: ProgressTask) -> Any:
+    """Open the index, compare, then embed with a count: each slow step names itself on the bar."""
     from knowledge_engine.index import sync as sync_mod
     from knowledge_engine.index.chroma import ChromaIndex
 
-    index = ChromaIndex.for_rebuild(ws.folder, ws.agent_id, engine.config, engine.embedder)
-    msgs = ws.messages.iter() if (ws.folder / "messages.sqlite3").exists() else iter(())
+    # --rebuild opens (and empties) the index even when it was built with another model
+    index = (
+        ChromaIndex.for_rebuild(ws.folder, ws.agent_id, engine.config, engine.embedder)
+        if rebuild
+        else engine.chroma(ws)
+    )
+    task.phase("comparing the stores with the index")
+    started = False
+
+    def tick(done: int, total: int) -> None:
+        nonlocal started
+        if not started:
+            started = True
+            task.phase("embedding" if rebuild else "syncing")
+        task.update(done, total)
+
+    msgs = ws.messages.iter() if has_messages(ws) else iter(())
     return sync_mod.sync(index, ws.facts.all(), msgs, tick)
 
 
