@@ -135,11 +135,19 @@ def _drift(ws: Workspace, report: ValidationReport) -> None:
         return
     report.checked["indexed"] = st.get("synced", 0)
     for kind in ("facts", "messages"):
-        pending = (st.get(kind) or {}).get("pending", 0)
-        if pending:
+        counts = st.get(kind) or {}
+        if counts.get("stale"):  # vectors of records the stores no longer hold (forgotten, pruned)
             report.problems.append(
-                Problem("index_drift", kind, f"{pending} records not in step with Chroma", True)
+                Problem(
+                    "index_drift",
+                    kind,
+                    f"{counts['stale']} records in Chroma the stores no longer hold",
+                    True,
+                )
             )
+        if counts.get("waiting"):  # the normal state between a change (ingest, forget, edit) and a sync
+            detail = f"{counts['waiting']} records waiting for the next sync (the host's, or `sync`)"
+            report.problems.append(Problem("index_drift", kind, detail, True, warning=True))
 
 
 def validate(ws: Workspace, check_index: bool = True, check_evidence: bool = True) -> ValidationReport:

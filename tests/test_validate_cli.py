@@ -10,7 +10,7 @@ import pytest
 from knowledge_engine.config import load_config
 from knowledge_engine.store.records import Evidence, Fact, fact_id
 from knowledge_engine.store.workspace import Workspace
-from tests.test_cli_support import cli, workspace_copy
+from tests.test_cli_support import SECRET, cli, workspace_copy
 
 
 @pytest.fixture
@@ -85,3 +85,30 @@ def test_corrupt_store_file_is_reported(ws: Path) -> None:
     code, report = _validate(ws, "--no-index", "--repair")
     assert code == 0 and report["repaired"]["store_files"] == 1  # rewritten from the last good copy
     assert (ws / "facts.json").exists()
+
+
+def test_validate_right_after_forget_is_ok_and_notes_the_pending_sync(tmp_path: Path) -> None:
+    """forget deletes vectors but embeds nothing (no model): the redacted messages wait for the next
+    sync. That is a note, not an integrity error."""
+    ws = workspace_copy("secret", tmp_path)
+    code, _, err = cli("forget", "-w", str(ws), "--entity", SECRET, "--yes", "--json")
+    assert code == 0, err
+    code, report = _validate(ws)
+    assert code == 0 and report["ok"], report
+    drift = [p for p in report["problems"] if p["kind"] == "index_drift"]
+    assert drift and all(p["warning"] and "next sync" in p["detail"] for p in drift)
+    code, out, _ = cli("validate", "-w", str(ws))
+    assert code == 0 and "warning" in out
+    assert cli("sync", "-w", str(ws))[0] == 0
+    code, report = _validate(ws)
+    assert code == 0 and report["problems"] == []
+
+
+def test_vectors_of_records_gone_from_the_stores_are_an_error(ws: Path) -> None:
+    store = Workspace(ws, load_config({}))
+    gone = store.facts.all()[0].id
+    store.facts.table.delete(gone)
+    store.close()
+    code, report = _validate(ws)
+    assert code == 1
+    assert any(p["kind"] == "index_drift" and not p["warning"] for p in report["problems"])

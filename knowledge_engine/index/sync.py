@@ -235,7 +235,14 @@ def status(index: ChromaIndex, facts: Iterable[Fact], messages: Iterable[Message
     for kind, records in (("facts", facts), ("messages", messages)):
         plan = _plan(_docs(kind, records, model_id), _stored(index, kind))
         pending = len(plan.embed) + len(plan.meta_only) + len(plan.delete)
-        out[kind] = {"synced": plan.unchanged, "pending": pending}
+        # waiting: in the store, not (or not as it is now) in Chroma; stale: in Chroma only
+        waiting = len(plan.embed) + len(plan.meta_only)
+        out[kind] = {
+            "synced": plan.unchanged,
+            "pending": pending,
+            "waiting": waiting,
+            "stale": len(plan.delete),
+        }
         out["synced"] += plan.unchanged
         out["pending"] += pending
     out["last_sync"] = read_state(index.workspace).get("last_sync")
