@@ -67,3 +67,38 @@ def test_host_contract_example_prints_the_injected_block(tmp_path: Path) -> None
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.startswith("<<<knowledge-engine:BEGIN nonce="), proc.stdout
     assert "Dana | moved-to | Lisbon" in proc.stdout, proc.stdout
+
+
+COLD_TURN = """
+import asyncio, sys
+from knowledge_engine.host import HookRunner, PluginApi
+from knowledge_engine.plugin import register
+
+async def main(agent_dir):
+    api = PluginApi("knowledge-engine", {"extraction": {"llm": {"enabled": False}}})
+    register(api)
+    runner = HookRunner(api.registrations)
+    agent = {"agentId": "main", "workspaceDir": agent_dir, "sessionKey": "agent:main:chat"}
+    await runner.run("session_start", {"sessionId": "s1", "sessionKey": "agent:main:chat"}, agent)
+    await runner.run("message_received", {"from": "u1", "content": "I moved to Lisbon", "messageId": "m1",
+                                          "sessionKey": "agent:main:chat"}, {"channelId": "web"})
+    result = await runner.run("before_prompt_build", {"prompt": "Where do I live?", "messages": []}, agent)
+    print((result or {}).get("appendSystemContext", "(nothing injected)"))
+    await runner.run("gateway_stop", {"reason": "shutdown"}, {})
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    reason="cold start: the worker stores a message (even its raw text in the message log) only once the "
+    "extraction tiers have loaded (spaCy workers, seconds), so a prompt built right after the first "
+    "message_received of a fresh process sees nothing; the examples wait for the engine instead",
+    strict=False,
+)
+def test_a_fresh_process_recalls_its_first_message_on_the_next_prompt(tmp_path: Path) -> None:
+    """The README's original order, without the wait: what a host sees on its very first turns."""
+    proc = _run(sys.executable, "-c", COLD_TURN, str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "I moved to Lisbon" in proc.stdout, proc.stdout
