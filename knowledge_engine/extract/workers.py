@@ -7,10 +7,10 @@ tier; only the small list[Extraction] comes back.
 
 How a worker starts: a fresh interpreter (subprocess: fork+exec in C, which is what
 multiprocessing's "spawn" does, so nothing is forked from a threaded host) that imports only
-this module. multiprocessing's spawn and forkserver children both re-run the host's `__main__`
-file, which would re-run a host script that lacks an `if __name__ == "__main__"` guard; this
-start never imports it. Requests and replies are pickles over two private pipes
-(multiprocessing.connection framing).
+the child's side, extract.workers_child. multiprocessing's spawn and forkserver children both
+re-run the host's `__main__` file, which would re-run a host script that lacks an
+`if __name__ == "__main__"` guard; this start never imports it. Requests and replies are pickles
+over two private pipes (multiprocessing.connection framing).
 
 A worker exits when its pipe closes (pool closed, interpreter exit, parent killed: the kernel
 closes the parent's end) or when its parent pid changes (checked twice a second, for a parent
@@ -25,7 +25,6 @@ import contextlib
 import itertools
 import logging
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -50,7 +49,7 @@ MAX_START_FAILURES = 3  # consecutive failed starts after which the pool gives u
 _ROOT = str(Path(__file__).resolve().parents[2])
 _BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from knowledge_engine.extract.workers import child_main; "
+    "from knowledge_engine.extract.workers_child import child_main; "
     "child_main(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))"
 )
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -467,84 +466,3 @@ def close_all(timeout_s: float = 1.0) -> None:
 
 
 atexit.register(close_all)
-
-
-# --------------------------------------------------------------------------- child side
-
-
-class _Capture(logging.Handler):
-    """Collects the worker's log records so the parent can re-log them."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[tuple[str, int, str]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append((record.name, record.levelno, record.getMessage()))
-
-    def take(self) -> list[tuple[str, int, str]]:
-        out, self.records = self.records, []
-        return out
-
-
-def child_main(inbox_fd: int, outbox_fd: int, parent_pid: int) -> None:
-    """Entry point of a worker process (see the module docstring)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
-    inbox = Connection(inbox_fd, writable=False)
-    outbox = Connection(outbox_fd, readable=False)
-    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
-    with contextlib.suppress(EOFError, OSError):  # EOF: the parent is gone
-        _serve(inbox, outbox)
-    os._exit(0)  # no interpreter teardown: nothing to flush, and it is slow with spaCy loaded
-
-
-def _watch_parent(parent_pid: int) -> None:
-    while os.getppid() == parent_pid:
-        time.sleep(0.5)
-    os._exit(0)
-
-
-def _serve(inbox: Connection, outbox: Connection) -> None:
-    init = inbox.recv()
-    for entry in init["sys_path"]:
-        if entry not in sys.path:
-            sys.path.append(entry)
-    capture = _Capture()
-    root = logging.getLogger("knowledge_engine")
-    root.addHandler(capture)
-    root.propagate = False
-    root.setLevel(init["level"])
-    from knowledge_engine.config import SpacyConfig
-    from knowledge_engine.extract.nlp import exclude_for, preload
-    from knowledge_engine.extract.spacy_ner import SpacyTier
-
-    before = counters.snapshot()
-    nlp, reason = preload(init["model"], exclude_for(init["facts"]))
-    before = _send_reply(outbox, ("ready" if nlp is not None else "unavailable", reason), before, capture)
-    if nlp is None:
-        return
-    tiers: dict[tuple[int, int], SpacyTier] = {}
-    while True:
-        request = inbox.recv()
-        if request is None:
-            return
-        seq, messages, batch_size, max_chars, level = request
-        root.setLevel(level)
-        tier = tiers.get((batch_size, max_chars))
-        if tier is None:
-            config = SpacyConfig(model=init["model"], facts=init["facts"], batch_size=batch_size, workers=0)
-            tier = tiers.setdefault((batch_size, max_chars), SpacyTier(config, max_chars=max_chars))
-        try:
-            reply: tuple[Any, ...] = (seq, "ok", tier.extract(messages))
-        except Exception as exc:
-            reply = (seq, "error", type(exc).__name__)
-        before = _send_reply(outbox, reply, before, capture)
-
-
-def _send_reply(
-    outbox: Connection, reply: tuple[Any, ...], before: dict[str, int], capture: _Capture
-) -> dict[str, int]:
-    now = counters.snapshot()
-    delta = {k: v - before.get(k, 0) for k, v in now.items() if v != before.get(k, 0)}
-    outbox.send((*reply, delta, capture.take()))
-    return now
