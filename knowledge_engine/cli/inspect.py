@@ -48,18 +48,21 @@ def stats(
     """What a workspace holds: entities by type, facts by tier and validity, messages, pending LLM
     batches, Chroma sync state, size on disk and the last maintenance runs."""
     from knowledge_engine.cli.common import existing_folder, load_cfg, readable_store, resolve_folder
-    from knowledge_engine.cli.status import folder_status, index_status
+    from knowledge_engine.cli.status import folder_status
 
+    unreachable = None
     if index:
         ws = open_ws(workspace, config, agent)
         data = folder_status(ws.folder, ws.config)
-        data["chroma_pending"] = index_status(ws)
+        data["chroma_pending"], unreachable = _index_pending(ws)
     else:
         cfg = load_cfg(config)
         with readable_store():
             data = folder_status(existing_folder(resolve_folder(cfg, workspace, agent)), cfg)
     if json:
         print_json(data)
+        if unreachable:
+            fail(unreachable)
         return
     rows: list[list[Any]] = []
     for k, v in data.items():
@@ -68,6 +71,20 @@ def stats(
         else:
             rows.append([k, v])
     table(f"knowledge in {data['workspace']}", ["what", "value"], rows)
+    if unreachable:  # the store counts above still hold; the exit code tells a script the index part failed
+        fail(unreachable)
+
+
+def _index_pending(ws: Workspace) -> tuple[dict[str, Any], str | None]:
+    """Records not in step with Chroma, or (the error, a one-line message) when the index cannot be read:
+    a Chroma server that is down is a state to report, not a traceback."""
+    from knowledge_engine.cli.status import index_status
+
+    try:
+        return index_status(ws), None
+    except Exception as exc:  # ChromaUnavailableError, IndexMismatchError, a server lost mid-read
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return {"error": detail}, f"the Chroma index cannot be read: {detail}"
 
 
 def _short(value: Any) -> Any:
