@@ -9,8 +9,10 @@ import pytest
 
 from knowledge_engine.config import LlmConfig
 from knowledge_engine.extract.llm import LlmTier, parse_valid_at
+from knowledge_engine.extract.prompts import EXAMPLE_ANSWER, EXAMPLE_HEADER, EXAMPLE_MESSAGES, message_line
 from knowledge_engine.llm.errors import LlmBadOutput, LlmError, LlmHttpError, LlmTruncated
 from knowledge_engine.llm.factory import make_client
+from knowledge_engine.llm.parse import parse_output
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
 from tests.servers.ollama_server import FakeOllamaServer
@@ -177,3 +179,20 @@ def test_mapping_dedupes_places_mentions_and_accepts_message_ids() -> None:
     assert (mention.value, mention.start, mention.end) == ("acme", 9, 13)
     assert messages[0].text[mention.start : mention.end] == "ACME"
     assert counters.get("llm.unplaced_entities") - before == 1
+
+
+def test_the_system_prompt_shows_a_worked_example_in_the_real_message_format(
+    ollama_server: FakeOllamaServer,
+) -> None:
+    """A small model answered empty lists for every batch until the prompt showed one worked example."""
+    tier_for(ollama_server).extract(make_messages(1), [])
+    body = ollama_server.calls()[0].body
+    system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    assert EXAMPLE_HEADER in system and EXAMPLE_HEADER not in user
+    for i, msg in enumerate(EXAMPLE_MESSAGES):  # the same line format as the messages to answer for
+        assert message_line(i, msg, 500) in system
+    assert "id=ex-1" not in user
+    answer = parse_output(system.split("\nAnswer:\n", 1)[1])  # an answer the parser accepts in full
+    assert len(answer.facts) == len(EXAMPLE_ANSWER["facts"]) >= 3
+    assert len(answer.entities) == len(EXAMPLE_ANSWER["entities"])
+    assert {f.message_index for f in answer.facts} <= set(range(len(EXAMPLE_MESSAGES)))

@@ -1,17 +1,21 @@
 """Prompts of the LLM extraction tier, kept as data so they can be read, diffed and tuned alone.
 
-The message block is line oriented: `[n] id=<id> <ISO time> <weekday> <role> (<speaker>): <text>`,
-continuation lines indented. The index is what the model cites (short, hard to garble);
-the timestamp lets it resolve "yesterday"; the speaker lets it resolve "I".
+A short worked example (made-up names) follows the instructions: small local models answered
+empty lists without one. The message block is line oriented:
+`[n] id=<id> <ISO time> <weekday> <role> (<speaker>): <text>`, continuation lines indented.
+The index is what the model cites (short, hard to garble); the timestamp lets it resolve
+"yesterday"; the speaker lets it resolve "I".
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from knowledge_engine.store.records import Message
 
-SYSTEM_PROMPT = """\
+INSTRUCTIONS = """\
 You extract durable knowledge from a conversation for a long-term memory.
 Return one JSON object and nothing else: {"entities": [...], "facts": [...]}.
 
@@ -79,3 +83,87 @@ def build_user_prompt(
     lines += [message_line(i, m, max_message_chars) for i, m in enumerate(messages)]
     lines += ["", CLOSING]
     return "\n".join(lines)
+
+
+# A worked example: small local models answered empty lists for every batch without one. Generic
+# made-up names, built with `message_line` so it always shows the format the real messages have.
+_T = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+EXAMPLE_MESSAGES = (
+    Message(
+        id="ex-1",
+        role="user",
+        speaker="Dana",
+        timestamp=_T,
+        text="I moved to Lisbon yesterday and started at Northwind as a designer.",
+    ),
+    Message(
+        id="ex-2", role="assistant", timestamp=_T.replace(minute=1), text="Congratulations! How is Lisbon?"
+    ),
+    Message(
+        id="ex-3",
+        role="user",
+        speaker="Dana",
+        timestamp=_T.replace(minute=2),
+        text="Lovely. My sister Eva lives in Porto, maybe I will visit her.",
+    ),
+)
+EXAMPLE_ANSWER = {
+    "entities": [
+        {"name": "Dana", "type": "person", "importance": 0.8},
+        {"name": "Lisbon", "type": "location", "importance": 0.6},
+        {"name": "Northwind", "type": "organization", "importance": 0.6},
+        {"name": "Eva", "type": "person", "importance": 0.5},
+        {"name": "Porto", "type": "location", "importance": 0.4},
+    ],
+    "facts": [
+        {
+            "message_index": 0,
+            "subject": "Dana",
+            "predicate": "moved-to",
+            "object": "Lisbon",
+            "valid_at": "2026-03-01",
+            "confidence": 0.9,
+        },
+        {
+            "message_index": 0,
+            "subject": "Dana",
+            "predicate": "works-at",
+            "object": "Northwind",
+            "valid_at": "2026-03-01",
+            "confidence": 0.9,
+        },
+        {
+            "message_index": 0,
+            "subject": "Dana",
+            "predicate": "has-role",
+            "object": "designer",
+            "valid_at": None,
+            "confidence": 0.8,
+        },
+        {
+            "message_index": 2,
+            "subject": "Eva",
+            "predicate": "is-sibling-of",
+            "object": "Dana",
+            "valid_at": None,
+            "confidence": 0.9,
+        },
+        {
+            "message_index": 2,
+            "subject": "Eva",
+            "predicate": "lives-in",
+            "object": "Porto",
+            "valid_at": None,
+            "confidence": 0.9,
+        },
+    ],
+}
+EXAMPLE_HEADER = "Example (made-up names, not part of any conversation you are given):"
+
+
+def example_block() -> str:
+    lines = [EXAMPLE_HEADER, *(message_line(i, m, 500) for i, m in enumerate(EXAMPLE_MESSAGES))]
+    return "\n".join([*lines, "Answer:", json.dumps(EXAMPLE_ANSWER)])
+
+
+SYSTEM_PROMPT = INSTRUCTIONS + "\n\n" + example_block()
