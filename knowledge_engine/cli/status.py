@@ -130,6 +130,22 @@ def _fact_counts(folder: Path) -> tuple[dict[str, int], int, dict[str, Any]]:
     return dict(tiers), sum(1 for f in facts if f.get("invalid_at") is None), head
 
 
+STORE_FILES = ("facts.json", "entities.json", "messages.sqlite3")
+
+
+def nested_hint(folder: Path) -> str | None:
+    """For a folder that holds no store file but whose subfolders do (the demo's `demo-workspace/knowledge`,
+    a host's `<workspaceDir>/knowledge-engine`): a `hint` naming them, where `stats` would show only zeros."""
+    if any((folder / name).exists() for name in STORE_FILES):
+        return None
+    try:
+        subs = sorted(p for p in folder.iterdir() if p.is_dir())
+    except OSError:
+        return None
+    nested = [str(p) for p in subs if any((p / name).is_file() for name in STORE_FILES)][:5]
+    return f"no workspace files in {folder}; did you mean {' or '.join(nested)}?" if nested else None
+
+
 def folder_status(folder: Path, config: Any) -> dict[str, Any]:
     """Counts from the store files and the small state files only: no Chroma, no embedder."""
     by_type, ents_quarantined = _entity_counts(folder)
@@ -138,6 +154,7 @@ def folder_status(folder: Path, config: Any) -> dict[str, Any]:
     n_facts = sum(by_tier.values())
     data: dict[str, Any] = {
         "workspace": str(folder),
+        **({"hint": hint} if (hint := nested_hint(folder)) else {}),
         "entities": sum(by_type.values()),
         "entities_by_type": by_type,
         "facts": n_facts,

@@ -1,0 +1,32 @@
+"""The demo writes where it says, and `stats` on the folder above a workspace says where it is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.test_cli_support import cli, workspace_copy
+
+
+def _stats(folder: Path) -> dict[str, object]:
+    code, out, err = cli("stats", "-w", str(folder), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_stats_on_the_folder_above_a_workspace_names_the_workspace(tmp_path: Path) -> None:
+    ws = workspace_copy("sample", tmp_path)  # tmp_path/ws-sample, as the demo's demo-workspace/knowledge was
+    (tmp_path / "notes").mkdir()  # a folder without store files is not suggested
+    above = _stats(tmp_path)
+    assert above["facts"] == 0
+    assert above["hint"] == f"no workspace files in {tmp_path}; did you mean {ws}?"
+    code, out, _ = cli("stats", "-w", str(tmp_path))
+    assert code == 0 and "did you mean" in out
+    inside = _stats(ws)
+    assert "hint" not in inside and isinstance(inside["facts"], int) and inside["facts"] > 0
+
+
+def test_stats_on_an_empty_folder_has_no_hint(tmp_path: Path) -> None:
+    assert "hint" not in _stats(tmp_path)
