@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tests.test_cli_support import cli, workspace_copy
 
@@ -30,3 +34,24 @@ def test_stats_on_the_folder_above_a_workspace_names_the_workspace(tmp_path: Pat
 
 def test_stats_on_an_empty_folder_has_no_hint(tmp_path: Path) -> None:
     assert "hint" not in _stats(tmp_path)
+
+
+@pytest.mark.slow
+def test_demo_stores_in_the_folder_it_names(tmp_path: Path) -> None:
+    folder = tmp_path / "demo-workspace"
+    exe = Path(sys.executable).parent / "knowledge-engine"
+    proc = subprocess.run(
+        [str(exe), "demo", "--workspace", str(folder), "--ollama", "http://127.0.0.1:9"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = " ".join(proc.stdout.split())  # rich wraps long lines
+    assert f"Stored in {folder} (facts.json" in out, out
+    assert f"knowledge-engine stats -w {folder}" in out, out
+    data = _stats(folder)
+    assert "hint" not in data
+    assert isinstance(data["facts"], int) and data["facts"] > 0
+    assert isinstance(data["messages"], int) and data["messages"] > 0

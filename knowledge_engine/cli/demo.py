@@ -95,7 +95,7 @@ def demo(
     folder.mkdir(parents=True)
     llm = _ollama_up(ollama)
     cfg: dict[str, Any] = {
-        "workspaceTemplate": "{workspaceDir}/knowledge",
+        "workspace": str(folder),  # the store files go in the folder itself, where `stats -w` looks
         "storage": {"writeDebounceMs": 1000},
         "extraction": {"llm": {"enabled": llm, "endpoint": ollama}},
     }
@@ -129,5 +129,7 @@ def demo(
         ],
     )
     console.print(f"[bold]Stored in[/] {out['workspace']} (facts.json, entities.json, messages.sqlite3)")
+    console.print("[bold]Look around:[/] knowledge-engine stats -w ", end="")
+    console.print(out["workspace"], markup=False, highlight=False)
     console.print(f"[bold]Injected before the prompt[/] “{question}”:")
     console.print(injected or "(nothing injected)", markup=False, highlight=False)
