@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -11,8 +12,9 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import orjson
 import typer
+from rich import box
+from rich.cells import cell_len
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -23,14 +25,26 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from knowledge_engine.config import ConfigError, EngineConfig, load_config, load_config_file
 
 if TYPE_CHECKING:
     from knowledge_engine.store.workspace import Workspace
 
-console = Console()
-err_console = Console(stderr=True)
+# Stored text (messages, names, facts, paths) is data, never rich markup or emoji codes: a message with
+# "[/]" must not crash a listing, "[link=...]" must not become a hyperlink. Emphasis is added with styled
+# `Text` parts (see `say`), so the consoles themselves interpret nothing.
+console = Console(markup=False, emoji=False, highlight=False)
+err_console = Console(stderr=True, markup=False, emoji=False, highlight=False)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
+# Columns whose values are identifiers or single words (ids, predicates, types, numbers): never broken
+# inside a word; the others (names, message text, ...) wrap at spaces.
+KEY_COLUMNS = frozenset(
+    {"id", "predicate", "type", "tier", "role", "kind", "conf", "rel", "score", "count", "time", "session",
+     "last seen", "what", "job", "status", "ms", "changed", "embedded", "updated", "deleted", "unchanged",
+     "fixable", "severity", "superseded by", "valid from", "valid until"}
+)  # fmt: skip
 
 WorkspaceOpt = Annotated[
     Path | None, typer.Option("--workspace", "-w", help="Workspace folder of one agent.", show_default=False)
@@ -46,8 +60,29 @@ AgentOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
 
 
+def plain(value: Any) -> Text:
+    """Stored data as literal text: no markup, no emoji codes, control characters shown as \\xNN
+    (an escape sequence in a message must not drive the terminal)."""
+    s = "" if value is None else str(value)
+    return Text(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", s))
+
+
+def say(*parts: Any, err: bool = False) -> None:
+    """Print one line made of parts: a `(text, style)` pair is the program's own emphasis, anything
+    else is printed literally (see `plain`)."""
+    line = Text()
+    for p in parts:
+        if isinstance(p, tuple):
+            part = plain(p[0])
+            part.stylize(p[1])
+            line.append_text(part)
+        else:
+            line.append_text(plain(p))
+    (err_console if err else console).print(line)
+
+
 def fail(message: str, code: int = 1) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    err_console.print(Text.assemble(("error:", "bold red"), " ", plain(message)), soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -116,13 +151,77 @@ def print_raw_json(data: bytes) -> None:
     sys.stdout.flush()
 
 
+def when(value: Any) -> str:
+    """A time for a table cell: "2026-03-01 12:00" (UTC), short enough to stay on one line."""
+    if value in (None, ""):
+        return ""
+    dt = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(UTC)
+    return dt.strftime("%Y-%m-%d %H:%M")
+
+
 def table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
-    t = Table(title=title, show_lines=False)
-    for c in columns:
-        t.add_column(c, overflow="fold", no_wrap=c == "id")
-    for r in rows:
-        t.add_row(*["" if v is None else str(v) for v in r])
+    """Rows as a table of plain text; key columns (KEY_COLUMNS) never break inside a word."""
+    cells = [[plain(v) for v in r] for r in rows]
+    gap, widths = layout(columns, cells, console.width)
+    t = Table(
+        title=plain(title),
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+        padding=(0, 1) if gap == 2 else (0, 0),
+    )
+    for i, c in enumerate(columns):
+        t.add_column(plain(c), overflow="fold", width=widths[i] if widths else None)
+    for r in cells:
+        t.add_row(*r)
     console.print(t)
+
+
+def layout(columns: list[str], cells: list[list[Text]], total: int) -> tuple[int, list[int] | None]:
+    """(gap between columns, widths or None for rich's own): key columns stay whole, text columns
+    share the rest, each at least its longest word (capped) when that fits; a narrow terminal first
+    costs the space between columns, then words in text columns are folded. When even the key
+    columns do not fit, rich squeezes (folds) everything."""
+    n = len(columns)
+    want = [_widest(columns[i], [r[i] for r in cells]) for i in range(n)]
+    if sum(want) + 2 * (n - 1) <= total:
+        return 2, None
+    text = [i for i in range(n) if columns[i] not in KEY_COLUMNS]
+    floor = {i: min(want[i], _longest_word(columns[i], [r[i] for r in cells]), 24) for i in text}
+    keys = sum(want[i] for i in range(n) if i not in floor)
+    for gap in (2, 1):
+        rest = total - gap * (n - 1) - keys
+        if text and rest >= sum(floor.values()):
+            return gap, _share(want, dict(floor), rest)
+    rest = total - (n - 1) - keys
+    if not text or rest < 4 * len(text):
+        return 1, None
+    squeezed = {i: max(4, f * rest // sum(floor.values())) for i, f in floor.items()}
+    return 1, _share(want, squeezed, rest)
+
+
+def _widest(header: str, column: list[Text]) -> int:
+    return max([cell_len(header), *(cell_len(line) for c in column for line in c.plain.split("\n"))])
+
+
+def _longest_word(header: str, column: list[Text]) -> int:
+    words = [w for c in column for w in c.plain.split()] + header.split()
+    return max((cell_len(w) for w in words), default=1)
+
+
+def _share(want: list[int], widths: dict[int, int], room: int) -> list[int]:
+    """Give the text columns' spare room, one cell at a time, to the one furthest from its want."""
+    spare = room - sum(widths.values())
+    while spare > 0:
+        i = max(widths, key=lambda j: (want[j] - widths[j]) / want[j])
+        if widths[i] >= want[i]:
+            break
+        widths[i] += 1
+        spare -= 1
+    return [widths.get(i, w) for i, w in enumerate(want)]
 
 
 def open_workspace(workspace: Path | None, config: Path | None, agent: str | None) -> Workspace:

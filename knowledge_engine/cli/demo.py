@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from knowledge_engine.cli.common import console, print_json, table
+from knowledge_engine.cli.common import console, plain, print_json, say, table
 from knowledge_engine.transcript import TranscriptReport, read_transcript
 
 DEFAULT_QUESTION = "Where does Maya work now, and where did she live before?"
@@ -101,7 +101,7 @@ def demo(
     }
     if not json:
         state = f"on, Ollama answers at {ollama}" if llm else f"skipped: no Ollama answers at {ollama}"
-        console.print(f"[bold]LLM tier:[/] {state}")
+        say(("LLM tier:", "bold"), " ", state)
     out = asyncio.run(_run(folder, question, cfg))
     injected = "\n\n".join(v for v in out["injected"].values() if isinstance(v, str))
     if json:
@@ -128,8 +128,7 @@ def demo(
             for f in out["facts"][:60]
         ],
     )
-    console.print(f"[bold]Stored in[/] {out['workspace']} (facts.json, entities.json, messages.sqlite3)")
-    console.print("[bold]Look around:[/] knowledge-engine stats -w ", end="")
-    console.print(out["workspace"], markup=False, highlight=False)
-    console.print(f"[bold]Injected before the prompt[/] “{question}”:")
-    console.print(injected or "(nothing injected)", markup=False, highlight=False)
+    say(("Stored in", "bold"), " ", out["workspace"], " (facts.json, entities.json, messages.sqlite3)")
+    say(("Look around:", "bold"), " knowledge-engine stats -w ", out["workspace"])
+    say(("Injected before the prompt", "bold"), " “", question, "”:")
+    console.print(plain(injected or "(nothing injected)"))

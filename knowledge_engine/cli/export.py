@@ -15,12 +15,12 @@ from knowledge_engine.cli.common import (
     JsonOpt,
     WorkspaceOpt,
     check_readable,
-    err_console,
     fail,
     load_cfg,
     open_workspace,
     print_json,
     resolve_folder,
+    say,
 )
 from knowledge_engine.export import FORMATS
 from knowledge_engine.store.workspace import Workspace
@@ -81,7 +81,7 @@ def export(
         tmp.replace(output)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or type(exc).__name__}")
-    err_console.print(f"wrote {output} ({format_}, {output.stat().st_size} bytes)")
+    say(f"wrote {output} ({format_}, {output.stat().st_size} bytes)", err=True)
 
 
 def import_(
@@ -110,7 +110,10 @@ def import_(
         print_json(report.__dict__)
         return
     for e in report.errors[:20]:
-        err_console.print(f"[yellow]skipped[/] {e}")
-    err_console.print(
-        f"imported {report.entities} entities, {report.facts} facts, {report.messages} messages into {folder}"
+        say(("skipped", "yellow"), " ", e, err=True)
+    say(
+        f"imported {report.entities} entities, {report.facts} facts, {report.messages} messages",
+        " into ",
+        folder,
+        err=True,
     )

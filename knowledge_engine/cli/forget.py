@@ -12,10 +12,10 @@ from knowledge_engine.cli.common import (
     JsonOpt,
     WorkspaceOpt,
     console,
-    err_console,
     fail,
     open_workspace,
     print_json,
+    say,
     table,
 )
 from knowledge_engine.forget import (
@@ -188,12 +188,14 @@ def forget(
                 if report.pending_by == "host_timeout"
                 else "could not apply it (see its log)"
             )
-            err_console.print(
-                f"[red]not final:[/] the host running on this workspace {why}; what it still holds may "
-                "bring the forgotten content back. The stores and indexes were cleaned: run forget again."
+            say(
+                ("not final:", "red"),
+                f" the host running on this workspace {why}; what it still holds may "
+                "bring the forgotten content back. The stores and indexes were cleaned: run forget again.",
+                err=True,
             )
         if report.remaining:
-            err_console.print(f"[yellow]still found in:[/] {', '.join(report.remaining)}")
+            say(("still found in:", "yellow"), " ", ", ".join(report.remaining), err=True)
         elif report.final:
             console.print(
                 "no file in the workspace contains the forgotten names any more" if plan.terms else "done"

@@ -11,11 +11,11 @@ from knowledge_engine.cli.common import (
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
-    console,
     fail,
     has_messages,
     open_workspace,
     print_json,
+    say,
     table,
 )
 from knowledge_engine.store.records import Entity, Fact, Message
@@ -78,19 +78,18 @@ def show(
         return
     if data["kind"] == "entity":
         e = data["entity"]
-        console.print(
-            f"[bold]{e['value']}[/] ({e['type']}, {e['id']}): seen in {e['count']} messages, "
-            f"importance {e['importance']:.2f}",
-            highlight=False,
+        say(
+            (e["value"], "bold"),
+            f" ({e['type']}, {e['id']}): seen in {e['count']} messages, importance {e['importance']:.2f}",
         )
-        console.print(f"aliases: {', '.join(e['aliases']) or '-'}", highlight=False, markup=False)
+        say("aliases: ", ", ".join(e["aliases"]) or "-")
         _facts_table("facts", data["facts"])
     else:
         f = data["fact"]
-        console.print(
-            f"[bold]{f['subject']} {f['predicate']} {f['object']}[/] ({f['id']}, tier {f['source']}, "
-            f"confidence {f['confidence']:.2f}, relevance {f['relevance']:.2f})",
-            highlight=False,
+        say(
+            (f"{f['subject']} {f['predicate']} {f['object']}", "bold"),
+            f" ({f['id']}, tier {f['source']}, confidence {f['confidence']:.2f},"
+            f" relevance {f['relevance']:.2f})",
         )
         _facts_table("history (oldest first)", data["history"])
     table(
