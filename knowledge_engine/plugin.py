@@ -376,6 +376,10 @@ def register(api: Any) -> KnowledgePlugin | None:
 
 def _hook(api: Any, plugin: KnowledgePlugin, config: EngineConfig) -> None:
     plugin.engine.warm_up()
+    if config.retrieval.enabled:  # the embedder and chromadb, loaded before the first turn needs them
+        from knowledge_engine.retrieve.warmup import warm_engine
+
+        warm_engine(plugin.engine)
     if config.maintenance.enabled:
         from knowledge_engine.maintenance.scheduler import attach
 

@@ -10,6 +10,7 @@ Prints one JSON line: the first turn's block, its provenance and the local break
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 import time
 from typing import Any
@@ -59,6 +60,7 @@ async def first_turn(mode: str, agent_dir: str, question: str) -> dict[str, Any]
 
 def main() -> None:
     mode, agent_dir, question = sys.argv[1:4]
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)  # the engine's events, for a failure's report
     report = asyncio.run(first_turn(mode, agent_dir, question))
     sys.stdout.buffer.write(orjson.dumps(report) + b"\n")
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledge_engine.retrieve.base import RetrievedItem
+from knowledge_engine.config import RetrievalConfig
+from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem
+from knowledge_engine.retrieve.feedback import UtilityTracker
 from knowledge_engine.retrieve.fuse import (
     adaptive_count,
     apply_boost,
@@ -16,12 +19,13 @@ from knowledge_engine.retrieve.fuse import (
     half_life_factor,
     jaccard,
     mmr,
-    rank,
     recency_decay,
     rrf,
     rrf_max,
     tokens,
 )
+from knowledge_engine.retrieve.rank import rank_local
+from knowledge_engine.retrieve.temporal import Window
 
 REF = datetime(2023, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -152,26 +156,47 @@ def test_boost_and_similarity_primitives() -> None:
     assert jaccard(tokens("a b"), tokens("c d")) == 0.0
 
 
-def test_rank_pipeline_order_and_limits() -> None:
-    from knowledge_engine.config import RetrievalConfig
-
+def test_rank_local_runs_the_pipeline_in_order_within_the_caps(tmp_path: Path) -> None:
+    """rank_local is what the hook runs (Retriever.rank): decay, window, feedback, fusion, caps."""
     cfg = RetrievalConfig()
-    old_match = item("old", 5.0, "alice joined acme in paris", ts=REF - timedelta(days=300))
-    new_match = item("new", 4.0, "alice joined acme in paris last week", ts=REF - timedelta(hours=2))
-    other = item("other", 3.0, "bob likes tea", ts=REF - timedelta(days=1))
-    bm25, vec = [old_match, new_match, other], [old_match]
-    plain = rank([bm25, vec], ["bm25", "vector"], cfg, 10)
-    assert [it.id for it in plain] == ["old", "other", "new"]  # MMR puts the near-duplicate last
-    out = rank([bm25, vec], ["bm25", "vector"], cfg, 10, reference_time=REF)
-    assert out[0].id == "old"  # in both arms: the recency floor keeps it first
-    assert out[0].scores["recency"] == pytest.approx(cfg.recency_floor, abs=1e-6)
-    pure = cfg.model_copy(update={"recency_floor": 0.0})
-    assert rank([bm25, vec], ["bm25", "vector"], pure, 10, reference_time=REF)[-1].id == "old"
+    old = item("old", 5.0, "alice joined acme in paris", ts=REF - timedelta(days=300))
+    new = item("new", 4.45, "alice moved to lisbon last week", ts=REF - timedelta(hours=2))
+    other = item("other", 3.0, "bob drinks jasmine tea daily", ts=REF - timedelta(days=1))
+    fact = item("f1", 2.0, "alice works at acme", ts=REF - timedelta(days=200), kind="fact")
+    items = [old, new, other, fact]
+
+    def ranked(
+        query: str,
+        window: Window | None = None,
+        feedback: UtilityTracker | None = None,
+        config: RetrievalConfig = cfg,
+    ) -> list[RetrievedItem]:
+        request = RetrievalRequest(query=query, reference_time=REF, window=window)
+        facts, memory = rank_local(items, request, config, feedback)
+        return sorted(facts + memory, key=lambda it: -it.scores["rrf"])  # fused order (MMR picks otherwise)
+
+    now = ranked("where is alice now")
+    assert {it.id for it in now} == {"old", "new", "other", "f1"}
+    by_id = {it.id: it for it in now}
+    assert by_id["old"].scores["recency"] == pytest.approx(cfg.recency_floor, abs=1e-6)
+    assert [it.id for it in now if it.kind == "memory"] == ["new", "old", "other"]  # decayed below new
+    past = {it.id: it for it in ranked("where did alice work")}  # past tense: a higher recency floor
+    assert past["old"].scores["recency"] == pytest.approx(cfg.past_recency_floor, abs=1e-6)
+    assert past["old"].scores["rrf"] > past["new"].scores["rrf"]
     window = (REF - timedelta(days=3), REF)
-    strong = cfg.model_copy(update={"temporal_weight": 2.0})
-    boosted = rank([bm25, vec], ["bm25", "vector"], strong, 10, reference_time=REF, window=window)
-    assert boosted[0].id == "new" and boosted[0].scores["temporal"] == 1.0
-    assert len(rank([bm25, vec], ["bm25", "vector"], cfg, 2)) == 2
-    strict = cfg.model_copy(update={"temporal_filter": True})
-    assert {it.id for it in rank([bm25], ["bm25"], strict, 10, window=window)} == {"new", "other"}
-    assert rank([[], []], ["bm25", "vector"], cfg, 10) == []
+    boosted = {it.id: it for it in ranked("where is alice", window=window)}
+    assert boosted["new"].scores["temporal"] == 1.0 and "temporal" not in boosted["old"].scores
+
+    tracker = UtilityTracker(tmp_path / "feedback.json")
+    for turn in range(3):  # "other" was injected three times and cited each time
+        tracker.record_injection(f"t{turn}", [other])
+        tracker.record_reply(f"t{turn}", "bob drinks jasmine tea daily, as you said")
+    strong = cfg.model_copy(update={"feedback_weight": 1.0})
+    cited = ranked("where is alice now", feedback=tracker, config=strong)
+    memories = [it for it in cited if it.kind == "memory"]
+    assert memories[0].id == "other" and memories[0].scores["utility"] > 0
+
+    capped = cfg.model_copy(update={"max_facts": 0, "max_memories": 1})
+    facts, memory = rank_local(items, RetrievalRequest(query="alice", reference_time=REF), capped)
+    assert facts == [] and [it.id for it in memory] == ["new"]  # the best memory only
+    assert rank_local([], RetrievalRequest(query="alice", reference_time=REF), cfg) == ([], [])

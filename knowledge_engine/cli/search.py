@@ -139,7 +139,9 @@ def context(
         return
     engine, ws = _engine(workspace, config, agent, no_semantic)
     try:
-        block, provenance = asyncio.run(retriever_for(engine, ws).context(text, reference_time=ref))
+        retriever = retriever_for(engine, ws)
+        retriever.wait_ready()  # its own start-up (embedder, Chroma) must not time the question out
+        block, provenance = asyncio.run(retriever.context(text, reference_time=ref))
     finally:
         _discard(engine, ws)
     _print_context(block, provenance, None, None if block else "nothing would be injected", json)

@@ -1,8 +1,9 @@
 """Fusion and ranking: every scoring formula of retrieval lives here, and only here.
 
-Other modules (temporal boost, feedback, prompt cache) call these helpers so a formula
-is never written twice. Functions return new lists of copied items: the caller's
-lists are never mutated, so one source result can feed several pipelines.
+Other modules (temporal boost, feedback, prompt cache, and retrieve/rank.py, which runs
+them in the pipeline's order) call these helpers so a formula is never written twice.
+Functions return new lists of copied items: the caller's lists are never mutated, so one
+source result can feed several pipelines.
 """
 
 from __future__ import annotations
@@ -11,13 +12,8 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from knowledge_engine.config import RetrievalConfig
 from knowledge_engine.retrieve.base import RetrievedItem
-
-if TYPE_CHECKING:
-    from knowledge_engine.retrieve.feedback import UtilityTracker
 
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 
@@ -271,38 +267,3 @@ def apply_threshold(
         top = max(it.score for it in kept)
         kept = [it for it in kept if it.score >= relative * top]
     return [copy_item(it) for it in kept]
-
-
-# --------------------------------------------------------------------------- the local pipeline
-
-
-def rank(
-    lists: Sequence[Sequence[RetrievedItem]],
-    names: Sequence[str],
-    config: RetrievalConfig,
-    limit: int,
-    *,
-    reference_time: datetime | None = None,
-    window: tuple[datetime, datetime] | None = None,
-    utility: UtilityTracker | None = None,
-    vectors: Mapping[str, Sequence[float]] | None = None,
-) -> list[RetrievedItem]:
-    """The documented ranking pipeline for one section's candidate lists, in its fixed order:
-    RRF -> recency decay (memory items, at reference_time) -> time-window boost -> feedback
-    boost -> min_score threshold -> adaptive count -> MMR. Best first, at most `limit`."""
-    from knowledge_engine.retrieve.temporal import temporal_boost  # local: temporal imports fuse
-
-    items = rrf(lists, config.rrf_k, names)
-    if reference_time is not None:
-        items = recency_decay(
-            items, config.half_life_hours, reference_time, floor=config.recency_floor, kinds=("memory",)
-        )
-    if config.temporal and window is not None:
-        items = temporal_boost(items, window, config.temporal_weight, hard=config.temporal_filter)
-    if config.feedback and utility is not None:
-        items = utility.boost(items, config.feedback_weight)
-    items = apply_threshold(items, config.min_score)
-    count = limit
-    if config.adaptive:
-        count = adaptive_count(items, limit, scale=rrf_max(max(1, len(lists)), config.rrf_k))
-    return mmr(items, config.mmr_lambda, count, vectors=vectors)

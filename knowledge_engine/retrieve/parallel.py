@@ -2,7 +2,8 @@
 
 The host gives the hook a hard deadline, so whatever is ready when the budget runs out is
 used and the rest is cancelled. Nothing raises out of here: a failing source becomes a
-SourceResult with status "error" and a content-free category, so the agent always runs.
+SourceResult with status "error" and a content-free category, so the agent always runs. A source
+still warming up (loading its model) may time out; that is reported, but never trips its breaker.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 
-from knowledge_engine.observe import emit
+from knowledge_engine.observe import counters, emit
 from knowledge_engine.retrieve.base import RetrievalRequest, Source, SourceResult
 from knowledge_engine.retrieve.cooldown import Breaker
 
 DEFAULT_TIMEOUT_MS = 3000
+#: The error category of a timeout that overlapped the source's warm-up; it never counts toward its breaker.
+WARMING = "warming"
 
 
 def error_category(exc: BaseException) -> str:
@@ -29,13 +32,21 @@ def _elapsed_ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 2)
 
 
+def _warming(source: Source) -> bool:
+    """A source may say it is still loading (`warming`, e.g. the local one's embedder and Chroma)."""
+    return bool(getattr(source, "warming", False))
+
+
 async def _run_one(source: Source, request: RetrievalRequest, timeout_ms: float) -> SourceResult:
     """Call one source; map its timeout or exception to a result."""
     start = time.perf_counter()
+    warming = _warming(source)
     try:
         result = await asyncio.wait_for(source.search(request), timeout_ms / 1000)
     except TimeoutError as exc:  # asyncio.TimeoutError is TimeoutError on 3.11+
         cat = getattr(exc, "category", None) or "timeout"
+        if warming or _warming(source):
+            cat = WARMING
         return SourceResult(source=source.name, status="timeout", error=cat, duration_ms=_elapsed_ms(start))
     except asyncio.CancelledError:
         raise
@@ -59,6 +70,8 @@ def _record(breaker: Breaker | None, result: SourceResult) -> None:
         return
     if result.status == "ok":
         breaker.record_success()
+    elif result.status == "timeout" and result.error == WARMING:
+        counters.inc(f"retrieve.{result.source}.warming_timeout")  # loading, not failing: no breaker
     elif result.status == "timeout":
         breaker.record_timeout()
     elif result.status == "error":
@@ -102,6 +115,7 @@ async def gather_sources(
         timeout = min(float(timeouts.get(source.name, DEFAULT_TIMEOUT_MS)), float(budget_ms))
         tasks[asyncio.create_task(_run_one(source, request, timeout))] = idx
     if tasks:
+        warming = {idx for idx, source in enumerate(sources) if _warming(source)}
         done, pending = await asyncio.wait(tasks, timeout=budget_ms / 1000)
         for task in pending:
             task.cancel()
@@ -110,9 +124,10 @@ async def gather_sources(
         for task in pending:
             # Not awaited: a source that ignores cancellation must not hold the turn past the budget.
             task.add_done_callback(_consume)
-            name = sources[tasks[task]].name
-            results[tasks[task]] = SourceResult(
-                source=name, status="timeout", error="budget", duration_ms=_elapsed_ms(start)
+            idx = tasks[task]
+            cut = WARMING if idx in warming or _warming(sources[idx]) else "budget"
+            results[idx] = SourceResult(
+                source=sources[idx].name, status="timeout", error=cut, duration_ms=_elapsed_ms(start)
             )
     ordered = [results[i] for i in range(len(sources))]
     for result in ordered:

@@ -30,7 +30,7 @@ from knowledge_engine.retrieve.fuse import (
     recency_decay,
     rrf_max,
 )
-from knowledge_engine.retrieve.parallel import gather_sources
+from knowledge_engine.retrieve.parallel import WARMING, gather_sources
 from knowledge_engine.retrieve.query import content_text, query_text
 from knowledge_engine.retrieve.skip import should_skip
 from knowledge_engine.retrieve.sources.local import LocalSource, newest_time, weighted_rrf
@@ -255,16 +255,15 @@ class Retriever:
             self._feedback.record_injection(request.session_key, injected)
 
     def warm_up(self) -> None:
-        """Build the local fact index in the background (session start), so the first turn does not:
-        about 0.15 s at 10k facts and 1.5 s at 100k, otherwise paid inside that turn's budget."""
-        threading.Thread(target=self._warm, name="knowledge-engine-retrieval-warmup", daemon=True).start()
+        """Load what the first turn needs in the background (session start): the embedder and chromadb
+        (process-wide, usually started by `register`), this workspace's Chroma collections and its fact
+        index (about 0.15 s at 10k facts and 1.5 s at 100k). A turn before it ends answers from what is
+        ready (retrieve/warmup.py)."""
+        self.local.warmup.start()
 
-    def _warm(self) -> None:
-        try:
-            self.local.terms.refresh(self.ws.facts.table)
-        except Exception as exc:  # the first turn builds it instead
-            counters.inc("retrieve.warmup_failed")
-            log.warning("retrieval warm-up failed: %s", type(exc).__name__)
+    def wait_ready(self, timeout_s: float | None = None) -> bool:
+        """Warm up and wait for it (the CLI: its own start-up must not time its one question out)."""
+        return self.local.warmup.wait(timeout_s)
 
     def record_reply(self, event: Any, ctx: Any) -> None:
         """agent_end / message_sent: which injected items the reply used (feedback signal)."""
@@ -313,6 +312,7 @@ class Retriever:
                     "status": r.status,
                     "count": len(r.items),
                     "duration_ms": round(r.duration_ms, 2),
+                    "error": r.error,
                     "mock": r.mock,
                 }
                 for r in results
@@ -355,8 +355,12 @@ def block_overhead(fmt: Any) -> int:
 
 
 def _degraded(provenance: dict[str, Any]) -> bool:
-    """True when a source failed or timed out (a cooling-down source is a steady state, not a failure)."""
-    return any(s.get("status") in ("error", "timeout") for s in provenance.get("sources", {}).values())
+    """True when a source failed, timed out or answered from its keyword arms while warming up (a
+    cooling-down source is a steady state, not a failure)."""
+    return any(
+        s.get("status") in ("error", "timeout") or s.get("error") == WARMING
+        for s in provenance.get("sources", {}).values()
+    )
 
 
 def _event_time(event: Any) -> datetime | None:

@@ -63,14 +63,17 @@ class SidecarRuntime:
         return getattr(self.plugin, "engine", None)
 
     def _warm_up(self) -> None:
-        """Load the extraction tiers (and the embedder) so the first turns do not pay for them."""
+        """Load the extraction tiers and wait for the retrieval warm-up `register` started (the embedder,
+        chromadb), so `ready` means the first turns do not pay for them."""
         t0 = time.perf_counter()
         engine = self.engine
         try:
             if engine is not None:
                 _ = engine.pipeline
-                if engine.config.embeddings.enabled and engine.config.retrieval.enabled:
-                    _ = engine.embedder
+                if engine.config.retrieval.enabled:
+                    from knowledge_engine.retrieve.warmup import warm_engine
+
+                    warm_engine(engine).wait()
         except Exception as exc:  # the hooks load what they need on first use instead
             log.warning("sidecar warm-up failed: %s", type(exc).__name__)
         finally:

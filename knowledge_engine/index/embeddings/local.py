@@ -68,6 +68,10 @@ class LocalEmbedder(EmbedderBase):
     def __init__(self, batch_size: int = 64, cache_size: int = 1024) -> None:
         super().__init__(MODEL_ID, batch_size, cache_size, DIMENSIONS)
 
+    def warm_up(self) -> None:
+        """Load the model and run it once (the first run allocates), off the turn's path."""
+        self._embed_batch(["warm-up"])
+
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Sort by length so each batch pads little, then restore the caller's order."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))

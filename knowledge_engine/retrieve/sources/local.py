@@ -19,6 +19,7 @@ from knowledge_engine.index.keyword import QueryBuilder
 from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.retrieve.fuse import rrf, rrf_contribution, sort_items
+from knowledge_engine.retrieve.warmup import Step, Warmup, engine_stopping, warm_engine
 from knowledge_engine.store.records import Fact, Message
 
 if TYPE_CHECKING:
@@ -35,6 +36,10 @@ SPEAKER_REFRESH_S = 10.0
 # query costs ~1.5 ms per extra 50 hits at 50k messages.
 SPEAKER_DEPTH = 1.5
 FACT_POOL = 40  # candidates per fact arm: at most maxFacts (12) are injected
+# During warm-up the source answers by SOFT_LIMIT x its time limit (what is ready by then), and the
+# full search gets at least FULL_RESERVE_S of that (a third at most) once warm-up ends.
+SOFT_LIMIT = 0.85
+FULL_RESERVE_S = 0.5
 
 
 def fact_item(fact: Fact, score: float = 0.0) -> RetrievedItem:
@@ -159,13 +164,63 @@ class LocalSource:
         self.last_embed_ms = 0.0
         self.terms = FactTermIndex()
         self.speakers = SpeakerNames()
+        self.warmup = Warmup("workspace", self._warm_steps(), lambda: engine_stopping(engine))
 
+    # ------------------------------------------------------------------ warm-up
+    def _warm_steps(self) -> list[Step]:
+        steps: list[Step] = [("engine", lambda: warm_engine(self.engine).wait())]
+        if self.engine.config.embeddings.enabled:
+            steps.append(("chroma", lambda: self.engine.chroma(self.ws)))
+        steps.append(("fact_index", lambda: self.terms.refresh(self.ws.facts.table)))
+        return steps
+
+    @property
+    def warming(self) -> bool:
+        """Whether a search now would pay for loading (gather_sources keeps such timeouts off the breaker)."""
+        return self.warmup.warming
+
+    @property
+    def time_limit_s(self) -> float:
+        """What gather_sources gives this source: its own timeout within the retrieval budget."""
+        rc = self.engine.config.retrieval
+        return min(rc.local_timeout_ms, rc.budget_ms) / 1000
+
+    # ------------------------------------------------------------------ search
     async def search(self, request: RetrievalRequest) -> SourceResult:
         t0 = time.perf_counter()
-        items = await asyncio.to_thread(self.search_sync, request)
-        return SourceResult(source=self.name, items=items, duration_ms=(time.perf_counter() - t0) * 1000)
+        warming = self.warmup.warming
+        if warming:
+            items, warming = await self._search_warming(request, t0)
+        else:
+            items = await asyncio.to_thread(self.search_sync, request)
+        return SourceResult(
+            source=self.name,
+            items=items,
+            duration_ms=(time.perf_counter() - t0) * 1000,
+            error="warming" if warming else None,  # keyword arms only: the hook does not cache this answer
+        )
 
-    def search_sync(self, request: RetrievalRequest) -> list[RetrievedItem]:
+    async def _search_warming(self, request: RetrievalRequest, t0: float) -> tuple[list[RetrievedItem], bool]:
+        """Before warm-up ends: the keyword arms (no model) start at once; the full search runs only if
+        warm-up ends early enough to leave it time. Returns (items, whether they are keyword arms only)."""
+        self.warmup.start()
+        if not self.engine.config.embeddings.enabled:  # nothing to wait for but the fact index
+            return await asyncio.to_thread(self.search_sync, request), False
+        limit = self.time_limit_s * SOFT_LIMIT
+        keyword = asyncio.ensure_future(asyncio.to_thread(self.search_sync, request, False))
+        keyword.add_done_callback(_consume)
+        wait_s = max(0.0, limit - min(FULL_RESERVE_S, limit / 3) - (time.perf_counter() - t0))
+        if await asyncio.to_thread(self.warmup.ready.wait, wait_s):
+            full = asyncio.ensure_future(asyncio.to_thread(self.search_sync, request))
+            full.add_done_callback(_consume)
+            await asyncio.wait({full}, timeout=max(0.0, t0 + limit - time.perf_counter()))
+            if full.done() and full.exception() is None:
+                return full.result(), False
+        counters.inc("retrieve.keyword_only_warming")
+        return await keyword, True
+
+    def search_sync(self, request: RetrievalRequest, semantic: bool = True) -> list[RetrievedItem]:
+        """Every arm; `semantic=False` leaves out the vector arms (no embedder, no Chroma)."""
         rc = self.engine.config.retrieval
         named: set[str] = set()
         topic = request.query
@@ -173,7 +228,7 @@ class LocalSource:
             self.speakers.refresh(self.ws)
             named, rest = self.speakers.named(request.query)
             topic = rest if named and _KEYWORDS.build(rest).terms else request.query
-        vector = self._query_vector(topic if rc.vector_topic else request.query)
+        vector = self._query_vector(topic if rc.vector_topic else request.query) if semantic else None
         facts = self._facts(request, vector, topic)
         memory = self._memory(request, vector, topic, named)
         return facts + memory
@@ -303,6 +358,12 @@ class LocalSource:
                 elif have.score < score and "neighbour" in have.scores:
                     have.score = score
         return sort_items([*fused, *added]) if added else fused
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    """Retrieve the outcome of a search nobody awaits any more (no 'exception never retrieved')."""
+    if not task.cancelled():
+        task.exception()
 
 
 def newest_time(ws: Workspace) -> datetime | None:
