@@ -1,12 +1,20 @@
-"""`ingest`: backfill a workspace from a transcript through the same pipeline as the hooks."""
+"""`ingest`: backfill a workspace from a transcript through the same pipeline as the hooks.
+
+Exit codes: 0 every line ingested; 1 the transcript cannot be read (not found, a directory, not in
+its encoding) or a bad option; 3 ingested, but some lines were skipped (not a message, or an id
+already stored with a different text), each reported with its line number; 4 a store file is not the
+engine's. LLM batches left parked (`--no-wait-llm`, `--llm-timeout`) are said, not an error: they are
+on disk and delivered later.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from knowledge_engine.backfill import Backfill, LlmOutcome
 from knowledge_engine.cli.common import (
     AgentOpt,
     ConfigOpt,
@@ -18,11 +26,23 @@ from knowledge_engine.cli.common import (
     fail,
     load_cfg,
     print_json,
-    progress_bar,
+    progress,
     resolve_folder,
 )
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.transcript import TranscriptReport, count_lines, read_transcript
+from knowledge_engine.transcript import (
+    TranscriptError,
+    TranscriptInfo,
+    TranscriptReport,
+    inspect_transcript,
+    read_numbered,
+)
+
+CHUNK = 256
+EXIT_SKIPPED = 3
+RETRY_HINT = "delivered by `knowledge-engine maintain --once --job llm_retry` or the next start"
+NO_WAIT_HELP = "Do not wait for the LLM tier: its batches are parked on disk and delivered later."
+TIMEOUT_HELP = "Wait at most this many seconds for the LLM tier (default: until it is done), then park."
 
 
 def ingest(
@@ -33,46 +53,130 @@ def ingest(
     workspace: WorkspaceOpt = None,
     config: ConfigOpt = None,
     agent: AgentOpt = None,
+    no_wait_llm: Annotated[bool, typer.Option("--no-wait-llm", help=NO_WAIT_HELP)] = False,
+    llm_timeout: Annotated[
+        float | None, typer.Option("--llm-timeout", min=0, metavar="SECONDS", help=TIMEOUT_HELP)
+    ] = None,
     json: JsonOpt = False,
 ) -> None:
-    """Backfill a workspace from a transcript; bad lines are reported with their number and skipped."""
+    """Backfill a workspace from a transcript; bad lines are reported with their number and skipped.
+
+    Exit 0: all ingested; 1: the transcript cannot be read; 3: some lines skipped (listed); 4: a store
+    file is not the engine's.
+    """
     cfg = load_cfg(config)
     folder = resolve_folder(cfg, workspace, agent)
-    if not transcript.is_file():
-        fail(f"transcript {transcript} not found")
+    try:
+        info = inspect_transcript(transcript)
+    except TranscriptError as exc:
+        fail(str(exc))
     engine = KnowledgeEngine(cfg, ingest_owner=False)  # a host may be running on this workspace
     ws = engine.open_workspace(folder, agent_of(folder, cfg, agent))
     check_readable(ws)  # a store file that is not the engine's: a clear error, not a memory-only ingest
+    run = Backfill(engine, ws)
     report = TranscriptReport()
-    total = count_lines(transcript)
-    batch = []
-    with progress_bar("ingesting", json) as progress:
-        task = progress.add_task("ingest", total=total)
-        for msg in read_transcript(transcript, report):
-            batch.append(msg)
-            if len(batch) >= 256:
-                engine.ingest(ws, batch)
-                progress.advance(task, len(batch))
-                batch = []
-        if batch:
-            engine.ingest(ws, batch)
-            progress.advance(task, len(batch))
+    with progress("ingesting", total=info.lines, quiet=json) as task:
+        chunk: list[Any] = []
+        for numbered in read_numbered(transcript, report):
+            chunk.append(numbered)
+            if len(chunk) >= CHUNK:
+                run.add(chunk)
+                task.update(report.read + len(report.errors))
+                chunk = []
+        if chunk:
+            run.add(chunk)
+        task.update(info.lines)
+    waited = _wait_llm(run, 0.0 if no_wait_llm else llm_timeout, json)
     engine.flush(timeout_s=60)
     engine.stop(timeout_s=30)
-    result = {
-        "workspace": str(folder),
-        "messages": report.read,
-        "skipped_lines": len(report.errors),
-        "errors": report.errors[:100],
-        "entities": len(ws.entities),
-        "facts": len(ws.facts),
-    }
+    result = _result(folder, transcript, info, report, run, run.llm_outcome(waited))
     if json:
         print_json(result)
     else:
-        for e in report.errors[:20]:
-            err_console.print(f"[yellow]skipped[/] {e}")
-        err_console.print(
-            f"ingested {report.read} messages into {folder}: "
-            f"{len(ws.entities)} entities, {len(ws.facts)} facts"
-        )
+        _print(result, report, run)
+    if report.errors or run.tally.conflicts:
+        raise typer.Exit(EXIT_SKIPPED)
+
+
+def _wait_llm(run: Backfill, timeout: float | None, quiet: bool) -> bool:
+    """The LLM tier's batches answered (a bar of its messages), or parked at the timeout."""
+    if run.engine.llm_batcher(run.ws) is None:
+        return True
+    if timeout == 0:
+        return run.wait_llm(0.0)
+    with progress("LLM tier: messages answered", quiet=quiet) as task:
+        return run.wait_llm(timeout, task.update if task.shown else None)
+
+
+def _result(
+    folder: Path,
+    transcript: Path,
+    info: TranscriptInfo,
+    report: TranscriptReport,
+    run: Backfill,
+    llm: LlmOutcome | None,
+) -> dict[str, Any]:
+    t = run.tally
+    llm_part = (
+        None
+        if llm is None
+        else {
+            "waited": llm.waited,
+            "delivered_batches": llm.delivered_batches,
+            "delivered_messages": llm.delivered_messages,
+            "pending_batches": llm.pending_batches,
+            "failed_batches": llm.failed_batches,
+        }
+    )
+    return {
+        "workspace": str(folder),
+        "transcript": {"path": str(transcript), "encoding": info.encoding, "lines": info.lines},
+        "messages": t.new + t.already_stored,
+        "messages_new": t.new,
+        "messages_already_stored": t.already_stored,
+        "messages_conflicting": len(t.conflicts),
+        "conflicts": [{"line": c.line, "id": c.id, "first_line": c.first_line} for c in t.conflicts[:100]],
+        "skipped_lines": len(report.errors) + len(t.conflicts),
+        "errors": report.errors[:100],
+        **run.added(),
+        "llm": llm_part,
+    }
+
+
+def _say(text: str) -> None:
+    err_console.print(text, soft_wrap=True)  # one line per message, whatever the terminal width
+
+
+def _print(result: dict[str, Any], report: TranscriptReport, run: Backfill) -> None:
+    for e in report.errors[:20]:
+        _say(f"skipped {e}")
+    for c in run.tally.conflicts[:20]:
+        _say(f"skipped {c.describe()}")
+    hidden = max(0, len(report.errors) - 20) + max(0, len(run.tally.conflicts) - 20)
+    if hidden > 0:
+        _say(f"... and {hidden} more skipped lines (all of them with --json)")
+    r = result
+    line = (
+        f"ingested {r['messages']} messages from {r['transcript']['path']} ({r['transcript']['encoding']}) "
+        f"into {r['workspace']}: {r['messages_new']} new, {r['messages_already_stored']} already stored"
+    )
+    if r["skipped_lines"]:
+        line += f"; {r['skipped_lines']} lines skipped ({r['messages_conflicting']} with a conflicting id)"
+    _say(line)
+    _say(
+        f"added {r['entities_added']} entities and {r['facts_added']} facts "
+        f"(the workspace now holds {r['entities_total']} entities, {r['facts_total']} facts)"
+    )
+    llm = r["llm"]
+    if llm is not None:
+        _say(f"LLM tier: {llm['delivered_batches']} batches delivered ({llm['delivered_messages']} messages)")
+        if llm["pending_batches"]:
+            _say(
+                f"LLM tier: {llm['pending_batches']} batches parked in {r['workspace']}/llm-pending, "
+                f"{RETRY_HINT} of the host or of `ingest`"
+            )
+        if llm["failed_batches"]:
+            _say(
+                f"LLM tier: {llm['failed_batches']} messages set aside after unusable answers "
+                "(llm-pending/*.failed)"
+            )

@@ -108,6 +108,8 @@ class LlmBatcher:
         self._delivered: set[Path] = set()  # parked files whose facts wait for a store flush
         self._file_locks: dict[Path, int] = {}  # parked files this process is sending (flock held)
         self._gates: list[Gate] = []  # forgets applied while this batcher ran (see forget())
+        self._retry_lock = threading.Lock()  # one retry pass at a time: a second one waits, never races
+        self._retried_unreported = 0  # parked batches delivered since the last take_retried()
 
     # ------------------------------------------------------------------ public API
 
@@ -147,6 +149,9 @@ class LlmBatcher:
     def flush(self, timeout: float) -> bool:
         """Send every queued message now; True when the queue is empty and nothing is in flight."""
         deadline = time.monotonic() + max(0.0, timeout)
+        if self._stop.is_set():  # stopped: nothing more is sent (waiting would wait for an abandoned call)
+            with self._cond:
+                return not self._queue and not self._busy
         if self._thread is None or not self._thread.is_alive():
             self._drain_inline(deadline)
         with self._cond:
@@ -162,19 +167,34 @@ class LlmBatcher:
     def stop(self, timeout: float) -> None:
         """Flush within most of `timeout`, then park whatever is still queued or in flight."""
         deadline = time.monotonic() + max(0.0, timeout)
-        if self._thread is not None and self._thread.is_alive():
+        again = self._stop.is_set()  # stopped before (e.g. stop(0)): its abandoned call is not waited for
+        if not again and self._thread is not None and self._thread.is_alive():
             self.flush(max(0.0, timeout) * 0.8)
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
-        if self._thread is not None:
+        if self._thread is not None and not again:
             self._thread.join(max(0.0, deadline - time.monotonic()))
         self._park_leftovers(deadline)
-        emit("llm.batcher_stopped", **self.stats())
+        if not again:
+            emit("llm.batcher_stopped", **self.stats())
 
     def retry_pending(self) -> int:
         """Process parked batches, oldest first; stop at the first failure that is the server's
-        (outage, cool-down), go on past one that is the batch's own (it is split). Returns deliveries."""
+        (outage, cool-down), go on past one that is the batch's own (it is split). Returns deliveries.
+        A pass already running here (the worker's, at start) is waited for, not raced."""
+        with self._retry_lock:
+            delivered = self._retry_pass()
+            self._retried_unreported += delivered
+        return delivered
+
+    def take_retried(self) -> int:
+        """Parked batches delivered by every retry pass since the last call (the worker's own too)."""
+        with self._retry_lock:
+            n, self._retried_unreported = self._retried_unreported, 0
+        return n
+
+    def _retry_pass(self) -> int:
         delivered = 0
         self._next_pending_try = None  # a failure below schedules the next try
         for path in self._pending_files():
@@ -257,8 +277,10 @@ class LlmBatcher:
     def stats(self) -> dict[str, Any]:
         with self._cond:
             queued = len(self._queue)
+            in_flight = sum(len(b.messages) for b in list(self._inflight))
         return {
             "queued": queued,
+            "in_flight_messages": in_flight,
             "inbox": len(self._inbox) if self._inbox is not None else 0,
             "pending_batches": len(self._pending_files()),
             "failed_batches": len(list(self._pending_dir.glob("batch-*.failed"))),
@@ -601,8 +623,9 @@ class LlmBatcher:
         for batch in list(self._inflight):
             if batch.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
                 try:
-                    if not batch.done and batch.path is None:
-                        self._park(batch, reason="stopped_in_flight")
+                    if not batch.done:  # a parked one keeps its file: its late answer must not be
+                        if batch.path is None:  # delivered to a closed store and the file deleted
+                            self._park(batch, reason="stopped_in_flight")
                         batch.abandoned = True
                 finally:
                     batch.lock.release()

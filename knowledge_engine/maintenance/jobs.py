@@ -150,7 +150,9 @@ def _has_index(ws: Workspace, engine: KnowledgeEngine) -> bool:
 
 
 def llm_retry(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[str, int]:
-    """Parked LLM batches sent again (an outage costs time, not facts)."""
+    """Parked LLM batches sent again (an outage costs time, not facts). `delivered` counts every parked
+    batch this process delivered since this job last ran: by this run, or by the tier's own retry (its
+    worker retries at start and after an outage, and this run waits for a pass it has under way)."""
     batcher = engine._batchers.get(ws.folder)
     pending = ws.folder / "llm-pending"
     parked = len(list(pending.glob("*.json"))) if pending.is_dir() else 0
@@ -158,8 +160,8 @@ def llm_retry(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[s
         if parked:
             raise SkipJob("llm disabled; parked batches kept")
         raise SkipJob("llm disabled")
-    delivered = batcher.retry_pending()
-    return {"delivered": delivered, "pending": int(batcher.stats()["pending_batches"])}
+    batcher.retry_pending()
+    return {"delivered": batcher.take_retried(), "pending": int(batcher.stats()["pending_batches"])}
 
 
 JOBS: dict[str, JobSpec] = {
