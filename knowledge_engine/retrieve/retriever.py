@@ -8,7 +8,6 @@ less", and with every source down the turn runs as if the plugin were not there.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -17,24 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.host.types import parse_timestamp, payload_field
-from knowledge_engine.inject.format import render_block, render_item
+from knowledge_engine.inject.format import render_block
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, Source, SourceResult
 from knowledge_engine.retrieve.cache import PromptCache
 from knowledge_engine.retrieve.cooldown import Breaker
-from knowledge_engine.retrieve.fuse import (
-    adaptive_count,
-    apply_boost,
-    apply_threshold,
-    mmr,
-    recency_decay,
-    rrf_max,
-)
+from knowledge_engine.retrieve.fuse import apply_threshold
 from knowledge_engine.retrieve.parallel import WARMING, gather_sources
 from knowledge_engine.retrieve.query import content_text, query_text
+from knowledge_engine.retrieve.rank import rank_local
 from knowledge_engine.retrieve.skip import should_skip
-from knowledge_engine.retrieve.sources.local import LocalSource, newest_time, weighted_rrf
-from knowledge_engine.retrieve.temporal import parse_time_window, temporal_boost
+from knowledge_engine.retrieve.sources.local import LocalSource, newest_time
+from knowledge_engine.retrieve.temporal import parse_time_window
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine
@@ -174,7 +167,7 @@ class Retriever:
         sections: dict[str, Any] = {}
         local = by_source.get("local")
         if local is not None and local.items:
-            facts, memory = self._rank_local(local.items, request)
+            facts, memory = rank_local(local.items, request, self.cfg.retrieval, self._feedback)
             if facts:
                 sections["facts"] = facts
             if memory:
@@ -196,53 +189,6 @@ class Retriever:
                     )
                 ]
         return sections
-
-    def _rank_local(
-        self, items: list[RetrievedItem], request: RetrievalRequest
-    ) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
-        rc = self.cfg.retrieval
-        facts = [i for i in items if i.kind == "fact"]
-        memory = [i for i in items if i.kind == "memory"]
-        ref = request.reference_time or datetime.now(UTC)
-        floor = rc.recency_floor
-        if asks_about_past(request.query):
-            floor = max(floor, rc.past_recency_floor)
-        memory = recency_decay(memory, rc.half_life_hours, ref, floor=floor)
-        speaking = {i.id: 1.0 for i in memory if i.scores.get("speaker")}
-        if speaking and rc.speaker_weight > 0:
-            memory = apply_boost(memory, speaking, rc.speaker_weight, "speaker")
-        if request.window is not None:
-            facts = temporal_boost(facts, request.window, rc.temporal_weight)
-            memory = temporal_boost(memory, request.window, rc.temporal_weight)
-        if self._feedback is not None:
-            facts = self._feedback.boost(facts, rc.feedback_weight)
-            memory = self._feedback.boost(memory, rc.feedback_weight)
-        # Only the head of each list can make the block: every later step copies its items.
-        facts, memory = facts[: 3 * rc.max_facts], memory[: 3 * rc.max_memories]
-        fused = weighted_rrf([facts, memory], [rc.fact_weight, 1.0], ["facts", "memory"], rc.rrf_k)
-        if rc.min_score > 0:
-            fused = apply_threshold(fused, rc.min_score)
-        limit = rc.max_facts + rc.max_memories
-        if rc.adaptive:
-            scale = rrf_max(2, rc.rrf_k) * max(rc.fact_weight, 1.0)
-            limit = adaptive_count(fused, limit, scale=scale, min_count=min(3, limit))
-        # MMR costs O(pool x picks) similarities: the caps' worth of picks from a pool of 2x that,
-        # not the generic 5x (~35k Jaccards per turn at 42 picks, ~30 ms).
-        chosen = mmr(fused, rc.mmr_lambda, limit, pool_factor=2)
-        out_f: list[RetrievedItem] = []
-        out_m: list[RetrievedItem] = []
-        used = 0
-        budget = min(rc.max_inject_chars, rc.total_max_chars - block_overhead(rc.format))
-        for item in chosen:
-            bucket, cap = (out_f, rc.max_facts) if item.kind == "fact" else (out_m, rc.max_memories)
-            if len(bucket) >= cap:
-                continue
-            size = len(render_item(item, rc.format, rc.max_item_chars)) + 1
-            if used + size > budget:
-                continue
-            bucket.append(item)
-            used += size
-        return out_f, out_m
 
     # ------------------------------------------------------------------ after the turn
     def _after_injection(self, sections: dict[str, Any], request: RetrievalRequest) -> None:
@@ -326,32 +272,6 @@ class Retriever:
             except Exception as exc:
                 log.warning("provenance callback failed: %s", type(exc).__name__)
         return report
-
-
-_OVERHEAD: dict[str, int] = {}
-_PAST = re.compile(
-    r"\b(did|was|were|had|went|used to|ago|before|earlier|previously|originally|first|back then|once)\b", re.I
-)
-
-
-def asks_about_past(query: str) -> bool:
-    """A question in the past tense ("when did...", "what was...") wants old evidence as much as new:
-    recency decay should then only break ties, not bury the answer under later chatter."""
-    return bool(_PAST.search(query or ""))
-
-
-def block_overhead(fmt: Any) -> int:
-    """Characters the block spends around the local sections (preamble, both section headers, END
-    marker), so local items are budgeted to what the block can really hold."""
-    if fmt not in _OVERHEAD:
-        probe = [
-            RetrievedItem(id="p", kind="memory", source="memory", text="x"),
-            RetrievedItem(id="q", kind="fact", source="facts", text="y"),
-        ]
-        sections = {"facts": probe[1:], "memory": probe[:1]}
-        items = sum(len(render_item(i, fmt)) + 1 for i in probe)
-        _OVERHEAD[fmt] = len(render_block(sections, fmt)) - items
-    return _OVERHEAD[fmt]
 
 
 def _degraded(provenance: dict[str, Any]) -> bool:
