@@ -45,6 +45,7 @@ class KnowledgeEngine:
         self._indexes: dict[Path, Any] = {}
         self._index_lock = threading.Lock()
         self._index_build_lock = threading.Lock()  # one Chroma client build at a time (see chroma())
+        self.index_read_only = False  # inspections (CLI): a missing collection reads as empty, is not made
         self.journal = IngestJournal()
         self.queue = IngestQueue(
             self._process,
@@ -152,7 +153,9 @@ class KnowledgeEngine:
             with self._index_lock:
                 index = self._indexes.get(ws.folder)
             if index is None:
-                index = ChromaIndex(ws.folder, ws.agent_id, self.config, self.embedder)
+                index = ChromaIndex(
+                    ws.folder, ws.agent_id, self.config, self.embedder, create=not self.index_read_only
+                )
                 with self._index_lock:
                     self._indexes[ws.folder] = index
         return index

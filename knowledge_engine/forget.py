@@ -382,11 +382,11 @@ def forget_in_chroma(
         not cfg.chroma.url and not (embedded / "chroma.sqlite3").exists()
     ):
         return 0, 0
-    from knowledge_engine.index.chroma import index_agent_key, make_client
+    from knowledge_engine.index.chroma import index_agent_key, index_owner, make_client
 
     client = make_client(ws.folder, cfg)
     deleted = 0
-    key = index_agent_key(ws.folder, ws.agent_id, cfg)
+    key = index_agent_key(ws.folder, index_owner(client, ws.folder, ws.agent_id, cfg), cfg)
     for col in _collections(client, cfg.embeddings.collection_name, key, bool(cfg.chroma.url)):
         ids = facts if col.name.endswith("-facts") else messages
         if col.name.endswith("-facts") and entities:

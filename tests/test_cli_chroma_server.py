@@ -85,3 +85,51 @@ def test_stats_index_with_the_server_down_is_one_clear_line(
     assert err.startswith("error: the Chroma index cannot be read") and len(err.strip().splitlines()) == 1
     code, out, err = cli("stats", "--index", "-w", str(folder), "-c", str(cfg))
     assert code == 1 and "Traceback" not in out + err and "chroma_pending.error" in out
+
+
+def _collections(url: str) -> set[str]:
+    from knowledge_engine.index.chroma import make_client
+
+    return {c.name for c in make_client(Path("."), load_config({"chroma": {"url": url}})).list_collections()}
+
+
+def test_one_workspace_one_index_however_it_is_named(tmp_path: Path, chroma_server: str) -> None:
+    """The host indexed the workspace as agent `main`; naming the folder with --workspace (the agent
+    unknown) or with --config --agent main must read the same collections, and read-only commands
+    must not create any."""
+    folder, cfg = _server_workspace(tmp_path, chroma_server, agent="main")
+    before = _collections(chroma_server)
+    by_folder = json.loads(cli("stats", "--index", "-w", str(folder), "-c", str(cfg), "--json")[1])
+    by_agent = json.loads(cli("stats", "--index", "-c", str(cfg), "--agent", "main", "--json")[1])
+    assert by_folder["workspace"] == by_agent["workspace"] == str(folder)
+    assert by_folder["chroma_pending"]["synced"] == by_agent["chroma_pending"]["synced"] > 0
+    assert by_folder["chroma_pending"]["pending"] == by_agent["chroma_pending"]["pending"] == 0
+    code, out, err = cli("search", "Where does Zorblax work?", "-w", str(folder), "-c", str(cfg), "--json")
+    assert code == 0, err
+    hits = json.loads(out)
+    assert any("vector" in i["scores"] for i in hits["facts"] + hits["messages"])  # found this index
+    for args in (("context", "Where does Zorblax work?"), ("validate",)):
+        code, _, err = cli(*args, "-w", str(folder), "-c", str(cfg), "--json")
+        assert code == 0, err
+    assert _collections(chroma_server) == before  # no empty `default` collections made on the side
+
+
+def test_read_only_commands_never_create_collections(tmp_path: Path, chroma_server: str) -> None:
+    """A workspace whose index does not exist yet: stats --index, context, search and validate
+    report it as not synced; none of them creates the collections (only sync and the host do)."""
+    folder, cfg = _server_workspace(tmp_path, chroma_server, agent="fresh")
+    from knowledge_engine.index.chroma import make_client
+
+    client = make_client(folder, load_config(json.loads(cfg.read_text())))
+    for name in _collections(chroma_server):
+        if name.startswith("knowledge-fresh-"):
+            client.delete_collection(name)
+    before = _collections(chroma_server)
+    data = json.loads(cli("stats", "--index", "-c", str(cfg), "--agent", "fresh", "--json")[1])
+    assert data["chroma_pending"]["synced"] == 0 and data["chroma_pending"]["pending"] > 0
+    for args in (("context", "Where does Zorblax work?"), ("search", "Acme Corp"), ("validate",)):
+        code, _, err = cli(*args, "-c", str(cfg), "--agent", "fresh", "--json")
+        assert code == 0, (args, err)
+    assert _collections(chroma_server) == before
+    assert cli("sync", "-c", str(cfg), "--agent", "fresh")[0] == 0
+    assert {n for n in _collections(chroma_server) if n.startswith("knowledge-fresh-")}

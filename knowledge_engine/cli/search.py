@@ -30,6 +30,7 @@ NoSemanticOpt = Annotated[
 
 def _engine(workspace: Any, config: Any, agent: Any, no_semantic: bool) -> tuple[Any, Any]:
     engine, ws = open_engine(workspace, config, agent)
+    engine.index_read_only = True  # an inspection never creates Chroma collections
     if no_semantic:
         engine.config.embeddings.enabled = False
     # an inspection must not change the store: the retriever's access boost is never written (see _discard)

@@ -217,6 +217,6 @@ def index_status(ws: Workspace) -> dict[str, Any]:
     from knowledge_engine.index.chroma import open_index
     from knowledge_engine.index.sync import status
 
-    index = open_index(ws.folder, ws.agent_id, ws.config)
+    index = open_index(ws.folder, ws.agent_id, ws.config, create=False)  # an inspection makes no collection
     msgs = ws.messages.iter() if (ws.folder / "messages.sqlite3").exists() else iter(())
     return status(index, ws.facts.all(), msgs)

@@ -9,6 +9,7 @@ index with another model is caught instead of silently mixing vector spaces.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -17,12 +18,14 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 import numpy as np
+import orjson
 
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.index.embeddings.base import Embedder
 from knowledge_engine.observe import counters, emit
 
 REBUILD_COMMAND = "knowledge-engine sync --workspace DIR --rebuild"
+IDENTITY_FILE = "chroma-index.json"  # {"agent_id": ...}: whose collection names the workspace's index uses
 OVERSAMPLE = 10  # filtered queries fetch k * OVERSAMPLE unfiltered neighbours first
 _NAME_OK = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 _META_MODEL = "embedding_model"
@@ -36,6 +39,27 @@ class IndexMismatchError(RuntimeError):
 
 class ChromaUnavailableError(RuntimeError):
     """The Chroma server or database could not be reached or opened."""
+
+
+class AbsentCollection:
+    """A collection a read-only command found missing: reads as empty, refuses writes, is never made."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.id, self.metadata = name, None, None
+
+    def count(self) -> int:
+        return 0
+
+    def get(self, **_: Any) -> dict[str, Any]:
+        return {"ids": [], "metadatas": []}
+
+    def query(self, **_: Any) -> dict[str, Any]:
+        return {"ids": [[]], "distances": [[]], "metadatas": [[]]}
+
+    def _write(self, **_: Any) -> None:
+        raise ChromaUnavailableError(f"collection {self.name!r} does not exist (opened read-only)")
+
+    upsert = update = delete = _write
 
 
 class Hit(NamedTuple):
@@ -67,6 +91,50 @@ def index_agent_key(workspace: Path, agent_id: str, config: EngineConfig) -> str
         return agent_id
     tag = hashlib.blake2b(str(Path(workspace).resolve()).encode(), digest_size=4).hexdigest()
     return f"{agent_id}-ws{tag}"
+
+
+def recorded_agent(workspace: Path) -> str | None:
+    """The agent id the workspace's index was created for (IDENTITY_FILE), or None before it exists."""
+    try:
+        data = orjson.loads((Path(workspace) / IDENTITY_FILE).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    agent = data.get("agent_id") if isinstance(data, dict) else None
+    return agent if isinstance(agent, str) and agent else None
+
+
+def _record_agent(workspace: Path, agent_id: str) -> None:
+    path = Path(workspace) / IDENTITY_FILE
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        with open(tmp, "wb", opener=lambda p, f: os.open(p, f, 0o600)) as fh:  # owner-only, as the workspace
+            fh.write(orjson.dumps({"agent_id": agent_id}))
+        os.replace(tmp, path)
+    except OSError as exc:  # the names are found again from the collections next time
+        counters.inc("chroma.identity_not_recorded")
+        emit("chroma_identity_not_recorded", error=type(exc).__name__)
+
+
+def _found_agent(client: Any, workspace: Path, config: EngineConfig) -> str | None:
+    """The agent whose collections of this workspace already exist (indexes made before IDENTITY_FILE):
+    the one holding records when a read-only command of old also made empty ones under another id."""
+    prefix = config.embeddings.collection_name
+    sizes: dict[str, int] = {}
+    for col in client.list_collections():
+        agent = (getattr(col, "metadata", None) or {}).get("agent_id")
+        if not isinstance(agent, str) or not agent:
+            continue
+        if col.name == collection_name(prefix, index_agent_key(workspace, agent, config), "facts"):
+            sizes[agent] = sizes.get(agent, 0) + int(col.count())
+    holding = [a for a, n in sizes.items() if n] or list(sizes)
+    return holding[0] if len(holding) == 1 else None
+
+
+def index_owner(client: Any, workspace: Path, agent_id: str, config: EngineConfig) -> str:
+    """The agent id naming this workspace's collections, the same however the workspace was named
+    (--workspace, --config --agent, the host): the agent recorded when the index was created, else the
+    one whose collections exist, else `agent_id` (a new index)."""
+    return recorded_agent(workspace) or _found_agent(client, workspace, config) or agent_id
 
 
 def make_client(workspace: Path, config: EngineConfig) -> Any:
@@ -106,19 +174,26 @@ def make_client(workspace: Path, config: EngineConfig) -> Any:
 class ChromaIndex:
     """The two collections of one agent, plus batched writes and filtered vector queries."""
 
-    def __init__(self, workspace: Path, agent_id: str, config: EngineConfig, embedder: Embedder) -> None:
+    def __init__(
+        self, workspace: Path, agent_id: str, config: EngineConfig, embedder: Embedder, create: bool = True
+    ) -> None:
+        """`create=False` (read-only commands): a missing collection reads as empty and is never made."""
         self.workspace = Path(workspace)
         self.agent_id = agent_id
         self.config = config
         self.embedder = embedder
         self.lock = threading.RLock()
         self.client = make_client(self.workspace, config)
-        prefix = config.embeddings.collection_name
-        key = index_agent_key(self.workspace, agent_id, config)
-        self.names = {k: collection_name(prefix, key, k) for k in ("facts", "messages")}
+        self._name_collections()
         self._cols: dict[str, Any] = {}
         for kind in self.names:
-            self._cols[kind] = self._open(kind)
+            self._cols[kind] = self._open(kind, create)
+
+    def _name_collections(self) -> None:
+        self.owner = index_owner(self.client, self.workspace, self.agent_id, self.config)
+        key = index_agent_key(self.workspace, self.owner, self.config)
+        prefix = self.config.embeddings.collection_name
+        self.names = {k: collection_name(prefix, key, k) for k in ("facts", "messages")}
 
     # ------------------------------------------------------------------ collections
 
@@ -133,22 +208,26 @@ class ChromaIndex:
     def collection(self, kind: str) -> Any:
         return self._cols[kind]
 
-    def _open(self, kind: str) -> Any:
+    def _open(self, kind: str, create: bool = True) -> Any:
         name = self.names[kind]
         try:
             col = self.client.get_collection(name, embedding_function=None)
         except Exception as exc:
             if not _is_not_found(exc):
                 raise
+            if not create:
+                return AbsentCollection(name)
             col = self._create(name)
         self._check_model(col)
         return col
 
     def _create(self, name: str) -> Any:
+        if recorded_agent(self.workspace) != self.owner:
+            _record_agent(self.workspace, self.owner)
         metadata = {
             _META_MODEL: self.embedder.model_id,
             _META_DIMS: self.embedder.dimensions,
-            "agent_id": self.agent_id,
+            "agent_id": self.owner,
         }
         emit("chroma_collection_created", collection=name, dimensions=self.embedder.dimensions)
         return self.client.get_or_create_collection(
@@ -193,9 +272,7 @@ class ChromaIndex:
         self.config, self.embedder = config, embedder
         self.lock = threading.RLock()
         self.client = make_client(self.workspace, config)
-        prefix = config.embeddings.collection_name
-        key = index_agent_key(self.workspace, agent_id, config)
-        self.names = {k: collection_name(prefix, key, k) for k in ("facts", "messages")}
+        self._name_collections()
         self._cols = {}
         self.reset()
         return self
@@ -344,12 +421,16 @@ def matches(meta: dict[str, Any], where: dict[str, Any]) -> bool:
 
 
 def open_index(
-    workspace: Path, agent_id: str, config: EngineConfig, embedder: Embedder | None = None
+    workspace: Path,
+    agent_id: str,
+    config: EngineConfig,
+    embedder: Embedder | None = None,
+    create: bool = True,
 ) -> ChromaIndex:
     """The agent's index with the configured embedder (raises IndexMismatchError on a model change)."""
     from knowledge_engine.index.embeddings import make_embedder
 
-    return ChromaIndex(workspace, agent_id, config, embedder or make_embedder(config.embeddings))
+    return ChromaIndex(workspace, agent_id, config, embedder or make_embedder(config.embeddings), create)
 
 
 def normalise_where(where: dict[str, Any] | None) -> dict[str, Any] | None:
