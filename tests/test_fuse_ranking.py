@@ -200,3 +200,21 @@ def test_rank_local_runs_the_pipeline_in_order_within_the_caps(tmp_path: Path) -
     facts, memory = rank_local(items, RetrievalRequest(query="alice", reference_time=REF), capped)
     assert facts == [] and [it.id for it in memory] == ["new"]  # the best memory only
     assert rank_local([], RetrievalRequest(query="alice", reference_time=REF), cfg) == ([], [])
+
+
+def test_temporal_filter_drops_dated_items_outside_the_window() -> None:
+    """`temporalFilter` (documented, default off) is honoured by the hook's pipeline: dated items
+    outside the query's window go, undated ones stay (a fact with no date may still answer)."""
+    cfg = RetrievalConfig(temporal_filter=True)
+    items = [
+        item("inside", 1.0, "alice moved to lisbon", ts=REF - timedelta(days=1)),
+        item("outside", 2.0, "alice joined acme in paris", ts=REF - timedelta(days=300)),
+        item("undated", 1.0, "alice likes lisbon"),
+        item("old-fact", 1.0, "alice works at acme", ts=REF - timedelta(days=200), kind="fact"),
+        item("fact", 1.0, "alice lives in lisbon", kind="fact"),
+    ]
+    window = (REF - timedelta(days=3), REF)
+    facts, memory = rank_local(items, RetrievalRequest(query="alice", reference_time=REF, window=window), cfg)
+    assert {it.id for it in facts + memory} == {"inside", "undated", "fact"}
+    facts, memory = rank_local(items, RetrievalRequest(query="alice", reference_time=REF, window=None), cfg)
+    assert len(facts + memory) == 5  # no time expression in the query: nothing is filtered

@@ -49,8 +49,8 @@ def rank_local(
     if speaking and rc.speaker_weight > 0:
         memory = apply_boost(memory, speaking, rc.speaker_weight, "speaker")
     if request.window is not None:
-        facts = temporal_boost(facts, request.window, rc.temporal_weight)
-        memory = temporal_boost(memory, request.window, rc.temporal_weight)
+        facts = temporal_boost(facts, request.window, rc.temporal_weight, hard=rc.temporal_filter)
+        memory = temporal_boost(memory, request.window, rc.temporal_weight, hard=rc.temporal_filter)
     if feedback is not None:
         facts = feedback.boost(facts, rc.feedback_weight)
         memory = feedback.boost(memory, rc.feedback_weight)
