@@ -88,7 +88,7 @@ def test_markdown_block_layout_and_citations() -> None:
     assert "- [knowledge_default] roadmap.md (score: 0.81)" in lines
     assert "  Segment: 00:01:00 - 00:02:00" in lines and "  Content: Halcyon ships in Q3." in lines
     assert "  | Halcyon is led by Dana. It ships in Q3." in lines
-    assert "  References: /docs/halcyon.pdf; notes/dana.md" in lines
+    assert "  References: [1] /docs/halcyon.pdf; notes/dana.md" in lines
 
 
 def test_xml_block_structure_and_attributes() -> None:

@@ -28,6 +28,7 @@ from knowledge_engine.inject.fence import (
 from knowledge_engine.retrieve.base import RetrievedItem
 from knowledge_engine.retrieve.budget import fit, truncate_text
 from knowledge_engine.retrieve.fuse import as_utc
+from knowledge_engine.retrieve.sources.lightrag_context import compose, parse_context
 
 Format = Literal["markdown", "xml"]
 SectionValue = Sequence[RetrievedItem] | str | None
@@ -68,16 +69,39 @@ def _clip(text: str, max_chars: int | None) -> str:
     return truncate_text(text, max(1, max_chars - 2)) + " …"
 
 
-def _references(item: RetrievedItem) -> list[str]:
-    refs: list[str] = []
+def _references(item: RetrievedItem) -> list[tuple[str, str]]:
+    """(reference id or "", file path) pairs, distinct by path; the ids are what chunks cite."""
+    refs: dict[str, str] = {}
     raw = item.extra.get("references")
     for ref in raw if isinstance(raw, (list, tuple)) else []:
         path = ref.get("file_path") if isinstance(ref, Mapping) else ref
+        ref_id = ref.get("reference_id") if isinstance(ref, Mapping) else None
         if isinstance(path, str) and path.strip() and path not in refs:
-            refs.append(path)
+            refs[path] = str(ref_id) if isinstance(ref_id, str | int) and str(ref_id).strip() else ""
     if item.file_path and item.file_path not in refs:
-        refs.append(item.file_path)
-    return refs
+        refs[item.file_path] = ""
+    return [(ref_id, path) for path, ref_id in refs.items()]
+
+
+def graph_view(item: RetrievedItem, budget: int | None = None) -> RetrievedItem:
+    """A graph item as shown: LightRAG's context as a balanced pick of entities, relations and
+    chunks in about `budget` characters (everything when None), listing the references its
+    chunks cite (all when none does). Other text is cut at a sentence."""
+    if item.extra.get("composed"):
+        return item
+    ctx = parse_context(item.text)
+    extra = dict(item.extra, composed=True)
+    if not ctx:
+        text = item.text if budget is None else truncate_text(item.text, budget)
+        return item.model_copy(update={"text": text, "extra": extra})
+    text, cited = compose(ctx, budget)
+    raw = extra.get("references")
+    if cited and isinstance(raw, (list, tuple)):
+        wanted = set(cited)
+        extra["references"] = [
+            r for r in raw if isinstance(r, Mapping) and str(r.get("reference_id")) in wanted
+        ] or list(raw)
+    return item.model_copy(update={"text": text, "extra": extra})
 
 
 def _file_name(item: RetrievedItem) -> str:
@@ -154,7 +178,8 @@ def _md_graph(item: RetrievedItem, text: str) -> str:
     out = indent(neutralize(text), GUTTER)
     refs = _references(item)
     if refs:
-        out += "\n  References: " + "; ".join(_md_label(r) for r in refs[:10])
+        shown = (f"[{r}] {p}" if r else p for r, p in refs[:10])
+        out += "\n  References: " + "; ".join(_md_label(s) for s in shown)
     return out
 
 
@@ -189,7 +214,9 @@ def _xml_item(item: RetrievedItem, text: str) -> str:
         a.update(segment_start=item.extra.get("timestamp_start"), segment_end=item.extra.get("timestamp_end"))
         tag = "document"
     else:
-        refs = "".join(f'\n      <reference file="{xml_attr(label(r))}"/>' for r in _references(item)[:10])
+        refs = "".join(
+            f"\n      <reference{_attrs({'id': r, 'file': p})}/>" for r, p in _references(item)[:10]
+        )
         return f"    <graph{_attrs(a)}>\n      <context>{body}</context>{refs}\n    </graph>"
     return f"    <{tag}{_attrs(a)}>{body}</{tag}>"
 
@@ -201,8 +228,10 @@ def render_item(
     item: RetrievedItem, fmt: Format = "markdown", max_item_chars: int | None = DEFAULT_MAX_ITEM_CHARS
 ) -> str:
     """One item exactly as render_block shows it with the same `max_item_chars` (its length
-    is what budgets count). Graph context is one long text bounded by its section budget
-    (lightragMaxChars), so the per-item cut does not apply to it."""
+    is what budgets count). Graph context is bounded by its section budget (lightragMaxChars,
+    see `graph_view`), so the per-item cut does not apply to it."""
+    if item.kind == "graph":
+        item = graph_view(item)
     text = _clip(clean(item.text), None if item.kind == "graph" else max_item_chars)
     return _md_item(item, text) if fmt == "markdown" else _xml_item(item, text)
 
@@ -250,6 +279,25 @@ def _fit_text(text: str, limit: float, fmt: Format) -> list[RetrievedItem]:
     return []
 
 
+def _fit_graph(item: RetrievedItem, limit: float, fmt: Format) -> RetrievedItem | None:
+    """The graph item cut so that its rendering (gutter, references) fits `limit`, or None.
+    Dropping the whole context because it is a few characters over loses all of it."""
+    if limit == math.inf:
+        return graph_view(item)
+    budget = int(limit)
+    for _ in range(8):
+        if budget <= 0:
+            return None
+        view = graph_view(item, budget)
+        if not view.text.strip():
+            return None
+        rendered = len(render_item(view, fmt)) + 1
+        if rendered <= limit:
+            return view
+        budget -= max(rendered - int(limit), 8)
+    return None
+
+
 def _select(
     sections: Mapping[str, SectionValue],
     fmt: Format,
@@ -279,6 +327,10 @@ def _select(
             kept = _fit_text(value.strip(), limit, fmt) if value.strip() else []
         else:
             kept = fit(value, int(limit) if limit != math.inf else 1 << 62, lambda it: rendered(it) + "\n")
+            if len(kept) < len(value) and value[len(kept)].kind == "graph":
+                room = limit - sum(len(rendered(it)) + 1 for it in kept)
+                view = _fit_graph(value[len(kept)], room, fmt)
+                kept += [view] if view is not None else []
         if kept:
             lines = [rendered(it) for it in kept]
             chosen.append((key, lines))

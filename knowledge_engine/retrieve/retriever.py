@@ -176,18 +176,10 @@ class Retriever:
         if pg is not None and pg.items:
             sections["pgvector"] = apply_threshold(pg.items, self.cfg.pgvector.score_threshold)
         lr = by_source.get("lightrag")
-        if lr is not None and (lr.text or lr.items):
-            sections["lightrag"] = lr.items if lr.items else lr.text
-            if lr.text and lr.items:
-                sections["lightrag"] = [
-                    RetrievedItem(
-                        id="lightrag-context",
-                        kind="graph",
-                        source="lightrag",
-                        text=lr.text,
-                        extra={"references": [i.file_path for i in lr.items if i.file_path]},
-                    )
-                ]
+        if lr is not None and lr.text:
+            sections["lightrag"] = [graph_context_item(lr)]
+        elif lr is not None and lr.items:
+            sections["lightrag"] = lr.items
         return sections
 
     # ------------------------------------------------------------------ after the turn
@@ -243,6 +235,7 @@ class Retriever:
                     "score": round(it.score, 4),
                     "message_ids": it.message_ids,
                     "file_path": it.file_path,
+                    **_file_paths(it),
                     "collection": it.collection,
                     "timestamp": it.timestamp.isoformat() if it.timestamp else None,
                 }
@@ -285,3 +278,24 @@ def _degraded(provenance: dict[str, Any]) -> bool:
 
 def _event_time(event: Any) -> datetime | None:
     return parse_timestamp(payload_field(event, "timestamp"))
+
+def graph_context_item(lr: SourceResult) -> RetrievedItem:
+    """LightRAG's context as one item; its file paths (first one as `file_path`) are provenance."""
+    refs = [{"reference_id": i.extra.get("reference_id"), "file_path": i.file_path} for i in lr.items]
+    refs = [r for r in refs if r["file_path"]]
+    return RetrievedItem(
+        id="lightrag-context",
+        kind="graph",
+        source="lightrag",
+        text=lr.text or "",
+        file_path=refs[0]["file_path"] if refs else None,
+        extra={"references": refs},
+    )
+
+
+def _file_paths(item: RetrievedItem) -> dict[str, list[str]]:
+    """`file_paths` for a graph context item: every reference path, not only the first."""
+    refs = item.extra.get("references") if item.kind == "graph" else None
+    if not isinstance(refs, list):
+        return {}
+    return {"file_paths": [r["file_path"] for r in refs if isinstance(r, dict) and r.get("file_path")]}

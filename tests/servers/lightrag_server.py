@@ -1,6 +1,9 @@
 """A real loopback HTTP server speaking LightRAG's `POST /query` protocol.
 
-Context comes from a small in-memory corpus by keyword overlap. It checks X-API-Key (401),
+Context comes from a small in-memory corpus by keyword overlap, in the exact shape LightRAG
+1.5.7 gives with `only_need_context` (its `kg_query_context` template: entity, relationship
+and chunk JSON lines in fenced blocks under headings, then the `[n] path` reference list;
+`naive_query_context` for mode naive). It checks X-API-Key (401),
 validates the body like LightRAG's pydantic QueryRequest (422 {"detail": [...]}), and can be
 scripted to answer 500 or to answer slowly. Every request is recorded.
 """
@@ -20,14 +23,67 @@ MODES = ("local", "global", "hybrid", "naive", "mix", "bypass")
 NO_CONTEXT = "No relevant context found for the query."
 _WORD = re.compile(r"[a-z0-9][a-z0-9-]+")
 
-DEFAULT_CORPUS: list[dict[str, str]] = [
+KG_CONTEXT = """
+Knowledge Graph Data (Entity):
+
+```json
+{entities_str}
+```
+
+Knowledge Graph Data (Relationship):
+
+```json
+{relations_str}
+```
+
+Document Chunks (Each entry has a reference_id refer to the `Reference Document List`):
+
+```json
+{text_chunks_str}
+```
+
+{reference_heading}
+
+```
+{reference_list_str}
+```
+
+"""
+NAIVE_CONTEXT = """
+Document Chunks (Each entry has a reference_id refer to the `Reference Document List`):
+
+```json
+{text_chunks_str}
+```
+
+{reference_heading}
+
+```
+{reference_list_str}
+```
+
+"""
+CREATED_AT = "2026-05-01 10:00:00"
+REFERENCE_HEADING = (  # verbatim, one line in LightRAG's prompt.py
+    "Reference Document List (Each entry starts with a [reference_id] that corresponds to entries"
+    " in the Document Chunks):"
+)
+
+DEFAULT_CORPUS: list[dict[str, Any]] = [
     {
         "file_path": "projects/halcyon.md",
         "content": "Halcyon is a satellite project led by Mira Okafor. It ships in Q3.",
+        "entities": [("Halcyon", "project", "Halcyon is a satellite project that ships in Q3.")],
+        "relations": [("Mira Okafor", "Halcyon", "Mira Okafor leads the Halcyon project.")],
     },
     {
         "file_path": "people/mira.md",
         "content": "Mira Okafor works at Orbital Labs in Lisbon. She leads Halcyon.",
+        "entities": [
+            ("Mira Okafor", "person", "Mira Okafor works at Orbital Labs in Lisbon."),
+            ("Orbital Labs", "organization", "Orbital Labs is a company in Lisbon."),
+        ],
+        "relations": [("Mira Okafor", "Orbital Labs", "Mira Okafor works at Orbital Labs.")],
     },
     {
         "file_path": "ops/runbook.md",
@@ -76,10 +132,53 @@ def _validate(body: Any) -> list[dict[str, Any]]:
     return errors
 
 
+def _jsonl(rows: list[dict[str, Any]]) -> str:
+    return "\n".join(json.dumps(row, ensure_ascii=False) for row in rows)
+
+
+def context_string(hits: list[dict[str, Any]], naive: bool = False) -> str:
+    """LightRAG 1.5.7's context for these documents (best first), as its templates build it."""
+    chunks = [{"reference_id": str(i), "content": d["content"]} for i, d in enumerate(hits, 1)]
+    references = "\n".join(f"[{i}] {d['file_path']}" for i, d in enumerate(hits, 1))
+    if naive:
+        return NAIVE_CONTEXT.format(
+            text_chunks_str=_jsonl(chunks), reference_list_str=references, reference_heading=REFERENCE_HEADING
+        )
+    entities = [
+        {
+            "entity": name,
+            "type": kind,
+            "description": desc,
+            "created_at": CREATED_AT,
+            "file_path": d["file_path"],
+        }
+        for d in hits
+        for name, kind, desc in d.get("entities", [])
+    ]
+    relations = [
+        {
+            "entity1": a,
+            "entity2": b,
+            "description": desc,
+            "created_at": CREATED_AT,
+            "file_path": d["file_path"],
+        }
+        for d in hits
+        for a, b, desc in d.get("relations", [])
+    ]
+    return KG_CONTEXT.format(
+        entities_str=_jsonl(entities),
+        relations_str=_jsonl(relations),
+        text_chunks_str=_jsonl(chunks),
+        reference_list_str=references,
+        reference_heading=REFERENCE_HEADING,
+    )
+
+
 class LightragServer:
     """Start with `.start()`; `.url` is the base URL; `.requests` lists what was received."""
 
-    def __init__(self, api_key: str | None = None, corpus: list[dict[str, str]] | None = None) -> None:
+    def __init__(self, api_key: str | None = None, corpus: list[dict[str, Any]] | None = None) -> None:
         self.api_key = api_key
         self.corpus = list(corpus if corpus is not None else DEFAULT_CORPUS)
         self.requests: list[Recorded] = []
@@ -107,10 +206,8 @@ class LightragServer:
             if body.get("include_chunk_content"):
                 ref["content"] = [doc["content"]]
             refs.append(ref)
-        chunks = "\n".join(f"[{i}] {d['content']}" for i, d in enumerate(hits, 1))
-        context = "-----Document Chunks(DC)-----\n" + chunks
         return {
-            "response": context,
+            "response": context_string(hits, naive=body.get("mode") == "naive"),
             "references": refs if body.get("include_references", True) else None,
             "llm_generated": False,
         }

@@ -1,8 +1,11 @@
 """LightRAG knowledge-graph context over its documented `POST /query` API.
 
 We ask for context only (`only_need_context`), so LightRAG spends no LLM answer on us; the
-references' file paths are kept for provenance. Failures raise `LightragError` with a
-content-free category (`http_401`, `timeout`, ...) that the parallel runner reports.
+references' file paths are kept for provenance (from `references`, else from the context's own
+reference list). The context is kept whole: the block renderer picks entities, relations and
+chunks from it so that the rendered section fits its budget (lightrag_context.py). Failures raise
+`LightragError` with a content-free category (`http_401`, `timeout`, ...) that the parallel
+runner reports.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import httpx
 from knowledge_engine.config import LightragConfig
 from knowledge_engine.observe import emit
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
+from knowledge_engine.retrieve.sources.lightrag_context import GraphContext, parse_context
 
 NO_CONTEXT_MARKERS = ("no relevant context found", "[no-context]")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+RAW_CAP = 400_000  # characters kept of one context (LightRAG's own default cap is ~30k tokens)
 
 
 class LightragError(RuntimeError):
@@ -73,15 +78,31 @@ def _reference_items(refs: Any) -> list[RetrievedItem]:
             extra["score"] = float(ref["score"])
         items.append(
             RetrievedItem(
-                id=f"lightrag:{ref_id}", kind="graph", source="lightrag", text=text,
-                file_path=path, extra=extra,
+                id=f"lightrag:{ref_id}",
+                kind="graph",
+                source="lightrag",
+                text=text,
+                file_path=path,
+                extra=extra,
             )
         )
     return items
 
 
+def _text_reference_items(ctx: GraphContext) -> list[RetrievedItem]:
+    """Reference items from the context's own `[n] path` list (when `references` is null)."""
+    refs = [
+        {"reference_id": ref_id, "file_path": path, "content": [c for r, c in ctx.chunks if r == ref_id]}
+        for ref_id, path in ctx.references
+    ]
+    return _reference_items(refs)
+
+
 def parse_response(data: Any, max_chars: int, duration_ms: float = 0.0) -> SourceResult:
-    """Turn a /query JSON body into a SourceResult (empty when LightRAG found nothing)."""
+    """Turn a /query JSON body into a SourceResult (empty when LightRAG found nothing).
+
+    A context in LightRAG's template shape is kept whole (the renderer selects from it within
+    the section budget); other free text is cut at a sentence within `max_chars`."""
     if not isinstance(data, dict):
         raise LightragError("bad_response", "body is not a JSON object")
     raw = data.get("response") or data.get("context") or ""
@@ -90,14 +111,20 @@ def parse_response(data: Any, max_chars: int, duration_ms: float = 0.0) -> Sourc
     if is_no_context(raw):
         return SourceResult(source="lightrag", duration_ms=duration_ms)
     raw = raw.strip()
-    text = truncate_at_sentence(raw, max_chars)
-    items = _reference_items(data.get("references"))
+    ctx = parse_context(raw[:RAW_CAP])
+    text = raw[:RAW_CAP].rsplit("\n", 1)[0] if len(raw) > RAW_CAP else raw
+    if not ctx:
+        text = truncate_at_sentence(raw, max_chars)
+    items = _reference_items(data.get("references")) or _text_reference_items(ctx)
     emit(
         "lightrag",
         context_chars=len(text),
         truncated_chars=len(raw) - len(text),
         sparse=len(text) < 200,
         reference_count=len(items),
+        entities=len(ctx.entities),
+        relations=len(ctx.relations),
+        chunks=len(ctx.chunks),
     )
     return SourceResult(source="lightrag", text=text, items=items, duration_ms=duration_ms)
 
