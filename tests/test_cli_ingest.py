@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from knowledge_engine.config import load_config
 from knowledge_engine.store.records import Message
 from knowledge_engine.store.workspace import Workspace
 from tests.servers.ollama_server import FakeOllamaServer
+from tests.test_cli_progress import run_piped, run_with_tty_stderr
 from tests.test_cli_support import cli
 
 T = "2026-03-02T09:{:02d}:00+00:00"
@@ -270,3 +272,23 @@ def test_maintain_llm_retry_counts_the_batches_its_process_delivered(
     assert record["changed"] == {"delivered": 3, "pending": 0}
     assert len(ollama_server.calls()) == 3 and not list(pending.glob("batch-*"))
     assert llm_fact_count(ws) == 6
+
+
+@pytest.mark.slow
+def test_progress_on_a_terminal_only_and_the_summary_on_stderr(
+    tmp_path: Path, ollama_server: FakeOllamaServer
+) -> None:
+    ollama_server.slow_seconds = 1.0
+    ollama_server.default = "slow"
+    cfg = llm_config(tmp_path, ollama_server.url)
+    path = transcript(tmp_path / "t.jsonl", [line(i, t) for i, t in enumerate(TEXTS)])
+    base = [sys.executable, "-m", "knowledge_engine.cli.app", "ingest", "--config", str(cfg), str(path)]
+    code, out, err = run_with_tty_stderr([*base, "-w", str(tmp_path / "a")])
+    assert code == 0, err
+    assert "ingesting" in err and "8/8" in err  # the lines read
+    assert "LLM tier: messages answered" in err and "LLM tier: 2 batches delivered (8 messages)" in err
+    assert out == ""
+    piped = run_piped([*base, "-w", str(tmp_path / "b"), "--json"])
+    assert piped.returncode == 0, piped.stderr
+    assert "ingesting" not in piped.stderr and "LLM tier" not in piped.stderr
+    assert json.loads(piped.stdout)["llm"]["delivered_batches"] == 2
