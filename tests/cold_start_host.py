@@ -1,4 +1,4 @@
-"""A Python host's first turns in a fresh interpreter (the README's plugin flow), for test_retrieve_cold_start.
+"""A Python host's first turn in a fresh interpreter (the README's plugin flow): test_retrieve_cold_start.
 
 `python -m tests.cold_start_host ingest AGENT_DIR QUESTION`: register, session_start, one message in,
 wait until the engine has stored it and its fact, then the first before_prompt_build.
@@ -43,7 +43,9 @@ async def first_turn(mode: str, agent_dir: str, question: str) -> dict[str, Any]
         while not (ws.facts.all() and ws.messages.get("m1")) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
     event = {"prompt": question, "messages": [{"role": "user", "content": question}]}
-    result = await runner.run("before_prompt_build", event, {**agent, "sessionKey": SESSION, "trigger": "user"})
+    result = await runner.run(
+        "before_prompt_build", event, {**agent, "sessionKey": SESSION, "trigger": "user"}
+    )
     retriever = retriever_for(plugin.engine, ws)
     breakers = {
         name: {"open": b.is_open, "timeouts": b.consecutive_timeouts, "errors": b.consecutive_errors}

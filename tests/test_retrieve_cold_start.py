@@ -60,8 +60,27 @@ def _assert_injected(report: dict[str, Any]) -> None:
         assert state == {"open": False, "timeouts": 0, "errors": 0}, (name, state)
 
 
+def _cli_context(workspace: Path, question: str) -> dict[str, Any]:
+    args = ["context", question, "--workspace", str(workspace), "--json"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "knowledge_engine.cli.app", *args],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=HOST_TIMEOUT_S,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    report: dict[str, Any] = orjson.loads(proc.stdout)
+    return report
+
+
 def test_first_turn_after_ingest_and_after_restart(tmp_path: Path, busy_machine: None) -> None:
     question = "What do you remember about Lisbon?"
     _assert_injected(_first_turn("ingest", tmp_path, question))
     # the next process on the same folder: its first turn comes right after session_start
     _assert_injected(_first_turn("restart", tmp_path, question))
+    # the CLI waits for its own start-up: every arm answers, none times out
+    report = _cli_context(tmp_path / "knowledge-engine", question)
+    assert report["provenance"]["sources"]["local"]["status"] == "ok", report["provenance"]
+    assert report["provenance"]["sources"]["local"]["error"] is None, report["provenance"]
+    assert "| moved-to | Lisbon" in report["block"] and "I moved to Lisbon" in report["block"]
