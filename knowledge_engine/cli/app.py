@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import sys
+from typing import Annotated
 
 import typer
 
@@ -33,6 +34,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from knowledge_engine import __version__
+
+        typer.echo(f"knowledge-engine {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    pass
+
+
 app.command(rich_help_panel="Inspect")(inspect_mod.stats)
 app.command(rich_help_panel="Inspect")(inspect_mod.entities)
 app.command(rich_help_panel="Inspect")(inspect_mod.facts)

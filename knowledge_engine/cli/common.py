@@ -161,12 +161,23 @@ def when(value: Any) -> str:
     return dt.strftime("%Y-%m-%d %H:%M")
 
 
-def table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
-    """Rows as a table of plain text; key columns (KEY_COLUMNS) never break inside a word."""
+def table(title: str, columns: list[str], rows: list[list[Any]], optional: tuple[str, ...] = ()) -> None:
+    """Rows as a table of plain text; key columns (KEY_COLUMNS) never break inside a word. `optional`
+    columns are left out (the caption says so) when the others could not keep their words whole."""
     cells = [[plain(v) for v in r] for r in rows]
     gap, widths = layout(columns, cells, console.width)
+    dropped = []
+    for name in reversed(optional):
+        if _fits(columns, cells, widths):
+            break
+        i = columns.index(name)
+        columns = columns[:i] + columns[i + 1 :]
+        cells = [r[:i] + r[i + 1 :] for r in cells]
+        dropped.append(name)
+        gap, widths = layout(columns, cells, console.width)
     t = Table(
         title=plain(title),
+        caption=plain(f"({', '.join(dropped)} left out at this width: see --json)") if dropped else None,
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,
@@ -182,25 +193,51 @@ def table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
 
 def layout(columns: list[str], cells: list[list[Text]], total: int) -> tuple[int, list[int] | None]:
     """(gap between columns, widths or None for rich's own): key columns stay whole, text columns
-    share the rest, each at least its longest word (capped) when that fits; a narrow terminal first
-    costs the space between columns, then words in text columns are folded. When even the key
-    columns do not fit, rich squeezes (folds) everything."""
+    share the rest, each at least its longest word (capped) when that fits. A narrow terminal first
+    costs the space between columns, then only the longest values of a key column (a URL entity id)
+    are folded, then words in text columns."""
     n = len(columns)
     want = [_widest(columns[i], [r[i] for r in cells]) for i in range(n)]
     if sum(want) + 2 * (n - 1) <= total:
         return 2, None
-    text = [i for i in range(n) if columns[i] not in KEY_COLUMNS]
-    floor = {i: min(want[i], _longest_word(columns[i], [r[i] for r in cells]), 24) for i in text}
-    keys = sum(want[i] for i in range(n) if i not in floor)
+    floor = {i: min(want[i], _longest_word(c, [r[i] for r in cells]), 24) for i, c in enumerate(columns)}
+    keys = {i: want[i] for i, c in enumerate(columns) if c in KEY_COLUMNS}
+    text = {i: f for i, f in floor.items() if i not in keys}
     for gap in (2, 1):
-        rest = total - gap * (n - 1) - keys
-        if text and rest >= sum(floor.values()):
-            return gap, _share(want, dict(floor), rest)
-    rest = total - (n - 1) - keys
-    if not text or rest < 4 * len(text):
-        return 1, None
-    squeezed = {i: max(4, f * rest // sum(floor.values())) for i, f in floor.items()}
-    return 1, _share(want, squeezed, rest)
+        if total - gap * (n - 1) - sum(keys.values()) >= sum(text.values()):
+            break
+    else:  # text columns may fold their long words (URLs) down to 12 before key columns give way
+        _narrow_keys(keys, cells, total - (n - 1) - sum(min(f, 12) for f in text.values()))
+    rest = total - gap * (n - 1) - sum(keys.values())
+    if rest < sum(text.values()):
+        if rest < 4 * len(text):
+            return 1, None
+        text = {i: max(4, f * rest // sum(text.values())) for i, f in text.items()}
+    return gap, _share(want, keys, text, rest)
+
+
+def _narrow_keys(keys: dict[int, int], cells: list[list[Text]], room: int) -> None:
+    """Narrow the widest key column to its next-longest value, in turn, until the keys fit in `room`
+    (the few longer values fold) or no column can narrow below 12."""
+    while sum(keys.values()) > room:
+        i = max(keys, key=lambda j: keys[j])
+        shorter = [w for w in (cell_len(r[i].plain) for r in cells) if 12 <= w < keys[i]]
+        if not shorter:
+            return
+        keys[i] = max(shorter)
+
+
+def _fits(columns: list[str], cells: list[list[Text]], widths: list[int] | None) -> bool:
+    """Whether the table fits as it is, or each text column is at least as wide as its longest word
+    (capped as in `layout`)."""
+    if widths is None:
+        want = sum(_widest(c, [r[i] for r in cells]) for i, c in enumerate(columns))
+        return want + 2 * (len(columns) - 1) <= console.width
+    return all(
+        widths[i] >= min(_widest(c, [r[i] for r in cells]), _longest_word(c, [r[i] for r in cells]), 24)
+        for i, c in enumerate(columns)
+        if c not in KEY_COLUMNS
+    )
 
 
 def _widest(header: str, column: list[Text]) -> int:
@@ -212,7 +249,7 @@ def _longest_word(header: str, column: list[Text]) -> int:
     return max((cell_len(w) for w in words), default=1)
 
 
-def _share(want: list[int], widths: dict[int, int], room: int) -> list[int]:
+def _share(want: list[int], keys: dict[int, int], widths: dict[int, int], room: int) -> list[int]:
     """Give the text columns' spare room, one cell at a time, to the one furthest from its want."""
     spare = room - sum(widths.values())
     while spare > 0:
@@ -221,7 +258,7 @@ def _share(want: list[int], widths: dict[int, int], room: int) -> list[int]:
             break
         widths[i] += 1
         spare -= 1
-    return [widths.get(i, w) for i, w in enumerate(want)]
+    return [keys[i] if i in keys else widths[i] for i in range(len(want))]
 
 
 def open_workspace(workspace: Path | None, config: Path | None, agent: str | None) -> Workspace:

@@ -60,12 +60,18 @@ def export(
     no_messages: Annotated[
         bool, typer.Option("--no-messages", help="jsonl: leave the message log out.")
     ] = False,
+    json: Annotated[
+        bool,
+        typer.Option("--json", help="With --output: print what was written as JSON instead of a line."),
+    ] = False,
 ) -> None:
     """Export what the agent knows; `--format html` writes one offline file with an interactive graph."""
     if format_ not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}")
     if what not in ("facts", "entities"):
         fail("--what must be facts or entities")
+    if json and output is None:
+        fail("--json needs --output: without it, stdout carries the export itself", 2)
     ws = open_workspace(workspace, config, agent)
     chunks = _chunks(ws, format_, what, history, not no_messages)
     if output is None:
@@ -81,7 +87,11 @@ def export(
         tmp.replace(output)
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or type(exc).__name__}")
-    say(f"wrote {output} ({format_}, {output.stat().st_size} bytes)", err=True)
+    size = output.stat().st_size
+    if json:
+        print_json({"output": str(output), "format": format_, "bytes": size})
+    else:
+        say(f"wrote {output} ({format_}, {size} bytes)", err=True)
 
 
 def import_(

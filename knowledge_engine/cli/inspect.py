@@ -16,6 +16,7 @@ from knowledge_engine.cli.common import (
     parse_time,
     print_json,
     table,
+    when,
 )
 from knowledge_engine.store.records import Entity, Fact
 from knowledge_engine.store.workspace import Workspace
@@ -298,6 +299,7 @@ def facts(
             ]
             for f in rows
         ],
+        optional=("evidence",),
     )
 
 
@@ -347,7 +349,7 @@ def messages(
         [
             [
                 m.id,
-                m.timestamp.isoformat(timespec="seconds"),
+                when(m.timestamp),
                 m.session,
                 m.role,
                 m.speaker,

@@ -21,6 +21,7 @@ from knowledge_engine.cli.common import (
     print_json,
     resolve_folder,
     table,
+    when,
 )
 
 NoSemanticOpt = Annotated[
@@ -80,7 +81,7 @@ def search(
         [
             [
                 i.id,
-                i.timestamp.isoformat(timespec="seconds") if i.timestamp else "",
+                when(i.timestamp),
                 i.text,
                 f"{i.score:.4f}",
                 _arms(i.scores),

@@ -17,6 +17,7 @@ from knowledge_engine.cli.common import (
     print_json,
     say,
     table,
+    when,
 )
 from knowledge_engine.store.records import Entity, Fact, Message
 from knowledge_engine.store.workspace import Workspace
@@ -95,24 +96,25 @@ def show(
     table(
         "evidence messages",
         ["id", "time", "speaker", "text"],
-        [[m["id"], m["timestamp"], m["speaker"] or m["role"], m["text"]] for m in data["messages"]],
+        [[m["id"], when(m["timestamp"]), m["speaker"] or m["role"], m["text"]] for m in data["messages"]],
     )
 
 
 def _facts_table(title: str, rows: list[dict[str, Any]]) -> None:
+    """One fact a row: the triple as one text column (wraps between words, so at 80 columns the
+    predicate stays whole), its validity span and what replaced it."""
     table(
         title,
-        ["id", "subject", "predicate", "object", "valid from", "valid until", "superseded by"],
+        ["id", "fact", "valid", "superseded by"],
         [
-            [
-                f["id"],
-                f["subject"],
-                f["predicate"],
-                f["object"],
-                f["valid_at"],
-                f["invalid_at"],
-                f["superseded_by"],
-            ]
+            [f["id"], f"{f['subject']} {f['predicate']} {f['object']}", _span(f), f["superseded_by"]]
             for f in rows
         ],
     )
+
+
+def _span(f: dict[str, Any]) -> str:
+    start, end = when(f["valid_at"]), when(f["invalid_at"])
+    if end:
+        return f"{start} to {end}" if start else f"until {end}"
+    return f"since {start}" if start else "yes"

@@ -129,7 +129,11 @@ class FactTermIndex:
 
     def rank(self, terms: set[str], limit: int) -> list[str]:
         """Fact ids sharing most query terms, normalised by fact length (ties by id: deterministic)."""
+        return [fid for fid, _ in self.ranked(terms, limit)]
+
+    def ranked(self, terms: set[str], limit: int) -> list[tuple[str, float]]:
+        """(fact id, score) best first; score = query terms shared / sqrt(the fact's term count)."""
         hits = self.overlap(terms)
         lengths = self.lengths
-        best = heapq.nsmallest(limit, hits.items(), key=lambda kv: (-kv[1] / lengths[kv[0]] ** 0.5, kv[0]))
-        return [fid for fid, _ in best]
+        scored = ((fid, n / lengths[fid] ** 0.5) for fid, n in hits.items())
+        return heapq.nsmallest(limit, scored, key=lambda kv: (-kv[1], kv[0]))

@@ -279,16 +279,16 @@ class LocalSource:
         ent_arm = sorted((by_id[fid] for fid in of_entities
                           if fid in by_id and (not overlap or fid in overlap)),
                          key=lambda f: (-overlap.get(f.id, 0), -f.relevance, f.id))[:pool]
-        kw_arm = [by_id[fid] for fid in self.terms.rank(terms, pool)]
         # No `valid` filter in Chroma: a filtered HNSW query cost ~30 ms at 10k facts; invalid hits
         # are dropped here instead (by_id holds only valid facts).
         hits = self._vector_hits("facts", vector, None, pool)
-        vec_arm = [by_id[h.id] for h in hits if h.id in by_id]
-        made: dict[str, RetrievedItem] = {}
-        for f in (*ent_arm, *kw_arm, *vec_arm):
-            if f.id not in made:
-                made[f.id] = fact_item(f, f.relevance)
-        lists = [[made[f.id] for f in arm] for arm in (ent_arm, kw_arm, vec_arm)]
+        # Each arm's item carries that arm's own score (rrf records it in scores[arm]): entity = query
+        # words shared + relevance (its order), keyword = shared terms / sqrt(length), vector = cosine.
+        lists = [
+            [fact_item(f, overlap.get(f.id, 0) + f.relevance) for f in ent_arm],
+            [fact_item(by_id[fid], score) for fid, score in self.terms.ranked(terms, pool)],
+            [fact_item(by_id[h.id], h.score) for h in hits if h.id in by_id],
+        ]
         return rrf(lists, k=self.engine.config.retrieval.rrf_k, names=["entity", "keyword", "vector"])
 
     def _memory(
