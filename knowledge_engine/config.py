@@ -372,15 +372,26 @@ class PgvectorConfig(_Section):
     score_threshold: float = Field(
         0.3, ge=-1, le=1, description="Minimum cosine similarity, applied after the index scan."
     )
-    dimensions: int = Field(3072, ge=1, le=16000, description="Embedding size of the table (halfvec(D)).")
+    dimensions: int | None = Field(
+        None,
+        ge=1,
+        le=16000,
+        description="Embedding size of the table (vector(D)); empty = the provider's size (local 384, Gemini 3072, others embeddings.dimensions or one probe).",
+    )
     timeout_ms: int = Field(3000, ge=10, description="Source timeout (also the statement timeout).")
     pool_max: int = Field(3, ge=1, description="Connections in the async pool.")
     iterative_scan: Literal["off", "strict_order", "relaxed_order"] = Field(
         "strict_order",
         description="pgvector >= 0.8 hnsw.iterative_scan: keeps scanning the HNSW index until topK rows of the collection are found.",
     )
-    chunk_chars: int = Field(1500, ge=100, description="Chunk size used by `docs ingest`.")
-    chunk_overlap: int = Field(200, ge=0, description="Chunk overlap used by `docs ingest`.")
+    chunk_chars: int = Field(
+        1500,
+        ge=100,
+        description="Chunk size used by `docs ingest`; with the local model, chunkChars/4 tokens capped at its 256-token window.",
+    )
+    chunk_overlap: int = Field(
+        200, ge=0, description="Chunk overlap used by `docs ingest` (characters; /4 in tokens with the local model)."
+    )
     embeddings: EmbeddingsConfig | None = Field(
         None,
         description="Provider for document/query embeddings; defaults to Gemini when geminiApiKey is set, else `embeddings`.",

@@ -17,7 +17,7 @@ def test_defaults_match_the_documented_ones() -> None:
     assert cfg.extraction.llm.batch_size == 10 and cfg.extraction.llm.cooldown_ms == 30000
     assert cfg.extraction.llm.model == "mistral:7b"
     assert cfg.retrieval.injection_target == "appendSystemContext"
-    assert cfg.pgvector.dimensions == 3072 and cfg.lightrag.timeout_ms == 3500
+    assert cfg.pgvector.dimensions is None and cfg.lightrag.timeout_ms == 3500  # None: the provider's size
 
 
 def test_env_substitution(monkeypatch: pytest.MonkeyPatch) -> None:

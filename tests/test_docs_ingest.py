@@ -181,3 +181,159 @@ def test_ingest_with_config_uses_the_pgvector_embedding_provider(cfg: PgvectorCo
     path.write_text("Hello pgvector.", encoding="utf-8")
     report = ingest_with_config(engine, [path], "manuals", factory)
     assert report.added == ["x.md"] and [c.provider for c in seen] == ["ollama"]
+
+
+def _table_dims(pg: PgHandle, table: str) -> int | None:
+    with pg.connect() as conn:
+        row = conn.execute(
+            "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attname = 'embedding'",
+            (table,),
+        ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def test_same_base_name_in_two_folders_are_two_documents(
+    pg_server: PgHandle, cfg: PgvectorConfig, tmp_path: Path
+) -> None:
+    """#18: `a/README.md` and `b/README.md` used to replace each other (identity was the base name)."""
+    for folder, word in (("a", "Halcyon"), ("b", "Orbital")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "README.md").write_text(f"{word} readme text.", encoding="utf-8")
+    paths = [tmp_path / "a" / "README.md", tmp_path / "b" / "README.md"]
+    report = ingest_files(paths, "manuals", cfg, HashEmbedder())
+    assert report.added == ["a/README.md", "b/README.md"] and report.replaced == []
+    rows = _rows(pg_server, cfg.table)
+    assert sorted(r[2] for r in rows) == ["a/README.md", "b/README.md"]
+    again = ingest_files(paths, "manuals", cfg, HashEmbedder())  # stable across runs: nothing rewritten
+    assert again.unchanged == ["a/README.md", "b/README.md"] and _rows(pg_server, cfg.table) == rows
+    # one file alone keeps its name when the run gives the same root
+    alone = ingest_files(paths[1:], "manuals", cfg, HashEmbedder(), root=tmp_path)
+    assert alone.unchanged == ["b/README.md"] and _rows(pg_server, cfg.table) == rows
+
+
+def test_file_outside_the_root_is_refused_before_anything_is_created(
+    pg_server: PgHandle, cfg: PgvectorConfig, tmp_path: Path
+) -> None:
+    (tmp_path / "in").mkdir()
+    outside = tmp_path / "x.md"
+    outside.write_text("Text.", encoding="utf-8")
+    with pytest.raises(ValueError, match="not under --root"):
+        ingest_files([outside], "manuals", cfg, HashEmbedder(), root=tmp_path / "in")
+    assert _table_dims(pg_server, cfg.table) is None
+
+
+def test_dimensions_not_matching_the_provider_create_nothing(
+    pg_server: PgHandle, cfg: PgvectorConfig, tmp_path: Path
+) -> None:
+    """#18: dimensions 3072 with a 384-d embedder used to fail only after creating a vector(3072) table."""
+    path = tmp_path / "a.md"
+    path.write_text("Some text.", encoding="utf-8")
+    wrong = cfg.model_copy(update={"dimensions": 3072})
+    with pytest.raises(DimensionMismatchError, match=r"64-dimensional.*pgvector\.dimensions is 3072"):
+        ingest_files([path], "manuals", wrong, HashEmbedder())
+    assert _table_dims(pg_server, cfg.table) is None  # no table, so the next (right) run just works
+    report = ingest_files([path], "manuals", cfg.model_copy(update={"dimensions": None}), HashEmbedder())
+    assert report.added == ["a.md"] and _table_dims(pg_server, cfg.table) == PG_TEST_DIMENSIONS
+
+
+def test_table_of_other_dimension_names_it_and_the_fix(
+    pg_server: PgHandle, cfg: PgvectorConfig, tmp_path: Path
+) -> None:
+    path = tmp_path / "a.md"
+    path.write_text("Some text.", encoding="utf-8")
+    ingest_files([path], "manuals", cfg, HashEmbedder())
+    before = _rows(pg_server, cfg.table)
+    derived = cfg.model_copy(update={"dimensions": None})
+    with pytest.raises(DimensionMismatchError) as err:
+        ingest_files([path], "manuals", derived, HashEmbedder(32))
+    message = str(err.value)
+    assert f"vector({PG_TEST_DIMENSIONS})" in message and "32-dimensional" in message
+    assert "pgvector.table" in message and "--recreate" in message and "1 rows" in message
+    assert _rows(pg_server, cfg.table) == before and _table_dims(pg_server, cfg.table) == PG_TEST_DIMENSIONS
+    report = ingest_files([path], "manuals", derived, HashEmbedder(32), recreate=True)
+    assert report.added == ["a.md"] and _table_dims(pg_server, cfg.table) == 32
+
+
+def test_query_on_a_table_of_other_dimension_names_it(cfg: PgvectorConfig, tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    path.write_text("Some text.", encoding="utf-8")
+    ingest_files([path], "manuals", cfg, HashEmbedder())
+    derived = cfg.model_copy(update={"dimensions": None})
+
+    async def run() -> None:
+        try:
+            await PgvectorSource(derived, HashEmbedder(32)).search(RetrievalRequest(query="text"))
+        finally:
+            await close_pools()
+
+    with pytest.raises(DimensionMismatchError, match=rf"stores vector\({PG_TEST_DIMENSIONS}\).*--recreate"):
+        asyncio.run(run())
+
+
+LONG_DOC = "\n\n".join(
+    [
+        "# Operations handbook",
+        " ".join(f"Step {i} of the deploy runbook needs sign-off from the on-call lead." for i in range(60)),
+        " ".join(f"token{i}x{i * 7919:x}" for i in range(400)),  # one long sentence of many word pieces
+        "Zürich, São Paulo and 東京 offices follow the same rota; " * 30,
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" * 20,  # one huge "word"
+        "Marker HX-2026-0042 closes the handbook.",
+    ]
+)
+
+
+def _local_token_counts(texts: list[str]) -> list[int]:
+    from tokenizers import Tokenizer
+
+    from knowledge_engine.index.embeddings.local import tokenizer_path
+
+    tok = Tokenizer.from_file(str(tokenizer_path()))
+    tok.no_truncation()
+    tok.no_padding()
+    return [len(tok.encode(t).ids) for t in texts]  # special tokens included
+
+
+@pytest.mark.slow
+def test_stored_chunks_fit_the_local_model_window(pg_server: PgHandle, tmp_path: Path) -> None:
+    """#18: 1,500-character chunks ran past MiniLM's 256 tokens, so their tail was never embedded."""
+    from knowledge_engine.index.embeddings.local import MAX_TOKENS, LocalEmbedder
+
+    path = tmp_path / "handbook.md"
+    path.write_text(LONG_DOC, encoding="utf-8")
+    config = PgvectorConfig(url=pg_server.url, table=f"docs_{uuid.uuid4().hex[:10]}", dimensions=384)
+    ingest_files([path], "manuals", config, LocalEmbedder())
+    with pg_server.connect() as conn:
+        texts = [r[0] for r in conn.execute(f"SELECT text FROM {config.table} ORDER BY chunk_index")]
+    counts = _local_token_counts(texts)
+    assert len(texts) > 5 and max(counts) <= MAX_TOKENS, counts
+    for word in ("sign-off", "token399x", "東京", "HX-2026-0042"):
+        assert any(word in t for t in texts), word  # cutting to the window lost no part of the text
+
+
+@pytest.mark.slow
+def test_default_config_ingests_and_queries_with_the_local_embedder(
+    pg_server: PgHandle, tmp_path: Path
+) -> None:
+    """#18: the default pgvector.dimensions (3072) did not fit the default embedder (local, 384)."""
+    from knowledge_engine.config import load_config
+    from knowledge_engine.documents import ingest_with_config
+    from knowledge_engine.retrieve.sources.testmode import make_remote_sources
+
+    table = f"docs_{uuid.uuid4().hex[:10]}"
+    engine = load_config({"pgvector": {"enabled": True, "url": pg_server.url, "table": table}})
+    assert engine.pgvector.dimensions is None and engine.embeddings.provider == "local"
+    path = tmp_path / "handbook.md"
+    path.write_text(LONG_DOC, encoding="utf-8")
+    report = ingest_with_config(engine, [path], "knowledge_default")
+    assert report.added == ["handbook.md"] and _table_dims(pg_server, table) == 384
+
+    async def run() -> list[str]:
+        try:
+            (source,) = make_remote_sources(engine)
+            res = await source.search(RetrievalRequest(query="Which marker closes the handbook?"))
+            return [i.text for i in res.items]
+        finally:
+            await close_pools()
+
+    found = asyncio.run(run())
+    assert found and "HX-2026-0042" in found[0]

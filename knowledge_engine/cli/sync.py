@@ -97,6 +97,20 @@ def docs_ingest(
         list[Path], typer.Argument(help="Files to chunk, embed and store (.txt, .md, .pdf, ...).")
     ],
     collection: Annotated[str, typer.Option(help="Collection name the documents are stored under.")],
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            help="Files are named by their path relative to this folder (default: the deepest folder"
+            " holding every given file). Keep it the same across runs so names stay stable."
+        ),
+    ] = None,
+    recreate: Annotated[
+        bool,
+        typer.Option(
+            help="If pgvector.table stores vectors of another dimension, drop it and re-create it"
+            " (deletes every collection in that table)."
+        ),
+    ] = False,
     config: ConfigOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -108,7 +122,7 @@ def docs_ingest(
     if missing:
         fail(f"not found: {', '.join(missing)}")
     try:
-        report = ingest_with_config(cfg, paths, collection)
+        report = ingest_with_config(cfg, paths, collection, root=root, recreate=recreate)
     except ValueError as exc:
         fail(str(exc), 2)
     except Exception as exc:

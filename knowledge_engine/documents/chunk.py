@@ -2,6 +2,8 @@
 
 Chunks end at paragraph or sentence boundaries where possible, so an embedded chunk is a
 readable passage; the overlap keeps a fact that straddles a boundary findable from both sides.
+Sizes are model tokens when the embedder's tokenizer is at hand (the local model reads only
+its first 256 tokens, so a longer chunk would be embedded in part), else characters.
 """
 
 from __future__ import annotations
@@ -9,10 +11,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from knowledge_engine.index.embeddings.base import TokenWindow
+
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 TEXT_TYPES = {
-    ".txt": "text/plain", ".md": "text/markdown", ".markdown": "text/markdown", ".rst": "text/x-rst"
+    ".txt": "text/plain",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".rst": "text/x-rst",
 }
 PDF_TYPE = "application/pdf"
 
@@ -53,51 +60,105 @@ def _read_pdf(path: Path) -> str:
         raise UnsupportedDocument(f"{path.name}: unreadable PDF ({type(exc).__name__})") from None
 
 
-def _units(text: str, max_chars: int) -> list[str]:
+class CharSizer:
+    """Size in characters: the budget for remote providers, whose windows are far larger."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError("chunk_chars must be >= 1")
+        self.limit = limit
+
+    def size(self, text: str) -> int:
+        return len(text)
+
+    def cut(self, text: str) -> list[str]:
+        return [text[i : i + self.limit] for i in range(0, len(text), self.limit)]
+
+
+class TokenSizer:
+    """Size in model tokens, special tokens included: a chunk that fits is embedded whole."""
+
+    def __init__(self, window: TokenWindow, limit: int | None = None) -> None:
+        self.window = window
+        self.special = window.special_tokens
+        self.limit = min(limit or window.max_tokens, window.max_tokens)
+        if self.limit <= self.special:
+            raise ValueError(f"a chunk of {self.limit} tokens leaves no room for text")
+
+    def size(self, text: str) -> int:
+        return len(self.window.token_offsets(text)) + self.special
+
+    def cut(self, text: str) -> list[str]:
+        """Windows of whole tokens; a piece that re-tokenizes longer (a word cut mid-way) shrinks."""
+        offsets = self.window.token_offsets(text)
+        pieces: list[str] = []
+        start = 0
+        while start < len(offsets):
+            take = self.limit - self.special
+            while True:
+                end = min(start + take, len(offsets))
+                piece = text[offsets[start][0] : offsets[end - 1][1]]
+                if take == 1 or self.size(piece) <= self.limit:
+                    break
+                take = max(1, take - max(1, take // 16))
+            pieces.append(piece)
+            start = end
+        return pieces
+
+
+Sizer = CharSizer | TokenSizer
+
+
+def _units(text: str, sizer: Sizer) -> list[str]:
     """Paragraphs; too-long paragraphs become sentences; too-long sentences are hard-cut."""
     out: list[str] = []
     for para in _PARAGRAPH.split(text):
         para = para.strip()
         if not para:
             continue
-        if len(para) <= max_chars:
+        if sizer.size(para) <= sizer.limit:
             out.append(para)
             continue
         for sent in _SENTENCE.split(para):
             sent = sent.strip()
-            while len(sent) > max_chars:
-                out.append(sent[:max_chars])
-                sent = sent[max_chars:]
-            if sent:
+            if not sent:
+                continue
+            if sizer.size(sent) <= sizer.limit:
                 out.append(sent)
+                continue
+            out.extend(p for p in (piece.strip() for piece in sizer.cut(sent)) if p)
     return out
 
 
-def _tail(units: list[str], overlap: int) -> list[str]:
-    """The trailing units that fit in `overlap` characters (carried into the next chunk)."""
+def _tail(units: list[str], overlap: int, sizer: Sizer) -> list[str]:
+    """The trailing units that fit in `overlap` (carried into the next chunk)."""
     kept: list[str] = []
     size = 0
     for unit in reversed(units):
-        if size + len(unit) > overlap:
+        size += sizer.size(unit)
+        if size > overlap:
             break
         kept.insert(0, unit)
-        size += len(unit) + 2
     return kept
 
 
-def chunk_text(text: str, chunk_chars: int = 1500, overlap: int = 200) -> list[str]:
-    """Greedy packing of units into chunks of at most ~chunk_chars, with whole-unit overlap."""
-    if chunk_chars < 1:
-        raise ValueError("chunk_chars must be >= 1")
-    overlap = max(0, min(overlap, chunk_chars // 2))
+def chunk_text(
+    text: str, chunk_chars: int = 1500, overlap: int = 200, sizer: Sizer | None = None
+) -> list[str]:
+    """Greedy packing of units into chunks of at most `sizer.limit`, with whole-unit overlap.
+
+    Without a sizer, sizes are characters (`chunk_chars`); with one, `overlap` is in its unit.
+    """
+    sizer = sizer or CharSizer(chunk_chars)
+    overlap = max(0, min(overlap, sizer.limit // 2))
     chunks: list[str] = []
     current: list[str] = []
     fresh = 0  # units in `current` not already emitted
-    for unit in _units(text, chunk_chars):
-        if current and len("\n\n".join([*current, unit])) > chunk_chars:
+    for unit in _units(text, sizer):
+        if current and sizer.size("\n\n".join([*current, unit])) > sizer.limit:
             chunks.append("\n\n".join(current))
-            current = _tail(current, overlap)
-            if current and len("\n\n".join([*current, unit])) > chunk_chars:
+            current = _tail(current, overlap, sizer)
+            if current and sizer.size("\n\n".join([*current, unit])) > sizer.limit:
                 current = []
             fresh = 0
         current.append(unit)

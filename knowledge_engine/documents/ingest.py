@@ -1,14 +1,19 @@
 """Fill the pgvector document table from local files, idempotently per file.
 
-A file's identity is (collection, file_name); its version is the SHA-256 of its bytes
-(stored as file_id). Re-ingesting an unchanged file does nothing; a changed file's rows are
-replaced in one transaction, so a search never sees half of a file.
+A file's identity is (collection, file_name), where file_name is its path relative to a root
+(`--root`; by default the deepest folder holding every given file), so `a/README.md` and
+`b/README.md` are two documents. Its version is the SHA-256 of its bytes (stored as file_id).
+Re-ingesting an unchanged file does nothing; a changed file's rows are replaced in one
+transaction, so a search never sees half of a file. Everything that can be checked (names, the
+embedding size, the existing table's size) is checked before anything is created.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import math
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,17 +23,27 @@ import psycopg
 from psycopg import sql
 
 from knowledge_engine.config import EmbeddingsConfig, EngineConfig, PgvectorConfig
-from knowledge_engine.documents.chunk import UnsupportedDocument, chunk_text, read_document
-from knowledge_engine.index.embeddings.base import Embedder
+from knowledge_engine.documents.chunk import (
+    CharSizer,
+    Sizer,
+    TokenSizer,
+    UnsupportedDocument,
+    chunk_text,
+    read_document,
+)
+from knowledge_engine.index.embeddings.base import Embedder, TokenWindow
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.retrieve.sources.pgvector import (
     DimensionMismatchError,
+    resolve_dimensions,
     table_identifier,
+    table_mismatch_message,
     vector_literal,
 )
 
 log = logging.getLogger("knowledge_engine.documents")
 INGEST_SOURCE = "knowledge-engine"
+CHARS_PER_TOKEN = 4  # converts chunkChars/chunkOverlap to tokens for a tokenizer-sized chunk
 
 
 @dataclass
@@ -75,17 +90,35 @@ def schema_statements(table: str, dimensions: int) -> list[sql.Composed]:
     ]
 
 
-def ensure_schema(conn: psycopg.Connection[Any], table: str, dimensions: int) -> None:
-    """Create extension, table and indexes if missing; refuse a table of another dimension."""
+def table_dimensions(conn: psycopg.Connection[Any], table: str) -> int | None:
+    """The D of an existing table's embedding column; None when there is no such table."""
+    row = conn.execute(
+        "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attname = 'embedding'",
+        (table,),
+    ).fetchone()
+    return None if row is None or row[0] < 1 else int(row[0])
+
+
+def ensure_schema(conn: psycopg.Connection[Any], table: str, dimensions: int, recreate: bool = False) -> None:
+    """Refuse (or with `recreate`, drop) a table of another dimension; then create what is missing.
+
+    The check comes first, so a refused run leaves the database as it found it.
+    """
+    stored = table_dimensions(conn, table)
+    if stored is not None and stored != dimensions:
+        if not recreate:
+            count = sql.SQL("SELECT count(*) FROM {t}").format(t=table_identifier(table))
+            row = conn.execute(count).fetchone()
+            raise DimensionMismatchError(
+                table_mismatch_message(table, stored, dimensions, int(row[0]) if row else None)
+            )
+        conn.execute(sql.SQL("DROP TABLE {t}").format(t=table_identifier(table)))
+        emit("docs_table_recreated", old_dimensions=stored, dimensions=dimensions)
+        log.warning(
+            "docs ingest: dropped %s (vector(%d)), re-created as vector(%d)", table, stored, dimensions
+        )
     for stmt in schema_statements(table, dimensions):
         conn.execute(stmt)
-    row = conn.execute(
-        "SELECT atttypmod FROM pg_attribute WHERE attrelid = %s::regclass AND attname = 'embedding'", (table,)
-    ).fetchone()
-    if row is not None and row[0] not in (-1, dimensions):
-        raise DimensionMismatchError(
-            f"table {table} stores vector({row[0]}), but pgvector.dimensions is {dimensions}"
-        )
 
 
 def _existing_ids(conn: psycopg.Connection[Any], table: str, collection: str, name: str) -> set[str]:
@@ -103,17 +136,55 @@ def _embed(embedder: Embedder, chunks: list[str], dimensions: int) -> list[list[
         if len(vec) != dimensions:
             raise DimensionMismatchError(
                 f"{embedder.model_id} produces {len(vec)}-dimensional vectors,"
-                f" but pgvector.dimensions is {dimensions}"
+                f" but the table is vector({dimensions})"
             )
     return vectors
 
 
+def sizer_for(config: PgvectorConfig, embedder: Embedder) -> Sizer:
+    """Tokens when the embedder's tokenizer is at hand (its window is a hard cap), else characters."""
+    if isinstance(embedder, TokenWindow):
+        return TokenSizer(embedder, math.ceil(config.chunk_chars / CHARS_PER_TOKEN))
+    return CharSizer(config.chunk_chars)
+
+
+def _overlap(config: PgvectorConfig, sizer: Sizer) -> int:
+    if isinstance(sizer, TokenSizer):
+        return config.chunk_overlap // CHARS_PER_TOKEN
+    return config.chunk_overlap
+
+
+def document_names(paths: list[Path], root: Path | None) -> list[str]:
+    """Each file's stable name: its POSIX path relative to `root` (default: their deepest common folder).
+
+    Paths are made absolute without following symlinks, so a link inside the root keeps its place.
+    """
+    absolute = [Path(os.path.abspath(p)) for p in paths]
+    if root is None:
+        if not absolute:
+            return []
+        base = Path(os.path.commonpath([str(p.parent) for p in absolute]))
+    else:
+        base = Path(os.path.abspath(root))
+    outside = [str(p) for p in absolute if not p.is_relative_to(base) or p == base]
+    if outside:
+        raise ValueError(f"not under --root {base}: {', '.join(outside)}")
+    return [p.relative_to(base).as_posix() for p in absolute]
+
+
 def _replace_rows(
-    conn: psycopg.Connection[Any], config: PgvectorConfig, collection: str, name: str, mime: str,
-    file_id: str, chunks: list[str], vectors: list[list[float]],
+    conn: psycopg.Connection[Any],
+    table: str,
+    dims: int,
+    collection: str,
+    name: str,
+    mime: str,
+    file_id: str,
+    chunks: list[str],
+    vectors: list[list[float]],
 ) -> None:
-    t = table_identifier(config.table)
-    d = int(config.dimensions)
+    t = table_identifier(table)
+    d = int(dims)
     with conn.transaction():
         delete = sql.SQL("DELETE FROM {t} WHERE collection = %s AND file_name = %s").format(t=t)
         conn.execute(delete, (collection, name))
@@ -130,46 +201,68 @@ def _replace_rows(
             cur.executemany(insert, rows)
 
 
-def _ingest_one(
-    conn: psycopg.Connection[Any], path: Path, collection: str, config: PgvectorConfig, embedder: Embedder,
-    report: IngestReport,
-) -> None:
-    name = path.name
+@dataclass
+class _Run:
+    """What every file of one run shares."""
+
+    conn: psycopg.Connection[Any]
+    table: str
+    dims: int
+    collection: str
+    embedder: Embedder
+    sizer: Sizer
+    overlap: int
+    report: IngestReport
+
+
+def _ingest_one(run: _Run, path: Path, name: str) -> None:
     text, mime = read_document(path)
     file_id = hashlib.sha256(path.read_bytes()).hexdigest()
-    existing = _existing_ids(conn, config.table, collection, name)
+    existing = _existing_ids(run.conn, run.table, run.collection, name)
     if existing == {file_id}:
-        report.unchanged.append(name)
+        run.report.unchanged.append(name)
         return
-    chunks = chunk_text(text, config.chunk_chars, config.chunk_overlap)
+    chunks = chunk_text(text, overlap=run.overlap, sizer=run.sizer)
     if not chunks:
         raise UnsupportedDocument(f"{name}: no text")
-    vectors = _embed(embedder, chunks, config.dimensions)
-    _replace_rows(conn, config, collection, name, mime, file_id, chunks, vectors)
-    (report.replaced if existing else report.added).append(name)
-    report.chunks_inserted += len(chunks)
+    vectors = _embed(run.embedder, chunks, run.dims)
+    _replace_rows(run.conn, run.table, run.dims, run.collection, name, mime, file_id, chunks, vectors)
+    (run.report.replaced if existing else run.report.added).append(name)
+    run.report.chunks_inserted += len(chunks)
 
 
 def ingest_files(
-    paths: Iterable[str | Path], collection: str, config: PgvectorConfig, embedder: Embedder
+    paths: Iterable[str | Path],
+    collection: str,
+    config: PgvectorConfig,
+    embedder: Embedder,
+    root: str | Path | None = None,
+    recreate: bool = False,
 ) -> IngestReport:
-    """Chunk, embed and store each file; bad files are skipped with a reason, never fatal."""
+    """Chunk, embed and store each file; bad files are skipped with a reason, never fatal.
+
+    `root` names the files (see `document_names`); `recreate` drops a table of another dimension.
+    """
     if not config.url:
         raise ValueError("pgvector.url is empty: set it (or postgresUrl) to ingest documents")
     if not collection:
         raise ValueError("collection must not be empty")
+    table_identifier(config.table)
+    files = [Path(p) for p in paths]
+    names = document_names(files, Path(root) if root is not None else None)
+    dims = resolve_dimensions(config, embedder)
+    sizer = sizer_for(config, embedder)
     report = IngestReport()
     with psycopg.connect(config.url, autocommit=True) as conn:
-        ensure_schema(conn, config.table, config.dimensions)
-        for raw in paths:
-            path = Path(raw)
+        ensure_schema(conn, config.table, dims, recreate)
+        run = _Run(conn, config.table, dims, collection, embedder, sizer, _overlap(config, sizer), report)
+        for path, name in zip(files, names, strict=True):
             try:
-                _ingest_one(conn, path, collection, config, embedder, report)
+                _ingest_one(run, path, name)
             except (OSError, UnsupportedDocument) as exc:
-                reason = type(exc).__name__
-                report.skipped[path.name] = reason
+                report.skipped[name] = type(exc).__name__
                 counters.inc("docs_ingest_skipped")
-                log.warning("docs ingest: skipped %s (%s)", path.name, exc)
+                log.warning("docs ingest: skipped %s (%s)", name, exc)
     emit(
         "docs_ingest",
         added=len(report.added),
@@ -177,6 +270,7 @@ def ingest_files(
         unchanged=len(report.unchanged),
         skipped=len(report.skipped),
         chunks=report.chunks_inserted,
+        dimensions=dims,
     )
     return report
 
@@ -186,6 +280,8 @@ def ingest_with_config(
     paths: Iterable[str | Path],
     collection: str,
     embedder_factory: Callable[[EmbeddingsConfig], Embedder] | None = None,
+    root: str | Path | None = None,
+    recreate: bool = False,
 ) -> IngestReport:
     """CLI entry point: embeds with the query provider (pgvector.embeddings, else embeddings)."""
     if embedder_factory is None:
@@ -193,4 +289,4 @@ def ingest_with_config(
 
         embedder_factory = make_embedder
     embedder = embedder_factory(config.pgvector.embeddings or config.embeddings)
-    return ingest_files(paths, collection, config.pgvector, embedder)
+    return ingest_files(paths, collection, config.pgvector, embedder, root, recreate)

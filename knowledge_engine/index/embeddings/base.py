@@ -10,7 +10,7 @@ import math
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from knowledge_engine.observe import counters
 
@@ -37,6 +37,18 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (LRU-cached)."""
         ...
+
+
+@runtime_checkable
+class TokenWindow(Protocol):
+    """An embedder whose tokenizer we can run: it ignores text past `max_tokens` tokens."""
+
+    max_tokens: int
+
+    @property
+    def special_tokens(self) -> int: ...
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]: ...
 
 
 # Longer inputs are cut before embedding: every model truncates anyway, and this bounds request size.

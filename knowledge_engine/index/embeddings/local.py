@@ -22,6 +22,7 @@ MAX_TOKENS = 256
 
 _lock = threading.Lock()
 _runtime: tuple[Any, Any] | None = None  # (onnxruntime session, tokenizer), shared per process
+_counter: Any = None  # a second tokenizer without truncation or padding, for counting tokens
 
 
 def tokenizer_path() -> Path:
@@ -62,11 +63,40 @@ def _load() -> tuple[Any, Any]:
         return _runtime
 
 
+def _counting_tokenizer() -> Any:
+    """The model's tokenizer with truncation and padding off (tokenizer.json presets both)."""
+    global _counter
+    with _lock:
+        if _counter is None:
+            from tokenizers import Tokenizer
+
+            tok = Tokenizer.from_file(str(tokenizer_path()))
+            tok.no_truncation()
+            tok.no_padding()
+            _counter = tok
+        return _counter
+
+
 class LocalEmbedder(EmbedderBase):
     """Mean-pooled, L2-normalised MiniLM sentence vectors (384 dims)."""
 
+    max_tokens = MAX_TOKENS  # the window: tokens past it (special tokens included) are ignored
+
     def __init__(self, batch_size: int = 64, cache_size: int = 1024) -> None:
         super().__init__(MODEL_ID, batch_size, cache_size, DIMENSIONS)
+
+    @property
+    def special_tokens(self) -> int:
+        """Tokens the model adds around every text ([CLS] and [SEP])."""
+        return int(_counting_tokenizer().num_special_tokens_to_add(False))
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) character offsets of each token of `text`, special tokens excluded.
+
+        Document chunking uses this to cut text to the window, so no chunk is silently truncated.
+        """
+        offsets = _counting_tokenizer().encode(text, add_special_tokens=False).offsets
+        return [(int(a), int(b)) for a, b in offsets]
 
     def warm_up(self) -> None:
         """Load the model and run it once (the first run allocates), off the turn's path."""

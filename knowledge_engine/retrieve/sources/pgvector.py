@@ -34,9 +34,37 @@ QUERY_TEMPLATE = (
 
 
 class DimensionMismatchError(ValueError):
-    """The query embedding's size differs from `pgvector.dimensions` (the table's halfvec(D))."""
+    """Embedding size, `pgvector.dimensions` and the table's vector(D) do not all agree."""
 
     category = "dimension_mismatch"
+
+
+def resolve_dimensions(config: PgvectorConfig, embedder: Embedder) -> int:
+    """D of the table: `pgvector.dimensions` when set, else the provider's size.
+
+    The provider's size is known for local (384) and Gemini's default model (3072), taken from
+    `embeddings.dimensions`, or learnt by embedding one string (OpenAI-compatible, Ollama).
+    Ingestion and queries both call this, so they agree on D.
+    """
+    actual = embedder.dimensions
+    if config.dimensions is not None and config.dimensions != actual:
+        raise DimensionMismatchError(
+            f"{embedder.model_id} produces {actual}-dimensional vectors, but pgvector.dimensions is"
+            f" {config.dimensions}: remove pgvector.dimensions (it then follows the provider)"
+            f" or set it to {actual}"
+        )
+    return config.dimensions or actual
+
+
+def table_mismatch_message(table: str, stored: int, wanted: int, rows: int | None = None) -> str:
+    """What is wrong and the two ways out; said the same way by ingestion and queries."""
+    held = f" (it holds {rows} rows)" if rows is not None else ""
+    return (
+        f"table {table} stores vector({stored}){held}, but the embeddings are {wanted}-dimensional."
+        f" Either set pgvector.table to a new table name (created on the next `docs ingest`), or run"
+        f" `knowledge-engine docs ingest --recreate ...` to drop {table} and re-create it as vector({wanted})"
+        f" (this deletes every collection stored in it), or use an embedding provider of {stored} dimensions"
+    )
 
 
 class PgvectorTimeout(TimeoutError):
@@ -55,6 +83,15 @@ def table_identifier(name: str) -> sql.Composable:
 def search_sql(table: str, dimensions: int) -> sql.Composed:
     """The seed's query for this table and D (D is an int from validated config)."""
     return sql.SQL(QUERY_TEMPLATE.replace("{d}", str(int(dimensions)))).format(table=table_identifier(table))
+
+
+_EXPECTED_DIMS = re.compile(r"expected \d+ dimensions, not (\d+)")
+
+
+def _stored_dimensions(exc: Exception) -> int | None:
+    """The table's D from pgvector's cast error ("expected 384 dimensions, not 3072"), if that is it."""
+    match = _EXPECTED_DIMS.search(str(exc))
+    return int(match.group(1)) if match else None
 
 
 def vector_literal(vec: list[float]) -> str:
@@ -143,32 +180,49 @@ class PgvectorSource:
     def __init__(self, config: PgvectorConfig, embedder: Embedder) -> None:
         if not config.url:
             raise ValueError("pgvector.url is empty")
+        table_identifier(config.table)  # a bad name is a config error at once, not at the first query
         self.config = config
         self.embedder = embedder
-        self._sql = search_sql(config.table, config.dimensions)
+        self._sql: dict[int, sql.Composed] = {}
 
-    async def _embed(self, query: str) -> str:
+    def _search_sql(self, dims: int) -> sql.Composed:
+        if dims not in self._sql:
+            self._sql[dims] = search_sql(self.config.table, dims)
+        return self._sql[dims]
+
+    async def _embed(self, query: str) -> tuple[str, int]:
+        """The query vector and D: pgvector.dimensions, else the provider's size (as at ingestion)."""
         vec = await asyncio.to_thread(self.embedder.embed_query, query)
-        if len(vec) != self.config.dimensions:
+        dims = self.config.dimensions or len(vec)
+        if len(vec) != dims:
             raise DimensionMismatchError(
                 f"query embedding from {self.embedder.model_id} has {len(vec)} dimensions, "
                 f"but pgvector.dimensions is {self.config.dimensions}"
             )
-        return vector_literal(vec)
+        return vector_literal(vec), dims
 
-    async def _query(self, conn: AsyncConnection[Any], q: str, collection: str) -> list[dict[str, Any]]:
+    async def _query(
+        self, conn: AsyncConnection[Any], q: str, dims: int, collection: str
+    ) -> list[dict[str, Any]]:
         params = {"q": q, "collection": collection, "k": self.config.top_k}
         async with conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute(self._sql, params)
+            try:
+                await cur.execute(self._search_sql(dims), params)
+            except errors.DataException as exc:
+                stored = _stored_dimensions(exc)
+                if stored is None:
+                    raise
+                message = table_mismatch_message(self.config.table, stored, dims)
+                raise DimensionMismatchError(message) from None
             return await cur.fetchall()
 
-    async def query_collection(self, q: str, collection: str) -> list[RetrievedItem]:
+    async def query_collection(self, q: str, dims: int, collection: str) -> list[RetrievedItem]:
         """Top-k rows of one collection; one retry on a connection a server restart broke."""
         pool = await get_pool(self.config)
         for attempt in (0, 1):
             try:
                 async with pool.connection() as conn:
-                    rows = await self._query(conn, q, collection)
+                    rows = await self._query(conn, q, dims, collection)
                 break
             except errors.QueryCanceled:
                 raise PgvectorTimeout() from None
@@ -179,8 +233,10 @@ class PgvectorSource:
 
     async def search(self, request: RetrievalRequest) -> SourceResult:
         start = time.perf_counter()
-        q = await self._embed(request.query)
-        per_collection = await asyncio.gather(*(self.query_collection(q, c) for c in self.config.collections))
+        q, dims = await self._embed(request.query)
+        per_collection = await asyncio.gather(
+            *(self.query_collection(q, dims, c) for c in self.config.collections)
+        )
         raw = [i for batch in per_collection for i in batch]
         items = sorted((i for i in raw if i.score >= self.config.score_threshold), key=lambda i: -i.score)
         emit(
