@@ -11,11 +11,11 @@ from knowledge_engine.cli.common import (
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
-    console,
     fail,
     open_workspace,
     parse_time,
     print_json,
+    say,
 )
 from knowledge_engine.store.records import Evidence, Fact, fact_id, utcnow
 from knowledge_engine.store.workspace import Workspace
@@ -128,9 +128,7 @@ def edit(
     if json:
         print_json(out.model_dump(mode="json"))
     else:
-        console.print(
-            f"{out.id}: {out.subject} {out.predicate} {out.object} (manual)", highlight=False, markup=False
-        )
+        say(f"{out.id}: {out.subject} {out.predicate} {out.object} (manual)")
 
 
 def _merge(ws: Workspace, names: list[str], json: bool) -> None:
@@ -153,11 +151,7 @@ def _merge(ws: Workspace, names: list[str], json: bool) -> None:
     if json:
         print_json({"entity": merged.model_dump(mode="json") if merged else None, "facts_moved": moved})
     else:
-        console.print(
-            f"merged {drop.value} into {keep.value}; {moved} facts now point to {keep.id}",
-            highlight=False,
-            markup=False,
-        )
+        say(f"merged {drop.value} into {keep.value}; {moved} facts now point to {keep.id}")
 
 
 def _repoint(ws: Workspace, f: Fact, old: str, new: str, value: str) -> int:
