@@ -126,6 +126,8 @@ def _not_decodable(path: Path, label: str, exc: UnicodeDecodeError, offset: int,
     where = f"byte 0x{bad} at byte offset {offset} (line {line})" if bad else f"at byte offset {offset}"
     if label != "UTF-8":
         return f"transcript {path} is not valid {label} (its byte-order mark says so): {where}"
+    if exc.reason == "unexpected end of data":
+        return f"transcript {path} ends in the middle of a UTF-8 character (cut short?): {where}"
     if b"\x00" in exc.object[:4096]:
         guess = "looks like UTF-16 or UTF-32 without a byte-order mark?"
     else:
