@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.maintenance.jobs import JOB_ORDER, JOBS, Cancelled, RunContext, SkipJob
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.persistence import atomic_write_bytes
 from knowledge_engine.store.records import utcnow
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def save_run(folder: Path, record: Record) -> None:
         if record["status"] != "ok" and prev.get("last_ok_at"):
             record = {**record, "last_ok_at": prev["last_ok_at"]}
         runs[record["job"]] = record
-        atomic_write_bytes(d / RUNS_FILE, orjson.dumps(runs, option=orjson.OPT_INDENT_2), keep_backup=False)
+        write_atomic(d / RUNS_FILE, orjson.dumps(runs, option=orjson.OPT_INDENT_2))
         _append_history(d / HISTORY_FILE, record)
 
 
@@ -143,7 +143,7 @@ def _append_history(path: Path, record: Record) -> None:
         fh.write(orjson.dumps(record) + b"\n")
     if path.stat().st_size > HISTORY_MAX_BYTES:
         lines = path.read_bytes().splitlines()[-HISTORY_KEEP:]
-        atomic_write_bytes(path, b"\n".join(lines) + b"\n", keep_backup=False)
+        write_atomic(path, b"\n".join(lines) + b"\n")
 
 
 def _record(job: str, ctx: RunContext, t0: float, status: str, changed: dict[str, int] | None = None,

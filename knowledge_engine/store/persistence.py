@@ -1,9 +1,10 @@
 """Durable JSON files: atomic replace with fsync, a last-good backup, and a cross-process lock.
 
 Why this shape: a kill -9 at any moment must leave a file that loads, and the host and the
-CLI may write the same workspace. Each write goes to a temp file in the same folder, is
-fsynced, the current file is hard-linked to `<name>.bak` (the last good copy), the temp file
-replaces the current one, and the folder is fsynced. Readers fall back to the backup when
+CLI may write the same workspace. Each write (knowledge_engine.fsio.write_atomic with a backup)
+goes to a temp file in the same folder, is fsynced, the current file is hard-linked to
+`<name>.bak` (the last good copy), the temp file replaces the current one, and the folder is
+fsynced. Readers fall back to the backup when
 the current file is missing or corrupt, and move a corrupt file aside instead of ever
 overwriting good data with an empty store.
 
@@ -74,12 +75,6 @@ def check_document(path: Path, doc: dict[str, Any], key: str) -> None:
         raise StoreUnreadableError(path, f"has no '{key}' list (top-level keys: {keys})")
 
 
-def private_fd(fd: int) -> None:
-    """Owner-only access for a file this process created or reopened."""
-    with contextlib.suppress(OSError):
-        os.fchmod(fd, 0o600)
-
-
 # what the engine keeps in a workspace: only these are touched, since a template may put the
 # workspace in a folder the host also uses ({workspaceDir} itself)
 ENGINE_DIRS = ("chroma", "llm-pending", "maintenance", "quarantine")
@@ -120,37 +115,6 @@ def _restrict(path: Path, uid: int) -> None:
             os.chmod(path, want)
     except OSError:
         return  # vanished meanwhile, or not ours to change
-
-
-def fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: Path, data: bytes, keep_backup: bool = True) -> None:
-    """Write `data` so that `path` always holds either the old or the new content."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        private_fd(fd)  # a stale temp file from a crash keeps its old mode otherwise
-        with open(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if keep_backup and path.exists():
-            bak_tmp = path.with_name(f".{path.name}.bak.tmp")
-            with contextlib.suppress(FileNotFoundError):
-                bak_tmp.unlink()
-            os.link(path, bak_tmp)
-            os.replace(bak_tmp, path.with_name(path.name + ".bak"))
-        os.replace(tmp, path)
-        fsync_dir(path.parent)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
 
 
 def file_signature(path: Path) -> tuple[int, int, int] | None:

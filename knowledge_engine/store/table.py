@@ -25,13 +25,13 @@ from typing import Any, Generic, TypeVar
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.gcpause import gc_paused
 from knowledge_engine.observe import counters
 from knowledge_engine.store.persistence import (
     SCHEMA_VERSION,
     StoreUnreadableError,
     WorkspaceLock,
-    atomic_write_bytes,
     file_signature,
     log,
     read_json_document,
@@ -377,7 +377,7 @@ class RecordTable(Generic[R]):
                 if self.changed_on_disk():
                     self._merge_from_disk()
                 data = self.serialise()
-                atomic_write_bytes(self.path, data)
+                write_atomic(self.path, data, backup=True)
                 self._sig = file_signature(self.path)
                 self.dirty.clear()
                 self.deleted.clear()
