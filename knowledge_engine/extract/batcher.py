@@ -33,6 +33,7 @@ from knowledge_engine.extract.base import Extraction
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
 from knowledge_engine.extract.llm import LlmTier
 from knowledge_engine.forget_pending import Gate, Tally, batch_files, rewrite_batch_file
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.llm.errors import LlmError
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Message
@@ -56,21 +57,6 @@ class _Batch:
     last_failure: str = ""
     abandoned: bool = False  # stop() parked it while in flight: the file owns it now
     live: bool = False  # taken from the in-memory queue (its messages are in the inbox)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:6]}.tmp")
-    with open(tmp, "wb", opener=lambda p, f: os.open(p, f, 0o600)) as fh:  # owner-only: message text
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    with contextlib.suppress(OSError):  # directory fsync is not possible everywhere
-        fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 class LlmBatcher:
@@ -549,7 +535,7 @@ class LlmBatcher:
             "content_failures": batch.content_failures,
             "messages": [m.model_dump(mode="json") for m in messages],
         }
-        _atomic_write(path, orjson.dumps(body))
+        write_atomic(path, orjson.dumps(body))
 
     def _split_or_set_aside(self, batch: _Batch) -> None:
         """A batch the model cannot answer: halve it (written before the original is removed);
