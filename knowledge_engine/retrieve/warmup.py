@@ -30,7 +30,8 @@ _LOCK = threading.Lock()
 
 
 class Warmup:
-    """Runs its steps once, in order, on a daemon thread; `ready` is set when all have run.
+    """Runs its steps once, in order, on a daemon thread; `ready` is set when all have run, and
+    `reached(step)` when that one has (a turn may need only some of them).
 
     A failing step is logged and counted, and the rest still run: a turn then meets the failure
     on its own path (and reports it) instead of waiting for a warm-up that never ends.
@@ -43,6 +44,7 @@ class Warmup:
         self.steps = list(steps)
         self._stopped = stopped
         self.ready = threading.Event()
+        self._reached = {name: threading.Event() for name, _ in self.steps}
         self.failed: list[str] = []
         self._started = False
         self._lock = threading.Lock()
@@ -66,6 +68,10 @@ class Warmup:
         """Start if needed and wait until ready (None: as long as it takes)."""
         return self.start().ready.wait(timeout_s)
 
+    def reached(self, step: str) -> threading.Event:
+        """Set once `step` has run (or failed, or was skipped); `ready` for a step not in the list."""
+        return self._reached.get(step, self.ready)
+
     def _run(self) -> None:
         t0 = time.perf_counter()
         try:
@@ -78,7 +84,10 @@ class Warmup:
                     self.failed.append(name)
                     counters.inc("retrieve.warmup_failed")
                     log.warning("retrieval warm-up step %s failed: %s", name, type(exc).__name__)
+                self._reached[name].set()
         finally:
+            for event in self._reached.values():
+                event.set()
             self.ready.set()
             emit(
                 "warmup",

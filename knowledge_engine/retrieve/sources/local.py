@@ -40,6 +40,7 @@ FACT_POOL = 40  # candidates per fact arm: at most maxFacts (12) are injected
 # full search gets at least FULL_RESERVE_S of that (a third at most) once warm-up ends.
 SOFT_LIMIT = 0.85
 FULL_RESERVE_S = 0.5
+VECTOR_READY = "chroma"  # the warm-up step after which the vector arms cost no loading
 
 
 def fact_item(fact: Fact, score: float = 0.0) -> RetrievedItem:
@@ -168,9 +169,11 @@ class LocalSource:
 
     # ------------------------------------------------------------------ warm-up
     def _warm_steps(self) -> list[Step]:
+        """The vector arm's parts first (VECTOR_READY marks them done), then the fact index, which the
+        keyword arms build themselves if a turn needs it sooner."""
         steps: list[Step] = [("engine", lambda: warm_engine(self.engine).wait())]
         if self.engine.config.embeddings.enabled:
-            steps.append(("chroma", lambda: self.engine.chroma(self.ws)))
+            steps.append((VECTOR_READY, lambda: self.engine.chroma(self.ws)))
         steps.append(("fact_index", lambda: self.terms.refresh(self.ws.facts.table)))
         return steps
 
@@ -202,7 +205,8 @@ class LocalSource:
 
     async def _search_warming(self, request: RetrievalRequest, t0: float) -> tuple[list[RetrievedItem], bool]:
         """Before warm-up ends: the keyword arms (no model) start at once; the full search runs only if
-        warm-up ends early enough to leave it time. Returns (items, whether they are keyword arms only)."""
+        the vector arm's parts are loaded early enough to leave it time. Returns (items, whether they
+        are the keyword arms only)."""
         self.warmup.start()
         if not self.engine.config.embeddings.enabled:  # nothing to wait for but the fact index
             return await asyncio.to_thread(self.search_sync, request), False
@@ -210,7 +214,7 @@ class LocalSource:
         keyword = asyncio.ensure_future(asyncio.to_thread(self.search_sync, request, False))
         keyword.add_done_callback(_consume)
         wait_s = max(0.0, limit - min(FULL_RESERVE_S, limit / 3) - (time.perf_counter() - t0))
-        if await asyncio.to_thread(self.warmup.ready.wait, wait_s):
+        if await asyncio.to_thread(self.warmup.reached(VECTOR_READY).wait, wait_s):
             full = asyncio.ensure_future(asyncio.to_thread(self.search_sync, request))
             full.add_done_callback(_consume)
             await asyncio.wait({full}, timeout=max(0.0, t0 + limit - time.perf_counter()))
