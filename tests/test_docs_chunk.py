@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge_engine.documents.chunk import UnsupportedDocument, chunk_text, read_document
+from knowledge_engine.documents.chunk import (
+    CharSizer,
+    TokenSizer,
+    UnsupportedDocument,
+    chunk_text,
+    read_document,
+)
+from knowledge_engine.index.embeddings.local import MAX_TOKENS, LocalEmbedder
 
 
 def make_pdf(lines: list[str]) -> bytes:
@@ -100,3 +107,54 @@ def test_unreadable_inputs_are_clear_errors(tmp_path: Path) -> None:
     for name in ("bin.txt", "latin.txt", "broken.pdf"):
         with pytest.raises(UnsupportedDocument, match=name):
             read_document(tmp_path / name)
+
+
+def _count(texts: list[str]) -> list[int]:
+    """Token counts with the model's own tokenizer, special tokens included, nothing truncated."""
+    from tokenizers import Tokenizer
+
+    from knowledge_engine.index.embeddings.local import tokenizer_path
+
+    tok = Tokenizer.from_file(str(tokenizer_path()))
+    tok.no_truncation()
+    tok.no_padding()
+    return [len(tok.encode(t).ids) for t in texts]
+
+
+def test_token_sizer_counts_like_the_model() -> None:
+    sizer = TokenSizer(LocalEmbedder())
+    assert sizer.limit == MAX_TOKENS and sizer.special == 2
+    text = "Zürich's unbelievable deploy-runbook, step 42."
+    assert sizer.size(text) == _count([text])[0]
+
+
+def test_token_sizer_cuts_a_huge_word_to_the_window() -> None:
+    sizer = TokenSizer(LocalEmbedder())
+    # no space and no sentence end: ~1,000 tokens (a run of over 100 plain characters would be one [UNK])
+    word = "9f86d0-81884c7d,659a2fe" * 100
+    pieces = sizer.cut(word)
+    assert len(pieces) > 3 and max(_count(pieces)) <= MAX_TOKENS and "".join(pieces) == word
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(list("abcxyz .!?\n-é東京0123456789")), max_size=900), max_size=6
+    ),
+    st.integers(20, 300),
+)
+def test_token_chunks_fit_the_window_and_cover_every_word(parts: list[str], limit: int) -> None:
+    """#18: chunks of 1,500 characters ran past the local model's 256 tokens (the rest was ignored)."""
+    sizer = TokenSizer(LocalEmbedder(), limit)
+    text = "\n\n".join(parts)
+    chunks = chunk_text(text, overlap=limit // 8, sizer=sizer)
+    assert all(n <= min(limit, MAX_TOKENS) for n in _count(chunks))
+    joined = " ".join(chunks)
+    for word in re.findall(r"[a-z]+", text):
+        if len(word) <= 20:
+            assert word in joined
+
+
+def test_char_sizer_is_the_default() -> None:
+    text = " ".join(f"Sentence {i} is here." for i in range(100))
+    assert chunk_text(text, 300, 50) == chunk_text(text, overlap=50, sizer=CharSizer(300))

@@ -337,3 +337,36 @@ def test_default_config_ingests_and_queries_with_the_local_embedder(
 
     found = asyncio.run(run())
     assert found and "HX-2026-0042" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("embeddings", "dims"),
+    [
+        ({"provider": "ollama"}, 16),  # unknown size: learnt by embedding one string
+        ({"provider": "openai", "apiKey": "test-key", "dimensions": 8}, 8),  # embeddings.dimensions
+        ({"provider": "gemini", "apiKey": "test-key"}, 3072),  # the default model's known size
+    ],
+)
+def test_remote_providers_derive_the_dimension_and_keep_the_char_budget(
+    pg_server: PgHandle, tmp_path: Path, embeddings: dict[str, object], dims: int
+) -> None:
+    from knowledge_engine.config import load_config
+    from knowledge_engine.documents import ingest_with_config
+    from tests.servers.embed_server import EmbedServer
+
+    path = tmp_path / "guide.md"
+    path.write_text(LONG_DOC, encoding="utf-8")
+    table = f"docs_{uuid.uuid4().hex[:10]}"
+    with EmbedServer() as server:
+        endpoint = f"{server.url}/v1" if embeddings["provider"] == "openai" else server.url
+        engine = load_config(
+            {
+                "pgvector": {"url": pg_server.url, "table": table, "chunkChars": 600},
+                "embeddings": {**embeddings, "endpoint": endpoint, "retryBackoffMs": 1},
+            }
+        )
+        report = ingest_with_config(engine, [path], "manuals")
+    assert report.added == ["guide.md"] and _table_dims(pg_server, table) == dims
+    with pg_server.connect() as conn:
+        lengths = [len(r[0]) for r in conn.execute(f"SELECT text FROM {table}")]
+    assert len(lengths) > 5 and max(lengths) <= 600
