@@ -11,13 +11,13 @@ LLM extraction twice is idempotent, so a replay never duplicates.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from knowledge_engine.forget_pending import FORGOTTEN_LINE, Redactor, Tally, message_line, write_private
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.journal import decode_message, encode_message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
@@ -147,6 +147,4 @@ class LlmInbox:
             if self.path.exists():
                 self.path.write_bytes(b"")
             return
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_bytes(b"".join(lines))
-        os.replace(tmp, self.path)
+        write_atomic(self.path, b"".join(lines), durable=False)  # no fsync, like the appends
