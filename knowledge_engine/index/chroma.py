@@ -9,7 +9,6 @@ index with another model is caught instead of silently mixing vector spaces.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -21,6 +20,7 @@ import numpy as np
 import orjson
 
 from knowledge_engine.config import EngineConfig
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.index.embeddings.base import Embedder
 from knowledge_engine.observe import counters, emit
 
@@ -105,11 +105,8 @@ def recorded_agent(workspace: Path) -> str | None:
 
 def _record_agent(workspace: Path, agent_id: str) -> None:
     path = Path(workspace) / IDENTITY_FILE
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
-        with open(tmp, "wb", opener=lambda p, f: os.open(p, f, 0o600)) as fh:  # owner-only, as the workspace
-            fh.write(orjson.dumps({"agent_id": agent_id}))
-        os.replace(tmp, path)
+        write_atomic(path, orjson.dumps({"agent_id": agent_id}), durable=False)
     except OSError as exc:  # the names are found again from the collections next time
         counters.inc("chroma.identity_not_recorded")
         emit("chroma_identity_not_recorded", error=type(exc).__name__)

@@ -10,7 +10,6 @@ workspace keeps the last run's summary for `stats` without touching Chroma.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.index.chroma import ChromaIndex, Metadata
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Fact, Message
@@ -312,10 +312,7 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    with open(tmp, "wb", opener=lambda p, f: os.open(p, f, 0o600)) as fh:  # owner-only, as the workspace
-        fh.write(data)
-    os.replace(tmp, path)
+    write_atomic(path, data, durable=False)  # a cache and a summary: losing them costs a re-read of Chroma
 
 
 def read_state(workspace: Path) -> dict[str, Any]:
