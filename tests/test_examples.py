@@ -36,7 +36,11 @@ def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 def test_marked_blocks_are_the_example_files() -> None:
     blocks = _marked()
-    assert {p for _, p, _ in blocks} >= {"examples/plugin_example.py", "examples/host_contract.py"}
+    assert {p for _, p, _ in blocks} >= {
+        "examples/plugin_example.py",
+        "examples/host_contract.py",
+        "examples/cli_tour.sh",
+    }
     for doc, path, body in blocks:
         file = ROOT / path
         assert file.is_file(), f"{doc.name} marks a block as {path}, which does not exist"
@@ -67,6 +71,29 @@ def test_host_contract_example_prints_the_injected_block(tmp_path: Path) -> None
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.startswith("<<<knowledge-engine:BEGIN nonce="), proc.stdout
     assert "Dana | moved-to | Lisbon" in proc.stdout, proc.stdout
+
+
+@pytest.mark.slow
+def test_cli_tour_runs_every_command(tmp_path: Path) -> None:
+    """The README's CLI block, as written: every command exits 0 (set -e) on the sample conversation."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # its mktemp folders go where pytest cleans up
+    proc = subprocess.run(
+        ["bash", "-x", "examples/cli_tour.sh"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S * 2,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = " ".join((proc.stdout + proc.stderr).split())  # rich wraps long lines; notes may go to stderr
+    assert "Maya works-at Helix Robotics GmbH (manual)" in out, out[-4000:]
+    assert "imported 49 entities, 18 facts, 50 messages" in out, out[-4000:]
+    assert "(html, " in out and "(jsonl, " in out, out[-4000:]  # the two exports were written
+    ran = [line for line in proc.stderr.splitlines() if line.startswith("+ knowledge-engine ")]
+    script = (ROOT / "examples" / "cli_tour.sh").read_text().splitlines()
+    assert len(ran) == sum(line.startswith("knowledge-engine ") for line in script) == 16, ran
 
 
 COLD_TURN = """
