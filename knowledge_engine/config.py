@@ -406,7 +406,9 @@ class LightragConfig(_Section):
         "hybrid", description="Query mode."
     )
     max_chars: int = Field(
-        4000, ge=100, description="Context cut at a sentence boundary within this many characters."
+        4000,
+        ge=100,
+        description="Rendered LightRAG section budget (entities, relations, chunks picked to fit).",
     )
     timeout_ms: int = Field(3500, ge=10, description="Source timeout.")
 
