@@ -25,6 +25,7 @@ from pathlib import Path
 
 import orjson
 
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
 
@@ -200,16 +201,10 @@ class IngestJournal:
             if st is not None:
                 self._rewrite(folder, st, new)
             else:
-                tmp = folder / (JOURNAL_NAME + ".tmp")
-                with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
-                    fh.write(b"".join(new))
-                os.replace(tmp, path)
+                write_atomic(path, b"".join(new), durable=False)
 
     def _rewrite(self, folder: Path, st: _State, lines: list[bytes]) -> None:
-        tmp = folder / (JOURNAL_NAME + ".tmp")
-        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
-            fh.write(b"".join(lines))
-        os.replace(tmp, folder / JOURNAL_NAME)
+        write_atomic(folder / JOURNAL_NAME, b"".join(lines), durable=False)  # no fsync, like the appends
         os.close(st.fd)
         st.fd = os.open(folder / JOURNAL_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         st.lines = len(lines)
