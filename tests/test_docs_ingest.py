@@ -370,3 +370,37 @@ def test_remote_providers_derive_the_dimension_and_keep_the_char_budget(
     with pg_server.connect() as conn:
         lengths = [len(r[0]) for r in conn.execute(f"SELECT text FROM {table}")]
     assert len(lengths) > 5 and max(lengths) <= 600
+
+
+def test_rows_stored_under_a_bare_name_are_taken_over(
+    pg_server: PgHandle, cfg: PgvectorConfig, tmp_path: Path
+) -> None:
+    """Upgrading: rows an old version stored as `README.md` for b/README.md are renamed, not duplicated."""
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "README.md").write_text(f"Readme of {folder}.", encoding="utf-8")
+    b = tmp_path / "b" / "README.md"
+    ingest_files([b], "manuals", cfg, HashEmbedder())  # stored as "README.md", as the old naming did
+    legacy = _rows(pg_server, cfg.table)
+    assert {r[2] for r in legacy} == {"README.md"}
+    embedder = HashEmbedder()
+    report = ingest_files([tmp_path / "a" / "README.md", b], "manuals", cfg, embedder)
+    assert report.added == ["a/README.md"] and report.unchanged == ["b/README.md"]
+    rows = _rows(pg_server, cfg.table)
+    assert sorted({r[2] for r in rows}) == ["a/README.md", "b/README.md"]
+    assert [r[0] for r in rows if r[2] == "b/README.md"] == [r[0] for r in legacy]  # same rows, renamed
+    assert embedder.calls == 1  # only a/README.md was embedded
+
+
+def test_a_real_bare_name_in_the_run_keeps_its_rows(
+    pg_server: PgHandle, cfg: PgvectorConfig, tmp_path: Path
+) -> None:
+    (tmp_path / "sub").mkdir()
+    for path in (tmp_path / "README.md", tmp_path / "sub" / "README.md"):
+        path.write_text("Same readme text.", encoding="utf-8")
+    ingest_files([tmp_path / "README.md"], "manuals", cfg, HashEmbedder())
+    report = ingest_files(
+        [tmp_path / "README.md", tmp_path / "sub" / "README.md"], "manuals", cfg, HashEmbedder()
+    )
+    assert report.unchanged == ["README.md"] and report.added == ["sub/README.md"]
+    assert sorted({r[2] for r in _rows(pg_server, cfg.table)}) == ["README.md", "sub/README.md"]

@@ -213,13 +213,29 @@ class _Run:
     sizer: Sizer
     overlap: int
     report: IngestReport
+    names: frozenset[str] = frozenset()
+
+
+def _adopt_bare_name(run: _Run, name: str, file_id: str) -> bool:
+    """Rename rows an earlier version stored under the file's bare name, if they hold this content.
+
+    Before files were named by path, `docs/a/README.md` was stored as `README.md`; taking those rows
+    over (same collection, same SHA-256) spares re-embedding and leaves no stale duplicate.
+    """
+    bare = name.rsplit("/", 1)[-1]
+    if bare == name or bare in run.names:  # a file of this run really has the bare name
+        return False
+    q = sql.SQL(
+        "UPDATE {t} SET file_name = %s WHERE collection = %s AND file_name = %s AND file_id = %s"
+    ).format(t=table_identifier(run.table))
+    return run.conn.execute(q, (name, run.collection, bare, file_id)).rowcount > 0
 
 
 def _ingest_one(run: _Run, path: Path, name: str) -> None:
     text, mime = read_document(path)
     file_id = hashlib.sha256(path.read_bytes()).hexdigest()
     existing = _existing_ids(run.conn, run.table, run.collection, name)
-    if existing == {file_id}:
+    if existing == {file_id} or (not existing and _adopt_bare_name(run, name, file_id)):
         run.report.unchanged.append(name)
         return
     chunks = chunk_text(text, overlap=run.overlap, sizer=run.sizer)
@@ -255,7 +271,8 @@ def ingest_files(
     report = IngestReport()
     with psycopg.connect(config.url, autocommit=True) as conn:
         ensure_schema(conn, config.table, dims, recreate)
-        run = _Run(conn, config.table, dims, collection, embedder, sizer, _overlap(config, sizer), report)
+        overlap = _overlap(config, sizer)
+        run = _Run(conn, config.table, dims, collection, embedder, sizer, overlap, report, frozenset(names))
         for path, name in zip(files, names, strict=True):
             try:
                 _ingest_one(run, path, name)
