@@ -54,6 +54,7 @@ class LlmOutcome:
     delivered_messages: int
     pending_batches: int  # files in llm-pending after the run (whoever parked them)
     failed_batches: int  # set aside (.failed) after repeated unusable answers
+    failed_calls: int  # calls that failed (retried, or their batch parked)
 
 
 def _digest(text: str) -> bytes:
@@ -152,6 +153,7 @@ class Backfill:
             delivered_messages=int(s["delivered_messages"]),
             pending_batches=int(s["pending_batches"]),
             failed_batches=int(s["failed_batches"]),
+            failed_calls=int(s["failures"]),
         )
 
 

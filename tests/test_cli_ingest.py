@@ -190,6 +190,7 @@ def test_ingest_waits_for_a_slow_llm_and_counts_its_facts(
         "delivered_messages": 8,
         "pending_batches": 0,
         "failed_batches": 0,
+        "failed_calls": 0,
     }
     assert llm_fact_count(ws) >= 8  # the model's facts are in the store, and in the counts
     assert result["facts_added"] == result["facts_total"] >= llm_fact_count(ws)
@@ -292,3 +293,17 @@ def test_progress_on_a_terminal_only_and_the_summary_on_stderr(
     assert piped.returncode == 0, piped.stderr
     assert "ingesting" not in piped.stderr and "LLM tier" not in piped.stderr
     assert json.loads(piped.stdout)["llm"]["delivered_batches"] == 2
+
+
+def test_with_the_model_down_ingest_still_ends_and_says_what_is_parked(
+    tmp_path: Path, ollama_server: FakeOllamaServer
+) -> None:
+    ollama_server.default = "http500"
+    ws = tmp_path / "ws"
+    path = transcript(tmp_path / "t.jsonl", [line(i, t) for i, t in enumerate(TEXTS)])
+    cfg = llm_config(tmp_path, ollama_server.url)
+    code, _, err = cli("ingest", "-w", str(ws), "--config", str(cfg), str(path))
+    assert code == 0, err  # the messages are in; the LLM's share waits on disk
+    assert "LLM tier: 0 batches delivered (0 messages);" in err and "calls failed (see the log)" in err, err
+    assert "LLM tier: 2 batches parked in" in err, err
+    assert len(list((ws / "llm-pending").glob("batch-*.json"))) == 2

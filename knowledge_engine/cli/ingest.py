@@ -126,6 +126,7 @@ def _result(
             "delivered_messages": llm.delivered_messages,
             "pending_batches": llm.pending_batches,
             "failed_batches": llm.failed_batches,
+            "failed_calls": llm.failed_calls,
         }
     )
     return {
@@ -169,7 +170,11 @@ def _print(result: dict[str, Any], report: TranscriptReport, run: Backfill) -> N
     )
     llm = r["llm"]
     if llm is not None:
-        _say(f"LLM tier: {llm['delivered_batches']} batches delivered ({llm['delivered_messages']} messages)")
+        failed = f"; {llm['failed_calls']} calls failed (see the log)" if llm["failed_calls"] else ""
+        _say(
+            f"LLM tier: {llm['delivered_batches']} batches delivered ({llm['delivered_messages']} messages)"
+            + failed
+        )
         if llm["pending_batches"]:
             _say(
                 f"LLM tier: {llm['pending_batches']} batches parked in {r['workspace']}/llm-pending, "
