@@ -44,7 +44,8 @@ def resolve_dimensions(config: PgvectorConfig, embedder: Embedder) -> int:
 
     The provider's size is known for local (384) and Gemini's default model (3072), taken from
     `embeddings.dimensions`, or learnt by embedding one string (OpenAI-compatible, Ollama).
-    Ingestion and queries both call this, so they agree on D.
+    Ingestion calls this before it creates anything; a query takes D the same way (the setting,
+    else its own vector's size, which is the provider's), so both agree on D.
     """
     actual = embedder.dimensions
     if config.dimensions is not None and config.dimensions != actual:
@@ -57,7 +58,7 @@ def resolve_dimensions(config: PgvectorConfig, embedder: Embedder) -> int:
 
 
 def table_mismatch_message(table: str, stored: int, wanted: int, rows: int | None = None) -> str:
-    """What is wrong and the two ways out; said the same way by ingestion and queries."""
+    """What is wrong and the ways out; said the same way by ingestion and queries."""
     held = f" (it holds {rows} rows)" if rows is not None else ""
     return (
         f"table {table} stores vector({stored}){held}, but the embeddings are {wanted}-dimensional."
