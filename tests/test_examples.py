@@ -7,8 +7,10 @@ marked so. Each example then runs in a fresh interpreter and its output is check
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +131,32 @@ def test_a_fresh_process_recalls_its_first_message_on_the_next_prompt(tmp_path: 
     proc = _run(sys.executable, "-c", COLD_TURN, str(tmp_path))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "I moved to Lisbon" in proc.stdout, proc.stdout
+
+
+@pytest.mark.slow
+def test_sidecar_example_answers_as_the_docs_show(tmp_path: Path) -> None:
+    """docs/sidecar.md's curl session: a message in, drain, the next prompt's block out, SIGTERM exit 0."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen(
+        ["bash", "examples/sidecar.sh"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: nothing outlives the test
+    )
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT_S)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    logs = "".join(p.read_text() for p in tmp_path.glob("*/sidecar.log"))
+    assert proc.returncode == 0, err[-3000:] + logs[-3000:]
+    lines = out.splitlines()
+    assert json.loads(lines[0])["status"] == "ok"
+    assert lines[1:3] == ['{"result":null}', '{"drained":true,"pending":0}'], out
+    block = json.loads(lines[3])["result"]["appendSystemContext"]
+    assert block.startswith("<<<knowledge-engine:BEGIN nonce=") and "Globex Corporation" in block, block
+    assert "sidecar.stopped" in logs and "Traceback" not in logs
