@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
+import pty
+import select
+import signal
+import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -306,4 +312,42 @@ def test_with_the_model_down_ingest_still_ends_and_says_what_is_parked(
     assert code == 0, err  # the messages are in; the LLM's share waits on disk
     assert "LLM tier: 0 batches delivered (0 messages);" in err and "calls failed (see the log)" in err, err
     assert "LLM tier: 2 batches parked in" in err, err
+    assert len(list((ws / "llm-pending").glob("batch-*.json"))) == 2
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_waiting_for_the_llm_parks_the_rest_and_says_so(
+    tmp_path: Path, ollama_server: FakeOllamaServer
+) -> None:
+    ollama_server.default = "hang"
+    cfg = llm_config(tmp_path, ollama_server.url)
+    path = transcript(tmp_path / "t.jsonl", [line(i, t) for i, t in enumerate(TEXTS)])
+    ws = tmp_path / "ws"
+    cmd = [sys.executable, "-m", "knowledge_engine.cli.app", "ingest", "-w", str(ws), "--config", str(cfg)]
+    master, slave = pty.openpty()
+    env = {**os.environ, "COLUMNS": "200", "TERM": "xterm"}
+    proc = subprocess.Popen([*cmd, str(path)], stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 300
+    try:
+        while b"LLM tier: messages answered" not in seen and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.5)[0]:
+                seen += os.read(master, 65536)
+            assert proc.poll() is None, seen.decode(errors="replace")
+        proc.send_signal(signal.SIGINT)  # the bar is up: it is waiting for the model
+        while time.monotonic() < deadline and proc.poll() is None:
+            if select.select([master], [], [], 0.5)[0]:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:
+                    break
+        code = proc.wait(timeout=60)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    err = seen.decode(errors="replace")
+    assert code == 0, err
+    assert "LLM tier: 2 batches parked in" in err and "Traceback" not in err, err
     assert len(list((ws / "llm-pending").glob("batch-*.json"))) == 2

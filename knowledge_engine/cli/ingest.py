@@ -99,13 +99,16 @@ def ingest(
 
 
 def _wait_llm(run: Backfill, timeout: float | None, quiet: bool) -> bool:
-    """The LLM tier's batches answered (a bar of its messages), or parked at the timeout."""
+    """The LLM tier's batches answered (a bar of its messages), or parked at the timeout or on Ctrl-C."""
     if run.engine.llm_batcher(run.ws) is None:
         return True
     if timeout == 0:
         return run.wait_llm(0.0)
-    with progress("LLM tier: messages answered", quiet=quiet) as task:
-        return run.wait_llm(timeout, task.update if task.shown else None)
+    try:
+        with progress("LLM tier: messages answered", quiet=quiet) as task:
+            return run.wait_llm(timeout, task.update if task.shown else None)
+    except KeyboardInterrupt:  # what is left is parked and said, like with --llm-timeout
+        return run.wait_llm(0.0)
 
 
 def _result(
