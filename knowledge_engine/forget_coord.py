@@ -49,8 +49,8 @@ from knowledge_engine.forget_pending import (
     message_line,
     rewrite_batch_file,
     rewrite_jsonl,
-    write_private,
 )
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.journal import JOURNAL_NAME, LOCK_NAME
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.workspace import Workspace
@@ -134,7 +134,7 @@ def coordinate(folder: Path, req: ForgetRequest, wait_s: float) -> tuple[Mode, T
     reqdir = folder / REQUESTS_DIR
     reqdir.mkdir(mode=0o700, exist_ok=True)
     path = reqdir / f"{req.id}.json"
-    write_private(path, req.model_dump_json().encode())
+    write_atomic(path, req.model_dump_json().encode())
     done = reqdir / f"{req.id}.done"
     deadline = time.monotonic() + wait_s
     while True:
@@ -306,4 +306,4 @@ class ForgetWatcher:
             body = {"error": type(exc).__name__}
         with contextlib.suppress(FileNotFoundError):
             taken.unlink()  # first: the request names what was forgotten, the answer only counts
-        write_private(done, orjson.dumps(body))
+        write_atomic(done, orjson.dumps(body))

@@ -12,7 +12,6 @@ goes: other messages in the same file or batch stay untouched.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -23,6 +22,7 @@ import orjson
 from pydantic import BaseModel, Field
 
 from knowledge_engine.extract.base import Extraction
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.journal import FORGOTTEN_LINE
 from knowledge_engine.store.records import Message
 
@@ -217,7 +217,7 @@ def rewrite_jsonl(
     lines = raw.splitlines()
     out = [message_line(x, redactor, tally, seen, keep_lines) for x in lines]
     if tally.redacted or tally.dropped:
-        write_private(path, b"".join(x for x in out if x is not None))
+        write_atomic(path, b"".join(x for x in out if x is not None))
     return tally
 
 
@@ -248,7 +248,7 @@ def rewrite_batch_file(path: Path, redactor: Redactor, seen: Callable[[str], Non
         tally.files_removed += 1
     else:
         body["messages"] = kept
-        write_private(path, orjson.dumps(body))
+        write_atomic(path, orjson.dumps(body))
     return tally
 
 
@@ -257,18 +257,3 @@ def batch_files(pending_dir: Path) -> list[Path]:
     if not pending_dir.is_dir():
         return []
     return sorted([*pending_dir.glob("batch-*.json"), *pending_dir.glob("batch-*.failed")])
-
-
-def write_private(path: Path, data: bytes) -> None:
-    """Atomic replace with a 0600 temp file; no backup copy (it would keep what was forgotten)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.forget.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()

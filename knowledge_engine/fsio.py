@@ -43,7 +43,8 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True, backup: bool 
     a killed writer is reused. `durable`: the data is fsynced before the rename and the folder after
     it, so the new content survives a power loss (files that are cheap to lose or rebuild skip both).
     `backup`: the current file is first hard-linked to `<name>.bak`, the last good copy readers fall
-    back to. Errors propagate; the temp file never outlives a failed write.
+    back to (never for forget's rewrites: the backup would keep what was forgotten). Errors
+    propagate; the temp file never outlives a failed write.
     """
     tmp = temp_path(path)
     try:

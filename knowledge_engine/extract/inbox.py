@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from knowledge_engine.forget_pending import FORGOTTEN_LINE, Redactor, Tally, message_line, write_private
+from knowledge_engine.forget_pending import FORGOTTEN_LINE, Redactor, Tally, message_line
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.journal import decode_message, encode_message
 from knowledge_engine.observe import counters
@@ -135,7 +135,7 @@ class LlmInbox:
                         dropped.append(msg.id)
                 out.append(new or FORGOTTEN_LINE)
             if tally.redacted or tally.dropped:
-                write_private(self.path, b"".join(out))
+                write_atomic(self.path, b"".join(out))
             self._owned.update(i for i in dropped if i in self._waiting)
         return tally
 
