@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import re
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -23,6 +21,7 @@ from pathlib import Path
 import orjson
 
 from knowledge_engine import observe
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.retrieve.base import RetrievedItem
 from knowledge_engine.retrieve.fuse import apply_boost
 
@@ -123,16 +122,7 @@ class UtilityTracker:
         data = orjson.dumps({"version": 1, "items": self._counts})
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".utility-", suffix=".tmp", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_atomic(self.path, data)
         except OSError:
             observe.counters.inc("retrieval.feedback.save_failed")
             observe.emit("feedback_save_failed", level=logging.WARNING)
