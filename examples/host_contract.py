@@ -28,7 +28,8 @@ async def main(agent_dir: str) -> None:
         },
         {"channelId": "cli", "agentId": "main", "workspaceDir": agent_dir},
     )  # returns at once: extraction runs on a worker thread
-    await asyncio.to_thread(plugin.engine.flush, 30.0)  # a host's model call gives it this time
+    # Wait until it is stored (a host's model call gives it this time; a cold start takes seconds).
+    await asyncio.to_thread(plugin.engine.flush, 600.0)
     injected = await runner.run_before_prompt_build(
         {"prompt": "Where does Dana live?", "messages": []}, {**ctx, "trigger": "user"}
     )

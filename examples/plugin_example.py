@@ -31,8 +31,9 @@ async def main(agent_dir: str) -> None:
         {"channelId": "web"},  # message hooks carry only the session key; the agent comes from it
     )
     # The hook returned at once; extraction runs on a worker thread. A host spends the model's reply
-    # here; a script waits until the engine has stored the message and its facts.
-    await asyncio.to_thread(plugin.engine.flush, 30.0)
+    # here; a script waits until the engine has stored the message and its facts (the first message
+    # waits for spaCy's worker processes to start: seconds, or a minute on a busy machine).
+    await asyncio.to_thread(plugin.engine.flush, 600.0)
 
     question = "Where do I live?"
     result = await runner.run(

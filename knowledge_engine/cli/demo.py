@@ -58,7 +58,9 @@ async def _run(folder: Path, question: str, plugin_config: dict[str, Any]) -> di
         else:
             await runner.run("message_sent", {**event, "to": "demo-user", "success": True}, ctx)
     assert plugin is not None
-    await asyncio.to_thread(plugin.engine.flush, 30.0)
+    # Returns once every message is stored. The first batch waits for spaCy's worker processes: seconds
+    # on an idle machine, a minute or more on a busy one, where a 30 s budget parked the whole demo.
+    await asyncio.to_thread(plugin.engine.flush, 600.0)
     result = await runner.run(
         "before_prompt_build",
         {"prompt": question, "messages": [{"role": "user", "content": question}]},
