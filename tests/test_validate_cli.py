@@ -112,3 +112,21 @@ def test_vectors_of_records_gone_from_the_stores_are_an_error(ws: Path) -> None:
     code, report = _validate(ws)
     assert code == 1
     assert any(p["kind"] == "index_drift" and not p["warning"] for p in report["problems"])
+
+
+def test_inspections_of_a_never_synced_workspace_create_no_collection(ws: Path) -> None:
+    import shutil
+    import sqlite3
+
+    shutil.rmtree(ws / "chroma")
+    (ws / "chroma-index.json").unlink(missing_ok=True)
+    code, report = _validate(ws)
+    assert code == 0 and all(p["warning"] for p in report["problems"]), report
+    assert {p["id"] for p in report["problems"] if p["kind"] == "index_drift"} == {"facts", "messages"}
+    code, out, err = cli("stats", "--index", "-w", str(ws), "--json")
+    assert code == 0 and json.loads(out)["chroma_pending"]["synced"] == 0, err
+    assert cli("context", "Where does Maya work now?", "-w", str(ws), "--json")[0] == 0
+    db = ws / "chroma" / "chroma.sqlite3"
+    if db.exists():
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT count(*) FROM collections").fetchone() == (0,)
