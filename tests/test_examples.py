@@ -42,6 +42,8 @@ def test_marked_blocks_are_the_example_files() -> None:
         "examples/plugin_example.py",
         "examples/host_contract.py",
         "examples/cli_tour.sh",
+        "examples/sidecar.sh",
+        "examples/message_log.py",
     }
     for doc, path, body in blocks:
         file = ROOT / path
@@ -55,6 +57,15 @@ def test_runnable_python_blocks_are_marked_examples() -> None:
         for m in FENCED.finditer(doc.read_text()):
             if m["lang"] == "python" and RUNNABLE.search(m["body"]):
                 assert m["body"] in marked, f"{doc.name}: a runnable Python block is not an example file"
+
+
+def test_message_log_example_prints_what_its_comments_say(tmp_path: Path) -> None:
+    proc = _run(sys.executable, "examples/message_log.py", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert lines[:6] == ["True", "False", "2", "['m3', 'm1']", "['m3', 'm2']", "2"], lines
+    assert lines[6].startswith("[('m1', ") and lines[6].count("('m") == 1, lines
+    assert (tmp_path / "messages.sqlite3").is_file()
 
 
 @pytest.mark.slow
