@@ -93,3 +93,10 @@ def test_export_json_describes_the_written_file(ws: str, tmp_path: Path) -> None
     assert target.read_bytes().count(b"\n") > 10
     code, out, err = cli("export", "-w", ws, "--json")
     assert code == 2 and out == "" and "--output" in err
+
+
+def test_messages_about_files_keep_a_long_path_on_one_line(ws: str, tmp_path: Path) -> None:
+    target = tmp_path / ("deep-" * 20) / "backup.jsonl"
+    target.parent.mkdir()
+    code, _, err = cli("export", "-w", ws, "-o", str(target))
+    assert code == 0 and f"wrote {target} (jsonl, " in err, err  # copyable, not folded at 80 columns

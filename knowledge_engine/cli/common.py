@@ -78,7 +78,7 @@ def say(*parts: Any, err: bool = False) -> None:
             line.append_text(part)
         else:
             line.append_text(plain(p))
-    (err_console if err else console).print(line)
+    (err_console if err else console).print(line, soft_wrap=True)  # a long path stays one line
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
