@@ -332,18 +332,6 @@ def open_engine(workspace: Path | None, config: Path | None, agent: str | None) 
     return engine, ws
 
 
-def progress_bar(label: str, quiet: bool) -> Progress:
-    """A bare rich Progress on stderr (kept for callers that manage their own tasks); prefer `progress`."""
-    return Progress(
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        disable=quiet or not err_console.is_terminal,
-    )
-
-
 class ProgressTask:
     """The one task of a `progress` bar; every method is a no-op when the bar is off."""
 
