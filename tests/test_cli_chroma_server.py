@@ -112,6 +112,15 @@ def test_one_workspace_one_index_however_it_is_named(tmp_path: Path, chroma_serv
         code, _, err = cli(*args, "-w", str(folder), "-c", str(cfg), "--json")
         assert code == 0, err
     assert _collections(chroma_server) == before  # no empty `default` collections made on the side
+    (
+        folder / "chroma-index.json"
+    ).unlink()  # an index made before the agent was recorded: found by its collections
+    again = json.loads(cli("stats", "--index", "-w", str(folder), "-c", str(cfg), "--json")[1])
+    assert again["chroma_pending"] == by_agent["chroma_pending"]
+    assert not (folder / "chroma-index.json").exists()  # an inspection writes nothing
+    assert cli("sync", "-w", str(folder), "-c", str(cfg))[0] == 0
+    assert json.loads((folder / "chroma-index.json").read_text()) == {"agent_id": "main"}
+    assert _collections(chroma_server) == before
 
 
 def test_read_only_commands_never_create_collections(tmp_path: Path, chroma_server: str) -> None:

@@ -181,13 +181,15 @@ class ChromaIndex:
         self.embedder = embedder
         self.lock = threading.RLock()
         self.client = make_client(self.workspace, config)
-        self._name_collections()
+        self._name_collections(record=create)
         self._cols: dict[str, Any] = {}
         for kind in self.names:
             self._cols[kind] = self._open(kind, create)
 
-    def _name_collections(self) -> None:
+    def _name_collections(self, record: bool = True) -> None:
         self.owner = index_owner(self.client, self.workspace, self.agent_id, self.config)
+        if record and recorded_agent(self.workspace) != self.owner:  # an index of old: found once, then read
+            _record_agent(self.workspace, self.owner)
         key = index_agent_key(self.workspace, self.owner, self.config)
         prefix = self.config.embeddings.collection_name
         self.names = {k: collection_name(prefix, key, k) for k in ("facts", "messages")}
@@ -219,8 +221,6 @@ class ChromaIndex:
         return col
 
     def _create(self, name: str) -> Any:
-        if recorded_agent(self.workspace) != self.owner:
-            _record_agent(self.workspace, self.owner)
         metadata = {
             _META_MODEL: self.embedder.model_id,
             _META_DIMS: self.embedder.dimensions,
