@@ -117,3 +117,19 @@ def test_change_and_export_commands_print_stored_markup_literally(ws: Path) -> N
     _literal(out, f"Maya{CLOSE} likes {LINK} {CLOSE}\\x1b[2J")
     code, out, err = cli("validate", "-w", w, "--no-index")
     assert "Traceback" not in out + err and code in (0, 1), err
+
+
+@pytest.mark.slow
+def test_ingest_prints_hostile_paths_and_lines_literally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ingest loads spaCy (slow); its summary names the transcript and the workspace."""
+    monkeypatch.setattr(common.console, "_width", WIDE)
+    transcript = tmp_path / f"t{BOX}{SINCE}.jsonl"
+    line = json.dumps({"id": "a1", "role": "user", "text": f"Maya wrote {LINK} {CLOSE}", "speaker": STYLE})
+    transcript.write_text(line + "\nnot json " + CLOSE + "\n", encoding="utf-8")
+    target = tmp_path / f"ws{BOX}{EMOJI}"
+    code, out, err = cli("ingest", "-w", str(target), str(transcript), "--no-wait-llm")
+    assert code == 3, err  # one line skipped
+    _literal(out + err, str(transcript), str(target))
+    code, out, err = cli("messages", "-w", str(target))
+    assert code == 0, err
+    _literal(out, STYLE)
