@@ -120,7 +120,9 @@ def test_change_and_export_commands_print_stored_markup_literally(ws: Path) -> N
 
 
 @pytest.mark.slow
-def test_ingest_prints_hostile_paths_and_lines_literally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ingest_prints_hostile_paths_and_lines_literally(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """ingest loads spaCy (slow); its summary names the transcript and the workspace."""
     monkeypatch.setattr(common.console, "_width", WIDE)
     transcript = tmp_path / f"t{BOX}{SINCE}.jsonl"
