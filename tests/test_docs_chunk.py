@@ -123,9 +123,12 @@ def _count(texts: list[str]) -> list[int]:
 
 def test_token_sizer_counts_like_the_model() -> None:
     sizer = TokenSizer(LocalEmbedder())
-    assert sizer.limit == MAX_TOKENS and sizer.special == 2
-    text = "Zürich's unbelievable deploy-runbook, step 42."
-    assert sizer.size(text) == _count([text])[0]
+    assert sizer.limit == MAX_TOKENS and sizer.overhead == 2
+    texts = ["Zürich's unbelievable deploy-runbook, step 42.", "東京 rota", ""]
+    assert [n + sizer.overhead for n in sizer.sizes(texts)] == _count(texts)
+    # tokens add up across blank lines, which the packing relies on
+    joined = "\n\n".join(texts[:2])
+    assert sum(sizer.sizes(texts[:2])) + sizer.overhead == _count([joined])[0]
 
 
 def test_token_sizer_cuts_a_huge_word_to_the_window() -> None:

@@ -63,42 +63,52 @@ def _read_pdf(path: Path) -> str:
 class CharSizer:
     """Size in characters: the budget for remote providers, whose windows are far larger."""
 
+    overhead = 0
+    separator = 2  # the "\n\n" between the units of a chunk
+
     def __init__(self, limit: int) -> None:
         if limit < 1:
             raise ValueError("chunk_chars must be >= 1")
         self.limit = limit
 
-    def size(self, text: str) -> int:
-        return len(text)
+    def sizes(self, texts: list[str]) -> list[int]:
+        return [len(t) for t in texts]
 
     def cut(self, text: str) -> list[str]:
         return [text[i : i + self.limit] for i in range(0, len(text), self.limit)]
 
 
 class TokenSizer:
-    """Size in model tokens, special tokens included: a chunk that fits is embedded whole."""
+    """Size in model tokens, special tokens included: a chunk that fits is embedded whole.
+
+    BERT's tokenizer splits at whitespace first, so the tokens of units joined by blank lines are
+    the sum of each unit's tokens: every unit is tokenized once (in batches), never each chunk.
+    """
+
+    separator = 0
 
     def __init__(self, window: TokenWindow, limit: int | None = None) -> None:
         self.window = window
-        self.special = window.special_tokens
+        self.overhead = window.special_tokens
         self.limit = min(limit or window.max_tokens, window.max_tokens)
-        if self.limit <= self.special:
+        if self.limit <= self.overhead:
             raise ValueError(f"a chunk of {self.limit} tokens leaves no room for text")
 
-    def size(self, text: str) -> int:
-        return len(self.window.token_offsets(text)) + self.special
+    def sizes(self, texts: list[str]) -> list[int]:
+        return self.window.count_tokens(texts)
 
     def cut(self, text: str) -> list[str]:
         """Windows of whole tokens; a piece that re-tokenizes longer (a word cut mid-way) shrinks."""
         offsets = self.window.token_offsets(text)
+        room = self.limit - self.overhead
         pieces: list[str] = []
         start = 0
         while start < len(offsets):
-            take = self.limit - self.special
+            take = room
             while True:
                 end = min(start + take, len(offsets))
                 piece = text[offsets[start][0] : offsets[end - 1][1]]
-                if take == 1 or self.size(piece) <= self.limit:
+                if take == 1 or self.sizes([piece])[0] <= room:
                     break
                 take = max(1, take - max(1, take // 16))
             pieces.append(piece)
@@ -107,38 +117,44 @@ class TokenSizer:
 
 
 Sizer = CharSizer | TokenSizer
+_Unit = tuple[str, int]  # text and its size without the sizer's overhead
 
 
-def _units(text: str, sizer: Sizer) -> list[str]:
+def _fits(sizer: Sizer, units: list[_Unit]) -> bool:
+    total = sizer.overhead + sum(n for _, n in units) + sizer.separator * (len(units) - 1)
+    return total <= sizer.limit
+
+
+def _sized(sizer: Sizer, texts: list[str]) -> list[_Unit]:
+    texts = [t.strip() for t in texts]
+    texts = [t for t in texts if t]
+    return list(zip(texts, sizer.sizes(texts), strict=True))
+
+
+def _units(text: str, sizer: Sizer) -> list[_Unit]:
     """Paragraphs; too-long paragraphs become sentences; too-long sentences are hard-cut."""
-    out: list[str] = []
-    for para in _PARAGRAPH.split(text):
-        para = para.strip()
-        if not para:
+    out: list[_Unit] = []
+    for para, size in _sized(sizer, _PARAGRAPH.split(text)):
+        if _fits(sizer, [(para, size)]):
+            out.append((para, size))
             continue
-        if sizer.size(para) <= sizer.limit:
-            out.append(para)
-            continue
-        for sent in _SENTENCE.split(para):
-            sent = sent.strip()
-            if not sent:
-                continue
-            if sizer.size(sent) <= sizer.limit:
-                out.append(sent)
-                continue
-            out.extend(p for p in (piece.strip() for piece in sizer.cut(sent)) if p)
+        for sent, sent_size in _sized(sizer, _SENTENCE.split(para)):
+            if _fits(sizer, [(sent, sent_size)]):
+                out.append((sent, sent_size))
+            else:
+                out.extend(_sized(sizer, sizer.cut(sent)))
     return out
 
 
-def _tail(units: list[str], overlap: int, sizer: Sizer) -> list[str]:
+def _tail(units: list[_Unit], overlap: int, sizer: Sizer) -> list[_Unit]:
     """The trailing units that fit in `overlap` (carried into the next chunk)."""
-    kept: list[str] = []
+    kept: list[_Unit] = []
     size = 0
     for unit in reversed(units):
-        size += sizer.size(unit)
-        if size > overlap:
+        if size + unit[1] > overlap:
             break
         kept.insert(0, unit)
+        size += unit[1] + sizer.separator
     return kept
 
 
@@ -152,17 +168,17 @@ def chunk_text(
     sizer = sizer or CharSizer(chunk_chars)
     overlap = max(0, min(overlap, sizer.limit // 2))
     chunks: list[str] = []
-    current: list[str] = []
+    current: list[_Unit] = []
     fresh = 0  # units in `current` not already emitted
     for unit in _units(text, sizer):
-        if current and sizer.size("\n\n".join([*current, unit])) > sizer.limit:
-            chunks.append("\n\n".join(current))
+        if current and not _fits(sizer, [*current, unit]):
+            chunks.append("\n\n".join(t for t, _ in current))
             current = _tail(current, overlap, sizer)
-            if current and sizer.size("\n\n".join([*current, unit])) > sizer.limit:
+            if current and not _fits(sizer, [*current, unit]):
                 current = []
             fresh = 0
         current.append(unit)
         fresh += 1
     if current and fresh:
-        chunks.append("\n\n".join(current))
+        chunks.append("\n\n".join(t for t, _ in current))
     return chunks

@@ -90,6 +90,12 @@ class LocalEmbedder(EmbedderBase):
         """Tokens the model adds around every text ([CLS] and [SEP])."""
         return int(_counting_tokenizer().num_special_tokens_to_add(False))
 
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        """Tokens of each text, special tokens excluded (one batched call)."""
+        if not texts:
+            return []
+        return [len(e.ids) for e in _counting_tokenizer().encode_batch(texts, add_special_tokens=False)]
+
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """(start, end) character offsets of each token of `text`, special tokens excluded.
 
