@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli_support import cli, workspace_copy
+from knowledge_engine.store.messages import MessageLog
+from knowledge_engine.store.records import Message
+from tests.test_cli_support import cli
 
 
 def _stats(folder: Path) -> dict[str, object]:
@@ -21,15 +23,18 @@ def _stats(folder: Path) -> dict[str, object]:
 
 
 def test_stats_on_the_folder_above_a_workspace_names_the_workspace(tmp_path: Path) -> None:
-    ws = workspace_copy("sample", tmp_path)  # tmp_path/ws-sample, as the demo's demo-workspace/knowledge was
+    ws = tmp_path / "knowledge"  # as the demo's demo-workspace/knowledge was
+    ws.mkdir()
+    with MessageLog(ws) as log:
+        log.append(Message(id="m1", text="I moved to Lisbon", session="s1"))
     (tmp_path / "notes").mkdir()  # a folder without store files is not suggested
     above = _stats(tmp_path)
-    assert above["facts"] == 0
+    assert above["messages"] == 0
     assert above["hint"] == f"no workspace files in {tmp_path}; did you mean {ws}?"
     code, out, _ = cli("stats", "-w", str(tmp_path))
     assert code == 0 and "did you mean" in out
     inside = _stats(ws)
-    assert "hint" not in inside and isinstance(inside["facts"], int) and inside["facts"] > 0
+    assert "hint" not in inside and inside["messages"] == 1
 
 
 def test_stats_on_an_empty_folder_has_no_hint(tmp_path: Path) -> None:
