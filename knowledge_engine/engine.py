@@ -18,6 +18,7 @@ from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.ingest import IngestQueue
 from knowledge_engine.journal import IngestJournal
 from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.records import Message
 from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
 
@@ -165,7 +166,7 @@ class KnowledgeEngine:
         from knowledge_engine.index import sync as sync_mod
 
         index = self.chroma(ws)
-        messages = ws.messages.iter() if (ws.folder / "messages.sqlite3").exists() else iter(())
+        messages = ws.messages.iter() if (ws.folder / MESSAGES_FILE).exists() else iter(())
         run = sync_mod.rebuild if rebuild else sync_mod.sync
         return run(index, ws.facts.all(), messages, progress)
 

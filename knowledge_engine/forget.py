@@ -26,6 +26,7 @@ import orjson
 from knowledge_engine.forget_pending import MIN_TERM as _MIN_TERM
 from knowledge_engine.forget_pending import REDACTED, Tally, term_pattern
 from knowledge_engine.observe import emit
+from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.records import Entity, Message, utcnow
 from knowledge_engine.store.workspace import Workspace
 
@@ -105,7 +106,7 @@ class ForgetError(ValueError):
 
 
 def _has_messages(ws: Workspace) -> bool:
-    return (ws.folder / "messages.sqlite3").exists()
+    return (ws.folder / MESSAGES_FILE).exists()
 
 
 def plan_fact(ws: Workspace, fid: str) -> ForgetPlan:

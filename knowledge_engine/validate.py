@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from knowledge_engine.observe import emit
+from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.records import utcnow
 from knowledge_engine.store.workspace import Workspace
 
@@ -103,7 +104,7 @@ def _references(ws: Workspace, report: ValidationReport, check_evidence: bool) -
         for ev in f.evidence:
             evidence.setdefault(ev.message_id, []).append(f.id)
     report.checked.update(facts=len(facts), entities=len(ents))
-    if not check_evidence or not (ws.folder / "messages.sqlite3").exists() or not ws.config.memory.enabled:
+    if not check_evidence or not (ws.folder / MESSAGES_FILE).exists() or not ws.config.memory.enabled:
         return
     ids = list(evidence)
     found = {m.id for m in ws.messages.get_many(ids)}

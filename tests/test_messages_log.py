@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from knowledge_engine.config import MemoryConfig
 from knowledge_engine.observe import counters
-from knowledge_engine.store.messages import DEFAULT_FILENAME, MessageLog, MessageLogError
+from knowledge_engine.store.messages import MESSAGES_FILE, MessageLog, MessageLogError
 from knowledge_engine.store.records import Message
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -54,9 +54,9 @@ def ids(results: list[tuple[Message, float]]) -> list[str]:
 
 
 def test_workspace_dir_opens_the_default_file(workspace: Path, log: MessageLog) -> None:
-    assert log.path == workspace / DEFAULT_FILENAME
+    assert log.path == workspace / MESSAGES_FILE
     log.append(msg(1, "hello"))
-    assert (workspace / DEFAULT_FILENAME).exists()
+    assert (workspace / MESSAGES_FILE).exists()
 
 
 def test_append_is_idempotent_on_id(log: MessageLog) -> None:

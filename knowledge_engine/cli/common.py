@@ -28,6 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from knowledge_engine.config import ConfigError, EngineConfig, load_config, load_config_file
+from knowledge_engine.store.messages import MESSAGES_FILE
 
 if TYPE_CHECKING:
     from knowledge_engine.store.workspace import Workspace
@@ -314,7 +315,7 @@ def parse_time(value: str | None, option: str) -> datetime | None:
 
 
 def has_messages(ws: Any) -> bool:
-    return bool((ws.folder / "messages.sqlite3").exists())
+    return bool((ws.folder / MESSAGES_FILE).exists())
 
 
 def open_engine(workspace: Path | None, config: Path | None, agent: str | None) -> tuple[Any, Any]:

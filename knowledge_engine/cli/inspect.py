@@ -18,6 +18,7 @@ from knowledge_engine.cli.common import (
     table,
     when,
 )
+from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.records import Entity, Fact
 from knowledge_engine.store.workspace import Workspace
 
@@ -332,7 +333,7 @@ def messages(
     lo, hi = parse_time(since, "--since"), parse_time(until, "--until")
     wanted = _entity_messages(folder, cfg, entity) if entity else None
     rows: list[Any] = []
-    if (folder / "messages.sqlite3").exists():
+    if (folder / MESSAGES_FILE).exists():
         from knowledge_engine.store.messages import MessageLog
 
         log = MessageLog.from_config(folder, cfg.memory)

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from knowledge_engine.extract.inbox import INBOX_NAME
+from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
 
 SYNC_STATE_FILE = "chroma-sync.json"  # written by knowledge_engine.index.sync
@@ -130,7 +131,7 @@ def _fact_counts(folder: Path) -> tuple[dict[str, int], int, dict[str, Any]]:
     return dict(tiers), sum(1 for f in facts if f.get("invalid_at") is None), head
 
 
-STORE_FILES = ("facts.json", "entities.json", "messages.sqlite3")
+STORE_FILES = ("facts.json", "entities.json", MESSAGES_FILE)
 
 
 def nested_hint(folder: Path) -> str | None:
@@ -191,7 +192,7 @@ def _line_count(path: Path) -> int:
 
 
 def _message_counts(folder: Path, config: Any) -> dict[str, Any]:
-    if not (folder / "messages.sqlite3").exists():
+    if not (folder / MESSAGES_FILE).exists():
         return {"messages": 0}
     from knowledge_engine.store.messages import MessageLog
 
@@ -218,5 +219,5 @@ def index_status(ws: Workspace) -> dict[str, Any]:
     from knowledge_engine.index.sync import status
 
     index = open_index(ws.folder, ws.agent_id, ws.config, create=False)  # an inspection makes no collection
-    msgs = ws.messages.iter() if (ws.folder / "messages.sqlite3").exists() else iter(())
+    msgs = ws.messages.iter() if (ws.folder / MESSAGES_FILE).exists() else iter(())
     return status(index, ws.facts.all(), msgs)

@@ -7,13 +7,14 @@ from datetime import UTC, datetime
 
 import orjson
 
+from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
 
 FORMAT_VERSION = 1
 
 
 def lines(ws: Workspace, with_messages: bool = True) -> Iterator[bytes]:
-    has_log = with_messages and (ws.folder / "messages.sqlite3").exists()
+    has_log = with_messages and (ws.folder / MESSAGES_FILE).exists()
     yield orjson.dumps(
         {
             "kind": "meta",

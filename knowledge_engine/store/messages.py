@@ -31,7 +31,7 @@ from knowledge_engine.index.keyword import DEFAULT_MAX_TERMS, KeywordQuery, Quer
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import Message
 
-DEFAULT_FILENAME = "messages.sqlite3"
+MESSAGES_FILE = "messages.sqlite3"  # the message log, in the workspace folder
 SCHEMA_VERSION = 1
 _CHUNK = 500  # ids per IN (...) and rows per page of iter()
 _MAX_LIMIT = 1000
@@ -159,7 +159,7 @@ class MessageLog:
         match_budget: int = DEFAULT_MATCH_BUDGET,
     ) -> None:
         p = Path(path).expanduser()
-        self.path = p / DEFAULT_FILENAME if p.is_dir() else p
+        self.path = p / MESSAGES_FILE if p.is_dir() else p
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.roles = frozenset(roles) if roles is not None else None
         self._query = QueryBuilder(max_terms=max_query_terms, extra_stop_words=extra_stop_words)
@@ -176,7 +176,7 @@ class MessageLog:
     def from_config(cls, workspace: Path | str, cfg: MemoryConfig) -> MessageLog:
         """Open `<workspace>/messages.sqlite3` with a MemoryConfig's roles and query settings."""
         return cls(
-            Path(workspace) / DEFAULT_FILENAME,
+            Path(workspace) / MESSAGES_FILE,
             busy_timeout_ms=cfg.busy_timeout_ms,
             roles=cfg.roles,
             max_query_terms=cfg.max_query_terms,

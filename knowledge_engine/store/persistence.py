@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from knowledge_engine.gcpause import gc_paused
+from knowledge_engine.store.messages import MESSAGES_FILE
 
 log = logging.getLogger("knowledge_engine.store")
 
@@ -79,7 +80,7 @@ def check_document(path: Path, doc: dict[str, Any], key: str) -> None:
 # workspace in a folder the host also uses ({workspaceDir} itself)
 ENGINE_DIRS = ("chroma", "llm-pending", "maintenance", "quarantine")
 ENGINE_FILES = (
-    "facts.json", "entities.json", "messages.sqlite3", "store.lock", "ingest", "chroma-sync", "feedback.json",
+    "facts.json", "entities.json", MESSAGES_FILE, "store.lock", "ingest", "chroma-sync", "feedback.json",
     "forget",
 )  # fmt: skip
 

@@ -228,11 +228,11 @@ def bench_chroma(
 
 def bench_keyword(size: int, tmp: Path, queries: int = 200) -> dict[str, Any] | None:
     try:
-        from knowledge_engine.store.messages import MessageLog
+        from knowledge_engine.store.messages import MESSAGES_FILE, MessageLog
     except ImportError:
         print("keyword arm: knowledge_engine.store.messages not available (TODO)")
         return None
-    log = MessageLog(tmp / f"log-{size}" / "messages.sqlite3")
+    log = MessageLog(tmp / f"log-{size}" / MESSAGES_FILE)
     msgs = _messages(size)
     t = time.perf_counter()
     log.append_many(msgs)

@@ -20,6 +20,7 @@ from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.retrieve.fuse import rrf, rrf_contribution, sort_items
 from knowledge_engine.retrieve.warmup import Step, Warmup, engine_stopping, warm_engine
+from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.records import Fact, Message
 
 if TYPE_CHECKING:
@@ -228,7 +229,7 @@ class LocalSource:
         rc = self.engine.config.retrieval
         named: set[str] = set()
         topic = request.query
-        if rc.speaker_names and (self.ws.folder / "messages.sqlite3").exists():
+        if rc.speaker_names and (self.ws.folder / MESSAGES_FILE).exists():
             self.speakers.refresh(self.ws)
             named, rest = self.speakers.named(request.query)
             topic = rest if named and _KEYWORDS.build(rest).terms else request.query
@@ -299,7 +300,7 @@ class LocalSource:
         self, request: RetrievalRequest, vector: list[float] | None, topic: str, named: set[str]
     ) -> list[RetrievedItem]:
         ws = self.ws
-        if not (ws.folder / "messages.sqlite3").exists():
+        if not (ws.folder / MESSAGES_FILE).exists():
             return []
         rc = self.engine.config.retrieval
         bm25 = ws.messages.search(topic, limit=self.pool)
@@ -372,7 +373,7 @@ def _consume(task: asyncio.Future[Any]) -> None:
 
 def newest_time(ws: Workspace) -> datetime | None:
     """The newest message time: the reference "now" of a replayed conversation."""
-    if not (ws.folder / "messages.sqlite3").exists():
+    if not (ws.folder / MESSAGES_FILE).exists():
         return None
     newest = list(ws.messages.iter(order="desc", limit=1))
     if not newest:
