@@ -10,7 +10,6 @@ failing disk can drop a message, and that is counted and logged.
 from __future__ import annotations
 
 import logging
-import os
 import queue
 import threading
 import time
@@ -18,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from knowledge_engine.forget_pending import Gate, Tally, rewrite_jsonl
+from knowledge_engine.fsio import write_atomic
 from knowledge_engine.journal import IngestJournal, decode_message, encode_message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.records import Message
@@ -94,10 +94,7 @@ class IngestQueue:
             return len(left)
         with self._spill_lock:
             if merged:
-                tmp = folder / (SPILL_NAME + ".tmp")
-                with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
-                    fh.write(b"".join(encode_message(m) for m in merged))
-                tmp.replace(path)
+                write_atomic(path, b"".join(encode_message(m) for m in merged), durable=False)
             else:
                 path.unlink(missing_ok=True)
             work.unlink(missing_ok=True)  # its messages are in the new spill file
