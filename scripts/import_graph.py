@@ -9,6 +9,8 @@ imports itself); all three kinds count, because a function-level or type-only im
 circle is still two modules that cannot be understood, tested or moved apart.
 
 `from pkg import name` points at `pkg.name` when that is a module, else at `pkg` (its __init__).
+A package's __init__ is not counted as imported by every import of one of its modules: Python runs
+it first, and a package that re-exports its modules is not a circle.
 
 Usage: import_graph.py [--json] [--fail-on-cycle] [--root DIR]
 With --json the last line is one JSON object: {"modules": [...], "edges": [...], "cycles": [[...]]}.
