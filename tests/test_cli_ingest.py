@@ -4,6 +4,7 @@ added, and the wait for the LLM tier (against the loopback Ollama server, made s
 from __future__ import annotations
 
 import codecs
+import fcntl
 import json
 import os
 import pty
@@ -12,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -173,6 +175,26 @@ def llm_fact_count(ws: Path) -> int:
     return sum(f.source == "llm" for f in Workspace(ws, load_config({})).facts.all())
 
 
+def unlocked(path: Path) -> bool:
+    """No process (this one included) holds the parked file's send lock."""
+    with open(path, "rb") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        return True
+
+
+def wait_for(cond: Callable[[], bool], timeout_s: float = 120.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
 def ingest_json(*args: str) -> tuple[int, dict[str, Any], str]:
     code, out, err = cli("ingest", *args, "--json")
     return code, (json.loads(out) if out.strip() else {}), err
@@ -206,7 +228,8 @@ def test_ingest_waits_for_a_slow_llm_and_counts_its_facts(
 def test_no_wait_parks_and_says_so_then_maintain_delivers_and_counts_truly(
     tmp_path: Path, ollama_server: FakeOllamaServer
 ) -> None:
-    ollama_server.default = "hang"  # the model does not answer while ingest runs
+    ollama_server.default = "hang"  # the model does not answer while ingest runs (until released)
+    ollama_server.hang_seconds = 600
     ws = tmp_path / "ws"
     path = transcript(tmp_path / "t.jsonl", [line(i, t) for i, t in enumerate(TEXTS)])
     cfg = llm_config(tmp_path, ollama_server.url)
@@ -231,6 +254,8 @@ def test_no_wait_parks_and_says_so_then_maintain_delivers_and_counts_truly(
     ollama_server.slow_seconds = 1.0  # answers now, slowly: the worker's own retry at start is under way
     ollama_server.default = "slow"
     ollama_server.release_hangs()
+    # the ingest runs' abandoned calls now end and let go of the parked file they were retrying
+    assert wait_for(lambda: all(unlocked(p) for p in (ws / "llm-pending").glob("batch-*.json")))
     calls = len(ollama_server.calls())
     code, out, err = cli(
         "maintain", "--once", "--job", "llm_retry", "-w", str(ws), "--config", str(cfg), "--json"
@@ -320,6 +345,7 @@ def test_ctrl_c_while_waiting_for_the_llm_parks_the_rest_and_says_so(
     tmp_path: Path, ollama_server: FakeOllamaServer
 ) -> None:
     ollama_server.default = "hang"
+    ollama_server.hang_seconds = 600
     cfg = llm_config(tmp_path, ollama_server.url)
     path = transcript(tmp_path / "t.jsonl", [line(i, t) for i, t in enumerate(TEXTS)])
     ws = tmp_path / "ws"
