@@ -44,7 +44,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newli
 KEY_COLUMNS = frozenset(
     {"id", "predicate", "type", "tier", "role", "kind", "conf", "rel", "score", "count", "time", "session",
      "last seen", "what", "job", "status", "ms", "changed", "embedded", "updated", "deleted", "unchanged",
-     "fixable", "severity", "superseded by", "valid from", "valid until"}
+     "fixable", "severity", "superseded by"}
 )  # fmt: skip
 
 WorkspaceOpt = Annotated[
