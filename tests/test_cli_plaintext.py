@@ -37,7 +37,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.move(workspace_copy("sample", tmp_path), folder)
     host = Workspace(folder, load_config({}))
     t0 = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
-    text = "Maya wrote " + " ".join(HOSTILE) + " and " + ESC + "end"
+    text = "Maya wrote " + " ".join(HOSTILE) + " and [since 2020] " + ESC + "end"
     who, session = f"Mallory{BOX}", f"s{CLOSE}"
     msg = Message(id="h-01", text=text, role="user", speaker=who, session=session, timestamp=t0)
     host.messages.append_many([msg])
@@ -65,7 +65,7 @@ def test_listings_print_stored_markup_literally(ws: Path) -> None:
     w = str(ws)
     code, out, err = cli("messages", "-w", w)
     assert code == 0, err
-    _literal(out, *HOSTILE, f"Mallory{BOX}", f"s{CLOSE}", "\\x1b]8;;https://evil.example/")
+    _literal(out, *HOSTILE, "[since 2020]", f"Mallory{BOX}", f"s{CLOSE}", "\\x1b]8;;https://evil.example/")
     code, out, err = cli("messages", "-w", w, "--text", "Maya wrote")
     assert code == 0, err
     _literal(out, *HOSTILE)
