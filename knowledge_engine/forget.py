@@ -25,6 +25,7 @@ import orjson
 
 from knowledge_engine.forget_pending import MIN_TERM as _MIN_TERM
 from knowledge_engine.forget_pending import REDACTED, Tally, term_pattern
+from knowledge_engine.maintenance.locks import meta_lock
 from knowledge_engine.observe import emit
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.records import Entity, Message, utcnow
@@ -258,9 +259,7 @@ def store_jobs_held(ws: Workspace) -> Iterator[None]:
     Why: such a job refreshes, changes every record and writes; one that read the store before the
     forget would write the forgotten records back. Under this lock it runs before or after, never across.
     """
-    from knowledge_engine.maintenance.runs import maintenance_dir, wait_lock
-
-    with wait_lock(maintenance_dir(ws.folder) / "meta.lock", ws.config.maintenance.lock_timeout_seconds):
+    with meta_lock(ws.folder, ws.config.maintenance.lock_timeout_seconds):
         yield
 
 

@@ -19,11 +19,10 @@ Records hold counts, times and error categories only, never text.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ import orjson
 
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.maintenance.jobs import JOB_ORDER, JOBS, Cancelled, RunContext, SkipJob
+from knowledge_engine.maintenance.locks import DIR, maintenance_dir, meta_lock, try_lock, wait_lock
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.records import utcnow
 
@@ -41,56 +41,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("knowledge_engine.maintenance")
 
-DIR = "maintenance"
 RUNS_FILE = "runs.json"
 HISTORY_FILE = "history.jsonl"
 META_KEY = "maintenance_runs"
 HISTORY_KEEP = 500  # lines kept when the history is trimmed
 HISTORY_MAX_BYTES = 256 * 1024
 SKIPPED_ELSEWHERE = "running elsewhere"
-LOCK_POLL_S = 0.02
 
 Record = dict[str, Any]
-
-
-def maintenance_dir(folder: Path) -> Path:
-    d = folder / DIR
-    d.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return d
-
-
-# --------------------------------------------------------------------------- locks
-@contextlib.contextmanager
-def try_lock(path: Path) -> Iterator[bool]:
-    """Non-blocking exclusive flock: yields False when another process (or thread) holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def wait_lock(path: Path, timeout_s: float, ctx: RunContext | None = None) -> Iterator[None]:
-    """Blocking exclusive flock with a deadline (TimeoutError); a stop request ends the wait (Cancelled)."""
-    tries = max(1, int(timeout_s / LOCK_POLL_S))  # counted, not clocked: immune to a frozen test clock
-    for _ in range(tries):
-        with try_lock(path) as got:
-            if got:
-                yield
-                return
-        if ctx is not None:
-            ctx.check()
-        time.sleep(LOCK_POLL_S)
-    raise TimeoutError(f"lock {path.name} held by another process")
 
 
 def job_lock(folder: Path, job: str) -> contextlib.AbstractContextManager[bool]:
@@ -202,7 +160,7 @@ def _guarded(
 def _run_store_job(engine: KnowledgeEngine, ws: Workspace, name: str, ctx: RunContext, t0: float) -> Record:
     """Refresh, change, flush, all under the meta lock: no meta key is ever written from a stale copy."""
     timeout = engine.config.maintenance.lock_timeout_seconds
-    with wait_lock(maintenance_dir(ws.folder) / "meta.lock", timeout, ctx):
+    with meta_lock(ws.folder, timeout, ctx):
         ws.refresh()
         changed = JOBS[name].fn(ws, engine, ctx)
         rec = _record(name, ctx, t0, "ok", changed)
