@@ -104,6 +104,7 @@ def test_a_directory_is_a_directory_and_a_missing_file_not_found(tmp_path: Path)
 
 
 # ------------------------------------------------------------------------------ what happened to each line
+@pytest.mark.slow  # three ingest runs, each loading spaCy
 def test_each_line_is_new_already_stored_or_a_reported_conflict(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     first = transcript(tmp_path / "a.jsonl", [line(0, TEXTS[0]), line(1, TEXTS[1])])
