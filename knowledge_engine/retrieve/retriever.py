@@ -279,6 +279,7 @@ def _degraded(provenance: dict[str, Any]) -> bool:
 def _event_time(event: Any) -> datetime | None:
     return parse_timestamp(payload_field(event, "timestamp"))
 
+
 def graph_context_item(lr: SourceResult) -> RetrievedItem:
     """LightRAG's context as one item; its file paths (first one as `file_path`) are provenance."""
     refs = [{"reference_id": i.extra.get("reference_id"), "file_path": i.file_path} for i in lr.items]
