@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -217,7 +217,11 @@ class KnowledgeEngine:
                     counters.inc("memory.append_failed")
                     log.error("message log append failed: %s", type(exc).__name__)
 
-        results = self.pipeline.run(messages, meanwhile=store_messages)
+        meanwhile: Callable[[], None] | None = store_messages
+        if self._pipeline is None:  # the tiers are still loading (seconds): the log need not wait for them
+            store_messages()
+            meanwhile = None
+        results = self.pipeline.run(messages, meanwhile=meanwhile)
         n_ent = n_fact = 0
         for msg in messages:
             exs = results.get(msg.id)

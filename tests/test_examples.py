@@ -125,9 +125,10 @@ asyncio.run(main(sys.argv[1]))
 
 @pytest.mark.slow
 @pytest.mark.xfail(
-    reason="cold start: the worker stores a message (even its raw text in the message log) only once the "
-    "extraction tiers have loaded (spaCy workers, seconds), so a prompt built right after the first "
-    "message_received of a fresh process sees nothing; the examples wait for the engine instead",
+    reason="read-your-writes for meaning, not words: the message is in the log at once (even before the "
+    "extraction tiers load, tests/test_ingest_cold_start.py), but 'Where do I live?' shares no word with "
+    "'I moved to Lisbon', and a new message reaches the vector index only with the next sync (on flush); "
+    "the examples wait for the engine instead",
     strict=False,
 )
 def test_a_fresh_process_recalls_its_first_message_on_the_next_prompt(tmp_path: Path) -> None:
