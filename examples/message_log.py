@@ -7,8 +7,8 @@ import sys
 import tempfile
 from datetime import UTC, datetime
 
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.messages import MessageLog
-from knowledge_engine.store.records import Message
 
 workspace = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="ke-example-")
 sept = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine

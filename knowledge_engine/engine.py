@@ -17,9 +17,9 @@ from knowledge_engine.config import EmbeddingsConfig, EngineConfig
 from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.ingest import IngestQueue
 from knowledge_engine.journal import IngestJournal
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.messages import MESSAGES_FILE
-from knowledge_engine.store.records import Message
 from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
 
 log = logging.getLogger("knowledge_engine")

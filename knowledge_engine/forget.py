@@ -26,9 +26,9 @@ import orjson
 from knowledge_engine.forget_pending import MIN_TERM as _MIN_TERM
 from knowledge_engine.forget_pending import REDACTED, Tally, term_pattern
 from knowledge_engine.maintenance.locks import meta_lock
+from knowledge_engine.model.records import Entity, Message, utcnow
 from knowledge_engine.observe import emit
 from knowledge_engine.store.messages import MESSAGES_FILE
-from knowledge_engine.store.records import Entity, Message, utcnow
 from knowledge_engine.store.workspace import Workspace
 
 __all__ = ["REDACTED", "term_pattern"]

@@ -21,10 +21,10 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, Field
 
-from knowledge_engine.extract.base import Extraction
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.journal import FORGOTTEN_LINE
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.extraction import Extraction
+from knowledge_engine.model.records import Message
 
 REDACTED = "[redacted]"
 MIN_TERM = 2

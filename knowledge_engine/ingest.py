@@ -19,8 +19,8 @@ from pathlib import Path
 from knowledge_engine.forget_pending import Gate, Tally, rewrite_jsonl
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.journal import IngestJournal, decode_message, encode_message
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Message
 
 log = logging.getLogger("knowledge_engine.ingest")
 

@@ -26,8 +26,8 @@ from pathlib import Path
 import orjson
 
 from knowledge_engine.fsio import write_atomic
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Message
 
 log = logging.getLogger("knowledge_engine.ingest")
 

@@ -25,8 +25,8 @@ from knowledge_engine.host.types import (
     agent_id_from_session_key,
     payload_field,
 )
+from knowledge_engine.model.records import Message, utcnow
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.records import Message, utcnow
 from knowledge_engine.store.workspace import Workspace
 
 PLUGIN_ID = "knowledge-engine"

@@ -18,7 +18,7 @@ from typing import BinaryIO
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 
 CHUNK = 1 << 20
 # (BOM, codec, label); UTF-32 LE first: its BOM starts with UTF-16 LE's

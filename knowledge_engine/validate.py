@@ -12,9 +12,9 @@ from typing import Any
 
 import orjson
 
+from knowledge_engine.model.records import utcnow
 from knowledge_engine.observe import emit
 from knowledge_engine.store.messages import MESSAGES_FILE
-from knowledge_engine.store.records import utcnow
 from knowledge_engine.store.workspace import Workspace
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_engine.config import load_config
-from knowledge_engine.extract.base import Extraction, FactCandidate, Mention
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.workspace import Workspace
 
 CONFIG = {"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}}

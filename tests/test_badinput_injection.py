@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from knowledge_engine.extract.base import FactCandidate
 from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.inject.fence import DELIMITER_PREFIX
 from knowledge_engine.inject.format import GUTTER
+from knowledge_engine.model.extraction import FactCandidate
+from knowledge_engine.model.records import Evidence
 from knowledge_engine.plugin import KnowledgePlugin, register
-from knowledge_engine.store.records import Evidence
 from tests.servers.lightrag_server import LightragServer
 
 HOSTILE_MESSAGES = [

@@ -16,7 +16,7 @@ import pytest
 from knowledge_engine.config import PgvectorConfig
 from knowledge_engine.documents.ingest import ensure_schema
 from knowledge_engine.inject.format import render_block
-from knowledge_engine.retrieve.base import RetrievalRequest
+from knowledge_engine.model.retrieval import RetrievalRequest
 from knowledge_engine.retrieve.sources.pgvector import PgvectorSource, close_pools, vector_literal
 from tests.fixtures.postgres import PG_TEST_DIMENSIONS, HashEmbedder, PgHandle
 

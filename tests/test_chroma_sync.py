@@ -23,8 +23,8 @@ from knowledge_engine.index.chroma import (
 )
 from knowledge_engine.index.embeddings import EmbeddingError, LocalEmbedder, make_embedder
 from knowledge_engine.index.sync import read_state, rebuild, status, sync
+from knowledge_engine.model.records import Fact, Message, fact_id
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Fact, Message, fact_id
 from tests.servers.embed_server import EmbedServer
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

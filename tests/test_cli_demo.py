@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.messages import MessageLog
-from knowledge_engine.store.records import Message
 from tests.test_cli_support import cli
 
 

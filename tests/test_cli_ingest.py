@@ -22,7 +22,7 @@ import orjson
 import pytest
 
 from knowledge_engine.config import load_config
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.workspace import Workspace
 from tests.servers.ollama_server import FakeOllamaServer
 from tests.test_cli_progress import run_piped, run_with_tty_stderr

@@ -12,7 +12,7 @@ import pytest
 
 from knowledge_engine.cli import common
 from knowledge_engine.config import load_config
-from knowledge_engine.store.records import Evidence, Message
+from knowledge_engine.model.records import Evidence, Message
 from knowledge_engine.store.workspace import Workspace
 from tests.test_cli_support import cli, workspace_copy
 

@@ -9,7 +9,7 @@ import pytest
 
 from knowledge_engine.cli.app import app
 from knowledge_engine.config import load_config
-from knowledge_engine.store.records import Evidence
+from knowledge_engine.model.records import Evidence
 from knowledge_engine.store.workspace import Workspace
 from tests.test_cli_support import SECRET, cli, workspace_copy
 

@@ -11,7 +11,7 @@ import pytest
 
 from knowledge_engine.config import PgvectorConfig
 from knowledge_engine.documents import ingest_files
-from knowledge_engine.retrieve.base import RetrievalRequest
+from knowledge_engine.model.retrieval import RetrievalRequest
 from knowledge_engine.retrieve.sources.pgvector import DimensionMismatchError, PgvectorSource, close_pools
 from tests.fixtures.postgres import PG_TEST_DIMENSIONS, HashEmbedder, PgHandle
 from tests.test_docs_chunk import make_pdf

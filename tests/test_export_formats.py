@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from knowledge_engine.config import load_config
-from knowledge_engine.store.records import Entity, Fact, fact_id
+from knowledge_engine.model.records import Entity, Fact, fact_id
 from knowledge_engine.store.workspace import Workspace
 from tests.test_cli_support import cli, workspace_copy
 

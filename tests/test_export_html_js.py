@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from knowledge_engine.config import load_config
-from knowledge_engine.store.records import Entity, Fact, fact_id
+from knowledge_engine.model.records import Entity, Fact, fact_id
 from knowledge_engine.store.workspace import Workspace
 from tests.test_cli_support import cli, workspace_copy
 

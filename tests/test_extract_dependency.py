@@ -9,7 +9,7 @@ import spacy
 from spacy.language import Language
 
 from knowledge_engine.extract.dependency import extract_triples
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 
 Triples = set[tuple[str, str, str]]
 

@@ -18,7 +18,7 @@ import spacy
 from spacy.language import Language
 
 from knowledge_engine.extract.dependency import extract_triples
-from knowledge_engine.store.records import Message, canonical
+from knowledge_engine.model.records import Message, canonical
 
 DATA = Path(__file__).parent / "data" / "facts_labelled.jsonl"
 Triple = tuple[str, str, str]

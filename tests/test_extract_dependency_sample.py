@@ -9,7 +9,7 @@ from importlib import resources
 import spacy
 
 from knowledge_engine.extract.dependency import extract_triples
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 
 
 def _rows() -> list[dict[str, str]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 
 from knowledge_engine.config import load_config
-from knowledge_engine.extract.base import Extraction, Mention
 from knowledge_engine.extract.pipeline import ExtractionPipeline
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.extraction import Extraction, Mention
+from knowledge_engine.model.records import Message
 
 
 class Tier:

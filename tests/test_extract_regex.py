@@ -8,8 +8,8 @@ import pytest
 
 from knowledge_engine.config import RegexConfig
 from knowledge_engine.extract.regex import MAX_MENTIONS, RegexTier, find_mentions, initial_importance
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Message
 
 
 def found(text: str) -> set[tuple[str, str]]:

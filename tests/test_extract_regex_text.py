@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from knowledge_engine.extract.regex import RegexTier
 from knowledge_engine.extract.text import prepare, worth_extracting
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 
 
 def test_plain_text_is_unchanged() -> None:

@@ -14,8 +14,8 @@ from knowledge_engine.extract import dependency
 from knowledge_engine.extract.nlp import INSTALL_HINT, load_nlp, parse
 from knowledge_engine.extract.spacy_ner import LABEL_TYPES, SpacyTier
 from knowledge_engine.extract.text import prepare
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Message
 
 MODEL = SpacyConfig().model
 

@@ -28,8 +28,8 @@ from knowledge_engine.extract.nlp import INSTALL_HINT
 from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.extract.workers import WorkerPoolClosed, resolve_workers, split_balanced
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Message
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "knowledge_engine" / "data" / "sample_conversation.jsonl"
@@ -315,7 +315,7 @@ with open({marker!r}, "a") as fh:  # no __main__ guard: a worker must never run 
     fh.write(str(os.getpid()) + "\\n")
 from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract.spacy_ner import SpacyTier
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 tier = SpacyTier(SpacyConfig(workers=2, facts=False))
 (out,) = tier.extract([Message(id="x", text="Angela Merkel lives in Berlin.")])
 print(json.dumps({{"pids": tier.pids(), "mentions": [m.value for m in out.mentions]}}), flush=True)

@@ -19,7 +19,7 @@ import pytest
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.index import sync as sync_mod
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 from tests.fixtures.chroma import _chroma_exe, _free_port, _wait_ready
 from tests.servers.ollama_server import FakeOllamaServer
 

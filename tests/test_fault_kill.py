@@ -34,7 +34,7 @@ CHILD = textwrap.dedent(
     from pathlib import Path
     from knowledge_engine.config import load_config
     from knowledge_engine.engine import KnowledgeEngine
-    from knowledge_engine.store.records import Message
+    from knowledge_engine.model.records import Message
 
     NAMES = ["Dana Reyes", "Carlos Mendes", "Priya Shah", "Omar Haddad", "Lena Vogel", "Tom Okafor"]
     ORGS = ["Globex Corporation", "Initech", "Umbrella Health", "Stark Industries", "Wayne Enterprises"]

@@ -22,7 +22,7 @@ import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.maintenance.runs import job_running_elsewhere, read_runs
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.workspace import Workspace
 from tests.servers.ollama_server import FakeOllamaServer
 

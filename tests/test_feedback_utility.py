@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from knowledge_engine import observe
-from knowledge_engine.retrieve.base import RetrievedItem
+from knowledge_engine.model.retrieval import RetrievedItem
 from knowledge_engine.retrieve.feedback import UtilityTracker, is_cited, utility_score
 
 FACT = "Caroline attended the LGBTQ support group meeting on Tuesday evening"

@@ -124,7 +124,7 @@ def test_scan_is_case_insensitive(tmp_path: Path) -> None:
 
 
 def test_unprocessed_spill_and_parked_batches_are_cleaned(ws: Path) -> None:
-    from knowledge_engine.store.records import Message
+    from knowledge_engine.model.records import Message
 
     lines = [
         Message(id="sp-1", text=f"Lunch with {SECRET} tomorrow", speaker="Ana"),

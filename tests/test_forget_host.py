@@ -22,7 +22,7 @@ import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 from tests.servers.ollama_server import FakeOllamaServer
 from tests.test_cli_support import cli
 
@@ -35,7 +35,7 @@ HOST = textwrap.dedent(
     import json, sys
     from knowledge_engine.config import load_config
     from knowledge_engine.engine import KnowledgeEngine
-    from knowledge_engine.store.records import Message
+    from knowledge_engine.model.records import Message
 
     engine = KnowledgeEngine(load_config(json.loads(sys.argv[1])))
     ws = engine.workspace("a")
@@ -420,7 +420,7 @@ STORE_JOB = textwrap.dedent(
     from pathlib import Path
     from knowledge_engine.config import load_config
     from knowledge_engine.maintenance.runs import maintenance_dir, wait_lock
-    from knowledge_engine.store.records import utcnow
+    from knowledge_engine.model.records import utcnow
     from knowledge_engine.store.workspace import Workspace
 
     folder = Path(sys.argv[1])

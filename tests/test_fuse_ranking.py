@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from knowledge_engine.config import RetrievalConfig
-from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem
 from knowledge_engine.retrieve.feedback import UtilityTracker
 from knowledge_engine.retrieve.fuse import (
     adaptive_count,

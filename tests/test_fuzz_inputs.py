@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from knowledge_engine.config import ConfigError, EngineConfig, example_config, load_config, load_config_file
 from knowledge_engine.llm.errors import LlmError
 from knowledge_engine.llm.parse import load_body, ollama_content, openai_content, parse_output
-from knowledge_engine.retrieve.base import RetrievalRequest
+from knowledge_engine.model.retrieval import RetrievalRequest
 from knowledge_engine.retrieve.sources.lightrag import LightragError, LightragSource, parse_response
 from knowledge_engine.retrieve.sources.pgvector import row_to_item
 from knowledge_engine.transcript import TranscriptReport, read_transcript
@@ -375,7 +375,7 @@ def test_pgvector_row_handling(row: dict[str, Any], collection: str) -> None:
 def _real_store(folder: Path) -> tuple[bytes, int]:
     """A facts.json written by the real engine (spaCy extraction) and its fact count."""
     from knowledge_engine.engine import KnowledgeEngine
-    from knowledge_engine.store.records import Message
+    from knowledge_engine.model.records import Message
 
     cfg = load_config({"embeddings": {"enabled": False}, "storage": {"writeDebounceMs": 0}})
     eng = KnowledgeEngine(cfg)

@@ -326,7 +326,7 @@ def test_the_hosts_heartbeat_runs_are_not_stored(tmp_path: Path) -> None:
 def test_the_same_words_said_twice_are_two_messages(tmp_path: Path) -> None:
     """`openclaw agent` turns reach the engine only through agent_end: a user who says "yes" in two turns
     a minute apart said it twice."""
-    from knowledge_engine.store.records import utcnow
+    from knowledge_engine.model.records import utcnow
 
     t0 = int(utcnow().timestamp() * 1000) + 60_000  # turns of this process, not history from before it
     turn1 = [{"role": "user", "content": "yes", "timestamp": t0},

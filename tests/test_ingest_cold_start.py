@@ -11,8 +11,8 @@ from pathlib import Path
 
 from knowledge_engine import KnowledgeEngine
 from knowledge_engine.config import load_config
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.messages import MessageLog
-from knowledge_engine.store.records import Message
 
 CONFIG = {"embeddings": {"enabled": False}, "extraction": {"spacy": {"workers": 0}}}
 

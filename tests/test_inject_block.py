@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from knowledge_engine.inject.fence import begin_line, end_line
 from knowledge_engine.inject.format import NOTICE, render_block, render_item
-from knowledge_engine.retrieve.base import RetrievedItem
+from knowledge_engine.model.retrieval import RetrievedItem
 
 
 def fact() -> RetrievedItem:

@@ -19,7 +19,7 @@ from knowledge_engine.inject.fence import (
     neutralize,
 )
 from knowledge_engine.inject.format import GUTTER, render_block
-from knowledge_engine.retrieve.base import RetrievedItem
+from knowledge_engine.model.retrieval import RetrievedItem
 
 NONCE = "feedface00112233"
 HOSTILE = [

@@ -22,12 +22,12 @@ from typing import Any
 import pytest
 
 from knowledge_engine.config import PgvectorConfig
-from knowledge_engine.extract.base import FactCandidate
 from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.inject.format import GUTTER, render_block
+from knowledge_engine.model.extraction import FactCandidate
+from knowledge_engine.model.records import Evidence
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem
 from knowledge_engine.plugin import register
-from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem
-from knowledge_engine.store.records import Evidence
 from tests.servers.lightrag_server import LightragServer
 
 NONCE = "0123456789abcdef"

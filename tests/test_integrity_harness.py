@@ -40,10 +40,10 @@ import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.extract.base import Extraction, FactCandidate, Mention
 from knowledge_engine.ingest import SPILL_NAME
 from knowledge_engine.journal import JOURNAL_NAME
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.workspace import Workspace
 
 ROUNDS = int(os.environ.get("KE_HARNESS_ROUNDS", "6"))

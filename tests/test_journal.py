@@ -15,8 +15,8 @@ import pytest
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.journal import JOURNAL_NAME, IngestJournal
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Message
 
 HOOKS = textwrap.dedent(
     """

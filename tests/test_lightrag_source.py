@@ -12,8 +12,8 @@ import pytest
 from knowledge_engine.config import LightragConfig
 from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.inject.format import render_block
+from knowledge_engine.model.retrieval import RetrievalRequest
 from knowledge_engine.plugin import register
-from knowledge_engine.retrieve.base import RetrievalRequest
 from knowledge_engine.retrieve.cooldown import Breaker
 from knowledge_engine.retrieve.parallel import gather_sources
 from knowledge_engine.retrieve.retriever import graph_context_item, retriever_for

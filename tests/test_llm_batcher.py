@@ -13,12 +13,12 @@ import orjson
 import pytest
 
 from knowledge_engine.config import LlmConfig
-from knowledge_engine.extract.base import Extraction
 from knowledge_engine.extract.batcher import LlmBatcher
 from knowledge_engine.extract.llm import LlmTier
 from knowledge_engine.llm.factory import make_client
+from knowledge_engine.model.extraction import Extraction
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Message
 from tests.servers.ollama_server import FakeOllamaServer
 from tests.test_llm_tier import make_messages, person
 

@@ -18,8 +18,8 @@ from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
 from knowledge_engine.journal import JOURNAL_NAME
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Message
 from tests.servers.ollama_server import FakeOllamaServer
 
 NAMES = ["Nadia", "Omar", "Priya", "Quentin", "Rosa", "Sami", "Tomas", "Ursula", "Viktor", "Wanda"]

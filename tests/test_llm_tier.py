@@ -13,8 +13,8 @@ from knowledge_engine.extract.prompts import EXAMPLE_ANSWER, EXAMPLE_HEADER, EXA
 from knowledge_engine.llm.errors import LlmBadOutput, LlmError, LlmHttpError, LlmTruncated
 from knowledge_engine.llm.factory import make_client
 from knowledge_engine.llm.parse import parse_output
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Message
 from tests.servers.ollama_server import FakeOllamaServer
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)

@@ -18,7 +18,7 @@ from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.maintenance import read_runs, run_all, run_job
 from knowledge_engine.maintenance.runs import META_KEY, SKIPPED_ELSEWHERE, read_history
-from knowledge_engine.store.records import Evidence, Message
+from knowledge_engine.model.records import Evidence, Message
 from knowledge_engine.store.workspace import Workspace
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)

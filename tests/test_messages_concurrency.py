@@ -6,8 +6,8 @@ import multiprocessing as mp
 import threading
 from pathlib import Path
 
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.messages import MessageLog
-from knowledge_engine.store.records import Message
 
 
 def _writer(path: str, prefix: str, n: int) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.messages import MessageLog
-from knowledge_engine.store.records import Message
 
 SECRET = "Vortigern-Kestrel 4471 zqxjwomble passphrase"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

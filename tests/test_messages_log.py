@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledge_engine.config import MemoryConfig
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.messages import MESSAGES_FILE, MessageLog, MessageLogError
-from knowledge_engine.store.records import Message
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 FILLER = [

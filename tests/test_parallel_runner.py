@@ -8,7 +8,7 @@ import logging
 import orjson
 import pytest
 
-from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.retrieve.cooldown import Breaker
 from knowledge_engine.retrieve.parallel import gather_sources
 

@@ -9,7 +9,7 @@ import pytest
 
 from knowledge_engine.config import EmbeddingsConfig, load_config
 from knowledge_engine.index.embeddings.base import Embedder
-from knowledge_engine.retrieve.base import RetrievalRequest, SourceResult
+from knowledge_engine.model.retrieval import RetrievalRequest, SourceResult
 from knowledge_engine.retrieve.parallel import gather_sources
 from knowledge_engine.retrieve.sources import pgvector as pgvector_module
 from knowledge_engine.retrieve.sources.lightrag import LightragSource

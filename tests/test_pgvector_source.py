@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import pytest
 
 from knowledge_engine.config import PgvectorConfig
-from knowledge_engine.retrieve.base import RetrievalRequest, SourceResult
+from knowledge_engine.model.retrieval import RetrievalRequest, SourceResult
 from knowledge_engine.retrieve.parallel import gather_sources
 from knowledge_engine.retrieve.sources.pgvector import (
     DimensionMismatchError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import TypeAdapter
 
-from knowledge_engine.store.records import Evidence, Fact, Message
+from knowledge_engine.model.records import Evidence, Fact, Message
 
 
 def _facts() -> list[Fact]:

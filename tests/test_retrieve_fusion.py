@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from knowledge_engine.model.records import Message
 from knowledge_engine.retrieve.sources.local import fuse_messages, memory_item, weighted_rrf
-from knowledge_engine.store.records import Message
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 

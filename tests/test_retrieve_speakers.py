@@ -21,9 +21,9 @@ import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem
+from knowledge_engine.model.records import Message
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem
 from knowledge_engine.retrieve.sources.local import LocalSource
-from knowledge_engine.store.records import Message
 from knowledge_engine.store.workspace import Workspace
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.retrieve.base import RetrievalRequest, SourceResult
+from knowledge_engine.model.records import Message
+from knowledge_engine.model.retrieval import RetrievalRequest, SourceResult
 from knowledge_engine.retrieve.cooldown import Breaker
 from knowledge_engine.retrieve.parallel import gather_sources
 from knowledge_engine.retrieve.retriever import retriever_for
 from knowledge_engine.retrieve.warmup import Warmup
-from knowledge_engine.store.records import Message
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

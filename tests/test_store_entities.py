@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from knowledge_engine.config import load_config
+from knowledge_engine.model.records import Evidence
 from knowledge_engine.store.entities import EntityStore, match_key
 from knowledge_engine.store.persistence import WorkspaceLock
-from knowledge_engine.store.records import Evidence
 
 
 def make_store(folder: Path) -> EntityStore:

@@ -9,9 +9,9 @@ import pytest
 from freezegun import freeze_time
 
 from knowledge_engine.config import load_config
+from knowledge_engine.model.records import Evidence
 from knowledge_engine.store.facts import FactStore, boost
 from knowledge_engine.store.persistence import WorkspaceLock
-from knowledge_engine.store.records import Evidence
 
 
 def make_store(folder: Path, **overrides: object) -> FactStore:

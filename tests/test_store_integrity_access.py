@@ -14,7 +14,7 @@ import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
 from tests.test_cli_support import cli
 

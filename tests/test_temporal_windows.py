@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge_engine.retrieve.base import RetrievedItem
+from knowledge_engine.model.retrieval import RetrievedItem
 from knowledge_engine.retrieve.temporal import parse_time_window, temporal_boost
 
 # Wednesday 2023-06-14 15:30 UTC

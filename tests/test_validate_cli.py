@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from knowledge_engine.config import load_config
-from knowledge_engine.store.records import Evidence, Fact, fact_id
+from knowledge_engine.model.records import Evidence, Fact, fact_id
 from knowledge_engine.store.workspace import Workspace
 from tests.test_cli_support import SECRET, cli, workspace_copy
 

@@ -17,7 +17,7 @@ from knowledge_engine.cli.common import (
     print_json,
     say,
 )
-from knowledge_engine.store.records import Evidence, Fact, fact_id, utcnow
+from knowledge_engine.model.records import Evidence, Fact, fact_id, utcnow
 from knowledge_engine.store.workspace import Workspace
 
 

@@ -64,7 +64,7 @@ def _plan(
             "say what to forget: --fact ID, --entity NAME, --message ID, --session KEY, "
             "or filters (--predicate, --subject, --below-relevance)"
         )
-    from knowledge_engine.store.records import canonical
+    from knowledge_engine.model.records import canonical
 
     ids = [
         f.id

@@ -18,8 +18,8 @@ from knowledge_engine.cli.common import (
     table,
     when,
 )
+from knowledge_engine.model.records import Entity, Fact
 from knowledge_engine.store.messages import MESSAGES_FILE
-from knowledge_engine.store.records import Entity, Fact
 from knowledge_engine.store.workspace import Workspace
 
 LimitOpt = Annotated[int, typer.Option(help="At most this many rows (0 = no limit).")]

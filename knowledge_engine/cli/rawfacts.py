@@ -16,8 +16,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from knowledge_engine.config import EngineConfig
+from knowledge_engine.model.records import Fact, canonical
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Fact, canonical
 
 Raw = dict[str, Any]
 FACTS: TypeAdapter[list[Fact]] = TypeAdapter(list[Fact])

@@ -55,7 +55,7 @@ def search(
     json: JsonOpt = False,
 ) -> None:
     """Search facts and messages: keyword and semantic arms fused by rank, with each arm's score."""
-    from knowledge_engine.retrieve.base import RetrievalRequest
+    from knowledge_engine.model.retrieval import RetrievalRequest
     from knowledge_engine.retrieve.sources.local import LocalSource
 
     if not query.strip():

@@ -19,7 +19,7 @@ from knowledge_engine.cli.common import (
     table,
     when,
 )
-from knowledge_engine.store.records import Entity, Fact, Message
+from knowledge_engine.model.records import Entity, Fact, Message
 from knowledge_engine.store.workspace import Workspace
 
 

@@ -108,7 +108,7 @@ def _quick_scan(
 
 
 def _default(field: str) -> str:
-    from knowledge_engine.store.records import Fact
+    from knowledge_engine.model.records import Fact
 
     return str(Fact.model_fields[field].default)
 

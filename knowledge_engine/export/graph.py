@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from knowledge_engine.store.records import Entity, Fact, canonical
+from knowledge_engine.model.records import Entity, Fact, canonical
 
 
 @dataclass

@@ -8,8 +8,8 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
+from knowledge_engine.model.records import Entity, Fact, Message
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.records import Entity, Fact, Message
 from knowledge_engine.store.workspace import Workspace
 
 _BATCH = 1000

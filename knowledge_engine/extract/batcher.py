@@ -29,14 +29,14 @@ from typing import Any
 import orjson
 
 from knowledge_engine.config import LlmConfig
-from knowledge_engine.extract.base import Extraction
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
 from knowledge_engine.extract.llm import LlmTier
 from knowledge_engine.forget_pending import Gate, Tally, batch_files, rewrite_batch_file
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.llm.errors import LlmError
+from knowledge_engine.model.extraction import Extraction
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.records import Message
 
 Sink = Callable[[list[Message], list[Extraction]], None]
 KnownEntities = Callable[[], list[tuple[str, str]]]

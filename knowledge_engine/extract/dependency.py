@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
-from knowledge_engine.extract.base import FactCandidate
 from knowledge_engine.extract.nlp import LABEL_TYPES
+from knowledge_engine.model.extraction import FactCandidate
+from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.records import EntityType, Message
 
 # --------------------------------------------------------------------------- vocabulary
 

@@ -12,13 +12,13 @@ from datetime import UTC, date, datetime
 from typing import Any, cast
 
 from knowledge_engine.config import LlmConfig
-from knowledge_engine.extract.base import Extraction, FactCandidate, Mention
 from knowledge_engine.extract.prompts import SYSTEM_PROMPT, build_user_prompt
 from knowledge_engine.llm.client import LlmClient
 from knowledge_engine.llm.parse import parse_output
 from knowledge_engine.llm.schema import LlmEntity, LlmFact, LlmOutput, output_schema
+from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
+from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.records import EntityType, Message
 
 
 def parse_valid_at(value: str | None) -> datetime | None:

@@ -11,8 +11,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from knowledge_engine.model.records import EntityType
 from knowledge_engine.observe import counters, emit, log
-from knowledge_engine.store.records import EntityType
 
 if TYPE_CHECKING:
     from spacy.language import Language

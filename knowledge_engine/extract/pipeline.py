@@ -11,10 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 from knowledge_engine.config import ExtractionConfig
-from knowledge_engine.extract.base import Extraction, Extractor
 from knowledge_engine.extract.text import prepare, worth_extracting
+from knowledge_engine.model.extraction import Extraction, Extractor
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from knowledge_engine.store.records import Message
 
 log = logging.getLogger("knowledge_engine.extract")
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from knowledge_engine.store.records import Message
+from knowledge_engine.model.records import Message
 
 INSTRUCTIONS = """\
 You extract durable knowledge from a conversation for a long-term memory.

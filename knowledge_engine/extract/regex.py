@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from knowledge_engine.config import RegexConfig
-from knowledge_engine.extract.base import Extraction, Mention
 from knowledge_engine.extract.text import worth_extracting
+from knowledge_engine.model.extraction import Extraction, Mention
+from knowledge_engine.model.records import EntityType, Message, initial_importance
 from knowledge_engine.observe import counters, log
-from knowledge_engine.store.records import EntityType, Message, initial_importance
 
 # --------------------------------------------------------------------------- importance
 

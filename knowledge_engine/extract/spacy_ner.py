@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract import dependency
-from knowledge_engine.extract.base import Extraction, FactCandidate, Mention
 from knowledge_engine.extract.nlp import LABEL_TYPES, exclude_for, load_nlp, parse, warn_unavailable
 from knowledge_engine.extract.regex import initial_importance
 from knowledge_engine.extract.text import worth_extracting
 from knowledge_engine.extract.workers import SpacyWorkerPool, acquire, release, resolve_workers
+from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, log
-from knowledge_engine.store.records import Message
 
 if TYPE_CHECKING:
     from spacy.language import Language

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from knowledge_engine.observe import counters, emit, log
 
 if TYPE_CHECKING:
-    from knowledge_engine.extract.base import Extraction
-    from knowledge_engine.store.records import Message
+    from knowledge_engine.model.extraction import Extraction
+    from knowledge_engine.model.records import Message
 
 MAX_AUTO_WORKERS = 4
 START_TIMEOUT_S = 120.0  # loading spaCy takes ~2 s per process; a busy machine can take much longer

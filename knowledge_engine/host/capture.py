@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
 from knowledge_engine.host.types import parse_timestamp, payload_field, text_of
-from knowledge_engine.store.records import Message, utcnow
+from knowledge_engine.model.records import Message, utcnow
 
 #: Roles of history messages worth remembering (tool results and system notes are not conversation).
 CONVERSATION_ROLES: Final = frozenset({"user", "assistant"})

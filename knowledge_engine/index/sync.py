@@ -21,8 +21,8 @@ import orjson
 
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.index.chroma import ChromaIndex, Metadata
+from knowledge_engine.model.records import Fact, Message
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.records import Fact, Message
 
 STATE_FILE = "chroma-sync.json"
 HASHES_FILE = "chroma-sync-hashes.json"

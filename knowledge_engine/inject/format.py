@@ -25,7 +25,7 @@ from knowledge_engine.inject.fence import (
     xml_attr,
     xml_text,
 )
-from knowledge_engine.retrieve.base import RetrievedItem
+from knowledge_engine.model.retrieval import RetrievedItem
 from knowledge_engine.retrieve.budget import fit, truncate_text
 from knowledge_engine.retrieve.fuse import as_utc
 from knowledge_engine.retrieve.sources.lightrag_context import compose, parse_context

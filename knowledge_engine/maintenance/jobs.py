@@ -15,8 +15,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from knowledge_engine.model.records import utcnow
 from knowledge_engine.store.messages import MESSAGES_FILE
-from knowledge_engine.store.records import utcnow
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine

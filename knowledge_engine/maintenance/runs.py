@@ -32,8 +32,8 @@ import orjson
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.maintenance.jobs import JOB_ORDER, JOBS, Cancelled, RunContext, SkipJob
 from knowledge_engine.maintenance.locks import DIR, maintenance_dir, meta_lock, try_lock, wait_lock
+from knowledge_engine.model.records import utcnow
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.records import utcnow
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine

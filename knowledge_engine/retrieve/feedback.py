@@ -22,7 +22,7 @@ import orjson
 
 from knowledge_engine import observe
 from knowledge_engine.fsio import write_atomic
-from knowledge_engine.retrieve.base import RetrievedItem
+from knowledge_engine.model.retrieval import RetrievedItem
 from knowledge_engine.retrieve.fuse import apply_boost
 
 MIN_RETRIEVALS = 3

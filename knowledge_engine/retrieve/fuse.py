@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from knowledge_engine.retrieve.base import RetrievedItem
+from knowledge_engine.model.retrieval import RetrievedItem
 
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 

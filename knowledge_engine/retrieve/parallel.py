@@ -13,8 +13,8 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 
+from knowledge_engine.model.retrieval import RetrievalRequest, Source, SourceResult
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.retrieve.base import RetrievalRequest, Source, SourceResult
 from knowledge_engine.retrieve.cooldown import Breaker
 
 DEFAULT_TIMEOUT_MS = 3000

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import RetrievalConfig
 from knowledge_engine.inject.format import render_block, render_item
-from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem
 from knowledge_engine.retrieve.fuse import (
     adaptive_count,
     apply_boost,

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.host.types import parse_timestamp, payload_field
 from knowledge_engine.inject.format import render_block
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, Source, SourceResult
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, Source, SourceResult
 from knowledge_engine.retrieve.cache import PromptCache
 from knowledge_engine.retrieve.cooldown import Breaker
 from knowledge_engine.retrieve.fuse import apply_threshold

@@ -19,7 +19,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from knowledge_engine import observe
-from knowledge_engine.retrieve.base import RetrievedItem
+from knowledge_engine.model.retrieval import RetrievedItem
 from knowledge_engine.retrieve.fuse import apply_boost, as_utc, copy_item
 
 Window = tuple[datetime, datetime]

@@ -17,8 +17,7 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from knowledge_engine.config import StorageConfig
-from knowledge_engine.store.persistence import WorkspaceLock
-from knowledge_engine.store.records import (
+from knowledge_engine.model.records import (
     TIER_STRENGTH,
     Entity,
     EntityType,
@@ -29,6 +28,7 @@ from knowledge_engine.store.records import (
     initial_importance,
     utcnow,
 )
+from knowledge_engine.store.persistence import WorkspaceLock
 from knowledge_engine.store.table import RecordTable
 
 # The lookbehind starts a match only at the beginning of a separator run (linear on long runs).

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_engine.config import DecayConfig, FactsConfig, StorageConfig
+from knowledge_engine.model.records import Evidence, Fact, SourceTier, canonical, fact_id, utcnow
 from knowledge_engine.store.persistence import WorkspaceLock
-from knowledge_engine.store.records import Evidence, Fact, SourceTier, canonical, fact_id, utcnow
 from knowledge_engine.store.table import RecordTable
 
 AddStatus = Literal["new", "reinforced", "revalidated"]
@@ -176,7 +176,7 @@ class FactStore:
             status = "revalidated"
         fact.relevance = boost(fact.relevance)
         fact.confidence = max(fact.confidence, confidence)
-        from knowledge_engine.store.records import TIER_STRENGTH
+        from knowledge_engine.model.records import TIER_STRENGTH
 
         if TIER_STRENGTH.get(source, 0) > TIER_STRENGTH.get(fact.source, 0):
             fact.source = source

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EngineConfig
-from knowledge_engine.extract.base import Extraction, FactCandidate
 from knowledge_engine.gcpause import freeze_on_resume, gc_paused
+from knowledge_engine.model.extraction import Extraction, FactCandidate
+from knowledge_engine.model.records import Entity, Evidence, Fact, Message, utcnow
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.entities import EntityStore, vote_weight
 from knowledge_engine.store.facts import FactStore
 from knowledge_engine.store.persistence import WorkspaceLock, secure_tree
-from knowledge_engine.store.records import Entity, Evidence, Fact, Message, utcnow
 
 if TYPE_CHECKING:
     from knowledge_engine.store.messages import MessageLog

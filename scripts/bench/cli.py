@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from knowledge_engine.config import load_config  # noqa: E402
-from knowledge_engine.store.records import Entity, Evidence, Fact, Message, entity_id, fact_id  # noqa: E402
+from knowledge_engine.model.records import Entity, Evidence, Fact, Message, entity_id, fact_id  # noqa: E402
 from knowledge_engine.store.workspace import Workspace  # noqa: E402
 
 EXE = str(Path(sys.executable).parent / "knowledge-engine")

@@ -36,8 +36,8 @@ from knowledge_engine.config import SpacyConfig  # noqa: E402
 from knowledge_engine.extract.spacy_ner import SpacyTier  # noqa: E402
 from knowledge_engine.extract.workers import resolve_workers  # noqa: E402
 from knowledge_engine.host import HookRunner, PluginApi  # noqa: E402
+from knowledge_engine.model.records import Message  # noqa: E402
 from knowledge_engine.plugin import KnowledgePlugin, register  # noqa: E402
-from knowledge_engine.store.records import Message  # noqa: E402
 from scripts.bench.ingest import load_texts  # noqa: E402
 from tests.servers.ollama_server import FakeOllamaServer  # noqa: E402
 from tests.test_extract_dependency_quality import DATA, score  # noqa: E402

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from knowledge_engine.config import load_config  # noqa: E402
 from knowledge_engine.extract.pipeline import ExtractionPipeline  # noqa: E402
 from knowledge_engine.extract.workers import resolve_workers  # noqa: E402
-from knowledge_engine.store.records import Evidence, Message  # noqa: E402
+from knowledge_engine.model.records import Evidence, Message  # noqa: E402
 from knowledge_engine.store.workspace import Workspace  # noqa: E402
 
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 from knowledge_engine.config import load_config  # noqa: E402
 from knowledge_engine.engine import KnowledgeEngine  # noqa: E402
 from knowledge_engine.maintenance import run_all  # noqa: E402
+from knowledge_engine.model.records import Message  # noqa: E402
 from knowledge_engine.store.messages import MessageLog  # noqa: E402
-from knowledge_engine.store.records import Message  # noqa: E402
 
 
 def build(folder: Path, n_facts: int, n_messages: int) -> None:

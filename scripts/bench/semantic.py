@@ -40,7 +40,7 @@ from knowledge_engine.config import EngineConfig  # noqa: E402
 from knowledge_engine.index.chroma import ChromaIndex  # noqa: E402
 from knowledge_engine.index.embeddings import LocalEmbedder  # noqa: E402
 from knowledge_engine.index.sync import sync  # noqa: E402
-from knowledge_engine.store.records import Message  # noqa: E402
+from knowledge_engine.model.records import Message  # noqa: E402
 from scripts.bench.common import LOCOMO_DEV, load_locomo  # noqa: E402
 
 _VOCAB = (

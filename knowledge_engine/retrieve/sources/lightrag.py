@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 
 from knowledge_engine.config import LightragConfig
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import emit
-from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.retrieve.sources.lightrag_context import GraphContext, parse_context
 
 NO_CONTEXT_MARKERS = ("no relevant context found", "[no-context]")

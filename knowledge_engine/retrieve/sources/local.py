@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.index.fact_terms import FactTermIndex, fact_terms
 from knowledge_engine.index.keyword import QueryBuilder
+from knowledge_engine.model.records import Fact, Message
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import counters
-from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.retrieve.fuse import rrf, rrf_contribution, sort_items
 from knowledge_engine.retrieve.warmup import Step, Warmup, engine_stopping, warm_engine
 from knowledge_engine.store.messages import MESSAGES_FILE
-from knowledge_engine.store.records import Fact, Message
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine

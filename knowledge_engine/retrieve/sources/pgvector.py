@@ -19,8 +19,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from knowledge_engine.config import PgvectorConfig
 from knowledge_engine.index.embeddings.base import Embedder
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import emit
-from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, SourceResult
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$")
 

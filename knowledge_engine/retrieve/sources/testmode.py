@@ -20,8 +20,8 @@ from knowledge_engine.config import (
     TestModeConfig,
 )
 from knowledge_engine.index.embeddings.base import Embedder
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, Source, SourceResult
 from knowledge_engine.observe import emit
-from knowledge_engine.retrieve.base import RetrievalRequest, RetrievedItem, Source, SourceResult
 from knowledge_engine.retrieve.sources.lightrag import LightragSource, truncate_at_sentence
 from knowledge_engine.retrieve.sources.pgvector import PgvectorSource
 

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from knowledge_engine.store.records import EntityType, Message, SourceTier
+from knowledge_engine.model.records import EntityType, Message, SourceTier
 
 
 class Mention(BaseModel):
