@@ -15,8 +15,8 @@ from typing import Any
 
 from knowledge_engine.config import EmbeddingsConfig, EngineConfig
 from knowledge_engine.extract.pipeline import ExtractionPipeline
-from knowledge_engine.ingest import IngestQueue
-from knowledge_engine.journal import IngestJournal
+from knowledge_engine.ingest.journal import IngestJournal
+from knowledge_engine.ingest.queue import IngestQueue
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.messages import MESSAGES_FILE
@@ -59,7 +59,7 @@ class KnowledgeEngine:
         # the maintenance scheduler: workspace_opened(engine, ws), engine_stopping(engine, timeout_s)
         self.lifecycle_hooks: list[Any] = []
         if ingest_owner:  # applies `forget` requests to the pending work this process owns
-            from knowledge_engine.forget_coord import ForgetWatcher
+            from knowledge_engine.forget.coord import ForgetWatcher
 
             self.lifecycle_hooks.append(ForgetWatcher())
 

@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from knowledge_engine.cli.app import app
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
+from knowledge_engine.ingest.transcript import TranscriptReport, read_transcript
 from knowledge_engine.model.records import Message
-from knowledge_engine.transcript import TranscriptReport, read_transcript
 
 SECRET = "Zorblax Quintavalle"  # a name no model or fixture contains by chance
 SECRET_FIRST = "Zorblax"

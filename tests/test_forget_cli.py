@@ -11,7 +11,7 @@ import pytest
 from chromadb.api.client import SharedSystemClient
 from chromadb.config import Settings
 
-from knowledge_engine.forget import scan
+from knowledge_engine.forget.stores import scan
 from tests.test_cli_support import SECRET, SECRET_FIRST, cli, workspace_copy
 
 

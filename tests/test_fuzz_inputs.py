@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledge_engine.config import ConfigError, EngineConfig, example_config, load_config, load_config_file
+from knowledge_engine.ingest.transcript import TranscriptReport, read_transcript
 from knowledge_engine.llm.errors import LlmError
 from knowledge_engine.llm.parse import load_body, ollama_content, openai_content, parse_output
 from knowledge_engine.model.retrieval import RetrievalRequest
 from knowledge_engine.retrieve.sources.lightrag import LightragError, LightragSource, parse_response
 from knowledge_engine.retrieve.sources.pgvector import row_to_item
-from knowledge_engine.transcript import TranscriptReport, read_transcript
 
 FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

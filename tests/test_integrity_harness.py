@@ -40,8 +40,8 @@ import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.ingest import SPILL_NAME
-from knowledge_engine.journal import JOURNAL_NAME
+from knowledge_engine.ingest.journal import JOURNAL_NAME
+from knowledge_engine.ingest.queue import SPILL_NAME
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
 from knowledge_engine.model.records import Message
 from knowledge_engine.store.workspace import Workspace

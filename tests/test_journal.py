@@ -14,7 +14,7 @@ import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.journal import JOURNAL_NAME, IngestJournal
+from knowledge_engine.ingest.journal import JOURNAL_NAME, IngestJournal
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 

@@ -22,8 +22,8 @@ import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.ingest import SPILL_NAME
-from knowledge_engine.journal import JOURNAL_NAME, IngestJournal, encode_message
+from knowledge_engine.ingest.journal import JOURNAL_NAME, IngestJournal, encode_message
+from knowledge_engine.ingest.queue import SPILL_NAME
 from knowledge_engine.model.records import Message
 
 WORK_NAME = SPILL_NAME + ".work"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge_engine.index.keyword import QueryBuilder, build_query, quote
+from knowledge_engine.store.keyword import QueryBuilder, build_query, quote
 
 
 def _fts() -> sqlite3.Connection:

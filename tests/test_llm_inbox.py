@@ -17,7 +17,7 @@ from knowledge_engine.cli.status import folder_status
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
-from knowledge_engine.journal import JOURNAL_NAME
+from knowledge_engine.ingest.journal import JOURNAL_NAME
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 from tests.servers.ollama_server import FakeOllamaServer

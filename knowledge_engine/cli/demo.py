@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from knowledge_engine.cli.common import console, plain, print_json, say, table
-from knowledge_engine.transcript import TranscriptReport, read_transcript
+from knowledge_engine.ingest.transcript import TranscriptReport, read_transcript
 
 DEFAULT_QUESTION = "Where does Maya work now, and where did she live before?"
 

@@ -18,7 +18,8 @@ from knowledge_engine.cli.common import (
     say,
     table,
 )
-from knowledge_engine.forget import (
+from knowledge_engine.forget.coord import forget_final
+from knowledge_engine.forget.stores import (
     ForgetError,
     ForgetPlan,
     plan_entity,
@@ -26,7 +27,6 @@ from knowledge_engine.forget import (
     plan_messages,
     plan_session,
 )
-from knowledge_engine.forget_coord import forget_final
 from knowledge_engine.store.workspace import Workspace
 
 EXIT_REMAINING = 3  # a forgotten name is still in some file

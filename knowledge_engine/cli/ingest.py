@@ -14,7 +14,6 @@ from typing import Annotated, Any
 
 import typer
 
-from knowledge_engine.backfill import Backfill, LlmOutcome
 from knowledge_engine.cli.common import (
     AgentOpt,
     ConfigOpt,
@@ -30,7 +29,8 @@ from knowledge_engine.cli.common import (
     resolve_folder,
 )
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.transcript import (
+from knowledge_engine.ingest.backfill import Backfill, LlmOutcome
+from knowledge_engine.ingest.transcript import (
     TranscriptError,
     TranscriptInfo,
     TranscriptReport,

@@ -31,7 +31,7 @@ import orjson
 from knowledge_engine.config import LlmConfig
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
 from knowledge_engine.extract.llm import LlmTier
-from knowledge_engine.forget_pending import Gate, Tally, batch_files, rewrite_batch_file
+from knowledge_engine.forget.pending import Gate, Tally, batch_files, rewrite_batch_file
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.llm.errors import LlmError
 from knowledge_engine.model.extraction import Extraction

@@ -1,1 +1,4 @@
-"""index."""
+"""The searchable index of a workspace.
+
+Embeddings, the Chroma collections kept in sync with the stores, and the in-memory fact term index.
+"""

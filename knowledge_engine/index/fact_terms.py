@@ -14,8 +14,8 @@ import unicodedata
 from functools import lru_cache
 
 from knowledge_engine.gcpause import gc_paused
-from knowledge_engine.index.keyword import MIN_TOKEN_CHARS, STOP_WORDS
 from knowledge_engine.model.records import Fact
+from knowledge_engine.store.keyword import MIN_TOKEN_CHARS, STOP_WORDS
 from knowledge_engine.store.table import RecordTable
 
 _TOKEN = re.compile(r"[^\W_]+")

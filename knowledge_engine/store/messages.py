@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from knowledge_engine.config import MemoryConfig
-from knowledge_engine.index.keyword import DEFAULT_MAX_TERMS, KeywordQuery, QueryBuilder
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.keyword import DEFAULT_MAX_TERMS, KeywordQuery, QueryBuilder
 
 MESSAGES_FILE = "messages.sqlite3"  # the message log, in the workspace folder
 SCHEMA_VERSION = 1

@@ -107,7 +107,7 @@ def recall(evidence: list[str], found: set[str]) -> float:
 
 def answer_tokens(answer: Any) -> set[str]:
     """The gold answer's content words (lower case, stop words dropped); empty when it has none."""
-    from knowledge_engine.index.keyword import STOP_WORDS
+    from knowledge_engine.store.keyword import STOP_WORDS
 
     return {t for t in _TOKEN.findall(str(answer or "").lower()) if t not in STOP_WORDS}
 

@@ -15,12 +15,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.index.fact_terms import FactTermIndex, fact_terms
-from knowledge_engine.index.keyword import QueryBuilder
 from knowledge_engine.model.records import Fact, Message
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.fuse import rrf, rrf_contribution, sort_items
 from knowledge_engine.retrieve.warmup import Step, Warmup, engine_stopping, warm_engine
+from knowledge_engine.store.keyword import QueryBuilder
 from knowledge_engine.store.messages import MESSAGES_FILE
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from knowledge_engine.fsio import write_atomic
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 
-log = logging.getLogger("knowledge_engine.ingest")
+log = logging.getLogger("knowledge_engine.ingest.queue")
 
 JOURNAL_NAME = "ingest-journal.jsonl"
 LOCK_NAME = ".ingest.lock"

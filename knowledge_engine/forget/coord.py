@@ -29,17 +29,7 @@ from typing import Any, Literal
 import orjson
 
 from knowledge_engine.extract.inbox import INBOX_NAME
-from knowledge_engine.forget import (
-    ForgetPlan,
-    ForgetReport,
-    _remove_from_stores,
-    _rewrite_json,
-    apply,
-    plan_terms,
-    session_facts,
-    store_jobs_held,
-)
-from knowledge_engine.forget_pending import (
+from knowledge_engine.forget.pending import (
     FORGOTTEN_LINE,
     ForgetRequest,
     Gate,
@@ -50,12 +40,22 @@ from knowledge_engine.forget_pending import (
     rewrite_batch_file,
     rewrite_jsonl,
 )
+from knowledge_engine.forget.stores import (
+    ForgetPlan,
+    ForgetReport,
+    _remove_from_stores,
+    _rewrite_json,
+    apply,
+    plan_terms,
+    session_facts,
+    store_jobs_held,
+)
 from knowledge_engine.fsio import write_atomic
-from knowledge_engine.journal import JOURNAL_NAME, LOCK_NAME
+from knowledge_engine.ingest.journal import JOURNAL_NAME, LOCK_NAME
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.workspace import Workspace
 
-log = logging.getLogger("knowledge_engine.forget")
+log = logging.getLogger("knowledge_engine.forget.stores")
 
 REQUESTS_DIR = "forget-requests"
 POLL_S = 0.2  # how often a host looks for requests (one directory stat per owned workspace)

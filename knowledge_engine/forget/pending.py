@@ -22,7 +22,7 @@ import orjson
 from pydantic import BaseModel, Field
 
 from knowledge_engine.fsio import write_atomic
-from knowledge_engine.journal import FORGOTTEN_LINE
+from knowledge_engine.ingest.journal import FORGOTTEN_LINE
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
 
