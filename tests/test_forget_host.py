@@ -389,7 +389,7 @@ def test_an_owner_that_exits_while_forget_waits_leaves_the_work_to_forget(tmp_pa
 
 
 def test_a_request_taken_by_a_host_that_died_is_answered_by_the_next_owner(tmp_path: Path) -> None:
-    from knowledge_engine.forget.pending import ForgetRequest
+    from knowledge_engine.ingest.redact import ForgetRequest
 
     folder = _store_with_name(tmp_path)
     reqdir = folder / "forget-requests"

@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
-from knowledge_engine.forget.pending import ForgetRequest, Gate, Redactor, rewrite_batch_file
+from knowledge_engine.ingest.redact import ForgetRequest, Gate, Redactor, rewrite_batch_file
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
 from knowledge_engine.model.records import Message
 

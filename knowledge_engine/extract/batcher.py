@@ -31,8 +31,8 @@ import orjson
 from knowledge_engine.config import LlmConfig
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
 from knowledge_engine.extract.llm import LlmTier
-from knowledge_engine.forget.pending import Gate, Tally, batch_files, rewrite_batch_file
 from knowledge_engine.fsio import write_atomic
+from knowledge_engine.ingest.redact import Gate, Tally, batch_files, rewrite_batch_file
 from knowledge_engine.llm.errors import LlmError
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message

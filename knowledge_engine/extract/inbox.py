@@ -16,9 +16,9 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from knowledge_engine.forget.pending import FORGOTTEN_LINE, Redactor, Tally, message_line
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.ingest.journal import decode_message, encode_message
+from knowledge_engine.ingest.redact import FORGOTTEN_LINE, Redactor, Tally, message_line
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 

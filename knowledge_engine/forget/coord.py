@@ -29,17 +29,6 @@ from typing import Any, Literal
 import orjson
 
 from knowledge_engine.extract.inbox import INBOX_NAME
-from knowledge_engine.forget.pending import (
-    FORGOTTEN_LINE,
-    ForgetRequest,
-    Gate,
-    Redactor,
-    Tally,
-    batch_files,
-    message_line,
-    rewrite_batch_file,
-    rewrite_jsonl,
-)
 from knowledge_engine.forget.stores import (
     ForgetPlan,
     ForgetReport,
@@ -52,6 +41,17 @@ from knowledge_engine.forget.stores import (
 )
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.ingest.journal import JOURNAL_NAME, LOCK_NAME
+from knowledge_engine.ingest.redact import (
+    FORGOTTEN_LINE,
+    ForgetRequest,
+    Gate,
+    Redactor,
+    Tally,
+    batch_files,
+    message_line,
+    rewrite_batch_file,
+    rewrite_jsonl,
+)
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.workspace import Workspace
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import orjson
 
-from knowledge_engine.forget.pending import MIN_TERM as _MIN_TERM
-from knowledge_engine.forget.pending import REDACTED, Tally, term_pattern
+from knowledge_engine.ingest.redact import MIN_TERM as _MIN_TERM
+from knowledge_engine.ingest.redact import REDACTED, Tally, term_pattern
 from knowledge_engine.maintenance.locks import meta_lock
 from knowledge_engine.model.records import Entity, Message, utcnow
 from knowledge_engine.observe import emit

@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from knowledge_engine.forget.pending import Gate, Tally, rewrite_jsonl
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.ingest.journal import IngestJournal, decode_message, encode_message
+from knowledge_engine.ingest.redact import Gate, Tally, rewrite_jsonl
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 

@@ -91,7 +91,7 @@ class Workspace:
         # held by apply() across a message's records and its applied key, and by flush() across both file
         # writes: a flush never persists a key without the records it stands for (issue 13)
         self.write_lock = threading.RLock()
-        # forgets a host applied to messages pending then (forget_pending.Gate), checked under write_lock
+        # forgets a host applied to messages pending then (ingest.redact.Gate), checked under write_lock
         self.gates: list[Any] = []
         # (checkpoint before, release after) a successful flush: the engine's ingest journal and LLM inbox
         self.flush_hooks: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []

@@ -1,5 +1,8 @@
 """What a forget does to work not yet in the stores: queued, spilled, journalled or waiting for the LLM.
 
+It lives in ingest, below the queue, the LLM inbox and the batcher that apply it, so that none of them
+imports forget (forget.coord drives it in the host process).
+
 Why: a message accepted by the hooks lives in several places before its knowledge is stored (the
 ingest journal, the queue, the spill file, the LLM inbox and parked LLM batches). If a forget
 leaves it there, the host (or the next start's replay) extracts the forgotten name again. A
