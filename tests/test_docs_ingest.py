@@ -317,7 +317,7 @@ def test_default_config_ingests_and_queries_with_the_local_embedder(
     """#18: the default pgvector.dimensions (3072) did not fit the default embedder (local, 384)."""
     from knowledge_engine.config import load_config
     from knowledge_engine.documents import ingest_with_config
-    from knowledge_engine.retrieve.sources.testmode import make_remote_sources
+    from knowledge_engine.retrieve.sources.factory import make_remote_sources
 
     table = f"docs_{uuid.uuid4().hex[:10]}"
     engine = load_config({"pgvector": {"enabled": True, "url": pg_server.url, "table": table}})

@@ -12,13 +12,13 @@ from knowledge_engine.index.embeddings.base import Embedder
 from knowledge_engine.model.retrieval import RetrievalRequest, SourceResult
 from knowledge_engine.retrieve.parallel import gather_sources
 from knowledge_engine.retrieve.sources import pgvector as pgvector_module
+from knowledge_engine.retrieve.sources.factory import make_remote_sources
 from knowledge_engine.retrieve.sources.lightrag import LightragSource
 from knowledge_engine.retrieve.sources.pgvector import PgvectorSource
 from knowledge_engine.retrieve.sources.testmode import (
     WARNING_TEXT,
     MockLightragSource,
     MockPgvectorSource,
-    make_remote_sources,
     reset_test_mode_warning,
 )
 from tests.fixtures.postgres import HashEmbedder

@@ -92,7 +92,7 @@ class Retriever:
 
     def _remote_sources(self) -> list[Source]:
         try:
-            from knowledge_engine.retrieve.sources.testmode import make_remote_sources
+            from knowledge_engine.retrieve.sources.factory import make_remote_sources
 
             return make_remote_sources(self.cfg, self.engine.embedder_for)
         except Exception as exc:

@@ -1,4 +1,5 @@
-"""testMode (from the openclaw-knowledge seed): canned remote results, no network, no database.
+"""testMode (from the openclaw-knowledge seed): canned remote results, no network, no database
+(factory.py picks these mocks when `testMode.enabled`).
 
 It lets an operator check end to end that injected knowledge reaches the model (the default
 text carries the citable marker fact HX-2026-0042) without LightRAG or PostgreSQL. Because
@@ -9,21 +10,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from typing import Any
 
-from knowledge_engine.config import (
-    EmbeddingsConfig,
-    EngineConfig,
-    LightragConfig,
-    PgvectorConfig,
-    TestModeConfig,
-)
-from knowledge_engine.index.embeddings.base import Embedder
-from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, Source, SourceResult
+from knowledge_engine.config import LightragConfig, TestModeConfig
+from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import emit
-from knowledge_engine.retrieve.sources.lightrag import LightragSource, truncate_at_sentence
-from knowledge_engine.retrieve.sources.pgvector import PgvectorSource
+from knowledge_engine.retrieve.sources.lightrag import truncate_at_sentence
 
 log = logging.getLogger("knowledge_engine.retrieve")
 WARNING_TEXT = "⚠️ TEST MODE ACTIVE: LightRAG and pgvector return canned data (testMode.enabled=true)"
@@ -31,7 +23,6 @@ _warned = False
 _warn_lock = threading.Lock()
 
 _EXTRA_KEYS = ("chunk_index", "total_chunks", "timestamp_start", "timestamp_end")
-EmbedderFactory = Callable[[EmbeddingsConfig], Embedder]
 
 
 def warn_test_mode() -> bool:
@@ -115,37 +106,3 @@ class MockPgvectorSource:
             )
         items.sort(key=lambda i: i.score, reverse=True)
         return SourceResult(source=self.name, items=items, mock=True)
-
-
-def _default_factory(config: EmbeddingsConfig) -> Embedder:
-    from knowledge_engine.index.embeddings import make_embedder
-
-    return make_embedder(config)
-
-
-def make_remote_sources(
-    config: EngineConfig, embedder_factory: EmbedderFactory | None = None
-) -> list[Source]:
-    """The remote sources to run: both mocks in test mode, else the enabled and configured real ones.
-
-    As in the seed, test mode counts both sources as enabled without URLs or credentials.
-    """
-    if config.test_mode.enabled:
-        warn_test_mode()
-        return [MockPgvectorSource(config.test_mode), MockLightragSource(config.test_mode, config.lightrag)]
-    sources: list[Source] = []
-    pg: PgvectorConfig = config.pgvector
-    if pg.enabled:
-        if not pg.url:
-            log.warning("pgvector is enabled but pgvector.url is empty: source disabled")
-            emit("source_disabled", source="pgvector", reason="no_url")
-        else:
-            factory = embedder_factory or _default_factory
-            sources.append(PgvectorSource(pg, factory(pg.embeddings or config.embeddings)))
-    if config.lightrag.enabled:
-        if not config.lightrag.url:
-            log.warning("lightrag is enabled but lightrag.url is empty: source disabled")
-            emit("source_disabled", source="lightrag", reason="no_url")
-        else:
-            sources.append(LightragSource(config.lightrag))
-    return sources
