@@ -11,16 +11,23 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EmbeddingsConfig, EngineConfig
 from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.ingest.journal import IngestJournal
 from knowledge_engine.ingest.queue import IngestQueue
+from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
+
+if TYPE_CHECKING:  # built on first use (importing them costs seconds a hook must not wait for)
+    from knowledge_engine.extract.batcher import LlmBatcher
+    from knowledge_engine.index.chroma import ChromaIndex
+    from knowledge_engine.index.embeddings.base import Embedder
+    from knowledge_engine.index.sync import Progress, SyncReport
 
 log = logging.getLogger("knowledge_engine")
 
@@ -40,10 +47,10 @@ class KnowledgeEngine:
         self._workspaces: dict[Path, Workspace] = {}
         self._by_context: dict[tuple[str | None, str | None], Workspace] = {}
         self._ws_lock = threading.Lock()
-        self._batchers: dict[Path, Any] = {}
+        self._batchers: dict[Path, LlmBatcher] = {}
         self._retrievers: dict[Path, Any] = {}
-        self._embedders: dict[str, Any] = {}
-        self._indexes: dict[Path, Any] = {}
+        self._embedders: dict[str, Embedder] = {}
+        self._indexes: dict[Path, ChromaIndex] = {}
         self._index_lock = threading.Lock()
         self._index_build_lock = threading.Lock()  # one Chroma client build at a time (see chroma())
         self.index_read_only = False  # inspections (CLI): a missing collection reads as empty, is not made
@@ -57,7 +64,7 @@ class KnowledgeEngine:
         self._stopped = False
         self._closing = False  # set by stop(): tiers built after it close their workers at once
         # the maintenance scheduler: workspace_opened(engine, ws), engine_stopping(engine, timeout_s)
-        self.lifecycle_hooks: list[Any] = []
+        self.lifecycle_hooks: list[object] = []
         if ingest_owner:  # applies `forget` requests to the pending work this process owns
             from knowledge_engine.forget.coord import ForgetWatcher
 
@@ -123,7 +130,7 @@ class KnowledgeEngine:
             return list(self._workspaces.values())
 
     # ------------------------------------------------------------------ semantic layer
-    def embedder_for(self, config: EmbeddingsConfig) -> Any:
+    def embedder_for(self, config: EmbeddingsConfig) -> Embedder:
         """One embedder per provider configuration per engine (the local model loads once)."""
         from knowledge_engine.index.embeddings import make_embedder
 
@@ -136,10 +143,10 @@ class KnowledgeEngine:
             return emb
 
     @property
-    def embedder(self) -> Any:
+    def embedder(self) -> Embedder:
         return self.embedder_for(self.config.embeddings)
 
-    def chroma(self, ws: Workspace) -> Any:
+    def chroma(self, ws: Workspace) -> ChromaIndex:
         """The workspace's Chroma index (embedded or server), opened on first use."""
         from knowledge_engine.index.chroma import ChromaIndex
 
@@ -161,7 +168,7 @@ class KnowledgeEngine:
                     self._indexes[ws.folder] = index
         return index
 
-    def sync(self, ws: Workspace, progress: Any = None, rebuild: bool = False) -> Any:
+    def sync(self, ws: Workspace, progress: Progress | None = None, rebuild: bool = False) -> SyncReport:
         """Bring the workspace's Chroma index in line with its store (incremental)."""
         from knowledge_engine.index import sync as sync_mod
 
@@ -254,7 +261,7 @@ class KnowledgeEngine:
 
         tier = LlmTier(cfg, make_client(cfg))
 
-        def sink(msgs: list[Message], extractions: list[Any]) -> None:
+        def sink(msgs: list[Message], extractions: list[Extraction]) -> None:
             by_id = {m.id: m for m in msgs}
             for ex in extractions:
                 msg = by_id.get(ex.message_id)
@@ -272,7 +279,7 @@ class KnowledgeEngine:
         batcher.start()
         self._batchers[ws.folder] = batcher
 
-    def llm_batcher(self, ws: Workspace) -> Any:
+    def llm_batcher(self, ws: Workspace) -> LlmBatcher | None:
         """The workspace's LLM batcher (None when the tier is off): `ingest` waits for it."""
         return self._batchers.get(ws.folder)
 
