@@ -125,10 +125,10 @@ def _references(ws: Workspace, report: ValidationReport, check_evidence: bool) -
 
 
 def _drift(ws: Workspace, report: ValidationReport) -> None:
-    from knowledge_engine.cli.status import index_status
+    from knowledge_engine.index.sync import workspace_status
 
     try:
-        st = index_status(ws)
+        st = workspace_status(ws)
     except Exception as exc:
         report.problems.append(
             Problem("index_drift", "chroma", f"index cannot be opened ({type(exc).__name__})", True)

@@ -80,10 +80,10 @@ def stats(
 def _index_pending(ws: Workspace) -> tuple[dict[str, Any], str | None]:
     """Records not in step with Chroma, or (the error, a one-line message) when the index cannot be read:
     a Chroma server that is down is a state to report, not a traceback."""
-    from knowledge_engine.cli.status import index_status
+    from knowledge_engine.index.sync import workspace_status
 
     try:
-        return index_status(ws), None
+        return workspace_status(ws), None
     except Exception as exc:  # ChromaUnavailableError, IndexMismatchError, a server lost mid-read
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return {"error": detail}, f"the Chroma index cannot be read: {detail}"

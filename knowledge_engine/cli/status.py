@@ -211,13 +211,3 @@ def _message_counts(folder: Path, config: Any) -> dict[str, Any]:
 
 def workspace_status(ws: Workspace) -> dict[str, Any]:
     return folder_status(ws.folder, ws.config)
-
-
-def index_status(ws: Workspace) -> dict[str, Any]:
-    """Records not yet in Chroma (opens the index; embeds nothing)."""
-    from knowledge_engine.index.chroma import open_index
-    from knowledge_engine.index.sync import status
-
-    index = open_index(ws.folder, ws.agent_id, ws.config, create=False)  # an inspection makes no collection
-    msgs = ws.messages.iter() if (ws.folder / MESSAGES_FILE).exists() else iter(())
-    return status(index, ws.facts.all(), msgs)

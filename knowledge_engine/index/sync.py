@@ -15,14 +15,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from knowledge_engine.fsio import write_atomic
-from knowledge_engine.index.chroma import ChromaIndex, Metadata
+from knowledge_engine.index.chroma import ChromaIndex, Metadata, open_index
 from knowledge_engine.model.records import Fact, Message
 from knowledge_engine.observe import counters, emit
+
+if TYPE_CHECKING:
+    from knowledge_engine.store.workspace import Workspace
 
 STATE_FILE = "chroma-sync.json"
 HASHES_FILE = "chroma-sync-hashes.json"
@@ -248,6 +251,18 @@ def status(index: ChromaIndex, facts: Iterable[Fact], messages: Iterable[Message
     out["last_sync"] = read_state(index.workspace).get("last_sync")
     out["model"] = model_id
     return out
+
+
+def workspace_status(ws: Workspace) -> dict[str, Any]:
+    """A workspace's records not yet in Chroma (opens the index, makes no collection, embeds nothing).
+
+    Here, not in the CLI, because `validate` asks it too, and a lower module does not import the CLI.
+    """
+    from knowledge_engine.store.messages import MESSAGES_FILE
+
+    index = open_index(ws.folder, ws.agent_id, ws.config, create=False)
+    msgs = ws.messages.iter() if (ws.folder / MESSAGES_FILE).exists() else iter(())
+    return status(index, ws.facts.all(), msgs)
 
 
 def rebuild(
