@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledge_engine.retrieve.budget import fit, fit_sections, truncate_text
+from knowledge_engine.inject.budget import fit, fit_sections, truncate_text
 
 
 def test_fit_whole_items_stops_at_first_overflow() -> None:

@@ -12,6 +12,7 @@ import pytest
 from knowledge_engine.config import LightragConfig
 from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.inject.format import render_block
+from knowledge_engine.inject.lightrag_context import compose, parse_context
 from knowledge_engine.model.retrieval import RetrievalRequest
 from knowledge_engine.plugin import register
 from knowledge_engine.retrieve.cooldown import Breaker
@@ -24,7 +25,6 @@ from knowledge_engine.retrieve.sources.lightrag import (
     parse_response,
     truncate_at_sentence,
 )
-from knowledge_engine.retrieve.sources.lightrag_context import compose, parse_context
 from tests.fixtures.lightrag import LIGHTRAG_TEST_KEY
 from tests.servers.lightrag_server import LightragServer, context_string
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
+from knowledge_engine.inject.budget import fit, truncate_text
 from knowledge_engine.inject.fence import (
     begin_line,
     clean,
@@ -25,10 +26,8 @@ from knowledge_engine.inject.fence import (
     xml_attr,
     xml_text,
 )
-from knowledge_engine.model.retrieval import RetrievedItem
-from knowledge_engine.retrieve.budget import fit, truncate_text
-from knowledge_engine.retrieve.fuse import as_utc
-from knowledge_engine.retrieve.sources.lightrag_context import compose, parse_context
+from knowledge_engine.inject.lightrag_context import compose, parse_context
+from knowledge_engine.model.retrieval import RetrievedItem, as_utc
 
 Format = Literal["markdown", "xml"]
 SectionValue = Sequence[RetrievedItem] | str | None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
@@ -56,3 +56,8 @@ class Source(Protocol):
     name: str
 
     async def search(self, request: RetrievalRequest) -> SourceResult: ...
+
+
+def as_utc(ts: datetime) -> datetime:
+    """Naive datetimes are taken as UTC (the store writes UTC)."""
+    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
-from knowledge_engine.model.retrieval import RetrievedItem
+from knowledge_engine.model.retrieval import RetrievedItem, as_utc
 
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 
@@ -67,11 +67,6 @@ def boost_factor(signal: float, weight: float) -> float:
 def mmr_objective(relevance: float, max_similarity: float, lambda_: float) -> float:
     """Maximal marginal relevance: lambda * relevance - (1 - lambda) * redundancy."""
     return lambda_ * relevance - (1.0 - lambda_) * max_similarity
-
-
-def as_utc(ts: datetime) -> datetime:
-    """Naive datetimes are taken as UTC (the store writes UTC)."""
-    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts
 
 
 # --------------------------------------------------------------------------- helpers

@@ -3,7 +3,7 @@
 We ask for context only (`only_need_context`), so LightRAG spends no LLM answer on us; the
 references' file paths are kept for provenance (from `references`, else from the context's own
 reference list). The context is kept whole: the block renderer picks entities, relations and
-chunks from it so that the rendered section fits its budget (lightrag_context.py). Failures raise
+chunks from it so that the rendered section fits its budget (inject/lightrag_context.py). Failures raise
 `LightragError` with a content-free category (`http_401`, `timeout`, ...) that the parallel
 runner reports.
 """
@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 
 from knowledge_engine.config import LightragConfig
+from knowledge_engine.inject.lightrag_context import GraphContext, parse_context
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import emit
-from knowledge_engine.retrieve.sources.lightrag_context import GraphContext, parse_context
 
 NO_CONTEXT_MARKERS = ("no relevant context found", "[no-context]")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
