@@ -94,3 +94,115 @@ def test_the_package_has_no_import_circle_at_all() -> None:
     """Module-level, function-level and type-only imports together: a new circle fails here with its
     members; `.venv/bin/python scripts/import_graph.py` prints the edges that close it."""
     assert cycles(*build()) == []
+
+
+# ------------------------------------------------------------------------------------------- layers
+
+GROUND = ("model", "config", "observe", "fsio", "gcpause", "host.types")
+STAGES = ("llm", "ingest", "extract", "store", "index", "inject", "retrieve")
+TOP = (
+    "engine",
+    "plugin",
+    "host",
+    "cli",
+    "maintenance",
+    "export",
+    "forget",
+    "validate",
+    "documents",
+    "sidecar",
+)
+# Type-only imports (under `if TYPE_CHECKING:`) of the handles the orchestration passes down: a stage
+# may name them in annotations, never use them at run time. Nothing else is excused.
+TYPE_ONLY_DOWNWARD = frozenset({"knowledge_engine.engine", "knowledge_engine.store.workspace"})
+
+
+def floor_of(module: str) -> int:
+    """0 for the ground floor, 1.. for the stages in pipeline order, len(STAGES) + 1 for the top.
+
+    A name is matched longest first, so `host.types` is ground floor while the rest of `host` is top.
+    The package's own __init__ counts as top. An unplaced module raises: a new top-level module or
+    package must be given its floor here (and its line in README's layout map).
+    """
+    rel = module.removeprefix("knowledge_engine").lstrip(".")
+    if rel == "":
+        return len(STAGES) + 1
+    places = [(g, 0) for g in GROUND] + [(s, i + 1) for i, s in enumerate(STAGES)]
+    places += [(t, len(STAGES) + 1) for t in TOP]
+    for name, floor in sorted(places, key=lambda p: -len(p[0])):
+        if rel == name or rel.startswith(name + "."):
+            return floor
+    raise LookupError(f"{module} has no floor: add it to GROUND, STAGES or TOP in {__file__}")
+
+
+def layer_violations(root: Path | None = None) -> list[str]:
+    """Every import that goes up: a floor importing a later stage or the top, or anything outside the
+    CLI importing the CLI (the CLI is the outermost shell: nothing is built on it)."""
+    _, edges = build(root) if root is not None else build()
+    found = []
+    for e in edges:
+        if e.kind == "type" and e.target in TYPE_ONLY_DOWNWARD:
+            continue
+        up = floor_of(e.target) > floor_of(e.source)
+        into_cli = short_name(e.target).startswith("cli") and not short_name(e.source).startswith("cli")
+        if up or into_cli:
+            found.append(f"{short_name(e.source)} -> {short_name(e.target)} ({e.kind}, line {e.line})")
+    return found
+
+
+def short_name(module: str) -> str:
+    return module.removeprefix("knowledge_engine").lstrip(".")
+
+
+def test_every_module_has_a_floor() -> None:
+    modules, _ = build()
+    for m in modules:
+        floor_of(m)  # raises for an unplaced module
+
+
+def test_no_module_imports_a_later_stage_or_the_top() -> None:
+    """The pipeline's floors, lowest first: the ground floor (model, config, observe, fsio, gcpause,
+    host.types: they import nothing above them), then llm < ingest < extract < store < index < inject <
+    retrieve, then the orchestration on top (engine, plugin, host, cli, maintenance, export, forget,
+    validate, documents, sidecar). A module may import its own floor or any lower one; within the top
+    anything but the CLI may be imported (the CLI is the outermost shell).
+
+    inject sits below retrieve, not after it: the budgets are counted in rendered characters, so
+    ranking measures items with the renderer (`rank.block_overhead`, `format.render_item`) and the
+    retriever renders the block it hands the hook; the renderer needs only `model`. So "retrieve imports
+    inject" is the forward direction and inject may import nothing of retrieve.
+
+    The one exception: type-only imports (under TYPE_CHECKING, for annotations) of the engine and the
+    workspace, the handles the orchestration passes down (TYPE_ONLY_DOWNWARD). A function-level import
+    is not excused: it runs.
+    """
+    assert layer_violations() == []
+
+
+def test_the_layer_check_catches_an_upward_import(tmp_path: Path) -> None:
+    pkg = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "model/__init__.py": "",
+            "model/records.py": "",
+            "extract/__init__.py": "",
+            "extract/batcher.py": "from knowledge_engine.forget import pending\n",
+            "forget/__init__.py": "",
+            "forget/pending.py": "from knowledge_engine.model import records\n",
+            "retrieve/__init__.py": "",
+            "retrieve/retriever.py": (  # type-only import of the engine: excused
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n"
+                "    from knowledge_engine.engine import E\n"
+            ),
+            "engine.py": "",
+            "validate.py": "def f():\n    from knowledge_engine.cli import status\n",
+            "cli/__init__.py": "",
+            "cli/status.py": "from knowledge_engine import validate\n",
+        },
+    )
+    assert layer_violations(pkg) == [
+        "extract.batcher -> forget.pending (module, line 1)",
+        "validate -> cli.status (function, line 2)",
+    ]
