@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from knowledge_engine.config import EmbeddingsConfig, EngineConfig
 from knowledge_engine.extract.pipeline import ExtractionPipeline
@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # built on first use (importing them costs seconds a hook mus
     from knowledge_engine.index.sync import Progress, SyncReport
 
 log = logging.getLogger("knowledge_engine")
+_Part = TypeVar("_Part")
 
 
 class KnowledgeEngine:
@@ -48,12 +49,13 @@ class KnowledgeEngine:
         self._by_context: dict[tuple[str | None, str | None], Workspace] = {}
         self._ws_lock = threading.Lock()
         self._batchers: dict[Path, LlmBatcher] = {}
-        self._retrievers: dict[Path, Any] = {}
         self._embedders: dict[str, Embedder] = {}
         self._indexes: dict[Path, ChromaIndex] = {}
         self._index_lock = threading.Lock()
         self._index_build_lock = threading.Lock()  # one Chroma client build at a time (see chroma())
         self.index_read_only = False  # inspections (CLI): a missing collection reads as empty, is not made
+        self._parts: dict[tuple[type, Path | None], object] = {}  # see part()
+        self._parts_lock = threading.RLock()  # a part's build may ask for another part
         self.journal = IngestJournal()
         self.queue = IngestQueue(
             self._process,
@@ -128,6 +130,20 @@ class KnowledgeEngine:
     def workspaces(self) -> list[Workspace]:
         with self._ws_lock:
             return list(self._workspaces.values())
+
+    def part(self, kind: type[_Part], folder: Path | None, build: Callable[[], _Part]) -> _Part:
+        """The engine's one `kind` object for a workspace folder (None: for the whole engine), built on
+        first use: the parts of the layers above the engine (a workspace's retriever, the retrieval
+        warm-up), which it must not import. Owned here, they live no longer than the engine, and stop()
+        drops them: module-level caches keyed by id(engine) kept every stopped engine alive (and an id
+        can be reused by a new engine)."""
+        with self._parts_lock:
+            found = self._parts.get((kind, folder))
+            if isinstance(found, kind):
+                return found
+            made = build()
+            self._parts[(kind, folder)] = made
+            return made
 
     # ------------------------------------------------------------------ semantic layer
     def embedder_for(self, config: EmbeddingsConfig) -> Embedder:
@@ -350,6 +366,8 @@ class KnowledgeEngine:
             ws.close()
         self._close_tiers(max(0.1, deadline - time.monotonic()))
         self.journal.close()
+        with self._parts_lock:  # the retrievers and their caches go with the engine
+            self._parts.clear()
         self._stopped = True
         emit(
             "engine.stop",

@@ -1,14 +1,14 @@
 """before_prompt_build, end to end: query -> skip -> cache -> sources in parallel -> rank -> block.
 
-One Retriever per workspace (process-wide, so caches and breakers survive the host's
-re-registrations). Nothing here raises into the host: every failure degrades to "inject
-less", and with every source down the turn runs as if the plugin were not there.
+One Retriever per workspace and engine, owned by the engine (KnowledgeEngine.part): its caches
+and breakers survive the host's re-registrations, which reuse the engine, and go when it stops.
+Nothing here raises into the host: every failure degrades to "inject less", and with every
+source down the turn runs as if the plugin were not there.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -37,18 +37,10 @@ log = logging.getLogger("knowledge_engine.retrieve")
 ProvenanceCallback = Callable[[dict[str, Any]], None]
 MAX_QUERY_CHARS = 2000  # bounds the cost of skip rules, time parsing and both search arms
 
-_RETRIEVERS: dict[int, dict[str, Retriever]] = {}
-_LOCK = threading.Lock()
-
 
 def retriever_for(engine: KnowledgeEngine, ws: Workspace) -> Retriever:
-    with _LOCK:
-        per_engine = _RETRIEVERS.setdefault(id(engine), {})
-        r = per_engine.get(str(ws.folder))
-        if r is None:
-            r = Retriever(engine, ws)
-            per_engine[str(ws.folder)] = r
-        return r
+    """The workspace's retriever, built on first use and kept by the engine."""
+    return engine.part(Retriever, ws.folder, lambda: Retriever(engine, ws))
 
 
 def turn_query(event: Any, ctx: Any, cfg: EngineConfig) -> tuple[str, str | None]:

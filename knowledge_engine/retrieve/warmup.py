@@ -13,7 +13,6 @@ import importlib
 import logging
 import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,9 +23,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("knowledge_engine.retrieve")
 Step = tuple[str, Callable[[], Any]]
-
-_ENGINE_WARMUPS: weakref.WeakKeyDictionary[KnowledgeEngine, Warmup] = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
 
 
 class Warmup:
@@ -119,10 +115,10 @@ def _load_embedder(engine: KnowledgeEngine) -> None:
 
 
 def warm_engine(engine: KnowledgeEngine) -> Warmup:
-    """The engine's process-wide warm-up, started once (at `register`, the sidecar's start, the CLI)."""
-    with _LOCK:
-        warm = _ENGINE_WARMUPS.get(engine)
-        if warm is None:
-            warm = Warmup("engine", engine_steps(engine), lambda: engine_stopping(engine))
-            _ENGINE_WARMUPS[engine] = warm
+    """The engine's process-wide warm-up, started once (at `register`, the sidecar's start, the CLI).
+    The engine keeps it: a module-level map from engines to warm-ups whose steps hold the engine kept
+    every engine alive."""
+    warm = engine.part(
+        Warmup, None, lambda: Warmup("engine", engine_steps(engine), lambda: engine_stopping(engine))
+    )
     return warm.start()
