@@ -41,7 +41,8 @@ def test_marked_blocks_are_the_example_files() -> None:
     files = {f"examples/{f.name}" for f in (ROOT / "examples").iterdir() if f.is_file()}
     assert {p for _, p, _ in blocks} == files, "every example is shown in a doc, and every shown file exists"
     for doc, path, body in blocks:
-        assert body == (ROOT / path).read_text(), f"{doc.name}: the block marked {path} differs from the file"
+        differs = f"{doc.name}: the block marked {path} differs from the file (run scripts/sync_examples.py)"
+        assert body == (ROOT / path).read_text(), differs
 
 
 def test_runnable_python_blocks_are_marked_examples() -> None:
