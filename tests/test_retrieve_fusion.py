@@ -1,4 +1,5 @@
-"""fuse_messages: weighted reciprocal rank fusion of the memory arms, on message ids."""
+"""fuse_messages: weighted reciprocal rank fusion of the memory arms, on message ids (fuse.rrf_votes,
+the one RRF that fuse.rrf also runs on items)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from knowledge_engine.model.records import Message
-from knowledge_engine.retrieve.sources.local import fuse_messages, memory_item, weighted_rrf
+from knowledge_engine.retrieve.fuse import rrf
+from knowledge_engine.retrieve.sources.local import fuse_messages, memory_item
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -46,5 +48,18 @@ def test_same_ranking_as_weighted_rrf_over_items() -> None:
     weights = [1.0, 0.85, 0.85]
     names = ["bm25", "vector", "speaker_vector"]
     ids = fuse_messages(arms, weights, names, 60, msgs)
-    items = weighted_rrf([[memory_item(msgs[i], s) for i, s in arm] for arm in arms], weights, names, 60)
-    assert [(i.id, round(i.score, 12)) for i in ids] == [(i.id, round(i.score, 12)) for i in items]
+    items = rrf([[memory_item(msgs[i], s) for i, s in arm] for arm in arms], 60, names, weights=weights)
+    assert [(i.id, i.score, i.scores) for i in ids] == [(i.id, i.score, i.scores) for i in items]
+
+
+def test_weighted_ties_go_to_the_better_plain_vote_then_to_first_appearance() -> None:
+    """fact@4 x 1.5 and turn@2 both score 0.25 at k=2: the turn ranks better unweighted, so it leads
+    (as rank_local has always fused them); equal plain votes keep the order the lists gave."""
+    facts = [memory_item(m) for m in _msgs("f1", "f2", "f3", "f4").values()]
+    turns = [memory_item(m) for m in _msgs("t1", "t2").values()]
+    fused = rrf([facts, turns], 2, ["facts", "memory"], weights=[1.5, 1.0])
+    order = [i.id for i in fused]
+    assert fused[order.index("f4")].score == fused[order.index("t2")].score == 0.25
+    assert order.index("t2") < order.index("f4")
+    even = rrf([facts[:1], turns[:1]], 2, ["facts", "memory"], weights=[1.0, 1.0])
+    assert [i.id for i in even] == ["f1", "t1"]

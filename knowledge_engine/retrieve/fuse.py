@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from datetime import datetime
 
 from knowledge_engine.model.retrieval import RetrievedItem, as_utc
@@ -92,37 +92,71 @@ def sort_items(items: Sequence[RetrievedItem]) -> list[RetrievedItem]:
 # --------------------------------------------------------------------------- fusion
 
 
+RrfVotes = tuple[dict[str, float], dict[str, dict[str, float]]]
+
+
+def rrf_votes(
+    arms: Sequence[Iterable[tuple[str, float]]],
+    names: Sequence[str],
+    k: int = 60,
+    weights: Sequence[float] | None = None,
+    keep: Container[str] | None = None,
+) -> RrfVotes:
+    """The one reciprocal rank fusion: score(d) = sum over arms of weight * 1 / (k + rank_in_arm(d)).
+
+    Each arm is (id, the arm's own score) pairs, best first, ranks counted from 1; `weights`
+    (1.0 each by default) let a weaker arm vote less. A duplicate inside one arm counts once, at
+    its best rank; an id not in `keep` (when given) is passed over but keeps its rank. Returns the
+    fused score per id (in order of first appearance) and each id's own score in each arm, by name.
+    """
+    arm_weights = list(weights) if weights is not None else [1.0] * len(arms)
+    if len(names) != len(arms) or len(arm_weights) != len(arms):
+        raise ValueError("names and weights must have one entry per list")
+    totals: dict[str, float] = {}
+    arm_scores: dict[str, dict[str, float]] = {}
+    for arm, name, weight in zip(arms, names, arm_weights, strict=True):
+        seen: set[str] = set()
+        for rank, (item_id, score) in enumerate(arm, start=1):
+            if item_id in seen or (keep is not None and item_id not in keep):
+                continue
+            seen.add(item_id)
+            arm_scores.setdefault(item_id, {})[name] = score
+            totals[item_id] = totals.get(item_id, 0.0) + weight * rrf_contribution(rank, k)
+    return totals, arm_scores
+
+
 def rrf(
-    lists: Sequence[Sequence[RetrievedItem]], k: int = 60, names: Sequence[str] | None = None
+    lists: Sequence[Sequence[RetrievedItem]],
+    k: int = 60,
+    names: Sequence[str] | None = None,
+    weights: Sequence[float] | None = None,
 ) -> list[RetrievedItem]:
-    """Reciprocal rank fusion: score(d) = sum over lists of 1 / (k + rank_in_list(d)).
+    """Reciprocal rank fusion of item lists (`rrf_votes`), best first.
 
     Items are identified by `id`; the first occurrence supplies the fields. Each arm's
     original score lands in `scores[name]` (names default to arm0, arm1, ...), the fused
-    score in `score` and `scores["rrf"]`.
+    score in `score` and `scores["rrf"]`. Ties keep the order of first appearance; with
+    `weights`, the plain (unweighted) vote breaks them first (a fact and a turn at one
+    weighted score: the better ranked one first).
     """
     arm_names = list(names) if names is not None else [f"arm{i}" for i in range(len(lists))]
-    if len(arm_names) != len(lists):
-        raise ValueError("names must have one entry per list")
-    fused: dict[str, RetrievedItem] = {}
-    totals: dict[str, float] = {}
-    for name, ranked in zip(arm_names, lists, strict=True):
-        seen: set[str] = set()
-        for rank, item in enumerate(ranked, start=1):
-            if item.id in seen:  # a duplicate inside one list counts once, at its best rank
-                continue
-            seen.add(item.id)
-            if item.id not in fused:
-                fused[item.id] = copy_item(item)
-                totals[item.id] = 0.0
-            fused[item.id].scores[name] = item.score
-            totals[item.id] += rrf_contribution(rank, k)
+    pairs = [[(it.id, it.score) for it in ranked] for ranked in lists]
+    totals, arm_scores = rrf_votes(pairs, arm_names, k, weights)
+    first: dict[str, RetrievedItem] = {}
+    for ranked in lists:
+        for it in ranked:
+            first.setdefault(it.id, it)
     out = []
-    for item_id, item in fused.items():
-        item.score = totals[item_id]
-        item.scores["rrf"] = totals[item_id]
+    for item_id, total in totals.items():
+        item = copy_item(first[item_id])
+        item.scores.update(arm_scores[item_id])
+        item.scores["rrf"] = total
+        item.score = total
         out.append(item)
-    return sort_items(out)
+    if weights is None:
+        return sort_items(out)
+    plain = rrf_votes(pairs, arm_names, k)[0]
+    return sorted(out, key=lambda it: (-it.score, -plain[it.id]))
 
 
 def recency_decay(

@@ -22,9 +22,9 @@ from knowledge_engine.retrieve.fuse import (
     apply_threshold,
     mmr,
     recency_decay,
+    rrf,
     rrf_max,
 )
-from knowledge_engine.retrieve.sources.local import weighted_rrf
 from knowledge_engine.retrieve.temporal import temporal_boost
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def rank_local(
         memory = feedback.boost(memory, rc.feedback_weight)
     # Only the head of each list can make the block: every later step copies its items.
     facts, memory = facts[: 3 * rc.max_facts], memory[: 3 * rc.max_memories]
-    fused = weighted_rrf([facts, memory], [rc.fact_weight, 1.0], ["facts", "memory"], rc.rrf_k)
+    fused = rrf([facts, memory], rc.rrf_k, ["facts", "memory"], weights=[rc.fact_weight, 1.0])
     if rc.min_score > 0:
         fused = apply_threshold(fused, rc.min_score)
     limit = rc.max_facts + rc.max_memories

@@ -18,7 +18,7 @@ from knowledge_engine.index.fact_terms import FactTermIndex, fact_terms
 from knowledge_engine.model.records import Fact, Message
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import counters
-from knowledge_engine.retrieve.fuse import rrf, rrf_contribution, sort_items
+from knowledge_engine.retrieve.fuse import rrf, rrf_votes, sort_items
 from knowledge_engine.retrieve.warmup import Step, Warmup, engine_stopping, warm_engine
 from knowledge_engine.store.keyword import QueryBuilder
 from knowledge_engine.store.messages import MESSAGES_FILE
@@ -65,43 +65,14 @@ def memory_item(msg: Message, score: float = 0.0) -> RetrievedItem:
     )
 
 
-def weighted_rrf(
-    lists: list[list[RetrievedItem]], weights: list[float], names: list[str], k: int
-) -> list[RetrievedItem]:
-    """RRF where each arm's contribution is scaled by its weight (a weaker arm votes less).
-
-    Built on fuse.rrf (which records each arm's score) and re-scored with weighted contributions."""
-    fused = rrf(lists, k=k, names=names)
-    totals: dict[str, float] = {}
-    for arm, w in zip(lists, weights, strict=True):
-        seen: set[str] = set()
-        for rank, item in enumerate(arm, start=1):
-            if item.id not in seen:
-                seen.add(item.id)
-                totals[item.id] = totals.get(item.id, 0.0) + w * rrf_contribution(rank, k)
-    for item in fused:
-        item.score = totals.get(item.id, 0.0)
-        item.scores["rrf"] = item.score
-    return sort_items(fused)
-
-
 def fuse_messages(
     arms: list[list[tuple[str, float]]], weights: list[float], names: list[str], k: int,
     messages: dict[str, Message],
 ) -> list[RetrievedItem]:
-    """Weighted RRF over arms of (message id, arm score), one item built per distinct message.
-
-    The same fusion as weighted_rrf, but on ids: a turn found by several arms is loaded and
-    wrapped once instead of once per arm and then copied (a few hundred candidates per turn)."""
-    totals: dict[str, float] = {}
-    arm_scores: dict[str, dict[str, float]] = {}
-    for arm, w, name in zip(arms, weights, names, strict=True):
-        for rank, (mid, score) in enumerate(arm, start=1):
-            per = arm_scores.setdefault(mid, {})
-            if name in per or mid not in messages:  # a duplicate inside one arm counts once, at its best rank
-                continue
-            per[name] = score
-            totals[mid] = totals.get(mid, 0.0) + w * rrf_contribution(rank, k)
+    """Weighted RRF (fuse.rrf_votes) over arms of (message id, arm score), one item built per
+    distinct message: a turn found by several arms is loaded and wrapped once instead of once per
+    arm and then copied (a few hundred candidates per turn)."""
+    totals, arm_scores = rrf_votes(arms, names, k, weights, keep=messages)
     items = []
     for mid, total in totals.items():
         item = memory_item(messages[mid], total)
