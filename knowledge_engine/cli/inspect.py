@@ -19,6 +19,8 @@ from knowledge_engine.cli.common import (
     when,
 )
 from knowledge_engine.model.records import Entity, Fact
+from knowledge_engine.store import factquery
+from knowledge_engine.store.factquery import FactQuery
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
 
@@ -26,7 +28,7 @@ LimitOpt = Annotated[int, typer.Option(help="At most this many rows (0 = no limi
 SinceOpt = Annotated[str | None, typer.Option(help="Only from this ISO time on (e.g. 2026-03-01).")]
 UntilOpt = Annotated[str | None, typer.Option(help="Only before this ISO time.")]
 
-FACT_SORTS = ("relevance", "confidence", "created", "accessed", "valid-from", "subject")
+FACT_SORTS = factquery.SORTS
 ENTITY_SORTS = ("count", "importance", "last-seen", "first-seen", "name")
 
 
@@ -171,18 +173,10 @@ def entities(
     )
 
 
-def _fact_key(sort: str) -> Any:
-    keys = {
-        "relevance": lambda f: (-f.relevance, -f.last_accessed.timestamp()),
-        "confidence": lambda f: (-f.confidence, -f.relevance),
-        "created": lambda f: -f.created_at.timestamp(),
-        "accessed": lambda f: -f.last_accessed.timestamp(),
-        "valid-from": lambda f: -(f.valid_at or f.created_at).timestamp(),
-        "subject": lambda f: (f.subject.lower(), f.predicate),
-    }
-    if sort not in keys:
+def _check_sort(sort: str) -> str:
+    if sort not in FACT_SORTS:
         fail(f"--sort must be one of {', '.join(FACT_SORTS)}")
-    return keys[sort]
+    return sort
 
 
 def resolve_entity_id(ws: Workspace, entity: str) -> str:
@@ -205,27 +199,20 @@ def select_facts(
     sort: str = "relevance",
     limit: int = 200,
 ) -> list[Fact]:
-    lo, hi = parse_time(since, "--since"), parse_time(until, "--until")
-    key = _fact_key(sort)
-    ent_id = resolve_entity_id(ws, entity) if entity else None
-    rows = ws.facts.query(
+    """The fact query over the loaded records (`facts` runs the same query over the raw file)."""
+    query = FactQuery(
         subject=subject,
         predicate=predicate,
         object_=object_,
-        entity=ent_id,
-        include_history=history,
+        entity=resolve_entity_id(ws, entity) if entity else None,
+        tier=tier,
+        session=session,
+        since=parse_time(since, "--since"),
+        until=parse_time(until, "--until"),
+        history=history,
         min_relevance=min_relevance,
     )
-    out = []
-    for f in rows:
-        when = f.valid_at or f.created_at
-        if (lo and when < lo) or (hi and when >= hi) or (tier and f.source != tier):
-            continue
-        if session and not any(e.session == session for e in f.evidence):
-            continue
-        out.append(f)
-    out.sort(key=key)
-    return out[:limit] if limit else out
+    return factquery.select(ws.facts.table, query, _check_sort(sort), limit)
 
 
 def facts(
@@ -258,7 +245,7 @@ def facts(
 
     cfg = load_cfg(config)
     folder = existing_folder(resolve_folder(cfg, workspace, agent))
-    _fact_key(sort)  # validates --sort
+    _check_sort(sort)
     rows = rawfacts.select(
         folder,
         cfg,

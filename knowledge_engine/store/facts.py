@@ -16,6 +16,7 @@ from typing import Literal
 
 from knowledge_engine.config import DecayConfig, FactsConfig, StorageConfig
 from knowledge_engine.model.records import Evidence, Fact, SourceTier, canonical, fact_id, utcnow
+from knowledge_engine.store.factquery import FactQuery, select
 from knowledge_engine.store.persistence import WorkspaceLock
 from knowledge_engine.store.table import RecordTable
 
@@ -219,32 +220,16 @@ class FactStore:
         limit: int | None = None,
     ) -> list[Fact]:
         """Facts matching every given filter, most relevant first (currently valid unless history)."""
-        subj = canonical(subject) if subject else None
-        obj = canonical(object_) if object_ else None
-        needle = text.lower() if text else None
-        out: list[Fact] = []
-        for f in self.table:
-            if not include_history and f.invalid_at is not None:
-                continue
-            if f.relevance < min_relevance:
-                continue
-            if subj and canonical(f.subject) != subj and f.subject_id != subject:
-                continue
-            if predicate and f.predicate != predicate:
-                continue
-            if obj and canonical(f.object) != obj and f.object_id != object_:
-                continue
-            if (
-                entity
-                and entity not in (f.subject_id, f.object_id)
-                and canonical(entity) not in (canonical(f.subject), canonical(f.object))
-            ):
-                continue
-            if needle and needle not in f.text().lower():
-                continue
-            out.append(f)
-        out.sort(key=lambda f: (-f.relevance, -f.last_accessed.timestamp()))
-        return out[:limit] if limit else out
+        query = FactQuery(
+            subject=subject,
+            predicate=predicate,
+            object_=object_,
+            entity=entity,
+            text=text,
+            history=include_history,
+            min_relevance=min_relevance,
+        )
+        return select(self.table, query, "relevance", limit)
 
     def history(self, fid: str) -> list[Fact]:
         """The chain of facts this one superseded or was superseded by (same subject and predicate)."""
