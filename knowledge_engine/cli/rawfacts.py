@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from knowledge_engine.config import EngineConfig
+from knowledge_engine.gcpause import gc_paused
 from knowledge_engine.model.records import Fact
 from knowledge_engine.observe import counters
 from knowledge_engine.store import factquery
@@ -85,7 +86,8 @@ def select(
     )
     shown = factquery.select(load_raw(folder), query, sort, limit)
     try:
-        return FACTS.validate_python(shown)
+        with gc_paused():  # up to 100k records at once: see gcpause
+            return FACTS.validate_python(shown)
     except ValidationError:
         return _valid_only(shown)
 
