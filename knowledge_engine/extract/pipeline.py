@@ -59,7 +59,8 @@ class ExtractionPipeline:
             if not worth_extracting(text):
                 counters.inc("extract.skipped_empty")
                 continue
-            ready.append(msg.model_copy(update={"text": text}))
+            # Most texts come back unchanged (the same object): the message itself goes on, uncopied.
+            ready.append(msg if text is msg.text else msg.model_copy(update={"text": text}))
         return ready
 
     def run(
