@@ -118,6 +118,8 @@ def _fact_fields(item: RetrievedItem) -> dict[str, str]:
     valid_to = _date(ex.get("invalid_at"))
     if valid_to:
         out["valid_to"] = valid_to
+    if valid_to or ex.get("past"):
+        out["status"] = "past"  # superseded, or older than a newer fact of its kind: no longer true
     return {k: label(v) for k, v in out.items()}
 
 
@@ -147,7 +149,9 @@ def _md_fact(item: RetrievedItem, text: str) -> str:
         triple = " | ".join(f[k] for k in ("subject", "predicate", "object"))
     else:
         triple = _md_label(text)
-    meta = [f"valid {f.get('valid_from', '?')} to {f.get('valid_to', 'now')}"] if "valid_from" in f else []
+    meta = ["past"] if "status" in f else []
+    if "valid_from" in f:
+        meta.append(f"valid {f['valid_from']} to {f.get('valid_to', 'now' if 'status' not in f else '?')}")
     if "valid_to" in f and "valid_from" not in f:
         meta.append(f"valid until {f['valid_to']}")
     if item.message_ids:

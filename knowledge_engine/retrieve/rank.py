@@ -2,9 +2,10 @@
 
 The one ranking pipeline: the hook (Retriever.rank) and the tests both run this function.
 Steps, in order: recency decay of memories (a higher floor for past-tense questions) ->
-speaker boost -> time-window boost (or filter, `temporalFilter`) -> feedback boost -> heads
-of both lists -> weighted RRF of facts and memories -> `minScore` -> adaptive count -> MMR ->
-the caps and the character budget of the block.
+speaker boost -> time-window boost (or filter, `temporalFilter`) -> feedback boost -> the facts
+of the asked subject and relation to the head of the fact list -> heads of both lists ->
+weighted RRF of facts and memories -> `minScore` -> adaptive count -> MMR -> the caps and the
+character budget of the block (relation facts first among the facts kept).
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ def rank_local(
     if feedback is not None:
         facts = feedback.boost(facts, rc.feedback_weight)
         memory = feedback.boost(memory, rc.feedback_weight)
+    # The facts of the subject and relation the question asks about (scores["relation"], set by the
+    # local source, retrieve/relations.py) lead the fact list whatever the boosts did.
+    facts = _relation_first(facts)
     # Only the head of each list can make the block: every later step copies its items.
     facts, memory = facts[: 3 * rc.max_facts], memory[: 3 * rc.max_memories]
     fused = rrf([facts, memory], rc.rrf_k, ["facts", "memory"], weights=[rc.fact_weight, 1.0])
@@ -79,7 +83,14 @@ def rank_local(
             continue
         bucket.append(item)
         used += size
-    return out_f, out_m
+    return _relation_first(out_f), out_m
+
+
+def _relation_first(facts: list[RetrievedItem]) -> list[RetrievedItem]:
+    """Facts with a relation match first, by that score; the others keep their order after them."""
+    if not any("relation" in i.scores for i in facts):
+        return facts
+    return sorted(facts, key=lambda i: -i.scores.get("relation", 0.0))
 
 
 _OVERHEAD: dict[str, int] = {}

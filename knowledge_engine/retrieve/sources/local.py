@@ -19,6 +19,7 @@ from knowledge_engine.model.records import Fact, Message
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.fuse import rrf, rrf_votes, sort_items
+from knowledge_engine.retrieve.relations import SubjectIndex, UserNames, parse_relation, relation_facts
 from knowledge_engine.retrieve.warmup import Step, Warmup, engine_stopping, warm_engine
 from knowledge_engine.store.keyword import QueryBuilder
 from knowledge_engine.store.messages import MESSAGES_FILE
@@ -137,6 +138,8 @@ class LocalSource:
         self.last_embed_ms = 0.0
         self.terms = FactTermIndex()
         self.speakers = SpeakerNames()
+        self.subjects = SubjectIndex()
+        self.users = UserNames()
         self.warmup = Warmup("workspace", self._warm_steps(), lambda: engine_stopping(engine))
 
     # ------------------------------------------------------------------ warm-up
@@ -146,8 +149,12 @@ class LocalSource:
         steps: list[Step] = [("engine", lambda: warm_engine(self.engine).wait())]
         if self.engine.config.embeddings.enabled:
             steps.append((VECTOR_READY, lambda: self.engine.chroma(self.ws)))
-        steps.append(("fact_index", lambda: self.terms.refresh(self.ws.facts.table)))
+        steps.append(("fact_index", lambda: self._refresh_fact_indexes()))
         return steps
+
+    def _refresh_fact_indexes(self) -> None:
+        self.terms.refresh(self.ws.facts.table)
+        self.subjects.refresh(self.ws.facts.table)
 
     @property
     def warming(self) -> bool:
@@ -271,7 +278,31 @@ class LocalSource:
         fused = rrf(lists, k=self.engine.config.retrieval.rrf_k, names=list(arms))
         for item in fused:
             item.scores.update({name: arm[item.id] for name, arm in arms.items() if item.id in arm})
-        return fused
+        return self._with_relation(request.query, entity_ids, fused)
+
+    def _with_relation(
+        self, query: str, entity_ids: set[str], fused: list[RetrievedItem]
+    ) -> list[RetrievedItem]:
+        """The facts of the subject and relation the question asks about first (retrieve/relations.py),
+        each marked with `scores["relation"]`; facts stale for the question dropped."""
+        rq = parse_relation(query)
+        if rq.empty:
+            return fused
+        self.subjects.refresh(self.ws.facts.table)
+        users = self.users.refresh(self.ws) if rq.first_person else set()
+        hits, stale = relation_facts(rq, self.subjects, users, entity_ids, query)
+        if not hits and not stale:
+            return fused
+        by_id = {i.id: i for i in fused}
+        head: list[RetrievedItem] = []
+        for n, hit in enumerate(hits):
+            item = by_id.pop(hit.fact.id, None) or fact_item(hit.fact)
+            item.scores["relation"] = hit.level - n / (10 * len(hits))  # the order within a level
+            if hit.past:
+                item.extra = {**item.extra, "past": True}
+            head.append(item)
+        counters.inc("retrieve.relation_facts")
+        return head + [i for i in fused if i.id in by_id and i.id not in stale]
 
     def _memory(
         self, request: RetrievalRequest, vector: list[float] | None, topic: str, named: set[str]

@@ -1,0 +1,399 @@
+"""Questions about a subject and a relation ("where do I work now?", "who is my manager?") answered
+by the facts of that subject and relation, the current one first.
+
+Text similarity alone ranks `Maya works-as product designer` or `Maya moved-to Ghent` above
+`Maya works-at Helix Robotics` for "where do I work now?": the question shares no content word with
+the predicate `works-at` beyond "work", and "I" is no word at all. So the question is read for:
+
+* its **relation words**, mapped to predicate families (FAMILIES below: work/job/employer -> the
+  employer family `works-at`, `works-for`, `joined`, ...; live/home/move -> `lives-in`, `moved-to`,
+  ...; manager/boss; husband/wife/partner; son/daughter/kids; school; salary/pay/earn; ...);
+* its **subject**: I/me/my/we/our -> the user (the speakers of the log's user messages, and `user`,
+  which is how extraction stores a first person without a speaker); a name that is a fact's subject;
+  "my husband" / "my son" / "my manager" followed by another relation ("where does my husband
+  work?") -> the people the user's current facts of that family name (Tom), one hop;
+* whether it asks about the **past** ("used to", "previous", "former", "old", "before", "ex-",
+  "originally" want the old value first; past tense or a year, "when did", "last year" allow it).
+
+Facts of the asked subject and family rank first among facts (`scores["relation"]`); among them the
+current ones, newest first. A fact superseded in the store (`invalid_at` set) is left out unless
+the question asks about the past, and then it comes marked as past. In a single-valued family a
+fact that is still valid but older than the subject's newest fact of that family (an old employer
+nobody ended: "Tom got a job at the library" while `Tom works-at Riverside Bank` stays valid) is
+stale for a present-tense question about that family and is not injected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from knowledge_engine.gcpause import gc_paused
+from knowledge_engine.model.records import Fact, canonical
+from knowledge_engine.store.keyword import STOP_WORDS
+from knowledge_engine.store.messages import MESSAGES_FILE
+
+if TYPE_CHECKING:
+    from knowledge_engine.store.table import RecordTable
+    from knowledge_engine.store.workspace import Workspace
+
+USER_REFRESH_S = 10.0
+USER_SAMPLE = 200  # the latest user messages whose speakers are "I"
+# Two facts of a single-valued family less than this apart are both current (one message often
+# says both: "we live in Bristol, in Clifton"; "Tom works at the university, in the admin office").
+SAME_NEWS = timedelta(hours=12)
+MAX_RELATION_FACTS = 12
+
+
+@dataclass(frozen=True)
+class Family:
+    """A relation a question can ask about: its words in questions and its predicates in facts.
+
+    `single`: a subject has one current value (a newer fact of the family makes older ones stale).
+    `person`: a possessive "my <word>" names a person ("my husband") whose own facts can be asked."""
+
+    name: str
+    words: str  # regex (no groups needed) over the lower-cased question
+    predicates: str  # regex over the whole predicate (kebab-case)
+    single: bool = False
+    person: str = ""  # regex of the words that name such a person after "my"/"our"
+
+
+def _f(name: str, words: str, predicates: str, single: bool = False, person: str = "") -> Family:
+    return Family(name, words, predicates, single, person)
+
+
+_PARTNER = r"husband|wife|partner|spouse|girlfriend|boyfriend|fianc[eé]e?|hubby"
+_KIDS = r"sons?|daughters?|kids?|child|children|bab(?:y|ies)|toddlers?|stepsons?|stepdaughters?"
+_MANAGER = r"manager|boss|supervisor|line manager|team lead"
+_RELATIVES = {
+    "sister": r"sisters?|sis", "brother": r"brothers?", "mother": r"mother|mom|mum|mommy|mummy",
+    "father": r"father|dad|daddy", "parent": r"parents?", "grandmother": r"grandmother|grandma|granny",
+    "grandfather": r"grandfather|grandpa", "aunt": r"aunts?", "uncle": r"uncles?", "cousin": r"cousins?",
+    "niece": r"nieces?", "nephew": r"nephews?",
+}
+
+# The table (documented in docs/retrieval-ranking.md). Order matters: when a question matches
+# several families, facts of the first one come first.
+FAMILIES: tuple[Family, ...] = (
+    _f("employer",
+       r"\b(?:work|works|working|worked|job|jobs|employer|employed|employs|company|firm|workplace|"
+       r"career|hired|new job|quit)\b",
+       r"(?:works?|worked|working)-(?:at|for|in)|(?:is-)?employed-(?:by|at)|hired-by|joined|has-employer|"
+       r"has-job(?:-at)?|(?:got-job|gets-job|will-start|starts|started|starting)-at|moved-to-company",
+       single=True),
+    _f("role",
+       r"\b(?:role|title|position|profession|occupation|job|promot\w*|what do (?:i|you|they|we|he|she) do|"
+       r"do for (?:a )?living|work as|works as)\b",
+       r"(?:works|worked|working)-as|has-(?:role|title|job-title|position|profession|occupation)|"
+       r"(?:is|was|got)-promoted-to|promoted-to",
+       single=True),
+    _f("identity",
+       r"\b(?:role|title|position|profession|occupation|promot\w*|what do (?:i|you|they|we|he|she) do|"
+       r"do for (?:a )?living)\b",
+       r"is-a|was-a|became|is-an|was-an"),
+    _f("home",
+       r"\b(?:live|lives|living|lived|home|house|flat|apartment|address|move|moves|moved|moving|"
+       r"relocat\w*|reside\w*|based|neighbou?rhood|city)\b",
+       r"(?:lives|lived|living|live|stays|stayed)-(?:in|at|on|near)|(?:moved|moves|moving|relocated|"
+       r"relocates|will-move|is-moving)-to|has-(?:address|home|flat|apartment|house|city)|settled-in|"
+       r"resides-in",
+       single=True),
+    _f("origin",
+       r"\b(?:where\b.*\bfrom|born|grew up|hometown|raised|nationality)\b",
+       r"is-from|comes-from|came-from|born-in|grew-up-in|was-raised-in|has-hometown|has-nationality"),
+    _f("manager",
+       rf"\b(?:{_MANAGER}|reports? to|reported to|managed by|manages me)\b",
+       r"has-(?:manager|boss|supervisor|line-manager|team-lead|former-boss|former-manager|old-boss|"
+       r"new-boss|new-manager)|reports-to|reported-to|managed-by",
+       single=True, person=_MANAGER),
+    _f("partner",
+       rf"\b(?:{_PARTNER}|married|marry|dating|engaged)\b",
+       rf"has-(?:{_PARTNER.replace('[eé]', '(?:e|é)')})|is-married-to|married|is-dating|dates|"
+       r"is-engaged-to|got-married-to",
+       single=True, person=_PARTNER),
+    _f("children",
+       rf"\b(?:{_KIDS})\b",
+       rf"has-(?:{_KIDS})",
+       person=_KIDS),
+    *(_f(name, rf"\b(?:{words})\b", rf"has-(?:{words})", person=words) for name, words in _RELATIVES.items()),
+    _f("school",
+       r"\b(?:school|schools|study|studies|studying|studied|university|uni|college|class|classes|nursery|"
+       r"kindergarten|preschool|daycare|teacher|grade|graduat\w*|enrol\w*|attends?|attending|degree)\b",
+       r"(?:goes|went|going)-to|attends(?:-school)?|attended|(?:studies|studied|studying)-(?:at|in)|"
+       r"(?:is-)?enrolled-(?:in|at)|(?:starts|started|will-start|starting)-at|has-(?:school|teacher|university|college|"
+       r"degree)|graduated-from|studies",
+       single=True),
+    _f("salary",
+       r"\b(?:salary|pay|paid|earn|earns|earning|earnings|income|wage|wages|raise|bonus|compensation|"
+       r"how much do (?:i|you|they|we|he|she) make|makes? a year)\b",
+       r"has-(?:salary|pay|income|wage|raise|rate|hourly-rate|bonus|compensation)|earns|earned|is-paid|"
+       r"gets-paid|makes",
+       single=True),
+    _f("rent",
+       r"\b(?:rent|mortgage)\b",
+       r"has-(?:rent|mortgage)|pays-rent|pays",
+       single=True),
+    _f("pets",
+       r"\b(?:pets?|dogs?|cats?|pupp(?:y|ies)|kittens?|rabbits?|hamsters?|parrots?|horses?)\b",
+       r"has-(?:pet|dog|cat|puppy|kitten|rabbit|hamster|parrot|horse|bird|fish)|adopted",
+       person=r"dogs?|cats?|pupp(?:y|ies)|kittens?|pets?"),
+    _f("friends",
+       r"\b(?:friends?|best friend|bff)\b",
+       r"has-(?:friend|best-friend|close-friend|old-friend|friends)",
+       person=r"friends?|best friend"),
+    _f("colleague",
+       r"\b(?:colleagues?|co-?workers?|teammates?|works with)\b",
+       r"has-(?:colleague|coworker|co-worker|teammate)|works-with",
+       person=r"colleagues?|co-?workers?|teammates?"),
+    _f("car",
+       r"\b(?:car|cars|drive|drives|driving|vehicle|bike|motorbike)\b",
+       r"has-(?:car|vehicle|bike|motorbike)|drives|bought-car|owns"),
+    _f("health",
+       r"\b(?:allerg\w*|condition|diagnos\w*|medication|medicine|doctor|dentist|therapist|health|injur\w*|"
+       r"pregnan\w*|due date)\b",
+       r"is-allergic-to|has-(?:allergy|condition|diagnosis|medication|doctor|dentist|therapist|injury|"
+       r"due-date)|takes|is-pregnant-with|is-diagnosed-with|was-diagnosed-with",
+       person=r"doctor|dentist|therapist"),
+    _f("language",
+       r"\b(?:speak|speaks|language|languages|learning|fluent)\b",
+       r"speaks|learns|is-learning|studies-language|is-fluent-in"),
+    _f("contact",
+       r"\b(?:e-?mail|phone|number|contact)\b",
+       r"has-(?:email|e-mail|phone|phone-number|number|mobile)"),
+    _f("birthday",
+       r"\b(?:birthday|how old|age|born on)\b",
+       r"has-(?:birthday|age)|is-aged|born-on|turns|turned"),
+    _f("name",
+       r"\b(?:name|called|named)\b",
+       r"is-named|has-name|is-called|goes-by"),
+)
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b")
+# Wants the old value first ("my previous job", "where did I live before?", "my ex-boss").
+_PAST_STRONG = re.compile(
+    r"\b(?:used to|previous(?:ly)?|former(?:ly)?|before|earlier|originally|at first|back then|"
+    r"no longer|any ?more|ex|first)\b|\bex-|(?<!how )\bold\b(?! (?:is|are|was|were)\b)"
+)
+# Allows old values after the current ones (a past tense, a year, "last year", "when did").
+_PAST_WEAK = re.compile(
+    r"\b(?:did|was|were|had|ago|last (?:year|month|week|time)|in (?:19|20)\d\d|history|changed?|"
+    r"since when|how long)\b"
+)
+_PRESENT = re.compile(r"\b(?:now|currently|current|these days|today|at the moment|still|right now)\b")
+_WORD = re.compile(r"[^\W_][\w'’-]*")
+
+
+@lru_cache(maxsize=4096)
+def families_of(predicate: str) -> frozenset[str]:
+    """Names of the families a predicate belongs to."""
+    return frozenset(f.name for f in FAMILIES if _PRED[f.name].fullmatch(predicate))
+
+
+_PRED = {f.name: re.compile(f.predicates) for f in FAMILIES}
+_WORDS = {f.name: re.compile(f.words) for f in FAMILIES}
+_PERSON = {f.name: re.compile(rf"\b(?:my|our)\s+(?:(?:current|new|old|former|previous|little|eldest|oldest|"
+                              rf"youngest|younger|older|best|dear)\s+|ex-\s*)*(?:{f.person})\b")
+           for f in FAMILIES if f.person}
+
+
+@dataclass
+class RelationQuery:
+    """What a question asks about: relation families (in order), subjects, the past."""
+
+    families: list[str] = field(default_factory=list)
+    first_person: bool = False
+    names: list[str] = field(default_factory=list)  # canonical subject keys named in the question
+    via: list[str] = field(default_factory=list)  # person families of "my husband"-style references
+    past: str = ""  # "" (present), "weak" (history allowed after current), "strong" (history first)
+
+    @property
+    def empty(self) -> bool:
+        return not self.families
+
+
+def parse_relation(query: str) -> RelationQuery:
+    """The relation families, first-person reference, possessive references and tense of a question."""
+    q = " ".join((query or "").lower().replace("’", "'").split())
+    out = RelationQuery()
+    if not q:
+        return out
+    out.families = [f.name for f in FAMILIES if _WORDS[f.name].search(q)]
+    if not out.families:
+        return out
+    out.first_person = bool(_FIRST_PERSON.search(q))
+    out.via = [name for name, pattern in _PERSON.items() if name in out.families and pattern.search(q)]
+    if _PAST_STRONG.search(q):
+        out.past = "strong"
+    elif _PAST_WEAK.search(q) and not _PRESENT.search(q):
+        out.past = "weak"
+    return out
+
+
+def fact_time(fact: Fact) -> datetime:
+    ts = fact.valid_at or (fact.evidence[0].timestamp if fact.evidence and fact.evidence[0].timestamp
+                           else None) or fact.created_at
+    return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+
+
+class SubjectIndex:
+    """subject key (canonical subject and subject entity id) -> ids of every fact, superseded ones
+    included, of one fact table; follows the table's change log as index/fact_terms.py does."""
+
+    def __init__(self) -> None:
+        self.sig: tuple[int, int] = (-1, -1)
+        self.by_subject: dict[str, set[str]] = {}
+        self._keys_of: dict[str, tuple[str, ...]] = {}
+        self.facts: dict[str, Fact] = {}
+
+    def refresh(self, table: RecordTable[Fact]) -> None:
+        with table.mutex:
+            sig = (table.generation, table.version)
+            if sig == self.sig:
+                return
+            changed = table.changed_since(*self.sig)
+            if changed is None:
+                self.by_subject, self._keys_of, self.facts = {}, {}, {}
+                with gc_paused():
+                    for fact in table.records.values():
+                        self._add(fact)
+            else:
+                for fid in changed:
+                    self._remove(fid)
+                    new = table.records.get(fid)
+                    if new is not None:
+                        self._add(new)
+            self.sig = sig
+
+    def _add(self, fact: Fact) -> None:
+        if not families_of(fact.predicate):
+            return  # only facts some question can ask about by relation
+        keys = tuple({k: None for k in (canonical(fact.subject), fact.subject_id) if k})
+        self._keys_of[fact.id] = keys
+        self.facts[fact.id] = fact
+        for key in keys:
+            ids = self.by_subject.get(key)
+            if ids is None:
+                self.by_subject[key] = {fact.id}
+            else:
+                ids.add(fact.id)
+
+    def _remove(self, fid: str) -> None:
+        self.facts.pop(fid, None)
+        for key in self._keys_of.pop(fid, ()):
+            ids = self.by_subject.get(key)
+            if ids is not None:
+                ids.discard(fid)
+                if not ids:
+                    del self.by_subject[key]
+
+    def of(self, keys: set[str]) -> list[Fact]:
+        ids = {fid for k in keys for fid in self.by_subject.get(k, ())}
+        return [self.facts[fid] for fid in ids if fid in self.facts]
+
+    def named_in(self, query: str) -> list[str]:
+        """Subject keys named in the question (1- to 3-word spans, a possessive 's dropped)."""
+        words = [w.removesuffix("'s").removesuffix("’s") for w in _WORD.findall(query.lower())]
+        found: list[str] = []
+        for n in (3, 2, 1):
+            for i in range(len(words) - n + 1):
+                span = words[i : i + n]
+                if n == 1 and (span[0] in STOP_WORDS or len(span[0]) < 2):
+                    continue
+                key = " ".join(span)
+                if key in self.by_subject and key not in found:
+                    found.append(key)
+        return found
+
+
+class UserNames:
+    """The subjects "I" stands for: speakers of the latest user messages, and `user` (refreshed at
+    most every USER_REFRESH_S seconds)."""
+
+    def __init__(self) -> None:
+        self.at = -1e9
+        self.keys: set[str] = {"user"}
+
+    def refresh(self, ws: Workspace) -> set[str]:
+        now = time.monotonic()
+        if now - self.at < USER_REFRESH_S:
+            return self.keys
+        self.at = now
+        keys = {"user"}
+        if (ws.folder / MESSAGES_FILE).exists():
+            with contextlib.suppress(Exception):  # a busy or missing log: "I" is `user` only
+                latest = ws.messages.iter(role="user", order="desc", limit=USER_SAMPLE)
+                keys |= {canonical(m.speaker) for m in latest if m.speaker}
+        self.keys = keys
+        return keys
+
+
+@dataclass
+class RelationHit:
+    fact: Fact
+    level: float  # 3: subject and family asked; 1: the link of "my X" (who X is)
+    past: bool  # superseded (or stale) and shown because the question asks about the past
+
+
+def relation_facts(
+    rq: RelationQuery, index: SubjectIndex, user_keys: set[str], entity_ids: set[str], query: str,
+    limit: int = MAX_RELATION_FACTS,
+) -> tuple[list[RelationHit], set[str]]:
+    """(the facts of the asked subjects and families, best first; ids of valid facts that are stale
+    for this question and must not be injected)."""
+    if rq.empty:
+        return [], set()
+    subjects: set[str] = set(index.named_in(query)) | {e for e in entity_ids if e in index.by_subject}
+    if rq.first_person:
+        subjects |= user_keys
+    asked = [f for f in rq.families if f not in rq.via] or list(rq.families)
+    link: list[Fact] = []
+    if rq.via and rq.first_person and len(asked) < len(rq.families):
+        # "where does my husband work?": the user's current partner facts name who is asked about
+        via = set(rq.via)
+        link = [f for f in index.of(user_keys) if f.invalid_at is None and families_of(f.predicate) & via]
+        people = {k for f in link for k in (canonical(f.object), f.object_id) if k}
+        subjects = (subjects - user_keys) | people
+    if not subjects:
+        return [], set()  # a relation of nobody known: the other arms decide
+    facts, level = index.of(subjects), 3.0
+    order = {name: i for i, name in enumerate(asked)}
+    single = {f.name for f in FAMILIES if f.single}
+    wanted: list[tuple[Fact, int]] = []
+    for fact in facts:
+        fams = families_of(fact.predicate) & order.keys()
+        if fams:
+            wanted.append((fact, min(order[f] for f in fams)))
+    # stale: valid, in a single-valued family, older than that subject's newest fact of the family
+    newest: dict[tuple[str, str], datetime] = {}
+    for fact, _ in wanted:
+        if fact.invalid_at is None:
+            for fam in families_of(fact.predicate) & single & order.keys():
+                slot = (canonical(fact.subject), fam)
+                t = fact_time(fact)
+                if slot not in newest or t > newest[slot]:
+                    newest[slot] = t
+    stale: set[str] = set()
+    for fact, _ in wanted:
+        if fact.invalid_at is None and any(
+            fact_time(fact) < newest.get((canonical(fact.subject), fam), fact_time(fact)) - SAME_NEWS
+            for fam in families_of(fact.predicate) & single & order.keys()
+        ):
+            stale.add(fact.id)
+    hits: list[tuple[tuple[int, int, float, float], RelationHit]] = []
+    for fact, rank in wanted:
+        old = fact.invalid_at is not None or fact.id in stale
+        if old and not rq.past:
+            continue
+        first = (0 if old else 1) if rq.past == "strong" else (1 if old else 0)
+        key = (first, rank, -fact_time(fact).timestamp(), -fact.confidence)
+        hits.append((key, RelationHit(fact, level, old)))
+    hits.sort(key=lambda kv: kv[0])
+    out = [h for _, h in hits[:limit]]
+    out += [RelationHit(f, 1.0, False) for f in sorted(link, key=fact_time, reverse=True)[:2]]
+    return out, (set() if rq.past else stale)

@@ -1,0 +1,148 @@
+"""Questions about a subject and a relation get the current fact of that relation first (issue 14).
+
+The reproduction: a user who worked at one company and then at another (the first `works-at`
+superseded), moved from one city to another (`moved-to` leaves the old `lives-in` valid), changed
+manager, with a husband who changed jobs. Asked "where do I work now?", text similarity alone put
+`works-as product designer` and `moved-to Ghent` above the stored, current `works-at` fact, or left
+it out of the Known Facts section. Now the facts of the asked subject (I -> the speaker of the
+user's messages; "my husband" -> the person the user's partner fact names) and relation (work ->
+the employer family, ...) come first, the stale ones are left out, and a question about the past
+gets the superseded ones, marked as past.
+
+Facts go in through the store API, the message log holds the conversation they came from, and the
+real local embedder and Chroma index feed the vector arm, as in the hook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from knowledge_engine.config import load_config
+from knowledge_engine.engine import KnowledgeEngine
+from knowledge_engine.model.records import Evidence, Message
+from knowledge_engine.model.retrieval import RetrievalRequest
+from knowledge_engine.retrieve.relations import parse_relation
+from knowledge_engine.retrieve.retriever import Retriever, retriever_for
+
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+# (day, text, facts stated by that message)
+STORY: list[tuple[int, str, list[tuple[str, str, str]]]] = [
+    (0, "Hi, I'm Maya. I work at Northwind Logistics as a product designer.",
+     [("Maya", "works-at", "Northwind Logistics"), ("Maya", "works-as", "product designer")]),
+    (0, "I live in Prague with my husband Tom. My manager is Dana Reyes.",
+     [("Maya", "lives-in", "Prague"), ("Maya", "has-husband", "Tom"), ("Maya", "has-manager", "Dana Reyes")]),
+    (0, "Tom works at Prague City Library. Our son Leo is four.",
+     [("Tom", "works-at", "Prague City Library"), ("Maya", "has-son", "Leo")]),
+    (0, "I love hiking and I play the cello in a work orchestra.",
+     [("Maya", "likes", "hiking"), ("Maya", "plays", "cello")]),
+    (20, "Work has been stressful, so many deadlines at Northwind.",
+     [("Maya", "talked-about", "work deadlines")]),
+    (40, "I accepted the offer: I work at Helix Robotics now.", [("Maya", "works-at", "Helix Robotics")]),
+    (41, "My new manager is Priya Shah.", [("Maya", "has-manager", "Priya Shah")]),
+    (60, "We moved to Ghent last week.", [("Maya", "moved-to", "Ghent")]),
+    (61, "Tom got a job at Ghent University.", [("Tom", "works-at", "Ghent University")]),
+    (80, "Leo goes to Riverside Primary now.", [("Leo", "goes-to", "Riverside Primary")]),
+]
+
+
+@pytest.fixture(scope="module")
+def retriever(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Retriever]:
+    root = tmp_path_factory.mktemp("relations")
+    engine = KnowledgeEngine(load_config({
+        "workspaceTemplate": "{workspaceDir}/ke", "workspaceRoot": str(root / "agents"),
+        "extraction": {"llm": {"enabled": False}},
+        "retrieval": {"cacheTtlMs": 0},
+    }))
+    ws = engine.workspace("maya", str(root))
+    messages = []
+    for i, (day, text, facts) in enumerate(STORY):
+        ts = T0 + timedelta(days=day, minutes=i)
+        messages.append(Message(id=f"m{i}", text=text, role="user", speaker="Maya", session=f"s{day}",
+                                timestamp=ts))
+        for s, p, o in facts:
+            ev = Evidence(message_id=f"m{i}", session=f"s{day}", role="user", timestamp=ts)
+            ws.facts.add(s, p, o, evidence=[ev], confidence=0.6, now=ts)
+    ws.messages.append_many(messages)
+    engine.sync(ws)
+    r = retriever_for(engine, ws)
+    assert r.wait_ready(120)
+    yield r
+    engine.stop(10)
+
+
+def known_facts(r: Retriever, question: str) -> list[str]:
+    block, _ = asyncio.run(r.context(question, reference_time=T0 + timedelta(days=90)))
+    if "### Known Facts" not in block:
+        return []
+    section = block.split("### Known Facts", 1)[1].split("###", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("- ")]
+
+
+def test_the_current_fact_of_the_asked_subject_and_relation_comes_first(retriever: Retriever) -> None:
+    cases = {
+        "where do I work now?": ("Maya | works-at | Helix Robotics", ["Northwind Logistics"]),
+        "who is my manager?": ("Maya | has-manager | Priya Shah", ["Dana Reyes"]),
+        "Where does my husband work these days?": ("Tom | works-at | Ghent University",
+                                                   ["Prague City Library"]),
+        "where do I live?": ("Maya | moved-to | Ghent", ["lives-in | Prague"]),
+        "What school does Leo go to?": ("Leo | goes-to | Riverside Primary", []),
+    }
+    for question, (first, stale) in cases.items():
+        facts = known_facts(retriever, question)
+        assert facts and facts[0].startswith(f"- {first} ("), (question, facts)
+        for old in stale:
+            assert not any(old in line for line in facts), (question, facts)
+        assert not any("(past;" in line for line in facts), (question, facts)
+
+
+def test_a_question_about_the_past_gets_the_superseded_fact_marked_as_past(retriever: Retriever) -> None:
+    cases = {
+        "what was my previous job?":
+            "Maya | works-at | Northwind Logistics (past; valid 2026-01-05 to 2026-02-14",
+        "who was my old boss?": "Maya | has-manager | Dana Reyes (past; valid 2026-01-05 to 2026-02-15",
+        "Where did I use to live before?": "Maya | lives-in | Prague (past;",
+        "Where did Tom work before?": "Tom | works-at | Prague City Library (past;",
+    }
+    for question, first in cases.items():
+        facts = known_facts(retriever, question)
+        assert facts and facts[0].startswith(f"- {first}"), (question, facts)
+
+
+def test_the_link_of_a_possessive_reference_is_shown_after_the_answer(retriever: Retriever) -> None:
+    facts = known_facts(retriever, "where does my husband work?")
+    assert facts[0].startswith("- Tom | works-at | Ghent University (")
+    assert any(line.startswith("- Maya | has-husband | Tom (") for line in facts), facts
+
+
+@pytest.mark.parametrize(("question", "families", "first_person", "via", "past"), [
+    ("where do I work now?", ["employer"], True, [], ""),
+    ("What's my job title these days?", ["employer", "role", "identity"], True, [], ""),
+    ("so where does my wife work?", ["employer", "partner"], True, ["partner"], ""),
+    ("how much does Sam earn a year", ["salary"], False, [], ""),
+    ("which nursery do the kids go to", ["children", "school"], False, [], ""),
+    ("who did I report to at my old company?", ["employer", "manager"], True, [], "strong"),
+    ("where did we live in 2019?", ["home"], True, [], "weak"),
+    ("when did I move to Lyon?", ["home"], True, [], "weak"),
+    ("how old is my daughter?", ["children", "birthday"], True, ["children"], ""),
+    ("What did Alex cook for dinner?", [], False, [], ""),
+    ("Is my ex-boyfriend still in town?", ["partner"], True, ["partner"], "strong"),
+])
+def test_relation_words_subjects_and_tense_of_a_question(
+    question: str, families: list[str], first_person: bool, via: list[str], past: str
+) -> None:
+    rq = parse_relation(question)
+    assert rq.families == families
+    if families:
+        assert (rq.first_person, rq.via, rq.past) == (first_person, via, past)
+
+
+def test_questions_without_a_relation_word_are_ranked_as_before(retriever: Retriever) -> None:
+    # no family word: the relation step leaves the fact list alone (no relation score on any item)
+    items: list[Any] = retriever.local.search_sync(
+        RetrievalRequest(query="what instrument does Maya play in the orchestra?"))
+    assert not any("relation" in i.scores for i in items)
