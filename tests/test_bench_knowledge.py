@@ -1,0 +1,173 @@
+"""The knowledge bench (scripts/bench/knowledge.py): its matching rule, and one small story end to end.
+
+Checks the scoring and the JSON shape, never the engine's figures (those are for the bench to print).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scripts.bench import knowledge as kb
+
+USER = "Ana Lima"
+
+
+def _fact(
+    subject: str, predicate: str, obj: str, valid: bool = True, tiers: tuple[str, ...] = ("spacy",)
+) -> kb.FactView:
+    return kb.FactView(subject, predicate, obj, valid, frozenset(tiers))
+
+
+def _row(subject: str, relation: str, obj: str, status: str = "current", *accept: str) -> dict[str, Any]:
+    return {
+        "subject": subject,
+        "relation": relation,
+        "object": obj,
+        "status": status,
+        "accept_objects": list(accept),
+    }
+
+
+def test_a_current_row_needs_a_valid_fact_in_the_present_form() -> None:
+    row = _row("user", "employer", "Northwind Labs", "current", "Northwind")
+    assert kb.row_satisfied(row, [_fact(USER, "works-at", "Northwind Labs")], USER)
+    assert kb.row_satisfied(
+        row, [_fact("Ana", "works-for", "northwind")], USER
+    )  # first name, accepted spelling
+    assert kb.row_satisfied(row, [_fact("user", "works-at", "Northwind Labs")], USER)  # no name known
+    assert not kb.row_satisfied(row, [_fact(USER, "works-at", "Northwind Labs", valid=False)], USER)
+    assert not kb.row_satisfied(row, [_fact(USER, "worked-at", "Northwind Labs")], USER)
+    assert not kb.row_satisfied(row, [_fact(USER, "likes", "Northwind Labs")], USER)
+    assert not kb.row_satisfied(row, [_fact("Tom", "works-at", "Northwind Labs")], USER)
+    assert not kb.row_satisfied(row, [_fact(USER, "works-at", "Northwinds")], USER)  # whole words only
+
+
+def test_a_superseded_row_needs_the_old_fact_kept_in_history() -> None:
+    row = _row("user", "lives_in", "Porto", "superseded")
+    assert not kb.row_satisfied(row, [], USER)  # never extracted
+    assert not kb.row_satisfied(row, [_fact(USER, "lives-in", "Porto")], USER)  # still shown as current
+    assert kb.row_satisfied(row, [_fact(USER, "lives-in", "Porto", valid=False)], USER)
+    assert kb.row_satisfied(row, [_fact(USER, "lived-in", "Porto")], USER)
+
+
+def test_inverse_and_named_subjects() -> None:
+    child = _row("user", "child", "Leo")
+    assert kb.row_satisfied(child, [_fact(USER, "has-son", "Leo")], USER)
+    assert kb.row_satisfied(child, [_fact("Leo", "has-mother", "Ana")], USER)
+    spouse = _row("user", "spouse", "Tom Reyes", "current", "Tom")
+    assert kb.row_satisfied(spouse, [_fact("Tom", "is-married-to", USER)], USER)
+    school = _row("Leo", "child_school", "Riverside Primary")
+    assert kb.row_satisfied(school, [_fact("Leo", "starts-at", "Riverside Primary School")], USER)
+    assert not kb.row_satisfied(school, [_fact(USER, "starts-at", "Riverside Primary")], USER)
+
+
+def test_precision_counts_truth_and_also_true_rows() -> None:
+    story = {
+        "user": USER,
+        "truth": [_row("user", "employer", "Acme")],
+        "also_true": [{"subject": "user", "relation": "likes", "object": "jazz"}],
+    }
+    assert kb.fact_correct(_fact(USER, "works-at", "Acme"), story)
+    assert kb.fact_correct(_fact(USER, "worked-at", "Acme", valid=False), story)  # true once, still correct
+    assert kb.fact_correct(_fact(USER, "loves", "jazz"), story)
+    assert not kb.fact_correct(_fact(USER, "is-a", "friends"), story)
+
+
+def test_known_facts_section_and_answers() -> None:
+    block = (
+        "## Retrieved Knowledge\nnotice\n\n### Known Facts\n"
+        "- Ana Lima | works-at | Acme (valid 2026-01-02 to now; evidence: m1; id f-0123abcd)\n\n"
+        "### Conversation Memory\n- [2026-01-02 Ana Lima #m2] I moved to Porto.\n"
+    )
+    section = kb.known_facts_section(block)
+    assert "Acme" in section and "Porto" not in section
+    assert kb._FACT_ID_RE.findall(section) == ["f-0123abcd"]
+    assert kb.answered(section, ["acme"]) and not kb.answered(section, ["Porto"])
+    assert kb.known_facts_section("### Conversation Memory\n- x\n") == ""
+
+
+def _story() -> dict[str, Any]:
+    msgs = [
+        ("user", "Hi! I work at Northwind Labs as a data engineer."),
+        ("assistant", "Nice to meet you. How do you like it there?"),
+        ("user", "It's great. I live in Lisbon, near the river."),
+        ("assistant", "Lisbon is lovely. Anything I can help with today?"),
+    ]
+    return {
+        "id": "mini",
+        "user": USER,
+        "messages": [
+            {"session": 1, "timestamp": f"2026-03-02T10:0{i}:00Z", "role": role, "text": text}
+            for i, (role, text) in enumerate(msgs)
+        ],
+        "truth": [
+            _row("user", "employer", "Northwind Labs", "current", "Northwind"),
+            _row("user", "lives_in", "Lisbon"),
+            _row("user", "pet", "Rex"),  # never said: not satisfied
+            _row("user", "employer", "Globex", "superseded"),  # never said: not satisfied
+        ],
+        "also_true": [],
+        "questions": [
+            {
+                "question": "Where do I work?",
+                "answers": ["Northwind"],
+                "about_past": False,
+                "subject": "user",
+                "relation": "employer",
+            },
+            {
+                "question": "What is my dog called?",
+                "answers": ["Rex"],
+                "about_past": False,
+                "subject": "user",
+                "relation": "pet",
+            },
+        ],
+    }
+
+
+@pytest.mark.slow
+def test_one_story_through_the_engine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "mini"
+    folder.mkdir()
+    (folder / "mini.json").write_text(json.dumps(_story()))
+    kb.main(["--stories", str(folder), "--json", "--detail", "--no-embeddings"])
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(out) >= {"llm", "embeddings", "elapsed_s", "total", "parts", "stories", "detail"}
+    assert set(out["parts"]) == {"mini"}
+    story = out["stories"]["mini"]
+    assert story["part"] == "mini" and story["truth_rows"] == 4 and story["questions"] == 2
+    assert set(story["tiers"]) == {"regex", "spacy", "llm", "all"}
+    total = out["total"]
+    for key in (
+        "accuracy",
+        "current_accuracy",
+        "superseded_accuracy",
+        "answered_facts_share",
+        "answered_strict_share",
+        "answered_block_share",
+    ):
+        assert total[key] is None or 0.0 <= total[key] <= 1.0
+    rows = out["detail"]["mini"]["rows"]
+    assert "ok user employer Northwind Labs [current]" in rows
+    assert "ok user lives_in Lisbon [current]" in rows
+    assert "NO user pet Rex [current]" in rows
+    assert "NO user employer Globex [superseded]" in rows
+    assert story["satisfied"] == 2 and story["current_satisfied"] == 2 and story["superseded_satisfied"] == 0
+    assert total["tiers"]["spacy"]["rows_found"] == 2
+    assert story["answered_facts"] >= 1 and story["answered_strict"] <= story["answered_facts"]
+
+
+def test_the_bundled_stories_are_well_formed() -> None:
+    """Shape only (counts and vocabulary): the held-out texts are not printed or read further here."""
+    stories = kb.load_stories(kb.STORIES)
+    parts = [p for p, _ in stories]
+    assert parts.count("tune") >= 3 and parts.count("heldout") >= 3
+    assert sum(len(s["messages"]) for _, s in stories) >= 250
+    for _, s in stories:
+        assert 40 <= len(s["messages"]) <= 60
+        assert 12 <= len(s["truth"]) <= 20 and 6 <= len(s["questions"]) <= 10
