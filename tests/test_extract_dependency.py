@@ -303,7 +303,7 @@ def test_started_working_is_present(triples: Callable[..., Triples]) -> None:
 
 
 def test_promotion_role_is_not_duplicated(triples: Callable[..., Triples]) -> None:
-    assert triples("Priya got promoted to VP of Engineering.") == {("Priya", "is-a", "VP of Engineering")}
+    assert triples("Priya got promoted to VP of Engineering.") == {("Priya", "has-role", "VP of Engineering")}
 
 
 def test_student_at_named_org_studies_there(triples: Callable[..., Triples]) -> None:

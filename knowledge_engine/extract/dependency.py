@@ -185,6 +185,7 @@ PREDICATE_ALIASES = {
     "came-from": "is-from",
     "bears-in": "born-in",
     "was-born-in": "born-in",
+    "works-as": "has-role",
 }
 IRREGULAR_PAST = {
     "be": "was",
@@ -217,6 +218,184 @@ IRREGULAR_PAST = {
     "spend": "spent",
     "study": "studied",
 }
+# Relation nouns folded into one predicate, whichever word the speaker used: "my husband Tom"
+# and "Tom, my wife's ..." both read `is-married-to`; a son, a daughter and a kid are `has-child`.
+RELATION_PREDICATES = {
+    **dict.fromkeys(["husband", "wife", "spouse"], "is-married-to"),
+    **dict.fromkeys(
+        ["partner", "girlfriend", "boyfriend", "fiance", "fiancé", "fiancee", "fiancée"], "has-partner"
+    ),
+    **dict.fromkeys(
+        ["son", "daughter", "kid", "child", "children", "baby", "stepson", "stepdaughter", "toddler"],
+        "has-child",
+    ),
+    **dict.fromkeys(["mum", "mom", "mother", "mam", "mommy", "mummy"], "has-mother"),
+    **dict.fromkeys(["dad", "father", "daddy", "papa"], "has-father"),
+    **dict.fromkeys(["boss", "manager", "line-manager"], "has-manager"),
+    **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation"], "has-salary"),
+    **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
+}
+SALARY_NOUNS = {"salary", "pay", "income", "wage", "wages", "compensation"}
+ANIMAL_NOUNS = {"dog", "cat", "puppy", "kitten", "pet", "horse", "rabbit", "hamster", "parrot", "pony"}
+# "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
+# for teams, companies or flats, which the speaker may only belong to.
+FAMILY_NOUNS = {
+    "son",
+    "daughter",
+    "kid",
+    "child",
+    "children",
+    "baby",
+    "stepson",
+    "stepdaughter",
+    "toddler",
+    "mum",
+    "mom",
+    "mother",
+    "mam",
+    "mommy",
+    "mummy",
+    "dad",
+    "father",
+    "daddy",
+    "papa",
+    "parents",
+    "brother",
+    "sister",
+    "grandma",
+    "grandmother",
+    "grandpa",
+    "grandfather",
+    "granny",
+    "nan",
+    "dog",
+    "cat",
+}
+# The object of these predicates is a person; roles, money and ages are values, not entities.
+PERSON_PREDICATES = {"is-married-to", "has-partner", "has-child", "has-mother", "has-father", "has-manager"}
+# Entity type implied by a predicate for a named object (a city one moves to is a location even
+# when the small model calls it an organisation; a child is a person, never an organisation).
+PREDICATE_OBJECT_TYPES: dict[str, EntityType] = {
+    **dict.fromkeys(PERSON_PREDICATES, "person"),
+    **dict.fromkeys(
+        [
+            "works-at",
+            "worked-at",
+            "works-for",
+            "worked-for",
+            "attends",
+            "attended",
+            "studies-at",
+            "studied-at",
+            "teaches-at",
+            "taught-at",
+            "volunteers-at",
+        ],
+        "organization",
+    ),
+    **dict.fromkeys(
+        [
+            "lives-in",
+            "lived-in",
+            "moved-to",
+            "moves-to",
+            "moved-from",
+            "moves-from",
+            "grew-up-in",
+            "born-in",
+            "is-from",
+            "was-from",
+        ],
+        "location",
+    ),
+    **dict.fromkeys(["drives", "drove", "has-car"], "product"),
+    **dict.fromkeys(["has-salary", "has-salary-offer", "has-rent"], "money"),
+}
+PERSON_SUBJECT_PREDICATES = PERSON_PREDICATES | {
+    "is-aged",
+    "attends",
+    "attended",
+    "works-at",
+    "worked-at",
+    "has-role",
+    "has-salary",
+    "has-salary-offer",
+}
+# Values that are not entities: a job title is not an organisation ("Head of Design").
+VALUE_PREDICATES = {"has-role", "is-aged", "is-a", "was-a"}
+# Nouns naming a job one gets, takes or starts ("got a job at X", "accepted a position with X").
+JOB_NOUNS = {"job", "position", "role", "post", "gig", "contract", "internship", "placement", "offer"}
+JOB_GET_VERBS = {"get", "land", "take", "accept", "start", "begin", "find", "secure", "score", "have"}
+# Verbs of starting somewhere: "I start at Acme on June 8", "Leo will start at Riverside Primary".
+START_VERBS = {"start", "begin", "join"}
+SCHEDULED_VERBS = START_VERBS | {"report"}  # "I'll report to Omar Haddad"
+HIRE_VERBS = {"hire", "employ", "recruit", "take"}
+# A scheduled start is a fact about the future, unlike other plans: will/'ll/shall are allowed.
+SCHEDULED_MODALS = {"will", "'ll", "shall", "wo"}
+SCHOOL_WORDS = {
+    "school",
+    "primary",
+    "elementary",
+    "kindergarten",
+    "nursery",
+    "preschool",
+    "academy",
+    "high",
+    "daycare",
+    "montessori",
+    "prep",
+    "infants",
+    "juniors",
+}
+# Heads of job titles written without an article: "I'm now Head of Design", "I'm Lead Engineer".
+TITLE_HEADS = {
+    "head",
+    "director",
+    "manager",
+    "lead",
+    "chief",
+    "vp",
+    "president",
+    "officer",
+    "engineer",
+    "designer",
+    "developer",
+    "analyst",
+    "architect",
+    "editor",
+    "consultant",
+    "coordinator",
+    "specialist",
+    "administrator",
+    "principal",
+    "associate",
+    "intern",
+    "ceo",
+    "cto",
+    "cfo",
+    "coo",
+    "cmo",
+    "founder",
+    "co-founder",
+    "cofounder",
+    "owner",
+    "supervisor",
+    "scientist",
+    "researcher",
+    "partner",
+    "strategist",
+    "producer",
+    "accountant",
+    "controller",
+    "recruiter",
+    "advisor",
+    "adviser",
+}
+APPROXIMATORS = {"about", "around", "roughly", "approximately", "approx", "approx.", "circa", "~", "some"}
+_UNITS = "zero one two three four five six seven eight nine ten eleven twelve"
+_TEENS = "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+NUMBER_WORDS = {w: i for i, w in enumerate(f"{_UNITS} {_TEENS}".split(" "))}
+MONEY_SHORT = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kKmM]$")
 IRREGULAR_PRESENT = {"be": "is", "have": "has", "do": "does", "go": "goes"}
 FIRST_PERSON = {"i", "me", "myself"}
 FIRST_PERSON_POSS = {"my", "mine"}
@@ -266,11 +445,16 @@ def extract_triples(doc: Doc, message: Message) -> list[FactCandidate]:
 def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
     ctx = _Ctx(message=message, ents={t.i: e for e in doc.ents for t in e})
     for sent in doc.sents:
-        if _is_question(sent):
-            continue
         if len(sent) > MAX_SENTENCE_TOKENS:
             counters.inc("extract.spacy.facts_skipped_long_sentence")
             continue
+        _relation_sweep(sent, ctx)  # "my husband Tom" holds in a question or a plan too
+        if _is_question(sent):
+            continue
+        _age_facts(sent, ctx)
+        for verb in sent:
+            _pay_facts(verb, ctx)
+            _salary_change(verb, ctx)
         for root in (t for t in sent if t.dep_ == "ROOT"):
             for clause_root in _clause_roots(root):
                 for head, subjects, past in _clauses(clause_root, ctx):
@@ -322,6 +506,8 @@ def _is_irrealis(verb: Token) -> bool:
         if child.dep_ == "neg" or low in {"never", "not", "n't"}:
             return True
         if child.dep_ == "aux" and (child.tag_ == "MD" or low in MODALS):
+            if low in SCHEDULED_MODALS and verb.lemma_ in SCHEDULED_VERBS:
+                continue  # "I'll start at Acme on June 8": a date set, not a plan
             return True
         if child.dep_ == "advmod" and (low in HEDGES or any(g.dep_ == "neg" for g in child.children)):
             return True
@@ -457,17 +643,30 @@ def _possessive_relation(noun: Token, name: str, ctx: _Ctx) -> None:
     poss = next((c for c in noun.children if c.dep_ == "poss"), None)
     if poss is None:
         return
-    owner = _owner(poss, ctx)
+    owner = _owner(poss, ctx, noun)
     if owner and owner != name:
-        _emit(ctx, owner, "has-" + _relation_noun(noun), name, 0.6, obj_tok=None, obj_type="person")
+        obj_type: EntityType | None = None if noun.lemma_.lower() in ANIMAL_NOUNS else "person"
+        _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=obj_type)
 
 
-def _owner(poss: Token, ctx: _Ctx) -> str | None:
+def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
     if poss.lower_ in FIRST_PERSON_POSS:
         return ctx.me
-    if poss.lower_ == "our" and ctx.message.role == "user":
-        return None
+    if poss.lower_ == "our":  # "our son Leo": the speaker's family; "our team": not the speaker's
+        family = noun is not None and noun.lemma_.lower() in FAMILY_NOUNS
+        return ctx.me if family and ctx.message.role == "user" else None
     return _name_of(poss, ctx)
+
+
+def _relation_predicate(noun: Token) -> str:
+    """'my husband' -> is-married-to, 'our son' -> has-child, 'my best friend' -> has-best-friend."""
+    rel = _relation_noun(noun)
+    doc = noun.doc
+    if doc[noun.i + 1 : noun.i + 5].text.replace(" ", "").lower() == "-in-law":
+        return f"has-{rel}-in-law"  # "my mother-in-law" is not my mother
+    if noun.lemma_.lower() in SALARY_NOUNS:
+        return "has-salary"  # "my base salary", "my annual salary"
+    return RELATION_PREDICATES.get(rel, "has-" + rel)
 
 
 def _relation_noun(noun: Token) -> str:
@@ -480,8 +679,12 @@ def _relation_noun(noun: Token) -> str:
     return _kebab(" ".join([*mods, noun.lemma_.lower()]))
 
 
-def _name_of(tok: Token, ctx: _Ctx) -> str | None:
-    """The proper name a token stands for: its entity span, or its PROPN compound chain."""
+def _name_of(tok: Token, ctx: _Ctx, person: bool = False) -> str | None:
+    """The proper name a token stands for: its entity span, or its PROPN compound chain.
+
+    With `person`, an entity span joining names ("Noah and Ella", typed as one organisation by
+    the small model) is cut at the conjunction around `tok`: people are named one at a time.
+    """
     ent = ctx.ents.get(tok.i)
     if ent is not None and ent.label_ in SKIP_ENT_LABELS:
         return None
@@ -493,6 +696,10 @@ def _name_of(tok: Token, ctx: _Ctx) -> str | None:
     end = max([tok.i, *(c.i for c in tok.rights if c.dep_ == "nummod")])  # "iPhone 15"
     if ent is not None:
         end = max(end, ent.end - 1)
+    if person:
+        cuts = [t.i for t in tok.doc[start : end + 1] if t.dep_ == "cc" or t.text == ","]
+        start = max([start, *(c + 1 for c in cuts if c < tok.i)])
+        end = min([end, *(c - 1 for c in cuts if c > tok.i)])
     return _strip_det(tok.doc[start : end + 1])
 
 
@@ -578,13 +785,16 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         return
     if any(c.dep_ == "auxpass" for c in verb.children):
         for subject in subjects:
-            _passive_state(verb, subject, past, ctx)
+            if not _hired(verb, subject, ctx):
+                _passive_state(verb, subject, past, ctx)
         return
     base = _verb_form(verb, past)
     prt = [c.lower_ for c in verb.children if c.dep_ == "prt"]
     pred = _kebab(" ".join([base, *prt]))
     for subject in subjects:
         _named_possessions(verb, subject, ctx)
+        if _work_facts(verb, subject, past, ctx):
+            continue
         if verb.lemma_ in LIGHT_VERBS:
             continue  # "I found a flat in Kreuzberg": the place belongs to the flat, not to me
         _direct_objects(verb, subject, pred, ctx)
@@ -594,16 +804,29 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
 def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
     """'Ben is obsessed with dinosaurs' -> is-obsessed-with; 'got promoted to VP of X' -> is-a."""
     be = "was" if past else "is"
+    if verb.lemma_ == "promote":
+        _promoted_infinitive(verb, subject, ctx)
     for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in PASSIVE_PREPS):
         for pobj in (c for c in prep.children if c.dep_ == "pobj"):
             if verb.lemma_ == "promote" and prep.lower_ == "to":
                 obj = _object_phrase(pobj, ctx, with_of=True)
                 if obj:
-                    _emit(ctx, subject, "is-a", obj, 0.55, obj_tok=None)
+                    _emit(ctx, subject, "has-role", obj, 0.55, obj_tok=None)
                 continue
             obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
             if obj:
                 _emit(ctx, subject, _kebab(f"{be} {verb.lower_} {prep.lower_}"), obj, 0.55, obj_tok=pobj)
+
+
+def _promoted_infinitive(verb: Token, subject: str, ctx: _Ctx) -> None:
+    """'promoted to team lead' parses 'lead' as a verb after infinitive 'to': read it as the title."""
+    for xcomp in (c for c in verb.children if c.dep_ == "xcomp"):
+        to = next((c for c in xcomp.children if c.dep_ == "aux" and c.lower_ == "to"), None)
+        words = list(xcomp.doc[to.i + 1 : xcomp.right_edge.i + 1]) if to is not None else []
+        while words and words[-1].is_punct:
+            words.pop()
+        if 0 < len(words) <= 4 and all(w.pos_ in {"NOUN", "PROPN", "ADJ", "VERB"} for w in words):
+            _emit(ctx, subject, "has-role", " ".join(w.text for w in words), 0.55, obj_tok=None)
 
 
 def _direct_objects(verb: Token, subject: str, pred: str, ctx: _Ctx) -> None:
@@ -621,10 +844,10 @@ def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
         names = [_called_name(dobj, ctx)]
         for appos in (c for c in dobj.children if c.dep_ == "appos"):  # "two kids, Lily and Ben"
-            names += [_name_of(t, ctx) for t in [appos, *_conjuncts(appos)]]
+            names += [_name_of(t, ctx, person=True) for t in [appos, *_conjuncts(appos)]]
         for name in names:
             if name:
-                _emit(ctx, subject, "has-" + _relation_noun(dobj), name, 0.6, obj_tok=None, obj_type="person")
+                _emit(ctx, subject, _relation_predicate(dobj), name, 0.6, obj_tok=None, obj_type="person")
 
 
 def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx) -> None:
@@ -650,6 +873,9 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
         if name:
             _possessive_relation(tok, name, ctx)
     obj = name or _object_phrase(tok, ctx)
+    school = (name is not None and _is_school(name)) or tok.lemma_.lower() in SCHOOL_WORDS
+    if obj and pred in {"goes-to", "went-to"} and school:
+        pred = "attends" if pred == "goes-to" else "attended"  # "Mia goes to Oakwood Elementary"
     if obj:
         conf = 0.65 if name else 0.55
         _emit(ctx, subject, PREDICATE_ALIASES.get(pred, pred), obj, conf, obj_tok=tok)
@@ -676,6 +902,11 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                             _emit(ctx, subject, pred, obj, 0.6, obj_tok=pobj)
             elif child.dep_ == "prep" and child.lower_ in {"from", "in", "at"}:
                 _be_prep(child, subject, be, ctx)
+            elif child.dep_ == "prep" and child.lower_ == "on" and not past:  # "I'm on £48,000"
+                for pobj in _pobjs(child):
+                    money = _money_value(pobj, ctx)
+                    if money:
+                        _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
 
 
 def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
@@ -690,9 +921,9 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
 
 def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> None:
     if any(c.dep_ == "poss" for c in attr.children):
-        owner = _owner(next(c for c in attr.children if c.dep_ == "poss"), ctx)
+        owner = _owner(next(c for c in attr.children if c.dep_ == "poss"), ctx, attr)
         if owner and owner != subject:  # "Jordan is my best friend"
-            _emit(ctx, owner, "has-" + _relation_noun(attr), subject, 0.6, obj_tok=None, obj_type="person")
+            _emit(ctx, owner, _relation_predicate(attr), subject, 0.6, obj_tok=None, obj_type="person")
         return
     if attr.lemma_ == "fan":  # "I'm a huge fan of X" -> likes X
         inner = _of_object(attr)
@@ -701,6 +932,15 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
             _emit(ctx, subject, "likes", obj, 0.55, obj_tok=inner)
         return
     has_det = any(c.dep_ == "det" for c in attr.children)
+    now = any(c.dep_ == "advmod" and c.lower_ == "now" for c in attr.head.children) or any(
+        c.dep_ == "amod" and c.lower_ == "new" for c in attr.children
+    )
+    if not past and attr.pos_ in {"NOUN", "PROPN"} and (now or not has_det) and _is_title(attr):
+        obj = _object_phrase(attr, ctx, with_of=True, prefer_name=False)
+        if obj:  # "I'm now Head of Design", "I'm now a team lead": the current job title
+            _emit(ctx, subject, "has-role", _drop_new(obj), 0.6, obj_tok=None)
+        _org_of_role(attr, subject, past, ctx)
+        return
     if attr.pos_ not in {"NOUN", "PROPN"} or (attr.pos_ == "PROPN" and not has_det):
         return  # "X is Y" identity, numbers, pronouns: skip
     if any(c.dep_ == "amod" and (c.lower_ in EVALUATIVE or _intensified(c)) for c in attr.children):
@@ -714,6 +954,11 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     obj = _object_phrase(attr, ctx, with_of=True)
     if obj:
         _emit(ctx, subject, f"{be}-a", _drop_new(obj), 0.6, obj_tok=None)
+    _org_of_role(attr, subject, past, ctx)
+
+
+def _org_of_role(attr: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'a designer at Figma' -> works-at Figma; 'a PhD student at ETH' -> studies-at ETH."""
     org = _at_org(attr, ctx)
     if org is not None:
         verb = "studies-at" if attr.lemma_.lower() in STUDENT_NOUNS else "works-at"
@@ -728,7 +973,8 @@ def _intensified(adj: Token) -> bool:
 
 def _at_org(attr: Token, ctx: _Ctx) -> str | None:
     """'a designer at Figma' -> Figma (a role at a named organisation implies works-at)."""
-    for prep in attr.children:
+    inner = _of_object(attr)  # "head of sales at Umbrella": the parser hangs "at" on "sales"
+    for prep in [*attr.children, *(inner.children if inner is not None else [])]:
         if prep.dep_ == "prep" and prep.lower_ == "at":
             pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
             if pobj is not None and pobj.pos_ == "PROPN":
@@ -744,25 +990,306 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     """'My sister is Maria', "Alex's manager is Sam", 'My email is x@y.z' -> owner has-<noun> value."""
     poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
     attr = next((c for c in verb.children if c.dep_ == "attr"), None)
-    if poss is None or attr is None or subj_tok.pos_ != "NOUN":
+    if attr is None or subj_tok.pos_ != "NOUN":
         return
-    owner = _owner(poss, ctx)
+    if poss is None:  # chat drops the "my": "Salary is £61,000", "rent is only 980 euro"
+        bare = not any(c.dep_ in {"det", "poss", "prep"} for c in subj_tok.children)
+        if not bare or subj_tok.lemma_.lower() not in {*SALARY_NOUNS, "rent"} or ctx.message.role != "user":
+            return
+        owner: str | None = ctx.me
+    else:
+        owner = _owner(poss, ctx, subj_tok)
+    pred = _relation_predicate(subj_tok)
     value = _value_of(attr, ctx)
+    if value is None and pred == "has-role":  # "my new title is senior engineer"
+        value = _object_phrase(attr, ctx, with_of=True)
     if owner and value and owner != value:
-        _emit(ctx, owner, "has-" + _relation_noun(subj_tok), value, 0.6, obj_tok=attr)
+        _emit(ctx, owner, pred, value, 0.6, obj_tok=attr)
 
 
 def _value_of(attr: Token, ctx: _Ctx) -> str | None:
     """A named value: a proper name, an email/URL, or a money amount."""
     if attr.like_email or attr.like_url:
         return attr.text
-    ent = ctx.ents.get(attr.i)
-    if ent is not None and ent.label_ == "MONEY":
-        return _strip_det(ent)
+    money = _money_value(attr, ctx)
+    if money:
+        return money
     amount = [c for c in attr.children if c.dep_ == "nummod" and c.i < attr.i]
     if attr.pos_ == "NOUN" and amount:  # "1,450 euros" when NER misses the money span
         return attr.doc[amount[0].i : attr.i + 1].text
     return _name_of(attr, ctx)
+
+
+# --------------------------------------------------------------------------- family and work relations
+
+
+def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
+    """Relations named in passing, wherever they sit in the parse.
+
+    "my husband Tom and our son Leo, he's four" hangs the nouns anywhere (subject, object,
+    fragment); the appositive itself states the relation, so every possessed relation noun with
+    a name in apposition counts: "my husband Tom", "Carlos, my dad", "my new boss, Priya".
+    """
+    for tok in sent:
+        if tok.pos_ != "NOUN" or not any(c.dep_ == "poss" for c in tok.children):
+            continue
+        for appos in (c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
+            for name_tok in [appos, *(t for t in _conjuncts(appos) if t.pos_ == "PROPN")]:
+                name = _name_of(name_tok, ctx, person=True)
+                if name:
+                    _possessive_relation(tok, name, ctx)
+        if tok.dep_ == "appos" and tok.head.pos_ == "PROPN":  # "Carlos, my dad, ..."
+            name = _name_of(tok.head, ctx, person=True)
+            if name:
+                _possessive_relation(tok, name, ctx)
+
+
+def _number(tok: Token) -> int | None:
+    text = tok.lower_
+    value = NUMBER_WORDS.get(text)
+    if value is None and text.isdigit():
+        value = int(text)
+    return value if value is not None and 0 < value < 120 else None
+
+
+def _age_of(verb: Token) -> int | None:
+    """'is four', 'is 4 years old', 'just turned six' -> the age."""
+    for child in verb.children:
+        if child.dep_ in {"attr", "dobj"} and child.pos_ == "NUM" and not list(child.children):
+            return _number(child)
+        if child.dep_ == "acomp" and child.lower_ == "old":
+            years = next((c for c in child.children if c.dep_ == "npadvmod" and c.lemma_ == "year"), None)
+            num = next((c for c in years.children if c.dep_ == "nummod"), None) if years is not None else None
+            return _number(num) if num is not None else None
+    return None
+
+
+def _age_facts(sent: Span, ctx: _Ctx) -> None:
+    """'Our son Leo is four', 'Leo, he's four', 'Mia just turned six' -> is-aged N."""
+    for verb in sent:
+        if verb.lemma_ not in {"be", "turn"} or _is_irrealis(verb):
+            continue
+        if verb.lemma_ == "be" and _is_past(verb):
+            continue
+        if verb.lemma_ == "turn" and any(c.dep_ == "prt" for c in verb.children):
+            continue
+        age = _age_of(verb)
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if age is None or subj is None:
+            continue
+        if subj.lower_ in {"he", "she"}:
+            names = [_pronoun_name(subj, ctx)]
+        else:
+            names = [_resolve_subject(t, ctx) for t in [subj, *_conjuncts(subj)]]
+        for name in names:
+            if name:
+                pet = any(f.object == name and f.object_type != "person" for f in ctx.out)
+                subj_type: EntityType | None = None if pet else "person"
+                _emit(ctx, name, "is-aged", str(age), 0.6, obj_tok=None, subj_type=subj_type)
+
+
+def _pronoun_name(pron: Token, ctx: _Ctx) -> str | None:
+    """'... Leo, he's four': a he/she right after 'Name,' is that name (the only case resolved)."""
+    doc = pron.doc
+    if pron.i < 2 or doc[pron.i - 1].text != ",":
+        return None
+    prev = doc[pron.i - 2]
+    ent = ctx.ents.get(prev.i)
+    if prev.pos_ != "PROPN" or (ent is not None and ent.label_ not in {"PERSON", "ORG", "GPE"}):
+        return None
+    return _name_of(prev, ctx, person=True)
+
+
+def _money_value(tok: Token, ctx: _Ctx) -> str | None:
+    """'$85,000', 'about $70,000' -> '$70,000', '85k'; the sign the model leaves outside is kept."""
+    doc = tok.doc
+    ent = ctx.ents.get(tok.i)
+    if ent is not None and ent.label_ == "MONEY":
+        start, end = ent.start, ent.end
+    elif MONEY_SHORT.match(tok.text):
+        start, end = tok.i, tok.i + 1
+    else:
+        return None
+    while start > 0 and doc[start - 1].is_currency:
+        start -= 1
+    while end - start > 1 and not doc[start].is_currency and not any(c.isdigit() for c in doc[start].text):
+        start += 1  # "about $70,000", "up to $95,000", "a $5,000": the amount
+    text = doc[start:end].text
+    return text if any(c.isdigit() for c in text) else None
+
+
+def _is_school(name: str) -> bool:
+    return any(w in SCHOOL_WORDS for w in name.lower().split())
+
+
+def _workplace_pred(name: str, past: bool) -> str:
+    if _is_school(name):
+        return "attended" if past else "attends"
+    return "worked-at" if past else "works-at"
+
+
+def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """Jobs, starts and pay; True when the clause was read as one of them.
+
+    'Tom got a job at the city library', 'I accepted an offer from Helix', 'I'll start at Acme on
+    June 8', 'Leo will start at Riverside Primary', 'I joined Northwind as a data analyst',
+    'I make about $70,000 a year', 'they pay me $85,000', 'they offered me 85k'.
+    A new job is current whatever the tense of the getting, so it reads works-at.
+    """
+    lemma = verb.lemma_
+    dobjs = [c for c in verb.children if c.dep_ == "dobj"]
+    found = False
+    if lemma in {"get", "receive"}:  # "I got a raise to $95,000"
+        for dobj in (d for d in dobjs if d.lemma_.lower() in {"raise", "rise", "bump", "increase"}):
+            for pobj in (p for prep in _preps(dobj, verb, {"to"}) for p in _pobjs(prep)):
+                money = _money_value(pobj, ctx)
+                if money:
+                    _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+                    found = True
+    if lemma in JOB_GET_VERBS:
+        for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS):
+            if dobj.lemma_ == "offer" and lemma not in {"accept", "take"}:
+                continue  # an offer received is not a job taken
+            for prep in _preps(
+                dobj, verb, {"at", "with", "from"} if dobj.lemma_ == "offer" else {"at", "with"}
+            ):
+                for pobj in _pobjs(prep):
+                    obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
+                    if obj:
+                        pred = _workplace_pred(obj, False)
+                        _emit(ctx, subject, pred, obj, 0.6, obj_tok=None, obj_type="organization")
+                        found = True
+            found = _role_as(dobj, verb, subject, ctx) or found
+    if lemma == "report" and not past:  # "I report to Omar Haddad", "I'll report to Omar"
+        for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx, person=True)
+            if name and (ent is None or ent.label_ == "PERSON"):
+                _emit(ctx, subject, "has-manager", name, 0.6, obj_tok=None, obj_type="person")
+                found = True
+    if lemma in {"have", "own"} and not past:  # "we have a 2016 Honda Pilot": a named thing owned
+        for dobj in dobjs:
+            ent = ctx.ents.get(dobj.i)
+            det = next((c.lower_ for c in dobj.children if c.dep_ == "det"), None)
+            name = _name_of(dobj, ctx)
+            if name and det in {"a", "an"} and (ent is None or ent.label_ in {"PRODUCT", "ORG"}):
+                _emit(ctx, subject, "owns", name, 0.55, obj_tok=None, obj_type="product")
+                found = True
+    if lemma in START_VERBS and not dobjs:
+        for prep in _preps(verb, verb, {"at", "with"}):
+            for pobj in _pobjs(prep):
+                name = _name_of(pobj, ctx)
+                if name:
+                    _emit(
+                        ctx,
+                        subject,
+                        _workplace_pred(name, past and lemma != "start"),
+                        name,
+                        0.6,
+                        obj_tok=pobj,
+                    )
+                    found = True
+        found = _role_as(verb, verb, subject, ctx) or found
+    if lemma == "join":
+        for dobj in dobjs:
+            ent = ctx.ents.get(dobj.i)
+            name = _name_of(dobj, ctx)
+            if name and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "NORP"}):
+                _emit(ctx, subject, _workplace_pred(name, False), name, 0.6, obj_tok=dobj)
+                found = _role_as(verb, verb, subject, ctx) or True
+    if past:
+        return found
+    if lemma in {"earn", "make"} and not any(c.tag_ == "VBG" for c in verb.children):
+        for dobj in dobjs:  # "I make $20 an hour tutoring" is a side income, not a salary
+            money = _money_value(dobj, ctx)
+            units = {t.lemma_.lower() for t in dobj.subtree} | {t.lemma_.lower() for t in verb.children}
+            if money and not units & {"hour", "day", "week", "shift", "side", "extra"}:
+                _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+                found = True
+    return found
+
+
+def _pay_facts(verb: Token, ctx: _Ctx) -> None:
+    """'They pay me $85,000' -> has-salary; 'they offered me 85k' -> has-salary-offer (not yet pay)."""
+    if verb.lemma_ not in {"pay", "offer"} or _is_irrealis(verb):
+        return
+    if verb.lemma_ == "pay" and _is_past(verb):
+        return
+    dative = next(
+        (c for c in verb.children if c.dep_ in {"dative", "dobj"} and c.lower_ in {"me", "us"}), None
+    )
+    if dative is None:
+        return
+    for dobj in (c for c in verb.children if c.dep_ == "dobj" and c is not dative):
+        money = _money_value(dobj, ctx)
+        if money:
+            pred = "has-salary" if verb.lemma_ == "pay" else "has-salary-offer"
+            _emit(ctx, ctx.me, pred, money, 0.55, obj_tok=None)
+
+
+def _salary_change(verb: Token, ctx: _Ctx) -> None:
+    """'My salary goes up to $95,000', 'Base rises to 95k' -> has-salary (the new amount)."""
+    if verb.lemma_ not in {"go", "rise", "increase", "jump", "climb", "move"} or _is_irrealis(verb):
+        return
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is None or subj.lemma_.lower() not in {*SALARY_NOUNS, "base"} or _is_past(verb):
+        return
+    poss = next((c for c in subj.children if c.dep_ == "poss"), None)
+    owner = _owner(poss, ctx, subj) if poss is not None else (ctx.me if ctx.message.role == "user" else None)
+    if owner is None:
+        return
+    targets = [c for c in verb.children if c.dep_ == "dobj"]
+    targets += [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
+    for tok in targets:
+        money = _money_value(tok, ctx)
+        if money:
+            _emit(ctx, owner, "has-salary", money, 0.55, obj_tok=None)
+            return
+
+
+def _hired(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'Jenna got hired at the Denver Public Library as a coordinator' -> works-at + has-role."""
+    if verb.lemma_ not in HIRE_VERBS or (
+        verb.lemma_ == "take" and not any(c.lower_ == "on" for c in verb.children)
+    ):
+        return False
+    found = False
+    for pobj in (p for prep in _preps(verb, verb, {"at", "by"}) for p in _pobjs(prep)):
+        obj = _name_of(pobj, ctx)
+        ent = ctx.ents.get(pobj.i)
+        if obj and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC"}):
+            _emit(ctx, subject, _workplace_pred(obj, False), obj, 0.6, obj_tok=pobj, obj_type="organization")
+            found = True
+    return _role_as(verb, verb, subject, ctx) or found
+
+
+def _preps(tok: Token, verb: Token, words: set[str]) -> list[Token]:
+    """Prepositions of a noun or of its verb (the parser hangs 'at X' on either)."""
+    heads = [tok] if tok is verb else [tok, verb]
+    return [c for h in heads for c in h.children if c.dep_ == "prep" and c.lower_ in words]
+
+
+def _pobjs(prep: Token) -> list[Token]:
+    return [c for c in prep.children if c.dep_ == "pobj"]
+
+
+def _role_as(tok: Token, verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'... a job at X as a data analyst', 'joined X as a designer' -> has-role."""
+    found = False
+    for prep in _preps(tok, verb, {"as"}):
+        for pobj in _pobjs(prep):
+            if pobj.pos_ in {"NOUN", "PROPN"}:
+                obj = _object_phrase(pobj, ctx, with_of=True)
+                if obj:
+                    _emit(ctx, subject, "has-role", _drop_new(obj), 0.55, obj_tok=None)
+                    found = True
+    return found
+
+
+def _is_title(attr: Token) -> bool:
+    """A job title written as a name: 'Head of Design', 'Senior Product Manager', 'VP Sales'."""
+    words = [t for t in attr.subtree if t.i <= attr.i or t.dep_ in {"prep", "pobj"}]
+    return any(t.lower_ in TITLE_HEADS for t in words if t.pos_ in {"PROPN", "NOUN"})
 
 
 # --------------------------------------------------------------------------- output
@@ -776,10 +1303,13 @@ def _emit(
     conf: float,
     obj_tok: Token | None,
     obj_type: EntityType | None = None,
+    subj_type: EntityType | None = None,
 ) -> None:
     subject, obj = subject.strip(), obj.strip()
     if subject.lower() == obj.lower() or not predicate or not _clean(subject) or not _clean(obj):
         return
+    if predicate in PERSON_SUBJECT_PREDICATES and (predicate != "is-aged" or subj_type):
+        subj_type = "person"  # only a person has a spouse, a child, a manager, an age or a job
     ctx.out.append(
         FactCandidate(
             subject=subject,
@@ -787,10 +1317,26 @@ def _emit(
             object=obj,
             tier="spacy",
             confidence=max(0.5, min(0.7, conf)),
-            subject_type=_type_of_text(subject, ctx),
-            object_type=_token_type(obj_tok, ctx) or obj_type or _type_of_text(obj, ctx),
+            subject_type=subj_type or _type_of_text(subject, ctx),
+            object_type=_object_type(predicate, obj, obj_tok, obj_type, ctx),
         )
     )
+
+
+def _object_type(
+    predicate: str, obj: str, obj_tok: Token | None, given: EntityType | None, ctx: _Ctx
+) -> EntityType | None:
+    """The predicate's type wins for a named object; a value (a title, an age) is no entity."""
+    if predicate in VALUE_PREDICATES:
+        return None
+    found = _token_type(obj_tok, ctx) or given or _type_of_text(obj, ctx)
+    implied = PREDICATE_OBJECT_TYPES.get(predicate)
+    if implied is None or found in {"email", "url"}:
+        return found
+    named = found is not None or any(w[:1].isupper() or w[:1] in "$€£¥" for w in obj.split())
+    if implied == "organization" and predicate in {"works-at", "worked-at"} and given == "organization":
+        named = True
+    return implied if named else found
 
 
 def _clean(text: str) -> bool:

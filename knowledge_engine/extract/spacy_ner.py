@@ -9,6 +9,7 @@ engine keeps running on the regex tier.
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from knowledge_engine.extract.regex import initial_importance
 from knowledge_engine.extract.text import worth_extracting
 from knowledge_engine.extract.workers import SpacyWorkerPool, acquire, release, resolve_workers
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
-from knowledge_engine.model.records import Message
+from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, log
 
 if TYPE_CHECKING:
@@ -72,6 +73,8 @@ _CALENDAR_WORDS = frozenset(
     }
 )
 _MAX_VALUE_CHARS = 100
+_THOUSANDS = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kK]$")
+_NAME_TYPES = frozenset({"person", "organization", "location", "product", "concept", "unknown"})
 DEFAULT_MAX_CHARS = 32768
 
 
@@ -223,7 +226,7 @@ class SpacyTier:
             except Exception as exc:
                 counters.inc("extract.spacy.facts_failed")
                 log.warning("dependency facts failed for message %s: %s", message.id, type(exc).__name__)
-        return Extraction(message_id=message.id, mentions=mentions, facts=facts)
+        return Extraction(message_id=message.id, mentions=typed_by_facts(mentions, facts), facts=facts)
 
 
 def entity_mentions(doc: Doc) -> list[Mention]:
@@ -231,6 +234,8 @@ def entity_mentions(doc: Doc) -> list[Mention]:
     mentions: list[Mention] = []
     for ent in doc.ents:
         type_ = LABEL_TYPES.get(ent.label_)
+        if type_ == "date" and _THOUSANDS.match(ent.text):
+            type_ = "money"  # "they offered me 85k": the small model calls it a date
         if type_ is None:
             continue
         span = _trim(ent, type_)
@@ -252,6 +257,64 @@ def entity_mentions(doc: Doc) -> list[Mention]:
     return mentions
 
 
+def typed_by_facts(mentions: list[Mention], facts: list[FactCandidate]) -> list[Mention]:
+    """Mentions corrected by the relations they take part in, in the same message.
+
+    A predicate constrains its ends (dependency.PREDICATE_OBJECT_TYPES): the child in
+    "our son Leo" is a person however the model typed "Leo", the city one moves to is a
+    location. A job title ("Head of Design", the value of has-role) is no entity at all; the
+    year of "2019 Golf" is part of the car's name; "Noah and Ella" are two people.
+    """
+    if not facts:
+        return mentions
+    implied: dict[str, EntityType] = {}
+    values: list[str] = []
+    for fact in facts:
+        if fact.predicate in dependency.VALUE_PREDICATES:
+            values.append(fact.object.casefold())
+        elif fact.object_type and fact.predicate in dependency.PREDICATE_OBJECT_TYPES:
+            implied[fact.object.casefold()] = fact.object_type
+        if fact.subject_type == "person" and fact.predicate in dependency.PERSON_SUBJECT_PREDICATES:
+            implied.setdefault(fact.subject.casefold(), "person")
+    named = [k for k, t in implied.items() if t == "product"]
+    out: list[Mention] = []
+    for m in mentions:
+        key = m.value.casefold()
+        if m.type in _NAME_TYPES and any(key == v or key in v.split(" of ") for v in values):
+            continue  # "Head of Design" typed organization: a title, not a thing
+        if m.type == "date" and any(p.startswith(key + " ") for p in named):
+            continue  # "2019" of "2019 Golf"
+        parts = _joined_people(m, implied)
+        if parts:
+            out.extend(parts)
+            continue
+        type_ = implied.get(key)
+        if type_ is not None and type_ != m.type and m.type in _NAME_TYPES:
+            m = m.model_copy(update={"type": type_, "importance": initial_importance(type_, m.value)})
+        out.append(m)
+    return out
+
+
+def _joined_people(m: Mention, implied: dict[str, EntityType]) -> list[Mention]:
+    """'Noah and Ella' as one span, when each name is a person of a fact: two person mentions."""
+    parts = re.split(r"(\s+(?:and|&)\s+|,\s*)", m.value)
+    names = parts[::2]
+    if len(names) < 2 or any(implied.get(n.casefold()) != "person" for n in names):
+        return []
+    out, offset = [], m.start
+    for i, piece in enumerate(parts):
+        if i % 2 == 0 and m.start >= 0:
+            out.append(
+                m.model_copy(
+                    update={"value": piece, "type": "person", "start": offset, "end": offset + len(piece)}
+                )
+            )
+        elif i % 2 == 0:
+            out.append(m.model_copy(update={"value": piece, "type": "person"}))
+        offset += len(piece)
+    return out
+
+
 def _trim(ent: Span, type_: str) -> Any:
     """Drop leading determiners, a trailing possessive and edge punctuation; add a currency sign."""
     doc = ent.doc
@@ -262,6 +325,8 @@ def _trim(ent: Span, type_: str) -> Any:
         end -= 1
     while end - start > 1 and doc[start].text in _EDGE_PUNCT:
         start += 1
+    while type_ == "money" and end - start > 1 and doc[start].lower_ in dependency.APPROXIMATORS:
+        start += 1  # "about $900" is the amount $900
     if type_ == "money" and start > 0 and doc[start - 1].is_currency:
         start -= 1  # the small model leaves "$" outside "85,000"
     span = doc[start:end]

