@@ -41,6 +41,36 @@ _NAMED = {"person", "organization", "location", "product", "concept", "unknown"}
 
 
 _DIGITS = re.compile(r"\d+")
+# Short and long forms merge for these types ("Northwind" / "Northwind Logistics", "Dana" /
+# "Dana Reyes", "Golf" / "2019 Golf"); not for places, where the longer name is usually another
+# place ("Bristol" / "Bristol Airport").
+_ALIASABLE = {"person", "organization", "product", "unknown"}
+_PREFIX_WORDS = 3  # long forms are indexed under their first 1..3 words
+# "about $900" is the amount $900.
+_APPROX = re.compile(r"^(?:about|around|roughly|approximately|approx\.?|circa|ca\.|~)\s*", re.I)
+
+
+def normal_value(value: str, type_: str | None) -> str:
+    """The value an entity is stored under: an amount without "about"/"around"."""
+    value = value.strip()
+    if type_ == "money":
+        value = _APPROX.sub("", value).strip() or value
+    return value
+
+
+def _short_forms(key: str) -> list[str]:
+    """Shorter names a long key may be written as: leading words, and the name without a year."""
+    words = key.split()
+    forms = [" ".join(words[:n]) for n in range(1, min(len(words), _PREFIX_WORDS + 1))]
+    rest = words
+    while len(rest) > 1 and rest[0].isdigit():
+        rest = rest[1:]
+        forms.append(" ".join(rest))
+    return forms
+
+
+def _compatible(a: str | None, b: str | None) -> bool:
+    return a in (None, "unknown") or b in (None, "unknown") or a == b
 
 
 def vote_weight(tier: str, type_: str) -> int:
@@ -69,6 +99,7 @@ class EntityStore:
         self.fuzzy_threshold = fuzzy_threshold
         self._by_key: dict[str, str] = {}
         self._first_names: dict[str, set[str]] = {}
+        self._long_forms: dict[str, set[str]] = {}  # a short form -> ids of entities it may abbreviate
 
     def load(self) -> None:
         self.table.load()
@@ -77,6 +108,7 @@ class EntityStore:
     def reindex(self) -> None:
         self._by_key.clear()
         self._first_names.clear()
+        self._long_forms.clear()
         for ent in self.table:
             self._index(ent)
 
@@ -89,6 +121,9 @@ class EntityStore:
             parts = match_key(ent.value).split()
             if len(parts) > 1:
                 self._first_names.setdefault(parts[0], set()).add(ent.id)
+        if ent.type in _ALIASABLE:
+            for form in _short_forms(match_key(ent.value)):
+                self._long_forms.setdefault(form, set()).add(ent.id)
 
     def __len__(self) -> int:
         return len(self.table)
@@ -106,7 +141,7 @@ class EntityStore:
         if not key:
             return None
         if type_ and type_ not in _NAMED:
-            return self.table.get(entity_id(type_, name))
+            return self.table.get(entity_id(type_, normal_value(name, type_)))
         eid = self._by_key.get(key)
         if eid and (ent := self.table.get(eid)) is not None:
             return ent
@@ -114,7 +149,37 @@ class EntityStore:
             owners = self._first_names.get(key, set())
             if len(owners) == 1 and type_ in (None, "person", "unknown"):
                 return self.table.get(next(iter(owners)))
-        return self._fuzzy(key)
+        return self._alias(key, type_) or self._fuzzy(key)
+
+    def _alias(self, key: str, type_: str | None) -> Entity | None:
+        """A short form of exactly one known long name, or a long form of one known short name.
+
+        "Northwind" resolves to "Northwind Logistics" (and the reverse, when the short form came
+        first) only when no other entity of a compatible type carries that short form: with both
+        "Dana Reyes" and "Dana White" known, "Dana" stays unresolved.
+        """
+        if type_ not in (None, *_ALIASABLE):
+            return None
+        owners = [
+            e
+            for eid in self._long_forms.get(key, ())
+            if (e := self.table.get(eid)) is not None and _compatible(e.type, type_)
+        ]
+        if len(owners) == 1:
+            return owners[0]
+        if owners:
+            return None
+        for form in _short_forms(key):  # the long form arrives after the short one
+            eid = self._by_key.get(form)
+            ent = self.table.get(eid) if eid else None
+            if ent is None or ent.type not in _ALIASABLE or not _compatible(ent.type, type_):
+                continue
+            if match_key(ent.value) != form:
+                continue  # already the short form of another long name
+            rivals = self._long_forms.get(form, set()) - {ent.id}
+            if not rivals:
+                return ent
+        return None
 
     def _fuzzy(self, key: str) -> Entity | None:
         if len(key) < 5 or len(set(key)) < 4:
@@ -145,6 +210,7 @@ class EntityStore:
     ) -> Entity:
         """Record a mention: merge into the resolved entity or create one."""
         now = now or (evidence.timestamp if evidence and evidence.timestamp else utcnow())
+        value = normal_value(value, type_)
         with self.table.mutex:
             ent = self.resolve(value, type_)
             seen = None
@@ -208,12 +274,8 @@ class EntityStore:
         if type_ != "unknown":
             ent.type_votes[type_] = ent.type_votes.get(type_, 0) + vote_weight(tier, type_)
         ent = self._retype(ent)
-        if (
-            len(surface) > len(ent.value)
-            and ent.type == "person"
-            and surface.lower().startswith(ent.value.lower())
-        ):
-            # "Alex" then "Alex Smith": the fuller name becomes the display value
+        if ent.type in _ALIASABLE and match_key(ent.value) in _short_forms(match_key(surface)):
+            # "Alex" then "Alex Smith", "Golf" then "2019 Golf": the fuller name becomes the display value
             ent.aliases = [a for a in ent.aliases if a != surface] + [ent.value]
             ent.value = surface
         ent.updated_at = now

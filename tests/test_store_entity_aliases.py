@@ -1,0 +1,79 @@
+"""Short and long forms of one name merge when unambiguous (issue 14): "Northwind" and
+"Northwind Logistics", "Dana" and "Dana Reyes", "Golf" and "2019 Golf", "$900" and "about $900";
+places and ambiguous short forms stay apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knowledge_engine.config import load_config
+from knowledge_engine.store.entities import EntityStore
+from knowledge_engine.store.persistence import WorkspaceLock
+
+
+def make_store(folder: Path) -> EntityStore:
+    cfg = load_config({})
+    store = EntityStore(folder, WorkspaceLock(folder / ".lock"), cfg.storage, cfg.facts.fuzzy_threshold)
+    store.load()
+    return store
+
+
+def test_short_form_joins_the_one_long_form(workspace: Path) -> None:
+    store = make_store(workspace)
+    long = store.observe("Northwind Logistics", "organization", "spacy")
+    short = store.observe("Northwind", "unknown", "regex")
+    assert short.id == long.id and long.value == "Northwind Logistics"
+    assert store.resolve("Northwind", "organization") is long
+    assert len(store) == 1
+
+
+def test_long_form_after_short_form_becomes_the_display_value(workspace: Path) -> None:
+    store = make_store(workspace)
+    short = store.observe("Northwind", "organization", "spacy")
+    long = store.observe("Northwind Logistics", "organization", "spacy")
+    assert long.id == short.id and long.value == "Northwind Logistics" and "Northwind" in long.aliases
+    other = store.observe("Northwind Labs", "organization", "spacy")
+    assert other.id != long.id  # the short form already belongs to another long name
+
+
+def test_person_short_and_long_forms(workspace: Path) -> None:
+    store = make_store(workspace)
+    dana = store.observe("Dana", "person", "spacy")
+    full = store.observe("Dana Reyes", "person", "llm")
+    assert full.id == dana.id and full.value == "Dana Reyes"
+
+
+def test_ambiguous_short_form_is_not_guessed(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.observe("Northwind Logistics", "organization", "spacy")
+    store.observe("Northwind Labs", "organization", "spacy")
+    assert store.resolve("Northwind") is None
+
+
+def test_types_must_agree(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.observe("Paris Hilton", "person", "spacy")
+    city = store.observe("Paris", "location", "spacy")
+    assert city.value == "Paris" and len(store) == 2
+
+
+def test_places_do_not_merge_into_longer_places(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.observe("Bristol Airport", "location", "spacy")
+    city = store.observe("Bristol", "location", "spacy")
+    assert city.value == "Bristol" and len(store) == 2
+
+
+def test_year_before_a_product_name(workspace: Path) -> None:
+    store = make_store(workspace)
+    car = store.observe("2019 Golf", "product", "spacy")
+    again = store.observe("Golf", "product", "spacy")
+    assert again.id == car.id and car.value == "2019 Golf"
+
+
+def test_approximate_amount_is_the_amount(workspace: Path) -> None:
+    store = make_store(workspace)
+    exact = store.observe("$900", "money", "regex")
+    about = store.observe("about $900", "money", "llm")
+    assert about.id == exact.id and len(store) == 1
+    assert store.resolve("around $900", "money") is exact
