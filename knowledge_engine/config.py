@@ -155,24 +155,88 @@ class DecayConfig(_Section):
     floor: float = Field(0.1, ge=0, le=1, description="Relevance never decays below this.")
 
 
+# Single-valued predicate families: a subject holds one current value per family. The names are the
+# predicates the local tiers and the LLM prompt produce (kebab-case, tense kept: `worked-at` is history
+# already and belongs to no family).
+DEFAULT_PREDICATE_FAMILIES: dict[str, list[str]] = {
+    "residence": [
+        "lives-in",
+        "lives-at",
+        "resides-in",
+        "moved-to",
+        "moves-to",
+        "relocated-to",
+        "relocates-to",
+    ],
+    "employer": [
+        "works-at",
+        "works-for",
+        "employed-by",
+        "is-employed-by",
+        "employed-at",
+        "got-job-at",
+        "gets-job-at",
+        "starts-at",
+        "started-at",
+        "has-employer",
+    ],
+    "role": ["works-as", "has-role", "has-job", "has-title", "has-job-title", "has-position"],
+    "manager": ["has-manager", "has-boss", "reports-to"],
+    "spouse": ["is-married-to", "has-husband", "has-wife", "has-spouse"],
+    "name": ["is-named", "has-name"],
+    "age": ["is-aged", "has-age"],
+    "salary": ["has-salary", "earns"],
+    "school": ["studies-at", "is-enrolled-at", "attends-school"],
+}
+# "X is-in Y" between two values of a family: they are nested (a district and its city) and coexist.
+DEFAULT_PART_OF_PREDICATES = [
+    "is-in",
+    "is-part-of",
+    "part-of",
+    "located-in",
+    "is-located-in",
+    "is-district-of",
+]
+
+
 class FactsConfig(_Section):
+    predicate_families: dict[str, list[str]] = Field(
+        default_factory=lambda: {k: list(v) for k, v in DEFAULT_PREDICATE_FAMILIES.items()},
+        description="Single-valued predicate families: a new fact supersedes the current facts of the same "
+        "subject whose predicate is in its family (moved-to X ends lives-in Y). Never superseded: another "
+        "subject's facts, a fact from the same message, the same value, a value nested in the other "
+        "(partOfPredicates), a fact valid later than the new one (the new one goes to history).",
+    )
     single_valued_predicates: list[str] = Field(
-        [
-            "works-at",
-            "works-as",
-            "lives-in",
-            "is-married-to",
-            "has-role",
-            "has-manager",
-            "is-named",
-            "is-aged",
-            "has-job",
-        ],
-        description="A new value for these predicates supersedes the current one.",
+        default_factory=list,
+        description="Legacy: each predicate listed here that is in no family is single-valued on its own.",
+    )
+    part_of_predicates: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_PART_OF_PREDICATES),
+        description="A stored fact 'X <one of these> Y' makes X and Y nested values (Clifton is in Bristol): "
+        "neither supersedes the other.",
     )
     fuzzy_threshold: float = Field(
         92, ge=50, le=100, description="rapidfuzz score needed to merge two entity names."
     )
+
+    @field_validator("predicate_families")
+    @classmethod
+    def _one_family_per_predicate(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
+        seen: dict[str, str] = {}
+        for family, predicates in v.items():
+            for p in predicates:
+                if p in seen and seen[p] != family:
+                    raise ValueError(f"predicate {p!r} is in two families ({seen[p]!r} and {family!r})")
+                seen[p] = family
+        return v
+
+    def family_of(self) -> dict[str, str]:
+        """predicate -> family name, for every single-valued predicate (legacy ones are their own family)."""
+        out = {p: family for family, predicates in self.predicate_families.items() for p in predicates}
+        for p in self.single_valued_predicates:
+            out.setdefault(p, p)
+        return out
 
 
 # --------------------------------------------------------------------------- semantic layer
@@ -390,7 +454,9 @@ class PgvectorConfig(_Section):
         description="Chunk size used by `docs ingest`; with the local model, chunkChars/4 tokens capped at its 256-token window.",
     )
     chunk_overlap: int = Field(
-        200, ge=0, description="Chunk overlap used by `docs ingest` (characters; /4 in tokens with the local model)."
+        200,
+        ge=0,
+        description="Chunk overlap used by `docs ingest` (characters; /4 in tokens with the local model).",
     )
     embeddings: EmbeddingsConfig | None = Field(
         None,

@@ -65,6 +65,7 @@ def test_csv_facts_and_entities(ws: str) -> None:
     rows = list(csv.DictReader(io.StringIO(_export(ws, "csv"))))
     assert rows and {"subject", "predicate", "object", "relevance"} <= set(rows[0])
     assert any(r["object"] == "Helix Robotics" and r["predicate"] == "works-at" for r in rows)
+    assert all(r["sources"] and r["source"] in r["sources"].split() for r in rows)  # every tier that saw it
     ents = list(csv.DictReader(io.StringIO(_export(ws, "csv", "--what", "entities"))))
     assert any(e["value"] == "Maya" and e["type"] == "person" for e in ents)
 

@@ -16,6 +16,7 @@ FACT_COLUMNS = [
     "subject_id",
     "object_id",
     "source",
+    "sources",
     "confidence",
     "relevance",
     "valid_at",
@@ -48,6 +49,7 @@ def facts_csv(ws: Workspace) -> Iterator[str]:
     for f in ws.facts.all():
         d = f.model_dump(mode="json")
         d["evidence"] = " ".join(e.message_id for e in f.evidence)
+        d["sources"] = " ".join(f.seen_by)
         yield _row([d[c] for c in FACT_COLUMNS])
 
 

@@ -96,7 +96,8 @@ class Evidence(_Record):
     session: str | None = None
     role: str | None = None
     timestamp: datetime | None = None
-    tiers: list[str] = Field(default_factory=list)  # on entity mentions: which tiers saw it in this message
+    # which tiers saw the entity (on mentions) or the fact (on a fact's evidence) in this message
+    tiers: list[str] = Field(default_factory=list)
 
 
 class Entity(_Record):
@@ -121,7 +122,8 @@ class Fact(_Record):
     object: str
     subject_id: str | None = None
     object_id: str | None = None
-    source: SourceTier = "spacy"
+    source: SourceTier = "spacy"  # the strongest tier that saw it
+    sources: list[SourceTier] = Field(default_factory=list)  # every tier that saw it (empty in older files)
     confidence: float = 0.5
     relevance: float = 1.0
     created_at: datetime = Field(default_factory=utcnow)
@@ -135,6 +137,11 @@ class Fact(_Record):
     @property
     def is_valid(self) -> bool:
         return self.invalid_at is None
+
+    @property
+    def seen_by(self) -> list[SourceTier]:
+        """Every tier that saw this fact (a fact stored before `sources` existed: its one `source`)."""
+        return self.sources or [self.source]
 
     def text(self) -> str:
         return f"{self.subject} {self.predicate.replace('-', ' ')} {self.object}"

@@ -9,13 +9,22 @@ exactly; it never falls below the floor.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
 from knowledge_engine.config import DecayConfig, FactsConfig, StorageConfig
-from knowledge_engine.model.records import Evidence, Fact, SourceTier, canonical, fact_id, utcnow
+from knowledge_engine.model.records import (
+    TIER_STRENGTH,
+    Evidence,
+    Fact,
+    SourceTier,
+    canonical,
+    fact_id,
+    utcnow,
+)
 from knowledge_engine.store.factquery import FactQuery, select
 from knowledge_engine.store.persistence import WorkspaceLock
 from knowledge_engine.store.table import RecordTable
@@ -28,19 +37,64 @@ def boost(relevance: float) -> float:
     return min(1.0, relevance + (1.0 - relevance) / 2)
 
 
-def merge_evidence(existing: list[Evidence], new: Iterable[Evidence], cap: int) -> list[Evidence]:
-    """Append new evidence (no duplicate message ids), keeping the newest `cap`."""
-    seen = {e.message_id for e in existing}
+def with_tier(ev: Evidence, tier: str | None) -> Evidence:
+    """`ev` naming `tier` among the tiers that saw the fact in its message (a copy: `ev` may be shared)."""
+    if tier is None or tier in ev.tiers:
+        return ev
+    return Evidence(
+        message_id=ev.message_id,
+        session=ev.session,
+        role=ev.role,
+        timestamp=ev.timestamp,
+        tiers=sorted({*ev.tiers, tier}),
+    )
+
+
+def merge_evidence(
+    existing: list[Evidence], new: Iterable[Evidence], cap: int, tier: str | None = None
+) -> list[Evidence]:
+    """Append new evidence (one entry per message id: a known message gains the new tier), keeping the
+    newest `cap`."""
+    where = {e.message_id: i for i, e in enumerate(existing)}
     out = list(existing)
     for ev in new:
-        if ev.message_id not in seen:
+        ev = with_tier(ev, tier)
+        i = where.get(ev.message_id)
+        if i is None:
+            where[ev.message_id] = len(out)
             out.append(ev)
-            seen.add(ev.message_id)
+        elif not set(ev.tiers) <= set(out[i].tiers):
+            old = out[i]
+            out[i] = Evidence(
+                message_id=old.message_id,
+                session=old.session,
+                role=old.role,
+                timestamp=old.timestamp,
+                tiers=sorted({*old.tiers, *ev.tiers}),
+            )
     return out[-cap:]
 
 
+def began(fact: Fact) -> datetime:
+    """When a fact became true, as far as the store knows: its `valid_at`, else when it was first stored
+    (the time of the first message that said it)."""
+    if fact.valid_at is not None:
+        return ensure_utc(fact.valid_at)
+    said = [ensure_utc(e.timestamp) for e in fact.evidence if e.timestamp is not None]
+    return min([*said, ensure_utc(fact.created_at)])
+
+
 class FactStore:
-    """Facts of one workspace, persisted in facts.json."""
+    """Facts of one workspace, persisted in facts.json.
+
+    Supersession (single-valued facts): every predicate of a family in `facts.predicateFamilies` (or a
+    legacy `singleValuedPredicates` entry, a family of its own) holds one current value per subject. A
+    new or re-stated fact ends the current facts of the same subject in its family, except: the same
+    value (`moved-to Leeds` agrees with `lives-in Leeds`), a fact said in one message with it (two
+    values stated together are both true: "we live in Bristol, in Clifton"), nested values (a stored
+    `X is-in Y`, or "Clifton, Bristol" beside "Bristol"), and facts that began later than it: then
+    the new fact is the older news and goes to history itself.
+    """
 
     def __init__(
         self,
@@ -53,45 +107,64 @@ class FactStore:
         self.table: RecordTable[Fact] = RecordTable(folder / "facts.json", "facts", Fact, lock)
         self.storage = storage
         self.decay_cfg = decay
-        self.single_valued = set(facts.single_valued_predicates)
-        # (subject key, predicate) -> fact ids: supersession looks at one slot, not every fact
+        self.family = facts.family_of()
+        self.part_of = frozenset(facts.part_of_predicates)
+        # (subject key, family) -> fact ids: supersession looks at one slot, not every fact
         self._slots: dict[tuple[str, str], set[str]] = {}
         self._slot_of: dict[str, tuple[str, str]] = {}
+        # fact id -> the (canonical) pair of a stored "X is-in Y", and how many facts state each pair:
+        # nested values, which coexist
+        self._nested: dict[str, frozenset[str]] = {}
+        self._pairs: Counter[frozenset[str]] = Counter()
         self._slots_gen = -1
         self.table.on_put = self._slot_put
         self.table.on_delete = self._slot_delete
 
-    @staticmethod
-    def _slot_key(fact: Fact) -> tuple[str, str]:
-        return (fact.subject_id or canonical(fact.subject), fact.predicate)
+    def _slot_key(self, fact: Fact) -> tuple[str, str]:
+        family = self.family.get(fact.predicate, "=" + fact.predicate)
+        return (fact.subject_id or canonical(fact.subject), family)
 
     def _slot_put(self, fact: Fact) -> None:
         if self._slots_gen != self.table.generation:
             return  # rebuilt on next use
+        self._index(fact)
+
+    def _index(self, fact: Fact) -> None:
         key = self._slot_key(fact)
         old = self._slot_of.get(fact.id)
         if old is not None and old != key:
             self._slots.get(old, set()).discard(fact.id)
         self._slots.setdefault(key, set()).add(fact.id)
         self._slot_of[fact.id] = key
+        nested = fact.predicate in self.part_of and not (fact.subject_id or "").startswith("person:")
+        if nested and fact.id not in self._nested:
+            pair = frozenset((canonical(fact.subject), canonical(fact.object)))
+            self._nested[fact.id] = pair
+            self._pairs[pair] += 1
 
     def _slot_delete(self, fid: str) -> None:
         key = self._slot_of.pop(fid, None)
         if key is not None:
             self._slots.get(key, set()).discard(fid)
+        pair = self._nested.pop(fid, None)
+        if pair is not None:
+            self._pairs[pair] -= 1
+            if self._pairs[pair] <= 0:
+                del self._pairs[pair]
 
     def _slot(self, fact: Fact) -> list[Fact]:
-        """Facts sharing this fact's subject and predicate (current index, rebuilt after a reload)."""
-        if self._slots_gen != self.table.generation:
-            self._slots, self._slot_of = {}, {}
-            for f in self.table.records.values():
-                key = self._slot_key(f)
-                self._slots.setdefault(key, set()).add(f.id)
-                self._slot_of[f.id] = key
-            self._slots_gen = self.table.generation
+        """Facts sharing this fact's subject and predicate family (current index, rebuilt after a reload)."""
+        self._fresh_index()
         ids = self._slots.get(self._slot_key(fact), set())
         found = (self.table.records.get(i) for i in list(ids))
         return [other for other in found if other is not None]
+
+    def _fresh_index(self) -> None:
+        if self._slots_gen != self.table.generation:
+            self._slots, self._slot_of, self._nested, self._pairs = {}, {}, {}, Counter()
+            for f in self.table.records.values():
+                self._index(f)
+            self._slots_gen = self.table.generation
 
     # ------------------------------------------------------------------ basics
     def load(self) -> None:
@@ -126,6 +199,7 @@ class FactStore:
     ) -> tuple[Fact, AddStatus]:
         """Store a fact, or reinforce it if the same triple exists; supersede contradicted ones."""
         now = now or utcnow()
+        valid_at = ensure_utc(valid_at) if valid_at is not None else None
         with self.table.mutex:
             fid = fact_id(subject, predicate, object_)
             ev = list(evidence)
@@ -133,7 +207,7 @@ class FactStore:
             if existing is not None:
                 existing.subject_id = existing.subject_id or subject_id
                 existing.object_id = existing.object_id or object_id
-                status = self._reinforce(existing, source, confidence, ev, valid_at, now)
+                status, news = self._reinforce(existing, source, confidence, ev, valid_at, now)
                 fact = existing
             else:
                 fact = Fact(
@@ -144,18 +218,20 @@ class FactStore:
                     subject_id=subject_id,
                     object_id=object_id,
                     source=source,
+                    sources=[source],
                     confidence=confidence,
                     relevance=1.0,
                     created_at=now,
                     last_accessed=now,
                     valid_at=valid_at,
-                    evidence=ev[-self.storage.max_evidence :],
+                    evidence=merge_evidence([], ev, self.storage.max_evidence, source),
                     updated_at=now,
                 )
                 self.table.put(fact)
-                status = "new"
-            if predicate in self.single_valued:
-                self._supersede_others(fact, ev, now)
+                status, news = "new", True
+            if news and predicate in self.family:
+                when = valid_at or (ev[-1].timestamp if ev and ev[-1].timestamp else now)
+                self._supersede_others(fact, ensure_utc(when), now)
             return fact, status
 
     def _reinforce(
@@ -166,43 +242,80 @@ class FactStore:
         ev: list[Evidence],
         valid_at: datetime | None,
         now: datetime,
-    ) -> AddStatus:
-        status: AddStatus = "reinforced"
+    ) -> tuple[AddStatus, bool]:
+        """Reinforce a stored fact; returns its status and whether this is news (not only a message seen
+        before, replayed or confirmed by another tier)."""
         known = {e.message_id for e in fact.evidence}
-        if ev and all(e.message_id in known for e in ev) and fact.invalid_at is None:
-            return status  # the same message processed again (a replay): idempotent, no boost
+        if ev and all(e.message_id in known for e in ev):
+            # a message already counted: a replay (idempotent), or another tier confirming what one saw
+            # in it (recorded, without a boost, and no revalidation: it is not newer than what ended it)
+            seen = {e.message_id: e for e in fact.evidence}
+            if source in fact.seen_by and all(source in seen[e.message_id].tiers for e in ev):
+                return "reinforced", False
+            self._add_tier(fact, source, confidence)
+            if valid_at and fact.valid_at is None and fact.invalid_at is None:
+                fact.valid_at = valid_at
+            fact.evidence = merge_evidence(fact.evidence, ev, self.storage.max_evidence, source)
+            fact.updated_at = now
+            self.table.put(fact)
+            return "reinforced", False
+        status: AddStatus = "reinforced"
         if fact.invalid_at is not None:
             fact.invalid_at = None
             fact.superseded_by = None
             status = "revalidated"
-        fact.relevance = boost(fact.relevance)
-        fact.confidence = max(fact.confidence, confidence)
-        from knowledge_engine.model.records import TIER_STRENGTH
-
-        if TIER_STRENGTH.get(source, 0) > TIER_STRENGTH.get(fact.source, 0):
-            fact.source = source
-        if valid_at and (fact.valid_at is None or status == "revalidated"):
+            # true again from this message on (the supersession below may send it back to history)
+            fact.valid_at = valid_at or (ev[-1].timestamp if ev and ev[-1].timestamp else now)
+        elif valid_at and fact.valid_at is None:
             fact.valid_at = valid_at
-        fact.evidence = merge_evidence(fact.evidence, ev, self.storage.max_evidence)
+        fact.relevance = boost(fact.relevance)
+        self._add_tier(fact, source, confidence)
+        fact.evidence = merge_evidence(fact.evidence, ev, self.storage.max_evidence, source)
         fact.last_accessed = now
         fact.updated_at = now
         self.table.put(fact)
-        return status
+        return status, True
 
-    def _supersede_others(self, new: Fact, ev: list[Evidence], now: datetime) -> None:
-        when = new.valid_at or (ev[-1].timestamp if ev and ev[-1].timestamp else now)
-        for other in self._slot(new):
-            if other.id == new.id or other.invalid_at is not None:
-                continue
-            newer_than_new = other.valid_at and new.valid_at and other.valid_at > new.valid_at
-            if newer_than_new:
-                # the incoming fact is older news: it is history, not the current truth
-                new.invalid_at = other.valid_at
-                new.superseded_by = other.id
-                new.updated_at = now
-                self.table.put(new)
-                continue
-            other.invalid_at = when
+    @staticmethod
+    def _add_tier(fact: Fact, source: SourceTier, confidence: float) -> None:
+        fact.confidence = max(fact.confidence, confidence)
+        seen = fact.seen_by  # a fact from before `sources` starts the list with its `source`
+        if source not in seen or not fact.sources:
+            fact.sources = [*seen, source] if source not in seen else list(seen)
+        if TIER_STRENGTH.get(source, 0) > TIER_STRENGTH.get(fact.source, 0):
+            fact.source = source
+
+    def _coexists(self, new: Fact, other: Fact) -> bool:
+        """Whether two current facts of one subject and family are both true (see the class docstring)."""
+        a, b = canonical(new.object), canonical(other.object)
+        if a == b or (new.object_id is not None and new.object_id == other.object_id):
+            return True
+        if {e.message_id for e in new.evidence} & {e.message_id for e in other.evidence}:
+            return True
+        if b in (p.strip() for p in a.split(",")) or a in (p.strip() for p in b.split(",")):
+            return True  # "Clifton, Bristol" and "Bristol"
+        return frozenset((a, b)) in self._pairs
+
+    def _supersede_others(self, new: Fact, when: datetime, now: datetime) -> None:
+        rivals = [
+            other
+            for other in self._slot(new)
+            if other.id != new.id and other.invalid_at is None and not self._coexists(new, other)
+        ]
+        if not rivals or new.invalid_at is not None:
+            return
+        later = [other for other in rivals if began(other) > when]
+        if later:
+            # the incoming fact is older news: it is history, not the current truth
+            first = min(later, key=began)
+            end = began(first)
+            new.invalid_at = max(end, ensure_utc(new.valid_at)) if new.valid_at else end
+            new.superseded_by = first.id
+            new.updated_at = now
+            self.table.put(new)
+            return
+        for other in rivals:
+            other.invalid_at = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
             other.superseded_by = new.id
             other.updated_at = now
             self.table.put(other)
@@ -232,17 +345,11 @@ class FactStore:
         return select(self.table, query, "relevance", limit)
 
     def history(self, fid: str) -> list[Fact]:
-        """The chain of facts this one superseded or was superseded by (same subject and predicate)."""
+        """The chain of facts this one superseded or was superseded by (same subject and predicate family)."""
         fact = self.table.get(fid)
         if fact is None:
             return []
-        key = fact.subject_id or canonical(fact.subject)
-        chain = [
-            f
-            for f in self.table
-            if f.predicate == fact.predicate and (f.subject_id or canonical(f.subject)) == key
-        ]
-        return sorted(chain, key=lambda f: f.valid_at or f.created_at)
+        return sorted(self._slot(fact), key=began)
 
     # ------------------------------------------------------------------ upkeep
     def touch(self, ids: Iterable[str], now: datetime | None = None) -> None:

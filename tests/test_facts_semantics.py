@@ -1,0 +1,300 @@
+"""Fact-store semantics (issue 14): supersession by predicate family, dates decide the order, every tier
+that saw a fact is kept."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from knowledge_engine.config import ConfigError, load_config
+from knowledge_engine.model.extraction import Extraction, FactCandidate
+from knowledge_engine.model.records import Evidence, Message, fact_id
+from knowledge_engine.store.facts import FactStore
+from knowledge_engine.store.persistence import WorkspaceLock
+from knowledge_engine.store.workspace import Workspace
+from knowledge_engine.validate import validate
+
+
+def make_store(folder: Path, **overrides: object) -> FactStore:
+    cfg = load_config(overrides)  # type: ignore[arg-type]
+    store = FactStore(folder, WorkspaceLock(folder / ".lock"), cfg.storage, cfg.decay, cfg.facts)
+    store.load()
+    return store
+
+
+def day(month: int, d: int = 1, year: int = 2025) -> datetime:
+    return datetime(year, month, d, 12, tzinfo=UTC)
+
+
+def ev(mid: str, when: datetime) -> Evidence:
+    return Evidence(message_id=mid, session="s1", role="user", timestamp=when)
+
+
+def current(store: FactStore, subject: str) -> set[tuple[str, str]]:
+    return {(f.predicate, f.object) for f in store.query(subject=subject)}
+
+
+# ---------------------------------------------------------------------- families
+
+
+def test_a_move_ends_the_old_home_but_not_the_job(workspace: Path) -> None:
+    store = make_store(workspace)
+    home, _ = store.add("Ines", "lives-in", "Porto", evidence=[ev("m1", day(1))])
+    store.add("Ines", "works-at", "Farfetch", evidence=[ev("m2", day(2))])
+    moved, _ = store.add("Ines", "moved-to", "Ghent", evidence=[ev("m3", day(5))])
+    assert home.invalid_at == day(5) and home.superseded_by == moved.id
+    assert current(store, "Ines") == {("moved-to", "Ghent"), ("works-at", "Farfetch")}
+    # the history of the home follows the family, not the one predicate
+    assert [f.object for f in store.history(moved.id)] == ["Porto", "Ghent"]
+
+
+def test_a_new_job_in_other_words_ends_the_old_one(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Ravi", "works-at", "Ocado", evidence=[ev("m1", day(1))])
+    store.add("Ravi", "got-job-at", "Monzo", evidence=[ev("m2", day(3))])
+    assert current(store, "Ravi") == {("got-job-at", "Monzo")}
+    store.add("Ravi", "employed-by", "Wise", evidence=[ev("m3", day(7))])
+    assert current(store, "Ravi") == {("employed-by", "Wise")}
+    assert len(store.query(subject="Ravi", include_history=True)) == 3
+
+
+def test_the_same_place_in_two_predicates_is_one_truth(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Kim", "moved-to", "Leeds", evidence=[ev("m1", day(2))])
+    store.add("Kim", "lives-in", "Leeds", evidence=[ev("m2", day(6))])
+    assert current(store, "Kim") == {("moved-to", "Leeds"), ("lives-in", "Leeds")}
+
+
+def test_another_subjects_fact_never_supersedes(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("user", "works-at", "Hargreaves Design", subject_id="person:user", evidence=[ev("m1", day(1))])
+    store.add("Tom", "got-job-at", "city library", subject_id="person:tom", evidence=[ev("m2", day(4))])
+    assert current(store, "user") == {("works-at", "Hargreaves Design")}
+    assert current(store, "Tom") == {("got-job-at", "city library")}
+
+
+def test_multi_valued_predicates_stay_outside_families(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Ana", "has-kid", "Leo", evidence=[ev("m1", day(1))])
+    store.add("Ana", "has-kid", "Mia", evidence=[ev("m2", day(2))])
+    store.add("Ana", "lived-in", "Madrid", evidence=[ev("m3", day(3))])
+    store.add("Ana", "lived-in", "Lyon", evidence=[ev("m4", day(4))])
+    assert len(store.query(subject="Ana")) == 4
+
+
+# ---------------------------------------------------------------------- nested places, one message
+
+
+def test_two_values_said_in_one_message_are_both_current(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Maya", "lives-in", "Lisbon", evidence=[ev("m0", day(1))])
+    # "we live in Bristol, in Clifton": both from one message, neither ends the other
+    city, _ = store.add("Maya", "lives-in", "Bristol", evidence=[ev("m1", day(3))])
+    district, _ = store.add("Maya", "lives-in", "Clifton", evidence=[ev("m1", day(3))])
+    assert city.invalid_at is None and district.invalid_at is None
+    assert current(store, "Maya") == {("lives-in", "Bristol"), ("lives-in", "Clifton")}
+    # said together once, they stay compatible when one of them is said again later
+    store.add("Maya", "lives-in", "Clifton", evidence=[ev("m2", day(5))])
+    assert city.invalid_at is None
+    # a real move ends both
+    store.add("Maya", "moved-to", "Cardiff", evidence=[ev("m3", day(9))])
+    assert current(store, "Maya") == {("moved-to", "Cardiff")}
+
+
+def test_a_place_stored_as_inside_the_other_coexists_with_it(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Kreuzberg", "is-in", "Berlin", evidence=[ev("m0", day(1))])
+    store.add("Jonas", "lives-in", "Berlin", evidence=[ev("m1", day(2))])
+    store.add("Jonas", "lives-in", "Kreuzberg", evidence=[ev("m2", day(4))])
+    assert current(store, "Jonas") == {("lives-in", "Berlin"), ("lives-in", "Kreuzberg")}
+    store.add("Jonas", "lives-in", "Hamburg", evidence=[ev("m3", day(6))])
+    assert current(store, "Jonas") == {("lives-in", "Hamburg")}
+
+
+def test_a_place_written_with_its_city_coexists_with_the_city(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Lea", "lives-in", "Lyon", evidence=[ev("m1", day(2))])
+    store.add("Lea", "lives-in", "Croix-Rousse, Lyon", evidence=[ev("m2", day(4))])
+    assert current(store, "Lea") == {("lives-in", "Lyon"), ("lives-in", "Croix-Rousse, Lyon")}
+
+
+# ---------------------------------------------------------------------- valid_at decides the order
+
+
+def test_a_fact_valid_before_the_current_one_goes_to_history(workspace: Path) -> None:
+    store = make_store(workspace)
+    now_job, _ = store.add(
+        "Sam", "works-at", "Stripe", valid_at=day(3, year=2024), evidence=[ev("m1", day(2))]
+    )
+    # said later, but true since earlier: older news, not the current truth
+    old_job, _ = store.add(
+        "Sam", "works-at", "Shopify", valid_at=day(6, year=2022), evidence=[ev("m2", day(4))]
+    )
+    assert now_job.invalid_at is None
+    assert old_job.invalid_at == now_job.valid_at and old_job.superseded_by == now_job.id
+    assert current(store, "Sam") == {("works-at", "Stripe")}
+
+
+def test_a_dated_fact_older_than_an_undated_current_one_goes_to_history(workspace: Path) -> None:
+    store = make_store(workspace)
+    home, _ = store.add("Eli", "lives-in", "Oslo", evidence=[ev("m1", day(5))])  # said in May
+    # in November: "we moved to Bergen last March" -> valid from March, before Oslo was said
+    bergen, _ = store.add("Eli", "moved-to", "Bergen", valid_at=day(3), evidence=[ev("m2", day(11))])
+    assert home.invalid_at is None
+    assert bergen.invalid_at == day(5) and bergen.superseded_by == home.id
+    # a later-dated one does supersede
+    store.add("Eli", "moved-to", "Tromso", valid_at=day(10), evidence=[ev("m3", day(11, 20))])
+    assert current(store, "Eli") == {("moved-to", "Tromso")}
+    assert home.invalid_at == day(10)
+
+
+def test_a_future_start_ends_the_current_job_at_its_date(workspace: Path) -> None:
+    store = make_store(workspace)
+    old, _ = store.add("Noor", "works-at", "Deliveroo", evidence=[ev("m1", day(1))])
+    new, _ = store.add("Noor", "starts-at", "Wise", valid_at=day(6, 8), evidence=[ev("m2", day(5, 20))])
+    assert old.invalid_at == day(6, 8) and old.superseded_by == new.id
+    assert new.valid_at == day(6, 8)
+
+
+# ---------------------------------------------------------------------- config
+
+
+def test_families_are_configurable_and_the_legacy_key_still_loads(workspace: Path) -> None:
+    cfg = load_config(
+        {
+            "facts": {
+                "predicateFamilies": {"pet": ["has-dog", "adopted-dog"]},
+                "singleValuedPredicates": ["drives", "has-dog"],
+            }
+        }
+    )
+    fam = cfg.facts.family_of()
+    assert fam["has-dog"] == "pet" and fam["adopted-dog"] == "pet" and fam["drives"] == "drives"
+    assert "lives-in" not in fam  # the families given replace the defaults
+    store = make_store(
+        workspace,
+        facts={
+            "predicateFamilies": {"pet": ["has-dog", "adopted-dog"]},
+            "singleValuedPredicates": ["drives"],
+        },
+    )
+    store.add("Lu", "has-dog", "Rex", evidence=[ev("m1", day(1))])
+    store.add("Lu", "adopted-dog", "Bo", evidence=[ev("m2", day(2))])
+    store.add("Lu", "drives", "Golf", evidence=[ev("m3", day(3))])
+    store.add("Lu", "drives", "Polo", evidence=[ev("m4", day(4))])
+    store.add("Lu", "lives-in", "Graz", evidence=[ev("m5", day(5))])
+    store.add("Lu", "lives-in", "Linz", evidence=[ev("m6", day(6))])
+    assert current(store, "Lu") == {
+        ("adopted-dog", "Bo"),
+        ("drives", "Polo"),
+        ("lives-in", "Graz"),
+        ("lives-in", "Linz"),
+    }
+
+
+def test_the_default_families_cover_the_old_single_valued_list() -> None:
+    fam = load_config({}).facts.family_of()
+    old = [
+        "works-at",
+        "works-as",
+        "lives-in",
+        "is-married-to",
+        "has-role",
+        "has-manager",
+        "is-named",
+        "is-aged",
+    ]
+    assert all(p in fam for p in [*old, "has-job"])
+    assert fam["moved-to"] == fam["lives-in"] and fam["got-job-at"] == fam["works-at"]
+
+
+def test_a_predicate_in_two_families_is_rejected() -> None:
+    with pytest.raises(ConfigError, match="two families"):
+        load_config({"facts": {"predicateFamilies": {"a": ["works-at"], "b": ["works-at"]}}})
+
+
+# ---------------------------------------------------------------------- every tier that saw a fact
+
+
+def test_a_fact_confirmed_by_the_llm_keeps_both_tiers(workspace: Path) -> None:
+    store = make_store(workspace)
+    fact, _ = store.add(
+        "Maya", "works-at", "Helix", source="spacy", confidence=0.6, evidence=[ev("m1", day(1))]
+    )
+    fact.relevance = 0.5
+    again, status = store.add(
+        "Maya", "works-at", "Helix", source="llm", confidence=0.9, evidence=[ev("m1", day(1))]
+    )
+    assert again is fact and status == "reinforced"
+    assert fact.source == "llm" and fact.sources == ["spacy", "llm"] and fact.confidence == 0.9
+    assert [(e.message_id, e.tiers) for e in fact.evidence] == [("m1", ["llm", "spacy"])]
+    assert fact.relevance == 0.5  # one message, seen twice: not a second observation
+    # a replay of either is idempotent
+    store.add("Maya", "works-at", "Helix", source="spacy", evidence=[ev("m1", day(1))])
+    assert fact.sources == ["spacy", "llm"] and len(fact.evidence) == 1
+    # a later message by the regex tier adds its tier and its evidence
+    store.add("Maya", "works-at", "Helix", source="regex", evidence=[ev("m2", day(2))])
+    assert fact.source == "llm" and fact.sources == ["spacy", "llm", "regex"]
+    assert [(e.message_id, e.tiers) for e in fact.evidence] == [("m1", ["llm", "spacy"]), ("m2", ["regex"])]
+
+
+def test_a_late_llm_confirmation_does_not_bring_back_a_superseded_fact(workspace: Path) -> None:
+    store = make_store(workspace)
+    old, _ = store.add("Maya", "lives-in", "Lisbon", source="spacy", evidence=[ev("m1", day(1))])
+    store.add("Maya", "lives-in", "Berlin", source="spacy", evidence=[ev("m2", day(4))])
+    # the LLM batch for m1 arrives after m2 was stored
+    store.add("Maya", "lives-in", "Lisbon", source="llm", evidence=[ev("m1", day(1))])
+    assert old.invalid_at == day(4) and "llm" in old.sources
+    assert current(store, "Maya") == {("lives-in", "Berlin")}
+
+
+def test_workspace_apply_records_each_tier_on_the_fact_and_its_evidence(workspace: Path) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    msg = Message(id="m1", text="I work at Helix Robotics.", speaker="Maya", timestamp=day(2))
+    cand = {"subject": "Maya", "predicate": "works-at", "object": "Helix Robotics", "subject_type": "person"}
+    ws.apply(msg, [Extraction(message_id="m1", facts=[FactCandidate(tier="spacy", confidence=0.6, **cand)])])
+    ws.apply(msg, [Extraction(message_id="m1", facts=[FactCandidate(tier="llm", confidence=0.9, **cand)])])
+    ws.flush()
+    (fact,) = ws.facts.all()
+    assert fact.source == "llm" and fact.sources == ["spacy", "llm"]
+    assert fact.evidence[0].tiers == ["llm", "spacy"]
+    stored = json.loads((workspace / "facts.json").read_text())["facts"][0]
+    assert stored["sources"] == ["spacy", "llm"] and stored["evidence"][0]["tiers"] == ["llm", "spacy"]
+    ws.close()
+
+
+def test_a_store_written_before_sources_loads_and_validates(workspace: Path) -> None:
+    old = {
+        "id": fact_id("Maya", "works-at", "Northwind Labs"),
+        "subject": "Maya",
+        "predicate": "works-at",
+        "object": "Northwind Labs",
+        "source": "spacy",
+        "confidence": 0.6,
+        "relevance": 1.0,
+        "created_at": "2025-01-02T10:00:00Z",
+        "last_accessed": "2025-01-02T10:00:00Z",
+        "valid_at": None,
+        "invalid_at": None,
+        "superseded_by": None,
+        "evidence": [
+            {"message_id": "m1", "session": "s1", "role": "user", "timestamp": "2025-01-02T10:00:00Z"}
+        ],
+        "updated_at": "2025-01-02T10:00:00Z",
+    }
+    (workspace / "facts.json").write_text(json.dumps({"schema": 1, "meta": {}, "facts": [old]}))
+    cfg = load_config({"storage": {"writeDebounceMs": 0}, "memory": {"enabled": False}})
+    ws = Workspace(workspace, cfg)
+    (fact,) = ws.facts.all()
+    assert fact.sources == [] and fact.seen_by == ["spacy"]
+    report = validate(ws, check_index=False)
+    assert report.ok, report.problems
+    # the next confirmation fills the list from the old source
+    again, _ = ws.facts.add(
+        "Maya", "works-at", "Northwind Labs", source="llm", evidence=[Evidence(message_id="m9")]
+    )
+    assert again.id == fact.id and again.sources == ["spacy", "llm"] and again.source == "llm"
+    ws.close()
