@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from knowledge_engine.config import ExtractionConfig
+from knowledge_engine.extract.dates import attach_valid_at
 from knowledge_engine.extract.text import prepare, worth_extracting
 from knowledge_engine.model.extraction import Extraction, Extractor
 from knowledge_engine.model.records import Message
@@ -91,6 +92,8 @@ class ExtractionPipeline:
             for msg, ex in zip(ready, results.get(tier.name) or [], strict=False):
                 _speaker_is_person(msg, ex)
                 out[msg.id].append(ex)
+        for msg in ready:
+            _date_facts(msg, out[msg.id])
         return out
 
     @staticmethod
@@ -118,6 +121,15 @@ def _speaker_is_person(msg: Message, ex: Extraction) -> None:
     for f in ex.facts:
         if f.subject_type is None and f.subject.strip().lower() == msg.speaker.strip().lower():
             f.subject_type = "person"
+
+
+def _date_facts(msg: Message, extractions: list[Extraction]) -> None:
+    """A date in the sentence of a fact is when it became true ("I start at Acme on June 8")."""
+    facts = [f for ex in extractions for f in ex.facts]
+    if facts:
+        dated = attach_valid_at(msg.text, msg.timestamp, facts)
+        if dated:
+            counters.inc("extract.facts_dated", dated)
 
 
 def describe(pipeline: ExtractionPipeline) -> dict[str, Any]:
