@@ -74,6 +74,8 @@ def test_a_date_on_the_message_day_is_the_message_time() -> None:
         "I may go to the gym",
         "We drove the 2019 Golf to Wales",  # a model year is not a date
         "I have 2 kids and 3 cats",
+        "the invoice is due Friday",  # a deadline
+        "the deposit is payable in 10 days",
     ],
 )
 def test_no_start_date_in(sentence: str) -> None:
@@ -98,6 +100,28 @@ def test_each_date_goes_to_the_fact_nearest_to_it() -> None:
     assert leeds.valid_at is None and boots.valid_at is None
     assert acme.valid_at == datetime(2025, 6, 8, tzinfo=UTC)
     assert derby.valid_at == datetime(2019, 1, 1, tzinfo=UTC)
+
+
+def test_the_clause_around_the_date_sets_its_tense() -> None:
+    # past in the sentence ("I signed"), future next to the date ("begins"): the next October 6
+    july = datetime(2025, 7, 14, tzinfo=UTC)
+    text = "I signed with Orbital as product lead, fully remote, begins October 6"
+    assert resolved(text, july) == [("October 6", date(2025, 10, 6))]
+    assert resolved("We found a flat in Graz, we got the keys on March 9", july) == [
+        ("March 9", date(2025, 3, 9))
+    ]
+
+
+def test_a_date_also_dates_a_close_object_of_its_clause_but_not_across_a_new_clause() -> None:
+    july = datetime(2025, 7, 14, tzinfo=UTC)
+    org, role = cand("Orbital"), cand("product lead", "has-role")
+    text = "I signed with Orbital as product lead, fully remote, begins October 6"
+    assert attach_valid_at(text, july, [org, role]) == 2
+    assert org.valid_at == role.valid_at == datetime(2025, 10, 6, tzinfo=UTC)
+    home, job = cand("Utrecht", "moved-to"), cand("Philips")
+    assert attach_valid_at("We moved to Utrecht in 2022, I joined Philips last week.", july, [home, job]) == 2
+    assert home.valid_at == datetime(2022, 1, 1, tzinfo=UTC)
+    assert job.valid_at == datetime(2025, 7, 7, tzinfo=UTC)
 
 
 def test_a_date_in_another_sentence_or_a_given_valid_at_is_not_touched() -> None:

@@ -104,12 +104,22 @@ _ANY = re.compile(
     r"yesterday|tomorrow|week|month|year",
     re.IGNORECASE,
 )
-_END_WORDS = re.compile(r"\b(?:until|till|til|by|before|through|thru|between)\s*$", re.IGNORECASE)
+_END_WORDS = re.compile(
+    r"\b(?:until|till|til|by|before|through|thru|between|due|payable|deadline)\s*$", re.IGNORECASE
+)
+# where a clause ends: a tense read next to a date stops here ("I took the job, it starts August 1")
+_CLAUSE_END = re.compile(r"[,;:()\u2013\u2014]|\s-\s|\b(?:and|but|so|because|while|whereas)\b", re.IGNORECASE)
+# between a fact's object and a date, these mean another clause: the date is not the fact's
+_OTHER_CLAUSE = re.compile(
+    r"[;]|\b(?:and|but|or|so|because|while|whereas|although|though)\b|,\s*(?:i|we|he|she|they|you|it|my|our)\b",
+    re.IGNORECASE,
+)
+_NEAR = 48  # characters: a date this close to an object, in its clause, dates it too
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 
 _FUTURE = re.compile(
     r"\b(?:will|won't|shall|going to|gonna|about to|plan(?:s|ning)? to|due to|"
-    r"(?:am|is|are|'m|'re|’m|’re)\s+(?:\w+ing)\b)|'ll\b|’ll\b|"
+    r"(?:am|is|are|'m|'re|’m|’re)\s+(?:\w+ing)\b|starts|begins|starting|beginning)|'ll\b|’ll\b|"
     r"\b(?:i|we|he|she|they|you)\s+(?:start|begin|move|join|leave|arrive|fly|go)\b",
     re.IGNORECASE,
 )
@@ -162,20 +172,34 @@ def find_dates(sentence: str, ref: datetime, offset: int = 0) -> list[DateHit]:
     if not _ANY.search(sentence):
         return []
     ref = ref if ref.tzinfo else ref.replace(tzinfo=UTC)
-    direction: int | None = None
+    whole: int | None = None
     hits: list[DateHit] = []
     for m in _DATE.finditer(sentence):
         if _END_WORDS.search(sentence, 0, m.start()):
             continue
         g = m.groupdict()
-        if direction is None and _needs_tense(g):
-            direction = tense(sentence)
-        day = _resolve(g, ref.date(), direction or 0)
+        direction = 0
+        if _needs_tense(g):
+            # the clause around the date first ("I took the job, it starts August 1"), else the sentence
+            direction = tense(_clause(sentence, m.start(), m.end()))
+            if direction == 0:
+                whole = tense(sentence) if whole is None else whole
+                direction = whole
+        day = _resolve(g, ref.date(), direction)
         if day is None:
             continue
         when = ref if day == ref.date() else datetime(day.year, day.month, day.day, tzinfo=UTC)
         hits.append(DateHit(offset + m.start(), offset + m.end(), when))
     return hits
+
+
+def _clause(sentence: str, start: int, end: int) -> str:
+    """The clause of the sentence around [start, end)."""
+    left = 0
+    for m in _CLAUSE_END.finditer(sentence, 0, start):
+        left = m.end()
+    right = _CLAUSE_END.search(sentence, end)
+    return sentence[left : right.start() if right else len(sentence)]
 
 
 def _needs_tense(g: dict[str, str | None]) -> bool:
@@ -295,9 +319,10 @@ def _shift(day: date, unit: str, n: int) -> date:
 def attach_valid_at(text: str, ref: datetime, facts: list[FactCandidate]) -> int:
     """Give each fact without a `valid_at` the date of its sentence nearest to its object.
 
-    Each date goes to the fact object nearest to it in its sentence (so in "I live in Leeds and start
-    at Acme on June 8" the date is Acme's, not Leeds'); a fact whose object is not found in the text
-    gets nothing. Returns how many facts got a date.
+    Each date goes to the fact object nearest to it in its sentence, and to other objects within
+    `_NEAR` characters of it with no "and"/"but"/";" between (so in "I live in Leeds and start at Acme
+    on June 8" the date is Acme's, not Leeds'); a fact whose object is not found in the text gets
+    nothing. Returns how many facts got a date.
     """
     todo = [f for f in facts if f.valid_at is None]
     if not todo or not _ANY.search(text):
@@ -320,9 +345,18 @@ def attach_valid_at(text: str, ref: datetime, facts: list[FactCandidate]) -> int
         for hit in find_dates(text[s_start:s_end], ref, s_start):
             if any(hit.start < e and s < hit.end for s, e in objects.values()):
                 continue  # inside an object's name ("the 2019 Golf")
-            key, dist = min(((k, _gap(span, hit)) for k, span in objects.items()), key=lambda kd: kd[1])
-            if key not in chosen or dist < chosen[key][0]:
-                chosen[key] = (dist, hit.when)
+            gaps = {k: _gap(span, hit) for k, span in objects.items()}
+            nearest = min(gaps, key=lambda k: gaps[k])
+            for key, dist in gaps.items():
+                # the nearest object's; another's too when close and in the same clause ("a job at
+                # Lingua Nord as senior translator, starts August 1"), not across "and" ("I live in
+                # Leeds and start at Acme on June 8")
+                if key != nearest and (
+                    dist > _NEAR or _OTHER_CLAUSE.search(_between(text, objects[key], hit))
+                ):
+                    continue
+                if key not in chosen or dist < chosen[key][0]:
+                    chosen[key] = (dist, hit.when)
     n = 0
     for f in todo:
         got = chosen.get(f.object.strip().lower())
@@ -330,6 +364,10 @@ def attach_valid_at(text: str, ref: datetime, facts: list[FactCandidate]) -> int
             f.valid_at = got[1]
             n += 1
     return n
+
+
+def _between(text: str, span: tuple[int, int], hit: DateHit) -> str:
+    return text[span[1] : hit.start] if span[1] <= hit.start else text[hit.end : span[0]]
 
 
 def _gap(span: tuple[int, int], hit: DateHit) -> int:
