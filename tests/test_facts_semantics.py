@@ -12,6 +12,7 @@ import pytest
 from knowledge_engine.config import ConfigError, load_config
 from knowledge_engine.model.extraction import Extraction, FactCandidate
 from knowledge_engine.model.records import Evidence, Message, fact_id
+from knowledge_engine.store.factquery import FactQuery, get, select
 from knowledge_engine.store.facts import FactStore
 from knowledge_engine.store.persistence import WorkspaceLock
 from knowledge_engine.store.workspace import Workspace
@@ -298,3 +299,15 @@ def test_a_store_written_before_sources_loads_and_validates(workspace: Path) -> 
     )
     assert again.id == fact.id and again.sources == ["spacy", "llm"] and again.source == "llm"
     ws.close()
+
+
+def test_a_tier_filter_finds_every_fact_that_tier_saw(workspace: Path) -> None:
+    store = make_store(workspace)
+    both, _ = store.add("Maya", "works-at", "Helix", source="spacy", evidence=[ev("m1", day(1))])
+    store.add("Maya", "works-at", "Helix", source="llm", evidence=[ev("m1", day(1))])
+    store.add("Maya", "likes", "jazz", source="spacy", evidence=[ev("m2", day(2))])
+    raw = [f.model_dump(mode="json") for f in store.all()]
+    for rows in (store.all(), raw):
+        spacy = select(rows, FactQuery(tier="spacy"), "subject", 0)  # type: ignore[arg-type]
+        llm = select(rows, FactQuery(tier="llm"), "subject", 0)  # type: ignore[arg-type]
+        assert len(spacy) == 2 and [get(f, "id") for f in llm] == [both.id]

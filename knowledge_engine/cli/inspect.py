@@ -228,7 +228,7 @@ def facts(
     ] = None,
     object_: Annotated[str | None, typer.Option("--object", help="Only facts with this object.")] = None,
     tier: Annotated[
-        str | None, typer.Option(help="Only facts from this tier (regex, spacy, llm, manual, import).")
+        str | None, typer.Option(help="Only facts this tier saw (regex, spacy, llm, manual, import).")
     ] = None,
     session: Annotated[str | None, typer.Option(help="Only facts with evidence from this session.")] = None,
     since: SinceOpt = None,

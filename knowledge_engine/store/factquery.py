@@ -139,8 +139,8 @@ class FactQuery:
         return True
 
     def _extras(self, f: Fact | dict[str, Any]) -> bool:
-        if self.tier and get(f, "source") != self.tier:
-            return False
+        if self.tier and get(f, "source") != self.tier and self.tier not in (get(f, "sources") or ()):
+            return False  # a fact some tier saw, whether or not a stronger one saw it too
         if self.session and not any(_session(e) == self.session for e in get(f, "evidence") or []):
             return False
         if self.since is not None or self.until is not None:
