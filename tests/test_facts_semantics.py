@@ -311,3 +311,19 @@ def test_a_tier_filter_finds_every_fact_that_tier_saw(workspace: Path) -> None:
         spacy = select(rows, FactQuery(tier="spacy"), "subject", 0)  # type: ignore[arg-type]
         llm = select(rows, FactQuery(tier="llm"), "subject", 0)  # type: ignore[arg-type]
         assert len(spacy) == 2 and [get(f, "id") for f in llm] == [both.id]
+
+
+def test_a_childs_new_school_and_a_new_car_end_the_old_ones(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Noah", "attends", "Hillcrest Nursery", evidence=[ev("m1", day(1))])
+    store.add("Noah", "attends", "Oakfield Primary", valid_at=day(9, 2), evidence=[ev("m2", day(8))])
+    store.add("Dee", "has-girlfriend", "Ola", evidence=[ev("m3", day(1))])
+    store.add("Dee", "is-engaged-to", "Ola", evidence=[ev("m4", day(6))])
+    store.add("Dee", "drives", "Fiat Panda", evidence=[ev("m5", day(2))])
+    store.add("Dee", "drives", "Kia Niro", evidence=[ev("m6", day(7))])
+    assert current(store, "Noah") == {("attends", "Oakfield Primary")}
+    assert current(store, "Dee") == {
+        ("has-girlfriend", "Ola"),
+        ("is-engaged-to", "Ola"),
+        ("drives", "Kia Niro"),
+    }
