@@ -58,6 +58,11 @@ def triples(facts: Callable[..., list[FactCandidate]]) -> Callable[..., Triples]
         ("My dad, Carlos, retired last year.", {("Maya", "has-father", "Carlos")}),
         ("Elena, my mother-in-law, lives with us.", {("Maya", "has-mother-in-law", "Elena")}),
         ("Ben's wife, Clara, is expecting.", {("Ben", "is-married-to", "Clara")}),
+        ("my sister katrin is in berlin", {("Maya", "has-sister", "katrin"), ("katrin", "is-in", "berlin")}),
+        (
+            "My stepdaughter Zoe, she's ten, loves it.",
+            {("Maya", "has-child", "Zoe"), ("Zoe", "is-aged", "10")},
+        ),
     ],
 )
 def test_family_introduced_in_passing(triples: Callable[..., Triples], text: str, expected: Triples) -> None:
@@ -98,6 +103,18 @@ def test_ages(triples: Callable[..., Triples]) -> None:
         ("I'm on £48,000.", ("Maya", "has-salary", "£48,000")),
         ("I got a raise to $95,000.", ("Maya", "has-salary", "$95,000")),
         ("They offered me 85k.", ("Maya", "has-salary-offer", "85k")),
+        ("Senior Data Scientist. Salary is £61,000 plus a bonus.", ("Maya", "has-salary", "£61,000")),
+        ("My salary went up to $81,000 in March.", ("Maya", "has-salary", "$81,000")),
+        ("My fiancée Lotte got hired by the City of Utrecht.", ("Lotte", "works-at", "City of Utrecht")),
+        ("My fiancée Lotte got hired by the City of Utrecht.", ("Maya", "has-partner", "Lotte")),
+        ("I work at McDonald's.", ("Maya", "works-at", "McDonald's")),
+        ("I'll start at Vantage Labs on the 2nd of June.", ("Maya", "works-at", "Vantage Labs")),
+        ("Leo goes to Escola Lumiar.", ("Leo", "attends", "Escola Lumiar")),
+        ("We've been in Lyon for five years.", ("Maya", "lives-in", "Lyon")),
+        (
+            "Jenna got hired at the Ashford Library, so she's out of retail, she's thrilled about it",
+            ("Jenna", "works-at", "Ashford Library"),
+        ),
     ],
 )
 def test_work(triples: Callable[..., Triples], text: str, expected: tuple[str, str, str] | None) -> None:
@@ -119,6 +136,7 @@ def test_work(triples: Callable[..., Triples], text: str, expected: tuple[str, s
         "They offered me the job!",
         "I make $20 an hour tutoring.",
         "I got an offer from Globex.",
+        "I've been offered a job at Globex.",
     ],
 )
 def test_no_job_from_plans_negations_and_offers(triples: Callable[..., Triples], text: str) -> None:

@@ -121,6 +121,8 @@ GENERIC_OBJECTS = {
     "everyone",
     "all",
     "both",
+    "end",
+    "moment",
 }
 QUANTITY_HEADS = {"bit", "lot", "kind", "sort", "couple", "type", "lots"}
 EVALUATIVE = {
@@ -236,6 +238,7 @@ RELATION_PREDICATES = {
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
 }
 SALARY_NOUNS = {"salary", "pay", "income", "wage", "wages", "compensation"}
+VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
 ANIMAL_NOUNS = {"dog", "cat", "puppy", "kitten", "pet", "horse", "rabbit", "hamster", "parrot", "pony"}
 # "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
 # for teams, companies or flats, which the speaker may only belong to.
@@ -333,6 +336,21 @@ HIRE_VERBS = {"hire", "employ", "recruit", "take"}
 # A scheduled start is a fact about the future, unlike other plans: will/'ll/shall are allowed.
 SCHEDULED_MODALS = {"will", "'ll", "shall", "wo"}
 SCHOOL_WORDS = {
+    "colegio",
+    "escuela",
+    "escola",
+    "école",
+    "ecole",
+    "lycée",
+    "lycee",
+    "collège",
+    "schule",
+    "grundschule",
+    "gymnasium",
+    "kita",
+    "scuola",
+    "liceo",
+    "basisschool",
     "school",
     "primary",
     "elementary",
@@ -405,6 +423,7 @@ WH_TAGS = {"WP", "WRB", "WDT", "WP$"}
 # A fact value: letters, digits and the punctuation of names, emails, URLs and amounts.
 CLEAN_VALUE = re.compile(r"^[\w€$£¥][\w .,'’&@/:+%€$£¥-]*$")
 MAX_VALUE_WORDS = 8
+NAME_BREAKS = {"on", "in", "at", "from", "since", "for", "by", "with", "until", "next", "last"}
 MAX_SENTENCE_TOKENS = 60  # longer "sentences" are usually pasted text whose parse is unreliable
 
 
@@ -477,7 +496,8 @@ def _clause_roots(root: Token) -> list[Token]:
         return roots
     for child in root.children:
         if child.dep_ == "ccomp" and child.i < root.i and _has_subject(child) and not _has_mark(child, MARKS):
-            roots.append(child)
+            # chains of run-on clauses: "Jenna got hired at X, so she's out of Y, she's thrilled"
+            roots += _clause_roots(child) if child.lemma_ not in HEDGE_VERBS else []
     return roots
 
 
@@ -612,6 +632,8 @@ def _conjuncts(tok: Token) -> list[Token]:
 
 def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
     low = tok.lower_
+    if low in VALUE_NOUNS:
+        return None  # "Salary is £61,000": a capitalised common noun, not a name
     if tok.tag_ == "PRP":
         if low in FIRST_PERSON:
             return ctx.me
@@ -645,8 +667,12 @@ def _possessive_relation(noun: Token, name: str, ctx: _Ctx) -> None:
         return
     owner = _owner(poss, ctx, noun)
     if owner and owner != name:
-        obj_type: EntityType | None = None if noun.lemma_.lower() in ANIMAL_NOUNS else "person"
-        _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=obj_type)
+        _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
+def _kin_type(noun: Token) -> EntityType | None:
+    """A relative or a colleague is a person; a pet is not."""
+    return None if noun.lemma_.lower() in ANIMAL_NOUNS else "person"
 
 
 def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
@@ -662,8 +688,11 @@ def _relation_predicate(noun: Token) -> str:
     """'my husband' -> is-married-to, 'our son' -> has-child, 'my best friend' -> has-best-friend."""
     rel = _relation_noun(noun)
     doc = noun.doc
+    lemma = noun.lemma_.lower()
     if doc[noun.i + 1 : noun.i + 5].text.replace(" ", "").lower() == "-in-law":
         return f"has-{rel}-in-law"  # "my mother-in-law" is not my mother
+    if rel == _kebab(lemma) and lemma in RELATION_PREDICATES:
+        return RELATION_PREDICATES[lemma]  # "fiancée" (kebab-case would spell it "fianc-e")
     if noun.lemma_.lower() in SALARY_NOUNS:
         return "has-salary"  # "my base salary", "my annual salary"
     return RELATION_PREDICATES.get(rel, "has-" + rel)
@@ -679,11 +708,12 @@ def _relation_noun(noun: Token) -> str:
     return _kebab(" ".join([*mods, noun.lemma_.lower()]))
 
 
-def _name_of(tok: Token, ctx: _Ctx, person: bool = False) -> str | None:
+def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False) -> str | None:
     """The proper name a token stands for: its entity span, or its PROPN compound chain.
 
     With `person`, an entity span joining names ("Noah and Ella", typed as one organisation by
     the small model) is cut at the conjunction around `tok`: people are named one at a time.
+    With `with_of`, a name "of" a name is one name ("Port of Rotterdam").
     """
     ent = ctx.ents.get(tok.i)
     if ent is not None and ent.label_ in SKIP_ENT_LABELS:
@@ -696,18 +726,25 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False) -> str | None:
     end = max([tok.i, *(c.i for c in tok.rights if c.dep_ == "nummod")])  # "iPhone 15"
     if ent is not None:
         end = max(end, ent.end - 1)
+    # the small model runs a name into what follows ("Brightwave on the 3rd of March")
+    end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.lower_ in NAME_BREAKS)])
     if person:
         cuts = [t.i for t in tok.doc[start : end + 1] if t.dep_ == "cc" or t.text == ","]
         start = max([start, *(c + 1 for c in cuts if c < tok.i)])
         end = min([end, *(c - 1 for c in cuts if c > tok.i)])
-    return _strip_det(tok.doc[start : end + 1])
+    inner = _of_object(tok) if with_of else None
+    if inner is not None and inner.pos_ == "PROPN" and inner.i > end:
+        end = inner.i
+    if end + 1 < len(tok.doc) and tok.doc[end + 1].tag_ == "POS" and tok.dep_ in {"pobj", "dobj", "attr"}:
+        end += 1  # "at St Anne's", "at McDonald's": the possessive is part of the name
+    return _strip_det(tok.doc[start : end + 1], keep_possessive=tok.dep_ in {"pobj", "dobj", "attr"})
 
 
-def _strip_det(span: Span) -> str:
+def _strip_det(span: Span, keep_possessive: bool = False) -> str:
     toks = list(span)
     while toks and toks[0].pos_ == "DET":
         toks = toks[1:]
-    while toks and toks[-1].tag_ == "POS":
+    while toks and toks[-1].tag_ == "POS" and not (keep_possessive and len(toks) > 1):
         toks = toks[:-1]
     return span.doc[toks[0].i : toks[-1].i + 1].text if toks else span.text
 
@@ -804,6 +841,8 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
 def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
     """'Ben is obsessed with dinosaurs' -> is-obsessed-with; 'got promoted to VP of X' -> is-a."""
     be = "was" if past else "is"
+    if verb.lemma_ == "offer":
+        return  # "I've been offered a job at X": an offer, not yet a job
     if verb.lemma_ == "promote":
         _promoted_infinitive(verb, subject, ctx)
     for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in PASSIVE_PREPS):
@@ -915,8 +954,21 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
         obj = _name_of(pobj, ctx)
         if obj is None and prep.lower_ == "from":
             obj = _object_phrase(pobj, ctx)
-        if obj:
+        if obj and _lived_in(prep, pobj, be, ctx):
+            _emit(ctx, subject, "lives-in", obj, 0.6, obj_tok=pobj)  # "we've been in Didsbury for five years"
+        elif obj:
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
+    """Present perfect 'have been in <place> for N years / since X': where one lives."""
+    verb = prep.head
+    ent = ctx.ents.get(pobj.i)
+    if be != "is" or prep.lower_ != "in" or ent is None or ent.label_ not in {"GPE", "LOC"}:
+        return False
+    perfect = any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children) and verb.lower_ == "been"
+    span = [c.lower_ for c in verb.children if c.dep_ == "prep"] + [c.lower_ for c in pobj.children]
+    return perfect and bool({"for", "since"} & set(span))
 
 
 def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> None:
@@ -990,11 +1042,11 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     """'My sister is Maria', "Alex's manager is Sam", 'My email is x@y.z' -> owner has-<noun> value."""
     poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
     attr = next((c for c in verb.children if c.dep_ == "attr"), None)
-    if attr is None or subj_tok.pos_ != "NOUN":
+    if attr is None or (subj_tok.pos_ != "NOUN" and subj_tok.lower_ not in VALUE_NOUNS):
         return
     if poss is None:  # chat drops the "my": "Salary is £61,000", "rent is only 980 euro"
         bare = not any(c.dep_ in {"det", "poss", "prep"} for c in subj_tok.children)
-        if not bare or subj_tok.lemma_.lower() not in {*SALARY_NOUNS, "rent"} or ctx.message.role != "user":
+        if not bare or subj_tok.lower_ not in VALUE_NOUNS or ctx.message.role != "user":
             return
         owner: str | None = ctx.me
     else:
@@ -1031,6 +1083,10 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
     a name in apposition counts: "my husband Tom", "Carlos, my dad", "my new boss, Priya".
     """
     for tok in sent:
+        if tok.pos_ == "PROPN":
+            _compound_relation(tok, ctx)
+        if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
+            _adjacent_relation(tok, ctx)
         if tok.pos_ != "NOUN" or not any(c.dep_ == "poss" for c in tok.children):
             continue
         for appos in (c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
@@ -1044,6 +1100,42 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
                 _possessive_relation(tok, name, ctx)
 
 
+def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
+    """'my sister katrin': the parser makes the relation noun a compound of the name."""
+    for noun in name_tok.children:
+        poss = next((c for t in (name_tok, noun) for c in t.children if c.dep_ == "poss"), None)
+        if poss is not None and noun.dep_ == "compound" and noun.pos_ == "NOUN" and _is_kin(noun):
+            name = _name_of(name_tok, ctx, person=True)
+            owner = _owner(poss, ctx, noun)
+            if name and owner and owner != name and not name.lower().startswith(noun.lower_):
+                _emit(
+                    ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun)
+                )
+
+
+def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
+    """'my fiancé Joost', 'My stepson Mateo' read from the words when the parse is broken
+    (the small model tags "stepson" an adjective, or hangs "fiancé" on the verb)."""
+    doc = noun.doc
+    if noun.i < 1 or noun.i + 1 >= len(doc) or doc[noun.i + 1].pos_ != "PROPN":
+        return
+    before = doc[noun.i - 1]
+    if before.tag_ == "PRP$":
+        owner = _owner(before, ctx, noun)
+    elif before.tag_ == "POS" and noun.i >= 2:
+        owner = _name_of(doc[noun.i - 2], ctx)
+    else:
+        return
+    name = _name_of(doc[noun.i + 1], ctx, person=True)
+    if name and owner and owner != name:
+        _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
+def _is_kin(noun: Token) -> bool:
+    lemma = noun.lemma_.lower()
+    return lemma in FAMILY_NOUNS or lemma in RELATION_PREDICATES or lemma in {"friend", "cousin", "colleague"}
+
+
 def _number(tok: Token) -> int | None:
     text = tok.lower_
     value = NUMBER_WORDS.get(text)
@@ -1055,7 +1147,7 @@ def _number(tok: Token) -> int | None:
 def _age_of(verb: Token) -> int | None:
     """'is four', 'is 4 years old', 'just turned six' -> the age."""
     for child in verb.children:
-        if child.dep_ in {"attr", "dobj"} and child.pos_ == "NUM" and not list(child.children):
+        if child.dep_ in {"attr", "dobj", "acomp"} and child.pos_ == "NUM" and not list(child.children):
             return _number(child)
         if child.dep_ == "acomp" and child.lower_ == "old":
             years = next((c for c in child.children if c.dep_ == "npadvmod" and c.lemma_ == "year"), None)
@@ -1232,8 +1324,8 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
     if verb.lemma_ not in {"go", "rise", "increase", "jump", "climb", "move"} or _is_irrealis(verb):
         return
     subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-    if subj is None or subj.lemma_.lower() not in {*SALARY_NOUNS, "base"} or _is_past(verb):
-        return
+    if subj is None or subj.lemma_.lower() not in {*SALARY_NOUNS, "base"}:
+        return  # "my salary went up to £58,000" is the salary now, whatever the tense
     poss = next((c for c in subj.children if c.dep_ == "poss"), None)
     owner = _owner(poss, ctx, subj) if poss is not None else (ctx.me if ctx.message.role == "user" else None)
     if owner is None:
@@ -1255,10 +1347,11 @@ def _hired(verb: Token, subject: str, ctx: _Ctx) -> bool:
         return False
     found = False
     for pobj in (p for prep in _preps(verb, verb, {"at", "by"}) for p in _pobjs(prep)):
-        obj = _name_of(pobj, ctx)
+        obj = _name_of(pobj, ctx, with_of=True)
         ent = ctx.ents.get(pobj.i)
-        if obj and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC"}):
-            _emit(ctx, subject, _workplace_pred(obj, False), obj, 0.6, obj_tok=pobj, obj_type="organization")
+        if obj and (ent is None or ent.label_ != "PERSON"):  # "hired by the City of Utrecht": an employer
+            pred = _workplace_pred(obj, False)
+            _emit(ctx, subject, pred, obj, 0.6, obj_tok=None, obj_type="organization")
             found = True
     return _role_as(verb, verb, subject, ctx) or found
 
@@ -1266,7 +1359,7 @@ def _hired(verb: Token, subject: str, ctx: _Ctx) -> bool:
 def _preps(tok: Token, verb: Token, words: set[str]) -> list[Token]:
     """Prepositions of a noun or of its verb (the parser hangs 'at X' on either)."""
     heads = [tok] if tok is verb else [tok, verb]
-    return [c for h in heads for c in h.children if c.dep_ == "prep" and c.lower_ in words]
+    return [c for h in heads for c in h.children if c.dep_ in {"prep", "agent"} and c.lower_ in words]
 
 
 def _pobjs(prep: Token) -> list[Token]:
