@@ -70,6 +70,12 @@ def rank_local(
     # MMR costs O(pool x picks) similarities: the caps' worth of picks from a pool of 2x that,
     # not the generic 5x (~35k Jaccards per turn at 42 picks, ~30 ms).
     chosen = mmr(fused, rc.mmr_lambda, limit, pool_factor=2)
+    # Relation facts are not diversified away: the previous manager is the answer to "who was my
+    # manager?" however much it looks like the current one.
+    asked = [i for i in fused if i.kind == "fact" and "relation" in i.scores]
+    if asked:
+        ids = {i.id for i in asked}
+        chosen = asked + [i for i in chosen if i.id not in ids]
     out_f: list[RetrievedItem] = []
     out_m: list[RetrievedItem] = []
     used = 0

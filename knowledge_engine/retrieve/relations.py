@@ -62,10 +62,13 @@ class Family:
     predicates: str  # regex over the whole predicate (kebab-case)
     single: bool = False
     person: str = ""  # regex of the words that name such a person after "my"/"our"
+    weak: str = ""  # predicates that belong to the family but make no other fact stale ("is-in")
 
 
-def _f(name: str, words: str, predicates: str, single: bool = False, person: str = "") -> Family:
-    return Family(name, words, predicates, single, person)
+def _f(
+    name: str, words: str, predicates: str, single: bool = False, person: str = "", weak: str = ""
+) -> Family:
+    return Family(name, words, predicates, single, person, weak)
 
 
 _PARTNER = r"husband|wife|partner|spouse|girlfriend|boyfriend|fianc[eé]e?|hubby"
@@ -79,12 +82,12 @@ _RELATIVES = {
 }
 
 # The table (documented in docs/retrieval-ranking.md). Order matters: when a question matches
-# several families, facts of the first one come first.
+# several families, facts of the first one come first (so the narrower word leads: rent before pay).
 FAMILIES: tuple[Family, ...] = (
     _f("employer",
-       r"\b(?:work|works|working|worked|job|jobs|employer|employed|employs|company|firm|workplace|"
-       r"career|hired|new job|quit)\b",
-       r"(?:works?|worked|working)-(?:at|for|in)|(?:is-)?employed-(?:by|at)|hired-by|joined|has-employer|"
+       r"\b(?:work|works|working|worked|job(?!\s+title)|jobs|employer|employed|employs|company|firm|"
+       r"workplace|career|hired|quit|teach|teaches|teaching|taught)\b",
+       r"(?:works?|worked|working|teaches|taught|teaching)-(?:at|for|in)|(?:is-)?employed-(?:by|at)|hired-by|joined|has-employer|"
        r"has-job(?:-at)?|(?:got-job|gets-job|will-start|starts|started|starting)-at|moved-to-company",
        single=True),
     _f("role",
@@ -102,8 +105,8 @@ FAMILIES: tuple[Family, ...] = (
        r"relocat\w*|reside\w*|based|neighbou?rhood|city)\b",
        r"(?:lives|lived|living|live|stays|stayed)-(?:in|at|on|near)|(?:moved|moves|moving|relocated|"
        r"relocates|will-move|is-moving)-to|has-(?:address|home|flat|apartment|house|city)|settled-in|"
-       r"resides-in",
-       single=True),
+       r"resides-in|rents-(?:in|at)",
+       single=True, weak=r"is-in|is-based-in|based-in|is-staying-in|stays-with"),
     _f("origin",
        r"\b(?:where\b.*\bfrom|born|grew up|hometown|raised|nationality)\b",
        r"is-from|comes-from|came-from|born-in|grew-up-in|was-raised-in|has-hometown|has-nationality"),
@@ -129,15 +132,15 @@ FAMILIES: tuple[Family, ...] = (
        r"(?:is-)?enrolled-(?:in|at)|(?:starts|started|will-start|starting)-at|has-(?:school|teacher|university|college|"
        r"degree)|graduated-from|studies",
        single=True),
+    _f("rent",
+       r"\b(?:rent|mortgage)\b",
+       r"has-(?:rent|mortgage)|pays-rent|pays",
+       single=True),
     _f("salary",
        r"\b(?:salary|pay|paid|earn|earns|earning|earnings|income|wage|wages|raise|bonus|compensation|"
        r"how much do (?:i|you|they|we|he|she) make|makes? a year)\b",
        r"has-(?:salary|pay|income|wage|raise|rate|hourly-rate|bonus|compensation)|earns|earned|is-paid|"
        r"gets-paid|makes",
-       single=True),
-    _f("rent",
-       r"\b(?:rent|mortgage)\b",
-       r"has-(?:rent|mortgage)|pays-rent|pays",
        single=True),
     _f("pets",
        r"\b(?:pets?|dogs?|cats?|pupp(?:y|ies)|kittens?|rabbits?|hamsters?|parrots?|horses?)\b",
@@ -195,7 +198,8 @@ def families_of(predicate: str) -> frozenset[str]:
     return frozenset(f.name for f in FAMILIES if _PRED[f.name].fullmatch(predicate))
 
 
-_PRED = {f.name: re.compile(f.predicates) for f in FAMILIES}
+_PRED = {f.name: re.compile(f"{f.predicates}|{f.weak}" if f.weak else f.predicates) for f in FAMILIES}
+_WEAK = {f.name: re.compile(f.weak) for f in FAMILIES if f.weak}
 _WORDS = {f.name: re.compile(f.words) for f in FAMILIES}
 _PERSON = {f.name: re.compile(rf"\b(?:my|our)\s+(?:(?:current|new|old|former|previous|little|eldest|oldest|"
                               rf"youngest|younger|older|best|dear)\s+|ex-\s*)*(?:{f.person})\b")
@@ -348,9 +352,8 @@ def relation_facts(
     for this question and must not be injected)."""
     if rq.empty:
         return [], set()
-    subjects: set[str] = set(index.named_in(query)) | {e for e in entity_ids if e in index.by_subject}
-    if rq.first_person:
-        subjects |= user_keys
+    named: set[str] = set(index.named_in(query)) | {e for e in entity_ids if e in index.by_subject}
+    subjects = named | (user_keys if rq.first_person else set())
     asked = [f for f in rq.families if f not in rq.via] or list(rq.families)
     link: list[Fact] = []
     if rq.via and rq.first_person and len(asked) < len(rq.families):
@@ -358,7 +361,8 @@ def relation_facts(
         via = set(rq.via)
         link = [f for f in index.of(user_keys) if f.invalid_at is None and families_of(f.predicate) & via]
         people = {k for f in link for k in (canonical(f.object), f.object_id) if k}
-        subjects = (subjects - user_keys) | people
+        named = people | (named - user_keys)
+        subjects = named
     if not subjects:
         return [], set()  # a relation of nobody known: the other arms decide
     facts, level = index.of(subjects), 3.0
@@ -374,6 +378,8 @@ def relation_facts(
     for fact, _ in wanted:
         if fact.invalid_at is None:
             for fam in families_of(fact.predicate) & single & order.keys():
+                if fam in _WEAK and _WEAK[fam].fullmatch(fact.predicate):
+                    continue  # "I'm in London this week" does not make "lives-in Leeds" stale
                 slot = (canonical(fact.subject), fam)
                 t = fact_time(fact)
                 if slot not in newest or t > newest[slot]:
@@ -385,13 +391,17 @@ def relation_facts(
             for fam in families_of(fact.predicate) & single & order.keys()
         ):
             stale.add(fact.id)
-    hits: list[tuple[tuple[int, int, float, float], RelationHit]] = []
+    hits: list[tuple[tuple[int, int, int, int, float, float], RelationHit]] = []
     for fact, rank in wanted:
         old = fact.invalid_at is not None or fact.id in stale
         if old and not rq.past:
             continue
         first = (0 if old else 1) if rq.past == "strong" else (1 if old else 0)
-        key = (first, rank, -fact_time(fact).timestamp(), -fact.confidence)
+        # a named person before "I" ("where did Jenna teach before we moved?"), then the tense, the
+        # family order, the newest, the most confident
+        other = 0 if not named or canonical(fact.subject) in named or fact.subject_id in named else 1
+        weak = int(any(_WEAK[f].fullmatch(fact.predicate) for f in families_of(fact.predicate) if f in _WEAK))
+        key = (other, first, rank, weak, -fact_time(fact).timestamp(), -fact.confidence)
         hits.append((key, RelationHit(fact, level, old)))
     hits.sort(key=lambda kv: kv[0])
     out = [h for _, h in hits[:limit]]
