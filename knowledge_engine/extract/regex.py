@@ -128,8 +128,45 @@ _FUNCTION_WORDS = (
     "Move Moved Start Started Stop Stopped Finish Finished Wait Hope Feel Felt Came Come Left Took Take "
     "Meet Meeting Visit Visited Join Joined Ping Text Message Reply Invite Congrats Happy "
     "Install Run Runs Enable Disable Default Configure Open Close Create Delete Remove Build Test Deploy "
-    "Example Usage Returns Return Optional Required See"
+    "Example Usage Returns Return Optional Required See "
+    "Everything Everyone Everybody Something Someone Somebody Anything Anyone Anybody Nothing Nobody None "
+    "Whatever Whoever Whenever Wherever"
 )
+# Words that open a sentence before a comma without being a name: interjections, discourse words,
+# exclamations of praise or regret, endearments and family words used to address someone. A lone
+# Title-case word opening a sentence before a comma is otherwise taken as a name being addressed
+# ("Maya, that looks great"). Adverbs in -ly are recognised by form (see _looks_addressed).
+_NOT_ADDRESSED_WORDS = (
+    "Absolutely Agreed Aha Alas Amazing Anyhow Anyways Afterwards Aw Aww Awesome Babe Beautiful Besides "
+    "Bravo Brilliant Bro Buddy Congratulations Cute Dad Damn Dang Darling Darn Definitely Dude Eh Er "
+    "Everyone Exactly Excellent Exciting Fair Fantastic Folks Fortunately Friend Friends Fun Funny "
+    "Gee Geez Girl Glad Gorgeous Gosh Grandma Grandpa Guys Ha Haha Hehe Hm Honey Hooray Huh Impressive "
+    "Incredible Indeed Instead Interesting Interestingly Jeez Lol Lovely Luckily Man Mate Meanwhile "
+    "Meh Mom Mum Nah Neat Nevertheless Nonetheless Omg Oops Otherwise Ouch Overall Perfect Personally "
+    "Phew Plus Right Sadly Seriously Shoot Sis Stunning Sweet Sweetie Therefore Thus Totally True "
+    "Ugh Uh Um Unfortunately Weird Whoa Whoops Woah Wonderful Yay Yeah Yes Yikes Yup Pal Oof Gotcha Yea "
+    "Yum Together Woohoo Bummer Cheers Hurray Ahoy Alrighty Okey Agree Noted Understood Deal"
+)
+_NOT_ADDRESSED = frozenset(_NOT_ADDRESSED_WORDS.split())
+# After a sentence-opening "Word's", these say the 's is "is" or "has" ("Life's so short", "Art's been
+# a refuge"), not a possessive ("Nora's brother"): determiners, pronouns, adverbs and participles.
+_IS_HAS_CUES_WORDS = (
+    "a an the my your his her our their its this that these those some no every all such what another "
+    "so very really too just always never not also still even already pretty quite totally definitely "
+    "truly actually honestly kind sort more much less way super finally here there back over "
+    "about like been being become becoming got gotten getting going gonna gotta growing coming "
+    "starting made making done gone had having one something everything nothing anything part "
+    "how why where when who"
+)
+_IS_HAS_CUES = frozenset(_IS_HAS_CUES_WORDS.split())
+# After "Word's", a Title-case word makes a title ("Charlotte's Web", "Grey's Anatomy"), but not
+# a family or role word, which names the person's relative ("Nora's Mom").
+_RELATIVES_WORDS = (
+    "Mom Mum Mother Dad Father Parents Brother Sister Son Daughter Kids Children Wife Husband Partner "
+    "Boyfriend Girlfriend Fiance Fiancee Aunt Uncle Cousin Niece Nephew Grandma Grandpa Grandmother "
+    "Grandfather Family Friend Friends Boss Manager Team Dog Cat"
+)
+_RELATIVES = frozenset(_RELATIVES_WORDS.split())
 _PRODUCT_STOP = (
     "Page Chapter Room Step Day Days Week Weeks Year Years Month Months Version Level Phase Part Section "
     "Item Number No Top Under Over Since Until Around About Only Just Covid COVID Floor Gate Platform "
@@ -260,14 +297,24 @@ def _strip_possessive(word: str) -> str:
 
 
 def _noun_segments(text: str, start: int, run: str, out: list[_Hit]) -> None:
-    """Split a run of capitalised words at excluded words; append what is left to out."""
+    """Split a run of capitalised words at excluded words; append what is left to out.
+
+    A possessive ends a name ("Nora's brother" names Nora) unless a Title-case word follows that is
+    not a family or role word: then the two are one title ("Charlotte's Web", "Grey's Anatomy")."""
     pos = start
     seg_start = -1  # start of the open segment
     seg_words: list[str] = []
     seg_end = 0
-    for word in run.split(" "):
+    words = run.split(" ")
+    title_next = False
+    for i, word in enumerate(words):
         offset = pos
         pos += len(word) + 1
+        if title_next:  # the word after "Charlotte's", checked below
+            seg_words.append(word)
+            seg_end = offset + len(word)
+            title_next = False
+            continue
         bare = _strip_possessive(word) if "'" in word or "’" in word else word
         if bare in EXCLUDED_WORDS or len(bare) < 2 or not bare[0].isupper():
             if seg_words:
@@ -276,11 +323,25 @@ def _noun_segments(text: str, start: int, run: str, out: list[_Hit]) -> None:
             continue
         if not seg_words:
             seg_start = offset
-        seg_words.append(bare)
-        seg_end = offset + len(bare)
-        if bare is not word:  # a possessive ends the name: "Alice's Bob" is two names
+        if bare is not word:
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            if (
+                nxt[1:].islower()
+                and nxt[0].isupper()
+                and nxt.isalpha()
+                and nxt not in EXCLUDED_WORDS
+                and nxt not in _RELATIVES
+            ):
+                seg_words.append(word)
+                title_next = True
+                continue
+            seg_words.append(bare)
+            seg_end = offset + len(bare)
             _finish_segment(seg_words, seg_start, seg_end, out)
             seg_words = []
+            continue
+        seg_words.append(bare)
+        seg_end = offset + len(bare)
     if seg_words:
         _finish_segment(seg_words, seg_start, seg_end, out)
 
@@ -290,11 +351,55 @@ def _finish_segment(words: list[str], start: int, end: int, out: list[_Hit]) -> 
         out.append(_Hit(" ".join(words), "unknown", start, end))
 
 
-def _is_plain_sentence_start(text: str, hit: _Hit) -> bool:
-    """A lone Title-case word opening a sentence ("Install", "Default") is usually not a name."""
+# "Word's" then a cue word, an "-ly" adverb or an "-ed" participle, or one word and then the end of a
+# clause, a conjunction, preposition or adverb of time ("Rent's high, but", "Art's great for", "Work's
+# busy today"): the 's is "is" or "has".
+_IS_HAS = re.compile(
+    r"['’]s(?:[ \t]++(?:([a-z]++)(?![\w'’-])"
+    r"([ \t]*+(?:[.,!?;:)]|$)|[ \t]++(?:but|and|for|to|when|because|if|as|too|today|tonight|now|lately|again"
+    r"|though|here|there|these)(?![\w'’-]))?"
+    r"|[.,!?;:)]|$)|[.,!?;:)]|$)"
+)
+# Sounds rather than words: a letter three times ("Sooo", "Awww"), laughter, hums ("Ahhah", "Hmm", "Ooh").
+_SOUND = re.compile(r"(.)\1\1|^(?:a*+h[ah]*+|h?m++|o++h*+|u++h*+|e++h*+|w[oh]++)$", re.IGNORECASE)
+
+
+def _is_has(text: str, end: int) -> bool:
+    """Whether the 's after text[:end] is "is" or "has" ("Life's good"), not a possessive."""
+    m = _IS_HAS.match(text, end)
+    if m is None:
+        return False
+    word = m.group(1)
+    if word is None or m.group(2) is not None:
+        return True  # "Life's." or "Life's good." (a possessive names a thing before the clause ends)
+    return word in _IS_HAS_CUES or word.endswith("ly") or (len(word) > 4 and word.endswith("ed"))
+
+
+def _looks_addressed(word: str) -> bool:
+    """Whether a Title-case word opening a sentence before a comma is a name being addressed."""
+    return not (
+        word in _NOT_ADDRESSED
+        or (word.endswith("ly") and len(word) > 5)
+        or _SOUND.search(word) is not None
+    )
+
+
+def _opener(text: str, hit: _Hit) -> bool:
+    """A lone Title-case word opening a sentence ("Install", "Default", "Life's good") is usually not
+    a name. Two exceptions: a possessive ("Nora's brother" names Nora) and a word addressed before a
+    comma ("Maya, that looks great")."""
     v = hit.value
-    possessive = text[hit.end : hit.end + 1] in ("'", "’")  # "Alice's brother" names Alice
-    return " " not in v and v[1:].islower() and not possessive and _at_sentence_start(text, hit.start)
+    if " " in v or not v[1:].islower():
+        return False
+    i = hit.start - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    if i >= 0 and text[i] not in _SENTENCE_END:
+        return False
+    after = text[hit.end : hit.end + 1]
+    if after == "'" or after == "’":
+        return _is_has(text, hit.end)
+    return after != "," or not _looks_addressed(v)
 
 
 def _proper_nouns(text: str, runs: list[tuple[int, str]]) -> list[_Hit]:
@@ -308,7 +413,7 @@ def _proper_nouns(text: str, runs: list[tuple[int, str]]) -> list[_Hit]:
             hits.append(_Hit(run, "unknown", start, start + len(run)))
     if not hits:
         return hits
-    openers = [_is_plain_sentence_start(text, h) for h in hits]
+    openers = [_opener(text, h) for h in hits]
     if True not in openers:
         return hits
     confirmed = {h.value for h, opener in zip(hits, openers, strict=True) if not opener}
@@ -359,7 +464,15 @@ def _runs(text: str) -> tuple[list[tuple[int, str]], bool]:
             continue
         start = text.find(run, pos)
         end = start + len(run)
-        if (start and _may_continue(text[start - 1])) or (end < len(text) and _may_extend(text, end)):
+        # The run looked for may be an earlier copy where no run starts, or one that goes on.
+        if (start and ((c := text[start - 1]).isalnum() or c in "_'’@/.#&-")) or (
+            end < len(text)
+            and (
+                not text[end + 1 : end + 2].islower()
+                if (c := text[end]) == " "
+                else c.isalnum() or c in "_'’-"
+            )
+        ):
             while (m := PROPER_NOUN.match(text, start)) is None or m.group() != run:
                 start = text.find(run, start + 1)
             end = start + len(run)
@@ -374,19 +487,6 @@ def _runs(text: str) -> tuple[list[tuple[int, str]], bool]:
         org = "plc" in text or "GmbH" in text or "e.V." in text
         org = org or (letter and any(s in text for s in _SUFFIX_DOTTED))
     return kept, org
-
-
-def _may_continue(before: str) -> bool:
-    """Whether a run cannot start after this character (the pattern's lookbehind), or may not."""
-    return before.isalnum() or before in "_'’@/.#&-"
-
-
-def _may_extend(text: str, end: int) -> bool:
-    """Whether the run found at a place may go on past `end` (then it is not the run looked for)."""
-    after = text[end]
-    if after == " ":
-        return not text[end + 1 : end + 2].islower()
-    return after.isalnum() or after in "_'’-"
 
 
 # Highest priority first: a later extractor's hit that overlaps an earlier one is dropped; proper
@@ -424,7 +524,8 @@ class _Spans:
 
 
 def _has_www(text: str) -> bool:
-    return "ww." in text or "WW." in text or ("." in text and "www." in text.lower())
+    """Whether "www." in any case may be in the text (its last two letters and the dot are)."""
+    return "ww." in text or "WW." in text or "wW." in text or "Ww." in text
 
 
 def _hits(text: str) -> list[_Hit]:
