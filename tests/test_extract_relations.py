@@ -174,3 +174,35 @@ def test_ner_mentions_retyped_by_relations() -> None:
     assert {("Noah", "person"), ("Ella", "person")} <= out["c"]
     assert out["d"] == {("$70,000", "money")}
     assert out["e"] == {("85k", "money")}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Started at Quillon today!", ("Maya", "works-at", "Quillon")),
+        ("Settled in Leeds now.", ("Maya", "settled-in", "Leeds")),
+        (
+            "Living in Wash Park now, renting a little house for $2,900 a month.",
+            ("Maya", "lives-in", "Wash Park"),
+        ),
+        (
+            "Living in Wash Park now, renting a little house for $2,900 a month.",
+            ("Maya", "has-rent", "$2,900"),
+        ),
+        ("My manager at Copperleaf is Nadia Brooks.", ("Maya", "works-at", "Copperleaf")),
+        ("My old boss at Initech called.", ("Maya", "worked-at", "Initech")),
+        ("my daughter Isla needs a costume. she's six and loves foxes", ("Isla", "is-aged", "6")),
+    ],
+)
+def test_chat_shortcuts(triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]) -> None:
+    assert expected in triples(text)
+
+
+def test_dropped_subject_and_pronouns_stay_conservative(triples: Callable[..., Triples]) -> None:
+    assert (
+        triples("Started at Quillon today!", role="assistant") == set()
+    )  # the assistant's "I" is not the user
+    assert triples("Sounds good.") == set()
+    assert triples("Move to Leeds.") == set()  # an imperative
+    # two people named before "he": no guess
+    assert not {t for t in triples("My wife Anna met Tom. He is a chef.") if t[1] == "is-a"}

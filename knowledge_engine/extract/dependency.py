@@ -238,6 +238,8 @@ RELATION_PREDICATES = {
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
 }
 SALARY_NOUNS = {"salary", "pay", "income", "wage", "wages", "compensation"}
+HOME_NOUNS = {"house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow"}
+WORK_NOUNS = {"manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"}
 VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
 ANIMAL_NOUNS = {"dog", "cat", "puppy", "kitten", "pet", "horse", "rabbit", "hamster", "parrot", "pony"}
 # "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
@@ -549,8 +551,13 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
     """Main clause and its verb conjuncts, each with resolved subjects and tense (past?)."""
     result: list[tuple[Token, list[str], bool]] = []
     subjects = _subjects(root, ctx)
+    dropped = [] if subjects else _dropped_subject(root, ctx)
+    subjects = subjects or dropped
     if root.pos_ not in {"VERB", "AUX"} or _is_irrealis(root):
         return result
+    for advcl in (c for c in root.children if dropped and c.dep_ == "advcl" and c.i < root.i):
+        if advcl.tag_ == "VBG" and not _has_mark(advcl, MARKS) and not _is_irrealis(advcl):
+            _add_clause(advcl, dropped, result)  # "Living in Wash Park now, renting a house ..."
     if not subjects and root.lemma_ == "be":
         subj_tok = next((c for c in root.children if c.dep_ == "nsubj"), None)
         if subj_tok is not None:
@@ -600,6 +607,12 @@ def _add_clause(verb: Token, subjects: list[str], out: list[tuple[Token, list[st
 def _is_past(verb: Token) -> bool:
     if verb.tag_ == "VBD":
         return True
+    if (
+        verb.tag_ == "VBN"
+        and verb.dep_ == "ROOT"
+        and not any(c.dep_ in {"aux", "auxpass"} for c in verb.children)
+    ):
+        return True  # "Settled in Leeds now": a participle opening a chat line
     return any(
         c.dep_ in {"aux", "auxpass"} and c.tag_ == "VBD" and c.lemma_ != "do" for c in verb.children
     ) or any(c.dep_ == "aux" and c.lower_ == "did" for c in verb.children)
@@ -621,6 +634,24 @@ def _subjects(verb: Token, ctx: _Ctx) -> list[str]:
     return names
 
 
+def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
+    """Chat drops the "I": "Started at Quillon today!", "Living in Wash Park now", "Moved to Leeds".
+
+    Only in a user message, for a clause that opens the sentence with a past or -ing verb and has
+    no subject, auxiliary or object clause of its own (imperatives use the base form: no fact).
+    """
+    if ctx.message.role != "user" or verb.tag_ not in {"VBD", "VBG", "VBN"} or verb.lemma_ in LIGHT_VERBS:
+        return []
+    if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "aux", "auxpass", "csubj"} for c in verb.children):
+        return []
+    sent = verb.sent
+    lead = {t.i for c in verb.children if c.dep_ == "advcl" and c.tag_ == "VBG" for t in c.subtree}
+    before = [t for t in sent[: verb.i - sent.start] if t.i not in lead]
+    if any(t.pos_ not in {"ADV", "INTJ", "PUNCT", "CCONJ", "SPACE"} for t in before):
+        return []
+    return [ctx.me]
+
+
 def _conjuncts(tok: Token) -> list[Token]:
     found: list[Token] = []
     for child in tok.children:
@@ -639,7 +670,9 @@ def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
             return ctx.me
         if low == "we" and ctx.message.role == "user":
             return ctx.me
-        return None  # you, he, she, they, it: unresolved
+        if low in {"he", "she"}:
+            return _only_person_before(tok, ctx)
+        return None  # you, they, it: unresolved
     name = _name_of(tok, ctx)
     if name:
         _appos_relation(tok, name, ctx)
@@ -1083,6 +1116,8 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
     a name in apposition counts: "my husband Tom", "Carlos, my dad", "my new boss, Priya".
     """
     for tok in sent:
+        if tok.pos_ == "NOUN" and tok.lemma_.lower() in WORK_NOUNS:
+            _workplace_of_relation(tok, ctx)
         if tok.pos_ == "PROPN":
             _compound_relation(tok, ctx)
         if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
@@ -1098,6 +1133,21 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             name = _name_of(tok.head, ctx, person=True)
             if name:
                 _possessive_relation(tok, name, ctx)
+
+
+def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
+    """'My manager at Copperleaf is Nadia': the owner works at Copperleaf ('my old boss at X': worked)."""
+    poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+    owner = _owner(poss, ctx, noun) if poss is not None else None
+    if owner is None:
+        return
+    former = any(c.lower_ in {"old", "former", "ex", "previous"} for c in noun.children if c.dep_ == "amod")
+    for pobj in (p for prep in _preps(noun, noun, {"at"}) for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx)
+        ent = ctx.ents.get(pobj.i)
+        if name and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "DATE", "TIME"}):
+            pred = "worked-at" if former else "works-at"
+            _emit(ctx, owner, pred, name, 0.5, obj_tok=None, obj_type="organization")
 
 
 def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
@@ -1170,7 +1220,7 @@ def _age_facts(sent: Span, ctx: _Ctx) -> None:
         if age is None or subj is None:
             continue
         if subj.lower_ in {"he", "she"}:
-            names = [_pronoun_name(subj, ctx)]
+            names = [_pronoun_name(subj, ctx) or _only_person_before(subj, ctx)]
         else:
             names = [_resolve_subject(t, ctx) for t in [subj, *_conjuncts(subj)]]
         for name in names:
@@ -1178,6 +1228,24 @@ def _age_facts(sent: Span, ctx: _Ctx) -> None:
                 pet = any(f.object == name and f.object_type != "person" for f in ctx.out)
                 subj_type: EntityType | None = None if pet else "person"
                 _emit(ctx, name, "is-aged", str(age), 0.6, obj_tok=None, subj_type=subj_type)
+
+
+def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
+    """He/she is the one person the message named before it ("my daughter Isla needs a costume,
+    she's six"); with two or more candidates (or none) the pronoun stays unresolved."""
+    names = {
+        _strip_det(ent)
+        for ent in set(ctx.ents.values())
+        if ent.label_ == "PERSON" and ent.end <= pron.i and ent.text.strip()
+    }
+    names |= {f.object for f in ctx.out if f.object_type == "person" and f.predicate in PERSON_PREDICATES}
+    names = {n for n in names if n != ctx.me}
+    folded = {n.casefold() for n in names}
+    # "Dana" and "Dana Reyes" are one person
+    distinct = {n for n in folded if not any(o != n and o.startswith(n + " ") for o in folded)}
+    if len(distinct) != 1:
+        return None
+    return max(names, key=len)
 
 
 def _pronoun_name(pron: Token, ctx: _Ctx) -> str | None:
@@ -1231,6 +1299,13 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     lemma = verb.lemma_
     dobjs = [c for c in verb.children if c.dep_ == "dobj"]
     found = False
+    if lemma in {"rent", "lease"} and not past:  # "renting a little house for $2,900 a month"
+        for dobj in (d for d in dobjs if d.lemma_.lower() in HOME_NOUNS):
+            for pobj in (p for prep in _preps(dobj, verb, {"for"}) for p in _pobjs(prep)):
+                money = _money_value(pobj, ctx)
+                if money:
+                    _emit(ctx, subject, "has-rent", money, 0.55, obj_tok=None)
+                    found = True
     if lemma in {"get", "receive"}:  # "I got a raise to $95,000"
         for dobj in (d for d in dobjs if d.lemma_.lower() in {"raise", "rise", "bump", "increase"}):
             for pobj in (p for prep in _preps(dobj, verb, {"to"}) for p in _pobjs(prep)):
