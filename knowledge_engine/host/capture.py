@@ -147,7 +147,8 @@ def outbound_message(event: Any, ctx: Any) -> Message | None:
         role="assistant",
         session=session_key_of(event, ctx),
         speaker="assistant",
-        timestamp=utcnow(),
+        # the 2026.9 gateway's message_sent has no timestamp (it is "now"); replays that send one keep it
+        timestamp=parse_timestamp(payload_field(event, "timestamp")) or utcnow(),
     )
 
 
