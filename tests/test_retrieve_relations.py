@@ -38,6 +38,8 @@ STORY: list[tuple[int, str, list[tuple[str, str, str]]]] = [
      [("Maya", "lives-in", "Prague"), ("Maya", "has-husband", "Tom"), ("Maya", "has-manager", "Dana Reyes")]),
     (0, "Tom works at Prague City Library. Our son Leo is four.",
      [("Tom", "works-at", "Prague City Library"), ("Maya", "has-son", "Leo")]),
+    (0, "Before Northwind I worked at Brightline for three years.", [("Maya", "worked-at", "Brightline")]),
+    (0, "Mia is our daughter, she is two.", [("Mia", "is-daughter-of", "Maya")]),
     (0, "I love hiking and I play the cello in a work orchestra.",
      [("Maya", "likes", "hiking"), ("Maya", "plays", "cello")]),
     (20, "Work has been stressful, so many deadlines at Northwind.",
@@ -86,7 +88,7 @@ def known_facts(r: Retriever, question: str) -> list[str]:
 
 def test_the_current_fact_of_the_asked_subject_and_relation_comes_first(retriever: Retriever) -> None:
     cases = {
-        "where do I work now?": ("Maya | works-at | Helix Robotics", ["Northwind Logistics"]),
+        "where do I work now?": ("Maya | works-at | Helix Robotics", ["Northwind Logistics", "Brightline"]),
         "who is my manager?": ("Maya | has-manager | Priya Shah", ["Dana Reyes"]),
         "Where does my husband work these days?": ("Tom | works-at | Ghent University",
                                                    ["Prague City Library"]),
@@ -125,6 +127,18 @@ def test_a_stay_elsewhere_neither_leads_nor_makes_the_home_stale(retriever: Retr
     facts = known_facts(retriever, "where do I live?")
     assert facts[0].startswith("- Maya | moved-to | Ghent (")
     assert any(line.startswith("- Maya | is-in | Lisbon (valid") for line in facts), facts
+
+
+def test_a_relation_stated_from_the_other_end_answers_too(retriever: Retriever) -> None:
+    facts = known_facts(retriever, "who are my kids?")
+    heads = {line.split(" (")[0] for line in facts[:2]}
+    assert heads == {"- Maya | has-son | Leo", "- Mia | is-daughter-of | Maya"}, facts
+
+
+def test_a_past_form_predicate_is_history(retriever: Retriever) -> None:
+    facts = known_facts(retriever, "where have I worked before?")
+    assert facts[0].startswith("- Maya | works-at | Northwind Logistics (past;"), facts  # ended last
+    assert any(line.startswith("- Maya | worked-at | Brightline (past;") for line in facts), facts
 
 
 def test_the_link_of_a_possessive_reference_is_shown_after_the_answer(retriever: Retriever) -> None:

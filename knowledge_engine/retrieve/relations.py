@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -177,6 +178,29 @@ FAMILIES: tuple[Family, ...] = (
        r"is-named|has-name|is-called|goes-by"),
 )
 
+_PARTNER_NOUN = r"(?:husband|wife|spouse|partner|fianc(?:e|é)e?|girlfriend|boyfriend)"
+# Facts that state a family's relation from the other end: "Tom is-married-to Maya" names Maya's
+# partner, "Leo has-mother Maya" Maya's child, "Dana manages Maya" Maya's manager. The answer is
+# then the fact's subject, and the asked person its object.
+INVERSE: dict[str, str] = {
+    "partner": rf"is-married-to|is-(?:the-)?{_PARTNER_NOUN}-of|has-{_PARTNER_NOUN}|is-engaged-to",
+    "children": r"is-(?:the-)?(?:son|daughter|child|kid|baby)-of|has-(?:mother|mom|mum|father|dad|parent)s?",
+    "parent": r"is-(?:the-)?(?:mother|mom|mum|father|dad|parent)-of"
+              r"|has-(?:son|daughter|kid|child|children)s?",
+    "mother": r"is-(?:the-)?(?:mother|mom|mum)-of",
+    "father": r"is-(?:the-)?(?:father|dad)-of",
+    "sister": r"is-(?:the-)?sister-of",
+    "brother": r"is-(?:the-)?brother-of",
+    "manager": r"manages|is-(?:the-)?(?:manager|boss|supervisor)-of|supervises",
+    "friends": r"is-friends-with|is-(?:a-|the-)?(?:best-|close-)?friend-of|has-(?:best-|close-)?friends?",
+    "colleague": r"works-with|is-(?:a-)?colleague-of|has-(?:colleague|coworker|co-worker)s?",
+}
+# A predicate in the past form states a past value ("worked-at", "lived-in", "has-former-boss"): it is
+# no answer to a question in the present. (`moved-to` is an event that makes a present state.)
+_PAST_FORM = re.compile(
+    r"(?:worked|lived|was|were|went|attended|studied|reported|taught|earned|used-to|had|drove|owned)(?:-.+)?"
+    r"|has-(?:former|old|ex|previous)-.+|.+-formerly"
+)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b")
 # Wants the old value first ("my previous job", "where did I live before?", "my ex-boss").
 _PAST_STRONG = re.compile(
@@ -199,6 +223,13 @@ def families_of(predicate: str) -> frozenset[str]:
 
 
 _PRED = {f.name: re.compile(f"{f.predicates}|{f.weak}" if f.weak else f.predicates) for f in FAMILIES}
+_INV = {name: re.compile(pattern) for name, pattern in INVERSE.items()}
+
+
+@lru_cache(maxsize=4096)
+def inverse_families_of(predicate: str) -> frozenset[str]:
+    """Names of the families a predicate states from the other end (see INVERSE)."""
+    return frozenset(name for name, pattern in _INV.items() if pattern.fullmatch(predicate))
 _WEAK = {f.name: re.compile(f.weak) for f in FAMILIES if f.weak}
 _WORDS = {f.name: re.compile(f.words) for f in FAMILIES}
 _PERSON = {f.name: re.compile(rf"\b(?:my|our)\s+(?:(?:current|new|old|former|previous|little|eldest|oldest|"
@@ -240,8 +271,13 @@ def parse_relation(query: str) -> RelationQuery:
 
 
 def fact_time(fact: Fact) -> datetime:
+    """When a fact became true: `valid_at`, else its first evidence's time, else `created_at`."""
     ts = fact.valid_at or (fact.evidence[0].timestamp if fact.evidence and fact.evidence[0].timestamp
                            else None) or fact.created_at
+    return _aware(ts)
+
+
+def _aware(ts: datetime) -> datetime:
     return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
 
 
@@ -252,7 +288,8 @@ class SubjectIndex:
     def __init__(self) -> None:
         self.sig: tuple[int, int] = (-1, -1)
         self.by_subject: dict[str, set[str]] = {}
-        self._keys_of: dict[str, tuple[str, ...]] = {}
+        self.by_object: dict[str, set[str]] = {}  # facts of an INVERSE predicate, by object
+        self._keys_of: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self.facts: dict[str, Fact] = {}
 
     def refresh(self, table: RecordTable[Fact]) -> None:
@@ -262,7 +299,7 @@ class SubjectIndex:
                 return
             changed = table.changed_since(*self.sig)
             if changed is None:
-                self.by_subject, self._keys_of, self.facts = {}, {}, {}
+                self.by_subject, self.by_object, self._keys_of, self.facts = {}, {}, {}, {}
                 with gc_paused():
                     for fact in table.records.values():
                         self._add(fact)
@@ -275,29 +312,40 @@ class SubjectIndex:
             self.sig = sig
 
     def _add(self, fact: Fact) -> None:
-        if not families_of(fact.predicate):
+        direct, inverse = families_of(fact.predicate), inverse_families_of(fact.predicate)
+        if not direct and not inverse:
             return  # only facts some question can ask about by relation
-        keys = tuple({k: None for k in (canonical(fact.subject), fact.subject_id) if k})
-        self._keys_of[fact.id] = keys
+        subj = tuple({k: None for k in (canonical(fact.subject), fact.subject_id) if k}) if direct else ()
+        obj = tuple({k: None for k in (canonical(fact.object), fact.object_id) if k}) if inverse else ()
+        self._keys_of[fact.id] = (subj, obj)
         self.facts[fact.id] = fact
-        for key in keys:
-            ids = self.by_subject.get(key)
-            if ids is None:
-                self.by_subject[key] = {fact.id}
-            else:
-                ids.add(fact.id)
+        for index, keys in ((self.by_subject, subj), (self.by_object, obj)):
+            for key in keys:
+                ids = index.get(key)
+                if ids is None:
+                    index[key] = {fact.id}
+                else:
+                    ids.add(fact.id)
 
     def _remove(self, fid: str) -> None:
         self.facts.pop(fid, None)
-        for key in self._keys_of.pop(fid, ()):
-            ids = self.by_subject.get(key)
-            if ids is not None:
-                ids.discard(fid)
-                if not ids:
-                    del self.by_subject[key]
+        subj, obj = self._keys_of.pop(fid, ((), ()))
+        for index, keys in ((self.by_subject, subj), (self.by_object, obj)):
+            for key in keys:
+                ids = index.get(key)
+                if ids is not None:
+                    ids.discard(fid)
+                    if not ids:
+                        del index[key]
 
     def of(self, keys: set[str]) -> list[Fact]:
+        """Facts of a family whose subject is one of `keys`."""
         ids = {fid for k in keys for fid in self.by_subject.get(k, ())}
+        return [self.facts[fid] for fid in ids if fid in self.facts]
+
+    def about(self, keys: set[str]) -> list[Fact]:
+        """Facts of an inverse predicate whose object is one of `keys`."""
+        ids = {fid for k in keys for fid in self.by_object.get(k, ())}
         return [self.facts[fid] for fid in ids if fid in self.facts]
 
     def named_in(self, query: str) -> list[str]:
@@ -310,7 +358,7 @@ class SubjectIndex:
                 if n == 1 and (span[0] in STOP_WORDS or len(span[0]) < 2):
                     continue
                 key = " ".join(span)
-                if key in self.by_subject and key not in found:
+                if (key in self.by_subject or key in self.by_object) and key not in found:
                     found.append(key)
         return found
 
@@ -352,7 +400,8 @@ def relation_facts(
     for this question and must not be injected)."""
     if rq.empty:
         return [], set()
-    named: set[str] = set(index.named_in(query)) | {e for e in entity_ids if e in index.by_subject}
+    named = set(index.named_in(query))
+    named |= {e for e in entity_ids if e in index.by_subject or e in index.by_object}
     subjects = named | (user_keys if rq.first_person else set())
     asked = [f for f in rq.families if f not in rq.via] or list(rq.families)
     link: list[Fact] = []
@@ -361,49 +410,72 @@ def relation_facts(
         via = set(rq.via)
         link = [f for f in index.of(user_keys) if f.invalid_at is None and families_of(f.predicate) & via]
         people = {k for f in link for k in (canonical(f.object), f.object_id) if k}
+        back = [f for f in index.about(user_keys)
+                if f.invalid_at is None and inverse_families_of(f.predicate) & via]
+        people |= {k for f in back for k in (canonical(f.subject), f.subject_id) if k}
+        link += back
         named = people | (named - user_keys)
         subjects = named
     if not subjects:
         return [], set()  # a relation of nobody known: the other arms decide
-    facts, level = index.of(subjects), 3.0
     order = {name: i for i, name in enumerate(asked)}
-    single = {f.name for f in FAMILIES if f.single}
-    wanted: list[tuple[Fact, int]] = []
-    for fact in facts:
+    # (fact, family rank, whether it states the relation from the other end)
+    wanted: dict[str, tuple[Fact, int, bool]] = {}
+    for fact in index.of(subjects):
         fams = families_of(fact.predicate) & order.keys()
         if fams:
-            wanted.append((fact, min(order[f] for f in fams)))
-    # stale: valid, in a single-valued family, older than that subject's newest fact of the family
-    newest: dict[tuple[str, str], datetime] = {}
-    for fact, _ in wanted:
-        if fact.invalid_at is None:
-            for fam in families_of(fact.predicate) & single & order.keys():
-                if fam in _WEAK and _WEAK[fam].fullmatch(fact.predicate):
-                    continue  # "I'm in London this week" does not make "lives-in Leeds" stale
-                slot = (canonical(fact.subject), fam)
-                t = fact_time(fact)
-                if slot not in newest or t > newest[slot]:
-                    newest[slot] = t
-    stale: set[str] = set()
-    for fact, _ in wanted:
-        if fact.invalid_at is None and any(
-            fact_time(fact) < newest.get((canonical(fact.subject), fam), fact_time(fact)) - SAME_NEWS
-            for fam in families_of(fact.predicate) & single & order.keys()
-        ):
-            stale.add(fact.id)
+            wanted[fact.id] = (fact, min(order[f] for f in fams), False)
+    for fact in index.about(subjects):
+        fams = inverse_families_of(fact.predicate) & order.keys()
+        if fams and fact.id not in wanted:
+            wanted[fact.id] = (fact, min(order[f] for f in fams), True)
+    stale = _stale(wanted.values(), order)
     hits: list[tuple[tuple[int, int, int, int, float, float], RelationHit]] = []
-    for fact, rank in wanted:
+    for fact, rank, inverse in wanted.values():
         old = fact.invalid_at is not None or fact.id in stale
         if old and not rq.past:
             continue
         first = (0 if old else 1) if rq.past == "strong" else (1 if old else 0)
         # a named person before "I" ("where did Jenna teach before we moved?"), then the tense, the
-        # family order, the newest, the most confident
-        other = 0 if not named or canonical(fact.subject) in named or fact.subject_id in named else 1
+        # family order, the family's weak predicates last, the newest, the most confident
+        who = (fact.object, fact.object_id) if inverse else (fact.subject, fact.subject_id)
+        other = 0 if not named or canonical(who[0]) in named or who[1] in named else 1
         weak = int(any(_WEAK[f].fullmatch(fact.predicate) for f in families_of(fact.predicate) if f in _WEAK))
-        key = (other, first, rank, weak, -fact_time(fact).timestamp(), -fact.confidence)
-        hits.append((key, RelationHit(fact, level, old)))
+        # past values by when they ended: "my previous job" is the one that ended last
+        when = fact_time(fact) if fact.invalid_at is None else _aware(fact.invalid_at)
+        key = (other, first, rank, weak, -when.timestamp(), -fact.confidence)
+        hits.append((key, RelationHit(fact, 3.0, old)))
     hits.sort(key=lambda kv: kv[0])
     out = [h for _, h in hits[:limit]]
-    out += [RelationHit(f, 1.0, False) for f in sorted(link, key=fact_time, reverse=True)[:2]]
+    shown = {h.fact.id for h in out}
+    link = [f for f in sorted(link, key=fact_time, reverse=True) if f.id not in shown]
+    out += [RelationHit(f, 1.0, False) for f in link[:2]]
     return out, (set() if rq.past else stale)
+
+
+def _stale(wanted: Iterable[tuple[Fact, int, bool]], order: dict[str, int]) -> set[str]:
+    """Valid facts that are no answer in the present: a past-form predicate ("worked-at"), or, in a
+    single-valued family, older than the same subject's newest fact of that family (weak predicates
+    such as "is-in" make nothing stale: "I'm in London this week" does not end "lives-in Leeds")."""
+    single = {f.name for f in FAMILIES if f.single}
+    direct = [f for f, _, inverse in wanted if not inverse and f.invalid_at is None]
+    newest: dict[tuple[str, str], datetime] = {}
+    for fact in direct:
+        if _PAST_FORM.fullmatch(fact.predicate):
+            continue
+        for fam in families_of(fact.predicate) & single & order.keys():
+            if fam in _WEAK and _WEAK[fam].fullmatch(fact.predicate):
+                continue
+            slot = (canonical(fact.subject), fam)
+            t = fact_time(fact)
+            if slot not in newest or t > newest[slot]:
+                newest[slot] = t
+    stale: set[str] = set()
+    for fact in direct:
+        t = fact_time(fact)
+        if _PAST_FORM.fullmatch(fact.predicate) or any(
+            t < newest.get((canonical(fact.subject), fam), t) - SAME_NEWS
+            for fam in families_of(fact.predicate) & single & order.keys()
+        ):
+            stale.add(fact.id)
+    return stale
