@@ -154,7 +154,7 @@ def test_types_follow_the_predicate(facts: Callable[..., list[FactCandidate]]) -
     car = facts("I drive a 2019 Golf.")[0]
     assert car.object_type == "product"
     pet = {f.predicate: f for f in facts("Our dog Biscuit is nine.")}
-    assert pet["has-dog"].object_type is None and pet["is-aged"].subject_type is None
+    assert pet["has-dog"].object_type == "unknown" and pet["is-aged"].subject_type is None  # not a person
 
 
 def test_ner_mentions_retyped_by_relations() -> None:
@@ -206,3 +206,23 @@ def test_dropped_subject_and_pronouns_stay_conservative(triples: Callable[..., T
     assert triples("Move to Leeds.") == set()  # an imperative
     # two people named before "he": no guess
     assert not {t for t in triples("My wife Anna met Tom. He is a chef.") if t[1] == "is-a"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My husband's name is Tom.", ("Maya", "is-married-to", "Tom")),
+        ("Our cat is called Mochi.", ("Maya", "has-cat", "Mochi")),
+        ("Tom and I got married last year.", ("Maya", "is-married-to", "Tom")),
+        ("The new job pays 85k.", ("Maya", "has-salary", "85k")),
+        ("My new job is at Acme.", ("Maya", "works-at", "Acme")),
+        ("I quit my job at Oracle.", ("Maya", "worked-at", "Oracle")),
+        ("Our kids Leo (4) and Mia (7) love it.", ("Leo", "is-aged", "4")),
+    ],
+)
+def test_more_ways_to_say_it(
+    triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in triples(text)
+    assert not triples("The film is called Dune.")
+    assert not triples("A job like that pays 85k.")

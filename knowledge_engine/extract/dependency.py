@@ -315,6 +315,8 @@ PREDICATE_OBJECT_TYPES: dict[str, EntityType] = {
     ),
     **dict.fromkeys(["drives", "drove", "has-car"], "product"),
     **dict.fromkeys(["has-salary", "has-salary-offer", "has-rent"], "money"),
+    # a pet's name: not a person, nor the organisation the small model may call it
+    **dict.fromkeys([f"has-{a}" for a in ANIMAL_NOUNS], "unknown"),
 }
 PERSON_SUBJECT_PREDICATES = PERSON_PREDICATES | {
     "is-aged",
@@ -562,6 +564,7 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
         subj_tok = next((c for c in root.children if c.dep_ == "nsubj"), None)
         if subj_tok is not None:
             _possessive_copular(root, subj_tok, ctx)
+            _job_is_at(root, subj_tok, ctx)
     _add_clause(root, subjects, result)
     for conj in _verb_conjuncts(root):
         if _is_irrealis(conj) or _inherits_negation(root, conj):
@@ -854,6 +857,10 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             _prep_objects(verb, subject, "born", ctx)
         return
     if any(c.dep_ == "auxpass" for c in verb.children):
+        if verb.lemma_ in {"marry", "engage"} and len(subjects) == 2:  # "Tom and I got married"
+            pred = "is-married-to" if verb.lemma_ == "marry" else "is-engaged-to"
+            _emit(ctx, subjects[1], pred, subjects[0], 0.6, obj_tok=None, obj_type="person")
+            return
         for subject in subjects:
             if not _hired(verb, subject, ctx):
                 _passive_state(verb, subject, past, ctx)
@@ -1071,12 +1078,35 @@ def _drop_new(text: str) -> str:
     return re.sub(r"^(new|current|former)\s+", "", text, flags=re.IGNORECASE)
 
 
+def _job_is_at(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
+    """'My new job is at Acme' -> the owner works-at Acme."""
+    poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
+    if poss is None or subj_tok.lemma_.lower() not in {
+        "job",
+        "work",
+        "office",
+        "workplace",
+        "position",
+        "role",
+    }:
+        return
+    owner = _owner(poss, ctx, subj_tok)
+    for pobj in (p for prep in _preps(verb, verb, {"at", "with"}) for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx)
+        if owner and name and not _is_past(verb):
+            _emit(ctx, owner, _workplace_pred(name, False), name, 0.55, obj_tok=None, obj_type="organization")
+
+
 def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     """'My sister is Maria', "Alex's manager is Sam", 'My email is x@y.z' -> owner has-<noun> value."""
     poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
     attr = next((c for c in verb.children if c.dep_ == "attr"), None)
     if attr is None or (subj_tok.pos_ != "NOUN" and subj_tok.lower_ not in VALUE_NOUNS):
         return
+    if poss is not None and subj_tok.lemma_ == "name" and poss.pos_ == "NOUN":
+        subj_tok, poss = poss, next((c for c in poss.children if c.dep_ == "poss"), None)
+        if poss is None:  # "My husband's name is Tom": the relation is the husband
+            return
     if poss is None:  # chat drops the "my": "Salary is £61,000", "rent is only 980 euro"
         bare = not any(c.dep_ in {"det", "poss", "prep"} for c in subj_tok.children)
         if not bare or subj_tok.lower_ not in VALUE_NOUNS or ctx.message.role != "user":
@@ -1118,6 +1148,10 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
     for tok in sent:
         if tok.pos_ == "NOUN" and tok.lemma_.lower() in WORK_NOUNS:
             _workplace_of_relation(tok, ctx)
+        if tok.lemma_ in {"call", "name"} and any(c.dep_ == "auxpass" for c in tok.children):
+            _called_relation(tok, ctx)
+        if tok.pos_ == "PROPN":
+            _bracketed_age(tok, ctx)
         if tok.pos_ == "PROPN":
             _compound_relation(tok, ctx)
         if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
@@ -1148,6 +1182,29 @@ def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
         if name and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "DATE", "TIME"}):
             pred = "worked-at" if former else "works-at"
             _emit(ctx, owner, pred, name, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _called_relation(verb: Token, ctx: _Ctx) -> None:
+    """'Our cat is called Mochi', 'My manager is named Dana' -> has-cat Mochi, has-manager Dana."""
+    noun = next((c for c in verb.children if c.dep_ == "nsubjpass" and c.pos_ == "NOUN"), None)
+    oprd = next((c for c in verb.children if c.dep_ in {"oprd", "attr", "dobj"} and c.pos_ == "PROPN"), None)
+    if noun is not None and oprd is not None and not _is_irrealis(verb):
+        name = _name_of(oprd, ctx, person=True)
+        if name:
+            _possessive_relation(noun, name, ctx)
+
+
+def _bracketed_age(name_tok: Token, ctx: _Ctx) -> None:
+    """'our kids Leo (4) and Mia (7)' -> is-aged, for a name the message makes a person."""
+    doc = name_tok.doc
+    if name_tok.i + 3 >= len(doc) or doc[name_tok.i + 1].text != "(" or doc[name_tok.i + 3].text != ")":
+        return
+    age = _number(doc[name_tok.i + 2])
+    name = _name_of(name_tok, ctx, person=True)
+    ent = ctx.ents.get(name_tok.i)
+    related = any(f.object == name and f.object_type == "person" for f in ctx.out)
+    if age is not None and name and (related or (ent is not None and ent.label_ == "PERSON")):
+        _emit(ctx, name, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
 
 
 def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
@@ -1299,6 +1356,13 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     lemma = verb.lemma_
     dobjs = [c for c in verb.children if c.dep_ == "dobj"]
     found = False
+    if lemma in {"quit", "leave", "lose"}:  # "I quit my job at Oracle" -> worked-at Oracle
+        for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS - {"offer"}):
+            for pobj in (p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)):
+                name = _name_of(pobj, ctx)
+                if name:
+                    _emit(ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization")
+                    found = True
     if lemma in {"rent", "lease"} and not past:  # "renting a little house for $2,900 a month"
         for dobj in (d for d in dobjs if d.lemma_.lower() in HOME_NOUNS):
             for pobj in (p for prep in _preps(dobj, verb, {"for"}) for p in _pobjs(prep)):
@@ -1385,6 +1449,10 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
     dative = next(
         (c for c in verb.children if c.dep_ in {"dative", "dobj"} and c.lower_ in {"me", "us"}), None
     )
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is not None and verb.lemma_ == "pay" and subj.lemma_.lower() in JOB_NOUNS - {"offer"}:
+        _job_pays(verb, subj, ctx)  # "the new job pays 85k"
+        return
     if dative is None:
         return
     for dobj in (c for c in verb.children if c.dep_ == "dobj" and c is not dative):
@@ -1429,6 +1497,18 @@ def _hired(verb: Token, subject: str, ctx: _Ctx) -> bool:
             _emit(ctx, subject, pred, obj, 0.6, obj_tok=None, obj_type="organization")
             found = True
     return _role_as(verb, verb, subject, ctx) or found
+
+
+def _job_pays(verb: Token, subj: Token, ctx: _Ctx) -> None:
+    owner_tok = next((c for c in subj.children if c.dep_ == "poss"), None)
+    det = next((c.lower_ for c in subj.children if c.dep_ == "det"), None)
+    mine = owner_tok is not None and owner_tok.lower_ in FIRST_PERSON_POSS
+    if ctx.message.role != "user" or not (mine or (owner_tok is None and det == "the")):
+        return
+    for dobj in (c for c in verb.children if c.dep_ == "dobj"):
+        money = _money_value(dobj, ctx)
+        if money:
+            _emit(ctx, ctx.me, "has-salary", money, 0.55, obj_tok=None)
 
 
 def _preps(tok: Token, verb: Token, words: set[str]) -> list[Token]:
@@ -1502,6 +1582,8 @@ def _object_type(
     if implied is None or found in {"email", "url"}:
         return found
     named = found is not None or any(w[:1].isupper() or w[:1] in "$€£¥" for w in obj.split())
+    if implied == "money":
+        named = any(c.isdigit() for c in obj)
     if implied == "organization" and predicate in {"works-at", "worked-at"} and given == "organization":
         named = True
     return implied if named else found
