@@ -9,8 +9,18 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from knowledge_engine.extract.regex import ORGANIZATION, PROPER_NOUN, _runs, find_mentions
+from knowledge_engine.extract.regex import (
+    ORGANIZATION,
+    PATTERNS,
+    PROPER_NOUN,
+    PROPER_NOUN_ASCII,
+    _needs_other_patterns,
+    _runs,
+    find_mentions,
+)
 
 _FORMS = """Inc Inc. Incorporated LLC L.L.C. LLP Ltd Ltd. Limited Corp Corp. Corporation Co. GmbH
 gGmbH AG KGaA KG OHG UG e.V. SAS SARL SA S.A. SE PLC plc NV N.V. BV B.V. S.p.A. SpA Srl S.r.l. AB ASA
@@ -49,3 +59,104 @@ def test_proper_noun_offsets_are_where_the_pattern_matches(text: str) -> None:
         assert starts.get(start) == run, (text, start, run)
     for m in find_mentions(text):
         assert text[m.start : m.end] == m.value or text[m.start :].startswith(m.value.split()[0]), (text, m)
+
+
+_ASCII_PIECES = st.sampled_from(
+    [
+        "A",
+        "Ann",
+        "I",
+        "O'Neil",
+        "Jean-Luc",
+        "McD",
+        "x",
+        "a",
+        "_",
+        "9",
+        "'",
+        "-",
+        "@",
+        "/",
+        ".",
+        "#",
+        "&",
+        " ",
+        "  ",
+        "\n",
+        "\t",
+        ",",
+        "s",
+        "Co",
+        "LLC",
+        "ABC",
+        "Q3",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ASCII_PIECES, max_size=30).map("".join))
+def test_the_ascii_pattern_finds_the_same_runs_on_ascii_text(text: str) -> None:
+    assert [m.span() for m in PROPER_NOUN_ASCII.finditer(text)] == [
+        m.span() for m in PROPER_NOUN.finditer(text)
+    ]
+
+
+_OTHER_PIECES = st.sampled_from(
+    [
+        "a",
+        "B",
+        " ",
+        ".",
+        "@",
+        "x",
+        "com",
+        "www",
+        "WWW",
+        "Ww",
+        "://",
+        "http",
+        "1",
+        "٣",
+        "2024-03-05",
+        "$",
+        "€5",
+        "12",
+        "/",
+        ":",
+        "-",
+        "iPhone",
+        "GPT",
+        "EUR",
+        "Mar",
+        "é",
+        "3.5",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_OTHER_PIECES, max_size=20).map("".join))
+def test_the_precheck_lets_every_other_pattern_through(text: str) -> None:
+    others = [p for name, p in PATTERNS.items() if name not in ("proper_noun", "organization")]
+    if any(p.search(text) for p in others):
+        assert _needs_other_patterns(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see http://example.org now",
+        "or ftp://files.example.org",
+        "at www.example.org",
+        "AT WWW.EXAMPLE.ORG",
+        "mail bob@example.org",
+        "on 5 May",
+        "cost ١٢ EUR",
+        "Émile paid €5",
+        "Zoë: see https://example.org",
+    ],
+)
+def test_the_precheck_lets_links_mail_and_digits_through(text: str) -> None:
+    assert _needs_other_patterns(text)
+    assert any(m.type != "unknown" for m in find_mentions(text))
