@@ -15,6 +15,7 @@ import pytest
 import spacy
 from spacy.language import Language
 
+from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract.dependency import extract_triples
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.model.extraction import FactCandidate
@@ -158,7 +159,7 @@ def test_types_follow_the_predicate(facts: Callable[..., list[FactCandidate]]) -
 
 
 def test_ner_mentions_retyped_by_relations() -> None:
-    tier = SpacyTier()
+    tier = SpacyTier(SpacyConfig(workers=0))
     msgs = [
         Message(
             id="a", text="Leo will start at Riverside Primary in September.", role="user", speaker="Maya"

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from knowledge_engine.config import load_config
+from knowledge_engine.model.extraction import Extraction, Mention
+from knowledge_engine.model.records import Message
 from knowledge_engine.store.entities import EntityStore
 from knowledge_engine.store.persistence import WorkspaceLock
 
@@ -77,3 +79,34 @@ def test_approximate_amount_is_the_amount(workspace: Path) -> None:
     about = store.observe("about $900", "money", "llm")
     assert about.id == exact.id and len(store) == 1
     assert store.resolve("around $900", "money") is exact
+
+
+def test_a_relation_types_the_entity_it_links(tmp_path: Path) -> None:
+    """The small model calls Leo an organization in three messages; 'our son Leo' (has-child,
+    whose object is a person) outweighs them, and stays the type when one more NER guess comes."""
+    from knowledge_engine.config import SpacyConfig
+    from knowledge_engine.extract.spacy_ner import SpacyTier
+    from knowledge_engine.store.workspace import Workspace
+
+    ws = Workspace(
+        tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
+    )
+    leo_org = Mention(value="Leo", type="organization", tier="spacy")
+    for i in range(3):
+        ws.apply(
+            Message(id=f"m{i}", text="Leo ...", role="user", speaker="Maya"),
+            [Extraction(message_id=f"m{i}", mentions=[leo_org])],
+        )
+    assert ws.entities.resolve("Leo").type == "organization"  # type: ignore[union-attr]
+    msg = Message(
+        id="r", text="It's just me, my husband Tom and our son Leo, he's four.", role="user", speaker="Maya"
+    )
+    (ex,) = SpacyTier(SpacyConfig(workers=0)).extract([msg])
+    child = next(f for f in ex.facts if f.predicate == "has-child")
+    assert child.object_type == "person" and child.object_type_implied
+    ws.apply(msg, [ex])
+    ws.apply(
+        Message(id="m9", text="Leo ...", role="user", speaker="Maya"),
+        [Extraction(message_id="m9", mentions=[leo_org])],
+    )
+    assert ws.entities.resolve("Leo").type == "person"  # type: ignore[union-attr]

@@ -1558,6 +1558,8 @@ def _emit(
         return
     if predicate in PERSON_SUBJECT_PREDICATES and (predicate != "is-aged" or subj_type):
         subj_type = "person"  # only a person has a spouse, a child, a manager, an age or a job
+    subject_type = subj_type or _type_of_text(subject, ctx)
+    object_type = _object_type(predicate, obj, obj_tok, obj_type, ctx)
     ctx.out.append(
         FactCandidate(
             subject=subject,
@@ -1565,8 +1567,11 @@ def _emit(
             object=obj,
             tier="spacy",
             confidence=max(0.5, min(0.7, conf)),
-            subject_type=subj_type or _type_of_text(subject, ctx),
-            object_type=_object_type(predicate, obj, obj_tok, obj_type, ctx),
+            subject_type=subject_type,
+            object_type=object_type,
+            subject_type_implied=subject_type == "person" and predicate in PERSON_SUBJECT_PREDICATES,
+            object_type_implied=object_type is not None
+            and object_type == PREDICATE_OBJECT_TYPES.get(predicate),
         )
     )
 

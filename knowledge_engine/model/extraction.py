@@ -32,6 +32,10 @@ class FactCandidate(BaseModel):
     valid_at: datetime | None = None
     subject_type: EntityType | None = None
     object_type: EntityType | None = None
+    # The type follows from the predicate (the object of works-at is an organization, a child is a
+    # person): the store counts it as strong evidence for the entity, not one more NER guess.
+    subject_type_implied: bool = False
+    object_type_implied: bool = False
 
 
 class Extraction(BaseModel):

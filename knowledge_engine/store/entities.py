@@ -281,6 +281,22 @@ class EntityStore:
         ent.updated_at = now
         return ent
 
+    def constrain_type(self, eid: str, type_: EntityType) -> Entity | None:
+        """A type implied by a relation the entity takes part in (the object of works-at is an
+        organization, a child a person) outweighs the NER guesses so far: the vote is raised to one
+        more than the strongest other type's, plus what an LLM vote would add."""
+        with self.table.mutex:
+            ent = self.table.get(eid)
+            if ent is None or type_ not in _NAMED or type_ == "unknown":
+                return ent
+            others = max((v for t, v in ent.type_votes.items() if t not in (type_, "unknown")), default=0)
+            mine = ent.type_votes.get(type_, 0) + TIER_STRENGTH["llm"]
+            ent.type_votes[type_] = max(mine, others + 1)
+            ent = self._retype(ent)
+            self.table.put(ent)
+            self._index(ent)
+            return ent
+
     def _retype(self, ent: Entity) -> Entity:
         votes = {t: v for t, v in ent.type_votes.items() if t != "unknown"}
         if not votes:

@@ -178,6 +178,10 @@ class Workspace:
             return None
         subj_ent = self._link(subj, cand.subject_type, cand, ev, create=True)
         obj_ent = self._link(obj, cand.object_type, cand, ev, create=cand.object_type is not None)
+        if subj_ent is not None and cand.subject_type and cand.subject_type_implied:
+            subj_ent = self.entities.constrain_type(subj_ent.id, cand.subject_type) or subj_ent
+        if obj_ent is not None and cand.object_type and cand.object_type_implied:
+            obj_ent = self.entities.constrain_type(obj_ent.id, cand.object_type) or obj_ent
         fact, _status = self.facts.add(
             subj_ent.value if subj_ent else subj,
             cand.predicate,
