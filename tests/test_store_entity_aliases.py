@@ -110,3 +110,24 @@ def test_a_relation_types_the_entity_it_links(tmp_path: Path) -> None:
         [Extraction(message_id="m9", mentions=[leo_org])],
     )
     assert ws.entities.resolve("Leo").type == "person"  # type: ignore[union-attr]
+
+
+def test_words_of_a_job_title_are_no_entities(tmp_path: Path) -> None:
+    from knowledge_engine.model.extraction import FactCandidate
+    from knowledge_engine.store.workspace import Workspace
+
+    ws = Workspace(
+        tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
+    )
+    msg = Message(id="m1", text="I'm now Head of Design at Northwind.", role="user", speaker="Maya")
+    regex = Extraction(
+        message_id="m1",
+        mentions=[Mention(value=v, type="unknown", tier="regex") for v in ("Head", "Design", "Northwind")],
+    )
+    spacy = Extraction(
+        message_id="m1",
+        mentions=[Mention(value="Northwind", type="organization", tier="spacy")],
+        facts=[FactCandidate(subject="Maya", predicate="has-role", object="Head of Design", tier="spacy")],
+    )
+    ws.apply(msg, [regex, spacy])
+    assert {e.value for e in ws.entities.all()} == {"Northwind", "Maya"}

@@ -21,6 +21,11 @@ class Mention(BaseModel):
     importance: float | None = None
 
 
+# Predicates whose object is a value, not a thing: a job title ("Head of Design") or a class. The
+# words of such a value are no entities of their own ("Head", "Design" from the regex tier).
+TITLE_PREDICATES = frozenset({"has-role", "works-as", "has-title", "has-job-title", "is-a", "was-a"})
+
+
 class FactCandidate(BaseModel):
     """A subject-predicate-object triple proposed by one tier, not yet resolved to entities."""
 

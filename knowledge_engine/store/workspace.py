@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.gcpause import freeze_on_resume, gc_paused
-from knowledge_engine.model.extraction import Extraction, FactCandidate
-from knowledge_engine.model.records import Entity, Evidence, Fact, Message, utcnow
+from knowledge_engine.model.extraction import TITLE_PREDICATES, Extraction, FactCandidate, Mention
+from knowledge_engine.model.records import Entity, Evidence, Fact, Message, canonical, utcnow
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.entities import EntityStore, vote_weight
 from knowledge_engine.store.facts import FactStore
@@ -144,7 +144,9 @@ class Workspace:
                 return 0, 0  # a replay (journal, spill, parked work): already in the store
             for gate in list(self.gates):  # pending when it was forgotten: nothing forgotten comes back
                 extractions = gate.filter(message, extractions)
-            mentions = [m for ex in extractions for m in ex.mentions]
+            mentions = _not_in_titles(
+                [m for ex in extractions for m in ex.mentions], [f for ex in extractions for f in ex.facts]
+            )
             # strongest evidence first, so a new entity is created with its best type (and id)
             mentions.sort(key=lambda m: (m.type == "unknown", -vote_weight(m.tier, m.type)))
             for m in mentions:
@@ -303,6 +305,17 @@ class Workspace:
             "facts_superseded": len(self.facts) - valid,
             "facts_by_tier": by_tier,
         }
+
+
+def _not_in_titles(mentions: list[Mention], facts: list[FactCandidate]) -> list[Mention]:
+    """Untyped names that are words of a job title of the same message ("Head", "Design" of "I'm
+    now Head of Design") are not entities; typed ones (an organisation spaCy saw) stay."""
+    titles = [f" {canonical(f.object)} " for f in facts if f.predicate in TITLE_PREDICATES]
+    if not titles:
+        return mentions
+    return [
+        m for m in mentions if m.type != "unknown" or not any(f" {canonical(m.value)} " in t for t in titles)
+    ]
 
 
 def _applied_key(message_id: str, tiers: str) -> str:
