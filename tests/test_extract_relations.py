@@ -168,6 +168,9 @@ def test_ner_mentions_retyped_by_relations() -> None:
         Message(id="c", text="I have two kids, Noah and Ella.", role="user", speaker="Maya"),
         Message(id="d", text="I make about $70,000 a year.", role="user", speaker="Maya"),
         Message(id="e", text="They offered me 85k.", role="user", speaker="Maya"),
+        Message(id="f", text="We're moving from Prague to Ghent in May.", role="user", speaker="Maya"),
+        Message(id="g", text="I drive a 2019 Golf.", role="user", speaker="Maya"),
+        Message(id="h", text="I accepted the offer from Helix Robotics.", role="user", speaker="Maya"),
     ]
     out = {ex.message_id: {(m.value, m.type) for m in ex.mentions} for ex in tier.extract(msgs)}
     assert ("Leo", "person") in out["a"]
@@ -175,6 +178,9 @@ def test_ner_mentions_retyped_by_relations() -> None:
     assert {("Noah", "person"), ("Ella", "person")} <= out["c"]
     assert out["d"] == {("$70,000", "money")}
     assert out["e"] == {("85k", "money")}
+    assert {("Prague", "location"), ("Ghent", "location")} <= out["f"]  # Ghent: the relation names it
+    assert out["g"] == {("2019 Golf", "product")}  # not a date "2019"
+    assert out["h"] == {("Helix Robotics", "organization")}  # not a concept "Helix"
 
 
 @pytest.mark.parametrize(

@@ -226,7 +226,9 @@ class SpacyTier:
             except Exception as exc:
                 counters.inc("extract.spacy.facts_failed")
                 log.warning("dependency facts failed for message %s: %s", message.id, type(exc).__name__)
-        return Extraction(message_id=message.id, mentions=typed_by_facts(mentions, facts), facts=facts)
+        return Extraction(
+            message_id=message.id, mentions=typed_by_facts(mentions, facts, doc.text), facts=facts
+        )
 
 
 def entity_mentions(doc: Doc) -> list[Mention]:
@@ -257,23 +259,27 @@ def entity_mentions(doc: Doc) -> list[Mention]:
     return mentions
 
 
-def typed_by_facts(mentions: list[Mention], facts: list[FactCandidate]) -> list[Mention]:
+def typed_by_facts(mentions: list[Mention], facts: list[FactCandidate], text: str = "") -> list[Mention]:
     """Mentions corrected by the relations they take part in, in the same message.
 
     A predicate constrains its ends (dependency.PREDICATE_OBJECT_TYPES): the child in
     "our son Leo" is a person however the model typed "Leo", the city one moves to is a
     location. A job title ("Head of Design", the value of has-role) is no entity at all; the
-    year of "2019 Golf" is part of the car's name; "Noah and Ella" are two people.
+    year of "2019 Golf" is part of the car's name; "Noah and Ella" are two people. A relation's
+    named object the model did not see ("Ghent", "2019 Golf", "city library") becomes a mention
+    of the implied type when `text` holds it.
     """
     if not facts:
         return mentions
     implied: dict[str, EntityType] = {}
     values: list[str] = []
+    objects: dict[str, str] = {}
     for fact in facts:
         if fact.predicate in dependency.VALUE_PREDICATES:
             values.append(fact.object.casefold())
         elif fact.object_type and fact.predicate in dependency.PREDICATE_OBJECT_TYPES:
             implied[fact.object.casefold()] = fact.object_type
+            objects[fact.object.casefold()] = fact.object
         if fact.subject_type == "person" and fact.predicate in dependency.PERSON_SUBJECT_PREDICATES:
             implied.setdefault(fact.subject.casefold(), "person")
     named = [k for k, t in implied.items() if t == "product"]
@@ -284,6 +290,8 @@ def typed_by_facts(mentions: list[Mention], facts: list[FactCandidate]) -> list[
             continue  # "Head of Design" typed organization: a title, not a thing
         if m.type == "date" and any(p.startswith(key + " ") for p in named):
             continue  # "2019" of "2019 Golf"
+        if m.type in _NAME_TYPES and any(o.startswith(key + " ") for o in objects):
+            continue  # "Helix" of "I accepted the offer from Helix Robotics": the relation names it whole
         parts = _joined_people(m, implied)
         if parts:
             out.extend(parts)
@@ -292,6 +300,22 @@ def typed_by_facts(mentions: list[Mention], facts: list[FactCandidate]) -> list[
         if type_ is not None and type_ != m.type and m.type in _NAME_TYPES:
             m = m.model_copy(update={"type": type_, "importance": initial_importance(type_, m.value)})
         out.append(m)
+    seen = {m.value.casefold() for m in out}
+    folded = text.casefold()
+    for key, value in objects.items():
+        at = folded.find(key) if text else -1
+        if key not in seen and at >= 0 and len(key) == len(value.casefold()):
+            type_ = implied[key]
+            out.append(
+                Mention(
+                    value=value,
+                    type=type_,
+                    tier="spacy",
+                    start=at,
+                    end=at + len(value),
+                    importance=initial_importance(type_, value),
+                )
+            )
     return out
 
 
