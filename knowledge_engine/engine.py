@@ -286,7 +286,8 @@ class KnowledgeEngine:
             ws.schedule_flush()  # the flush that makes these facts durable releases the batch's inbox lines
 
         def known() -> list[tuple[str, str]]:
-            ents = sorted(ws.entities.all(), key=lambda e: -e.importance)[: cfg.max_known_entities]
+            # a wider pool than the prompt shows: the tier lists those the batch names first
+            ents = sorted(ws.entities.all(), key=lambda e: -e.importance)[: cfg.max_known_entities * 20]
             return [(e.value, e.type) for e in ents]
 
         batcher = LlmBatcher(cfg, tier, ws.folder / "llm-pending", sink, known, inbox=inbox)

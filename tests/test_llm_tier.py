@@ -70,7 +70,7 @@ def test_prompt_carries_speakers_timestamps_ids_and_capped_known_entities(
     results = tier_for(ollama_server, maxKnownEntities=3).extract(messages, known)
     user = ollama_server.calls()[0].body["messages"][1]["content"]
     assert "- Alex (user)" in user and "- assistant (assistant)" in user
-    assert "[0] id=a1 2026-11-29T10:00:00+00:00 Sun user (Alex): I started at Acme yesterday." in user
+    assert '[0] id=a1 2026-11-29T10:00:00+00:00 Sun user (Alex): "I started at Acme yesterday."' in user
     assert "Known2 (organization)" in user and "Known3" not in user
     (fact,) = results[0].facts
     assert (fact.subject, fact.object) == ("Alex", "Acme")  # "I" resolved to the speaker

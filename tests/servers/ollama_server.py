@@ -3,10 +3,16 @@
 Endpoints: /api/chat, /api/generate, /api/embed, /api/embeddings (legacy), /api/tags,
 /api/version, /v1/chat/completions, /v1/embeddings, /v1/models. Responses are shaped like
 recorded ones. By default an extraction request gets a deterministic answer computed from
-the messages in its prompt (simple "X works at Y" patterns; "I" is the speaker), so tests
-can check that every message of a batch gets its own facts. Scripted behaviours replace
-the next answers: malformed, fenced, wrapper, truncated, invalid_escape, trailing_garbage,
-invalid_items, error_body, mid_stream_error, http500, http404, slow, hang, empty, ok.
+the messages in its prompt (simple "X works at Y" patterns), read the way a model would read
+the engine's prompt: "I"/"we" is the line's speaker, a date in the text ("yesterday", "next
+Monday", "on June 8") is resolved against the line's timestamp into `valid_at`, a short name of
+a listed known entity is answered with the known name, and "works for"/"will start at" come back
+in the model's own words (`works for`, `starts-at`) for the tier to map. So tests can check that
+every message of a batch gets its own facts and that the prompt's fields reach the answer. It is
+a schema filler for tests, not an extractor: a handful of patterns, nothing a bench should score.
+Scripted behaviours replace the next answers: malformed, fenced, wrapper, truncated,
+invalid_escape, trailing_garbage, invalid_items, error_body, mid_stream_error, http500, http404,
+slow, hang, empty, ok.
 `default = "flap"` alternates http500 and ok. Every request is recorded.
 """
 
@@ -45,14 +51,17 @@ BEHAVIOURS = (
 )
 
 _LINE = re.compile(r"^\[(\d+)\] id=(\S+) (\S+) (?:[A-Z][a-z]{2} )?(\w+) \((.*?)\): (.*)$")
-_NAME = r"(I|[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+_KNOWN = re.compile(r"^- (.+) \((\w+)\)$")
+_NAME = r"(I|We|[A-Z][a-z]+(?: [A-Z][a-z]+)?)"
 _THING = r"([A-Z][\w&.-]*(?: [A-Z][\w&.-]*)*)"
 _PATTERNS: list[tuple[re.Pattern[str], str, str]] = [
     (
-        re.compile(_NAME + r" (?:works?|am working|is working|started) (?:at|for) " + _THING),
+        re.compile(_NAME + r" (?:works?|am working|is working|started) at " + _THING),
         "works-at",
         "organization",
     ),
+    (re.compile(_NAME + r" (?:works?|am working|is working) for " + _THING), "works for", "organization"),
+    (re.compile(_NAME + r"(?: will|'ll| am going to) start at " + _THING), "starts-at", "organization"),
     (re.compile(_NAME + r" (?:lives?|am living|is living) in " + _THING), "lives-in", "location"),
     (re.compile(_NAME + r" (?:moved|moves|am moving) to " + _THING), "moved-to", "location"),
     (re.compile(_NAME + r" (?:likes?|loves?) " + _THING), "likes", "concept"),
@@ -76,41 +85,100 @@ class _Message:
     text: str
 
 
+def _text(raw: str) -> str:
+    """The message text: a JSON string in the engine's prompt (older prompts: plain text)."""
+    if raw.startswith('"'):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return raw
+        return value if isinstance(value, str) else raw
+    return raw
+
+
 def parse_prompt_messages(prompt: str) -> list[_Message]:
     """Read the `[n] id=... time [weekday] role (speaker): text` lines the engine's prompt contains."""
     out: list[_Message] = []
     for line in prompt.splitlines():
         m = _LINE.match(line)
         if m:
-            out.append(_Message(int(m[1]), m[2], m[3], m[4], m[5], m[6]))
+            out.append(_Message(int(m[1]), m[2], m[3], m[4], m[5], _text(m[6])))
         elif out and line.startswith("    "):
             out[-1].text += "\n" + line.strip()
     return out
 
 
+def parse_prompt_known(prompt: str) -> dict[str, str]:
+    """The `- name (type)` lines under the prompt's known-entities header: name -> type."""
+    known: dict[str, str] = {}
+    inside = False
+    for line in prompt.splitlines():
+        if line.startswith("Known entities"):
+            inside = True
+        elif inside and (m := _KNOWN.match(line)):
+            known[m[1]] = m[2]
+        elif inside:
+            break
+    return known
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)
+_NEXT_DAY = re.compile(r"\b(next|on|this) (" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
+_ON_DATE = re.compile(r"\bon (" + "|".join(_MONTHS) + r") (\d{1,2})\b", re.IGNORECASE)
+
+
 def _valid_at(msg: _Message) -> str | None:
+    """The date words a model resolves against the line's timestamp."""
     try:
         day = datetime.fromisoformat(msg.timestamp).date()
     except ValueError:
         return None
-    if "yesterday" in msg.text.lower():
+    low = msg.text.lower()
+    if "yesterday" in low:
         return (day - timedelta(days=1)).isoformat()
-    if "today" in msg.text.lower():
+    if "tomorrow" in low:
+        return (day + timedelta(days=1)).isoformat()
+    if "today" in low:
         return day.isoformat()
+    if m := _NEXT_DAY.search(msg.text):
+        ahead = (_WEEKDAYS.index(m[2].lower()) - day.weekday()) % 7 or 7  # the coming one
+        return (day + timedelta(days=ahead)).isoformat()
+    if m := _ON_DATE.search(msg.text):
+        month, dom = _MONTHS.index(m[1].lower()) + 1, int(m[2])
+        try:
+            when = day.replace(month=month, day=dom)
+        except ValueError:
+            return None
+        return (when if when >= day else when.replace(year=day.year + 1)).isoformat()
     return None
+
+
+def _known_name(name: str, known: dict[str, str]) -> str:
+    """A short form of exactly one listed known entity is answered with the listed name."""
+    if name in known:
+        return name
+    longer = [k for k in known if k.casefold().startswith(name.casefold() + " ")]
+    return longer[0] if len(longer) == 1 else name
 
 
 def deterministic_extraction(prompt: str) -> dict[str, Any]:
     """The default answer: facts and entities found by simple patterns, one list per batch."""
     entities: dict[str, str] = {}
     facts: list[dict[str, Any]] = []
+    known = parse_prompt_known(prompt)
     for msg in parse_prompt_messages(prompt):
         for pattern, predicate, obj_type in _PATTERNS:
             for m in pattern.finditer(msg.text):
-                subject = msg.speaker if m[1] == "I" else m[1]
-                obj = m[2].rstrip(".-")
-                entities.setdefault(subject, "person")
-                entities.setdefault(obj, obj_type)
+                if m[1] == "We" and msg.role != "user":
+                    continue
+                subject = msg.speaker if m[1] in ("I", "We") else _known_name(m[1], known)
+                obj = _known_name(m[2].rstrip(".-"), known)
+                entities.setdefault(subject, known.get(subject, "person"))
+                entities.setdefault(obj, known.get(obj, obj_type))
                 facts.append(
                     {
                         "message_index": msg.index,
