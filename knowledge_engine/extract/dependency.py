@@ -438,6 +438,7 @@ class _Ctx:
     message: Message
     ents: dict[int, Span]
     out: list[FactCandidate] = field(default_factory=list)
+    dropped: set[int] = field(default_factory=set)  # verbs whose "I" the chat left out
 
     @property
     def me(self) -> str:
@@ -555,11 +556,14 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
     subjects = _subjects(root, ctx)
     dropped = [] if subjects else _dropped_subject(root, ctx)
     subjects = subjects or dropped
+    if dropped:
+        ctx.dropped.add(root.i)
     if root.pos_ not in {"VERB", "AUX"} or _is_irrealis(root):
         return result
     for advcl in (c for c in root.children if dropped and c.dep_ == "advcl" and c.i < root.i):
         if advcl.tag_ == "VBG" and not _has_mark(advcl, MARKS) and not _is_irrealis(advcl):
             _add_clause(advcl, dropped, result)  # "Living in Wash Park now, renting a house ..."
+            ctx.dropped.add(advcl.i)
     if not subjects and root.lemma_ == "be":
         subj_tok = next((c for c in root.children if c.dep_ == "nsubj"), None)
         if subj_tok is not None:
@@ -874,7 +878,8 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             continue
         if verb.lemma_ in LIGHT_VERBS:
             continue  # "I found a flat in Kreuzberg": the place belongs to the flat, not to me
-        _direct_objects(verb, subject, pred, ctx)
+        if verb.i not in ctx.dropped:  # "married now :) jonas and lena lol": too loose without a subject
+            _direct_objects(verb, subject, pred, ctx)
         _prep_objects(verb, subject, pred, ctx)
 
 
