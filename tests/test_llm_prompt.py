@@ -283,3 +283,13 @@ def test_a_malformed_reply_is_logged_counted_and_the_batch_delivered_later(
     (fact,) = extractions[0].facts
     assert (fact.object, fact.valid_at) == ("Northwind Logistics", datetime(2026, 6, 8, tzinfo=UTC))
     assert len(ollama_server.calls()) == 2
+
+
+def test_the_schema_sent_with_the_request_repeats_the_subject_and_date_rules(
+    ollama_server: FakeOllamaServer,
+) -> None:
+    """Servers that constrain decoding to the schema show its descriptions to the model too."""
+    tier_for(ollama_server).extract([Message(id="m", speaker="Maya", timestamp=WED, text="hi")], [])
+    fact = ollama_server.calls()[0].body["format"]["properties"]["facts"]["items"]["properties"]
+    assert "speaker" in fact["subject"]["description"]
+    assert "message's date" in fact["valid_at"]["description"]

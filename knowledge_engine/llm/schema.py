@@ -51,10 +51,21 @@ class LlmEntity(_Item):
 class LlmFact(_Item):
     message_index: int = Field(ge=0, description="The [n] of the message the fact comes from.")
     message_id: SkipJsonSchema[str | None] = Field(None, description="Accepted instead of message_index.")
-    subject: str = Field(min_length=1, max_length=300)
-    predicate: str = Field(min_length=1, max_length=100, description="kebab-case verb phrase, e.g. works-at.")
-    object: str = Field(min_length=1, max_length=300)
-    valid_at: str | None = Field(None, description="ISO date (YYYY-MM-DD) the fact became true, or null.")
+    subject: str = Field(
+        min_length=1,
+        max_length=300,
+        description="A name, never a pronoun: I/me/my/we/our is the message's speaker as listed.",
+    )
+    predicate: str = Field(
+        min_length=1, max_length=100, description="kebab-case verb phrase, e.g. works-at, lives-in, has-role."
+    )
+    object: str = Field(
+        min_length=1, max_length=300, description="A name or value; a known entity's listed name."
+    )
+    valid_at: str | None = Field(
+        None,
+        description="ISO date (YYYY-MM-DD) the fact became true, from the message's date, or null.",
+    )
     confidence: float | None = Field(None, description="0..1")
 
     @field_validator("predicate")
