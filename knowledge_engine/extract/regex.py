@@ -15,7 +15,6 @@ import bisect
 import re
 import string
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
 
 from knowledge_engine.config import RegexConfig
 from knowledge_engine.model.extraction import Extraction, Mention
@@ -193,11 +192,8 @@ MAX_MENTIONS = 500
 # --------------------------------------------------------------------------- helpers
 
 
-class _Hit(NamedTuple):
-    value: str
-    type: EntityType
-    start: int
-    end: int
+# A match: (value, type, start, end). A plain tuple: the proper-noun path builds one per name.
+_Hit = tuple[str, EntityType, int, int]
 
 
 def _at_sentence_start(text: str, pos: int) -> bool:
@@ -228,7 +224,7 @@ def _emails(text: str) -> Iterator[_Hit]:
         local, _, domain = value.partition("@")
         tld = domain.rsplit(".", 1)[-1] if "." in domain else ""
         if len(tld) >= 2 and tld.isalpha() and not local.startswith(".") and ".." not in value:
-            yield _Hit(value, "email", m.start(), m.start() + len(value))
+            yield (value, "email", m.start(), m.start() + len(value))
 
 
 def _urls(text: str) -> Iterator[_Hit]:
@@ -238,13 +234,13 @@ def _urls(text: str) -> Iterator[_Hit]:
         value = _trim_url(m.group())
         host = value.split("://", 1)[-1]
         if len(host) > 4 and any(c.isalnum() for c in host[:64]):
-            yield _Hit(value, "url", m.start(), m.start() + len(value))
+            yield (value, "url", m.start(), m.start() + len(value))
 
 
 def _simple(pattern: re.Pattern[str], type_: EntityType) -> Callable[[str], Iterator[_Hit]]:
     def run(text: str) -> Iterator[_Hit]:
         for m in pattern.finditer(text):
-            yield _Hit(" ".join(m.group().split()), type_, m.start(), m.end())
+            yield (" ".join(m.group().split()), type_, m.start(), m.end())
 
     return run
 
@@ -256,7 +252,7 @@ def _common_dates(text: str) -> Iterator[_Hit]:
             continue  # "3.11.12" is a version number; "17.02.26" is a date
         # Day-first (EU) or month-first (US): one reading must be a valid day and month.
         if 1 <= a <= 31 and 1 <= b <= 31 and (a <= 12 or b <= 12):
-            yield _Hit(m.group(), "date", m.start(), m.end())
+            yield (m.group(), "date", m.start(), m.end())
 
 
 _DIGIT = re.compile(r"\d")
@@ -266,7 +262,7 @@ def _iso_dates(text: str) -> Iterator[_Hit]:
     for m in ISO_DATE.finditer(text):
         month, day = int(m.group()[5:7]), int(m.group()[8:10])
         if 1 <= month <= 12 and 1 <= day <= 31:
-            yield _Hit(m.group(), "date", m.start(), m.end())
+            yield (m.group(), "date", m.start(), m.end())
 
 
 def _organizations(text: str) -> Iterator[_Hit]:
@@ -279,7 +275,7 @@ def _organizations(text: str) -> Iterator[_Hit]:
         if not words:
             continue
         value = " ".join(words)
-        yield _Hit(value, "organization", m.end("name") - len(value), m.end())
+        yield (value, "organization", m.end("name") - len(value), m.end())
 
 
 def _products(text: str) -> Iterator[_Hit]:
@@ -291,7 +287,7 @@ def _products(text: str) -> Iterator[_Hit]:
         weak = m.group("sep") != "-" and title_only and "." not in m.group("ver")
         if weak and _at_sentence_start(text, m.start()):
             continue  # "Windows 11" mid-sentence, but not "Bought 3 apples" at a sentence start
-        yield _Hit(" ".join(m.group().split()), "product", m.start(), m.end())
+        yield (" ".join(m.group().split()), "product", m.start(), m.end())
 
 
 def _strip_possessive(word: str) -> str:
@@ -353,7 +349,7 @@ def _noun_segments(text: str, start: int, run: str, out: list[_Hit]) -> None:
 
 def _finish_segment(words: list[str], start: int, end: int, out: list[_Hit]) -> None:
     if len(words) <= _MAX_NOUN_WORDS:
-        out.append(_Hit(" ".join(words), "unknown", start, end))
+        out.append((" ".join(words), "unknown", start, end))
 
 
 # "Word's" then a cue word, an "-ly" adverb or an "-ed" participle, or one word and then the end of a
@@ -389,40 +385,48 @@ def _looks_addressed(word: str) -> bool:
     )
 
 
-def _opener(text: str, hit: _Hit) -> bool:
+def _opener(text: str, value: str, start: int, end: int) -> bool:
     """A lone Title-case word opening a sentence ("Install", "Default", "Life's good") is usually not
     a name. Two exceptions: a possessive ("Nora's brother" names Nora) and a word addressed before a
     comma ("Maya, that looks great")."""
-    v = hit.value
-    if " " in v or not v[1:].islower():
+    if " " in value or not value[1:].islower():
         return False
-    i = hit.start - 1
+    i = start - 1
     while i >= 0 and text[i] in " \t":
         i -= 1
     if i >= 0 and text[i] not in _SENTENCE_END:
         return False
-    after = text[hit.end : hit.end + 1]
+    after = text[end : end + 1]
     if after == "'" or after == "’":
-        return _is_has(text, hit.end)
-    return after != "," or not _looks_addressed(v)
+        return _is_has(text, end)
+    return after != "," or not _looks_addressed(value)
 
 
 def _proper_nouns(text: str, runs: list[tuple[int, str]]) -> list[_Hit]:
     """Capitalised runs; a sentence-opening lone word counts only if the text also capitalises it
     mid-sentence ("Berlin is big. I love Berlin." keeps both, "Install it." keeps nothing)."""
     hits: list[_Hit] = []
+    openers: list[str] = []
     for start, run in runs:
         if " " in run or "'" in run or "’" in run:
+            n = len(hits)
             _noun_segments(text, start, run, hits)
-        elif run[0].isupper():  # one plain word that is not excluded: the common case
-            hits.append(_Hit(run, "unknown", start, start + len(run)))
-    if not hits:
+            openers.extend(h[0] for h in hits[n:] if _opener(text, h[0], h[2], h[3]))
+            continue
+        if not run[0].isupper():
+            continue
+        end = start + len(run)
+        hits.append((run, "unknown", start, end))
+        # Cheap first: most names follow a letter and a space, far from a sentence start.
+        if start > 1 and text[start - 1] == " " and text[start - 2].isalnum():
+            continue
+        if _opener(text, run, start, end):
+            openers.append(run)
+    if not openers:
         return hits
-    openers = [_opener(text, h) for h in hits]
-    if True not in openers:
-        return hits
-    confirmed = {h.value for h, opener in zip(hits, openers, strict=True) if not opener}
-    return [h for h, opener in zip(hits, openers, strict=True) if not opener or h.value in confirmed]
+    # An opener stays if the same word is also used where it is not one.
+    drop = {v for v in openers if sum(h[0] == v for h in hits) == openers.count(v)}
+    return [h for h in hits if h[0] not in drop] if drop else hits
 
 
 # A run that is one excluded word (possessive or not) or one letter yields nothing: skipped whole.
@@ -459,15 +463,12 @@ def _runs(text: str) -> tuple[list[tuple[int, str]], bool]:
     The runs come from `findall` (no match objects); a kept run's offset is found again with
     `str.find` from the end of the last one, and checked: the pattern must match exactly that run
     there (an earlier copy inside a skipped word, as "Don" in "Don't", is passed over)."""
+    pattern = PROPER_NOUN_ASCII if text.isascii() else PROPER_NOUN
+    found = pattern.findall(text)
+    names = [run for run in found if run not in _SKIP_RUNS]
     kept: list[tuple[int, str]] = []
     pos = 0
-    letter = org = False
-    pattern = PROPER_NOUN_ASCII if text.isascii() else PROPER_NOUN
-    for run in pattern.findall(text):
-        if run in _SKIP_RUNS:
-            if run in _SUFFIX_LETTERS:
-                letter = True
-            continue
+    for run in names:
         start = text.find(run, pos)
         end = start + len(run)
         # The run looked for may be an earlier copy where no run starts, or one that goes on.
@@ -484,14 +485,17 @@ def _runs(text: str) -> tuple[list[tuple[int, str]], bool]:
             end = start + len(run)
         kept.append((start, run))
         pos = end
-        if not org:
-            if " " in run or not run.isalnum():
-                org = not _SUFFIX_HEADS.isdisjoint(run.translate(_PARTS_TO_SPACES).split(" "))
-            else:
-                org = run in _SUFFIX_HEADS
-    if not org:
-        org = "plc" in text or "GmbH" in text or "e.V." in text
-        org = org or (letter and any(s in text for s in _SUFFIX_DOTTED))
+    org = (
+        not _SUFFIX_HEADS.isdisjoint(names)
+        or "plc" in text
+        or "GmbH" in text
+        or "e.V." in text
+        or (not _SUFFIX_LETTERS.isdisjoint(found) and any(s in text for s in _SUFFIX_DOTTED))
+    )
+    if not org:  # a suffix inside a longer run: "Acme GmbH", "Acme Inc's"
+        for run in names:
+            if not run.isalnum() and not _SUFFIX_HEADS.isdisjoint(run.translate(_PARTS_TO_SPACES).split(" ")):
+                return kept, True
     return kept, org
 
 
@@ -524,7 +528,7 @@ class _Spans:
         return i < len(self.starts) and self.starts[i] < end
 
     def merge(self, hits: list[_Hit]) -> None:
-        pairs = sorted([*zip(self.starts, self.ends, strict=True), *((h.start, h.end) for h in hits)])
+        pairs = sorted([*zip(self.starts, self.ends, strict=True), *((h[2], h[3]) for h in hits)])
         self.starts = [s for s, _ in pairs]
         self.ends = [e for _, e in pairs]
 
@@ -559,12 +563,12 @@ def _hits(text: str) -> list[_Hit]:
     for extractor, needs_digit in _EXTRACTORS:
         if (needs_digit and not has_digit) or (extractor is _organizations and not has_org):
             continue
-        new = [h for h in extractor(text) if h.value and not spans.overlaps(h.start, h.end)]
+        new = [h for h in extractor(text) if h[0] and not spans.overlaps(h[2], h[3])]
         if new:
             spans.merge(new)
             kept.extend(new)
-    kept.extend(h for h in _proper_nouns(text, runs) if not spans.overlaps(h.start, h.end))
-    kept.sort(key=lambda h: h.start)
+    kept.extend(h for h in _proper_nouns(text, runs) if not spans.overlaps(h[2], h[3]))
+    kept.sort(key=lambda h: h[2])
     return kept
 
 
@@ -575,14 +579,14 @@ def _mention_fields(text: str, limit: int) -> list[dict[str, object]]:
         kept = kept[:limit]
     return [
         {
-            "value": h.value,
-            "type": h.type,
+            "value": value,
+            "type": type_,
             "tier": "regex",
-            "start": h.start,
-            "end": h.end,
-            "importance": initial_importance(h.type, h.value),
+            "start": start,
+            "end": end,
+            "importance": initial_importance(type_, value),
         }
-        for h in kept
+        for value, type_, start, end in kept
     ]
 
 
