@@ -112,6 +112,8 @@ def test_known_entities_named_in_the_batch_are_listed_first_within_the_cap(
         ("leo", "person"),  # a duplicate is listed once
         ("  ", "concept"),  # an empty name is not listed
         ("X" * 500, "concept"),
+        ("$92,000", "money"),  # a value, not a name to reuse: never listed
+        ("June 2026", "date"),
     ]
     messages = [Message(id="u1", speaker="Maya", timestamp=WED, text="Leo loves Northwind's trucks.")]
     tier_for(ollama_server, maxKnownEntities=4).extract(messages, known)
@@ -121,6 +123,7 @@ def test_known_entities_named_in_the_batch_are_listed_first_within_the_cap(
     names = [n for n, _ in relevant_known(messages, known, 100)]
     assert max(len(n) for n in names) == MAX_NAME_CHARS and names.count("Leo") + names.count("leo") == 1
     assert relevant_known(messages, known, 0) == []
+    assert not {"$92,000", "June 2026"} & set(names)
 
 
 def test_the_prompt_stays_within_its_budget_and_short_messages_keep_their_text(

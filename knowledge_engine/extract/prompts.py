@@ -132,6 +132,7 @@ def fit_lengths(lengths: Sequence[int], budget: int, per_message: int) -> list[i
 
 
 _WORD = re.compile(r"\w+")
+VALUE_TYPES = frozenset({"date", "money"})  # known entities that are values, not names to reuse
 
 
 def relevant_known(
@@ -139,7 +140,8 @@ def relevant_known(
 ) -> list[tuple[str, str]]:
     """At most `limit` known entities, those the batch names first (a whole name, or one word of a
     longer name written capitalised: "Northwind" brings "Northwind Logistics"), then the rest in the
-    order given (the engine gives the most important first). Duplicates and empty names are dropped."""
+    order given (the engine gives the most important first). Duplicates, empty names and values
+    (dates, amounts: a new salary must not be written as an old, known amount) are left out."""
     if limit <= 0:
         return []
     found = [w for m in messages for w in _WORD.findall(m.text)]
@@ -151,7 +153,7 @@ def relevant_known(
     for name, type_ in known:
         clean = one_line(name)
         key = clean.casefold()
-        if not key or key in seen:
+        if not key or key in seen or type_ in VALUE_TYPES:
             continue
         seen.add(key)
         parts = [w.casefold() for w in _WORD.findall(clean)]
