@@ -454,9 +454,12 @@ def relation_facts(
 
 
 def _stale(wanted: Iterable[tuple[Fact, int, bool]], order: dict[str, int]) -> set[str]:
-    """Valid facts that are no answer in the present: a past-form predicate ("worked-at"), or, in a
-    single-valued family, older than the same subject's newest fact of that family (weak predicates
-    such as "is-in" make nothing stale: "I'm in London this week" does not end "lives-in Leeds")."""
+    """Valid facts of a single-valued family that are no answer in the present because the same
+    subject has a newer value in that family: one older than the subject's newest fact of the family,
+    or one with a past-form predicate ("worked-at Brightline" beside "works-at Helix"). Weak predicates
+    such as "is-in" make nothing stale ("I'm in London this week" does not end "lives-in Leeds"), and
+    a past-form fact with no current value beside it is left alone (in a chat most events are told in
+    the past tense: "went-to", "attended")."""
     single = {f.name for f in FAMILIES if f.single}
     direct = [f for f, _, inverse in wanted if not inverse and f.invalid_at is None]
     newest: dict[tuple[str, str], datetime] = {}
@@ -473,9 +476,10 @@ def _stale(wanted: Iterable[tuple[Fact, int, bool]], order: dict[str, int]) -> s
     stale: set[str] = set()
     for fact in direct:
         t = fact_time(fact)
-        if _PAST_FORM.fullmatch(fact.predicate) or any(
-            t < newest.get((canonical(fact.subject), fam), t) - SAME_NEWS
-            for fam in families_of(fact.predicate) & single & order.keys()
-        ):
-            stale.add(fact.id)
+        past_form = bool(_PAST_FORM.fullmatch(fact.predicate))
+        for fam in families_of(fact.predicate) & single & order.keys():
+            slot = (canonical(fact.subject), fam)
+            if slot in newest and (past_form or t < newest[slot] - SAME_NEWS):
+                stale.add(fact.id)
+                break
     return stale
