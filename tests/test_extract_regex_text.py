@@ -136,3 +136,11 @@ def test_regex_tier_never_fails_and_spans_are_consistent(text: str) -> None:
     for m in out.mentions:
         assert m.value and 0 <= m.start < m.end <= len(prepared)
     assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
+
+
+def test_every_odd_character_is_unprintable() -> None:
+    """prepare's fast path skips the odd-character scan for printable text: exact only if so."""
+    from knowledge_engine.extract.text import _ODD
+
+    odd = [chr(c) for c in range(0x110000) if _ODD.match(chr(c))]
+    assert odd and not any(c.isprintable() for c in odd)

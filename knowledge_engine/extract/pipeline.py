@@ -50,11 +50,12 @@ class ExtractionPipeline:
     def prepare(self, messages: list[Message]) -> list[Message]:
         """Clean and cut texts; skip what is not worth extracting (counted)."""
         ready: list[Message] = []
+        roles, max_chars = self.config.roles, self.config.max_message_chars
         for msg in messages:
-            if msg.role not in self.config.roles:
+            if msg.role not in roles:
                 counters.inc("extract.skipped_role")
                 continue
-            text, truncated = prepare(msg.text, self.config.max_message_chars)
+            text, truncated = prepare(msg.text, max_chars)
             if truncated:
                 counters.inc("extract.truncated")
             if not worth_extracting(text):

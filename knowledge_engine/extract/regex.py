@@ -134,7 +134,9 @@ _FUNCTION_WORDS = (
     "Install Run Runs Enable Disable Default Configure Open Close Create Delete Remove Build Test Deploy "
     "Example Usage Returns Return Optional Required See "
     "Everything Everyone Everybody Something Someone Somebody Anything Anyone Anybody Nothing Nobody None "
-    "Whatever Whoever Whenever Wherever"
+    "Whatever Whoever Whenever Wherever "
+    "Glad Seems Appreciate Definitely Absolutely Totally Plus Gonna Gotta Wanna Agreed Yup "
+    "Woah Whoa Hopefully Reminds"
 )
 # Words that open a sentence before a comma without being a name: interjections, discourse words,
 # exclamations of praise or regret, endearments and family words used to address someone. A lone
@@ -424,16 +426,20 @@ def _proper_nouns(text: str, runs: list[tuple[int, str]]) -> list[_Hit]:
             openers.append(run)
     if not openers:
         return hits
+    if len(openers) == len(hits):  # every name opens a sentence: none is used elsewhere
+        return []
     # An opener stays if the same word is also used where it is not one.
     drop = {v for v in openers if sum(h[0] == v for h in hits) == openers.count(v)}
     return [h for h in hits if h[0] not in drop] if drop else hits
 
 
-# A run that is one excluded word (possessive or not) or one letter yields nothing: skipped whole.
+# A run that is one excluded word (possessive, or with a contracted verb: "You're", "We've"), or one
+# letter, yields nothing: skipped whole.
+_CONTRACTIONS = (*_POSSESSIVE, "'re", "'ve", "'ll", "'d", "'m", "n't", "’re", "’ve", "’ll", "’d", "’m", "n’t")
 _SKIP_RUNS: frozenset[str] = frozenset(
     set(EXCLUDED_WORDS)
     | {w.replace("'", "’") for w in EXCLUDED_WORDS}
-    | {w + p for w in EXCLUDED_WORDS for p in _POSSESSIVE}
+    | {w + p for w in EXCLUDED_WORDS for p in _CONTRACTIONS}
     | set(string.ascii_uppercase)
     | {c + p for c in string.ascii_uppercase for p in _POSSESSIVE}
 )

@@ -65,8 +65,11 @@ def prepare(text: str, max_chars: int) -> tuple[str, bool]:
         raise ValueError("max_chars must be at least 1")
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    # Fast path: plain ASCII/NFC text without odd characters is returned unchanged.
-    if _ODD.search(text) or not (text.isascii() or unicodedata.is_normalized("NFC", text)):
+    # Fast path: plain ASCII/NFC text without odd characters is returned unchanged. Every odd
+    # character is unprintable (a control, format or separator character), so printable text has none.
+    if (not text.isprintable() and _ODD.search(text)) or not (
+        text.isascii() or unicodedata.is_normalized("NFC", text)
+    ):
         text = _clean(text)
     if len(text) <= max_chars:
         return text, False
