@@ -183,3 +183,20 @@ def test_questions_without_a_relation_word_are_ranked_as_before(retriever: Retri
     items: list[Any] = retriever.local.search_sync(
         RetrievalRequest(query="what instrument does Maya play in the orchestra?"))
     assert not any("relation" in i.scores for i in items)
+
+
+def test_a_past_fact_is_marked_in_both_formats() -> None:
+    from knowledge_engine.inject.format import render_item
+    from knowledge_engine.model.retrieval import RetrievedItem
+
+    def item(**extra: Any) -> RetrievedItem:
+        triple = {"subject": "Maya", "predicate": "works-at", "object": "Acme", "valid_at": T0}
+        return RetrievedItem(id="f-1", kind="fact", source="facts", text="Maya works at Acme",
+                             timestamp=T0, extra={**triple, **extra})
+
+    ended = item(invalid_at=T0 + timedelta(days=40))
+    stale = item(past=True)  # still valid in the store, shown as past for a question about the past
+    assert "(past; valid 2026-01-05 to 2026-02-14;" in render_item(ended)
+    assert "(past; valid 2026-01-05 to ?;" in render_item(stale)
+    assert 'status="past"' in render_item(ended, "xml") and 'status="past"' in render_item(stale, "xml")
+    assert "past" not in render_item(item()) and "status=" not in render_item(item(), "xml")
