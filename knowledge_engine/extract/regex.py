@@ -561,8 +561,8 @@ def _needs_other_patterns(text: str) -> bool:
 
 def _hits(text: str) -> list[_Hit]:
     runs, has_org = _runs(text)
-    if not has_org and not _needs_other_patterns(text):
-        return _proper_nouns(text, runs)  # most messages: nothing else can match, nothing to overlap
+    if not has_org and not _needs_other_patterns(text):  # most messages: only names can match
+        return _proper_nouns(text, runs) if runs else []
     has_digit = _DIGIT.search(text) is not None
     spans = _Spans()
     kept: list[_Hit] = []
@@ -601,6 +601,10 @@ def find_mentions(text: str, limit: int = MAX_MENTIONS) -> list[Mention]:
     return [Mention.model_validate(f) for f in _mention_fields(text, limit)]
 
 
+# Extraction.model_validate without its Python-level wrapper (pydantic's documented validator).
+_validate_extraction = Extraction.__pydantic_validator__.validate_python
+
+
 class RegexTier:
     """The instant tier: runs on every message before anything slower."""
 
@@ -619,7 +623,7 @@ class RegexTier:
         try:
             fields = _mention_fields(message.text, self.limit)
             if fields:  # one validation for the message and its mentions (cheaper than one per mention)
-                return Extraction.model_validate({"message_id": message.id, "mentions": fields})
+                return _validate_extraction({"message_id": message.id, "mentions": fields})
         except Exception as exc:  # a bug here must cost one message, never the batch
             counters.inc("extract.regex.failed")
             log.warning("regex extraction failed for message %s: %s", message.id, type(exc).__name__)
