@@ -40,10 +40,12 @@ def test_object_keeps_compounds_and_drops_determiners(triples: Callable[..., Tri
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Alex is a designer.", ("Alex", "is-a", "designer")),
-        ("I'm a nurse.", ("Maya", "is-a", "nurse")),
+        # an occupation is the subject's role now (one at a time); other classes stay is-a
+        ("Alex is a designer.", ("Alex", "has-role", "designer")),
+        ("I'm a nurse.", ("Maya", "has-role", "nurse")),
         ("Carlos was a fisherman.", ("Carlos", "was-a", "fisherman")),
-        ("Marco is the CTO of Brightline.", ("Marco", "is-a", "CTO of Brightline")),
+        ("Marco is the CTO of Brightline.", ("Marco", "has-role", "CTO of Brightline")),
+        ("Pixel is a rescue cat.", ("Pixel", "is-a", "rescue cat")),
     ],
 )
 def test_copular_is_a(triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]) -> None:
@@ -52,7 +54,7 @@ def test_copular_is_a(triples: Callable[..., Triples], text: str, expected: tupl
 
 def test_copular_role_at_named_org_implies_works_at(triples: Callable[..., Triples]) -> None:
     assert triples("Alex is a designer at Figma.") == {
-        ("Alex", "is-a", "designer"),
+        ("Alex", "has-role", "designer"),
         ("Alex", "works-at", "Figma"),
     }
 
@@ -315,3 +317,41 @@ def test_assistant_speaker_is_not_typed_as_person(nlp: Language) -> None:
     msg = Message(id="m1", text=text, role="assistant", speaker="Assistant")
     (fact,) = extract_triples(nlp(text), msg)
     assert (fact.subject, fact.subject_type) == ("Assistant", None)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # lower-case names after a relation noun become capitalised people (issue 14)
+        ("my boyfriend jonas wants us to move", {("Maya", "has-partner", "Jonas")}),
+        ("met my new boss priya today, seems ok", {("Maya", "has-manager", "Priya")}),
+        (
+            "my brother tom lives in glasgow now",
+            {("Maya", "has-brother", "Tom"), ("Tom", "lives-in", "glasgow")},
+        ),
+        ("my boss meeting went badly again", set()),
+        # chat fragments without a verb
+        ("salary 54k now, finally", {("Maya", "has-salary", "54k")}),
+        ("rent: 1200/month, ouch", {("Maya", "has-rent", "1200")}),
+        ("new job: Brightwell Labs!", {("Maya", "works-at", "Brightwell Labs")}),
+        (
+            "Current job: barista at Grindhouse",
+            {("Maya", "has-role", "barista"), ("Maya", "works-at", "Grindhouse")},
+        ),
+        ("moved! now in Leeds", {("Maya", "lives-in", "Leeds")}),
+        ("we moved last month, now in Bristol", {("Maya", "lives-in", "Bristol")}),
+        ("The flat is smaller but only 950 euro a month.", {("Maya", "has-rent", "950 euro")}),
+        ("The house is lovely, we bought it for 950,000.", set()),
+        ("if i got the job at Stripe, salary 90k", set()),
+        # jobs are roles, one at a time; twins, engagements, "the base"
+        ("Sara works as a paramedic.", {("Sara", "has-role", "paramedic")}),
+        ("i m freelance illustrator since 2020", {("Maya", "has-role", "freelance illustrator")}),
+        ("We have twins, Noah and Ella.", {("Maya", "has-child", "Noah"), ("Maya", "has-child", "Ella")}),
+        ("I got engaged to Daniel last weekend!", {("Maya", "has-partner", "Daniel")}),
+        ("The base is $140,000 plus equity.", {("Maya", "has-salary", "$140,000")}),
+        ("The base is in Texas.", set()),
+        ("My friend works at Google.", set()),
+    ],
+)
+def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, expected: Triples) -> None:
+    assert triples(text) == expected

@@ -22,6 +22,11 @@ from knowledge_engine.observe import counters, emit
 
 # --------------------------------------------------------------------------- vocabulary
 
+
+def _words(text: str) -> set[str]:
+    return set(text.split())
+
+
 MODALS = {"would", "could", "should", "might", "may", "will", "'ll", "'d", "can", "must", "shall", "wo", "ca"}
 HEDGES = {"maybe", "perhaps", "probably", "possibly", "hopefully", "apparently", "supposedly", "allegedly"}
 CONDITIONAL_MARKS = {"if", "unless", "whether"}
@@ -237,10 +242,36 @@ RELATION_PREDICATES = {
     **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation"], "has-salary"),
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
 }
+MOVE_VERBS = {"move", "relocate"}
+FRAGMENT_IRREALIS = {"if", "would", "'d", "could", "might", "maybe", "hopefully", "wish", "unless", "whether"}
+FRAGMENT_LEADS = {"update", "news", "so", "ok", "okay", "btw", "also", "and", "oh", "well", "yay", "finally"}
+FRAGMENT_OWNERS = {"my", "new", "current", "the", "our", "annual", "base", "monthly", "starting"}
+FRAGMENT_GLUE = {"is", "now", "only", "just", "about", "around", "roughly", "finally", "currently", "of"}
+FRAGMENT_JOB_KEYS = {"job", "employer", "gig", "workplace"}
+FRAGMENT_ROLE_KEYS = {"role", "title", "position"}
+PURCHASE_WORDS = {
+    "buy",
+    "bought",
+    "sell",
+    "sold",
+    "price",
+    "cost",
+    "deposit",
+    "worth",
+    "value",
+    "sale",
+    "offer",
+}
+MULTIPLE_BIRTHS = {"twins", "triplets", "quadruplets"}
 SALARY_NOUNS = {"salary", "pay", "income", "wage", "wages", "compensation"}
 HOME_NOUNS = {"house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow"}
 WORK_NOUNS = {"manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"}
 VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
+PAY_WORDS = {*VALUE_NOUNS, "base"}  # "The base is $140,000": the base salary
+# Words after an amount that belong to it: "980 euro", "54k per year" ends before "per".
+CURRENCY_WORDS = _words(
+    "euro euros eur dollars dollar usd bucks pounds pound quid gbp chf francs yen k grand"
+)
 ANIMAL_NOUNS = {"dog", "cat", "puppy", "kitten", "pet", "horse", "rabbit", "hamster", "parrot", "pony"}
 # "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
 # for teams, companies or flats, which the speaker may only belong to.
@@ -413,6 +444,23 @@ TITLE_HEADS = {
     "advisor",
     "adviser",
 }
+# Nouns of an occupation: "Sara is a nurse", "he is engineer", "works as a pharmacist" -> has-role,
+# so a new job title ends the old one ("is-a" holds many things at once and would not).
+JOB_TITLE_NOUNS = TITLE_HEADS | _words(
+    """nurse doctor teacher lawyer chef cook dentist vet pharmacist midwife translator interpreter
+    journalist writer electrician plumber carpenter mechanic driver pilot paramedic firefighter
+    programmer barista waiter waitress bartender cashier librarian therapist psychologist
+    physiotherapist physio surgeon physician gp professor lecturer tutor photographer
+    hairdresser baker farmer builder cleaner carer caregiver secretary receptionist clerk
+    paralegal solicitor barrister attorney banker trader salesman saleswoman salesperson
+    technician nanny fisherman soldier optician radiographer pharmacologist economist
+    freelancer contractor dev sysadmin copywriter illustrator animator veterinarian
+    psychiatrist counsellor counselor instructor coach trainer chemist biologist physicist
+    mathematician statistician auditor actuary underwriter teller courier postman
+    welder roofer painter decorator gardener landscaper butcher fishmonger tailor
+    housekeeper janitor caretaker guard warden officer detective sergeant constable
+    worker assistant staffer employee tester estimator surveyor planner buyer"""
+)
 APPROXIMATORS = {"about", "around", "roughly", "approximately", "approx", "approx.", "circa", "~", "some"}
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve"
 _TEENS = "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
@@ -427,6 +475,15 @@ WH_TAGS = {"WP", "WRB", "WDT", "WP$"}
 # A fact value: letters, digits and the punctuation of names, emails, URLs and amounts.
 CLEAN_VALUE = re.compile(r"^[\w€$£¥][\w .,'’&@/:+%€$£¥-]*$")
 MAX_VALUE_WORDS = 8
+DATE_WORDS = {"today", "yesterday", "tomorrow", "tonight", "now", "lately", "recently"}
+# Words that follow a relation noun without being a name ("my boss meeting", "my sister's wedding").
+NOT_NAMES = _words(
+    """meeting birthday party wedding funeral family friends friend job work car house place office
+    team group chat call email text stuff thing things time day night life side company school
+    kids baby visit trip holiday vacation flat apartment room phone bday anniversary
+    situation drama issue problem news plan plans idea request approval lol haha ok"""
+)
+NOT_NAME_ENDINGS = ("ing", "tion", "ment", "ness", "ship", "ity", "ery", "ies")
 NAME_BREAKS = {"on", "in", "at", "from", "since", "for", "by", "with", "until", "next", "last"}
 MAX_SENTENCE_TOKENS = 60  # longer "sentences" are usually pasted text whose parse is unreliable
 
@@ -439,6 +496,8 @@ class _Ctx:
     ents: dict[int, Span]
     out: list[FactCandidate] = field(default_factory=list)
     dropped: set[int] = field(default_factory=set)  # verbs whose "I" the chat left out
+    names: dict[int, str] = field(default_factory=dict)  # lower-case names: "my boyfriend jonas"
+    moved: str | None = None  # who moved, without saying where yet: "we moved!! hamburg altona"
 
     @property
     def me(self) -> str:
@@ -476,6 +535,8 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
         if _is_question(sent):
             continue
         _age_facts(sent, ctx)
+        if ctx.message.role == "user":
+            _fragments(sent, ctx)
         for verb in sent:
             _pay_facts(verb, ctx)
             _salary_change(verb, ctx)
@@ -538,6 +599,8 @@ def _is_irrealis(verb: Token) -> bool:
             return True
         if child.dep_ == "advcl" and child.i < verb.i and _has_mark(child, CONDITIONAL_MARKS):
             return True
+        if child.dep_ == "mark" and low in CONDITIONAL_MARKS:  # "if i got the job at X, ..." as the root
+            return True
         if child.dep_ == "xcomp" and child.lemma_ == "go" and verb.lemma_ == "be":
             return True
     return verb.lemma_ == "go" and any(c.dep_ == "xcomp" for c in verb.children)
@@ -569,6 +632,7 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
         if subj_tok is not None:
             _possessive_copular(root, subj_tok, ctx)
             _job_is_at(root, subj_tok, ctx)
+            _home_costs(root, subj_tok, ctx)
     _add_clause(root, subjects, result)
     for conj in _verb_conjuncts(root):
         if _is_irrealis(conj) or _inherits_negation(root, conj):
@@ -726,6 +790,8 @@ def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
 
 def _relation_predicate(noun: Token) -> str:
     """'my husband' -> is-married-to, 'our son' -> has-child, 'my best friend' -> has-best-friend."""
+    if noun.lower_ in MULTIPLE_BIRTHS:
+        return "has-child"  # "our twins" are children; "my twin" (one) is a sibling
     rel = _relation_noun(noun)
     doc = noun.doc
     lemma = noun.lemma_.lower()
@@ -755,6 +821,8 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     the small model) is cut at the conjunction around `tok`: people are named one at a time.
     With `with_of`, a name "of" a name is one name ("Port of Rotterdam").
     """
+    if tok.i in ctx.names:
+        return ctx.names[tok.i]
     ent = ctx.ents.get(tok.i)
     if ent is not None and ent.label_ in SKIP_ENT_LABELS:
         return None
@@ -777,7 +845,20 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         end = inner.i
     if end + 1 < len(tok.doc) and tok.doc[end + 1].tag_ == "POS" and tok.dep_ in {"pobj", "dobj", "attr"}:
         end += 1  # "at St Anne's", "at McDonald's": the possessive is part of the name
-    return _strip_det(tok.doc[start : end + 1], keep_possessive=tok.dep_ in {"pobj", "dobj", "attr"})
+    # a date the small model runs into the name ("my brother tom yesterday") is no part of it
+    end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if _is_date(t, ctx))])
+    name = _strip_det(tok.doc[start : end + 1], keep_possessive=tok.dep_ in {"pobj", "dobj", "attr"})
+    return _capitalised(name)
+
+
+def _is_date(tok: Token, ctx: _Ctx) -> bool:
+    ent = ctx.ents.get(tok.i)
+    return (ent is not None and ent.label_ in {"DATE", "TIME"}) or tok.lower_ in DATE_WORDS
+
+
+def _capitalised(name: str) -> str:
+    """Chat writes names in lower case ("katrin", "hamburg"): a name is stored capitalised."""
+    return " ".join(w[:1].upper() + w[1:] for w in name.split(" ")) if name.islower() else name
 
 
 def _strip_det(span: Span, keep_possessive: bool = False) -> str:
@@ -852,7 +933,7 @@ def _called_name(tok: Token, ctx: _Ctx) -> str | None:
 
 
 def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> None:
-    if verb.lemma_ == "be" and not any(c.dep_ == "auxpass" for c in verb.children):
+    if _is_be(verb) and not any(c.dep_ == "auxpass" for c in verb.children):
         subj_tok = next((c for c in verb.children if c.dep_ == "nsubj"), None)
         _copular(verb, subj_tok, subjects, past, ctx)
         return
@@ -862,17 +943,21 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         return
     if any(c.dep_ == "auxpass" for c in verb.children):
         if verb.lemma_ in {"marry", "engage"} and len(subjects) == 2:  # "Tom and I got married"
-            pred = "is-married-to" if verb.lemma_ == "marry" else "is-engaged-to"
+            pred = "is-married-to" if verb.lemma_ == "marry" else "has-partner"
             _emit(ctx, subjects[1], pred, subjects[0], 0.6, obj_tok=None, obj_type="person")
             return
         for subject in subjects:
             if not _hired(verb, subject, ctx):
                 _passive_state(verb, subject, past, ctx)
         return
+    if verb.lemma_ in MOVE_VERBS and _moved(verb, subjects, ctx):
+        return
     base = _verb_form(verb, past)
     prt = [c.lower_ for c in verb.children if c.dep_ == "prt"]
     pred = _kebab(" ".join([base, *prt]))
     for subject in subjects:
+        if _engaged(verb, subject, ctx):
+            continue
         _named_possessions(verb, subject, ctx)
         if _work_facts(verb, subject, past, ctx):
             continue
@@ -881,6 +966,175 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         if verb.i not in ctx.dropped:  # "married now :) jonas and lena lol": too loose without a subject
             _direct_objects(verb, subject, pred, ctx)
         _prep_objects(verb, subject, pred, ctx)
+
+
+def _is_be(verb: Token) -> bool:
+    """'be', and the 'm' of chat's "im"/"i m" (the tokenizer splits it off and loses the lemma)."""
+    return verb.lemma_ == "be" or (verb.lower_ == "m" and verb.i > 0 and verb.doc[verb.i - 1].lower_ == "i")
+
+
+def _moved(verb: Token, subjects: list[str], ctx: _Ctx) -> bool:
+    """'we moved last month, now in Bristol' -> lives-in Bristol; 'we moved!!' keeps the mover for
+    the next sentence ('hamburg altona.', 'now in Leeds'). True when the clause was read here."""
+    if _is_irrealis(verb) or not _is_past(verb) or ctx.me not in subjects:
+        return False
+    preps = [c for c in verb.children if c.dep_ == "prep"]
+    if any(c.dep_ == "dobj" for c in verb.children) or any(p.lower_ not in {"in"} for p in preps):
+        return False
+    found = False
+    for prep in preps:  # "moved, now in X": the parser hangs "in X" on the move
+        if prep.i > 0 and verb.doc[prep.i - 1].lower_ in {"now", "currently"}:
+            for pobj in _pobjs(prep):
+                name = _name_of(pobj, ctx)
+                if name:
+                    _emit(ctx, ctx.me, "lives-in", name, 0.6, obj_tok=pobj)
+                    found = True
+    if not preps and not any(c.dep_ == "prt" for c in verb.children):
+        ctx.moved = ctx.me
+    return found
+
+
+def _fragments(sent: Span, ctx: _Ctx) -> None:
+    """Chat lines without a verb, the speaker's: 'salary 54k now', 'rent: 1200/month', 'new job:
+    Acme', 'Current job: barista at Grindhouse', 'new role - senior buyer at X', and after a move
+    with no place ('we moved!!'): 'now in Leeds', 'hamburg altona.'.
+
+    Only a line that opens with the key word (after 'update:', 'my', 'new', ...) and has no
+    conditional, modal or question in it; the value must follow the key at once."""
+    words = [t for t in sent if not t.is_space]
+    if any(t.lower_ in FRAGMENT_IRREALIS for t in words) or sent.text.rstrip().endswith("?"):
+        return
+    i = 0
+    while i < len(words) and (words[i].is_punct or words[i].lower_ in FRAGMENT_LEADS):
+        i += 1
+    moved, ctx.moved = ctx.moved, None
+    if moved is not None:
+        _moved_to(words[i:], moved, ctx)
+    while i < len(words) and words[i].lower_ in FRAGMENT_OWNERS:
+        i += 1
+    if i + 1 >= len(words):
+        return
+    key = words[i].lower_
+    if key == "base" and words[i + 1].lower_ in SALARY_NOUNS:
+        i += 1
+    if key == "job" and words[i + 1].lower_ == "title":
+        key, i = "title", i + 1
+    j = i + 1
+    while j < len(words) and (words[j].lower_ in FRAGMENT_GLUE or words[j].text in {":", "-", "–", "—", "="}):
+        j += 1
+    if j >= len(words) or (j == i + 1 and key in FRAGMENT_JOB_KEYS and words[j].pos_ == "VERB"):
+        return
+    if key in PAY_WORDS:
+        value = _money_value(words[j], ctx) or _amount(words[j])
+        if value and _big_enough(value):
+            pred = "has-rent" if key in {"rent", "mortgage"} else "has-salary"
+            _emit(ctx, ctx.me, pred, value, 0.55, obj_tok=None)
+    elif key in FRAGMENT_JOB_KEYS or key in FRAGMENT_ROLE_KEYS:
+        _job_fragment(words[j:], key in FRAGMENT_ROLE_KEYS, ctx)
+
+
+def _big_enough(value: str) -> bool:
+    """An amount of pay or rent: 'k', or at least 100 ('salary 2 days late' is no salary)."""
+    digits = re.sub(r"[.,](\d{3})", r"\1", value)
+    number = re.search(r"\d+", digits)
+    if number is None:
+        return False
+    return int(number.group()) >= 100 or bool(re.search(r"\d\s*[kK]", value))
+
+
+def _name_run(words: list[Token]) -> str | None:
+    """The proper name the words open with ('Harrow & Finch', 'Brightwell Labs')."""
+    end = 0
+    while end < len(words) and (
+        words[end].pos_ == "PROPN"
+        or (
+            words[end].text in {"&", "and"}
+            and end + 1 < len(words)
+            and words[end + 1].pos_ == "PROPN"
+            and end > 0
+        )
+    ):
+        end += 1
+    if end == 0 or not words[0].text[:1].isupper():
+        return None
+    return words[0].doc[words[0].i : words[end - 1].i + 1].text
+
+
+def _job_fragment(words: list[Token], role_key: bool, ctx: _Ctx) -> None:
+    """'Brightwell Labs!' (an employer) or 'barista at Grindhouse' / 'senior buyer' (a title)."""
+    name = _name_run(words)
+    if name is not None and not role_key:
+        _emit(ctx, ctx.me, _workplace_pred(name, False), name, 0.55, obj_tok=None, obj_type="organization")
+        return
+    end = 0
+    while (
+        end < len(words) and end < 6 and words[end].is_alpha and words[end].pos_ in {"NOUN", "ADJ", "PROPN"}
+    ):
+        end += 1
+    if end == 0 or not (_is_job(words[end - 1]) or words[end - 1].lower_ in TITLE_HEADS):
+        return
+    title = words[0].doc[words[0].i : words[end - 1].i + 1].text
+    _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.55, obj_tok=None)
+    if end + 1 < len(words) and words[end].lower_ in {"at", "with", "for"}:
+        org = _name_run(words[end + 1 :])
+        if org:
+            _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.55, obj_tok=None, obj_type="organization")
+
+
+def _moved_to(words: list[Token], mover: str, ctx: _Ctx) -> None:
+    """After 'we moved!!': a line that is only a place ('hamburg altona.', 'now in Leeds')."""
+    while words and words[0].lower_ in {"now", "finally", "currently", "in", "to"}:
+        words = words[1:]
+    body = [t for t in words if not t.is_punct]
+    if not body or len(body) > 3 or len(words) - len(body) > 1:
+        return
+    if not all(t.is_alpha and t.pos_ in {"PROPN", "NOUN"} and not t.is_stop for t in body):
+        return
+    if not any(t.pos_ == "PROPN" or ctx.ents.get(t.i) is not None for t in body):
+        return
+    place = _capitalised(body[0].doc[body[0].i : body[-1].i + 1].text)
+    _emit(ctx, mover, "lives-in", place, 0.55, obj_tok=None, obj_type="location")
+
+
+def _home_costs(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
+    """'The flat is smaller but only 950 euro a month' -> has-rent: a home's monthly amount.
+
+    A home priced in the thousands is bought, not rented: only amounts under 10,000 (or said
+    per month) count, and nothing when the line speaks of buying, a price or a deposit."""
+    if subj_tok.lemma_.lower() not in HOME_NOUNS or ctx.message.role != "user" or _is_irrealis(verb):
+        return
+    dets = {c.lower_ for c in subj_tok.children if c.dep_ in {"det", "poss"}}
+    if dets - {"the", "my", "our", "this"}:
+        return
+    sent = verb.sent
+    if any(t.lemma_.lower() in PURCHASE_WORDS for t in sent):
+        return
+    for tok in verb.subtree:
+        value = _money_value(tok, ctx) or (_amount(tok) if tok.like_num else None)
+        if not value:
+            continue
+        digits = re.sub(r"[^\d]", "", value.split(".")[0] if re.search(r"\.\d{2}$", value) else value)
+        monthly = any(t.lower_ in {"month", "monthly", "pcm", "pm", "warm", "cold"} for t in sent)
+        if digits and (monthly or int(digits) < 10000) and int(digits) >= 100:
+            _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
+            return
+
+
+def _engaged(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I got engaged to Daniel', 'we got married to ...': a partner now, whatever the tense."""
+    if verb.lemma_ not in {"get", "become"}:
+        return False
+    found = False
+    for acomp in (c for c in verb.children if c.dep_ in {"acomp", "oprd", "xcomp"}):
+        if acomp.lower_ not in {"engaged", "married"}:
+            continue
+        for pobj in (p for prep in _preps(acomp, verb, {"to"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx, person=True)
+            if name:
+                pred = "has-partner" if acomp.lower_ == "engaged" else "is-married-to"
+                _emit(ctx, subject, pred, name, 0.6, obj_tok=None, obj_type="person")
+                found = True
+    return found
 
 
 def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
@@ -929,6 +1183,9 @@ def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
         names = [_called_name(dobj, ctx)]
         for appos in (c for c in dobj.children if c.dep_ == "appos"):  # "two kids, Lily and Ben"
             names += [_name_of(t, ctx, person=True) for t in [appos, *_conjuncts(appos)]]
+        if dobj.lower_ in MULTIPLE_BIRTHS or (dobj.tag_ == "NNS" and _is_kin(dobj)):
+            # "We have twins, Noah and Ella": the parser makes the names conjuncts of "twins"
+            names += [_name_of(t, ctx, person=True) for t in _conjuncts(dobj) if t.pos_ == "PROPN"]
         for name in names:
             if name:
                 _emit(ctx, subject, _relation_predicate(dobj), name, 0.6, obj_tok=None, obj_type="person")
@@ -1032,7 +1289,12 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     now = any(c.dep_ == "advmod" and c.lower_ == "now" for c in attr.head.children) or any(
         c.dep_ == "amod" and c.lower_ == "new" for c in attr.children
     )
-    if not past and attr.pos_ in {"NOUN", "PROPN"} and (now or not has_det) and _is_title(attr):
+    if (
+        not past
+        and attr.pos_ in {"NOUN", "PROPN"}
+        and (now or not has_det)
+        and (_is_title(attr) or _is_job(attr))
+    ):
         obj = _object_phrase(attr, ctx, with_of=True, prefer_name=False)
         if obj:  # "I'm now Head of Design", "I'm now a team lead": the current job title
             _emit(ctx, subject, "has-role", _drop_new(obj), 0.6, obj_tok=None)
@@ -1049,7 +1311,9 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     if det not in {None, "a", "an", "the"}:
         return
     obj = _object_phrase(attr, ctx, with_of=True)
-    if obj:
+    if obj and not past and _is_job(attr):  # "Sara is a nurse": her job now, one at a time
+        _emit(ctx, subject, "has-role", _drop_new(obj), 0.6, obj_tok=None)
+    elif obj:
         _emit(ctx, subject, f"{be}-a", _drop_new(obj), 0.6, obj_tok=None)
     _org_of_role(attr, subject, past, ctx)
 
@@ -1112,15 +1376,20 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         subj_tok, poss = poss, next((c for c in poss.children if c.dep_ == "poss"), None)
         if poss is None:  # "My husband's name is Tom": the relation is the husband
             return
-    if poss is None:  # chat drops the "my": "Salary is £61,000", "rent is only 980 euro"
-        bare = not any(c.dep_ in {"det", "poss", "prep"} for c in subj_tok.children)
-        if not bare or subj_tok.lower_ not in VALUE_NOUNS or ctx.message.role != "user":
+    if poss is None:  # chat drops the "my": "Salary is £61,000", "rent is only 980 euro", "The base is $X"
+        dets = [c.lower_ for c in subj_tok.children if c.dep_ in {"det", "poss", "prep"}]
+        bare = not dets or (dets == ["the"] and subj_tok.lower_ in PAY_WORDS)
+        if not bare or subj_tok.lower_ not in PAY_WORDS or ctx.message.role != "user":
             return
         owner: str | None = ctx.me
     else:
         owner = _owner(poss, ctx, subj_tok)
-    pred = _relation_predicate(subj_tok)
+    pred = "has-salary" if subj_tok.lower_ == "base" else _relation_predicate(subj_tok)
     value = _value_of(attr, ctx)
+    if value is None and subj_tok.lower_ in PAY_WORDS:
+        value = _amount(attr)
+    if (poss is None or subj_tok.lower_ == "base") and not (value and _has_digit(value)):
+        return  # a bare "base"/"salary" subject holds only an amount
     if value is None and pred == "has-role":  # "my new title is senior engineer"
         value = _object_phrase(attr, ctx, with_of=True)
     if owner and value and owner != value:
@@ -1136,7 +1405,9 @@ def _value_of(attr: Token, ctx: _Ctx) -> str | None:
         return money
     amount = [c for c in attr.children if c.dep_ == "nummod" and c.i < attr.i]
     if attr.pos_ == "NOUN" and amount:  # "1,450 euros" when NER misses the money span
-        return attr.doc[amount[0].i : attr.i + 1].text
+        if attr.lower_ in CURRENCY_WORDS:
+            return attr.doc[amount[0].i : attr.i + 1].text
+        return _amount(amount[0])  # "980 euro warm": the amount and its currency
     return _name_of(attr, ctx)
 
 
@@ -1159,6 +1430,8 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _bracketed_age(tok, ctx)
         if tok.pos_ == "PROPN":
             _compound_relation(tok, ctx)
+        if tok.pos_ in {"NOUN", "ADJ"} and (_is_kin(tok) or tok.lemma_.lower() in WORK_NOUNS):
+            _lowercase_relation(tok, ctx)
         if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
             _adjacent_relation(tok, ctx)
         if tok.pos_ != "NOUN" or not any(c.dep_ == "poss" for c in tok.children):
@@ -1223,6 +1496,40 @@ def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
                 _emit(
                     ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun)
                 )
+
+
+def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
+    """'my boyfriend jonas wants ...', 'met my new boss priya': a lower-case word right after a
+    possessed relation noun, which the parse ties to it, is that person's name (capitalised)."""
+    doc = noun.doc
+    if noun.i + 1 >= len(doc):
+        return
+    nxt = doc[noun.i + 1]
+    low = nxt.lower_
+    if not (nxt.is_lower and nxt.is_alpha and len(low) > 1) or nxt.pos_ not in {"NOUN", "PROPN"}:
+        return
+    if nxt.is_stop or low in NOT_NAMES or low.endswith(NOT_NAME_ENDINGS) or _is_date(nxt, ctx):
+        return
+    if low in JOB_TITLE_NOUNS or low in FAMILY_NOUNS or low in WORK_NOUNS or low in RELATION_PREDICATES:
+        return
+    tied = (
+        (nxt.dep_ == "appos" and nxt.head.i == noun.i)
+        or (noun.dep_ == "compound" and noun.head.i == nxt.i)
+        or (nxt.head.i == noun.head.i and nxt.dep_ == noun.dep_ and nxt.head.i != nxt.i)
+    )
+    after = doc[nxt.i + 1] if nxt.i + 1 < len(doc) else None
+    if not tied or (
+        after is not None and after.pos_ in {"NOUN", "PROPN"} and after.is_lower and not _is_date(after, ctx)
+    ):
+        return
+    poss = next((c for t in (noun, nxt) for c in t.children if c.dep_ == "poss"), None)
+    owner = _owner(poss, ctx, noun) if poss is not None else None
+    if owner is None:
+        return
+    name = _capitalised(nxt.text)
+    ctx.names[nxt.i] = name
+    if owner != name:
+        _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
 
 
 def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
@@ -1338,6 +1645,28 @@ def _money_value(tok: Token, ctx: _Ctx) -> str | None:
         start += 1  # "about $70,000", "up to $95,000", "a $5,000": the amount
     text = doc[start:end].text
     return text if any(c.isdigit() for c in text) else None
+
+
+def _has_digit(text: str) -> bool:
+    return any(c.isdigit() for c in text)
+
+
+def _amount(tok: Token) -> str | None:
+    """An amount the NER missed: '54.000', '1.240 euro', '980 euro warm' -> '980 euro', '1200/month'."""
+    doc = tok.doc
+    num = (
+        tok
+        if _has_digit(tok.text)
+        else next((c for c in tok.children if c.dep_ == "nummod" and _has_digit(c.text)), None)
+    )
+    if num is None:
+        return None
+    start = num.i - 1 if num.i > 0 and doc[num.i - 1].is_currency else num.i
+    end = num.i + 1
+    if end < len(doc) and doc[end].lower_ in CURRENCY_WORDS | {"€", "$", "£"}:
+        end += 1
+    text = doc[start:end].text.split("/")[0]
+    return text if _has_digit(text) and len(text) <= 20 else None
 
 
 def _is_school(name: str) -> bool:
@@ -1537,6 +1866,12 @@ def _role_as(tok: Token, verb: Token, subject: str, ctx: _Ctx) -> bool:
                     _emit(ctx, subject, "has-role", _drop_new(obj), 0.55, obj_tok=None)
                     found = True
     return found
+
+
+def _is_job(noun: Token) -> bool:
+    """A noun naming an occupation ("nurse", "senior translator"); students study, they hold no job."""
+    lemma = noun.lemma_.lower()
+    return lemma in JOB_TITLE_NOUNS and lemma not in STUDENT_NOUNS and noun.pos_ in {"NOUN", "PROPN"}
 
 
 def _is_title(attr: Token) -> bool:
