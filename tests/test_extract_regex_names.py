@@ -44,6 +44,10 @@ def test_a_name_addressed_at_the_start_is_found(text: str, name: str) -> None:
         "Unfortunately, the flat was gone.",
         "Anyways, back to the plan.",
         "Together, we painted the whole fence.",
+        "Morning, everyone!",
+        "Btw, the rent went up.",
+        "Regardless, we signed the lease.",
+        "Eventually, the train came.",
     ],
 )
 def test_a_sentence_opening_interjection_or_adverb_is_not_a_name(text: str) -> None:
@@ -102,3 +106,16 @@ def test_a_possessive_before_a_family_word_still_ends_the_name() -> None:
     values = names("We met Priya's Mom at the market.")
     assert "Priya" in values
     assert not any("'" in v for v in values)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Mia's birthday!", "Mia"),
+        ("Charles's brother", "Charles"),
+        ("Leo's four now.", "Leo"),
+        ("Dana's wedding today, so I'm off.", "Dana"),
+    ],
+)
+def test_a_possessive_noun_ending_the_clause_still_names_its_owner(text: str, name: str) -> None:
+    assert name in names(text)

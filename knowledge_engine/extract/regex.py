@@ -151,7 +151,9 @@ _NOT_ADDRESSED_WORDS = (
     "Meh Mom Mum Nah Neat Nevertheless Nonetheless Omg Oops Otherwise Ouch Overall Perfect Personally "
     "Phew Plus Right Sadly Seriously Shoot Sis Stunning Sweet Sweetie Therefore Thus Totally True "
     "Ugh Uh Um Unfortunately Weird Whoa Whoops Woah Wonderful Yay Yeah Yes Yikes Yup Pal Oof Gotcha Yea "
-    "Yum Together Woohoo Bummer Cheers Hurray Ahoy Alrighty Okey Agree Noted Understood Deal"
+    "Yum Together Woohoo Bummer Cheers Hurray Ahoy Alrighty Okey Agree Noted Understood Deal Btw Fyi Imo "
+    "Tbh Idk Ngl Morning Evening Afternoon Night Listen Whew Argh Kudos Likewise Regardless Hence Granted "
+    "Duh Voila Boo Shh Psst Bingo Welp"
 )
 _NOT_ADDRESSED = frozenset(_NOT_ADDRESSED_WORDS.split())
 # After a sentence-opening "Word's", these say the 's is "is" or "has" ("Life's so short", "Art's been
@@ -165,6 +167,17 @@ _IS_HAS_CUES_WORDS = (
     "how why where when who"
 )
 _IS_HAS_CUES = frozenset(_IS_HAS_CUES_WORDS.split())
+# Adjectives that end a clause as a predicate ("Rent's high.", "Life's good, but"), and endings of more.
+_PREDICATES_WORDS = (
+    "good great bad hard tough short long easy fun funny crazy busy amazing awesome beautiful wonderful "
+    "weird strange interesting rough fine okay ok nice cool better worse best worst perfect tight high low "
+    "expensive cheap slow fast quiet loud hot cold warm boring exciting exhausting relaxing tiring annoying "
+    "frustrating overwhelming insane wild brutal hectic chaotic calm lovely sweet tricky messy scary sad "
+    "happy lucky important precious special different same real true right wrong free full empty new old "
+    "big small huge tiny great healthy sick ready done over gone back"
+)
+_PREDICATES = frozenset(_PREDICATES_WORDS.split())
+_PREDICATE_ENDINGS = ("ful", "ous", "less", "able", "ible")
 # After "Word's", a Title-case word makes a title ("Charlotte's Web", "Grey's Anatomy"), but not
 # a family or role word, which names the person's relative ("Nora's Mom").
 _RELATIVES_WORDS = (
@@ -354,9 +367,9 @@ def _finish_segment(words: list[str], start: int, end: int, out: list[_Hit]) -> 
         out.append((" ".join(words), "unknown", start, end))
 
 
-# "Word's" then a cue word, an "-ly" adverb or an "-ed" participle, or one word and then the end of a
-# clause, a conjunction, preposition or adverb of time ("Rent's high, but", "Art's great for", "Work's
-# busy today"): the 's is "is" or "has".
+# "Word's" then a cue word, an "-ly" adverb or an "-ed" participle, or a predicate adjective and then
+# the end of a clause, a conjunction or an adverb of time ("Rent's high, but", "Art's great for",
+# "Work's busy today"): the 's is "is" or "has".
 _IS_HAS = re.compile(
     r"['’]s(?:[ \t]++(?:([a-z]++)(?![\w'’-])"
     r"([ \t]*+(?:[.,!?;:)]|$)|[ \t]++(?:but|and|for|to|when|because|if|as|too|today|tonight|now|lately|again"
@@ -373,9 +386,10 @@ def _is_has(text: str, end: int) -> bool:
     if m is None:
         return False
     word = m.group(1)
-    if word is None or m.group(2) is not None:
-        return True  # "Life's." or "Life's good." (a possessive names a thing before the clause ends)
-    return word in _IS_HAS_CUES or word.endswith("ly") or (len(word) > 4 and word.endswith("ed"))
+    if word is None or word in _IS_HAS_CUES or word.endswith("ly") or (len(word) > 4 and word.endswith("ed")):
+        return True
+    # One word, then the clause ends ("Life's good!", but "Mia's birthday!"): only a predicate.
+    return m.group(2) is not None and (word in _PREDICATES or word.endswith(_PREDICATE_ENDINGS))
 
 
 def _looks_addressed(word: str) -> bool:
