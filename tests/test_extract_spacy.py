@@ -175,3 +175,38 @@ def test_concurrent_loads_share_one_pipeline(tier: SpacyTier) -> None:
     with ThreadPoolExecutor(max_workers=8) as pool:
         loaded = list(pool.map(lambda _: load_nlp(MODEL), range(16)))
     assert all(nlp is tier.nlp for nlp in loaded)
+
+
+def _session(texts: list[tuple[str, str]], session: str | None = "s1") -> list[set[tuple[str, str, str]]]:
+    tier = SpacyTier(SpacyConfig(workers=0))
+    msgs = [
+        Message(id=f"p{i}", text=t, role=r, session=session, speaker="Lena" if r == "user" else None)
+        for i, (r, t) in enumerate(texts)
+    ]
+    return [{(f.subject, f.predicate, f.object) for f in ex.facts} for ex in tier.extract(msgs)]
+
+
+def test_he_or_she_opening_a_message_is_the_person_named_last_in_the_session() -> None:
+    facts = _session(
+        [
+            ("user", "my boyfriend jonas got an offer from a company in hamburg"),
+            ("assistant", "That's exciting! How do you feel about it?"),
+            ("user", "not sure. we live in Neukölln"),
+            ("user", "he works at Airbus now"),
+            ("user", "my sister Ana and my brother Leo visited"),
+            ("user", "she is a dentist"),
+        ]
+    )
+    assert ("Lena", "has-partner", "Jonas") in facts[0]
+    assert facts[3] == {("Jonas", "works-at", "Airbus")}
+    assert facts[5] == set()  # two people named last: ambiguous
+
+
+def test_pronoun_without_a_session_or_a_named_person_gives_nothing() -> None:
+    assert (
+        _session([("user", "my boyfriend jonas is lovely"), ("user", "he works at Airbus now")], None)[1]
+        == set()
+    )
+    assert _session([("user", "he works at Airbus now")])[0] == set()
+    # a thing named before the pronoun may be what it means: "mochi ... she is 7" is the cat
+    assert _session([("user", "my sister Ana is here"), ("user", "just mochi. she is 7")])[1] == set()

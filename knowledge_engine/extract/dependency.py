@@ -475,6 +475,8 @@ WH_TAGS = {"WP", "WRB", "WDT", "WP$"}
 # A fact value: letters, digits and the punctuation of names, emails, URLs and amounts.
 CLEAN_VALUE = re.compile(r"^[\w€$£¥][\w .,'’&@/:+%€$£¥-]*$")
 MAX_VALUE_WORDS = 8
+# Subject of a he/she the message cannot resolve (see extract_triples' keep_pronouns).
+PRONOUN = "__pronoun__"
 DATE_WORDS = {"today", "yesterday", "tomorrow", "tonight", "now", "lately", "recently"}
 # Words that follow a relation noun without being a name ("my boss meeting", "my sister's wedding").
 NOT_NAMES = _words(
@@ -509,16 +511,20 @@ class _Ctx:
 # --------------------------------------------------------------------------- public API
 
 
-def extract_triples(doc: Doc, message: Message) -> list[FactCandidate]:
+def extract_triples(doc: Doc, message: Message, keep_pronouns: bool = False) -> list[FactCandidate]:
     """Triples from one parsed message; the speaker resolves first-person subjects.
 
+    With `keep_pronouns`, a he/she of a user message that names nobody before it gives facts
+    whose subject is `PRONOUN`, for the caller to resolve from earlier messages of the session
+    (spacy_ner.SessionPeople); without it they are dropped.
     A doc without a dependency parse (parser disabled) is a counted skip, not an error.
     """
     if not doc.has_annotation("DEP"):
         counters.inc("extract.spacy.facts_skipped_unparsed")
         return []
     try:
-        return _extract(doc, message)
+        facts = _extract(doc, message)
+        return facts if keep_pronouns else [f for f in facts if f.subject != PRONOUN]
     except Exception as exc:  # a parse shape the rules did not foresee must not stop ingestion
         counters.inc("extract.spacy.facts_failed")
         emit("facts.spacy.failed", level=logging.WARNING, message_id=message.id, error=type(exc).__name__)
@@ -1607,11 +1613,16 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
         for ent in set(ctx.ents.values())
         if ent.label_ == "PERSON" and ent.end <= pron.i and ent.text.strip()
     }
-    names |= {f.object for f in ctx.out if f.object_type == "person" and f.predicate in PERSON_PREDICATES}
+    related = (f for f in ctx.out if f.object_type == "person" and f.predicate.startswith(("has-", "is-")))
+    names |= {f.object for f in related}
     names = {n for n in names if n != ctx.me}
     folded = {n.casefold() for n in names}
     # "Dana" and "Dana Reyes" are one person
     distinct = {n for n in folded if not any(o != n and o.startswith(n + " ") for o in folded)}
+    if not distinct and ctx.message.role == "user" and not any(
+        t.pos_ in {"NOUN", "PROPN"} for t in pron.doc[: pron.i]
+    ):
+        return PRONOUN  # the message opens with he/she ("he said yes to airbus"): an earlier one's
     if len(distinct) != 1:
         return None
     return max(names, key=len)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import SpacyConfig
@@ -98,6 +99,7 @@ class SpacyTier:
         self._pool_lock = threading.Lock()
         self._unavailable = False
         self._closed = False
+        self.people = SessionPeople()
 
     @property
     def nlp(self) -> Language | None:
@@ -129,8 +131,10 @@ class SpacyTier:
             return [Extraction(message_id=m.id) for m in messages]
         pool = self._ensure_pool()
         if pool is None:
-            return self.extract_here(messages)
-        return pool.extract(messages, self.config.batch_size, self.max_chars, self.extract_here)
+            out = self.extract_here(messages)
+        else:
+            out = pool.extract(messages, self.config.batch_size, self.max_chars, self.extract_here)
+        return self.people.resolve(messages, out)
 
     def extract_here(self, messages: list[Message]) -> list[Extraction]:
         """The tier in this process: what each worker runs, and the fallback."""
@@ -222,13 +226,74 @@ class SpacyTier:
         facts: list[FactCandidate] = []
         if self.config.facts:
             try:
-                facts = list(dependency.extract_triples(doc, message))
+                facts = list(dependency.extract_triples(doc, message, keep_pronouns=True))
             except Exception as exc:
                 counters.inc("extract.spacy.facts_failed")
                 log.warning("dependency facts failed for message %s: %s", message.id, type(exc).__name__)
         return Extraction(
             message_id=message.id, mentions=typed_by_facts(mentions, facts, doc.text), facts=facts
         )
+
+
+class SessionPeople:
+    """The person each session's user named last, for a he/she that opens a later message.
+
+    "my boyfriend jonas got an offer from airbus" ... (next message) "he said yes to airbus":
+    the dependency tier gives the second fact the subject `dependency.PRONOUN`; here, in message
+    order, it becomes the one person the user's last message naming people named, and is
+    dropped when that message named two or more (ambiguous), when nobody was named, or when the
+    message has no session. Kept in memory only (a restart forgets it), bounded per session.
+    """
+
+    def __init__(self, limit: int = 2048) -> None:
+        self.limit = limit
+        self._last: OrderedDict[tuple[str | None, str], str | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def resolve(self, messages: list[Message], extractions: list[Extraction]) -> list[Extraction]:
+        with self._lock:
+            return [self._one(m, ex) for m, ex in zip(messages, extractions, strict=False)]
+
+    def _one(self, msg: Message, ex: Extraction) -> Extraction:
+        key = (msg.agent_id, msg.session) if msg.session and msg.role == "user" else None
+        if any(f.subject == dependency.PRONOUN for f in ex.facts):
+            who = self._last.get(key) if key is not None else None
+            facts = [
+                f if f.subject != dependency.PRONOUN else f.model_copy(update={"subject": who})
+                for f in ex.facts
+                if f.subject != dependency.PRONOUN or who
+            ]
+            seen: set[tuple[str, str, str]] = set()
+            kept = []
+            for f in facts:
+                k = (f.subject.casefold(), f.predicate, f.object.casefold())
+                if k not in seen:
+                    seen.add(k)
+                    kept.append(f)
+            ex = ex.model_copy(update={"facts": kept})
+        if key is not None:
+            named = _people_named(msg, ex)
+            if named:
+                self._last[key] = named[0] if len(named) == 1 else None
+                self._last.move_to_end(key)
+                while len(self._last) > self.limit:
+                    self._last.popitem(last=False)
+        return ex
+
+
+def _people_named(msg: Message, ex: Extraction) -> list[str]:
+    """Distinct people a message names other than its speaker ("Dana" and "Dana Reyes" are one)."""
+    me = {(msg.speaker or "").strip().casefold(), "user", "assistant", ""}
+    names = [f.object for f in ex.facts if f.object_type == "person"]  # the relations' spelling first
+    names += [f.subject for f in ex.facts if f.subject_type == "person"]
+    names += [m.value for m in ex.mentions if m.type == "person"]
+    folded: dict[str, str] = {}
+    for name in names:
+        key = name.strip().casefold()
+        if key not in me and key != dependency.PRONOUN:
+            folded.setdefault(key, name)
+    distinct = [k for k in folded if not any(o != k and o.startswith(k + " ") for o in folded)]
+    return [folded[d] for d in distinct]
 
 
 def entity_mentions(doc: Doc) -> list[Mention]:
