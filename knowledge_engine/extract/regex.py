@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator
 
 from knowledge_engine.config import RegexConfig
 from knowledge_engine.model.extraction import Extraction, Mention
-from knowledge_engine.model.records import EntityType, Message, initial_importance
+from knowledge_engine.model.records import BASE_IMPORTANCE, EntityType, Message
+from knowledge_engine.model.records import initial_importance as initial_importance  # re-exported
 from knowledge_engine.observe import counters, log
 
 # --------------------------------------------------------------------------- importance
@@ -604,7 +605,8 @@ def _mention_fields(text: str, limit: int) -> list[dict[str, object]]:
             "tier": "regex",
             "start": start,
             "end": end,
-            "importance": initial_importance(type_, value),
+            # initial_importance, inlined: the tier's values have no surrounding spaces
+            "importance": BASE_IMPORTANCE.get(type_) or (0.5 if " " in value else 0.3),
         }
         for value, type_, start, end in kept
     ]
@@ -636,8 +638,10 @@ class RegexTier:
     def _one(self, message: Message) -> Extraction:
         try:
             fields = _mention_fields(message.text, self.limit)
-            if fields:  # one validation for the message and its mentions (cheaper than one per mention)
-                return _validate_extraction({"message_id": message.id, "mentions": fields})
+            # One validation for the message and its mentions (cheaper than one per mention).
+            return _validate_extraction(
+                {"message_id": message.id, "mentions": fields} if fields else {"message_id": message.id}
+            )
         except Exception as exc:  # a bug here must cost one message, never the batch
             counters.inc("extract.regex.failed")
             log.warning("regex extraction failed for message %s: %s", message.id, type(exc).__name__)
