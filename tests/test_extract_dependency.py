@@ -355,3 +355,37 @@ def test_assistant_speaker_is_not_typed_as_person(nlp: Language) -> None:
 )
 def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, expected: Triples) -> None:
     assert triples(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # managers named bare, ahead of time, or in a verbless line; a supervisor stays one
+        ("new team lead is Petra Lind, started monday", {("Maya", "has-manager", "Petra Lind")}),
+        ("manager will be tomas, he interviewed me", {("Maya", "has-manager", "Tomas")}),
+        ("my teamlead will be Birgit Sommer, she seems nice.", {("Maya", "has-manager", "Birgit Sommer")}),
+        ("my boss will be thrilled about that", set()),
+        ("new boss: grace obi. seems fair", {("Maya", "has-manager", "Grace Obi")}),
+        ("my supervisor is Dr Helen Park", {("Maya", "has-supervisor", "Dr Helen Park")}),
+        # verbless job lines, studies and traineeships, a start at a school, a home's monthly amount
+        (
+            "senior pharmacist at Boots Galway, since March",
+            {("Maya", "has-role", "senior pharmacist"), ("Maya", "works-at", "Boots Galway")},
+        ),
+        ("head chef from next month!!", {("Maya", "has-role", "head chef")}),
+        ("new job: weekends at Halfords, just till christmas", {("Maya", "works-at", "Halfords")}),
+        ("I'm doing a PhD at the University of Leeds", {("Maya", "studies-at", "University of Leeds")}),
+        (
+            "currently doing an internship at Deloitte",
+            {("Maya", "works-at", "Deloitte"), ("Maya", "has-role", "intern")},
+        ),
+        ("Dev starts year 7 at Park View Academy in September.", {("Dev", "attends", "Park View Academy")}),
+        ("£950 a month, 1 bed, near the station", {("Maya", "has-rent", "£950")}),
+        ("£3,000 a month after tax, not bad", set()),
+        ("Carmen is coming from Seville for the wedding.", set()),
+    ],
+)
+def test_work_and_home_lines_of_issue_14(
+    triples: Callable[..., Triples], text: str, expected: Triples
+) -> None:
+    assert triples(text) == expected

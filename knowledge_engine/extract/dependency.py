@@ -238,8 +238,8 @@ RELATION_PREDICATES = {
     ),
     **dict.fromkeys(["mum", "mom", "mother", "mam", "mommy", "mummy"], "has-mother"),
     **dict.fromkeys(["dad", "father", "daddy", "papa"], "has-father"),
-    **dict.fromkeys(["boss", "manager", "line-manager"], "has-manager"),
-    **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation"], "has-salary"),
+    **dict.fromkeys(["boss", "manager", "line-manager", "teamlead", "team-lead"], "has-manager"),
+    **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation", "stipend"], "has-salary"),
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
 }
 MOVE_VERBS = {"move", "relocate"}
@@ -262,8 +262,19 @@ PURCHASE_WORDS = {
     "sale",
     "offer",
 }
+DEGREE_NOUNS = _words(
+    """degree masters master's phd doctorate mba msc ma bsc ba beng meng mtech btech llm llb
+    diploma undergrad postgrad thesis dissertation apprenticeship"""
+) - {"apprenticeship"}
+TRAINEESHIPS = {
+    "internship": "intern",
+    "apprenticeship": "apprentice",
+    "traineeship": "trainee",
+    "residency": "resident",
+}
+MANAGER_NOUNS = {"manager", "boss", "teamlead", "line-manager"}  # a supervisor may be a PhD one
 MULTIPLE_BIRTHS = {"twins", "triplets", "quadruplets"}
-SALARY_NOUNS = {"salary", "pay", "income", "wage", "wages", "compensation"}
+SALARY_NOUNS = {"salary", "pay", "income", "wage", "wages", "compensation", "stipend"}
 HOME_NOUNS = {"house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow"}
 WORK_NOUNS = {"manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"}
 VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
@@ -388,6 +399,7 @@ SCHOOL_WORDS = {
     "basisschool",
     "school",
     "primary",
+    "secondary",
     "elementary",
     "kindergarten",
     "nursery",
@@ -485,6 +497,27 @@ NOT_NAMES = _words(
     kids baby visit trip holiday vacation flat apartment room phone bday anniversary
     situation drama issue problem news plan plans idea request approval lol haha ok"""
 )
+PLAIN_ADJECTIVES = _words(
+    """good nice great fine ok okay bad new old strict kind fair chill cool sound lovely mean rude
+    cheap costly strange weird sweet smart calm busy lazy harsh tough soft glad sad mad late away
+    back off out in on over done gone sick ill tired annoyed hard easy young senior junior"""
+)
+ADJECTIVE_ENDINGS = (
+    "y",
+    "ful",
+    "ous",
+    "ive",
+    "able",
+    "ible",
+    "al",
+    "ic",
+    "ed",
+    "ing",
+    "less",
+    "ish",
+    "ant",
+    "ent",
+)
 NOT_NAME_ENDINGS = ("ing", "tion", "ment", "ness", "ship", "ity", "ery", "ies")
 NAME_BREAKS = {"on", "in", "at", "from", "since", "for", "by", "with", "until", "next", "last"}
 MAX_SENTENCE_TOKENS = 60  # longer "sentences" are usually pasted text whose parse is unreliable
@@ -564,13 +597,20 @@ def _clause_roots(root: Token) -> list[Token]:
     if root.pos_ not in {"VERB", "AUX"}:
         roots += [c for c in root.children if c.dep_ in {"acl", "appos"} and _has_subject(c)]
         return roots
-    if root.lemma_ in HEDGE_VERBS:
+    if root.lemma_ in HEDGE_VERBS and not _judges_someone(root):
         return roots
     for child in root.children:
         if child.dep_ == "ccomp" and child.i < root.i and _has_subject(child) and not _has_mark(child, MARKS):
             # chains of run-on clauses: "Jenna got hired at X, so she's out of Y, she's thrilled"
             roots += _clause_roots(child) if child.lemma_ not in HEDGE_VERBS else []
     return roots
+
+
+def _judges_someone(root: Token) -> bool:
+    """'..., she seems nice': a remark on a named or third person, not a hedge on what came before
+    (as 'I think', 'it seems', 'they say' are)."""
+    subj = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    return root.lemma_ == "seem" and subj is not None and subj.lower_ in {"he", "she"}
 
 
 def _has_subject(verb: Token) -> bool:
@@ -600,6 +640,8 @@ def _is_irrealis(verb: Token) -> bool:
         if child.dep_ == "aux" and (child.tag_ == "MD" or low in MODALS):
             if low in SCHEDULED_MODALS and verb.lemma_ in SCHEDULED_VERBS:
                 continue  # "I'll start at Acme on June 8": a date set, not a plan
+            if low in SCHEDULED_MODALS and verb.lemma_ == "be" and _manager_subject(verb):
+                continue  # "my teamlead will be Birgit": who one reports to from the start
             return True
         if child.dep_ == "advmod" and (low in HEDGES or any(g.dep_ == "neg" for g in child.children)):
             return True
@@ -717,7 +759,14 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     Only in a user message, for a clause that opens the sentence with a past or -ing verb and has
     no subject, auxiliary or object clause of its own (imperatives use the base form: no fact).
     """
-    if ctx.message.role != "user" or verb.tag_ not in {"VBD", "VBG", "VBN"} or verb.lemma_ in LIGHT_VERBS:
+    training = verb.lemma_ == "do" and any(
+        c.dep_ == "dobj" and (c.lower_ in DEGREE_NOUNS or c.lower_ in TRAINEESHIPS) for c in verb.children
+    )  # "currently doing an internship at Deloitte"
+    if (
+        ctx.message.role != "user"
+        or verb.tag_ not in {"VBD", "VBG", "VBN"}
+        or (verb.lemma_ in LIGHT_VERBS and not training)
+    ):
         return []
     if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "aux", "auxpass", "csubj"} for c in verb.children):
         return []
@@ -798,6 +847,10 @@ def _relation_predicate(noun: Token) -> str:
     """'my husband' -> is-married-to, 'our son' -> has-child, 'my best friend' -> has-best-friend."""
     if noun.lower_ in MULTIPLE_BIRTHS:
         return "has-child"  # "our twins" are children; "my twin" (one) is a sibling
+    if _is_manager_noun(noun) and not any(
+        c.dep_ == "amod" and c.lower_ not in {"new", "current"} for c in noun.children
+    ):
+        return "has-manager"  # "my ward manager", "my line manager", "my team lead", "my teamlead"
     rel = _relation_noun(noun)
     doc = noun.doc
     lemma = noun.lemma_.lower()
@@ -808,6 +861,16 @@ def _relation_predicate(noun: Token) -> str:
     if noun.lemma_.lower() in SALARY_NOUNS:
         return "has-salary"  # "my base salary", "my annual salary"
     return RELATION_PREDICATES.get(rel, "has-" + rel)
+
+
+def _is_manager_noun(noun: Token) -> bool:
+    return noun.lemma_.lower() in MANAGER_NOUNS or (
+        noun.lemma_.lower() == "lead" and any(c.lower_ == "team" for c in noun.children)
+    )
+
+
+def _manager_subject(verb: Token) -> bool:
+    return any(c.dep_ == "nsubj" and _is_manager_noun(c) for c in verb.children)
 
 
 def _relation_noun(noun: Token) -> str:
@@ -1016,8 +1079,13 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
     moved, ctx.moved = ctx.moved, None
     if moved is not None:
         _moved_to(words[i:], moved, ctx)
+    if not any(t.pos_ in {"VERB", "AUX"} for t in words):
+        _title_line(words[i:], ctx)
+        _rent_line(words[i:], ctx)
     while i < len(words) and words[i].lower_ in FRAGMENT_OWNERS:
         i += 1
+    if i + 2 < len(words) and words[i].pos_ == "NOUN" and _is_manager_noun(words[i + 1]):
+        i += 1  # "new ward manager: ..."
     if i + 1 >= len(words):
         return
     key = words[i].lower_
@@ -1037,6 +1105,71 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, pred, value, 0.55, obj_tok=None)
     elif key in FRAGMENT_JOB_KEYS or key in FRAGMENT_ROLE_KEYS:
         _job_fragment(words[j:], key in FRAGMENT_ROLE_KEYS, ctx)
+    elif _is_manager_noun(words[i]) and j > i + 1:  # "new manager: kavya reddy", "boss - Dana Ortiz"
+        name = _name_run(words[j:]) or _lowercase_name_run(words[j])
+        if name:
+            _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+
+
+def _title_line(words: list[Token], ctx: _Ctx) -> None:
+    """A verbless line opening with a job title and where or since when: 'staff nurse at the QEUH,
+    ward 7B', 'charge nurse from 1st July!!' -> the speaker's role (and employer)."""
+    end = 0
+    while (
+        end < len(words) and end < 5 and words[end].is_alpha and words[end].pos_ in {"NOUN", "ADJ", "PROPN"}
+    ):
+        end += 1
+    if end == 0 or end >= len(words) or not _is_job(words[end - 1]) or words[end - 1].tag_ == "NNS":
+        return
+    nxt = words[end].lower_
+    rest = words[end + 1 :]
+    while rest and rest[0].lower_ in {"the", "a"}:
+        rest = rest[1:]
+    org = _name_run(rest) if nxt in {"at", "with"} else None
+    dated = nxt in {"from", "since"} and bool(rest) and _is_date(rest[0], ctx)
+    if not org and not dated:
+        return
+    title = words[0].doc[words[0].i : words[end - 1].i + 1].text
+    _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
+    if org:
+        _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _rent_line(words: list[Token], ctx: _Ctx) -> None:
+    """'£725 a month, 2 bed', '22k rent': an amount a verbless line gives a home for a month."""
+    if words and words[0].is_currency:
+        words = words[1:]  # "£725": the amount token, whose sign _money_value/_amount keep
+    if not words:
+        return
+    value = _money_value(words[0], ctx) or _amount(words[0])
+    if not value or not _big_enough(value):
+        return
+    low = [t.lower_ for t in words]
+    monthly = "month" in low[1:4] or "pcm" in low[1:3] or "/month" in "".join(low[:4])
+    home = any(t.lemma_.lower() in HOME_NOUNS | {"bed", "bedroom", "bhk", "rent"} for t in words)
+    if (monthly and home) or (len(low) > 1 and low[1] == "rent"):
+        _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
+
+
+def _lowercase_name_run(tok: Token) -> str | None:
+    """'sandeep', 'kavya reddy' as a whole value (a line ends there): the name, capitalised."""
+    doc = tok.doc
+    end = tok.i + 1
+    while end < len(doc) and end - tok.i < 3 and doc[end].is_alpha and not doc[end].is_stop:
+        end += 1
+    if end < len(doc) and not doc[end].is_punct:
+        return None
+    words = doc[tok.i : end]
+    if any(
+        t.is_stop
+        or t.lower_ in NOT_NAMES
+        or t.lower_ in JOB_TITLE_NOUNS
+        or t.pos_ not in {"NOUN", "PROPN", "ADJ"}
+        or (t.pos_ == "ADJ" and (t.lower_ in PLAIN_ADJECTIVES or t.lower_.endswith(ADJECTIVE_ENDINGS)))
+        for t in words
+    ):
+        return None  # "manager will be happy": an adjective the small model cannot tell from "sandeep"
+    return _capitalised(words.text)
 
 
 def _big_enough(value: str) -> bool:
@@ -1078,6 +1211,10 @@ def _job_fragment(words: list[Token], role_key: bool, ctx: _Ctx) -> None:
     ):
         end += 1
     if end == 0 or not (_is_job(words[end - 1]) or words[end - 1].lower_ in TITLE_HEADS):
+        at = next((k for k, t in enumerate(words[:5]) if t.lower_ in {"at", "with"}), None)
+        org = _name_run(words[at + 1 :]) if at is not None else None
+        if org:  # "new job: casual at Bunnings Caloundra"
+            _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.55, obj_tok=None, obj_type="organization")
         return
     title = words[0].doc[words[0].i : words[end - 1].i + 1].text
     _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.55, obj_tok=None)
@@ -1207,6 +1344,8 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx) -> None:
             continue  # "migrating our pipeline to Snowflake": the object moves, not the subject
         if p == "for" and verb.lemma_ not in FOR_VERBS:
             continue  # "flying to Tokyo for a conference": purpose, not a relation
+        if p == "from" and verb.lemma_ == "come" and verb.tag_ == "VBG":
+            continue  # "she's coming from the Royal Alex": a move, not where she is from
         for pobj in (c for c in prep.children if c.dep_ == "pobj"):
             for tok in [pobj, *_conjuncts(pobj)]:
                 _prep_object(verb, subject, f"{pred}-{p}", tok, ctx)
@@ -1376,6 +1515,8 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     """'My sister is Maria', "Alex's manager is Sam", 'My email is x@y.z' -> owner has-<noun> value."""
     poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
     attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+    if attr is None and _is_manager_noun(subj_tok):  # "manager will be sandeep": a name tagged adjective
+        attr = next((c for c in verb.children if c.dep_ == "acomp" and c.i == verb.i + 1), None)
     if attr is None or (subj_tok.pos_ != "NOUN" and subj_tok.lower_ not in VALUE_NOUNS):
         return
     if poss is not None and subj_tok.lemma_ == "name" and poss.pos_ == "NOUN":
@@ -1385,7 +1526,8 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     if poss is None:  # chat drops the "my": "Salary is £61,000", "rent is only 980 euro", "The base is $X"
         dets = [c.lower_ for c in subj_tok.children if c.dep_ in {"det", "poss", "prep"}]
         bare = not dets or (dets == ["the"] and subj_tok.lower_ in PAY_WORDS)
-        if not bare or subj_tok.lower_ not in PAY_WORDS or ctx.message.role != "user":
+        known = subj_tok.lower_ in PAY_WORDS or _is_manager_noun(subj_tok)  # "new ward manager is X"
+        if not bare or not known or ctx.message.role != "user":
             return
         owner: str | None = ctx.me
     else:
@@ -1394,8 +1536,14 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     value = _value_of(attr, ctx)
     if value is None and subj_tok.lower_ in PAY_WORDS:
         value = _amount(attr)
-    if (poss is None or subj_tok.lower_ == "base") and not (value and _has_digit(value)):
+    if (
+        (poss is None or subj_tok.lower_ == "base")
+        and subj_tok.lower_ in PAY_WORDS
+        and not (value and _has_digit(value))
+    ):
         return  # a bare "base"/"salary" subject holds only an amount
+    if pred == "has-manager" and value is None and attr.is_lower and attr.is_alpha and not attr.is_stop:
+        value = _lowercase_name_run(attr)  # "manager will be sandeep"
     if value is None and pred == "has-role":  # "my new title is senior engineer"
         value = _object_phrase(attr, ctx, with_of=True)
     if owner and value and owner != value:
@@ -1619,8 +1767,10 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
     folded = {n.casefold() for n in names}
     # "Dana" and "Dana Reyes" are one person
     distinct = {n for n in folded if not any(o != n and o.startswith(n + " ") for o in folded)}
-    if not distinct and ctx.message.role == "user" and not any(
-        t.pos_ in {"NOUN", "PROPN"} for t in pron.doc[: pron.i]
+    if (
+        not distinct
+        and ctx.message.role == "user"
+        and not any(t.pos_ in {"NOUN", "PROPN"} for t in pron.doc[: pron.i])
     ):
         return PRONOUN  # the message opens with he/she ("he said yes to airbus"): an earlier one's
     if len(distinct) != 1:
@@ -1736,6 +1886,20 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                         _emit(ctx, subject, pred, obj, 0.6, obj_tok=None, obj_type="organization")
                         found = True
             found = _role_as(dobj, verb, subject, ctx) or found
+    if lemma in {"do", "pursue", "study"} and not past:  # "doing my MTech at IIT", "doing internship at X"
+        for dobj in dobjs:
+            kind = dobj.lower_
+            if kind not in DEGREE_NOUNS and kind not in TRAINEESHIPS:
+                continue
+            for pobj in (p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)):
+                obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
+                if obj and kind in DEGREE_NOUNS:
+                    _emit(ctx, subject, "studies-at", obj, 0.55, obj_tok=None, obj_type="organization")
+                    found = True
+                elif obj:
+                    _emit(ctx, subject, "works-at", obj, 0.55, obj_tok=None, obj_type="organization")
+                    _emit(ctx, subject, "has-role", TRAINEESHIPS[kind], 0.5, obj_tok=None)
+                    found = True
     if lemma == "report" and not past:  # "I report to Omar Haddad", "I'll report to Omar"
         for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
             ent = ctx.ents.get(pobj.i)
@@ -1750,6 +1914,13 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
             name = _name_of(dobj, ctx)
             if name and det in {"a", "an"} and (ent is None or ent.label_ in {"PRODUCT", "ORG"}):
                 _emit(ctx, subject, "owns", name, 0.55, obj_tok=None, obj_type="product")
+                found = True
+    if lemma in START_VERBS and dobjs and not past:  # "Callum starts S1 at Whitehill Secondary"
+        for pobj in (p for d in dobjs for prep in _preps(d, verb, {"at"}) for p in _pobjs(prep)):
+            named = any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in pobj.children)
+            name = _name_of(pobj, ctx) or (_object_phrase(pobj, ctx) if named else None)
+            if name and _is_school(name):
+                _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
                 found = True
     if lemma in START_VERBS and not dobjs:
         for prep in _preps(verb, verb, {"at", "with"}):
