@@ -383,6 +383,15 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("£950 a month, 1 bed, near the station", {("Maya", "has-rent", "£950")}),
         ("£3,000 a month after tax, not bad", set()),
         ("Carmen is coming from Seville for the wedding.", set()),
+        (
+            "We found a flat to rent. It's in Jericho, two bedrooms, £1,600 a month.",
+            {("Maya", "has-rent", "£1,600")},
+        ),
+        ("we could get a flat for 900 a month if we moved out of town", set()),
+        ("grade 4 post, starts at £41,000. not bad", {("Maya", "has-salary", "£41,000")}),
+        ("the job starts at 9am on Monday", set()),
+        ("born and brought up in Kochi", {("Maya", "grew-up-in", "Kochi")}),
+        ("my team chat is a mess today", set()),
     ],
 )
 def test_work_and_home_lines_of_issue_14(

@@ -193,6 +193,11 @@ PREDICATE_ALIASES = {
     "bears-in": "born-in",
     "was-born-in": "born-in",
     "works-as": "has-role",
+    # "born and brought up in Kochi", "raised in Cork" (the small model reads the passive as active)
+    "brings-up-in": "grew-up-in",
+    "brought-up-in": "grew-up-in",
+    "raises-in": "grew-up-in",
+    "raised-in": "grew-up-in",
 }
 IRREGULAR_PAST = {
     "be": "was",
@@ -278,7 +283,21 @@ SALARY_NOUNS = {"salary", "pay", "income", "wage", "wages", "compensation", "sti
 HOME_NOUNS = {"house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow"}
 WORK_NOUNS = {"manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"}
 VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
-PAY_WORDS = {*VALUE_NOUNS, "base"}  # "The base is $140,000": the base salary
+PAY_WORDS = {*VALUE_NOUNS, "base"}
+PAY_CUES = {
+    *SALARY_NOUNS,
+    "earn",
+    "make",
+    "paid",
+    "tax",
+    "gross",
+    "net",
+    "bonus",
+    "hike",
+    "raise",
+    "ctc",
+    "job",
+}  # "The base is $140,000": the base salary
 # Words after an amount that belong to it: "980 euro", "54k per year" ends before "per".
 CURRENCY_WORDS = _words(
     "euro euros eur dollars dollar usd bucks pounds pound quid gbp chf francs yen k grand"
@@ -579,6 +598,10 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
         for verb in sent:
             _pay_facts(verb, ctx)
             _salary_change(verb, ctx)
+            if verb.lemma_ == "start" and ctx.message.role == "user":
+                _pay_starts_at(verb, ctx)
+        if ctx.message.role == "user":
+            _monthly_rent(sent, ctx)
         for root in (t for t in sent if t.dep_ == "ROOT"):
             for clause_root in _clause_roots(root):
                 for head, subjects, past in _clauses(clause_root, ctx):
@@ -1151,6 +1174,50 @@ def _rent_line(words: list[Token], ctx: _Ctx) -> None:
         _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
 
 
+def _pay_starts_at(verb: Token, ctx: _Ctx) -> None:
+    """'band 6, starts at 39k', 'the salary starts at £39,000' -> has-salary (pay, not a time)."""
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is not None and subj.lower_ not in PAY_WORDS | {
+        "it",
+        "job",
+        "role",
+        "post",
+        "position",
+        "band",
+        "grade",
+    }:
+        return
+    if _is_irrealis(verb) or _is_past(verb):
+        return
+    for pobj in (p for prep in _preps(verb, verb, {"at", "on"}) for p in _pobjs(prep)):
+        value = _money_value(pobj, ctx) or (_amount(pobj) if MONEY_SHORT.match(pobj.text) else None)
+        if value and _big_enough(value) and not _is_date(pobj, ctx):
+            _emit(ctx, ctx.me, "has-salary", value, 0.5, obj_tok=None)
+
+
+def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
+    """'It's in Headingley, three bedrooms, £1,350 a month' -> has-rent: an amount a month in a
+    line (or after a line) about a home, and no word of pay, buying or a hypothetical."""
+    doc = sent.doc
+    for tok in sent:
+        if not (tok.like_num or MONEY_SHORT.match(tok.text)) or tok.i + 2 >= len(doc):
+            continue
+        after = [doc[tok.i + 1].lower_, doc[tok.i + 2].lower_]
+        if after[0] in CURRENCY_WORDS:
+            after = [doc[tok.i + 2].lower_, doc[tok.i + 3].lower_ if tok.i + 3 < len(doc) else ""]
+        if after not in (["a", "month"], ["per", "month"]) and after[0] not in {"pcm", "/month", "monthly"}:
+            continue
+        prev = doc[sent.start - 1].sent if sent.start > 0 else sent
+        words = {t.lemma_.lower() for t in (*prev, *sent)}
+        home = words & (HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease"})
+        if not home or words & (PAY_CUES | PURCHASE_WORDS | FRAGMENT_IRREALIS) or _is_question(sent):
+            return
+        value = _money_value(tok, ctx) or _amount(tok)
+        if value and _big_enough(value):
+            _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
+        return
+
+
 def _lowercase_name_run(tok: Token) -> str | None:
     """'sandeep', 'kavya reddy' as a whole value (a line ends there): the name, capitalised."""
     doc = tok.doc
@@ -1584,7 +1651,7 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _bracketed_age(tok, ctx)
         if tok.pos_ == "PROPN":
             _compound_relation(tok, ctx)
-        if tok.pos_ in {"NOUN", "ADJ"} and (_is_kin(tok) or tok.lemma_.lower() in WORK_NOUNS):
+        if tok.pos_ in {"NOUN", "ADJ"} and (_is_kin(tok) or _is_manager_noun(tok)):
             _lowercase_relation(tok, ctx)
         if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
             _adjacent_relation(tok, ctx)
@@ -1892,7 +1959,8 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
             if kind not in DEGREE_NOUNS and kind not in TRAINEESHIPS:
                 continue
             for pobj in (p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)):
-                obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
+                idiom = any(c.dep_ == "prep" for c in pobj.children)  # "at zoho side by side"
+                obj = _name_of(pobj, ctx) or (None if idiom else _object_phrase(pobj, ctx))
                 if obj and kind in DEGREE_NOUNS:
                     _emit(ctx, subject, "studies-at", obj, 0.55, obj_tok=None, obj_type="organization")
                     found = True
