@@ -392,6 +392,13 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("the job starts at 9am on Monday", set()),
         ("born and brought up in Kochi", {("Maya", "grew-up-in", "Kochi")}),
         ("my team chat is a mess today", set()),
+        # pets named in passing, findings a doctor reports, a purchase with the "I" left out
+        ("we've got a dog now! A rescue lurcher called Pip.", {("Maya", "has-dog", "Pip")}),
+        ("adopted a kitten from the shelter, named her miso", {("Maya", "has-kitten", "Miso")}),
+        ("my neighbour has a collie called Rex", set()),
+        ("the doctor says I'm a coeliac, no more bread", {("Maya", "is-a", "coeliac")}),
+        ("I think the doctor says that to everyone", set()),
+        ("bought the Octavia in the end, picking it up friday", {("Maya", "bought", "Octavia")}),
     ],
 )
 def test_work_and_home_lines_of_issue_14(

@@ -303,6 +303,19 @@ CURRENCY_WORDS = _words(
     "euro euros eur dollars dollar usd bucks pounds pound quid gbp chf francs yen k grand"
 )
 ANIMAL_NOUNS = {"dog", "cat", "puppy", "kitten", "pet", "horse", "rabbit", "hamster", "parrot", "pony"}
+# A breed names the animal: "a rescue greyhound called Biscuit" -> has-dog Biscuit.
+PET_BREEDS = {
+    **dict.fromkeys(
+        _words(
+            """greyhound collie labrador lab spaniel terrier retriever poodle beagle kelpie dachshund pug
+            husky whippet lurcher corgi schnauzer labradoodle cockapoo sheepdog shepherd boxer chihuahua"""
+        ),
+        "dog",
+    ),
+    **dict.fromkeys(_words("tabby moggy siamese persian ragdoll tomcat"), "cat"),
+}
+PET_NOUNS = ANIMAL_NOUNS | PET_BREEDS.keys()
+CLINICIANS = _words("doctor doc gp consultant specialist dentist nurse physio dermatologist cardiologist")
 # "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
 # for teams, companies or flats, which the speaker may only belong to.
 FAMILY_NOUNS = {
@@ -620,6 +633,15 @@ def _clause_roots(root: Token) -> list[Token]:
     if root.pos_ not in {"VERB", "AUX"}:
         roots += [c for c in root.children if c.dep_ in {"acl", "appos"} and _has_subject(c)]
         return roots
+    if root.lemma_ in {"say", "tell"} and _clinician_subject(root):
+        # "doctor says i am lactose intolerant": a finding reported, not the speaker's hedge
+        return roots + [
+            c
+            for c in root.children
+            if c.dep_ == "ccomp"
+            and _has_subject(c)
+            and all(a.i - c.i <= 3 for a in c.children if a.dep_ in {"attr", "dobj", "acomp"})
+        ]  # a finding said whole; "I am anaemic, so iron tablets" runs two clauses into one
     if root.lemma_ in HEDGE_VERBS and not _judges_someone(root):
         return roots
     for child in root.children:
@@ -627,6 +649,11 @@ def _clause_roots(root: Token) -> list[Token]:
             # chains of run-on clauses: "Jenna got hired at X, so she's out of Y, she's thrilled"
             roots += _clause_roots(child) if child.lemma_ not in HEDGE_VERBS else []
     return roots
+
+
+def _clinician_subject(root: Token) -> bool:
+    subj = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    return subj is not None and subj.lemma_.lower() in CLINICIANS and not _is_irrealis(root)
 
 
 def _judges_someone(root: Token) -> bool:
@@ -1055,7 +1082,10 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             continue
         if verb.lemma_ in LIGHT_VERBS:
             continue  # "I found a flat in Kreuzberg": the place belongs to the flat, not to me
-        if verb.i not in ctx.dropped:  # "married now :) jonas and lena lol": too loose without a subject
+        if verb.i not in ctx.dropped or (
+            verb.lemma_ in {"buy", "sell", "adopt", "lease"}
+            and any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)
+        ):  # "married now :) jonas and lena lol": too loose without a subject; "bought the RAV4" is not
             _direct_objects(verb, subject, pred, ctx)
         _prep_objects(verb, subject, pred, ctx)
 
@@ -1647,6 +1677,10 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _workplace_of_relation(tok, ctx)
         if tok.lemma_ in {"call", "name"} and any(c.dep_ == "auxpass" for c in tok.children):
             _called_relation(tok, ctx)
+        if ctx.message.role == "user" and tok.lemma_ in {"call", "name"} and tok.tag_ == "VBD":
+            _pet_named(tok, ctx)
+        if tok.pos_ == "NOUN" and tok.lemma_.lower() in PET_NOUNS and ctx.message.role == "user":
+            _pet_called(tok, ctx)
         if tok.pos_ == "PROPN":
             _bracketed_age(tok, ctx)
         if tok.pos_ == "PROPN":
@@ -1691,6 +1725,62 @@ def _called_relation(verb: Token, ctx: _Ctx) -> None:
         name = _name_of(oprd, ctx, person=True)
         if name:
             _possessive_relation(noun, name, ctx)
+
+
+def _pet_predicate(noun: Token) -> str:
+    lemma = noun.lemma_.lower()
+    return f"has-{PET_BREEDS.get(lemma, lemma)}"
+
+
+def _pet_called(noun: Token, ctx: _Ctx) -> None:
+    """'A rescue greyhound called Biscuit.' (a line of its own), 'our dog is a lab called Bo' ->
+    the speaker's has-dog; another owner ('her dog called Rex') gives nothing here."""
+    name = _called_name(noun, ctx)
+    if not name:
+        return
+    poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+    verbless = noun.dep_ == "ROOT" or (noun.head.dep_ == "ROOT" and noun.head.lemma_ == "be" and poss is None)
+    owner = _owner(poss, ctx, noun) if poss is not None else (ctx.me if verbless else None)
+    if (
+        owner
+        and poss is None
+        and noun.dep_ == "ROOT"
+        and any(c.lower_ in {"his", "her", "their"} for c in noun.sent)
+    ):
+        return
+    if owner:
+        _emit(ctx, owner, _pet_predicate(noun), _capitalised(name), 0.55, obj_tok=None, obj_type="unknown")
+
+
+def _pet_named(verb: Token, ctx: _Ctx) -> None:
+    """'adopted a kitten from CUPA!! named her biscuit' -> has-kitten Biscuit (the animal the
+    speaker adopted, got or brought home earlier in the message, named by a pronoun)."""
+    doc = verb.doc
+    if verb.i + 2 >= len(doc) or doc[verb.i + 1].lower_ not in {"her", "him", "it"}:
+        return
+    word = doc[verb.i + 2]
+    if not word.is_alpha or word.is_stop or word.lower_ in NOT_NAMES:
+        return
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is not None and subj.lower_ not in FIRST_PERSON | {"we"}:
+        return
+    animals = [
+        t
+        for t in doc[: verb.i]
+        if t.lemma_.lower() in PET_NOUNS
+        and t.dep_ == "dobj"
+        and t.head.lemma_ in {"adopt", "get", "rescue", "buy"}
+    ]
+    if animals:
+        _emit(
+            ctx,
+            ctx.me,
+            _pet_predicate(animals[-1]),
+            _capitalised(word.text),
+            0.55,
+            obj_tok=None,
+            obj_type="unknown",
+        )
 
 
 def _bracketed_age(name_tok: Token, ctx: _Ctx) -> None:
