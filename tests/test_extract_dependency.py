@@ -399,6 +399,13 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("the doctor says I'm a coeliac, no more bread", {("Maya", "is-a", "coeliac")}),
         ("I think the doctor says that to everyone", set()),
         ("bought the Octavia in the end, picking it up friday", {("Maya", "bought", "Octavia")}),
+        # chat's relation words, pay and rent changes, a move into a home somewhere
+        ("Hubby's name is Gethin.", {("Maya", "is-married-to", "Gethin")}),
+        ("Mum had a fall last week, she's 84.", set()),
+        ("We've got a cockapoo called Teddy.", {("Maya", "has-dog", "Teddy")}),
+        ("I earn about 45k before tax.", {("Maya", "has-salary", "45k")}),
+        ("Our rent went up to £1,150 in April.", {("Maya", "has-rent", "£1,150")}),
+        ("we moved into a flat in Canton last month", {("Maya", "moved-to", "Canton")}),
     ],
 )
 def test_work_and_home_lines_of_issue_14(

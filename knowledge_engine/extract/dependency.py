@@ -233,9 +233,10 @@ IRREGULAR_PAST = {
 # Relation nouns folded into one predicate, whichever word the speaker used: "my husband Tom"
 # and "Tom, my wife's ..." both read `is-married-to`; a son, a daughter and a kid are `has-child`.
 RELATION_PREDICATES = {
-    **dict.fromkeys(["husband", "wife", "spouse"], "is-married-to"),
+    **dict.fromkeys(["husband", "wife", "spouse", "hubby", "hubs", "wifey", "missus"], "is-married-to"),
     **dict.fromkeys(
-        ["partner", "girlfriend", "boyfriend", "fiance", "fiancé", "fiancee", "fiancée"], "has-partner"
+        ["partner", "girlfriend", "boyfriend", "fiance", "fiancé", "fiancee", "fiancée", "bf", "gf", "boyf"],
+        "has-partner",
     ),
     **dict.fromkeys(
         ["son", "daughter", "kid", "child", "children", "baby", "stepson", "stepdaughter", "toddler"],
@@ -897,6 +898,8 @@ def _relation_predicate(noun: Token) -> str:
     """'my husband' -> is-married-to, 'our son' -> has-child, 'my best friend' -> has-best-friend."""
     if noun.lower_ in MULTIPLE_BIRTHS:
         return "has-child"  # "our twins" are children; "my twin" (one) is a sibling
+    if noun.lemma_.lower() in PET_BREEDS:
+        return _pet_predicate(noun)  # "a cockapoo called Teddy" -> has-dog
     if _is_manager_noun(noun) and not any(
         c.dep_ == "amod" and c.lower_ not in {"new", "current"} for c in noun.children
     ):
@@ -945,8 +948,8 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     ent = ctx.ents.get(tok.i)
     if ent is not None and ent.label_ in SKIP_ENT_LABELS:
         return None
-    if tok.pos_ != "PROPN":
-        return None
+    if tok.pos_ != "PROPN" or _is_kin_word(tok):
+        return None  # "Mum had a fall", "Hubby's name is Dev": a relation, not a name
     # Union of the entity span and the compound/number chain: NER often splits "2015 Honda Civic".
     chain = [c.i for c in tok.children if c.dep_ in {"compound", "nummod"} and c.pos_ in {"PROPN", "NUM"}]
     start = min([tok.i, *chain, *([ent.start] if ent is not None else [])])
@@ -966,6 +969,8 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         end += 1  # "at St Anne's", "at McDonald's": the possessive is part of the name
     # a date the small model runs into the name ("my brother tom yesterday") is no part of it
     end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if _is_date(t, ctx))])
+    while end > tok.i and tok.doc[end].is_punct and tok.doc[end].text in ".,!?;:":
+        end -= 1  # an entity span that swallowed the full stop ("is Gethin.")
     name = _strip_det(tok.doc[start : end + 1], keep_possessive=tok.dep_ in {"pobj", "dobj", "attr"})
     return _capitalised(name)
 
@@ -1083,7 +1088,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         if verb.lemma_ in LIGHT_VERBS:
             continue  # "I found a flat in Kreuzberg": the place belongs to the flat, not to me
         if verb.i not in ctx.dropped or (
-            verb.lemma_ in {"buy", "sell", "adopt", "lease"}
+            verb.lemma_ in {"buy", "sell", "adopt", "lease", "leave", "quit"}
             and any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)
         ):  # "married now :) jonas and lena lol": too loose without a subject; "bought the RAV4" is not
             _direct_objects(verb, subject, pred, ctx)
@@ -1101,6 +1106,13 @@ def _moved(verb: Token, subjects: list[str], ctx: _Ctx) -> bool:
     if _is_irrealis(verb) or not _is_past(verb) or ctx.me not in subjects:
         return False
     preps = [c for c in verb.children if c.dep_ == "prep"]
+    for prep in (p for p in preps if p.lower_ in {"into", "to"}):  # "moved into a flat in Gràcia"
+        for home in (t for t in _pobjs(prep) if t.lemma_.lower() in HOME_NOUNS):
+            for pobj in (p for inner in _preps(home, verb, {"in"}) for p in _pobjs(inner)):
+                name = _name_of(pobj, ctx)
+                if name:
+                    _emit(ctx, ctx.me, "moved-to", name, 0.6, obj_tok=pobj)
+                    return True
     if any(c.dep_ == "dobj" for c in verb.children) or any(p.lower_ not in {"in"} for p in preps):
         return False
     found = False
@@ -1616,8 +1628,16 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         attr = next((c for c in verb.children if c.dep_ == "acomp" and c.i == verb.i + 1), None)
     if attr is None or (subj_tok.pos_ != "NOUN" and subj_tok.lower_ not in VALUE_NOUNS):
         return
-    if poss is not None and subj_tok.lemma_ == "name" and poss.pos_ == "NOUN":
+    if poss is not None and subj_tok.lemma_ == "name" and (poss.pos_ == "NOUN" or _is_kin_word(poss)):
         subj_tok, poss = poss, next((c for c in poss.children if c.dep_ == "poss"), None)
+        if poss is None and _is_kin(subj_tok) and ctx.message.role == "user":
+            owner_me: str | None = ctx.me  # "Hubby's name is Dev": chat drops the "my"
+            value = _name_of(attr, ctx, person=True)
+            if value and value != owner_me:
+                _emit(
+                    ctx, ctx.me, _relation_predicate(subj_tok), value, 0.55, obj_tok=None, obj_type="person"
+                )
+            return
         if poss is None:  # "My husband's name is Tom": the relation is the husband
             return
     if poss is None:  # chat drops the "my": "Salary is £61,000", "rent is only 980 euro", "The base is $X"
@@ -1861,6 +1881,13 @@ def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
         _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
 
 
+def _is_kin_word(tok: Token) -> bool:
+    """A capitalised relation word standing alone ("Mum", "Hubby"), not part of a longer name."""
+    low = tok.lower_
+    alone = not any(c.dep_ == "compound" for c in tok.children) and tok.dep_ != "compound"
+    return alone and (low in RELATION_PREDICATES or low in FAMILY_NOUNS) and low not in SALARY_NOUNS
+
+
 def _is_kin(noun: Token) -> bool:
     lemma = noun.lemma_.lower()
     return lemma in FAMILY_NOUNS or lemma in RELATION_PREDICATES or lemma in {"friend", "cousin", "colleague"}
@@ -1920,7 +1947,11 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
     }
     related = (f for f in ctx.out if f.object_type == "person" and f.predicate.startswith(("has-", "is-")))
     names |= {f.object for f in related}
-    names = {n for n in names if n != ctx.me}
+    names = {
+        n
+        for n in names
+        if n != ctx.me and n.lower() not in RELATION_PREDICATES and n.lower() not in FAMILY_NOUNS
+    }
     folded = {n.casefold() for n in names}
     # "Dana" and "Dana Reyes" are one person
     distinct = {n for n in folded if not any(o != n and o.startswith(n + " ") for o in folded)}
@@ -2105,7 +2136,8 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     if past:
         return found
     if lemma in {"earn", "make"} and not any(c.tag_ == "VBG" for c in verb.children):
-        for dobj in dobjs:  # "I make $20 an hour tutoring" is a side income, not a salary
+        about = [p for prep in _preps(verb, verb, APPROXIMATORS) for p in _pobjs(prep)]  # "earn about 45k"
+        for dobj in dobjs + about:  # "I make $20 an hour tutoring" is a side income, not a salary
             money = _money_value(dobj, ctx)
             units = {t.lemma_.lower() for t in dobj.subtree} | {t.lemma_.lower() for t in verb.children}
             if money and not units & {"hour", "day", "week", "shift", "side", "extra"}:
@@ -2141,18 +2173,26 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
     if verb.lemma_ not in {"go", "rise", "increase", "jump", "climb", "move"} or _is_irrealis(verb):
         return
     subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-    if subj is None or subj.lemma_.lower() not in {*SALARY_NOUNS, "base"}:
+    if subj is None or subj.lemma_.lower() not in {*SALARY_NOUNS, "base", "rent"}:
         return  # "my salary went up to £58,000" is the salary now, whatever the tense
     poss = next((c for c in subj.children if c.dep_ == "poss"), None)
     owner = _owner(poss, ctx, subj) if poss is not None else (ctx.me if ctx.message.role == "user" else None)
+    if (
+        poss is not None
+        and poss.lower_ == "our"
+        and subj.lemma_.lower() == "rent"
+        and ctx.message.role == "user"
+    ):
+        owner = ctx.me  # the household's rent is the speaker's
     if owner is None:
         return
-    targets = [c for c in verb.children if c.dep_ == "dobj"]
+    targets = [c for c in verb.children if c.dep_ in {"dobj", "npadvmod"}]  # "went up to £1,150"
     targets += [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
     for tok in targets:
         money = _money_value(tok, ctx)
-        if money:
-            _emit(ctx, owner, "has-salary", money, 0.55, obj_tok=None)
+        if money:  # "our rent went up to $2,400": the rent now
+            pred = "has-rent" if subj.lemma_.lower() == "rent" else "has-salary"
+            _emit(ctx, owner, pred, money, 0.55, obj_tok=None)
             return
 
 
