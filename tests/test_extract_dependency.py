@@ -406,6 +406,11 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("I earn about 45k before tax.", {("Maya", "has-salary", "45k")}),
         ("Our rent went up to £1,150 in April.", {("Maya", "has-rent", "£1,150")}),
         ("we moved into a flat in Canton last month", {("Maya", "moved-to", "Canton")}),
+        # conditions one has (not one had)
+        ("I've had type 1 diabetes since I was a kid.", {("Maya", "has-condition", "type 1 diabetes")}),
+        ("Joan has dementia, it's getting worse.", {("Joan", "has-condition", "dementia")}),
+        ("I had covid last month, still tired.", set()),
+        ("I'm a stay at home dad now.", set()),
     ],
 )
 def test_work_and_home_lines_of_issue_14(

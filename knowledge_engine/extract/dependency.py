@@ -105,6 +105,7 @@ LIGHT_VERBS = {
 ASPECTUAL = {"start", "begin", "continue", "keep", "still"}
 # Objects that carry no information on their own.
 GENERIC_OBJECTS = {
+    "stay",  # "a stay at home mum" parses "stay" as the noun
     "thing",
     "things",
     "stuff",
@@ -316,6 +317,12 @@ PET_BREEDS = {
     **dict.fromkeys(_words("tabby moggy siamese persian ragdoll tomcat"), "cat"),
 }
 PET_NOUNS = ANIMAL_NOUNS | PET_BREEDS.keys()
+CONDITIONS = _words(
+    """asthma diabetes arthritis eczema epilepsy migraine migraines adhd autism dyslexia anxiety
+    depression dementia cancer hypertension psoriasis ibs endometriosis pcos fibromyalgia tinnitus
+    gout lupus ms parkinson's alzheimer's crohn's coeliac celiac anaemia anemia hypothyroidism
+    sciatica insomnia apnoea apnea covid"""
+)
 CLINICIANS = _words("doctor doc gp consultant specialist dentist nurse physio dermatologist cardiologist")
 # "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
 # for teams, companies or flats, which the speaker may only belong to.
@@ -1080,7 +1087,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
     prt = [c.lower_ for c in verb.children if c.dep_ == "prt"]
     pred = _kebab(" ".join([base, *prt]))
     for subject in subjects:
-        if _engaged(verb, subject, ctx):
+        if _engaged(verb, subject, ctx) or _condition(verb, subject, past, ctx):
             continue
         _named_possessions(verb, subject, ctx)
         if _work_facts(verb, subject, past, ctx):
@@ -1370,6 +1377,28 @@ def _home_costs(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         if digits and (monthly or int(digits) < 10000) and int(digits) >= 100:
             _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
             return
+
+
+def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I have asthma', "I've had type 1 diabetes since I was a kid", 'Joan has dementia' ->
+    has-condition (a simple past 'had' is over: nothing)."""
+    if verb.lemma_ not in {"have", "get"} or (past and verb.lemma_ == "have" and verb.tag_ == "VBD"):
+        return False
+    if verb.lemma_ == "get" and not any(c.lower_ in {"diagnosed"} for c in verb.children):
+        return False
+    found = False
+    for dobj in (c for c in verb.children if c.dep_ == "dobj"):
+        if (dobj.lower_ in CONDITIONS or dobj.lemma_.lower() in CONDITIONS) and not any(
+            c.dep_ in {"det", "poss"} for c in dobj.children
+        ):
+            obj = _object_phrase(dobj, ctx, prefer_name=False)
+            doc = dobj.doc
+            if obj and dobj.i >= 2 and doc[dobj.i - 2].lower_ == "type" and doc[dobj.i - 1].like_num:
+                obj = f"type {obj}"  # the parser splits "type 1 diabetes" into two objects
+            if obj:
+                _emit(ctx, subject, "has-condition", obj, 0.55, obj_tok=None)
+                found = True
+    return found
 
 
 def _engaged(verb: Token, subject: str, ctx: _Ctx) -> bool:
