@@ -411,6 +411,11 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("Joan has dementia, it's getting worse.", {("Joan", "has-condition", "dementia")}),
         ("I had covid last month, still tired.", set()),
         ("I'm a stay at home dad now.", set()),
+        # someone else's amounts and conditions after the clause give nothing
+        ("Tom's rent: 900 a month, lucky him", set()),
+        ("the base is $140,000 if I negotiate hard", set()),
+        ("the flat would be 1,200 a month if we took it", set()),
+        ("new job for my sister: nurse at St James", set()),
     ],
 )
 def test_work_and_home_lines_of_issue_14(

@@ -1257,6 +1257,8 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         if after not in (["a", "month"], ["per", "month"]) and after[0] not in {"pcm", "/month", "monthly"}:
             continue
         prev = doc[sent.start - 1].sent if sent.start > 0 else sent
+        if any(t.dep_ == "poss" and t.lower_ not in {"my", "our"} for t in sent):
+            return  # "Tom's rent: 900 a month", "their flat is 1,100 a month": someone else's
         words = {t.lemma_.lower() for t in (*prev, *sent)}
         home = words & (HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease"})
         if not home or words & (PAY_CUES | PURCHASE_WORDS | FRAGMENT_IRREALIS) or _is_question(sent):
@@ -1361,6 +1363,8 @@ def _home_costs(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     A home priced in the thousands is bought, not rented: only amounts under 10,000 (or said
     per month) count, and nothing when the line speaks of buying, a price or a deposit."""
     if subj_tok.lemma_.lower() not in HOME_NOUNS or ctx.message.role != "user" or _is_irrealis(verb):
+        return
+    if any(c.dep_ == "advcl" and _has_mark(c, CONDITIONAL_MARKS) for c in verb.children):
         return
     dets = {c.lower_ for c in subj_tok.children if c.dep_ in {"det", "poss"}}
     if dets - {"the", "my", "our", "this"}:
@@ -1653,6 +1657,10 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     """'My sister is Maria', "Alex's manager is Sam", 'My email is x@y.z' -> owner has-<noun> value."""
     poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
     attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+    if subj_tok.lower_ in PAY_WORDS and any(
+        c.dep_ == "advcl" and _has_mark(c, CONDITIONAL_MARKS) for c in verb.children
+    ):
+        return  # "the base is $140,000 if I negotiate" (unlike "my email is X if you need it")
     if attr is None and _is_manager_noun(subj_tok):  # "manager will be sandeep": a name tagged adjective
         attr = next((c for c in verb.children if c.dep_ == "acomp" and c.i == verb.i + 1), None)
     if attr is None or (subj_tok.pos_ != "NOUN" and subj_tok.lower_ not in VALUE_NOUNS):
