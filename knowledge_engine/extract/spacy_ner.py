@@ -15,7 +15,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import SpacyConfig
-from knowledge_engine.extract import dependency
+from knowledge_engine.extract import dependency, lexicon
 from knowledge_engine.extract.nlp import LABEL_TYPES, exclude_for, load_nlp, parse, warn_unavailable
 from knowledge_engine.extract.regex import initial_importance
 from knowledge_engine.extract.text import worth_extracting
@@ -327,7 +327,7 @@ def entity_mentions(doc: Doc) -> list[Mention]:
 def typed_by_facts(mentions: list[Mention], facts: list[FactCandidate], text: str = "") -> list[Mention]:
     """Mentions corrected by the relations they take part in, in the same message.
 
-    A predicate constrains its ends (dependency.PREDICATE_OBJECT_TYPES): the child in
+    A predicate constrains its ends (lexicon.PREDICATE_OBJECT_TYPES): the child in
     "our son Leo" is a person however the model typed "Leo", the city one moves to is a
     location. A job title ("Head of Design", the value of has-role) is no entity at all; the
     year of "2019 Golf" is part of the car's name; "Noah and Ella" are two people. A relation's
@@ -340,12 +340,12 @@ def typed_by_facts(mentions: list[Mention], facts: list[FactCandidate], text: st
     values: list[str] = []
     objects: dict[str, str] = {}
     for fact in facts:
-        if fact.predicate in dependency.VALUE_PREDICATES:
+        if fact.predicate in lexicon.VALUE_PREDICATES:
             values.append(fact.object.casefold())
-        elif fact.object_type and fact.predicate in dependency.PREDICATE_OBJECT_TYPES:
+        elif fact.object_type and fact.predicate in lexicon.PREDICATE_OBJECT_TYPES:
             implied[fact.object.casefold()] = fact.object_type
             objects[fact.object.casefold()] = fact.object
-        if fact.subject_type == "person" and fact.predicate in dependency.PERSON_SUBJECT_PREDICATES:
+        if fact.subject_type == "person" and fact.predicate in lexicon.PERSON_SUBJECT_PREDICATES:
             implied.setdefault(fact.subject.casefold(), "person")
     named = [k for k, t in implied.items() if t == "product"]
     out: list[Mention] = []
@@ -414,7 +414,7 @@ def _trim(ent: Span, type_: str) -> Any:
         end -= 1
     while end - start > 1 and doc[start].text in _EDGE_PUNCT:
         start += 1
-    while type_ == "money" and end - start > 1 and doc[start].lower_ in dependency.APPROXIMATORS:
+    while type_ == "money" and end - start > 1 and doc[start].lower_ in lexicon.APPROXIMATORS:
         start += 1  # "about $900" is the amount $900
     if type_ == "money" and start > 0 and doc[start - 1].is_currency:
         start -= 1  # the small model leaves "$" outside "85,000"

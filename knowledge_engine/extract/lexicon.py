@@ -1,0 +1,552 @@
+"""The words the dependency fact tier reads: verbs, nouns, predicates and name cues.
+
+Why apart: the rules in dependency.py read better without five hundred lines of word lists in
+front of them, and these lists are what a reader tunes or extends (docs/extraction-facts.md
+says what each construction uses). Nothing here parses; it is data and two tiny helpers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge_engine.model.records import EntityType
+
+
+def _words(text: str) -> set[str]:
+    return set(text.split())
+
+
+MODALS = {"would", "could", "should", "might", "may", "will", "'ll", "'d", "can", "must", "shall", "wo", "ca"}
+HEDGES = {"maybe", "perhaps", "probably", "possibly", "hopefully", "apparently", "supposedly", "allegedly"}
+CONDITIONAL_MARKS = {"if", "unless", "whether"}
+MARKS = {"if", "unless", "whether", "that", "because", "since", "although", "though", "when", "while"}
+# Roots that turn a preceding clause into an opinion or hearsay ("Tom works at X, I think").
+HEDGE_VERBS = {
+    "think",
+    "guess",
+    "suppose",
+    "believe",
+    "assume",
+    "hope",
+    "wish",
+    "imagine",
+    "bet",
+    "feel",
+    "reckon",
+    "doubt",
+    "say",
+    "hear",
+    "tell",
+    "seem",
+    "mean",
+    "wonder",
+}
+# Verbs whose direct object is rarely a durable fact ("I need a break", "I have a meeting").
+LIGHT_VERBS = {
+    "have",
+    "get",
+    "do",
+    "make",
+    "take",
+    "need",
+    "want",
+    "think",
+    "know",
+    "see",
+    "say",
+    "tell",
+    "mean",
+    "let",
+    "try",
+    "guess",
+    "hope",
+    "feel",
+    "remember",
+    "forget",
+    "ask",
+    "give",
+    "put",
+    "call",
+    "check",
+    "wonder",
+    "find",
+    "help",
+    "send",
+    "show",
+    "read",
+    "book",
+    "summarise",
+    "summarize",
+    "keep",
+    "use_to",
+    "look",
+    "sound",
+    "seem",
+    "miss",
+    "wish",
+    "plan",
+    "expect",
+    "imagine",
+    "believe",
+    "appreciate",
+    "thank",
+}
+ASPECTUAL = {"start", "begin", "continue", "keep", "still"}
+# Objects that carry no information on their own.
+GENERIC_OBJECTS = {
+    "stay",  # "a stay at home mum" parses "stay" as the noun
+    "thing",
+    "things",
+    "stuff",
+    "lot",
+    "time",
+    "way",
+    "one",
+    "job",
+    "idea",
+    "day",
+    "week",
+    "bit",
+    "something",
+    "anything",
+    "everything",
+    "nothing",
+    "someone",
+    "anyone",
+    "everyone",
+    "all",
+    "both",
+    "end",
+    "moment",
+}
+QUANTITY_HEADS = {"bit", "lot", "kind", "sort", "couple", "type", "lots"}
+EVALUATIVE = {
+    "great",
+    "good",
+    "nice",
+    "best",
+    "bad",
+    "terrible",
+    "amazing",
+    "awesome",
+    "huge",
+    "big",
+    "real",
+    "perfect",
+    "wonderful",
+    "beautiful",
+    "lovely",
+    "fun",
+    "cool",
+    "fantastic",
+    "awful",
+    "horrible",
+    "better",
+    "lively",
+    "vibrant",
+    "charming",
+    "popular",
+    "famous",
+    "interesting",
+    "busy",
+    "quiet",
+    "expensive",
+    "cheap",
+    "favorite",
+    "favourite",
+}
+# Prepositions kept after a verb; "on" only with work ("works on the payments team").
+VERB_PREPS = {"at", "in", "to", "from", "with", "for", "as", "into"}
+# Verbs whose "for" names an employer or a goal ("works for", "trains for", "signed up for").
+FOR_VERBS = {
+    "work",
+    "train",
+    "volunteer",
+    "play",
+    "write",
+    "sign",
+    "apply",
+    "vote",
+    "design",
+    "consult",
+    "run",
+}
+STUDENT_NOUNS = {"student", "pupil", "undergraduate", "undergrad", "postdoc", "researcher", "fellow"}
+DIET_ADJECTIVES = {"vegetarian", "vegan", "pescatarian"}
+# Passive participles that read as states: "is obsessed with", "is based in".
+PASSIVE_PREPS = {"with", "to", "in", "into", "about", "on", "at"}
+SKIP_ENT_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"}
+# Verb-preposition pairs renamed to the shared vocabulary (come from = is from).
+PREDICATE_ALIASES = {
+    "comes-from": "is-from",
+    "came-from": "is-from",
+    "bears-in": "born-in",
+    "was-born-in": "born-in",
+    "works-as": "has-role",
+    # "born and brought up in Kochi", "raised in Cork" (the small model reads the passive as active)
+    "brings-up-in": "grew-up-in",
+    "brought-up-in": "grew-up-in",
+    "raises-in": "grew-up-in",
+    "raised-in": "grew-up-in",
+}
+IRREGULAR_PAST = {
+    "be": "was",
+    "have": "had",
+    "go": "went",
+    "grow": "grew",
+    "teach": "taught",
+    "buy": "bought",
+    "speak": "spoke",
+    "drive": "drove",
+    "take": "took",
+    "make": "made",
+    "begin": "began",
+    "run": "ran",
+    "come": "came",
+    "leave": "left",
+    "get": "got",
+    "do": "did",
+    "write": "wrote",
+    "sell": "sold",
+    "build": "built",
+    "meet": "met",
+    "know": "knew",
+    "fly": "flew",
+    "swim": "swam",
+    "sing": "sang",
+    "lead": "led",
+    "sit": "sat",
+    "win": "won",
+    "spend": "spent",
+    "study": "studied",
+}
+# Relation nouns folded into one predicate, whichever word the speaker used: "my husband Tom"
+# and "Tom, my wife's ..." both read `is-married-to`; a son, a daughter and a kid are `has-child`.
+RELATION_PREDICATES = {
+    **dict.fromkeys(["husband", "wife", "spouse", "hubby", "hubs", "wifey", "missus"], "is-married-to"),
+    **dict.fromkeys(
+        ["partner", "girlfriend", "boyfriend", "fiance", "fiancé", "fiancee", "fiancée", "bf", "gf", "boyf"],
+        "has-partner",
+    ),
+    **dict.fromkeys(
+        ["son", "daughter", "kid", "child", "children", "baby", "stepson", "stepdaughter", "toddler"],
+        "has-child",
+    ),
+    **dict.fromkeys(["mum", "mom", "mother", "mam", "mommy", "mummy"], "has-mother"),
+    **dict.fromkeys(["dad", "father", "daddy", "papa"], "has-father"),
+    **dict.fromkeys(["boss", "manager", "line-manager", "teamlead", "team-lead"], "has-manager"),
+    **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation", "stipend"], "has-salary"),
+    **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
+}
+MOVE_VERBS = {"move", "relocate"}
+FRAGMENT_IRREALIS = {"if", "would", "'d", "could", "might", "maybe", "hopefully", "wish", "unless", "whether"}
+FRAGMENT_LEADS = {"update", "news", "so", "ok", "okay", "btw", "also", "and", "oh", "well", "yay", "finally"}
+FRAGMENT_OWNERS = {"my", "new", "current", "the", "our", "annual", "base", "monthly", "starting"}
+FRAGMENT_GLUE = {"is", "now", "only", "just", "about", "around", "roughly", "finally", "currently", "of"}
+FRAGMENT_JOB_KEYS = {"job", "employer", "gig", "workplace"}
+FRAGMENT_ROLE_KEYS = {"role", "title", "position"}
+PURCHASE_WORDS = {
+    "buy",
+    "bought",
+    "sell",
+    "sold",
+    "price",
+    "cost",
+    "deposit",
+    "worth",
+    "value",
+    "sale",
+    "offer",
+}
+DEGREE_NOUNS = _words(
+    """degree masters master's phd doctorate mba msc ma bsc ba beng meng mtech btech llm llb
+    diploma undergrad postgrad thesis dissertation apprenticeship"""
+) - {"apprenticeship"}
+TRAINEESHIPS = {
+    "internship": "intern",
+    "apprenticeship": "apprentice",
+    "traineeship": "trainee",
+    "residency": "resident",
+}
+MANAGER_NOUNS = {"manager", "boss", "teamlead", "line-manager"}  # a supervisor may be a PhD one
+MULTIPLE_BIRTHS = {"twins", "triplets", "quadruplets"}
+SALARY_NOUNS = {"salary", "pay", "income", "wage", "wages", "compensation", "stipend"}
+HOME_NOUNS = {"house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow"}
+WORK_NOUNS = {"manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"}
+VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
+PAY_WORDS = {*VALUE_NOUNS, "base"}
+PAY_CUES = {
+    *SALARY_NOUNS,
+    "earn",
+    "make",
+    "paid",
+    "tax",
+    "gross",
+    "net",
+    "bonus",
+    "hike",
+    "raise",
+    "ctc",
+    "job",
+}  # "The base is $140,000": the base salary
+# Words after an amount that belong to it: "980 euro", "54k per year" ends before "per".
+CURRENCY_WORDS = _words(
+    "euro euros eur dollars dollar usd bucks pounds pound quid gbp chf francs yen k grand"
+)
+ANIMAL_NOUNS = {"dog", "cat", "puppy", "kitten", "pet", "horse", "rabbit", "hamster", "parrot", "pony"}
+# A breed names the animal: "a rescue greyhound called Biscuit" -> has-dog Biscuit.
+PET_BREEDS = {
+    **dict.fromkeys(
+        _words(
+            """greyhound collie labrador lab spaniel terrier retriever poodle beagle kelpie dachshund pug
+            husky whippet lurcher corgi schnauzer labradoodle cockapoo sheepdog shepherd boxer chihuahua"""
+        ),
+        "dog",
+    ),
+    **dict.fromkeys(_words("tabby moggy siamese persian ragdoll tomcat"), "cat"),
+}
+PET_NOUNS = ANIMAL_NOUNS | PET_BREEDS.keys()
+CONDITIONS = _words(
+    """asthma diabetes arthritis eczema epilepsy migraine migraines adhd autism dyslexia anxiety
+    depression dementia cancer hypertension psoriasis ibs endometriosis pcos fibromyalgia tinnitus
+    gout lupus ms parkinson's alzheimer's crohn's coeliac celiac anaemia anemia hypothyroidism
+    sciatica insomnia apnoea apnea covid"""
+)
+CLINICIANS = _words("doctor doc gp consultant specialist dentist nurse physio dermatologist cardiologist")
+# "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
+# for teams, companies or flats, which the speaker may only belong to.
+FAMILY_NOUNS = {
+    "son",
+    "daughter",
+    "kid",
+    "child",
+    "children",
+    "baby",
+    "stepson",
+    "stepdaughter",
+    "toddler",
+    "mum",
+    "mom",
+    "mother",
+    "mam",
+    "mommy",
+    "mummy",
+    "dad",
+    "father",
+    "daddy",
+    "papa",
+    "parents",
+    "brother",
+    "sister",
+    "grandma",
+    "grandmother",
+    "grandpa",
+    "grandfather",
+    "granny",
+    "nan",
+    "dog",
+    "cat",
+}
+# The object of these predicates is a person; roles, money and ages are values, not entities.
+PERSON_PREDICATES = {"is-married-to", "has-partner", "has-child", "has-mother", "has-father", "has-manager"}
+# Entity type implied by a predicate for a named object (a city one moves to is a location even
+# when the small model calls it an organisation; a child is a person, never an organisation).
+PREDICATE_OBJECT_TYPES: dict[str, EntityType] = {
+    **dict.fromkeys(PERSON_PREDICATES, "person"),
+    **dict.fromkeys(
+        [
+            "works-at",
+            "worked-at",
+            "works-for",
+            "worked-for",
+            "attends",
+            "attended",
+            "studies-at",
+            "studied-at",
+            "teaches-at",
+            "taught-at",
+            "volunteers-at",
+        ],
+        "organization",
+    ),
+    **dict.fromkeys(
+        [
+            "lives-in",
+            "lived-in",
+            "moved-to",
+            "moves-to",
+            "moved-from",
+            "moves-from",
+            "grew-up-in",
+            "born-in",
+            "is-from",
+            "was-from",
+        ],
+        "location",
+    ),
+    **dict.fromkeys(["drives", "drove", "has-car"], "product"),
+    **dict.fromkeys(["has-salary", "has-salary-offer", "has-rent"], "money"),
+    # a pet's name: not a person, nor the organisation the small model may call it
+    **dict.fromkeys([f"has-{a}" for a in ANIMAL_NOUNS], "unknown"),
+}
+PERSON_SUBJECT_PREDICATES = PERSON_PREDICATES | {
+    "is-aged",
+    "attends",
+    "attended",
+    "works-at",
+    "worked-at",
+    "has-role",
+    "has-salary",
+    "has-salary-offer",
+}
+# Values that are not entities: a job title is not an organisation ("Head of Design").
+VALUE_PREDICATES = {"has-role", "is-aged", "is-a", "was-a"}
+# Nouns naming a job one gets, takes or starts ("got a job at X", "accepted a position with X").
+JOB_NOUNS = {"job", "position", "role", "post", "gig", "contract", "internship", "placement", "offer"}
+JOB_GET_VERBS = {"get", "land", "take", "accept", "start", "begin", "find", "secure", "score", "have"}
+# Verbs of starting somewhere: "I start at Acme on June 8", "Leo will start at Riverside Primary".
+START_VERBS = {"start", "begin", "join"}
+SCHEDULED_VERBS = START_VERBS | {"report"}  # "I'll report to Omar Haddad"
+HIRE_VERBS = {"hire", "employ", "recruit", "take"}
+# A scheduled start is a fact about the future, unlike other plans: will/'ll/shall are allowed.
+SCHEDULED_MODALS = {"will", "'ll", "shall", "wo"}
+SCHOOL_WORDS = {
+    "colegio",
+    "escuela",
+    "escola",
+    "école",
+    "ecole",
+    "lycée",
+    "lycee",
+    "collège",
+    "schule",
+    "grundschule",
+    "gymnasium",
+    "kita",
+    "scuola",
+    "liceo",
+    "basisschool",
+    "school",
+    "primary",
+    "secondary",
+    "elementary",
+    "kindergarten",
+    "nursery",
+    "preschool",
+    "academy",
+    "high",
+    "daycare",
+    "montessori",
+    "prep",
+    "infants",
+    "juniors",
+}
+# Heads of job titles written without an article: "I'm now Head of Design", "I'm Lead Engineer".
+TITLE_HEADS = {
+    "head",
+    "director",
+    "manager",
+    "lead",
+    "chief",
+    "vp",
+    "president",
+    "officer",
+    "engineer",
+    "designer",
+    "developer",
+    "analyst",
+    "architect",
+    "editor",
+    "consultant",
+    "coordinator",
+    "specialist",
+    "administrator",
+    "principal",
+    "associate",
+    "intern",
+    "ceo",
+    "cto",
+    "cfo",
+    "coo",
+    "cmo",
+    "founder",
+    "co-founder",
+    "cofounder",
+    "owner",
+    "supervisor",
+    "scientist",
+    "researcher",
+    "partner",
+    "strategist",
+    "producer",
+    "accountant",
+    "controller",
+    "recruiter",
+    "advisor",
+    "adviser",
+}
+# Nouns of an occupation: "Sara is a nurse", "he is engineer", "works as a pharmacist" -> has-role,
+# so a new job title ends the old one ("is-a" holds many things at once and would not).
+JOB_TITLE_NOUNS = TITLE_HEADS | _words(
+    """nurse doctor teacher lawyer chef cook dentist vet pharmacist midwife translator interpreter
+    journalist writer electrician plumber carpenter mechanic driver pilot paramedic firefighter
+    programmer barista waiter waitress bartender cashier librarian therapist psychologist
+    physiotherapist physio surgeon physician gp professor lecturer tutor photographer
+    hairdresser baker farmer builder cleaner carer caregiver secretary receptionist clerk
+    paralegal solicitor barrister attorney banker trader salesman saleswoman salesperson
+    technician nanny fisherman soldier optician radiographer pharmacologist economist
+    freelancer contractor dev sysadmin copywriter illustrator animator veterinarian
+    psychiatrist counsellor counselor instructor coach trainer chemist biologist physicist
+    mathematician statistician auditor actuary underwriter teller courier postman
+    welder roofer painter decorator gardener landscaper butcher fishmonger tailor
+    housekeeper janitor caretaker guard warden officer detective sergeant constable
+    worker assistant staffer employee tester estimator surveyor planner buyer"""
+)
+APPROXIMATORS = {"about", "around", "roughly", "approximately", "approx", "approx.", "circa", "~", "some"}
+_UNITS = "zero one two three four five six seven eight nine ten eleven twelve"
+_TEENS = "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+NUMBER_WORDS = {w: i for i, w in enumerate(f"{_UNITS} {_TEENS}".split(" "))}
+MONEY_SHORT = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kKmM]$")
+IRREGULAR_PRESENT = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+FIRST_PERSON = {"i", "me", "myself"}
+FIRST_PERSON_POSS = {"my", "mine"}
+WH_TAGS = {"WP", "WRB", "WDT", "WP$"}
+
+
+# A fact value: letters, digits and the punctuation of names, emails, URLs and amounts.
+CLEAN_VALUE = re.compile(r"^[\w€$£¥][\w .,'’&@/:+%€$£¥-]*$")
+MAX_VALUE_WORDS = 8
+# Subject of a he/she the message cannot resolve (see extract_triples' keep_pronouns).
+PRONOUN = "__pronoun__"
+DATE_WORDS = {"today", "yesterday", "tomorrow", "tonight", "now", "lately", "recently"}
+# Words that follow a relation noun without being a name ("my boss meeting", "my sister's wedding").
+NOT_NAMES = _words(
+    """meeting birthday party wedding funeral family friends friend job work car house place office
+    team group chat call email text stuff thing things time day night life side company school
+    kids baby visit trip holiday vacation flat apartment room phone bday anniversary
+    situation drama issue problem news plan plans idea request approval lol haha ok"""
+)
+PLAIN_ADJECTIVES = _words(
+    """good nice great fine ok okay bad new old strict kind fair chill cool sound lovely mean rude
+    cheap costly strange weird sweet smart calm busy lazy harsh tough soft glad sad mad late away
+    back off out in on over done gone sick ill tired annoyed hard easy young senior junior"""
+)
+ADJECTIVE_ENDINGS = (
+    "y",
+    "ful",
+    "ous",
+    "ive",
+    "able",
+    "ible",
+    "al",
+    "ic",
+    "ed",
+    "ing",
+    "less",
+    "ish",
+    "ant",
+    "ent",
+)
+NOT_NAME_ENDINGS = ("ing", "tion", "ment", "ness", "ship", "ity", "ery", "ies")
+NAME_BREAKS = {"on", "in", "at", "from", "since", "for", "by", "with", "until", "next", "last"}
+MAX_SENTENCE_TOKENS = 60  # longer "sentences" are usually pasted text whose parse is unreliable
