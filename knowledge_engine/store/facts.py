@@ -320,6 +320,85 @@ class FactStore:
             other.updated_at = now
             self.table.put(other)
 
+    # ------------------------------------------------------------------ corrections
+    def correct(
+        self,
+        old: Fact,
+        subject: str,
+        object_: str,
+        *,
+        subject_id: str | None,
+        object_id: str | None,
+        evidence: Iterable[Evidence],
+        now: datetime | None = None,
+    ) -> Fact:
+        """Replace a wrong fact by its corrected form ("sorry, I meant Leeds not Leicester").
+
+        The wrong fact is forgotten, not kept in history: it was never true, so history must not say
+        it was. The corrected fact takes its place: same predicate, validity (valid_at, invalid_at,
+        superseded_by) and source, the wrong fact's evidence plus the correcting message's; facts the
+        wrong one had ended now name the corrected one. When the corrected triple is already stored,
+        the wrong fact merges into it.
+        """
+        now = now or utcnow()
+        with self.table.mutex:
+            fid = fact_id(subject, old.predicate, object_)
+            ev = [*old.evidence, *evidence]
+            fact = self.table.get(fid)
+            if fact is None:
+                fact = old.model_copy(
+                    update={
+                        "id": fid,
+                        "subject": subject.strip(),
+                        "object": object_.strip(),
+                        "subject_id": subject_id,
+                        "object_id": object_id,
+                        "evidence": merge_evidence([], ev, self.storage.max_evidence),
+                        "updated_at": now,
+                    }
+                )
+            else:
+                fact.evidence = merge_evidence(fact.evidence, ev, self.storage.max_evidence)
+                if old.valid_at is not None and fact.valid_at is None:
+                    fact.valid_at = old.valid_at
+                if old.invalid_at is None:
+                    fact.invalid_at, fact.superseded_by = None, None
+                fact.updated_at = now
+            if fid != old.id:
+                self.table.delete(old.id)
+                for other in self.table:
+                    if other.superseded_by == old.id:
+                        other.superseded_by = fid
+                        other.updated_at = now
+                        self.table.put(other)
+            self.table.put(fact)
+            if fact.invalid_at is None and fact.predicate in self.family:
+                self._supersede_others(fact, began(fact), now)
+            return fact
+
+    def forget_replaced(self, fact: Fact, message_id: str) -> list[str]:
+        """A restated correction ("correction: my manager is Dana"): the facts of the same subject and
+        family that `fact` ended, stated before the correcting message, were never true: forgotten.
+        For a predicate of no family, the most recent fact of the same subject and predicate said in an
+        earlier message of the same session goes instead."""
+        with self.table.mutex:
+            before = [
+                o
+                for o in self._slot(fact)
+                if o.id != fact.id and message_id not in {e.message_id for e in o.evidence}
+            ]
+            if fact.predicate in self.family:
+                gone = [o for o in before if o.superseded_by == fact.id]
+            else:
+                session = {e.session for e in fact.evidence if e.message_id == message_id}
+                same = [
+                    o for o in before if o.invalid_at is None and {e.session for e in o.evidence} & session
+                ]
+                gone = [max(same, key=last_said)] if same else []
+            for o in gone:
+                self.table.delete(o.id)
+            return [o.id for o in gone]
+
     # ------------------------------------------------------------------ queries
     def query(
         self,
@@ -414,6 +493,13 @@ class FactStore:
 
     def flush(self) -> bool:
         return self.table.flush()
+
+
+def last_said(fact: Fact) -> datetime:
+    """When a message last stated the fact (its creation when no evidence has a time)."""
+    return max(
+        (ensure_utc(e.timestamp) for e in fact.evidence if e.timestamp), default=ensure_utc(fact.created_at)
+    )
 
 
 def ensure_utc(dt: datetime) -> datetime:

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EngineConfig
+from knowledge_engine.extract.corrections import Correction, parse_correction
 from knowledge_engine.gcpause import freeze_on_resume, gc_paused
 from knowledge_engine.model.extraction import TITLE_PREDICATES, Extraction, FactCandidate, Mention
 from knowledge_engine.model.records import Entity, Evidence, Fact, Message, canonical, utcnow
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.entities import EntityStore, vote_weight
-from knowledge_engine.store.facts import FactStore
+from knowledge_engine.store.facts import FactStore, last_said
 from knowledge_engine.store.persistence import WorkspaceLock, secure_tree
 
 if TYPE_CHECKING:
@@ -138,9 +139,10 @@ class Workspace:
             {m.tier for ex in extractions for m in ex.mentions}
             | {f.tier for ex in extractions for f in ex.facts}
         )
-        key = _applied_key(message.id, ",".join(tiers))
+        fix = parse_correction(message.text) if message.text else None
+        key = _applied_key(message.id, ",".join(tiers) or "correction")
         with self.write_lock:
-            if not tiers or self._is_applied(key):
+            if (not tiers and fix is None) or self._is_applied(key):
                 return 0, 0  # a replay (journal, spill, parked work): already in the store
             for gate in list(self.gates):  # pending when it was forgotten: nothing forgotten comes back
                 extractions = gate.filter(message, extractions)
@@ -152,10 +154,17 @@ class Workspace:
             for m in mentions:
                 self.entities.observe(m.value, m.type, m.tier, ev, m.importance)
                 n_ent += 1
+            added: list[Fact] = []
             for ex in extractions:
                 for cand in ex.facts:
-                    if self.add_fact(cand, ev) is not None:
+                    if fix is not None and _states_wrong(cand, fix):
+                        continue  # "I meant Leeds not Leicester" says nothing of Leicester
+                    fact = self.add_fact(cand, ev)
+                    if fact is not None:
+                        added.append(fact)
                         n_fact += 1
+            if fix is not None:
+                n_fact += self._correct(fix, message, ev, added)
             self._mark_applied(key)  # last: the key never stands for records not yet in memory
         if n_ent or n_fact:
             self.schedule_flush()
@@ -197,6 +206,62 @@ class Workspace:
             now=ev.timestamp or utcnow(),
         )
         return fact
+
+    def _correct(self, fix: Correction, message: Message, ev: Evidence, added: list[Fact]) -> int:
+        """Apply a correction (extract.corrections): a swap replaces the wrong value in the facts of the
+        last message that stated it (as subject or object, whatever the relation); a restatement's
+        facts replace what they ended. Wrong facts are forgotten, not kept in history
+        (FactStore.correct). Returns the number of corrected facts."""
+        if not fix.is_swap:
+            gone = [fid for f in added for fid in self.facts.forget_replaced(f, message.id)]
+            if gone:
+                counters.inc("facts.corrected", len(gone))
+            return 0
+        assert fix.wrong is not None and fix.right is not None
+        wrong, right = canonical(fix.wrong), fix.right
+        said = [
+            f
+            for f in self.facts.all()
+            if message.id not in {e.message_id for e in f.evidence}
+            and (_has_words(f.object, wrong) or _has_words(f.subject, wrong))
+        ]
+        if not said:
+            return 0
+
+        newest = max(last_said(f) for f in said)
+        n = 0
+        for old in [f for f in said if last_said(f) == newest]:
+            subj, obj = old.subject, old.object
+            if _has_words(obj, wrong):
+                obj = _swap_words(obj, wrong, right)
+            else:
+                subj = _swap_words(subj, wrong, right)
+            subj_ent = self._entity_for(subj, old.subject, old.subject_id, ev, old)
+            obj_ent = self._entity_for(obj, old.object, old.object_id, ev, old)
+            self.facts.correct(
+                old,
+                subj_ent.value if subj_ent else subj,
+                obj_ent.value if obj_ent else obj,
+                subject_id=subj_ent.id if subj_ent else None,
+                object_id=obj_ent.id if obj_ent else None,
+                evidence=[ev],
+                now=ev.timestamp or utcnow(),
+            )
+            n += 1
+        counters.inc("facts.corrected", n)
+        return n
+
+    def _entity_for(self, value: str, was: str, was_id: str | None, ev: Evidence, old: Fact) -> Entity | None:
+        """The entity of one end of a corrected fact: unchanged, or the corrected value's (found, or
+        created with the wrong value's type)."""
+        if value == was:
+            return self.entities.get(was_id) if was_id else None
+        prior = self.entities.get(was_id) if was_id else None
+        type_ = prior.type if prior is not None else None
+        ent = self.entities.resolve(value, type_)
+        if ent is None and prior is not None:
+            ent = self.entities.observe(value, prior.type, old.source, ev)
+        return ent
 
     def _link(
         self, name: str, type_: str | None, cand: FactCandidate, ev: Evidence, create: bool
@@ -316,6 +381,27 @@ def _not_in_titles(mentions: list[Mention], facts: list[FactCandidate]) -> list[
     return [
         m for m in mentions if m.type != "unknown" or not any(f" {canonical(m.value)} " in t for t in titles)
     ]
+
+
+def _has_words(value: str, words: str) -> bool:
+    """`words` (canonical) in `value` as whole words."""
+    return re.search(rf"(?<!\w){re.escape(words)}(?!\w)", canonical(value)) is not None
+
+
+def _swap_words(value: str, wrong: str, right: str) -> str:
+    """`value` with the wrong words (any case) replaced by the right ones: "Leicester Royal Infirmary"
+    -> "Leeds Royal Infirmary"; the whole value when it is only the wrong words."""
+    if canonical(value) == wrong:
+        return right
+    return re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, value, count=1, flags=re.IGNORECASE)
+
+
+def _states_wrong(cand: FactCandidate, fix: Correction) -> bool:
+    """A fact of a correcting message that states the value it takes back."""
+    if not fix.is_swap or fix.wrong is None:
+        return False
+    wrong = canonical(fix.wrong)
+    return _has_words(cand.object, wrong) or _has_words(cand.subject, wrong)
 
 
 def _applied_key(message_id: str, tiers: str) -> str:
