@@ -73,6 +73,9 @@ def _check_ranges(out: dict[str, Any]) -> None:
     assert 0 < lat["p50"] <= lat["p95"] and 0 <= lat["embed_p50"] <= lat["embed_p95"]
     assert out["provenance_not_in_block"] == 0
     assert 0 < out["block_chars_mean"] <= out["budget_chars"]
+    prec = out["precision"]
+    assert all(v is None or 0.0 <= v <= 1.0 for v in [prec["overall"], *prec["by_category"].values()])
+    assert out["block_items_mean"] > 0 and 0 <= out["empty_blocks"] <= out["questions"]
 
 
 @pytest.mark.slow
@@ -100,3 +103,47 @@ def test_real_locomo_slice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     out = _run(tmp_path, [small], capsys, "--limit-questions", "6")
     assert out["questions"] == len([q for q in qa if q["category"] in (1, 2, 3, 4)])
     _check_ranges(out)
+
+
+def test_precision_is_the_share_of_block_items_that_are_evidence() -> None:
+    report = {"items": [
+        {"kind": "memory", "id": "D1:1", "message_ids": ["D1:1"]},
+        {"kind": "memory", "id": "D1:2", "message_ids": ["D1:2"]},
+        {"kind": "fact", "id": "f1", "message_ids": ["D1:1", "D2:1"]},
+        {"kind": "fact", "id": "f2", "message_ids": ["D2:2"]},
+        {"kind": "memory", "id": "D2:1", "message_ids": ["D2:1"]},  # not shown: not counted
+    ]}
+    block = "- [Ana #D1:1] ...\n- [Ben #D1:2] ...\n- x (id f1)\n- y (id f2)\n"
+    items = locomo.block_items(report, block)
+    assert len(items) == 4
+    assert locomo.precision(["D1:1"], items) == 0.5  # the turn and the fact citing it
+    assert locomo.precision(["D9:9"], items) == 0.0
+    assert locomo.precision(["D1:1"], []) is None  # an empty block has no precision
+
+
+def test_folds_choose_on_the_other_conversations() -> None:
+    def run(per: dict[str, tuple[float, float]]) -> dict[str, Any]:
+        return {"by_conversation": {c: {"messages_facts": r, "precision": p} for c, (r, p) in per.items()}}
+
+    runs = [run({"a": (0.80, 0.05), "b": (0.70, 0.05), "c": (0.10, 0.01)}),
+            run({"a": (0.80, 0.09), "b": (0.695, 0.08), "c": (0.90, 0.90)}),
+            run({"a": (0.60, 0.50), "b": (0.60, 0.50), "c": (0.90, 0.90)})]
+    # on a+b: run 1 loses 0.0025 recall (within tolerance) and wins on precision; run 2 loses too much
+    assert locomo.choose(runs, ["a", "b"], 0.01) == 1
+    assert locomo.choose(runs, ["a", "b"], 0.0) == 0
+    assert locomo.parse_grid("retrieval.relevanceCutoff=0,0.5") == ("retrieval.relevanceCutoff", [0, 0.5])
+    assert locomo.parse_grid(None)[0] == "retrieval.relevanceCutoff"
+
+
+@pytest.mark.slow
+def test_folds_over_two_conversations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = {**TINY, "sample_id": "tiny-2"}
+    out = _run(tmp_path, [TINY, other], capsys, "--budget-chars", "1500", "--folds",
+               "--grid", "retrieval.relevanceCutoff=0,0.9", "--cache-dir", str(tmp_path / "cache"))
+    _check_ranges(out)
+    folds = out["folds"]
+    assert folds["key"] == "retrieval.relevanceCutoff" and folds["values"] == [0, 0.9]
+    assert [f["held_out"] for f in folds["folds"]] == ["tiny", "tiny-2"]
+    assert all(f["chosen"] in (0, 0.9) for f in folds["folds"])
+    assert set(folds["grid"]) == {"0", "0.9"}
+    assert 0.0 <= folds["held_out_mean"]["messages_facts"] <= 1.0

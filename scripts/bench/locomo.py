@@ -10,8 +10,18 @@ the injected block, read from the provenance report: "messages" counts memory it
 "messages+facts" also counts injected facts whose evidence cites the turn. Baselines fill
 the same character budget with whole `speaker: text` lines in rank order.
 
+Precision of a question = the share of the block's items (memory items + facts) that are
+evidence (a memory item whose turn is an evidence turn, a fact whose evidence cites one);
+averaged over questions whose block holds at least one item.
+
+`--folds`: for each value of a small grid of one config key (`--grid KEY=V1,V2,...`, default
+the relevance cut-off), every conversation is asked with that value on the same ingested
+workspace; then for each conversation (the held-out fold) the value best on the others is
+chosen and that conversation's figures with it are reported, with the mean of the folds.
+
 Usage: .venv/bin/python scripts/bench/locomo.py [PATH] [--budget-chars 4000] [--json]
-       [--limit-conversations N] [--limit-questions N]
+       [--limit-conversations N] [--limit-questions N] [--cache-dir DIR] [--set KEY=VALUE]
+       [--folds [--grid KEY=V1,V2,...] [--fold-tolerance 0.01]]
 Prints figures; the last line is one JSON object.
 """
 
@@ -46,6 +56,9 @@ CATEGORIES = (1, 2, 3, 4)
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 BASELINE_POOL = 200
 ARMS = ("messages", "messages_facts", "bm25", "vector")
+SCORED = (*ARMS, "precision")
+# --folds: the relevance cut-off's grid (retrieval.relevanceCutoff; 0 = off)
+DEFAULT_GRID = ("retrieval.relevanceCutoff", (0.0, 0.3, 0.4, 0.5))
 ANSWER_ARMS = ("engine", "bm25", "vector")
 _TOKEN = re.compile(r"\w+")
 
@@ -101,6 +114,20 @@ def injected_ids(report: dict[str, Any] | None, block: str) -> tuple[set[str], s
     return mem, facts, missing
 
 
+def block_items(report: dict[str, Any] | None, block: str) -> list[set[str]]:
+    """The turn ids of each memory or fact item shown in the block (one set per item)."""
+    return [{str(m) for m in it.get("message_ids") or []} for it in (report or {}).get("items", [])
+            if it.get("kind") in ("memory", "fact") and shown(it, block)]
+
+
+def precision(evidence: list[str], items: list[set[str]]) -> float | None:
+    """Share of the block's items that are evidence (None for an empty block)."""
+    if not items:
+        return None
+    ev = set(evidence)
+    return sum(1 for ids in items if ids & ev) / len(items)
+
+
 def recall(evidence: list[str], found: set[str]) -> float:
     return sum(1 for e in evidence if e in found) / len(evidence)
 
@@ -136,9 +163,16 @@ class Scores:
 
     def __init__(self, arms: tuple[str, ...] = ARMS) -> None:
         self.values: dict[str, dict[int, list[float]]] = {a: defaultdict(list) for a in arms}
+        self.by_conv: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        self.conv = ""
 
     def add(self, arm: str, category: int, value: float) -> None:
         self.values[arm][category].append(value)
+        self.by_conv[self.conv][arm].append(value)
+
+    def conv_mean(self, conv: str, arm: str) -> float | None:
+        values = self.by_conv.get(conv, {}).get(arm)
+        return round(statistics.fmean(values), 4) if values else None
 
     def summary(self, arm: str) -> dict[str, Any]:
         by_cat = self.values[arm]
@@ -222,6 +256,13 @@ async def run_conversation(conv: Conversation, questions: list[Question], budget
             bm, vec = baselines(engine, ws, q.question, budget)
             scores.add("bm25", q.category, recall(q.evidence, set(bm)))
             scores.add("vector", q.category, recall(q.evidence, set(vec)))
+            items = block_items(retriever.last_provenance, block)
+            stats["block_items"].append(len(items))
+            prec = precision(q.evidence, items)
+            if prec is None:
+                stats["empty_blocks"] += 1
+            else:
+                scores.add("precision", q.category, prec)
             if answers is not None:
                 gold = answer_tokens(answers[0].get((conv.sample_id, q.question)))
                 for arm, text in (("engine", block), ("bm25", "\n".join(bm.values())),
@@ -253,13 +294,15 @@ def select_questions(conv: Conversation, limit: int | None, stats: dict[str, Any
 def run(path: Path, budget: int, limit_conv: int | None, limit_q: int | None,
         cache_dir: Path | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     convs = load_locomo(path)[: limit_conv or None]
-    scores = Scores()
+    scores = Scores(SCORED)
     answer_scores = Scores(ANSWER_ARMS)
     gold = load_answers(path)
     stats: dict[str, Any] = {"ingest_s": 0.0, "facts": 0, "latency_ms": [], "embed_ms": [], "block_chars": [],
                              "provenance_not_in_block": 0, "malformed_evidence": 0, "unknown_evidence": 0,
-                             "skipped_no_evidence": 0, "turns": 0, "questions": 0}
+                             "skipped_no_evidence": 0, "turns": 0, "questions": 0, "block_items": [],
+                             "empty_blocks": 0}
     for conv in convs:
+        scores.conv = conv.sample_id
         questions = select_questions(conv, limit_q, stats)
         stats["turns"] += len(conv.turns)
         stats["questions"] += len(questions)
@@ -267,17 +310,104 @@ def run(path: Path, budget: int, limit_conv: int | None, limit_q: int | None,
                                      (gold, answer_scores)))
     lat, emb = stats.pop("latency_ms"), stats.pop("embed_ms")
     blocks = stats.pop("block_chars")
+    n_items = stats.pop("block_items")
     return {
         "bench": "locomo", "file": path.name, "budget_chars": budget, "overrides": overrides or {},
         "conversations": len(convs), **stats,
         "ingest_s": round(stats["ingest_s"], 2),
         "recall": {arm: scores.summary(arm) for arm in ARMS},
+        "precision": scores.summary("precision"),
+        "block_items_mean": round(statistics.fmean(n_items), 2) if n_items else 0,
+        "by_conversation": {c.sample_id: {"messages_facts": scores.conv_mean(c.sample_id, "messages_facts"),
+                                          "messages": scores.conv_mean(c.sample_id, "messages"),
+                                          "precision": scores.conv_mean(c.sample_id, "precision")}
+                            for c in convs},
         "answer_tokens": {arm: answer_scores.summary(arm) for arm in ANSWER_ARMS},
         "latency_ms": {"p50": round(percentile(lat, 50), 2), "p95": round(percentile(lat, 95), 2),
                        "embed_p50": round(percentile(emb, 50), 2),
                        "embed_p95": round(percentile(emb, 95), 2)},
         "block_chars_mean": round(statistics.fmean(blocks), 1) if blocks else 0,
     }
+
+
+def parse_grid(spec: str | None) -> tuple[str, list[Any]]:
+    """"retrieval.relevanceCutoff=0,0.3,0.5" -> (key, [0, 0.3, 0.5]) (JSON values, else text)."""
+    if not spec:
+        return DEFAULT_GRID[0], list(DEFAULT_GRID[1])
+    key, _, raw = spec.partition("=")
+    values: list[Any] = []
+    for part in raw.split(","):
+        try:
+            values.append(orjson.loads(part))
+        except orjson.JSONDecodeError:
+            values.append(part.strip())
+    return key.strip(), values
+
+
+def choose(runs: list[dict[str, Any]], convs: list[str], tolerance: float) -> int:
+    """Index of the run best on `convs`: the highest mean precision among the runs whose mean recall
+    (messages + facts) is within `tolerance` of the best recall there (a cut-off is worth having only
+    when it costs no recall); ties go to the first (the grid's order)."""
+    def mean(run: dict[str, Any], key: str) -> float:
+        vals = [run["by_conversation"][c][key] for c in convs if run["by_conversation"][c][key] is not None]
+        return statistics.fmean(vals) if vals else 0.0
+
+    best_recall = max(mean(r, "messages_facts") for r in runs)
+    ok = [i for i, r in enumerate(runs) if mean(r, "messages_facts") >= best_recall - tolerance]
+    return max(ok, key=lambda i: (mean(runs[i], "precision"), -i))
+
+
+def run_folds(path: Path, budget: int, limit_conv: int | None, limit_q: int | None, cache_dir: Path | None,
+              overrides: dict[str, Any], grid: tuple[str, list[Any]], tolerance: float) -> dict[str, Any]:
+    """Every grid value over every conversation (one ingestion per conversation, reused), then the
+    rotation: each conversation held out in turn, the value chosen on the others."""
+    key, values = grid
+    with tempfile.TemporaryDirectory(prefix="locomo-folds-") as tmp:
+        cache = cache_dir or Path(tmp)
+        runs = [run(path, budget, limit_conv, limit_q, cache, {**overrides, key: v}) for v in values]
+    convs = list(runs[0]["by_conversation"])
+    folds = []
+    for held in convs:
+        rest = [c for c in convs if c != held]
+        i = choose(runs, rest, tolerance)
+        folds.append({"held_out": held, "chosen": values[i], **runs[i]["by_conversation"][held]})
+
+    def fold_mean(k: str) -> float | None:
+        vals = [f[k] for f in folds if f[k] is not None]
+        return round(statistics.fmean(vals), 4) if vals else None
+
+    def slim(r: dict[str, Any]) -> dict[str, Any]:
+        return {"recall": r["recall"], "precision": r["precision"], "block_items_mean": r["block_items_mean"],
+                "block_chars_mean": r["block_chars_mean"], "by_conversation": r["by_conversation"],
+                "latency_ms": r["latency_ms"]}
+
+    out = dict(runs[0])
+    out["folds"] = {
+        "key": key, "values": values, "tolerance": tolerance,
+        "grid": {str(v): slim(r) for v, r in zip(values, runs, strict=True)},
+        "folds": folds,
+        "held_out_mean": {k: fold_mean(k) for k in ("messages_facts", "messages", "precision")},
+    }
+    return out
+
+
+def print_folds(out: dict[str, Any]) -> None:
+    f = out["folds"]
+    print(f"folds over {f['key']} (recall within {f['tolerance']} of the best, then the best precision)")
+    print(f"{'value':<10}{'recall m+f':>12}{'recall m':>10}{'precision':>11}{'items':>8}"
+          + "".join(f"{c:>16}" for c in next(iter(f["grid"].values()))["by_conversation"]))
+    for v, r in f["grid"].items():
+        per = "".join(f"{(x['messages_facts'] or 0):>8.3f}/{(x['precision'] or 0):<7.3f}"
+                      for x in r["by_conversation"].values())
+        print(f"{v:<10}{r['recall']['messages_facts']['overall'] or 0:>12.3f}"
+              f"{r['recall']['messages']['overall'] or 0:>10.3f}{r['precision']['overall'] or 0:>11.3f}"
+              f"{r['block_items_mean']:>8}{per}")
+    for fold in f["folds"]:
+        print(f"held out {fold['held_out']}: chosen {fold['chosen']}, recall m+f {fold['messages_facts']}, "
+              f"messages {fold['messages']}, precision {fold['precision']}")
+    m = f["held_out_mean"]
+    print(f"mean of held-out folds: recall m+f {m['messages_facts']}, messages {m['messages']}, "
+          f"precision {m['precision']}")
 
 
 def print_table(out: dict[str, Any]) -> None:
@@ -287,6 +417,10 @@ def print_table(out: dict[str, Any]) -> None:
     for arm, s in out["recall"].items():
         cells = "".join(f"{(s['by_category'][str(c)] or 0):>13.3f}" for c in CATEGORIES)
         print(f"{arm:<16}{cells}{(s['overall'] or 0):>10.3f}")
+    p = out["precision"]
+    cells = "".join(f"{(p['by_category'][str(c)] or 0):>13.3f}" for c in CATEGORIES)
+    print(f"{'precision':<16}{cells}{(p['overall'] or 0):>10.3f}")
+    print(f"block items per question {out['block_items_mean']}, empty blocks {out['empty_blocks']}")
     print("answer words in the injected text (a guard, not a target):")
     for arm, s in out["answer_tokens"].items():
         cells = "".join(f"{(s['by_category'][str(c)] or 0):>13.3f}" for c in CATEGORIES)
@@ -307,15 +441,27 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep ingested workspaces here and reuse them next run (ingest is the slow part)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="config override for ablations, e.g. retrieval.recencyFloor=0.9 (repeatable)")
+    ap.add_argument("--folds", action="store_true",
+                    help="rotate held-out conversations over a grid of one key (--grid); JSON `folds`")
+    ap.add_argument("--grid", default=None, metavar="KEY=V1,V2,...",
+                    help="the --folds grid (default: the relevance cut-off, DEFAULT_GRID)")
+    ap.add_argument("--fold-tolerance", type=float, default=0.01,
+                    help="--folds: recall a value may lose to the best and still win on precision")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     if not args.path.exists():
         print(f"LoCoMo file not found: {args.path}", file=sys.stderr)
         return 2
-    out = run(args.path, args.budget_chars, args.limit_conversations, args.limit_questions, args.cache_dir,
-              parse_overrides(args.set))
+    if args.folds:
+        out = run_folds(args.path, args.budget_chars, args.limit_conversations, args.limit_questions,
+                        args.cache_dir, parse_overrides(args.set), parse_grid(args.grid), args.fold_tolerance)
+    else:
+        out = run(args.path, args.budget_chars, args.limit_conversations, args.limit_questions,
+                  args.cache_dir, parse_overrides(args.set))
     if not args.json:
         print_table(out)
+        if args.folds:
+            print_folds(out)
     print(orjson.dumps(out).decode())
     return 0
 
