@@ -266,6 +266,9 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
         if advcl.tag_ == "VBG" and not _has_mark(advcl, MARKS) and not _is_irrealis(advcl):
             _add_clause(advcl, dropped, result)  # "Living in Wash Park now, renting a house ..."
             ctx.dropped.add(advcl.i)
+        elif advcl.tag_ != "VBG" and _leading_clause(advcl) and not _is_irrealis(advcl):
+            result.append((advcl, dropped, True))  # "Taught maths at X for 31 years, finished up ..."
+            ctx.dropped.add(advcl.i)
     if not subjects and root.lemma_ == "be":
         subj_tok = next((c for c in root.children if c.dep_ == "nsubj"), None)
         if subj_tok is not None:
@@ -362,11 +365,23 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "aux", "auxpass", "csubj"} for c in verb.children):
         return []
     sent = verb.sent
-    lead = {t.i for c in verb.children if c.dep_ == "advcl" and c.tag_ == "VBG" for t in c.subtree}
+    lead = {t.i for c in verb.children if c.dep_ == "advcl" and _leading_clause(c) for t in c.subtree}
     before = [t for t in sent[: verb.i - sent.start] if t.i not in lead]
     if any(t.pos_ not in {"ADV", "INTJ", "PUNCT", "CCONJ", "SPACE"} for t in before):
         return []
     return [ctx.me]
+
+
+def _leading_clause(advcl: Token) -> bool:
+    """A subjectless clause the parser hung below the next one: "Living in Wash Park now, renting ...",
+    or one opening the sentence in the past: "Taught maths at X for 31 years, finished up last June"."""
+    if advcl.tag_ == "VBG":
+        return True
+    return (
+        advcl.tag_ in {"VBD", "VBN"}
+        and advcl.i == advcl.sent.start
+        and not any(c.dep_ in {"nsubj", "nsubjpass", "mark", "aux", "auxpass"} for c in advcl.children)
+    )
 
 
 def _conjuncts(tok: Token) -> list[Token]:
@@ -429,7 +444,8 @@ def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
     if poss.lower_ in FIRST_PERSON_POSS:
         return ctx.me
     if poss.lower_ == "our":  # "our son Leo": the speaker's family; "our team": not the speaker's
-        family = noun is not None and noun.lemma_.lower() in FAMILY_NOUNS
+        # "Graham, our ward manager": the boss of a group the speaker is in is the speaker's boss
+        family = noun is not None and (noun.lemma_.lower() in FAMILY_NOUNS or _is_manager_noun(noun))
         return ctx.me if family and ctx.message.role == "user" else None
     return _name_of(poss, ctx)
 
@@ -724,7 +740,14 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
         end < len(words) and end < 5 and words[end].is_alpha and words[end].pos_ in {"NOUN", "ADJ", "PROPN"}
     ):
         end += 1
-    if end == 0 or end >= len(words) or not _is_job(words[end - 1]) or words[end - 1].tag_ == "NNS":
+    if end == 0 or not _is_job(words[end - 1]) or words[end - 1].tag_ == "NNS":
+        return
+    if end >= len(words):
+        words = [*words, words[-1]]  # a title with no full stop: the check below reads it as the end
+    if all(t.is_punct for t in words[end:]) and _after_job_news(words[0]):
+        # "Got the job at Arla!! Head of Design." / "Promotion came through. Team Lead."
+        title = words[0].doc[words[0].i : words[end - 1].i + 1].text
+        _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.45, obj_tok=None)
         return
     nxt = words[end].lower_
     rest = words[end + 1 :]
@@ -738,6 +761,21 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
     _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
     if org:
         _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _after_job_news(first: Token) -> bool:
+    """The sentence before this one (same message) tells of the speaker's job, in its words: a job,
+    role, position, offer, promotion, hiring."""
+    sent = first.sent
+    if sent.start == 0:
+        return False
+    before = first.doc[sent.start - 1].sent
+    return any(
+        t.lemma_.lower() in JOB_NOUNS or t.lemma_.lower() in {"promotion", "promote", "hire"} for t in before
+    ) and (
+        any(t.lower_ in FIRST_PERSON or t.lower_ in FIRST_PERSON_POSS for t in before)
+        or not any(t.dep_ in {"nsubj", "nsubjpass"} for t in before)  # "Got the job!!": the "I" left out
+    )
 
 
 def _rent_line(words: list[Token], ctx: _Ctx) -> None:
@@ -1844,6 +1882,7 @@ def _emit(
     subj_type: EntityType | None = None,
 ) -> None:
     subject, obj = subject.strip(), obj.strip()
+    predicate = PREDICATE_ALIASES.get(predicate, predicate)
     if subject.lower() == obj.lower() or not predicate or not _clean(subject) or not _clean(obj):
         return
     if predicate in PERSON_SUBJECT_PREDICATES and (predicate != "is-aged" or subj_type):

@@ -181,6 +181,10 @@ PREDICATE_ALIASES = {
     "comes-from": "is-from",
     "came-from": "is-from",
     "bears-in": "born-in",
+    "beared-in": "born-in",
+    # "he's been at Thornwood since P1": the small model reads the perfect's 's as "is"
+    "is-been-at": "is-at",
+    "is-been-in": "is-in",  # "Born in Leeds, moved to York at 20": a participle read as past
     "was-born-in": "born-in",
     "works-as": "has-role",
     # "born and brought up in Kochi", "raised in Cork" (the small model reads the passive as active)
