@@ -436,6 +436,20 @@ class RetrievalConfig(_Section):
         description="When the query names a speaker, that speaker's nearest turns form a search arm of "
         "their own (from a vector query half again as deep), so other speakers' turns cannot crowd them out.",
     )
+    relevance_cutoff: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="Conversation memories whose relevance is below this share are not injected, however much "
+        "budget is left (0 = off: the budget is the only limit). A turn's relevance is its best search arm's "
+        "score as a share of that arm's best candidate (BM25, cosine); a neighbour turn's is its anchor's x "
+        "neighbourFactor. 0.6: chosen on the LoCoMo dev folds (docs/benchmarks.md).",
+    )
+    drop_filler: bool = Field(
+        True,
+        description="Never inject a short assistant turn (at most 4 content words) that shares no content word "
+        "with the query ('Glad to hear it. And your partner?').",
+    )
     adaptive: bool = Field(True, description="Shrink the result count when the top score is weak.")
     temporal: bool = Field(True, description="Use time expressions in the query to favour that window.")
     temporal_weight: float = Field(

@@ -1,7 +1,8 @@
 """The local source's ranking, from candidates to the facts and memories the block will hold.
 
 The one ranking pipeline: the hook (Retriever.rank) and the tests both run this function.
-Steps, in order: recency decay of memories (a higher floor for past-tense questions) ->
+Steps, in order: the relevance cut-off and filler rule on memories -> recency decay of memories
+(a higher floor for past-tense questions) ->
 speaker boost -> time-window boost (or filter, `temporalFilter`) -> feedback boost -> the facts
 of the asked subject and relation to the head of the fact list -> heads of both lists ->
 weighted RRF of facts and memories -> `minScore` -> adaptive count -> MMR -> the caps and the
@@ -27,6 +28,7 @@ from knowledge_engine.retrieve.fuse import (
     rrf_max,
 )
 from knowledge_engine.retrieve.temporal import temporal_boost
+from knowledge_engine.store.keyword import STOP_WORDS
 
 if TYPE_CHECKING:
     from knowledge_engine.retrieve.feedback import UtilityTracker
@@ -45,6 +47,7 @@ def rank_local(
     floor = rc.recency_floor
     if asks_about_past(request.query):
         floor = max(floor, rc.past_recency_floor)
+    memory = relevant(memory, request.query, rc)
     memory = recency_decay(memory, rc.half_life_hours, ref, floor=floor)
     speaking = {i.id: 1.0 for i in memory if i.scores.get("speaker")}
     if speaking and rc.speaker_weight > 0:
@@ -90,6 +93,38 @@ def rank_local(
         bucket.append(item)
         used += size
     return _relation_first(out_f), out_m
+
+
+def relevant(memory: list[RetrievedItem], query: str, rc: RetrievalConfig) -> list[RetrievedItem]:
+    """The turns worth injecting at all: `relevanceCutoff` (scores["relevance"], set by the local source;
+    an item without it is kept) and, with `dropFiller`, no short assistant filler sharing no content
+    word with the query. The budget then fills with what is left, or stays partly unused."""
+    cut = rc.relevance_cutoff
+    if cut > 0:
+        memory = [i for i in memory if i.scores.get("relevance", 1.0) >= cut]
+    if rc.drop_filler:
+        asked = content_stems(query)
+        memory = [i for i in memory if not is_filler(i, asked)]
+    return memory
+
+
+FILLER_WORDS = 4  # a turn with more content words than this is never filler
+_CONTENT = re.compile(r"[^\W\d_]+|\d+")
+
+
+def content_stems(text: str) -> set[str]:
+    """Content words (stop words and single letters dropped), cut to 5 letters: a crude stem under
+    which 'painted' meets 'paint' and 'sister's' meets 'sister'."""
+    return {w[:5] for w in _CONTENT.findall(text.lower()) if len(w) > 1 and w not in STOP_WORDS}
+
+
+def is_filler(item: RetrievedItem, asked: set[str]) -> bool:
+    """A short assistant turn (at most FILLER_WORDS content words) sharing no content word with the
+    query: "Glad to hear it. And your partner?", "Sounds great, enjoy!"."""
+    if item.kind != "memory" or item.role != "assistant":
+        return False
+    words = content_stems(item.text)
+    return len(words) <= FILLER_WORDS and not (words & asked)
 
 
 def _relation_first(facts: list[RetrievedItem]) -> list[RetrievedItem]:

@@ -58,7 +58,7 @@ BASELINE_POOL = 200
 ARMS = ("messages", "messages_facts", "bm25", "vector")
 SCORED = (*ARMS, "precision")
 # --folds: the relevance cut-off's grid (retrieval.relevanceCutoff; 0 = off)
-DEFAULT_GRID = ("retrieval.relevanceCutoff", (0.0, 0.3, 0.4, 0.5))
+DEFAULT_GRID = ("retrieval.relevanceCutoff", (0.0, 0.5, 0.6, 0.7))
 ANSWER_ARMS = ("engine", "bm25", "vector")
 _TOKEN = re.compile(r"\w+")
 
@@ -377,7 +377,8 @@ def run_folds(path: Path, budget: int, limit_conv: int | None, limit_q: int | No
         return round(statistics.fmean(vals), 4) if vals else None
 
     def slim(r: dict[str, Any]) -> dict[str, Any]:
-        return {"recall": r["recall"], "precision": r["precision"], "block_items_mean": r["block_items_mean"],
+        return {"recall": r["recall"], "precision": r["precision"], "answer_tokens": r["answer_tokens"],
+                "block_items_mean": r["block_items_mean"],
                 "block_chars_mean": r["block_chars_mean"], "by_conversation": r["by_conversation"],
                 "latency_ms": r["latency_ms"]}
 
@@ -394,14 +395,14 @@ def run_folds(path: Path, budget: int, limit_conv: int | None, limit_q: int | No
 def print_folds(out: dict[str, Any]) -> None:
     f = out["folds"]
     print(f"folds over {f['key']} (recall within {f['tolerance']} of the best, then the best precision)")
-    print(f"{'value':<10}{'recall m+f':>12}{'recall m':>10}{'precision':>11}{'items':>8}"
+    print(f"{'value':<10}{'recall m+f':>12}{'recall m':>10}{'precision':>11}{'items':>8}{'answer':>8}"
           + "".join(f"{c:>16}" for c in next(iter(f["grid"].values()))["by_conversation"]))
     for v, r in f["grid"].items():
         per = "".join(f"{(x['messages_facts'] or 0):>8.3f}/{(x['precision'] or 0):<7.3f}"
                       for x in r["by_conversation"].values())
         print(f"{v:<10}{r['recall']['messages_facts']['overall'] or 0:>12.3f}"
               f"{r['recall']['messages']['overall'] or 0:>10.3f}{r['precision']['overall'] or 0:>11.3f}"
-              f"{r['block_items_mean']:>8}{per}")
+              f"{r['block_items_mean']:>8}{r['answer_tokens']['engine']['overall'] or 0:>8.3f}{per}")
     for fold in f["folds"]:
         print(f"held out {fold['held_out']}: chosen {fold['chosen']}, recall m+f {fold['messages_facts']}, "
               f"messages {fold['messages']}, precision {fold['precision']}")

@@ -319,6 +319,7 @@ class LocalSource:
             weights.append(rc.vector_weight)
             names.append(name)
         fused = fuse_messages(arms, weights, names, rc.rrf_k, msgs)
+        mark_relevance(fused, names)
         if rc.neighbours > 0 and rc.neighbour_factor > 0:
             fused = self._with_neighbours(fused, rc.neighbours, rc.neighbour_factor)
         for item in fused:
@@ -363,14 +364,31 @@ class LocalSource:
             for msg in [*before, *after]:
                 score = anchor.score * factor
                 have = by_id.get(msg.id)
+                relevance = anchor.scores.get("relevance", 1.0) * factor
                 if have is None:
                     item = memory_item(msg, score)
                     item.scores["neighbour"] = score
+                    item.scores["relevance"] = relevance
                     by_id[msg.id] = item
                     added.append(item)
-                elif have.score < score and "neighbour" in have.scores:
-                    have.score = score
+                else:
+                    if have.score < score and "neighbour" in have.scores:
+                        have.score = score
+                    if have.scores.get("relevance", 1.0) < relevance:
+                        have.scores["relevance"] = relevance
         return sort_items([*fused, *added]) if added else fused
+
+
+def mark_relevance(items: list[RetrievedItem], arms: list[str]) -> None:
+    """scores["relevance"] of each fused turn: its best arm's own score as a share of that arm's best
+    candidate (BM25 and cosine are on no common scale; a share of the best is). A fused RRF score says
+    only where a turn ranked, and in a short log every turn ranks somewhere; this says how close it
+    came to the best match (retrieval.relevanceCutoff reads it)."""
+    tops = {name: max((i.scores.get(name, 0.0) for i in items), default=0.0) for name in arms}
+    for item in items:
+        shares = (max(0.0, item.scores[name]) / top for name, top in tops.items()
+                  if top > 0 and name in item.scores)
+        item.scores["relevance"] = max(shares, default=0.0)
 
 
 def _consume(task: asyncio.Future[Any]) -> None:
