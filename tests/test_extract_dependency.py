@@ -455,3 +455,17 @@ def test_a_perfect_read_as_is_is_where_one_is(triples: Callable[..., Triples]) -
         "Tom is nervous. he's been at Oakfield Primary since year 1"
     )
     assert ("Tom", "is-in", "Leeds") in triples("Tom's been in Leeds since May")
+
+
+def test_a_start_after_leaving_shares_the_subject(triples: Callable[..., Triples]) -> None:
+    got = triples("My brother Jo called. he quit Unilever, joining Nestle next month")
+    assert ("Jo", "joins", "Nestle") in {(s.capitalize(), p, o) for s, p, o in got}
+    assert not any(p == "joins" for _, p, _ in triples("She'd quit Arla, joining Lidl if they offer"))
+    assert triples("I went to the shop, starting to feel better.") <= {("Maya", "went-to", "shop")}
+
+
+def test_a_bracketed_title_in_a_line_of_ones_own_work(triples: Callable[..., Triples]) -> None:
+    got = triples("I work in retail (store manager at Lidl) and I need a rota")
+    assert {("Maya", "has-role", "store manager"), ("Maya", "works-at", "Lidl")} <= got
+    assert not any(p == "has-role" for _, p, _ in triples("I met Tom (engineer at Arup) yesterday"))
+    assert triples("My sister (nurse at the Royal) says hi") == set()

@@ -276,6 +276,14 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
             _job_is_at(root, subj_tok, ctx)
             _home_costs(root, subj_tok, ctx)
     _add_clause(root, subjects, result)
+    for advcl in (c for c in root.children if c.dep_ == "advcl" and c.i > root.i):
+        if (
+            advcl.tag_ == "VBG"
+            and advcl.lemma_ in START_VERBS
+            and not any(c.dep_ in {"nsubj", "nsubjpass", "mark", "aux"} for c in advcl.children)
+            and not _is_irrealis(advcl)
+        ):
+            _add_clause(advcl, subjects, result)  # "he quit Unilever, joining Nestle next month"
     for conj in _verb_conjuncts(root):
         if _is_irrealis(conj) or _inherits_negation(root, conj):
             continue
@@ -703,6 +711,7 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
     if not any(t.pos_ in {"VERB", "AUX"} for t in words):
         _title_line(words[i:], ctx)
         _rent_line(words[i:], ctx)
+    _bracketed_title(words, ctx)
     while i < len(words) and words[i].lower_ in FRAGMENT_OWNERS:
         i += 1
     if i + 2 < len(words) and words[i].pos_ == "NOUN" and _is_manager_noun(words[i + 1]):
@@ -761,6 +770,25 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
     _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
     if org:
         _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _bracketed_title(words: list[Token], ctx: _Ctx) -> None:
+    """A job title and workplace in brackets, in a line of the speaker's own work: 'I sell software for
+    a living (account exec at Northwind)', 'I work in sales (account manager at Brightwave)'."""
+    if not any(t.dep_ == "nsubj" and t.lower_ in FIRST_PERSON for t in words):
+        return
+    # the brackets describe the speaker's line of work, not a person just named ("I met Tom (engineer
+    # at Arup)", "my sister (nurse at X)")
+    opens = [
+        k
+        for k, t in enumerate(words)
+        if t.text == "(" and k > 0 and words[k - 1].pos_ != "PROPN" and not _is_kin_word(words[k - 1])
+    ]
+    for k in opens:
+        close = next((m for m in range(k + 1, len(words)) if words[m].text == ")"), None)
+        inner = words[k + 1 : close] if close is not None else []
+        if inner and not any(t.pos_ in {"VERB", "AUX"} for t in inner):
+            _title_line([*inner, words[close]] if close is not None else inner, ctx)
 
 
 def _after_job_news(first: Token) -> bool:

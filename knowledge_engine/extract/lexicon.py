@@ -504,7 +504,7 @@ JOB_TITLE_NOUNS = TITLE_HEADS | _words(
     mathematician statistician auditor actuary underwriter teller courier postman
     welder roofer painter decorator gardener landscaper butcher fishmonger tailor
     housekeeper janitor caretaker guard warden officer detective sergeant constable
-    worker assistant staffer employee tester estimator surveyor planner buyer"""
+    worker assistant staffer employee tester estimator surveyor planner buyer executive exec rep"""
 )
 APPROXIMATORS = {"about", "around", "roughly", "approximately", "approx", "approx.", "circa", "~", "some"}
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve"
