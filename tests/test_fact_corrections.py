@@ -166,3 +166,10 @@ def test_end_to_end_with_the_spacy_tier(ws: Workspace, spacy_tier: SpacyTier) ->
         ws.apply(msg, spacy_tier.extract_here([msg]))
     objects = {f.object for f in ws.facts.query(subject="Ana", include_history=True)}
     assert "Ipswich" in objects and "Norwich" not in objects
+
+
+def test_an_assistants_correction_changes_nothing(ws: Workspace) -> None:
+    say(ws, "m1", "We live in Hove.", day(1), ("Ana", "lives-in", "Hove"))
+    msg = Message(id="m2", session="s1", role="assistant", text="Sorry, Brighton not Hove!", timestamp=day(2))
+    ws.apply(msg, [Extraction(message_id="m2", facts=[])])
+    assert triples(ws) == {("Ana", "lives-in", "Hove")}

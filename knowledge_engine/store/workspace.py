@@ -139,7 +139,8 @@ class Workspace:
             {m.tier for ex in extractions for m in ex.mentions}
             | {f.tier for ex in extractions for f in ex.facts}
         )
-        fix = parse_correction(message.text) if message.text else None
+        # the user corrects what was said; an assistant's "sorry, X not Y" does not rewrite the user's facts
+        fix = parse_correction(message.text) if message.text and message.role == "user" else None
         key = _applied_key(message.id, ",".join(tiers) or "correction")
         with self.write_lock:
             if (not tiers and fix is None) or self._is_applied(key):
