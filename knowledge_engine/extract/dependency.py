@@ -160,7 +160,7 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
             for clause_root in _clause_roots(root):
                 for head, subjects, past in _clauses(clause_root, ctx):
                     _clause_facts(head, subjects, past, ctx)
-    return _dedupe(ctx.out)
+    return dedupe_facts(ctx.out)
 
 
 def _clause_roots(root: Token) -> list[Token]:
@@ -1976,11 +1976,12 @@ def _type_of_text(text: str, ctx: _Ctx) -> EntityType | None:
     return None
 
 
-def _dedupe(facts: list[FactCandidate]) -> list[FactCandidate]:
+def dedupe_facts(facts: list[FactCandidate]) -> list[FactCandidate]:
+    """The first of each triple, its ends compared without case (one message may state it twice)."""
     seen: set[tuple[str, str, str]] = set()
     result = []
     for fact in facts:
-        key = (fact.subject.lower(), fact.predicate, fact.object.lower())
+        key = (fact.subject.casefold(), fact.predicate, fact.object.casefold())
         if key not in seen:
             seen.add(key)
             result.append(fact)

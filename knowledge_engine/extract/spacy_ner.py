@@ -263,14 +263,7 @@ class SessionPeople:
                 for f in ex.facts
                 if f.subject != dependency.PRONOUN or who
             ]
-            seen: set[tuple[str, str, str]] = set()
-            kept = []
-            for f in facts:
-                k = (f.subject.casefold(), f.predicate, f.object.casefold())
-                if k not in seen:
-                    seen.add(k)
-                    kept.append(f)
-            ex = ex.model_copy(update={"facts": kept})
+            ex = ex.model_copy(update={"facts": dependency.dedupe_facts(facts)})
         if key is not None:
             named = _people_named(msg, ex)
             if named:
