@@ -13,10 +13,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from knowledge_engine.gcpause import gc_paused
 from knowledge_engine.model.records import Fact
 from knowledge_engine.store.keyword import MIN_TOKEN_CHARS, STOP_WORDS
-from knowledge_engine.store.table import RecordTable
+from knowledge_engine.store.table import TableFollower
 
 _TOKEN = re.compile(r"[^\W_]+")
 _SUFFIXES = ("ing", "ed", "es", "s")
@@ -51,42 +50,20 @@ def terms_of_fact(fact: Fact) -> frozenset[str]:
     return _part_terms(fact.subject) | _part_terms(fact.predicate) | _part_terms(fact.object)
 
 
-class FactTermIndex:
+class FactTermIndex(TableFollower[Fact]):
     """term -> fact ids and entity id -> fact ids over the valid facts of one table."""
 
     def __init__(self) -> None:
-        self.sig: tuple[int, int] = (-1, -1)
+        super().__init__()
         self.valid: dict[str, Fact] = {}
         self.postings: dict[str, set[str]] = {}
         self.lengths: dict[str, int] = {}
         self.by_entity: dict[str, set[str]] = {}
         # fact id -> (terms, entity ids)
         self._terms_of: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}
-        self.rebuilds = 0
 
-    def refresh(self, table: RecordTable[Fact]) -> None:
-        """Catch up with the table: apply its recent changes, or rebuild when they are unknown."""
-        with table.mutex:
-            sig = (table.generation, table.version)
-            if sig == self.sig:
-                return
-            changed = table.changed_since(*self.sig)
-            if changed is None:
-                self._rebuild(table)
-            else:
-                for fid in changed:
-                    self._remove(fid)
-                    fact = table.records.get(fid)
-                    if fact is not None:
-                        self._add(fact)
-            self.sig = sig
-
-    def _rebuild(self, table: RecordTable[Fact]) -> None:
+    def _clear(self) -> None:
         self.valid, self.postings, self.lengths, self.by_entity, self._terms_of = {}, {}, {}, {}, {}
-        with gc_paused():  # several hundred thousand sets at 100k facts (see gcpause)
-            for fact in table.records.values():
-                self._add(fact)
-        self.rebuilds += 1
 
     def _add(self, fact: Fact) -> None:
         if fact.invalid_at is not None:

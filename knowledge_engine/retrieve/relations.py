@@ -34,13 +34,12 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from knowledge_engine.gcpause import gc_paused
 from knowledge_engine.model.records import Fact, canonical
 from knowledge_engine.store.keyword import STOP_WORDS
 from knowledge_engine.store.messages import MESSAGES_FILE
+from knowledge_engine.store.table import TableFollower
 
 if TYPE_CHECKING:
-    from knowledge_engine.store.table import RecordTable
     from knowledge_engine.store.workspace import Workspace
 
 USER_REFRESH_S = 10.0
@@ -281,35 +280,19 @@ def _aware(ts: datetime) -> datetime:
     return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
 
 
-class SubjectIndex:
+class SubjectIndex(TableFollower[Fact]):
     """subject key (canonical subject and subject entity id) -> ids of every fact, superseded ones
     included, of one fact table; follows the table's change log as index/fact_terms.py does."""
 
     def __init__(self) -> None:
-        self.sig: tuple[int, int] = (-1, -1)
+        super().__init__()
         self.by_subject: dict[str, set[str]] = {}
         self.by_object: dict[str, set[str]] = {}  # facts of an INVERSE predicate, by object
         self._keys_of: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self.facts: dict[str, Fact] = {}
 
-    def refresh(self, table: RecordTable[Fact]) -> None:
-        with table.mutex:
-            sig = (table.generation, table.version)
-            if sig == self.sig:
-                return
-            changed = table.changed_since(*self.sig)
-            if changed is None:
-                self.by_subject, self.by_object, self._keys_of, self.facts = {}, {}, {}, {}
-                with gc_paused():
-                    for fact in table.records.values():
-                        self._add(fact)
-            else:
-                for fid in changed:
-                    self._remove(fid)
-                    new = table.records.get(fid)
-                    if new is not None:
-                        self._add(new)
-            self.sig = sig
+    def _clear(self) -> None:
+        self.by_subject, self.by_object, self._keys_of, self.facts = {}, {}, {}, {}
 
     def _add(self, fact: Fact) -> None:
         direct, inverse = families_of(fact.predicate), inverse_families_of(fact.predicate)

@@ -403,3 +403,46 @@ class RecordTable(Generic[R]):
             if old:
                 self.meta_dirty = True
             return len(old)
+
+
+class TableFollower(Generic[R]):
+    """An in-memory index kept in step with one RecordTable through its change log.
+
+    Why one base: every derived index (fact terms, fact subjects) must catch up the same way: apply
+    the ids changed since its last look, or rebuild from every record when the log cannot tell (a
+    reload or merge, or a log that no longer reaches back). Subclasses say how to clear, add, remove.
+    """
+
+    def __init__(self) -> None:
+        self.sig: tuple[int, int] = (-1, -1)
+        self.rebuilds = 0
+
+    def refresh(self, table: RecordTable[R]) -> None:
+        """Catch up with the table: apply its recent changes, or rebuild when they are unknown."""
+        with table.mutex:
+            sig = (table.generation, table.version)
+            if sig == self.sig:
+                return
+            changed = table.changed_since(*self.sig)
+            if changed is None:
+                self._clear()
+                with gc_paused():  # a rebuild makes many long-lived sets and dicts (see gcpause)
+                    for record in table.records.values():
+                        self._add(record)
+                self.rebuilds += 1
+            else:
+                for rid in changed:
+                    self._remove(rid)
+                    now = table.records.get(rid)
+                    if now is not None:
+                        self._add(now)
+            self.sig = sig
+
+    def _clear(self) -> None:
+        raise NotImplementedError
+
+    def _add(self, record: R) -> None:
+        raise NotImplementedError
+
+    def _remove(self, rid: str) -> None:
+        raise NotImplementedError
