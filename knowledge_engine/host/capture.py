@@ -146,7 +146,7 @@ def outbound_message(event: Any, ctx: Any) -> Message | None:
         text=text,
         role="assistant",
         session=session_key_of(event, ctx),
-        speaker="assistant",
+        speaker=_speaker(payload_field(event, "metadata"), "assistant"),  # a named sender keeps its name
         # the 2026.9 gateway's message_sent has no timestamp (it is "now"); replays that send one keep it
         timestamp=parse_timestamp(payload_field(event, "timestamp")) or utcnow(),
     )
