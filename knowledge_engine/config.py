@@ -437,13 +437,14 @@ class RetrievalConfig(_Section):
         "their own (from a vector query half again as deep), so other speakers' turns cannot crowd them out.",
     )
     relevance_cutoff: float = Field(
-        0.6,
+        0.0,
         ge=0,
         le=1,
         description="Conversation memories whose relevance is below this share are not injected, however much "
         "budget is left (0 = off: the budget is the only limit). A turn's relevance is its best search arm's "
         "score as a share of that arm's best candidate (BM25, cosine); a neighbour turn's is its anchor's x "
-        "neighbourFactor. 0.6: chosen on the LoCoMo dev folds (docs/benchmarks.md).",
+        "neighbourFactor. Off by default: 0.6, chosen on the LoCoMo dev folds, kept recall there but cost 5 of 25 "
+        "held-out life-story answers (docs/benchmarks.md); set it where a short block matters more than recall.",
     )
     drop_filler: bool = Field(
         True,

@@ -108,10 +108,11 @@ def _block_turns(folder: Path, query: str, **retrieval: Any) -> set[int]:
 
 
 def test_narrow_question_gets_the_answer_without_the_filler(story_dir: Path) -> None:
-    shown = _block_turns(story_dir, QUESTION)
+    shown = _block_turns(story_dir, QUESTION)  # defaults: dropFiller on, the cut-off off
     assert shown >= ANSWERS
     assert not shown & FILLER, [STORY[i][1] for i in sorted(shown & FILLER)]
-    assert len(shown) <= 6, [STORY[i][1] for i in sorted(shown)]
+    narrow = _block_turns(story_dir, QUESTION, relevanceCutoff=0.6)
+    assert narrow >= ANSWERS and len(narrow) <= 6, [STORY[i][1] for i in sorted(narrow)]
     # without the rules the whole story fits in the budget, filler and all (what a new user saw)
     before = _block_turns(story_dir, QUESTION, dropFiller=False, relevanceCutoff=0)
     assert len(before) > 20 and before & FILLER and before >= ANSWERS
