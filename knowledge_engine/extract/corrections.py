@@ -29,17 +29,21 @@ _CUE = (
 _CUE_RE = re.compile(rf"(?<![\w']){_CUE}(?![\w'])", re.IGNORECASE)
 # what may stand between a cue and the right value: "I meant", "it's", "it should be"
 _LEAD = (
-    r"(?:\s*[,:;.!-]+\s*|\s+)(?:(?:i meant(?: to say)?|i mean|meant to say|it'?s|it is|it was|that'?s|that is"
+    r"(?>\s*[,:;.!-]+\s*|\s+)(?:(?:i meant(?: to say)?|i mean|meant to say|it'?s|it is|it was|that'?s|that is"
     r"|that should be|it should be|should be|should have said|make that)\s+)?"
 )
 _VALUE = r"[^\s,.;:!?()\"]+(?:\s+[^\s,.;:!?()\"]+){0,%d}".replace("%d", str(MAX_WORDS - 1))
 _END = r"\s*(?:[,.;:!?)]|$)"
+# A swap is a few words after its cue: only this much of the text after each of the first cues is read,
+# so a long message full of cues stays linear (the atomic groups keep whitespace runs from backtracking).
+_SPAN = 300
+_MAX_CUES = 50
 _SWAP_RE = re.compile(
-    rf"^{_LEAD}(?P<right>{_VALUE}?)\s*,?\s+(?:not|rather than|instead of)\s+(?P<wrong>{_VALUE}){_END}",
+    rf"^{_LEAD}(?P<right>{_VALUE}?)(?>\s*,\s*|\s+)(?:not|rather than|instead of)\s+(?P<wrong>{_VALUE}){_END}",
     re.IGNORECASE,
 )
 _NOT_BUT_RE = re.compile(
-    rf"^{_LEAD}not\s+(?P<wrong>{_VALUE}?)\s*,?\s+(?:but|it'?s|it is)\s+(?P<right>{_VALUE}){_END}",
+    rf"^{_LEAD}not\s+(?P<wrong>{_VALUE}?)(?>\s*,\s*|\s+)(?:but|it'?s|it is)\s+(?P<right>{_VALUE}){_END}",
     re.IGNORECASE,
 )
 _RESTATE_RE = re.compile(
@@ -125,8 +129,10 @@ def _value(text: str) -> str | None:
 
 def parse_correction(text: str) -> Correction | None:
     """The correction a message makes, or None (see the module docstring)."""
-    for cue in _CUE_RE.finditer(text):
-        rest = text[cue.end() :]
+    for n, cue in enumerate(_CUE_RE.finditer(text)):
+        if n >= _MAX_CUES:
+            break
+        rest = text[cue.end() : cue.end() + _SPAN]
         for pattern in (_NOT_BUT_RE, _SWAP_RE):
             m = pattern.match(rest)
             if m is None:
