@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from knowledge_engine.model.records import Fact
 from knowledge_engine.store.keyword import MIN_TOKEN_CHARS, STOP_WORDS
-from knowledge_engine.store.table import TableFollower
+from knowledge_engine.store.table import TableFollower, post, unpost
 
 _TOKEN = re.compile(r"[^\W_]+")
 _SUFFIXES = ("ing", "ed", "es", "s")
@@ -74,13 +74,8 @@ class FactTermIndex(TableFollower[Fact]):
         self.valid[fid] = fact
         self.lengths[fid] = max(1, len(words))
         self._terms_of[fid] = (words, entities)
-        for index, keys in ((self.postings, words), (self.by_entity, entities)):
-            for key in keys:
-                ids = index.get(key)  # not setdefault: it would build an empty set per call
-                if ids is None:
-                    index[key] = {fid}
-                else:
-                    ids.add(fid)
+        post(self.postings, words, fid)
+        post(self.by_entity, entities, fid)
 
     def _remove(self, fid: str) -> None:
         known = self._terms_of.pop(fid, None)
@@ -89,13 +84,8 @@ class FactTermIndex(TableFollower[Fact]):
         if known is None:
             return
         words, entities = known
-        for index, keys in ((self.postings, words), (self.by_entity, entities)):
-            for key in keys:
-                ids = index.get(key)
-                if ids is not None:
-                    ids.discard(fid)
-                    if not ids:
-                        del index[key]
+        unpost(self.postings, words, fid)
+        unpost(self.by_entity, entities, fid)
 
     def overlap(self, terms: set[str]) -> dict[str, int]:
         hits: dict[str, int] = {}

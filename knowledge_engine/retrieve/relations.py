@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from knowledge_engine.model.records import Fact, canonical
 from knowledge_engine.store.keyword import STOP_WORDS
 from knowledge_engine.store.messages import MESSAGES_FILE
-from knowledge_engine.store.table import TableFollower
+from knowledge_engine.store.table import TableFollower, post, unpost
 
 if TYPE_CHECKING:
     from knowledge_engine.store.workspace import Workspace
@@ -302,24 +302,14 @@ class SubjectIndex(TableFollower[Fact]):
         obj = tuple({k: None for k in (canonical(fact.object), fact.object_id) if k}) if inverse else ()
         self._keys_of[fact.id] = (subj, obj)
         self.facts[fact.id] = fact
-        for index, keys in ((self.by_subject, subj), (self.by_object, obj)):
-            for key in keys:
-                ids = index.get(key)
-                if ids is None:
-                    index[key] = {fact.id}
-                else:
-                    ids.add(fact.id)
+        post(self.by_subject, subj, fact.id)
+        post(self.by_object, obj, fact.id)
 
     def _remove(self, fid: str) -> None:
         self.facts.pop(fid, None)
         subj, obj = self._keys_of.pop(fid, ((), ()))
-        for index, keys in ((self.by_subject, subj), (self.by_object, obj)):
-            for key in keys:
-                ids = index.get(key)
-                if ids is not None:
-                    ids.discard(fid)
-                    if not ids:
-                        del index[key]
+        unpost(self.by_subject, subj, fid)
+        unpost(self.by_object, obj, fid)
 
     def of(self, keys: set[str]) -> list[Fact]:
         """Facts of a family whose subject is one of `keys`."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -446,3 +446,23 @@ class TableFollower(Generic[R]):
 
     def _remove(self, rid: str) -> None:
         raise NotImplementedError
+
+
+def post(index: dict[str, set[str]], keys: Iterable[str], rid: str) -> None:
+    """Add `rid` to the posting set of every key (a derived index's add)."""
+    for key in keys:
+        ids = index.get(key)  # not setdefault: it would build an empty set per call
+        if ids is None:
+            index[key] = {rid}
+        else:
+            ids.add(rid)
+
+
+def unpost(index: dict[str, set[str]], keys: Iterable[str], rid: str) -> None:
+    """Take `rid` out of every key's posting set, dropping sets that become empty."""
+    for key in keys:
+        ids = index.get(key)
+        if ids is not None:
+            ids.discard(rid)
+            if not ids:
+                del index[key]
