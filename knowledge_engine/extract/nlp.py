@@ -56,6 +56,8 @@ UNUSED_FOR_NER: tuple[str, ...] = (
 
 _lock = threading.Lock()
 _cache: dict[tuple[str, tuple[str, ...]], Language | None] = {}
+# id(vocab) of a loaded pipeline -> its lemmatizer's word lists by part of speech.
+_word_index: dict[int, dict[str, frozenset[str]]] = {}
 _warned: set[str] = set()
 
 
@@ -100,7 +102,29 @@ def try_load(model: str, exclude: Sequence[str]) -> tuple[Language | None, str]:
     except Exception as exc:  # a broken or incompatible package: same outcome, different reason
         return None, f"the spaCy model failed to load ({type(exc).__name__})"
     emit("spacy_loaded", model=model, components=len(nlp.pipe_names))
+    _index_words(nlp)
     return nlp, ""
+
+
+def _index_words(nlp: Language) -> None:
+    """Keep the rule lemmatizer's word index (WordNet's nouns, verbs, adjectives and adverbs) of a
+    loaded pipeline, for word_index; a pipeline without one has none."""
+    try:
+        if "lemmatizer" not in nlp.pipe_names:
+            return
+        lookups = getattr(nlp.get_pipe("lemmatizer"), "lookups", None)
+        if lookups is None or not lookups.has_table("lemma_index"):
+            return
+        table = lookups.get_table("lemma_index")
+        index = {pos: frozenset(table.get(pos, ())) for pos in ("noun", "verb", "adj", "adv")}
+    except Exception:
+        return
+    _word_index[id(nlp.vocab)] = index  # called under _lock by preload
+
+
+def word_index(vocab: object) -> dict[str, frozenset[str]] | None:
+    """The English words a loaded pipeline's lemmatizer knows, by part of speech, or None."""
+    return _word_index.get(id(vocab))
 
 
 def warn_unavailable(model: str, reason: str) -> None:
@@ -128,3 +152,4 @@ def reset_cache() -> None:
     with _lock:
         _cache.clear()
         _warned.clear()
+        _word_index.clear()

@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract import dependency, lexicon
-from knowledge_engine.extract.nlp import LABEL_TYPES, exclude_for, load_nlp, parse, warn_unavailable
+from knowledge_engine.extract.nlp import (
+    LABEL_TYPES,
+    exclude_for,
+    load_nlp,
+    parse,
+    warn_unavailable,
+    word_index,
+)
 from knowledge_engine.extract.regex import initial_importance
 from knowledge_engine.extract.text import worth_extracting
 from knowledge_engine.extract.workers import SpacyWorkerPool, acquire, release, resolve_workers
@@ -74,6 +81,21 @@ _CALENDAR_WORDS = frozenset(
     }
 )
 _MAX_VALUE_CHARS = 100
+# Thanks, greetings and yes/no of other languages that chatty English text drops in ("no thats
+# all. danke"): the small model calls a lone one a PERSON.
+_FOREIGN_INTERJECTIONS = frozenset(
+    {
+        "danke", "bitte", "tschüss", "tschuess", "genau", "prost", "servus", "moin", "hallo", "jawohl",
+        "merci", "bonjour", "bonsoir", "salut", "voilà", "voila", "oui", "ouais",
+        "gracias", "hola", "adiós", "adios", "vale", "claro", "grazie", "ciao", "prego", "allora",
+        "obrigado", "obrigada", "namaste", "shukriya", "dhanyavad", "dhanyavaad", "accha", "acha",
+        "arigato", "arigatou", "sayonara", "spasibo", "privet", "dziękuję", "dzięki", "bedankt",
+        "doei", "tack", "hej", "skål", "mahalo", "shalom", "salaam", "yalla", "inshallah", "mashallah",
+    }
+)  # fmt: skip
+# Parts of speech of the lemmatizer's word index (WordNet) that are not nouns: a word listed
+# there is a verb, adjective or adverb of English, rarely a name.
+_NOT_NOUN_INDEX = ("verb", "adj", "adv")
 _THOUSANDS = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kK]$")
 _NAME_TYPES = frozenset({"person", "organization", "location", "product", "concept", "unknown"})
 DEFAULT_MAX_CHARS = 32768
@@ -304,6 +326,9 @@ def entity_mentions(doc: Doc) -> list[Mention]:
         value = " ".join(span.text.split())
         if not _keep(value, type_):
             continue
+        if type_ in _NAME_TYPES and _common_word(span, type_):
+            counters.inc("extract.spacy.common_word")
+            continue
         mentions.append(
             Mention(
                 value=value,
@@ -413,6 +438,42 @@ def _trim(ent: Span, type_: str) -> Any:
         start -= 1  # the small model leaves "$" outside "85,000"
     span = doc[start:end]
     return span if span.text.strip() else None
+
+
+def _common_word(span: Any, type_: str) -> bool:
+    """A named span that is a word, not a name: an interjection of another language ("danke",
+    any type), or, typed person, an English word written lower-case ("the flat", "a mug"). A
+    capitalised word is left alone, even one that only opens a sentence ("Sleeps 20 hours a
+    day"): there a name ("Grace", "Will") cannot be told from a word without more context.
+
+    Lower-case names in chatty text ("my brother arjun") stay: the test is the lemmatizer's word
+    index, which lists no such name as a verb or adjective, and a noun only counts when the tagger
+    also reads it as a common noun. A relation that names the word as a person puts it back
+    (typed_by_facts adds a relation's named object the model did not see).
+    """
+    words = [t for t in span if not t.is_punct]
+    if not words:
+        return False
+    if all(t.lower_ in _FOREIGN_INTERJECTIONS for t in words):
+        return True
+    if type_ != "person":
+        return False
+    index = _word_index(span.doc)
+    if index is None:
+        return False
+    return all(t.text == t.lower_ and _english_word(t, index) for t in words)
+
+
+def _english_word(token: Any, index: dict[str, frozenset[str]]) -> bool:
+    """Listed as an English verb, adjective or adverb; or as a noun the tagger reads as one."""
+    forms = {token.lower_, token.lemma_.lower()}
+    if any(forms & index.get(pos, frozenset()) for pos in _NOT_NOUN_INDEX):
+        return True
+    return token.pos_ == "NOUN" and bool(forms & index.get("noun", frozenset()))
+
+
+def _word_index(doc: Any) -> dict[str, frozenset[str]] | None:
+    return word_index(doc.vocab)
 
 
 def _keep(value: str, type_: str) -> bool:

@@ -4,7 +4,8 @@ Names resolve by exact canonical form, then aliases, then a conservative fuzzy m
 (rapidfuzz, high threshold, length guard), so "Acme Corp", "Acme" and "ACME Corp." are one
 entity while "Alex" and "Alexa" are not. A lone first name joins a full name of a person
 when exactly one person carries it. Types are voted by tier strength, so LLM and spaCy
-beat regex's `unknown`.
+beat regex's `unknown`; a known place becomes a person only when person votes outweigh its
+place votes by more than one NER vote, and a relation-implied type (constrain_type) wins outright.
 """
 
 from __future__ import annotations
@@ -292,7 +293,7 @@ class EntityStore:
             others = max((v for t, v in ent.type_votes.items() if t not in (type_, "unknown")), default=0)
             mine = ent.type_votes.get(type_, 0) + TIER_STRENGTH["llm"]
             ent.type_votes[type_] = max(mine, others + 1)
-            ent = self._retype(ent)
+            ent.type = type_  # now the strongest vote; no hysteresis against a relation (see _retype)
             self.table.put(ent)
             self._index(ent)
             return ent
@@ -302,6 +303,12 @@ class EntityStore:
         if not votes:
             return ent
         best = max(votes.items(), key=lambda kv: kv[1])[0]
+        if (
+            best == "person"
+            and ent.type == "location"
+            and votes["person"] <= votes.get("location", 0) + TIER_STRENGTH["spacy"]
+        ):
+            return ent  # a place already known is not made a person by one more NER vote ("from Manchester")
         if best != ent.type:
             ent.type = best  # type: ignore[assignment]
         return ent

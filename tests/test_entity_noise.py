@@ -1,0 +1,95 @@
+"""Entity noise: words the small English model calls a PERSON (or a place) are not kept as names,
+and a place the entity store knows is not re-typed person by one NER vote (issue #14)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig, load_config
+from knowledge_engine.extract.spacy_ner import SpacyTier, entity_mentions
+from knowledge_engine.store.entities import EntityStore
+from knowledge_engine.store.persistence import WorkspaceLock
+
+
+@pytest.fixture(scope="module")
+def tier() -> SpacyTier:
+    t = SpacyTier(SpacyConfig())
+    assert t.available, "the test environment must have the spaCy model installed"
+    return t
+
+
+def _raw_and_kept(tier: SpacyTier, text: str) -> tuple[set[str], set[tuple[str, str]]]:
+    nlp = tier.nlp
+    assert nlp is not None
+    doc = nlp(text)
+    return {e.text for e in doc.ents}, {(m.value, m.type) for m in entity_mentions(doc)}
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("no thats it for today. grazie", "grazie"),
+        ("no thats it for today. ciao", "ciao"),
+        ("no thats it for today. spasibo", "spasibo"),
+        ("no thats it for today. obrigado", "obrigado"),  # the model calls this one a place
+    ],
+)
+def test_a_foreign_interjection_is_no_entity(tier: SpacyTier, text: str, word: str) -> None:
+    raw, kept = _raw_and_kept(tier, text)
+    assert word in raw  # the model does tag it
+    assert not any(v.casefold() == word for v, _ in kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("shopping: Soap, mug, sponge", "mug"),  # a lower-case common noun
+        ("3. Spatula, mug, towel", "mug"),
+    ],
+)
+def test_a_common_word_is_not_a_person(tier: SpacyTier, text: str, word: str) -> None:
+    raw, kept = _raw_and_kept(tier, text)
+    assert word in raw
+    assert (word, "person") not in kept
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my boyfriend jonas got an offer from airbus", "jonas"),
+        ("my colleague ben helped me", "ben"),
+        ("my wife sam is a nurse", "sam"),
+        ("Danke schön, Maria!", "Maria"),
+    ],
+)
+def test_lower_case_and_plain_names_stay_people(tier: SpacyTier, text: str, name: str) -> None:
+    _, kept = _raw_and_kept(tier, text)
+    assert (name, "person") in kept
+
+
+def _store(folder: Path) -> EntityStore:
+    cfg = load_config({})
+    store = EntityStore(folder, WorkspaceLock(folder / ".lock"), cfg.storage, cfg.facts.fuzzy_threshold)
+    store.load()
+    return store
+
+
+def test_a_known_place_is_not_made_a_person_by_one_ner_vote(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.observe("Lisbon", "location", "spacy")
+    store.observe("Lisbon", "person", "spacy")
+    ent = store.observe("Lisbon", "person", "spacy")  # two person votes against one place vote
+    assert ent.type == "location"
+    for _ in range(3):  # many more: the votes decide
+        ent = store.observe("Lisbon", "person", "spacy")
+    assert ent.type == "person"
+
+
+def test_a_relation_implied_type_still_wins_over_a_place(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    ent = store.observe("Florence", "location", "spacy")
+    store.observe("Florence", "location", "spacy")
+    ent = store.constrain_type(ent.id, "person") or ent  # "our daughter Florence"
+    assert ent.type == "person"
