@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from knowledge_engine.model.extraction import FactCandidate
+from knowledge_engine.model.retrieval import as_utc
 
 _MONTHS = {
     name: i
@@ -171,7 +172,7 @@ def find_dates(sentence: str, ref: datetime, offset: int = 0) -> list[DateHit]:
     """Date expressions in one sentence, resolved against `ref` (the message time) and the tense."""
     if not _ANY.search(sentence):
         return []
-    ref = ref if ref.tzinfo else ref.replace(tzinfo=UTC)
+    ref = as_utc(ref)
     whole: int | None = None
     hits: list[DateHit] = []
     for m in _DATE.finditer(sentence):

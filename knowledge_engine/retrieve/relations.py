@@ -30,11 +30,12 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from knowledge_engine.model.records import Fact, canonical
+from knowledge_engine.model.retrieval import as_utc
 from knowledge_engine.store.keyword import STOP_WORDS
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.table import TableFollower, post, unpost
@@ -273,11 +274,7 @@ def fact_time(fact: Fact) -> datetime:
     """When a fact became true: `valid_at`, else its first evidence's time, else `created_at`."""
     ts = fact.valid_at or (fact.evidence[0].timestamp if fact.evidence and fact.evidence[0].timestamp
                            else None) or fact.created_at
-    return _aware(ts)
-
-
-def _aware(ts: datetime) -> datetime:
-    return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+    return as_utc(ts)
 
 
 class SubjectIndex(TableFollower[Fact]):
@@ -415,7 +412,7 @@ def relation_facts(
         other = 0 if not named or canonical(who[0]) in named or who[1] in named else 1
         weak = int(any(_WEAK[f].fullmatch(fact.predicate) for f in families_of(fact.predicate) if f in _WEAK))
         # past values by when they ended: "my previous job" is the one that ended last
-        when = fact_time(fact) if fact.invalid_at is None else _aware(fact.invalid_at)
+        when = fact_time(fact) if fact.invalid_at is None else as_utc(fact.invalid_at)
         key = (other, first, rank, weak, -when.timestamp(), -fact.confidence)
         hits.append((key, RelationHit(fact, 3.0, old)))
     hits.sort(key=lambda kv: kv[0])

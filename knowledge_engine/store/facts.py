@@ -41,12 +41,16 @@ def with_tier(ev: Evidence, tier: str | None) -> Evidence:
     """`ev` naming `tier` among the tiers that saw the fact in its message (a copy: `ev` may be shared)."""
     if tier is None or tier in ev.tiers:
         return ev
+    return _with_tiers(ev, [tier])
+
+
+def _with_tiers(ev: Evidence, tiers: Iterable[str]) -> Evidence:
     return Evidence(
         message_id=ev.message_id,
         session=ev.session,
         role=ev.role,
         timestamp=ev.timestamp,
-        tiers=sorted({*ev.tiers, tier}),
+        tiers=sorted({*ev.tiers, *tiers}),
     )
 
 
@@ -64,14 +68,7 @@ def merge_evidence(
             where[ev.message_id] = len(out)
             out.append(ev)
         elif not set(ev.tiers) <= set(out[i].tiers):
-            old = out[i]
-            out[i] = Evidence(
-                message_id=old.message_id,
-                session=old.session,
-                role=old.role,
-                timestamp=old.timestamp,
-                tiers=sorted({*old.tiers, *ev.tiers}),
-            )
+            out[i] = _with_tiers(out[i], ev.tiers)
     return out[-cap:]
 
 
