@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -136,7 +136,33 @@ class ExtractionConfig(_Section):
 # --------------------------------------------------------------------------- storage
 
 
+class PostgresStorageConfig(_Section):
+    url: str = Field(
+        "",
+        description="PostgreSQL connection URL of the shared store, e.g. postgresql://ke:${KE_PG_PASSWORD}@db:5432/knowledge (use ${ENV} for the password).",
+    )
+    pool_max: int = Field(4, ge=1, le=100, description="Connections this process keeps open to the store.")
+    connect_timeout_ms: int = Field(
+        5000, ge=100, description="How long to wait for a connection before the operation fails (and is retried)."
+    )
+    statement_timeout_ms: int = Field(
+        10000, ge=100, description="Statement timeout of the store's connections."
+    )
+    follow_ms: int = Field(
+        500,
+        ge=0,
+        description="How often (at most) a process looks for other nodes' changes before it answers a prompt; 0 = every time.",
+    )
+
+
 class StorageConfig(_Section):
+    backend: Literal["files", "postgres"] = Field(
+        "files",
+        description="Where an agent's knowledge lives: `files` (JSON + SQLite in the workspace folder, one machine) or `postgres` (one database shared by several engine processes and machines; needs storage.postgres.url).",
+    )
+    postgres: PostgresStorageConfig = Field(
+        default_factory=PostgresStorageConfig, description="The PostgreSQL store (storage.backend = postgres)."
+    )
     max_entities: int = Field(5000, ge=1, description="Entities kept; lowest importance/oldest pruned first.")
     max_facts: int = Field(
         10000, ge=1, description="Facts kept; lowest relevance, then least recently accessed, pruned first."
@@ -146,6 +172,15 @@ class StorageConfig(_Section):
     )
     max_evidence: int = Field(10, ge=1, le=1000, description="Evidence messages kept per fact (newest).")
     max_mentions: int = Field(20, ge=1, description="Distinct surface forms kept per entity.")
+
+    @model_validator(mode="after")
+    def _postgres_needs_url(self) -> StorageConfig:
+        if self.backend == "postgres" and not self.postgres.url.strip():
+            raise ValueError(
+                "storage.backend is postgres but storage.postgres.url is empty; set it, e.g. "
+                "postgresql://ke:${KE_PG_PASSWORD}@db:5432/knowledge"
+            )
+        return self
 
 
 class DecayConfig(_Section):

@@ -1,0 +1,52 @@
+"""Which storage backend holds an agent's knowledge: the one place that chooses (`storage.backend`).
+
+`files` (the default): facts.json / entities.json (lock + merge) and messages.sqlite3 in the
+workspace folder. `postgres`: the same records and messages in one database that several engine
+processes share (`store.postgres`). Callers ask here and get the same contract either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+from knowledge_engine.config import EngineConfig, StorageConfig
+
+if TYPE_CHECKING:
+    from knowledge_engine.store.messages import MessageLog
+    from knowledge_engine.store.persistence import WorkspaceLock
+    from knowledge_engine.store.table import RecordTable
+
+R = TypeVar("R", bound=BaseModel)
+
+
+def is_shared(storage: StorageConfig) -> bool:
+    """Whether the knowledge lives in the shared database (several processes, several machines)."""
+    return storage.backend == "postgres"
+
+
+def record_table(
+    storage: StorageConfig, folder: Path, agent: str, key: str, model: type[R], lock: WorkspaceLock
+) -> RecordTable[R]:
+    """The table of one record kind (`facts`, `entities`) of one agent."""
+    if is_shared(storage):
+        from knowledge_engine.store.postgres.table import PgRecordTable
+
+        return PgRecordTable(storage.postgres, agent, key, model)  # type: ignore[return-value]
+    from knowledge_engine.store.table import RecordTable
+
+    return RecordTable(folder / f"{key}.json", key, model, lock)
+
+
+def message_log(config: EngineConfig, folder: Path, agent: str) -> MessageLog:
+    """The conversation memory of one agent (SQLite + FTS5 in the folder, or the shared database)."""
+    if is_shared(config.storage):
+        from knowledge_engine.store.postgres.messages import PgMessageLog
+
+        made: Any = PgMessageLog.from_config(config.storage.postgres, agent, config.memory)
+        return made  # type: ignore[no-any-return]
+    from knowledge_engine.store.messages import MessageLog
+
+    return MessageLog.from_config(folder, config.memory)

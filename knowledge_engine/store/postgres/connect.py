@@ -1,0 +1,97 @@
+"""Pooled connections to the shared store, one pool per (URL, process), opened on first use.
+
+Why a pool per URL and not per workspace: every agent of a process shares the database, and a
+gateway with many agents must not open a pool each. The URL is never logged (it may hold a
+password); errors name the host and database only.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg_pool import ConnectionPool
+
+from knowledge_engine.config import PostgresStorageConfig
+
+log = logging.getLogger("knowledge_engine.store.postgres")
+
+_POOLS: dict[tuple[str, int], ConnectionPool] = {}
+_LOCK = threading.Lock()
+
+
+class StoreDatabaseError(RuntimeError):
+    """The shared store cannot be reached or used; the message names the server, never the password."""
+
+
+def describe(url: str) -> str:
+    """`host:port/dbname` of a URL, for messages and logs (no user, no password)."""
+    try:
+        parts = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "<unparseable PostgreSQL URL>"
+    host = str(parts.get("host") or "localhost")
+    if host.startswith("/"):
+        host = "unix socket"
+    return f"{host}:{parts.get('port') or 5432}/{parts.get('dbname') or ''}"
+
+
+def pool(cfg: PostgresStorageConfig) -> ConnectionPool:
+    """The process's pool for this URL (opened, and the schema migrated, on first use)."""
+    key = (cfg.url, os.getpid())  # a forked child must not share its parent's sockets
+    with _LOCK:
+        found = _POOLS.get(key)
+        if found is not None and not found.closed:
+            return found
+        opts = f"-c statement_timeout={cfg.statement_timeout_ms}"
+        made = ConnectionPool(
+            cfg.url,
+            min_size=1,
+            max_size=cfg.pool_max,
+            timeout=cfg.connect_timeout_ms / 1000,
+            kwargs={
+                "autocommit": True,
+                "options": opts,
+                "connect_timeout": max(1, cfg.connect_timeout_ms // 1000),
+            },
+            open=False,
+            name="knowledge-engine-store",
+        )
+        try:
+            made.open(wait=True, timeout=cfg.connect_timeout_ms / 1000)
+        except Exception as exc:
+            made.close()
+            raise StoreDatabaseError(
+                f"cannot reach the PostgreSQL store at {describe(cfg.url)}: {type(exc).__name__}"
+            ) from exc
+        from knowledge_engine.store.postgres.schema import migrate
+
+        with made.connection() as conn:
+            migrate(conn)
+        _POOLS[key] = made
+        return made
+
+
+@contextmanager
+def connection(cfg: PostgresStorageConfig) -> Iterator[psycopg.Connection]:
+    """A pooled connection (autocommit; use `conn.transaction()` for several statements)."""
+    with pool(cfg).connection() as conn:
+        yield conn
+
+
+def close_all() -> None:
+    """Close every pool of this process (gateway_stop, tests, exit)."""
+    with _LOCK:
+        pools = [p for (_, pid), p in _POOLS.items() if pid == os.getpid()]
+        _POOLS.clear()
+    for p in pools:
+        p.close()
+
+
+atexit.register(close_all)

@@ -1,0 +1,1 @@
+"""Bundled SQL migrations (`NNNN_name.sql`); see `store.postgres.schema`."""
