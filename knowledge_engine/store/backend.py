@@ -34,7 +34,7 @@ def record_table(
     if is_shared(storage):
         from knowledge_engine.store.postgres.table import PgRecordTable
 
-        return PgRecordTable(storage.postgres, agent, key, model)  # type: ignore[return-value]
+        return PgRecordTable(storage.postgres, agent, key, model)
     from knowledge_engine.store.table import RecordTable
 
     return RecordTable(folder / f"{key}.json", key, model, lock)
@@ -46,7 +46,7 @@ def message_log(config: EngineConfig, folder: Path, agent: str) -> MessageLog:
         from knowledge_engine.store.postgres.messages import PgMessageLog
 
         made: Any = PgMessageLog.from_config(config.storage.postgres, agent, config.memory)
-        return made  # type: ignore[no-any-return]
+        return made
     from knowledge_engine.store.messages import MessageLog
 
     return MessageLog.from_config(folder, config.memory)

@@ -62,7 +62,7 @@ def migrate(conn: psycopg.Connection) -> list[int]:
         for version, name, sql in known:
             if version in done:
                 continue
-            conn.execute(sql)  # type: ignore[arg-type]  # our own bundled SQL, no parameters
+            conn.execute(sql)  # our own bundled SQL, no parameters
             conn.execute("INSERT INTO ke_schema_migrations (version, name) VALUES (%s, %s)", (version, name))
             applied.append(version)
     return applied
