@@ -25,7 +25,7 @@ import orjson
 
 from knowledge_engine.ingest.redact import MIN_TERM as _MIN_TERM
 from knowledge_engine.ingest.redact import REDACTED, Tally, term_pattern
-from knowledge_engine.maintenance.locks import meta_lock
+from knowledge_engine.maintenance.locks import store_jobs_lock
 from knowledge_engine.model.records import Entity, Message, utcnow
 from knowledge_engine.observe import emit
 from knowledge_engine.store.messages import MESSAGES_FILE
@@ -259,7 +259,8 @@ def store_jobs_held(ws: Workspace) -> Iterator[None]:
     Why: such a job refreshes, changes every record and writes; one that read the store before the
     forget would write the forgotten records back. Under this lock it runs before or after, never across.
     """
-    with meta_lock(ws.folder, ws.config.maintenance.lock_timeout_seconds):
+    timeout = ws.config.maintenance.lock_timeout_seconds
+    with store_jobs_lock(ws.folder, ws.config.storage, ws.agent_id, timeout):
         yield
 
 

@@ -58,6 +58,7 @@ class JobSpec:
     fn: JobFn
     store: bool  # changes facts/entities: run under the meta lock and flushed by the runner
     help: str
+    node_local: bool = False  # works on this machine's files only: locked per node, also on the shared store
 
 
 def decay(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[str, int]:
@@ -172,7 +173,7 @@ JOBS: dict[str, JobSpec] = {
         JobSpec("prune", prune, True, "Drop facts and entities above their limits."),
         JobSpec("compact", compact, True, "Rewrite files, trim evidence, drop tombstones, VACUUM."),
         JobSpec("retention", retention, False, "Delete messages beyond memory.retentionDays / maxMessages."),
-        JobSpec("llm_retry", llm_retry, False, "Send parked LLM batches again."),
+        JobSpec("llm_retry", llm_retry, False, "Send parked LLM batches again.", node_local=True),
         JobSpec("sync", sync, False, "Bring the Chroma index in line with the store."),
     )
 }

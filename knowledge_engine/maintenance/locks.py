@@ -13,7 +13,10 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from knowledge_engine.config import StorageConfig
 
 DIR = "maintenance"
 META_LOCK = "meta.lock"  # store jobs and forget hold it while they refresh, change and write the stores
@@ -69,4 +72,22 @@ def wait_lock(path: Path, timeout_s: float, ctx: Stoppable | None = None) -> Ite
 def meta_lock(folder: Path, timeout_s: float, ctx: Stoppable | None = None) -> Iterator[None]:
     """The workspace's meta lock (see META_LOCK), waited for like `wait_lock`."""
     with wait_lock(maintenance_dir(folder) / META_LOCK, timeout_s, ctx):
+        yield
+
+
+@contextlib.contextmanager
+def store_jobs_lock(
+    folder: Path, storage: StorageConfig, agent: str, timeout_s: float, ctx: Stoppable | None = None
+) -> Iterator[None]:
+    """The lock store jobs and forget hold while they change the stores: the meta lock file, or with the
+    shared store the agent's `meta` advisory lock (every node of the agent waits on the same one)."""
+    from knowledge_engine.store.backend import is_shared
+
+    if is_shared(storage):
+        from knowledge_engine.maintenance import pglocks
+
+        with pglocks.wait_lock(storage.postgres, "meta", agent, timeout_s, ctx):
+            yield
+        return
+    with meta_lock(folder, timeout_s, ctx):
         yield

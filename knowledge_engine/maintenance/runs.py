@@ -14,6 +14,12 @@ Why this shape:
   meta key `maintenance_runs` (what `stats` shows) with the next store flush: every decay,
   every prune that removed something and every compact (the last job of a full run).
 Records hold counts, times and error categories only, never text.
+
+With the shared store (`storage.backend = postgres`) the nodes of one agent are on several machines:
+the job lock and the meta lock are PostgreSQL advisory locks keyed by job and agent (see pglocks),
+so `maintain --once` from cron on every node runs each job on one node at a time and the others
+skip it ("running elsewhere", counted). The last run of each job is a row of `ke_meta` (kind
+`maintenance`) that every node reads; the history stays in the local folder.
 """
 
 from __future__ import annotations
@@ -31,11 +37,13 @@ import orjson
 
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.maintenance.jobs import JOB_ORDER, JOBS, Cancelled, RunContext, SkipJob
-from knowledge_engine.maintenance.locks import DIR, maintenance_dir, meta_lock, try_lock, wait_lock
+from knowledge_engine.maintenance.locks import DIR, maintenance_dir, store_jobs_lock, try_lock, wait_lock
 from knowledge_engine.model.records import utcnow
 from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.backend import is_shared
 
 if TYPE_CHECKING:
+    from knowledge_engine.config import PostgresStorageConfig
     from knowledge_engine.engine import KnowledgeEngine
     from knowledge_engine.store.workspace import Workspace
 
@@ -47,6 +55,7 @@ META_KEY = "maintenance_runs"
 HISTORY_KEEP = 500  # lines kept when the history is trimmed
 HISTORY_MAX_BYTES = 256 * 1024
 SKIPPED_ELSEWHERE = "running elsewhere"
+RUNS_KIND = "maintenance"  # ke_meta kind of the shared store's run records (key: the job)
 
 Record = dict[str, Any]
 
@@ -61,7 +70,55 @@ def job_running_elsewhere(folder: Path, job: str) -> bool:
         return not got
 
 
+def workspace_job_lock(ws: Workspace, job: str) -> contextlib.AbstractContextManager[bool]:
+    """The job's lock for this workspace: its lock file, or the agent's advisory lock on the shared store."""
+    if is_shared(ws.config.storage) and not JOBS[job].node_local:
+        from knowledge_engine.maintenance import pglocks
+
+        return pglocks.try_lock(ws.config.storage.postgres, job, ws.agent_id)
+    return job_lock(ws.folder, job)
+
+
 # --------------------------------------------------------------------------- records
+def read_shared_runs(cfg: PostgresStorageConfig, agent: str) -> dict[str, Record]:
+    """{job: last run record} of an agent on the shared store, whichever node ran it."""
+    from knowledge_engine.store.postgres.connect import connection
+
+    with connection(cfg) as conn:
+        rows = conn.execute(
+            "SELECT key, value FROM ke_meta WHERE agent = %s AND kind = %s", (agent, RUNS_KIND)
+        ).fetchall()
+    return {str(k): v for k, v in rows if isinstance(v, dict)}
+
+
+def save_shared_run(cfg: PostgresStorageConfig, agent: str, record: Record) -> None:
+    """Store `record` as its job's last run on the shared store, keeping the time of the last success."""
+    from psycopg.types.json import Jsonb
+
+    from knowledge_engine.store.postgres.connect import connection
+
+    with connection(cfg) as conn, conn.transaction():
+        row = conn.execute(
+            "SELECT value FROM ke_meta WHERE agent = %s AND kind = %s AND key = %s FOR UPDATE",
+            (agent, RUNS_KIND, record["job"]),
+        ).fetchone()
+        prev = row[0] if row and isinstance(row[0], dict) else {}
+        if record["status"] != "ok" and prev.get("last_ok_at"):
+            record = {**record, "last_ok_at": prev["last_ok_at"]}
+        conn.execute(
+            "INSERT INTO ke_meta (agent, kind, key, value) VALUES (%s, %s, %s, %s)"
+            " ON CONFLICT (agent, kind, key) DO UPDATE SET value = EXCLUDED.value",
+            (agent, RUNS_KIND, record["job"], Jsonb(record)),
+        )
+
+
+def workspace_runs(ws: Workspace) -> dict[str, Record]:
+    """{job: last run record} as `stats` shows it, on either backend."""
+    if is_shared(ws.config.storage):
+        return read_shared_runs(ws.config.storage.postgres, ws.agent_id)
+    return read_runs(ws.folder)
+
+
 def read_runs(folder: Path) -> dict[str, Record]:
     """{job: last run record} of a workspace (the live copy; `stats` shows the facts-meta mirror)."""
     try:
@@ -127,13 +184,20 @@ def run_job(engine: KnowledgeEngine, ws: Workspace, name: str, ctx: RunContext |
     spec = JOBS[name]
     ctx = ctx or RunContext()
     t0 = time.perf_counter()
-    with job_lock(ws.folder, name) as got:
-        if not got:
-            rec = _record(name, ctx, t0, "skipped", reason=SKIPPED_ELSEWHERE)
-            counters.inc("maintenance.skipped_running_elsewhere")
-        else:
-            rec = _guarded(engine, ws, spec.name, spec.store, ctx, t0)
-        _save_quietly(ws.folder, rec)
+    try:
+        with workspace_job_lock(ws, name) as got:
+            if not got:
+                rec = _record(name, ctx, t0, "skipped", reason=SKIPPED_ELSEWHERE)
+                counters.inc("maintenance.skipped_running_elsewhere")
+                log.info("maintenance job %s skipped: running elsewhere", name)
+            else:
+                rec = _guarded(engine, ws, spec.name, spec.store, ctx, t0)
+            _save_quietly(ws, rec)
+    except Exception as exc:  # the shared store's lock could not be taken (database down): recorded
+        counters.inc("maintenance.failed")
+        log.error("maintenance job %s could not take its lock (%s)", name, type(exc).__name__)
+        rec = _record(name, ctx, t0, "error", error=type(exc).__name__)
+        _save_quietly(ws, rec)
     emit("maintenance.run", job=name, status=rec["status"], duration_ms=rec["duration_ms"],
          error=rec.get("error"), changed=rec["changed"])
     return rec
@@ -160,25 +224,30 @@ def _guarded(
 def _run_store_job(engine: KnowledgeEngine, ws: Workspace, name: str, ctx: RunContext, t0: float) -> Record:
     """Refresh, change, flush, all under the meta lock: no meta key is ever written from a stale copy."""
     timeout = engine.config.maintenance.lock_timeout_seconds
-    with meta_lock(ws.folder, timeout, ctx):
+    with store_jobs_lock(ws.folder, ws.config.storage, ws.agent_id, timeout, ctx):
         ws.refresh()
         changed = JOBS[name].fn(ws, engine, ctx)
         rec = _record(name, ctx, t0, "ok", changed)
         force = name == "compact"
         if force or ws.facts.table.has_changes or ws.entities.table.has_changes:
-            ws.facts.table.set_meta(META_KEY, {**read_runs(ws.folder), name: rec})
+            if not is_shared(ws.config.storage):  # the shared store keeps run records in their own rows
+                ws.facts.table.set_meta(META_KEY, {**read_runs(ws.folder), name: rec})
             ws.entities.table.flush(force=force)
             ws.facts.table.flush(force=force)
     rec["duration_ms"] = round((time.perf_counter() - t0) * 1000, 1)
     return rec
 
 
-def _save_quietly(folder: Path, rec: Record) -> None:
+def _save_quietly(ws: Workspace, rec: Record) -> None:
     try:
-        save_run(folder, rec)
-    except (OSError, TimeoutError) as exc:
+        if is_shared(ws.config.storage):
+            save_shared_run(ws.config.storage.postgres, ws.agent_id, rec)
+            _append_history(maintenance_dir(ws.folder) / HISTORY_FILE, rec)
+        else:
+            save_run(ws.folder, rec)
+    except Exception as exc:  # a disk or database error must not escape a job run (it is counted)
         counters.inc("maintenance.record_failed")
-        log.error("could not record the %s run in %s (%s)", rec["job"], folder, type(exc).__name__)
+        log.error("could not record the %s run in %s (%s)", rec["job"], ws.folder, type(exc).__name__)
 
 
 def run_all(engine: KnowledgeEngine, ws: Workspace, names: Iterable[str] = JOB_ORDER,
