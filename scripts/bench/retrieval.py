@@ -101,13 +101,29 @@ def config(root: Path, overrides: dict[str, Any] | None = None) -> dict[str, Any
 def build(engine: Any, ws: Any, n_messages: int, n_facts: int) -> dict[str, Any]:
     from knowledge_engine.index.chroma import ChromaIndex
     from knowledge_engine.index.sync import sync
+
+    t0 = time.perf_counter()
+    fill(ws, n_messages, n_facts)
+    store_s = time.perf_counter() - t0
+    emb = CachingEmbedder(engine.embedder)
+    index = ChromaIndex(ws.folder, ws.agent_id, engine.config, emb)
+    t0 = time.perf_counter()
+    emb.compose(ws.facts.all())
+    sync(index, ws.facts.all(), ws.messages.iter())
+    sync_s = time.perf_counter() - t0
+    return {"store_s": round(store_s, 1), "sync_s": round(sync_s, 1), "embed_s": round(emb.seconds, 1),
+            "distinct_texts_embedded": len(emb.cache)}
+
+
+def fill(ws: Any, n_messages: int, n_facts: int) -> None:
+    """The store's records (no index): the repeated LoCoMo turns and distinct synthetic facts (also
+    scripts/bench/backend.py's store, on either backend)."""
     from knowledge_engine.model.extraction import FactCandidate
     from knowledge_engine.model.records import Evidence, Message
 
     convs = load_locomo(LOCOMO_DEV)
     turns = [(c.sample_id, t) for c in convs for t in c.turns]
     span = max(t.timestamp for _, t in turns) - min(t.timestamp for _, t in turns) + timedelta(days=7)
-    t0 = time.perf_counter()
     msgs: list[Message] = []
     copy = 0
     while len(msgs) < n_messages:
@@ -133,15 +149,6 @@ def build(engine: Any, ws: Any, n_messages: int, n_facts: int) -> dict[str, Any]
         if ws.add_fact(cand, ev) is not None:
             made = len(ws.facts.all())
     ws.flush()
-    store_s = time.perf_counter() - t0
-    emb = CachingEmbedder(engine.embedder)
-    index = ChromaIndex(ws.folder, ws.agent_id, engine.config, emb)
-    t0 = time.perf_counter()
-    emb.compose(ws.facts.all())
-    sync(index, ws.facts.all(), ws.messages.iter())
-    sync_s = time.perf_counter() - t0
-    return {"store_s": round(store_s, 1), "sync_s": round(sync_s, 1), "embed_s": round(emb.seconds, 1),
-            "distinct_texts_embedded": len(emb.cache)}
 
 
 async def measure(runner: Any, retriever: Any, ctx: dict[str, Any], questions: list[str]) -> dict[str, Any]:
