@@ -113,11 +113,11 @@ class Workspace:
     # ------------------------------------------------------------------ message log
     @property
     def messages(self) -> MessageLog:
-        """The message log (SQLite + FTS5), opened on first use."""
+        """The message log (SQLite + FTS5 in the folder, or the shared database), opened on first use."""
         if self._messages is None:
-            from knowledge_engine.store.messages import MessageLog
+            from knowledge_engine.store import backend as store_backend
 
-            self._messages = MessageLog.from_config(self.folder, self.config.memory)
+            self._messages = store_backend.message_log(self.config, self.folder, self.agent_id)
         return self._messages
 
     # ------------------------------------------------------------------ applying extractions
