@@ -25,9 +25,9 @@ from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, s
 
 if TYPE_CHECKING:  # built on first use (importing them costs seconds a hook must not wait for)
     from knowledge_engine.extract.batcher import LlmBatcher
-    from knowledge_engine.index.chroma import ChromaIndex
     from knowledge_engine.index.embeddings.base import Embedder
     from knowledge_engine.index.sync import Progress, SyncReport
+    from knowledge_engine.index.vector_index import VectorIndex
 
 log = logging.getLogger("knowledge_engine")
 _Part = TypeVar("_Part")
@@ -50,7 +50,7 @@ class KnowledgeEngine:
         self._ws_lock = threading.Lock()
         self._batchers: dict[Path, LlmBatcher] = {}
         self._embedders: dict[str, Embedder] = {}
-        self._indexes: dict[Path, ChromaIndex] = {}
+        self._indexes: dict[Path, VectorIndex] = {}
         self._index_lock = threading.Lock()
         self._index_build_lock = threading.Lock()  # one Chroma client build at a time (see chroma())
         self.index_read_only = False  # inspections (CLI): a missing collection reads as empty, is not made
@@ -162,9 +162,10 @@ class KnowledgeEngine:
     def embedder(self) -> Embedder:
         return self.embedder_for(self.config.embeddings)
 
-    def chroma(self, ws: Workspace) -> ChromaIndex:
-        """The workspace's Chroma index (embedded or server), opened on first use."""
-        from knowledge_engine.index.chroma import ChromaIndex
+    def chroma(self, ws: Workspace) -> VectorIndex:
+        """The workspace's vector index, opened on first use: Chroma (embedded or server), or pgvector
+        on the postgres backend (index.vector_index chooses)."""
+        from knowledge_engine.index.vector_index import open_vector_index
 
         with self._index_lock:
             index = self._indexes.get(ws.folder)
@@ -177,7 +178,7 @@ class KnowledgeEngine:
             with self._index_lock:
                 index = self._indexes.get(ws.folder)
             if index is None:
-                index = ChromaIndex(
+                index = open_vector_index(
                     ws.folder, ws.agent_id, self.config, self.embedder, create=not self.index_read_only
                 )
                 with self._index_lock:
@@ -187,9 +188,11 @@ class KnowledgeEngine:
     def sync(self, ws: Workspace, progress: Progress | None = None, rebuild: bool = False) -> SyncReport:
         """Bring the workspace's Chroma index in line with its store (incremental)."""
         from knowledge_engine.index import sync as sync_mod
+        from knowledge_engine.store.backend import is_shared
 
         index = self.chroma(ws)
-        messages = ws.messages.iter() if (ws.folder / MESSAGES_FILE).exists() else iter(())
+        logged = is_shared(self.config.storage) or (ws.folder / MESSAGES_FILE).exists()
+        messages = ws.messages.iter() if logged else iter(())
         run = sync_mod.rebuild if rebuild else sync_mod.sync
         return run(index, ws.facts.all(), messages, progress)
 

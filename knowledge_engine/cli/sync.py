@@ -64,11 +64,11 @@ def sync(
 def _run(engine: Any, ws: Any, rebuild: bool, task: ProgressTask) -> Any:
     """Open the index, compare, then embed with a count: each slow step names itself on the bar."""
     from knowledge_engine.index import sync as sync_mod
-    from knowledge_engine.index.chroma import ChromaIndex
+    from knowledge_engine.index.vector_index import open_vector_index
 
     # --rebuild opens (and empties) the index even when it was built with another model
     index = (
-        ChromaIndex.for_rebuild(ws.folder, ws.agent_id, engine.config, engine.embedder)
+        open_vector_index(ws.folder, ws.agent_id, engine.config, engine.embedder, rebuild=True)
         if rebuild
         else engine.chroma(ws)
     )

@@ -171,6 +171,8 @@ def make_client(workspace: Path, config: EngineConfig) -> Any:
 class ChromaIndex:
     """The two collections of one agent, plus batched writes and filtered vector queries."""
 
+    shared = False  # one workspace's own (a server's collections are named by workspace too)
+
     def __init__(
         self, workspace: Path, agent_id: str, config: EngineConfig, embedder: Embedder, create: bool = True
     ) -> None:

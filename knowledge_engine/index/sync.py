@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from knowledge_engine.fsio import write_atomic
-from knowledge_engine.index.chroma import ChromaIndex, Metadata, open_index
+from knowledge_engine.index.chroma import Metadata
+from knowledge_engine.index.vector_index import VectorIndex, open_vector_index
 from knowledge_engine.model.records import Fact, Message
 from knowledge_engine.observe import counters, emit
 
@@ -161,7 +162,7 @@ class _Tracker:
             self.progress(self.done, self.total)
 
 
-def _apply(index: ChromaIndex, kind: str, plan: _Plan, tracker: _Tracker, chunk_size: int | None) -> None:
+def _apply(index: VectorIndex, kind: str, plan: _Plan, tracker: _Tracker, chunk_size: int | None) -> None:
     """Deletes first, then metadata-only updates, then embed+upsert chunk by chunk (each chunk is durable)."""
     if plan.delete:
         index.delete(kind, plan.delete)
@@ -181,7 +182,7 @@ def _apply(index: ChromaIndex, kind: str, plan: _Plan, tracker: _Tracker, chunk_
 
 
 def sync(
-    index: ChromaIndex,
+    index: VectorIndex,
     facts: Iterable[Fact],
     messages: Iterable[Message],
     progress: Progress | None = None,
@@ -231,7 +232,7 @@ def sync(
     return report
 
 
-def status(index: ChromaIndex, facts: Iterable[Fact], messages: Iterable[Message]) -> dict[str, Any]:
+def status(index: VectorIndex, facts: Iterable[Fact], messages: Iterable[Message]) -> dict[str, Any]:
     """{synced, pending, facts: {...}, messages: {...}, last_sync} for `stats --json`; embeds nothing."""
     model_id = index.embedder.model_id
     out: dict[str, Any] = {"synced": 0, "pending": 0}
@@ -254,40 +255,46 @@ def status(index: ChromaIndex, facts: Iterable[Fact], messages: Iterable[Message
 
 
 def workspace_status(ws: Workspace) -> dict[str, Any]:
-    """A workspace's records not yet in Chroma (opens the index, makes no collection, embeds nothing).
+    """A workspace's records not yet in its vector index (opens it, makes no collection, embeds nothing).
 
     Here, not in the CLI, because `validate` asks it too, and a lower module does not import the CLI.
     """
+    from knowledge_engine.index.embeddings import make_embedder
+    from knowledge_engine.store.backend import is_shared
     from knowledge_engine.store.messages import MESSAGES_FILE
 
-    index = open_index(ws.folder, ws.agent_id, ws.config, create=False)
-    msgs = ws.messages.iter() if (ws.folder / MESSAGES_FILE).exists() else iter(())
+    embedder = make_embedder(ws.config.embeddings)
+    index = open_vector_index(ws.folder, ws.agent_id, ws.config, embedder, create=False)
+    logged = is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()
+    msgs = ws.messages.iter() if logged else iter(())
     return status(index, ws.facts.all(), msgs)
 
 
 def rebuild(
-    index: ChromaIndex, facts: Iterable[Fact], messages: Iterable[Message], progress: Progress | None = None
+    index: VectorIndex, facts: Iterable[Fact], messages: Iterable[Message], progress: Progress | None = None
 ) -> SyncReport:
     """Drop both collections (also after a model change) and embed everything again."""
     index.reset()
     return sync(index, facts, messages, progress)
 
 
-def delete_facts(index: ChromaIndex, ids: Iterable[str]) -> int:
+def delete_facts(index: VectorIndex, ids: Iterable[str]) -> int:
     return index.delete_facts(ids)
 
 
-def delete_messages(index: ChromaIndex, ids: Iterable[str]) -> int:
+def delete_messages(index: VectorIndex, ids: Iterable[str]) -> int:
     return index.delete_messages(ids)
 
 
-def _stored(index: ChromaIndex, kind: str) -> dict[str, str]:
+def _stored(index: VectorIndex, kind: str) -> dict[str, str]:
     """Hashes from the local cache when it provably describes this collection, else read from Chroma.
 
     The cache is written only after a complete sync and is trusted only if the collection id
     (new after a rebuild) and the record count still match. After a crash the cache can only be
     older than Chroma, which costs redundant re-embedding, never a missed update.
     """
+    if index.shared:  # other nodes write it too: a local cache could miss their writes
+        return index.stored_hashes(kind)
     cached = _read_json(Path(index.workspace) / HASHES_FILE).get(kind)
     col = index.collection(kind)
     if (
@@ -303,7 +310,9 @@ def _stored(index: ChromaIndex, kind: str) -> dict[str, str]:
     return index.stored_hashes(kind)
 
 
-def _save_hashes(index: ChromaIndex, plans: dict[str, _Plan]) -> None:
+def _save_hashes(index: VectorIndex, plans: dict[str, _Plan]) -> None:
+    if index.shared:  # never read (see _stored)
+        return
     out: dict[str, Any] = {}
     for kind, plan in plans.items():
         hashes = {d.id: d.content_hash for d in plan.all_docs}
@@ -335,7 +344,7 @@ def read_state(workspace: Path) -> dict[str, Any]:
     return _read_json(Path(workspace) / STATE_FILE)
 
 
-def _write_state(index: ChromaIndex, report: SyncReport) -> None:
+def _write_state(index: VectorIndex, report: SyncReport) -> None:
     """Atomic replace so a crash never leaves a torn file; the file is a summary, not the source of truth."""
     state = {
         "model": index.embedder.model_id,

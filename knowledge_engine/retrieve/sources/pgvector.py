@@ -19,6 +19,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from knowledge_engine.config import PgvectorConfig
 from knowledge_engine.index.embeddings.base import Embedder
+from knowledge_engine.index.pgvector_index import vector_literal as vector_literal  # also imported from here
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import emit
 
@@ -93,11 +94,6 @@ def _stored_dimensions(exc: Exception) -> int | None:
     """The table's D from pgvector's cast error ("expected 384 dimensions, not 3072"), if that is it."""
     match = _EXPECTED_DIMS.search(str(exc))
     return int(match.group(1)) if match else None
-
-
-def vector_literal(vec: list[float]) -> str:
-    """pgvector's text input form, so no numpy/pgvector adapter is needed."""
-    return "[" + ",".join(repr(float(x)) for x in vec) + "]"
 
 
 # One pool per URL (and timeout/size) per event loop: a pool's connections belong to the loop
