@@ -109,6 +109,7 @@ TOP = (
     "export",
     "forget",
     "validate",
+    "transfer",
     "documents",
     "sidecar",
 )

@@ -19,6 +19,7 @@ from knowledge_engine.cli import export as export_mod
 from knowledge_engine.cli import forget as forget_mod
 from knowledge_engine.cli import ingest as ingest_mod
 from knowledge_engine.cli import inspect as inspect_mod
+from knowledge_engine.cli import migrate as migrate_mod
 from knowledge_engine.cli import search as search_mod
 from knowledge_engine.cli import serve as serve_mod
 from knowledge_engine.cli import show as show_mod
@@ -68,6 +69,7 @@ app.command(rich_help_panel="Export")(export_mod.export)
 app.command("import", rich_help_panel="Export")(export_mod.import_)
 app.command(rich_help_panel="Maintain")(validate_mod.validate)
 app.command(rich_help_panel="Maintain")(sync_mod.sync)
+app.command(rich_help_panel="Maintain")(migrate_mod.migrate)
 app.add_typer(sync_mod.docs_app, name="docs", rich_help_panel="Maintain")
 app.command(rich_help_panel="Try it")(demo_mod.demo)
 app.command(rich_help_panel="Serve")(serve_mod.serve)

@@ -17,17 +17,20 @@ import contextlib
 import hashlib
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import psycopg
 
 from knowledge_engine.config import PostgresStorageConfig
 from knowledge_engine.store.postgres.connect import StoreDatabaseError, describe
 
-if TYPE_CHECKING:
-    from knowledge_engine.maintenance.locks import Stoppable
-
 POLL_S = 0.05
+
+
+class Stoppable(Protocol):
+    """locks.Stoppable, restated: locks imports this module, so it cannot import locks back."""
+
+    def check(self) -> None: ...
 
 
 def lock_id(scope: str, agent: str) -> int:
