@@ -15,6 +15,7 @@ import orjson
 from knowledge_engine.model.records import utcnow
 from knowledge_engine.observe import emit
 from knowledge_engine.store.messages import MESSAGES_FILE
+from knowledge_engine.store.table import RecordTable
 from knowledge_engine.store.workspace import Workspace
 
 
@@ -50,17 +51,19 @@ class ValidationReport:
 def _schema(ws: Workspace, report: ValidationReport) -> None:
     for table in (ws.facts.table, ws.entities.table):
         if table.unreadable is not None:
-            report.problems.append(Problem("schema", table.path.name, table.unreadable.reason))
+            report.problems.append(Problem("schema", table.name, table.unreadable.reason))
             continue
         if table.invalid_records:
             report.problems.append(
                 Problem(
                     "schema",
-                    table.path.name,
+                    table.name,
                     f"{table.invalid_records} records failed validation; they are kept in the file's "
                     "'quarantined' list (fix them there and run validate --repair to restore them)",
                 )
             )
+        if not isinstance(table, RecordTable):
+            continue  # the shared store: no file to check
         for aside in sorted(table.path.parent.glob(table.path.name + ".corrupt-*")):
             report.problems.append(
                 Problem(
@@ -192,7 +195,7 @@ def repair(ws: Workspace, report: ValidationReport, engine: Any = None) -> dict[
             f.updated_at = now
             ws.facts.table.put(f)
     for table in (ws.facts.table, ws.entities.table):
-        if not table.path.exists():  # rewrite the store file from the backup that was loaded
+        if isinstance(table, RecordTable) and not table.path.exists():  # rewrite the store file from the backup that was loaded
             table.flush(force=True)
             fixed["store_files"] = fixed.get("store_files", 0) + 1
     ws.flush()

@@ -17,7 +17,7 @@ from knowledge_engine.config import EngineConfig, StorageConfig
 if TYPE_CHECKING:
     from knowledge_engine.store.messages import MessageLog
     from knowledge_engine.store.persistence import WorkspaceLock
-    from knowledge_engine.store.table import RecordTable
+    from knowledge_engine.store.table import BaseTable
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -29,7 +29,7 @@ def is_shared(storage: StorageConfig) -> bool:
 
 def record_table(
     storage: StorageConfig, folder: Path, agent: str, key: str, model: type[R], lock: WorkspaceLock
-) -> RecordTable[R]:
+) -> BaseTable[R]:
     """The table of one record kind (`facts`, `entities`) of one agent."""
     if is_shared(storage):
         from knowledge_engine.store.postgres.table import PgRecordTable

@@ -29,8 +29,9 @@ from knowledge_engine.model.records import (
     initial_importance,
     utcnow,
 )
+from knowledge_engine.store import backend as store_backend
 from knowledge_engine.store.persistence import WorkspaceLock
-from knowledge_engine.store.table import RecordTable
+from knowledge_engine.store.table import BaseTable
 
 # The lookbehind starts a match only at the beginning of a separator run (linear on long runs).
 _LEGAL = re.compile(
@@ -89,13 +90,78 @@ def match_key(value: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _three_way(mine: list[str], theirs: list[str], base: list[str]) -> list[str]:
+    """Theirs, less what this side removed since `base`, plus what it added (order kept, no repeats)."""
+    removed = set(base) - set(mine)
+    return list(
+        dict.fromkeys([*(x for x in theirs if x not in removed), *(x for x in mine if x not in base)])
+    )
+
+
+def _mentions(mine: Entity, theirs: Entity, base: Entity | None, cap: int) -> tuple[list[Evidence], int]:
+    """Three-way union of mentions by message id, and how many messages both sides counted anew."""
+    base_ids = {m.message_id for m in base.mentions} if base else set()
+    mine_ids = {m.message_id for m in mine.mentions}
+    removed = base_ids - mine_ids
+    out = [m for m in theirs.mentions if m.message_id not in removed]
+    where = {m.message_id: i for i, m in enumerate(out)}
+    both = 0
+    for m in mine.mentions:
+        if m.message_id in base_ids:
+            continue
+        i = where.get(m.message_id)
+        if i is None:
+            where[m.message_id] = len(out)
+            out.append(m)
+            continue
+        both += 1
+        out[i] = out[i].model_copy(update={"tiers": sorted({*out[i].tiers, *m.tiers})})
+    return out[-cap:], both
+
+
+def merge_entities(mine: Entity, theirs: Entity, base: Entity | None, cap: int) -> Entity:
+    """One entity changed by two writers since `base`: aliases, mentions and sources are unions (a
+    removal here, e.g. by forget, holds), and counts, importance and type votes add this side's
+    increments to theirs, less the messages both counted."""
+    out = theirs.model_copy()
+    out.mentions, both = _mentions(mine, theirs, base, cap)
+    base_count = base.count if base else 0
+    out.count = theirs.count + max(0, mine.count - base_count - both)
+    if base is None:  # both created it: each side's importance already counts its first mention
+        out.importance = max(mine.importance, theirs.importance)
+    else:
+        out.importance = min(1.0, theirs.importance + max(0.0, mine.importance - base.importance))
+    votes = dict(theirs.type_votes)
+    for t, v in mine.type_votes.items():
+        votes[t] = votes.get(t, 0) + max(0, v - (base.type_votes.get(t, 0) if base else 0))
+    out.type_votes = votes
+    if base is not None and (mine.value, mine.type) != (base.value, base.type):
+        out.value, out.type = mine.value, mine.type
+    aliases = _three_way(mine.aliases, theirs.aliases, base.aliases if base else [])
+    out.aliases = [a for a in dict.fromkeys([*aliases, theirs.value, mine.value]) if a != out.value][-cap:]
+    out.sources = list(dict.fromkeys([*theirs.sources, *mine.sources]))
+    out.first_seen = min(mine.first_seen, theirs.first_seen)
+    out.last_seen = max(mine.last_seen, theirs.last_seen)
+    out.updated_at = max(mine.updated_at, theirs.updated_at)
+    return out
+
+
 class EntityStore:
     """Entities of one workspace, persisted in entities.json."""
 
     def __init__(
-        self, folder: Path, lock: WorkspaceLock, storage: StorageConfig, fuzzy_threshold: float = 92
+        self,
+        folder: Path,
+        lock: WorkspaceLock,
+        storage: StorageConfig,
+        fuzzy_threshold: float = 92,
+        agent: str = "default",
     ) -> None:
-        self.table: RecordTable[Entity] = RecordTable(folder / "entities.json", "entities", Entity, lock)
+        self.table: BaseTable[Entity] = store_backend.record_table(
+            storage, folder, agent, "entities", Entity, lock
+        )
+        self.table.merge = lambda mine, theirs, base: merge_entities(mine, theirs, base, storage.max_mentions)
+        self._seen: tuple[int, int] = (-1, -1)  # (generation, version) of the table the indexes reflect
         self.storage = storage
         self.fuzzy_threshold = fuzzy_threshold
         self._by_key: dict[str, str] = {}
@@ -107,11 +173,30 @@ class EntityStore:
         self.reindex()
 
     def reindex(self) -> None:
-        self._by_key.clear()
-        self._first_names.clear()
-        self._long_forms.clear()
-        for ent in self.table:
-            self._index(ent)
+        with self.table.mutex:
+            self._by_key.clear()
+            self._first_names.clear()
+            self._long_forms.clear()
+            for ent in self.table:
+                self._index(ent)
+            self._seen = (self.table.generation, self.table.version)
+
+    def catch_up(self) -> None:
+        """Index what the table took from other writers (a refresh): the changed ids, or everything
+        after a reload or when one of them was deleted (the name indexes only ever add)."""
+        with self.table.mutex:
+            sig = (self.table.generation, self.table.version)
+            if sig == self._seen:
+                return
+            changed = self.table.changed_since(*self._seen)
+            now = [self.table.get(i) for i in changed] if changed is not None else [None]
+            if any(ent is None for ent in now):
+                self.reindex()
+                return
+            for ent in now:
+                if ent is not None:
+                    self._index(ent)
+            self._seen = sig
 
     def _index(self, ent: Entity) -> None:
         for name in (ent.value, *ent.aliases):

@@ -25,11 +25,13 @@ from knowledge_engine.model.records import (
     fact_id,
     utcnow,
 )
+from knowledge_engine.store import backend as store_backend
 from knowledge_engine.store.factquery import FactQuery, select
 from knowledge_engine.store.persistence import WorkspaceLock
-from knowledge_engine.store.table import RecordTable
+from knowledge_engine.store.table import BaseTable
 
 AddStatus = Literal["new", "reinforced", "revalidated"]
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def boost(relevance: float) -> float:
@@ -72,6 +74,60 @@ def merge_evidence(
     return out[-cap:]
 
 
+def _stamp(ev: Evidence) -> datetime:
+    return ensure_utc(ev.timestamp) if ev.timestamp is not None else _EPOCH
+
+
+def union_evidence(
+    mine: list[Evidence], theirs: list[Evidence], base: list[Evidence], cap: int
+) -> list[Evidence]:
+    """Three-way union by message id: theirs, less what this side removed since `base` (a forgotten
+    message), plus what this side added (a message both saw keeps the tiers of both); oldest dropped
+    first above `cap`."""
+    removed = {e.message_id for e in base} - {e.message_id for e in mine}
+    kept = [e for e in theirs if e.message_id not in removed]
+    out = merge_evidence(kept, mine, len(kept) + len(mine))
+    out.sort(key=_stamp)
+    return out[-cap:]
+
+
+def _validity(fact: Fact) -> tuple[datetime | None, datetime | None, str | None]:
+    return fact.valid_at, fact.invalid_at, fact.superseded_by
+
+
+def _ended_first(mine: Fact, theirs: Fact) -> Fact:
+    """Of two sides that both changed a fact's validity, the one that ended it wins (the earlier end
+    when both did): a supersession seen by either node is not undone by the other."""
+    if mine.invalid_at is None:
+        return theirs if theirs.invalid_at is not None else mine
+    if theirs.invalid_at is None:
+        return mine
+    return mine if ensure_utc(mine.invalid_at) <= ensure_utc(theirs.invalid_at) else theirs
+
+
+def merge_facts(mine: Fact, theirs: Fact, base: Fact | None, cap: int) -> Fact:
+    """One fact changed by two writers (two nodes) since `base`, the version both started from: no
+    reinforcement is lost (evidence, sources and tiers are unions, relevance and confidence the
+    higher), the newest access and update are kept, and a supersession by either side holds."""
+    out = theirs.model_copy()
+    out.evidence = union_evidence(mine.evidence, theirs.evidence, base.evidence if base else [], cap)
+    out.sources = list(dict.fromkeys([*theirs.seen_by, *mine.seen_by]))
+    out.source = max((theirs.source, mine.source), key=lambda t: TIER_STRENGTH.get(t, 0))
+    out.confidence = max(mine.confidence, theirs.confidence)
+    out.relevance = max(mine.relevance, theirs.relevance)
+    out.last_accessed = max(ensure_utc(mine.last_accessed), ensure_utc(theirs.last_accessed))
+    out.created_at = min(ensure_utc(mine.created_at), ensure_utc(theirs.created_at))
+    out.updated_at = max(ensure_utc(mine.updated_at), ensure_utc(theirs.updated_at))
+    out.subject_id = theirs.subject_id or mine.subject_id
+    out.object_id = theirs.object_id or mine.object_id
+    mine_moved = base is None or _validity(mine) != _validity(base)
+    theirs_moved = base is not None and _validity(theirs) != _validity(base)
+    if mine_moved:
+        side = _ended_first(mine, theirs) if theirs_moved or base is None else mine
+        out.valid_at, out.invalid_at, out.superseded_by = _validity(side)
+    return out
+
+
 def began(fact: Fact) -> datetime:
     """When a fact became true, as far as the store knows: its `valid_at`, else when it was first stored
     (the time of the first message that said it)."""
@@ -100,8 +156,10 @@ class FactStore:
         storage: StorageConfig,
         decay: DecayConfig,
         facts: FactsConfig,
+        agent: str = "default",
     ) -> None:
-        self.table: RecordTable[Fact] = RecordTable(folder / "facts.json", "facts", Fact, lock)
+        self.table: BaseTable[Fact] = store_backend.record_table(storage, folder, agent, "facts", Fact, lock)
+        self.table.merge = lambda mine, theirs, base: merge_facts(mine, theirs, base, storage.max_evidence)
         self.storage = storage
         self.decay_cfg = decay
         self.family = facts.family_of()

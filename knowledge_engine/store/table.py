@@ -43,7 +43,8 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 CHANGE_LOG = 50_000  # structural changes remembered for derived indexes that update incrementally
 
 
-def _updated(rec: BaseModel) -> datetime:
+def updated_at(rec: BaseModel) -> datetime:
+    """A record's `updated_at` (the epoch when it has none): the newer of two versions wins a plain merge."""
     value = getattr(rec, "updated_at", None)
     return value if isinstance(value, datetime) else _EPOCH
 
@@ -60,23 +61,23 @@ def _document_model(key: str, model: type[BaseModel]) -> type[BaseModel]:
     return create_model(f"{model.__name__}Document", __config__=ConfigDict(extra="ignore"), **fields)
 
 
-class RecordTable(Generic[R]):
-    """Records of one type, keyed by id, stored in `path` under `key`."""
+class BaseTable(Generic[R]):
+    """The contract every record table keeps, whatever holds it (a JSON file, a database).
 
-    def __init__(self, path: Path, key: str, model: type[R], lock: WorkspaceLock) -> None:
-        self.path = path
+    Why a base and not only a protocol: the in-memory half (records by id, dirty and deleted sets,
+    tombstones, meta, the change log derived indexes follow, the quarantine list) is the same for
+    every backend; only load, flush and refresh talk to the storage. Callers are typed against this.
+    """
+
+    def __init__(self, key: str, model: type[R]) -> None:
         self.key = key
         self.model = model
-        self.lock = lock
         self.records: dict[str, R] = {}
         self.meta: dict[str, Any] = {}
         self.tombstones: dict[str, datetime] = {}
         self.dirty: set[str] = set()
         self.deleted: set[str] = set()
         self.meta_dirty = False
-        self._sig: tuple[int, int, int] | None = None
-        self._adapter = TypeAdapter(list[model])  # type: ignore[valid-type]
-        self._doc_adapter = TypeAdapter(_document_model(key, model))
         self.mutex = threading.RLock()
         self.quarantined: list[Any] = []  # records that failed validation, verbatim (never dropped)
         self._quarantine_keys: set[bytes] = set()
@@ -86,7 +87,23 @@ class RecordTable(Generic[R]):
         self.version = 0  # bumped on changes other than relevance upkeep: "did anything change" for indexes
         self.on_put: Callable[[R], None] | None = None  # keeps a derived index current on single changes
         self.on_delete: Callable[[str], None] | None = None
+        # (mine, theirs, base) -> merged: how two writers' versions of one record combine (None: newer wins)
+        self.merge: Callable[[R, R, R | None], R] | None = None
         self._changes: deque[tuple[int, str]] = deque(maxlen=CHANGE_LOG)  # (version, record id)
+
+    @property
+    def name(self) -> str:
+        """What messages call this table (a file name, or the kind in the database)."""
+        return self.key
+
+    def load(self) -> None:
+        raise NotImplementedError
+
+    def flush(self, force: bool = False) -> bool:
+        raise NotImplementedError
+
+    def refresh(self) -> None:
+        raise NotImplementedError
 
     @property
     def invalid_records(self) -> int:
@@ -144,6 +161,93 @@ class RecordTable(Generic[R]):
                 self._quarantine(keep)
                 self.meta_dirty = True
             return dropped
+
+    # ------------------------------------------------------------------ mutation
+    def put(self, rec: R, structural: bool = True) -> None:
+        """Store a record; `structural=False` (relevance upkeep) leaves `version` alone for text indexes."""
+        with self.mutex:
+            rid = rec.id  # type: ignore[attr-defined]
+            self.records[rid] = rec
+            if structural:
+                self.version += 1
+                self._changes.append((self.version, rid))
+            if self.on_put is not None:
+                self.on_put(rec)
+            self.dirty.add(rid)
+            self.deleted.discard(rid)
+            self.tombstones.pop(rid, None)
+
+    def delete(self, rid: str) -> bool:
+        with self.mutex:
+            existed = self.records.pop(rid, None) is not None
+            self.version += 1
+            self._changes.append((self.version, rid))
+            if existed and self.on_delete is not None:
+                self.on_delete(rid)
+            self.deleted.add(rid)
+            self.dirty.discard(rid)
+            self.tombstones[rid] = datetime.now(UTC)
+            return existed
+
+    def changed_since(self, generation: int, version: int) -> set[str] | None:
+        """Ids put or deleted (structurally) since (generation, version); None when only a full rebuild
+        can tell (the table was reloaded or merged, or the change log no longer reaches back that far)."""
+        with self.mutex:
+            if generation != self.generation or version > self.version:
+                return None
+            if version == self.version:
+                return set()
+            if not self._changes or self._changes[0][0] > version + 1:
+                return None
+            out: set[str] = set()
+            for v, rid in reversed(self._changes):
+                if v <= version:
+                    break
+                out.add(rid)
+            return out
+
+    def set_meta(self, key: str, value: Any) -> None:
+        with self.mutex:
+            self.meta[key] = value
+            self.meta_dirty = True
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.dirty or self.deleted or self.meta_dirty)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self) -> Iterator[R]:
+        return iter(list(self.records.values()))
+
+    def get(self, rid: str) -> R | None:
+        return self.records.get(rid)
+
+    def drop_tombstones(self, older_than: datetime) -> int:
+        with self.mutex:
+            old = [k for k, v in self.tombstones.items() if v < older_than and k not in self.deleted]
+            for k in old:
+                del self.tombstones[k]
+            if old:
+                self.meta_dirty = True
+            return len(old)
+
+
+class RecordTable(BaseTable[R]):
+    """Records of one type, keyed by id, stored in `path` under `key`."""
+
+    def __init__(self, path: Path, key: str, model: type[R], lock: WorkspaceLock) -> None:
+        super().__init__(key, model)
+        self.path = path
+        self.lock = lock
+        self._sig: tuple[int, int, int] | None = None
+        self._adapter = TypeAdapter(list[model])  # type: ignore[valid-type]
+        self._doc_adapter = TypeAdapter(_document_model(key, model))
+
+    @property
+    def name(self) -> str:
+        return self.path.name
 
     # ------------------------------------------------------------------ reading
     def _decode(self, doc: dict[str, Any]) -> tuple[dict[str, R], dict[str, Any], dict[str, datetime]]:
@@ -255,68 +359,6 @@ class RecordTable(Generic[R]):
     def changed_on_disk(self) -> bool:
         return file_signature(self.path) != self._sig
 
-    # ------------------------------------------------------------------ mutation
-    def put(self, rec: R, structural: bool = True) -> None:
-        """Store a record; `structural=False` (relevance upkeep) leaves `version` alone for text indexes."""
-        with self.mutex:
-            rid = rec.id  # type: ignore[attr-defined]
-            self.records[rid] = rec
-            if structural:
-                self.version += 1
-                self._changes.append((self.version, rid))
-            if self.on_put is not None:
-                self.on_put(rec)
-            self.dirty.add(rid)
-            self.deleted.discard(rid)
-            self.tombstones.pop(rid, None)
-
-    def delete(self, rid: str) -> bool:
-        with self.mutex:
-            existed = self.records.pop(rid, None) is not None
-            self.version += 1
-            self._changes.append((self.version, rid))
-            if existed and self.on_delete is not None:
-                self.on_delete(rid)
-            self.deleted.add(rid)
-            self.dirty.discard(rid)
-            self.tombstones[rid] = datetime.now(UTC)
-            return existed
-
-    def changed_since(self, generation: int, version: int) -> set[str] | None:
-        """Ids put or deleted (structurally) since (generation, version); None when only a full rebuild
-        can tell (the table was reloaded or merged, or the change log no longer reaches back that far)."""
-        with self.mutex:
-            if generation != self.generation or version > self.version:
-                return None
-            if version == self.version:
-                return set()
-            if not self._changes or self._changes[0][0] > version + 1:
-                return None
-            out: set[str] = set()
-            for v, rid in reversed(self._changes):
-                if v <= version:
-                    break
-                out.add(rid)
-            return out
-
-    def set_meta(self, key: str, value: Any) -> None:
-        with self.mutex:
-            self.meta[key] = value
-            self.meta_dirty = True
-
-    @property
-    def has_changes(self) -> bool:
-        return bool(self.dirty or self.deleted or self.meta_dirty)
-
-    def __len__(self) -> int:
-        return len(self.records)
-
-    def __iter__(self) -> Iterator[R]:
-        return iter(list(self.records.values()))
-
-    def get(self, rid: str) -> R | None:
-        return self.records.get(rid)
-
     # ------------------------------------------------------------------ writing
     def _merge_from_disk(self) -> None:
         with gc_paused():
@@ -331,7 +373,7 @@ class RecordTable(Generic[R]):
         merged: dict[str, R] = {}
         for rid, rec in disk.items():
             tomb = self.tombstones.get(rid) if rid in self.deleted else None
-            if tomb is not None and tomb >= _updated(rec):
+            if tomb is not None and tomb >= updated_at(rec):
                 continue
             merged[rid] = rec
         for rid in self.dirty:
@@ -339,10 +381,10 @@ class RecordTable(Generic[R]):
             if mine is None:
                 continue
             theirs = merged.get(rid)
-            if theirs is None or _updated(mine) >= _updated(theirs):
+            if theirs is None or updated_at(mine) >= updated_at(theirs):
                 merged[rid] = mine
             other_tomb = disk_tombs.get(rid)
-            if other_tomb is not None and other_tomb > _updated(mine):
+            if other_tomb is not None and other_tomb > updated_at(mine):
                 merged.pop(rid, None)
         for rid, ts in disk_tombs.items():
             self.tombstones.setdefault(rid, ts)
@@ -395,15 +437,6 @@ class RecordTable(Generic[R]):
                         return  # logged once; the next write refuses until the file is fixed
                     self._sig = file_signature(self.path)
 
-    def drop_tombstones(self, older_than: datetime) -> int:
-        with self.mutex:
-            old = [k for k, v in self.tombstones.items() if v < older_than and k not in self.deleted]
-            for k in old:
-                del self.tombstones[k]
-            if old:
-                self.meta_dirty = True
-            return len(old)
-
 
 class TableFollower(Generic[R]):
     """An in-memory index kept in step with one RecordTable through its change log.
@@ -417,7 +450,7 @@ class TableFollower(Generic[R]):
         self.sig: tuple[int, int] = (-1, -1)
         self.rebuilds = 0
 
-    def refresh(self, table: RecordTable[R]) -> None:
+    def refresh(self, table: BaseTable[R]) -> None:
         """Catch up with the table: apply its recent changes, or rebuild when they are unknown."""
         with table.mutex:
             sig = (table.generation, table.version)

@@ -11,6 +11,7 @@ import hashlib
 import logging
 import re
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -24,6 +25,7 @@ from knowledge_engine.gcpause import freeze_on_resume, gc_paused
 from knowledge_engine.model.extraction import TITLE_PREDICATES, Extraction, FactCandidate, Mention
 from knowledge_engine.model.records import Entity, Evidence, Fact, Message, canonical, utcnow
 from knowledge_engine.observe import counters, emit
+from knowledge_engine.store import backend as store_backend
 from knowledge_engine.store.entities import EntityStore, vote_weight
 from knowledge_engine.store.facts import FactStore, last_said
 from knowledge_engine.store.persistence import WorkspaceLock, secure_tree
@@ -82,8 +84,14 @@ class Workspace:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         secure_tree(folder)  # personal data: owner-only, also for workspaces made before this rule
         self.lock = WorkspaceLock(folder / ".store.lock")
-        self.facts = FactStore(folder, self.lock, config.storage, config.decay, config.facts)
-        self.entities = EntityStore(folder, self.lock, config.storage, config.facts.fuzzy_threshold)
+        self.shared = store_backend.is_shared(config.storage)
+        self.facts = FactStore(folder, self.lock, config.storage, config.decay, config.facts, agent_id)
+        self.entities = EntityStore(
+            folder, self.lock, config.storage, config.facts.fuzzy_threshold, agent=agent_id
+        )
+        # what a failed write raises: a disk error, or (shared store) a database error
+        self._write_errors: tuple[type[Exception], ...] = (OSError, *_database_errors(self.shared))
+        self._followed_at = -1e18  # monotonic seconds of the last look at other nodes' changes
         self._messages: MessageLog | None = None
         self._timer: threading.Timer | None = None
         self._timer_lock = threading.Lock()
@@ -105,10 +113,18 @@ class Workspace:
     def _load(self) -> None:
         self.facts.load()
         # the last APPLIED_WINDOW "message|tiers" keys, persisted with the facts they produced: a message
-        # replayed after an unclean stop is recognised and not counted twice
-        self._applied: OrderedDict[str, None] = OrderedDict.fromkeys(self.facts.table.meta.get("applied", []))
+        # replayed after an unclean stop is recognised and not counted twice (files: facts.json's meta;
+        # shared store: ke_applied, written in the transaction of the facts)
+        if self.shared:
+            from knowledge_engine.store.postgres.table import applied_keys
+
+            keys = applied_keys(self.config.storage.postgres, self.agent_id, APPLIED_WINDOW)
+        else:
+            keys = self.facts.table.meta.get("applied", [])
+        self._applied: OrderedDict[str, None] = OrderedDict.fromkeys(keys)
         self._applied_lock = threading.Lock()
         self.entities.load()
+        self._followed_at = time.monotonic()
 
     # ------------------------------------------------------------------ message log
     @property
@@ -180,7 +196,10 @@ class Workspace:
             self._applied[key] = None
             while len(self._applied) > APPLIED_WINDOW:
                 self._applied.popitem(last=False)
-            self.facts.table.set_meta("applied", list(self._applied))
+            if self.shared:
+                self.facts.table.applied_pending.append(key)  # type: ignore[attr-defined]
+            else:
+                self.facts.table.set_meta("applied", list(self._applied))
 
     def add_fact(self, cand: FactCandidate, ev: Evidence) -> Fact | None:
         """Resolve the triple's ends to entities and store it."""
@@ -306,14 +325,14 @@ class Workspace:
             with self.write_lock:
                 wrote_e = self.entities.flush()
                 wrote_f = self.facts.flush()
-        except OSError as exc:
+        except self._write_errors as exc:
             self.flush_errors += 1
             counters.inc("store.flush_errors")
             if self.flush_errors == 1:
                 log.error(
-                    "could not write the store in %s (%s); changes stay in memory and are retried",
-                    self.folder,
-                    type(exc).__name__,
+                    "could not write the store of %s (%s); changes stay in memory and are retried",
+                    self.folder if not self.shared else "the PostgreSQL store",
+                    exc if self.shared else type(exc).__name__,  # StoreDatabaseError names no URL, no content
                 )
             return False
         for (_, release), token in zip(hooks, tokens, strict=True):
@@ -334,10 +353,24 @@ class Workspace:
         return facts, self.entities.prune(keep=used)
 
     def refresh(self) -> None:
-        """Adopt what other processes (the CLI, a maintenance job) wrote."""
+        """Adopt what other processes (the CLI, a maintenance job, other nodes) wrote."""
         self.facts.table.refresh()
         self.entities.table.refresh()
-        self.entities.reindex()
+        if self.shared:
+            self.entities.catch_up()  # only what changed: this runs before prompts (follow)
+        else:
+            self.entities.reindex()
+        self._followed_at = time.monotonic()
+
+    def follow(self) -> None:
+        """Shared store: adopt other nodes' changes, at most every storage.postgres.followMs (called
+        before a prompt is answered). The file store has one writer that matters here: nothing to do."""
+        if not self.shared or self.closed:
+            return
+        every = self.config.storage.postgres.follow_ms / 1000
+        if time.monotonic() - self._followed_at < every:
+            return
+        self.refresh()  # a database error is logged and counted there; the prompt is answered anyway
 
     def close(self) -> None:
         self.flush()
@@ -371,6 +404,15 @@ class Workspace:
             "facts_superseded": len(self.facts) - valid,
             "facts_by_tier": by_tier,
         }
+
+
+def _database_errors(shared: bool) -> tuple[type[Exception], ...]:
+    """The shared store's error type, imported only when it is used (psycopg stays unloaded otherwise)."""
+    if not shared:
+        return ()
+    from knowledge_engine.store.postgres.connect import StoreDatabaseError
+
+    return (StoreDatabaseError,)
 
 
 def _not_in_titles(mentions: list[Mention], facts: list[FactCandidate]) -> list[Mention]:
