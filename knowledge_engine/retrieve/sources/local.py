@@ -204,6 +204,7 @@ class LocalSource:
 
     def search_sync(self, request: RetrievalRequest, semantic: bool = True) -> list[RetrievedItem]:
         """Every arm; `semantic=False` leaves out the vector arms (no embedder, no Chroma)."""
+        self.ws.follow()  # shared store: other nodes' facts and entities, at most every followMs
         rc = self.engine.config.retrieval
         named: set[str] = set()
         topic = request.query
