@@ -9,6 +9,11 @@ the text, and reports any file that still contains a forgotten name so nothing i
 
 What cannot be scrubbed by bytes: Chroma's HNSW files keep the *vectors* of deleted records
 (marked deleted, never the text) until Chroma compacts them; a Chroma *server* keeps its own log.
+
+On the shared store (`storage.backend = postgres`) the records, messages and vectors are rows: they
+are deleted, the deletion markers named after a forgotten entity are dropped, and the tables are
+rewritten with VACUUM FULL (see pgstore for what plain VACUUM would leave); the final check asks the
+database whether any row of the agent still names a term, beside the scan of the local folder.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from knowledge_engine.ingest.redact import REDACTED, Tally, term_pattern
 from knowledge_engine.maintenance.locks import store_jobs_lock
 from knowledge_engine.model.records import Entity, Message, utcnow
 from knowledge_engine.observe import emit
+from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
 
@@ -92,6 +98,7 @@ class ForgetReport:
     # not, or answered that it could not: not final)
     pending_by: str = "this process"
     pending: Tally = field(default_factory=Tally)
+    vacuumed: list[str] = field(default_factory=list)  # shared store: tables rewritten by VACUUM FULL
 
     @property
     def final(self) -> bool:
@@ -107,7 +114,7 @@ class ForgetError(ValueError):
 
 
 def _has_messages(ws: Workspace) -> bool:
-    return (ws.folder / MESSAGES_FILE).exists()
+    return is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()
 
 
 def plan_fact(ws: Workspace, fid: str) -> ForgetPlan:
@@ -221,9 +228,13 @@ def apply(ws: Workspace, plan: ForgetPlan, stores_done: Callable[[], None] | Non
     """
     replan_messages(ws, plan)
     report = ForgetReport(plan=plan.summary())
+    shared = is_shared(ws.config.storage)
     with store_jobs_held(ws):
         _remove_from_stores(ws, plan)
-        _rewrite_json(ws, plan)
+        if shared:
+            _write_shared(ws, plan)
+        else:
+            _rewrite_json(ws, plan)
     deleted_msgs = (
         plan.messages_delete + plan.messages_redact
     )  # redacted ones are re-embedded by the next sync
@@ -232,10 +243,16 @@ def apply(ws: Workspace, plan: ForgetPlan, stores_done: Callable[[], None] | Non
     )
     if _has_messages(ws) and (plan.messages_delete or plan.messages_redact):
         report.wal_truncated = ws.messages.vacuum()
+    if shared:
+        report.chroma_deleted += _forget_shared_rows(ws, plan, deleted_msgs, report)
     if stores_done is not None:
         stores_done()
     report.files_removed = _remove_stale_copies(ws, plan.terms)
     report.remaining = scan(ws.folder, plan.terms)
+    if shared:
+        from knowledge_engine.forget import pgstore
+
+        report.remaining += pgstore.remaining(ws.config.storage.postgres, ws.agent_id, plan.terms, _MIN_TERM)
     if any(_is_segment_file(p) for p in report.remaining) and not ws.config.chroma.url:
         report.chroma_rebuilt = rebuild_chroma_segments(ws)
         report.remaining = scan(ws.folder, plan.terms)
@@ -327,6 +344,38 @@ def _rewrite_json(ws: Workspace, plan: ForgetPlan) -> None:
     for _ in range(2):
         ws.facts.table.flush(force=True)
         table.flush(force=True)
+
+
+def _write_shared(ws: Workspace, plan: ForgetPlan) -> None:
+    """The shared store's version of `_rewrite_json`: the deletions written (a database error raises,
+    the forget is not reported done), then the deletion markers whose ids are made from a forgotten
+    name dropped, here and in the database. As with the files, a node that had such an entity
+    unflushed in memory may write it back: the final check then reports it and forget runs again."""
+    from knowledge_engine.forget import pgstore
+
+    ws.entities.table.flush()
+    ws.facts.table.flush()
+    pat = term_pattern(plan.terms)
+    if pat is None:
+        return
+    table = ws.entities.table
+    named = [eid for eid in plan.entities if pat.search(eid.replace("-", " ")) or pat.search(eid)]
+    pgstore.drop_tombstones(ws.config.storage.postgres, ws.agent_id, "entities", named)
+    with table.mutex:
+        for eid in named:
+            table.tombstones.pop(eid, None)
+
+
+def _forget_shared_rows(ws: Workspace, plan: ForgetPlan, messages: list[str], report: ForgetReport) -> int:
+    """Vectors of the forgotten records deleted, then the record tables rewritten (VACUUM FULL);
+    returns the vector rows deleted."""
+    from knowledge_engine.forget import pgstore
+    from knowledge_engine.index.pgvector_index import forget_vectors
+
+    pg = ws.config.storage.postgres
+    deleted = forget_vectors(pg, ws.agent_id, plan.facts, messages, plan.entities)
+    report.vacuumed = pgstore.vacuum_full(pg)
+    return deleted
 
 
 def _remove_stale_copies(ws: Workspace, terms: list[str]) -> list[str]:

