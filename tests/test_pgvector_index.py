@@ -19,7 +19,12 @@ import pytest
 
 from knowledge_engine.config import EngineConfig, load_config
 from knowledge_engine.index.chroma import ChromaIndex, IndexMismatchError, matches
-from knowledge_engine.index.pgvector_index import PgVectorIndex, VectorsReadOnlyError, table_name
+from knowledge_engine.index.pgvector_index import (
+    PgVectorIndex,
+    VectorsReadOnlyError,
+    forget_vectors,
+    table_name,
+)
 from knowledge_engine.index.pgvector_where import UnsupportedFilterError
 from knowledge_engine.index.sync import status, sync
 from knowledge_engine.index.vector_index import open_vector_index
@@ -278,3 +283,54 @@ def test_the_backend_picks_the_index(tmp_path: Path, cfg: EngineConfig) -> None:
     chroma = open_vector_index(tmp_path / "files", "main", EngineConfig(), HashEmbedder())
     assert isinstance(chroma, ChromaIndex) and not chroma.shared
     assert pg.query_messages(pg.embedder.embed_query("x"), 3) == []  # nothing stored: no error
+
+
+def _table_files(conn: psycopg.Connection[Any], table: str) -> list[Path]:
+    """The files of a vector table, its TOAST table and every index of both."""
+    data = Path(conn.execute("SHOW data_directory").fetchone()[0])  # type: ignore[index]
+    toast = f"(SELECT reltoastrelid FROM pg_class WHERE oid = '{table}'::regclass)"
+    rels = conn.execute(
+        "SELECT pg_relation_filepath(oid) FROM pg_class WHERE oid IN ("
+        f" SELECT '{table}'::regclass UNION SELECT {toast}"
+        f" UNION SELECT indexrelid FROM pg_index WHERE indrelid IN ('{table}'::regclass, {toast}))"
+    ).fetchall()
+    files: list[Path] = []
+    for (rel,) in rels:
+        if rel:
+            base = data / rel
+            files += [p for p in base.parent.glob(base.name + "*") if p.is_file()]
+    return files
+
+
+def _holds(files: list[Path], needle: bytes) -> bool:
+    return any(needle in p.read_bytes() for p in files)
+
+
+def test_forget_leaves_no_trace_in_the_vector_table_files(
+    tmp_path: Path, cfg: EngineConfig, url: str
+) -> None:
+    """The metadata holds names (a fact's subject, a message's speaker): after forget_vectors no byte of
+    a forgotten one is left in the table's files, and the other rows and agents keep theirs."""
+    agent, other = _agent(), _agent()
+    index, bystander = (
+        _index(tmp_path / "a", cfg, agent, dims=48),
+        _index(tmp_path / "b", cfg, other, dims=48),
+    )
+    secret = "zanzibarquokka"
+    msgs = _messages(6)
+    msgs[2] = msgs[2].model_copy(update={"speaker": secret})
+    facts = [*_facts(), _fact("Quokka", "lives-in", "Perth"), _fact("Dora", "knows", "Quokka")]
+    facts[3] = facts[3].model_copy(update={"subject": secret, "subject_id": "person:q"})
+    facts[4] = facts[4].model_copy(update={"object": secret + "s", "object_id": "person:q"})
+    sync(index, facts, msgs)
+    sync(bystander, _facts(), _messages(3))
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")  # write the pages to the files
+        assert _holds(_table_files(conn, table_name(48)), secret.encode())
+        deleted = forget_vectors(cfg.storage.postgres, agent, [], ["m2"], ["person:q"])
+        conn.execute("CHECKPOINT")
+        assert not _holds(_table_files(conn, table_name(48)), secret.encode())
+    assert deleted == 3
+    assert index.count("facts") == 3 and index.count("messages") == 5
+    assert bystander.count("facts") == 3 and bystander.count("messages") == 3
+    assert forget_vectors(cfg.storage.postgres, agent, [], [], []) == 0

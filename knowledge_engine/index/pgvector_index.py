@@ -22,7 +22,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from knowledge_engine.config import EngineConfig
+from knowledge_engine.config import EngineConfig, PostgresStorageConfig
 from knowledge_engine.index.chroma import REBUILD_COMMAND, Hit, IndexMismatchError, Metadata
 from knowledge_engine.index.embeddings.base import Embedder
 from knowledge_engine.index.pgvector_where import where_sql
@@ -94,6 +94,55 @@ def ensure_table(conn: psycopg.Connection, dimensions: int) -> None:
     )
     conn.execute("INSERT INTO ke_vector_tables (dimensions, table_name) VALUES (%s, %s)", (d, table_name(d)))
     emit("pgvector_table_created", dimensions=d)
+
+
+def _dimensions(conn: psycopg.Connection) -> list[int]:
+    return [int(r[0]) for r in conn.execute("SELECT dimensions FROM ke_vector_tables ORDER BY dimensions")]
+
+
+def vacuum_tables(conn: psycopg.Connection) -> None:
+    """`VACUUM (FULL)` every vector table: a DELETE leaves the row's bytes (its metadata holds names:
+    a fact's subject and object, a message's speaker) in the heap pages, and its vector in the HNSW
+    index, until the table and its indexes are rewritten. Locks each table (every agent) meanwhile;
+    not bound by the pool's statement timeout (a rewrite of a large table takes longer)."""
+    conn.execute("SET statement_timeout = 0")
+    try:
+        for d in _dimensions(conn):
+            conn.execute(sql.SQL("VACUUM (FULL, ANALYZE) {t}").format(t=_table(d)))
+    finally:
+        conn.execute("RESET statement_timeout")
+
+
+def forget_vectors(
+    pg: PostgresStorageConfig,
+    agent: str,
+    facts: Sequence[str],
+    messages: Sequence[str],
+    entities: Sequence[str],
+) -> int:
+    """`forget` on the postgres backend (needs no embedder): the agent's rows of these facts and
+    messages, and of every fact naming a forgotten entity, deleted from every vector table, then the
+    tables rewritten (vacuum_tables). Returns the rows deleted."""
+    if not (facts or messages or entities):
+        return 0
+    fact_match = sql.SQL(
+        "kind = 'facts' AND (id = ANY(%s) OR metadata ->> 'subject_id' = ANY(%s)"
+        " OR metadata ->> 'object_id' = ANY(%s))"
+    )
+    deleted = 0
+    with connection(pg) as conn:
+        with conn.transaction():
+            for d in _dimensions(conn):
+                head = sql.SQL("DELETE FROM {t} WHERE agent = %s AND ").format(t=_table(d))
+                done = conn.execute(head + fact_match, (agent, list(facts), list(entities), list(entities)))
+                deleted += max(done.rowcount, 0)
+                done = conn.execute(
+                    head + sql.SQL("kind = 'messages' AND id = ANY(%s)"), (agent, list(messages))
+                )
+                deleted += max(done.rowcount, 0)
+        vacuum_tables(conn)  # also when nothing was left: a sync may have deleted the rows before
+    emit("pgvector_forget", deleted=deleted)
+    return deleted
 
 
 class PgVectorIndex:
@@ -243,7 +292,7 @@ class PgVectorIndex:
         if ids is not None:
             cond, params = cond + sql.SQL(" AND id = ANY(%s)"), [*params, ids]
         deleted = 0
-        for (d,) in conn.execute("SELECT dimensions FROM ke_vector_tables ORDER BY dimensions").fetchall():
+        for d in _dimensions(conn):
             cur = conn.execute(sql.SQL("DELETE FROM {t} WHERE ").format(t=_table(d)) + cond, params)
             deleted += max(cur.rowcount, 0)
         return deleted
