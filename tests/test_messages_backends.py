@@ -527,3 +527,16 @@ def test_forget_leaves_no_trace_in_the_table_files(pg_store: PostgresStorageConf
     assert not _holds(after, secret.encode())
     assert not _holds(after, b"zanzibarquokka")  # nor its lexeme in the GIN index
     assert ids(log.search("kept")) == ["3"]
+
+
+def test_vacuum_gives_up_behind_a_long_transaction(pg_store: PostgresStorageConfig) -> None:
+    log = PgMessageLog(pg_store.model_copy(update={"statement_timeout_ms": 300}), "vacuum-busy")
+    log.append(msg(1, "held open by a reader"))
+    before = counters.get("memory.vacuum_lock_busy")
+    with psycopg.connect(pg_store.url) as reader:  # not autocommit: its SELECT keeps a lock until rollback
+        reader.execute("SELECT count(*) FROM ke_messages").fetchone()
+        assert log.vacuum() is False
+        reader.rollback()
+    assert counters.get("memory.vacuum_lock_busy") == before + 1
+    assert log.vacuum() is True
+    assert log.count() == 1 and ids(log.search("reader")) == ["1"]  # still usable afterwards

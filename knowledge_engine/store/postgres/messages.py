@@ -49,6 +49,7 @@ log = logging.getLogger("knowledge_engine.store.postgres")
 _CHUNK = 500  # ids per statement and rows per page of iter()
 _MAX_LIMIT = 1000
 _DF_CACHE_SIZE = 4096
+VACUUM_LOCK_WAIT_MS = 2000  # how long vacuum() waits for ke_messages' exclusive lock
 _CONFIG = "english"  # must match the generated column in migrations/0002_messages.sql
 _COLUMNS = "seq, id, session, role, speaker, agent_id, ts, text, nul_at"
 _LEXEME_RE = re.compile(r"^[^\W_]+$")
@@ -394,13 +395,27 @@ class PgMessageLog:
 
         Plain VACUUM only marks dead row versions reusable (their bytes stay in the pages until
         overwritten) and never removes a word from the GIN index's key tree; FULL writes new files
-        without them. It locks ke_messages (every agent) for the rewrite. Returns True when done.
+        without them. It needs the table's exclusive lock (every agent's rows): it waits at most
+        VACUUM_LOCK_WAIT_MS for readers and writers to finish, else returns False (run it again),
+        so a long transaction elsewhere never queues every node's ingest behind it for long.
         """
         started = time.monotonic()
+        wait = min(VACUUM_LOCK_WAIT_MS, self.cfg.statement_timeout_ms)
+        done = True
         with self._conn() as conn:
-            conn.execute("VACUUM (FULL, ANALYZE) ke_messages")
-        emit("memory.vacuum", duration_ms=round((time.monotonic() - started) * 1000, 1), wal_truncated=True)
-        return True
+            conn.execute("SET statement_timeout = 0")  # the rewrite may take longer than a query may
+            conn.execute(f"SET lock_timeout = {int(wait)}")
+            try:
+                conn.execute("VACUUM (FULL, ANALYZE) ke_messages")
+            except psycopg.errors.LockNotAvailable:
+                counters.inc("memory.vacuum_lock_busy")
+                done = False
+            finally:
+                conn.execute("RESET statement_timeout")
+                conn.execute("RESET lock_timeout")
+        duration_ms = round((time.monotonic() - started) * 1000, 1)
+        emit("memory.vacuum", duration_ms=duration_ms, wal_truncated=done)
+        return done
 
     def check_index(self) -> bool:
         """True when every stored tsvector is the one its text generates (for `validate`)."""
@@ -543,7 +558,7 @@ class PgMessageLog:
         top, n = self._size()
         if n == 0:
             return []
-        optional, above = self._plan(required, optional, top)
+        optional, above = self._plan(required, optional, top, n)
         parts = required + optional
         weights = [self._idf(self._doc_freq(p, top), n) for p in parts]
         where, params = filters
@@ -566,7 +581,7 @@ class PgMessageLog:
         """BM25's IDF: ln(1 + (N - df + 0.5) / (df + 0.5)); a word in every row weighs ~0."""
         return math.log(1 + max(0.0, n - df + 0.5) / (df + 0.5))
 
-    def _plan(self, required: list[str], optional: list[str], top: int) -> tuple[list[str], int]:
+    def _plan(self, required: list[str], optional: list[str], top: int, n: int) -> tuple[list[str], int]:
         """Drop the most common OR-ed words beyond `match_budget` (as `MessageLog._plan`, same rules).
 
         Every matching row is ranked before the sort, so a word in a third of the log costs more than
@@ -574,7 +589,7 @@ class PgMessageLog:
         when even it matches more than the budget, only the newest rows are searched (the second
         value: the seq to search above, 0 = everything). Phrase queries are never pruned.
         """
-        if self.match_budget <= 0 or required or not optional or self._size()[1] <= self.match_budget:
+        if self.match_budget <= 0 or required or not optional or n <= self.match_budget:
             return optional, 0
         dfs = sorted((self._doc_freq(p, top), i, p) for i, p in enumerate(optional))
         keep, total = [dfs[0][2]], dfs[0][0]
@@ -586,14 +601,13 @@ class PgMessageLog:
         above = 0
         if total > self.match_budget:
             counters.inc("memory.search_newest_only")
-            above = self._newest_seq_for(self.match_budget / total)
+            above = self._newest_seq_for(n, self.match_budget / total)
         if len(keep) < len(optional):
             counters.inc("memory.search_terms_pruned", len(optional) - len(keep))
         return [p for p in optional if p in keep], above
 
-    def _newest_seq_for(self, share: float) -> int:
-        """The seq above which the newest `share` of this agent's rows lie (seqs are shared by agents)."""
-        _, n = self._size()
+    def _newest_seq_for(self, n: int, share: float) -> int:
+        """The seq above which the newest `share` of this agent's `n` rows lie (seqs are shared by agents)."""
         skip = max(0, int(n * share))
         rows = self._read(
             "SELECT seq FROM ke_messages WHERE agent = %s ORDER BY seq DESC OFFSET %s LIMIT 1",
