@@ -164,6 +164,7 @@ def forget(
                 "files_removed": report.files_removed,
                 "remaining": report.remaining,
                 "wal_truncated": report.wal_truncated,
+                "tables_rewritten": report.vacuumed,
                 "pending_applied_by": report.pending_by,
                 "pending": report.pending.model_dump(),
                 "final": report.final,
