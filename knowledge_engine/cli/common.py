@@ -28,6 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from knowledge_engine.config import ConfigError, EngineConfig, load_config, load_config_file
+from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.messages import MESSAGES_FILE
 
 if TYPE_CHECKING:
@@ -315,7 +316,7 @@ def parse_time(value: str | None, option: str) -> datetime | None:
 
 
 def has_messages(ws: Any) -> bool:
-    return bool((ws.folder / MESSAGES_FILE).exists())
+    return is_shared(ws.config.storage) or bool((ws.folder / MESSAGES_FILE).exists())
 
 
 def open_engine(workspace: Path | None, config: Path | None, agent: str | None) -> tuple[Any, Any]:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import orjson
 
+from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
 
@@ -14,7 +15,7 @@ FORMAT_VERSION = 1
 
 
 def lines(ws: Workspace, with_messages: bool = True) -> Iterator[bytes]:
-    has_log = with_messages and (ws.folder / MESSAGES_FILE).exists()
+    has_log = with_messages and (is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists())
     yield orjson.dumps(
         {
             "kind": "meta",
