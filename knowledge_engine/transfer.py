@@ -288,8 +288,11 @@ class PgSide:
 
     def clear(self) -> None:
         from knowledge_engine.store.postgres.connect import connection
+        from knowledge_engine.store.postgres.table import lock_kind
 
         with connection(self.cfg) as conn, conn.transaction():
+            for kind in KINDS:
+                lock_kind(conn, self.agent, kind)  # record writers' order of change numbers (see table)
             for table in _AGENT_TABLES:
                 conn.execute(f"DELETE FROM {table} WHERE agent = %s", (self.agent,))
         with self.messages() as log:
@@ -302,10 +305,12 @@ class PgSide:
         from psycopg.types.json import Jsonb
 
         from knowledge_engine.store.postgres.connect import connection
+        from knowledge_engine.store.postgres.table import lock_kind
 
         a = self.agent
         with connection(self.cfg) as conn, conn.transaction(), conn.cursor() as cur:
             for kind, t in content.tables.items():
+                lock_kind(conn, a, kind)  # record writers' order of change numbers (see table)
                 with cur.copy("COPY ke_records (agent, kind, id, body, updated_at) FROM STDIN") as copy:
                     for body in t.records:
                         copy.write_row((a, kind, body["id"], Jsonb(body), _updated_at(body)))

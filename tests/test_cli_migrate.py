@@ -119,6 +119,16 @@ def test_a_workspace_goes_to_postgres_and_back_unchanged(tmp_path: Path, url: st
     assert counts["applied_keys"] == 2 and counts["maintenance_runs"] == 1
     assert PASSWORD not in out.output  # the summary names the server, never the password
 
+    node = Workspace(
+        tmp_path / "node", load_config({"storage": {"backend": "postgres", "postgres": {"url": url}}}), AGENT
+    )
+    try:  # an engine on the database sees what was moved
+        assert len(node.facts) == 2 and {e.value for e in node.entities.all()} == {"Alice Smith", "Zeta Corp"}
+        assert node.was_applied("m1", "llm,regex") and node.messages.count() == 4
+        assert node.entities.resolve("Ali") is not None  # the alias came along
+    finally:
+        node.close()
+
     out = _run("--from", url, "--to", str(back))
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["counts"] == counts
