@@ -21,6 +21,7 @@ from knowledge_engine.config import EngineConfig, load_config
 from knowledge_engine.index.chroma import ChromaIndex, IndexMismatchError, matches
 from knowledge_engine.index.pgvector_index import (
     PgVectorIndex,
+    VectorsBusyError,
     VectorsReadOnlyError,
     forget_vectors,
     table_name,
@@ -334,3 +335,18 @@ def test_forget_leaves_no_trace_in_the_vector_table_files(
     assert index.count("facts") == 3 and index.count("messages") == 5
     assert bystander.count("facts") == 3 and bystander.count("messages") == 3
     assert forget_vectors(cfg.storage.postgres, agent, [], [], []) == 0
+
+
+def test_forget_does_not_wait_forever_for_a_busy_table(tmp_path: Path, cfg: EngineConfig, url: str) -> None:
+    """Another session reading the table holds off the rewrite: a clear error after a few short waits
+    (the rows are already deleted), and the next forget finishes."""
+    agent = _agent()
+    index = _index(tmp_path, cfg, agent, dims=40)
+    sync(index, [], _messages(4))
+    with psycopg.connect(url) as reader:  # not autocommit: the lock lasts until the transaction ends
+        reader.execute(f"LOCK TABLE {table_name(40)} IN ACCESS SHARE MODE")
+        with pytest.raises(VectorsBusyError, match="run forget again"):
+            forget_vectors(cfg.storage.postgres, agent, [], ["m1"], [])
+        reader.rollback()
+    assert index.count("messages") == 3
+    assert forget_vectors(cfg.storage.postgres, agent, [], ["m1"], []) == 0

@@ -34,6 +34,11 @@ MAX_DIMENSIONS = 4000  # pgvector's HNSW limit for halfvec
 BATCH = 1000
 _TABLE_LOCK = 0x6B655F766563  # advisory lock id of "ke_vec": one node creates a table or a space at a time
 _EF_SEARCH_MAX = 1000
+VACUUM_LOCK_WAIT_MS = 2000  # per attempt, how long a forget's rewrite waits for a table's exclusive lock
+
+
+class VectorsBusyError(RuntimeError):
+    """A vector table could not be rewritten (VACUUM FULL) because other sessions held it."""
 
 
 class VectorsReadOnlyError(RuntimeError):
@@ -100,17 +105,35 @@ def _dimensions(conn: psycopg.Connection) -> list[int]:
     return [int(r[0]) for r in conn.execute("SELECT dimensions FROM ke_vector_tables ORDER BY dimensions")]
 
 
-def vacuum_tables(conn: psycopg.Connection) -> None:
+def vacuum_tables(conn: psycopg.Connection, attempts: int = 3) -> None:
     """`VACUUM (FULL)` every vector table: a DELETE leaves the row's bytes (its metadata holds names:
     a fact's subject and object, a message's speaker) in the heap pages, and its vector in the HNSW
-    index, until the table and its indexes are rewritten. Locks each table (every agent) meanwhile;
-    not bound by the pool's statement timeout (a rewrite of a large table takes longer)."""
+    index, until the table and its indexes are rewritten. The rewrite holds each table's exclusive
+    lock (every agent's rows); it waits at most VACUUM_LOCK_WAIT_MS for it per attempt, so a long
+    transaction elsewhere never queues every node's queries behind it for long, and raises
+    VectorsBusyError after `attempts` (the rows are deleted: run forget again). Not bound by the
+    pool's statement timeout (a rewrite of a large table takes longer)."""
     conn.execute("SET statement_timeout = 0")
+    conn.execute(f"SET lock_timeout = {int(VACUUM_LOCK_WAIT_MS)}")
     try:
         for d in _dimensions(conn):
-            conn.execute(sql.SQL("VACUUM (FULL, ANALYZE) {t}").format(t=_table(d)))
+            _vacuum_one(conn, d, attempts)
     finally:
         conn.execute("RESET statement_timeout")
+        conn.execute("RESET lock_timeout")
+
+
+def _vacuum_one(conn: psycopg.Connection, dimensions: int, attempts: int) -> None:
+    for _ in range(max(1, attempts)):
+        try:
+            conn.execute(sql.SQL("VACUUM (FULL, ANALYZE) {t}").format(t=_table(dimensions)))
+            return
+        except psycopg.errors.LockNotAvailable:
+            counters.inc("pgvector.vacuum_lock_busy")
+    raise VectorsBusyError(
+        f"{table_name(dimensions)} stayed locked by other sessions; the forgotten rows are deleted but "
+        "their bytes are not yet rewritten away: run forget again"
+    )
 
 
 def forget_vectors(
