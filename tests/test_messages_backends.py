@@ -540,3 +540,33 @@ def test_vacuum_gives_up_behind_a_long_transaction(pg_store: PostgresStorageConf
     assert counters.get("memory.vacuum_lock_busy") == before + 1
     assert log.vacuum() is True
     assert log.count() == 1 and ids(log.search("reader")) == ["1"]  # still usable afterwards
+
+
+def test_the_local_source_searches_the_shared_log(pg_store: PostgresStorageConfig, tmp_path: Path) -> None:
+    from knowledge_engine.engine import KnowledgeEngine
+    from knowledge_engine.model.retrieval import RetrievalRequest
+    from knowledge_engine.retrieve.sources.local import LocalSource, newest_time
+
+    config = EngineConfig.model_validate(
+        {
+            "workspaceTemplate": "{workspaceDir}/ke",
+            "workspaceRoot": str(tmp_path / "agents"),
+            "embeddings": {"enabled": False},
+            "extraction": {"llm": {"enabled": False}},
+            "storage": {"backend": "postgres", "postgres": {"url": pg_store.url}},
+        }
+    )
+    engine = KnowledgeEngine(config)
+    try:
+        ws = engine.workspace("local-source", str(tmp_path))
+        ws.messages.append_many(
+            [
+                msg(1, "Thanks Alice, the harbour crane inspection went fine", speaker="Bob"),
+                msg(2, "I repaired the harbour crane myself", speaker="Alice"),
+            ]
+        )
+        found = LocalSource(engine, ws).search_sync(RetrievalRequest(query="harbour crane"), semantic=False)
+        assert {i.id for i in found if i.kind == "memory"} == {"1", "2"}
+        assert newest_time(ws) == T0 + timedelta(minutes=2)
+    finally:
+        engine.stop(10)
