@@ -171,3 +171,40 @@ def test_the_bundled_stories_are_well_formed() -> None:
     for _, s in stories:
         assert 40 <= len(s["messages"]) <= 60
         assert 12 <= len(s["truth"]) <= 20 and 6 <= len(s["questions"]) <= 10
+
+
+def _score(satisfied: int, rows: int, answered: int, spacy_facts: int, spacy_correct: int) -> dict[str, Any]:
+    tier = {"facts": spacy_facts, "correct": spacy_correct, "rows_found": satisfied}
+    return {
+        "part": "tune",
+        "satisfied": satisfied,
+        "truth_rows": rows,
+        "current_satisfied": satisfied,
+        "current_rows": rows,
+        "superseded_satisfied": 0,
+        "superseded_rows": 0,
+        "answered_facts": answered,
+        "answered_strict": answered,
+        "questions": 4,
+        "tiers": {"spacy": tier},
+    }
+
+
+def test_folds_give_each_story_left_out_and_the_mean_over_stories() -> None:
+    out = {"stories": {"a": _score(1, 4, 2, 2, 1), "b": _score(3, 4, 4, 0, 0), "h": {"part": "heldout"}}}
+    result = kb.folds(out)
+    assert set(result["folds"]) == {"a", "b"}  # held-out stories are never a fold
+    assert result["folds"]["a"]["accuracy"] == 0.25 and result["folds"]["b"]["q_facts"] == 1.0
+    assert result["mean"]["accuracy"] == 0.5  # macro: (0.25 + 0.75) / 2
+    assert result["mean"]["spacy_p"] == 0.5  # b has no spaCy facts, so no precision: not in the mean
+    assert result["mean"]["old"] is None
+
+
+def test_folds_never_open_the_held_out_part(tmp_path: Path) -> None:
+    (tmp_path / "tune").mkdir()
+    (tmp_path / "heldout").mkdir()
+    (tmp_path / "tune" / "a.json").write_text(json.dumps(_story()))
+    (tmp_path / "heldout" / "b.json").write_text("not json: would fail if opened")
+    assert [p for p, _ in kb.load_stories(tmp_path, skip=("heldout",))] == ["tune"]
+    with pytest.raises(json.JSONDecodeError):
+        kb.load_stories(tmp_path)

@@ -19,7 +19,15 @@ of the tests (tests/servers/ollama_server.py). Then:
 Held-out stories are reported as counts only; `--detail` prints the row-by-row outcome of the
 tune stories (never of held-out ones). Last line: one JSON object.
 
+`--folds` (tune stories only) reports leave-one-story-out figures: the rules are written by hand, so
+a "fold" is a way of working, not a training run. Change the extractor looking only at the failures of
+the other stories (`--detail --leave-out ID` hides that story's rows and facts), then judge the change
+by the left-out story's figures; rotate. The table shows, for each tune story, its figures as the one
+not looked at, and their mean over stories (macro), so that a rule fitted to one story shows up as a
+gain on that story alone.
+
 Usage: .venv/bin/python scripts/bench/knowledge.py [--stories DIR] [--llm] [--json] [--detail]
+       [--folds] [--leave-out ID]
 """
 
 from __future__ import annotations
@@ -299,11 +307,13 @@ def answered(text: str, answers: Sequence[str]) -> bool:
 # --------------------------------------------------------------------------- stories
 
 
-def load_stories(directory: Path) -> list[tuple[str, dict[str, Any]]]:
-    """(part, story) for every story under `directory`: its tune/ and heldout/ folders, or the folder
-    itself (part = its name) when it holds story files directly."""
+def load_stories(directory: Path, skip: Sequence[str] = ()) -> list[tuple[str, dict[str, Any]]]:
+    """(part, story) for every story under `directory`: its tune/ and heldout/ folders (less the parts
+    in `skip`, which are not opened), or the folder itself (part = its name) when it holds story files
+    directly."""
     out: list[tuple[str, dict[str, Any]]] = []
     folders = [(p, directory / p) for p in PARTS if (directory / p).is_dir()] or [(directory.name, directory)]
+    folders = [(p, f) for p, f in folders if p not in skip]
     for part, folder in folders:
         for path in sorted(folder.glob("*.json")):
             story = json.loads(path.read_text(encoding="utf-8"))
@@ -642,6 +652,41 @@ def print_table(out: dict[str, Any]) -> None:
             print("    " + item)
 
 
+FOLD_COLUMNS = ("accuracy", "current", "old", "q_facts", "q_strict", "spacy_p", "spacy_r")
+
+
+def fold_figures(score: dict[str, Any]) -> dict[str, float | None]:
+    """One story's figures as a left-out fold: ratios within the story (a fold is one story)."""
+    spacy = score["tiers"]["spacy"]
+    return {
+        "accuracy": _ratio(score["satisfied"], score["truth_rows"]),
+        "current": _ratio(score["current_satisfied"], score["current_rows"]),
+        "old": _ratio(score["superseded_satisfied"], score["superseded_rows"]),
+        "q_facts": _ratio(score["answered_facts"], score["questions"]),
+        "q_strict": _ratio(score["answered_strict"], score["questions"]),
+        "spacy_p": _ratio(spacy["correct"], spacy["facts"]),
+        "spacy_r": _ratio(spacy["rows_found"], score["truth_rows"]),
+    }
+
+
+def folds(out: dict[str, Any]) -> dict[str, Any]:
+    """Leave-one-story-out table over the tune stories: each story's figures when it is the one left
+    out, and their unweighted mean (a story with no value for a column is left out of that mean)."""
+    table = {sid: fold_figures(s) for sid, s in out["stories"].items() if s["part"] != "heldout"}
+    mean: dict[str, float | None] = {}
+    for col in FOLD_COLUMNS:
+        vals = [v[col] for v in table.values() if v[col] is not None]
+        mean[col] = round(sum(vals) / len(vals), 3) if vals else None  # type: ignore[arg-type]
+    return {"folds": table, "mean": mean}
+
+
+def print_folds(result: dict[str, Any]) -> None:
+    print("\nleave-one-story-out (figures of the story not looked at)")
+    print(f"{'left out':24} " + " ".join(f"{c:>8}" for c in FOLD_COLUMNS))
+    for sid, row in [*result["folds"].items(), ("[mean]", result["mean"])]:
+        print(f"{sid:24} " + " ".join(f"{_fmt(row[c]):>8}" for c in FOLD_COLUMNS))
+
+
 def _fmt(v: float | None) -> str:
     return "-" if v is None else f"{v:.2f}"
 
@@ -657,12 +702,29 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--no-embeddings", action="store_true", help="Embeddings off (retrieval without vectors).")
     p.add_argument("--detail", action="store_true", help="Row-by-row outcome and facts of the tune stories.")
     p.add_argument("--json", action="store_true", help="Only the JSON line.")
+    p.add_argument(
+        "--folds", action="store_true", help="Tune stories only: leave-one-story-out table and its mean."
+    )
+    p.add_argument(
+        "--leave-out",
+        metavar="ID",
+        default="",
+        help="With --detail: hide this tune story's rows and facts (its figures still print).",
+    )
     args = p.parse_args(argv)
     logging.getLogger("knowledge_engine").setLevel(logging.ERROR)
-    stories = load_stories(args.stories)
+    stories = load_stories(args.stories, skip=("heldout",) if args.folds else ())
     out = run(stories, llm=args.llm, embeddings=not args.no_embeddings, detail=args.detail)
+    if args.leave_out:
+        left = [sid for sid in out.get("detail", {}) if args.leave_out in (sid, sid.removeprefix("tune-"))]
+        for sid in left:
+            del out["detail"][sid]
+    if args.folds:
+        out["folds"] = folds(out)
     if not args.json:
         print_table(out)
+        if args.folds:
+            print_folds(out["folds"])
     print(json.dumps(out))
     return out
 
