@@ -14,6 +14,7 @@ import orjson
 
 from knowledge_engine.model.records import utcnow
 from knowledge_engine.observe import emit
+from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.table import RecordTable
 from knowledge_engine.store.workspace import Workspace
@@ -58,8 +59,9 @@ def _schema(ws: Workspace, report: ValidationReport) -> None:
                 Problem(
                     "schema",
                     table.name,
-                    f"{table.invalid_records} records failed validation; they are kept in the file's "
-                    "'quarantined' list (fix them there and run validate --repair to restore them)",
+                    f"{table.invalid_records} records failed validation; they are kept in "
+                    + _quarantine_place(table)
+                    + " (fix them there and run validate --repair to restore them)",
                 )
             )
         if not isinstance(table, RecordTable):
@@ -90,6 +92,17 @@ def _schema(ws: Workspace, report: ValidationReport) -> None:
             report.problems.append(Problem("schema", table.path.name, f"no '{table.key}' list"))
 
 
+def _quarantine_place(table: object) -> str:
+    if isinstance(table, RecordTable):
+        return "the file's 'quarantined' list"
+    return "the database's ke_quarantine table (this agent's rows of this kind)"
+
+
+def _logged(ws: Workspace) -> bool:
+    """Whether the workspace has a message log to check evidence against (the shared store always has)."""
+    return is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()
+
+
 def _references(ws: Workspace, report: ValidationReport, check_evidence: bool) -> None:
     ents = {e.id for e in ws.entities.all()}
     facts = ws.facts.all()
@@ -107,7 +120,7 @@ def _references(ws: Workspace, report: ValidationReport, check_evidence: bool) -
         for ev in f.evidence:
             evidence.setdefault(ev.message_id, []).append(f.id)
     report.checked.update(facts=len(facts), entities=len(ents))
-    if not check_evidence or not (ws.folder / MESSAGES_FILE).exists() or not ws.config.memory.enabled:
+    if not check_evidence or not _logged(ws) or not ws.config.memory.enabled:
         return
     ids = list(evidence)
     found = {m.id for m in ws.messages.get_many(ids)}
@@ -195,7 +208,8 @@ def repair(ws: Workspace, report: ValidationReport, engine: Any = None) -> dict[
             f.updated_at = now
             ws.facts.table.put(f)
     for table in (ws.facts.table, ws.entities.table):
-        if isinstance(table, RecordTable) and not table.path.exists():  # rewrite the store file from the backup that was loaded
+        # a missing store file is rewritten from the backup that was loaded (the shared store has no file)
+        if isinstance(table, RecordTable) and not table.path.exists():
             table.flush(force=True)
             fixed["store_files"] = fixed.get("store_files", 0) + 1
     ws.flush()

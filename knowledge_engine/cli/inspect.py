@@ -51,18 +51,18 @@ def stats(
 ) -> None:
     """What a workspace holds: entities by type, facts by tier and validity, messages, pending LLM
     batches, Chroma sync state, size on disk and the last maintenance runs."""
-    from knowledge_engine.cli.common import existing_folder, load_cfg, readable_store, resolve_folder
-    from knowledge_engine.cli.status import folder_status
+    from knowledge_engine.cli.common import load_cfg, readable_store
+    from knowledge_engine.cli.status import folder_status, stats_for
 
     unreachable = None
     if index:
         ws = open_ws(workspace, config, agent)
-        data = folder_status(ws.folder, ws.config)
+        data = folder_status(ws.folder, ws.config, ws.agent_id)
         data["chroma_pending"], unreachable = _index_pending(ws)
     else:
         cfg = load_cfg(config)
         with readable_store():
-            data = folder_status(existing_folder(resolve_folder(cfg, workspace, agent)), cfg)
+            data = stats_for(cfg, workspace, agent)
     if json:
         print_json(data)
         if unreachable:

@@ -3,6 +3,9 @@
 `stats` reads the store files as plain JSON (orjson, no record validation) and the message log
 with SQL counts: at 100k facts that is a fraction of a second, where building every record
 would take seconds. It never opens Chroma or loads an embedder unless asked (`--index`).
+
+On the shared store (`storage.backend = postgres`) the same figures come from SQL counts over the
+agent's rows (grouped in the database, no record built), and the run records from every node.
 """
 
 from __future__ import annotations
@@ -147,30 +150,36 @@ def nested_hint(folder: Path) -> str | None:
     return f"no workspace files in {folder}; did you mean {' or '.join(nested)}?" if nested else None
 
 
-def folder_status(folder: Path, config: Any) -> dict[str, Any]:
-    """Counts from the store files and the small state files only: no Chroma, no embedder."""
-    by_type, ents_quarantined = _entity_counts(folder)
-    by_tier, valid, head = _fact_counts(folder)
-    meta = _meta(head)
-    n_facts = sum(by_tier.values())
-    data: dict[str, Any] = {
-        "workspace": str(folder),
-        **({"hint": hint} if (hint := nested_hint(folder)) else {}),
-        "entities": sum(by_type.values()),
-        "entities_by_type": by_type,
-        "facts": n_facts,
-        "facts_valid": valid,
-        "facts_superseded": n_facts - valid,
-        "facts_by_tier": by_tier,
-        "facts_quarantined": _quarantined(head),
-        "entities_quarantined": ents_quarantined,
-    }
-    data.update(_message_counts(folder, config))
+def stats_for(config: Any, workspace: Path | None, agent: str | None) -> dict[str, Any]:
+    """`stats` of the workspace the options name, on either backend. The shared store needs no local
+    folder (a node that never ran the engine can look), only the agent."""
+    from knowledge_engine.cli.common import agent_of, existing_folder, resolve_folder
+    from knowledge_engine.store.backend import is_shared
+
+    folder = resolve_folder(config, workspace, agent)
+    if not is_shared(config.storage):
+        return folder_status(existing_folder(folder), config)
+    return folder_status(folder, config, agent_of(folder, config, agent))
+
+
+def folder_status(folder: Path, config: Any, agent: str = "default") -> dict[str, Any]:
+    """Counts from the store files and the small state files only: no Chroma, no embedder. With the
+    shared store, the agent's counts from the database and the folder's local state."""
+    from knowledge_engine.store.backend import is_shared
+
+    shared = is_shared(config.storage)
+    data = _shared_counts(config, agent) if shared else _file_counts(folder)
+    meta = data.pop("_meta")
+    head: dict[str, Any] = {"workspace": str(folder)}
+    if not shared and (hint := nested_hint(folder)):
+        head["hint"] = hint
+    data = {**head, **data}
+    data.update(_shared_messages(config, agent) if shared else _message_counts(folder, config))
     pending_dir = folder / "llm-pending"
     data["llm_pending_batches"] = len(list(pending_dir.glob("*.json"))) if pending_dir.is_dir() else 0
     data["llm_waiting_messages"] = _line_count(pending_dir / INBOX_NAME)
-    data["store_bytes"] = _size(folder)
-    data["maintenance"] = _maintenance_runs(folder, meta)
+    data["store_bytes"] = _size(folder) if folder.is_dir() else 0
+    data["maintenance"] = _shared_runs(config, agent) if shared else _maintenance_runs(folder, meta)
     data["last_decay_at"] = meta.get("last_decay_at")
     state = _sync_state(folder)
     counts = state.get("counts") or {}
@@ -181,6 +190,99 @@ def folder_status(folder: Path, config: Any) -> dict[str, Any]:
         "indexed_messages": counts.get("messages"),
     }
     return data
+
+
+def _file_counts(folder: Path) -> dict[str, Any]:
+    by_type, ents_quarantined = _entity_counts(folder)
+    by_tier, valid, head = _fact_counts(folder)
+    n_facts = sum(by_tier.values())
+    return {
+        "entities": sum(by_type.values()),
+        "entities_by_type": by_type,
+        "facts": n_facts,
+        "facts_valid": valid,
+        "facts_superseded": n_facts - valid,
+        "facts_by_tier": by_tier,
+        "facts_quarantined": _quarantined(head),
+        "entities_quarantined": ents_quarantined,
+        "_meta": _meta(head),
+    }
+
+
+def _shared_counts(config: Any, agent: str) -> dict[str, Any]:
+    """The same counts as `_file_counts`, grouped by the database over the agent's rows."""
+    from knowledge_engine.store.postgres.connect import connection, describe
+
+    pg = config.storage.postgres
+    with connection(pg) as conn:
+        types = conn.execute(
+            "SELECT coalesce(body->>'type', 'unknown'), count(*) FROM ke_records"
+            " WHERE agent = %s AND kind = 'entities' GROUP BY 1",
+            (agent,),
+        ).fetchall()
+        tiers = conn.execute(
+            "SELECT coalesce(body->>'source', %s), count(*),"
+            " count(*) FILTER (WHERE body->>'invalid_at' IS NULL)"
+            " FROM ke_records WHERE agent = %s AND kind = 'facts' GROUP BY 1",
+            (_default("source"), agent),
+        ).fetchall()
+        kept = dict(
+            conn.execute(
+                "SELECT kind, count(*) FROM ke_quarantine WHERE agent = %s GROUP BY kind", (agent,)
+            ).fetchall()
+        )
+        meta = dict(
+            conn.execute(
+                "SELECT key, value FROM ke_meta"
+                " WHERE agent = %s AND kind = 'facts' AND key = 'last_decay_at'",
+                (agent,),
+            ).fetchall()
+        )
+        size = conn.execute(
+            "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c"
+            " WHERE c.relkind = 'r' AND c.relname LIKE 'ke\\_%%'"
+        ).fetchone()
+    n_facts = sum(int(n) for _, n, _ in tiers)
+    valid = sum(int(v) for _, _, v in tiers)
+    return {
+        "backend": "postgres",
+        "database": describe(pg.url),
+        "agent": agent,
+        "database_bytes": int(size[0] or 0) if size else 0,  # every agent's tables, with indexes
+        "entities": sum(int(n) for _, n in types),
+        "entities_by_type": {str(t): int(n) for t, n in types},
+        "facts": n_facts,
+        "facts_valid": valid,
+        "facts_superseded": n_facts - valid,
+        "facts_by_tier": {str(t): int(n) for t, n, _ in tiers},
+        "facts_quarantined": int(kept.get("facts", 0)),
+        "entities_quarantined": int(kept.get("entities", 0)),
+        "_meta": meta,
+    }
+
+
+def _shared_messages(config: Any, agent: str) -> dict[str, Any]:
+    if not config.memory.enabled:
+        return {"messages": 0}
+    from knowledge_engine.store.postgres.messages import PgMessageLog
+
+    log = PgMessageLog(config.storage.postgres, agent)
+    try:
+        info = log.stats()
+    finally:
+        log.close()
+    return {
+        "messages": info["messages"],
+        "message_sessions": info["sessions"],
+        "messages_first": info["first"],
+        "messages_last": info["last"],
+    }
+
+
+def _shared_runs(config: Any, agent: str) -> dict[str, Any]:
+    from knowledge_engine.maintenance.runs import read_shared_runs
+
+    return read_shared_runs(config.storage.postgres, agent)
 
 
 def _line_count(path: Path) -> int:
@@ -210,4 +312,4 @@ def _message_counts(folder: Path, config: Any) -> dict[str, Any]:
 
 
 def workspace_status(ws: Workspace) -> dict[str, Any]:
-    return folder_status(ws.folder, ws.config)
+    return folder_status(ws.folder, ws.config, ws.agent_id)
