@@ -120,10 +120,11 @@ def merge_facts(mine: Fact, theirs: Fact, base: Fact | None, cap: int) -> Fact:
     out.updated_at = max(ensure_utc(mine.updated_at), ensure_utc(theirs.updated_at))
     out.subject_id = theirs.subject_id or mine.subject_id
     out.object_id = theirs.object_id or mine.object_id
-    mine_moved = base is None or _validity(mine) != _validity(base)
-    theirs_moved = base is not None and _validity(theirs) != _validity(base)
-    if mine_moved:
-        side = _ended_first(mine, theirs) if theirs_moved or base is None else mine
+    if base is None:  # who changed it is unknown: the newer version's validity
+        if ensure_utc(mine.updated_at) >= ensure_utc(theirs.updated_at):
+            out.valid_at, out.invalid_at, out.superseded_by = _validity(mine)
+    elif _validity(mine) != _validity(base):
+        side = _ended_first(mine, theirs) if _validity(theirs) != _validity(base) else mine
         out.valid_at, out.invalid_at, out.superseded_by = _validity(side)
     return out
 
@@ -160,6 +161,7 @@ class FactStore:
     ) -> None:
         self.table: BaseTable[Fact] = store_backend.record_table(storage, folder, agent, "facts", Fact, lock)
         self.table.merge = lambda mine, theirs, base: merge_facts(mine, theirs, base, storage.max_evidence)
+        self.table.merge_blind = True
         self.storage = storage
         self.decay_cfg = decay
         self.family = facts.family_of()

@@ -89,6 +89,7 @@ class BaseTable(Generic[R]):
         self.on_delete: Callable[[str], None] | None = None
         # (mine, theirs, base) -> merged: how two writers' versions of one record combine (None: newer wins)
         self.merge: Callable[[R, R, R | None], R] | None = None
+        self.merge_blind = False  # the hook is also right without a base (the file store keeps none)
         self._changes: deque[tuple[int, str]] = deque(maxlen=CHANGE_LOG)  # (version, record id)
 
     @property
@@ -381,7 +382,9 @@ class RecordTable(BaseTable[R]):
             if mine is None:
                 continue
             theirs = merged.get(rid)
-            if theirs is None or updated_at(mine) >= updated_at(theirs):
+            if theirs is not None and self.merge is not None and self.merge_blind:
+                merged[rid] = mine = self.merge(mine, theirs, None)  # e.g. facts: no reinforcement lost
+            elif theirs is None or updated_at(mine) >= updated_at(theirs):
                 merged[rid] = mine
             other_tomb = disk_tombs.get(rid)
             if other_tomb is not None and other_tomb > updated_at(mine):
