@@ -141,7 +141,6 @@ def test_named_possession(triples: Callable[..., Triples]) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "I don't work at Google anymore.",
         "I no longer drink coffee.",
         "I have never been to Japan.",
         "I'm not a fan of horror movies.",
@@ -469,3 +468,37 @@ def test_a_bracketed_title_in_a_line_of_ones_own_work(triples: Callable[..., Tri
     assert {("Maya", "has-role", "store manager"), ("Maya", "works-at", "Lidl")} <= got
     assert not any(p == "has-role" for _, p, _ in triples("I met Tom (engineer at Arup) yesterday"))
     assert triples("My sister (nurse at the Royal) says hi") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # verbs of one meaning land on one predicate (lexicon.VERB_FAMILIES)
+        ("We stay in Dennistoun now.", ("Maya", "lives-in", "Dennistoun")),
+        ("I shifted to Pune last month.", ("Maya", "moved-to", "Pune")),
+        (
+            "Jenna teaches 7th grade science at Lamar Middle School.",
+            ("Jenna", "teaches-at", "Lamar Middle School"),
+        ),
+        # a negated state with an ending adverb is the state in the past
+        ("I no longer work at Acme.", ("Maya", "worked-at", "Acme")),
+        ("We don't live in Porto any more.", ("Maya", "lived-in", "Porto")),
+        ("I don't work at Google anymore.", ("Maya", "worked-at", "Google")),
+        # a condition owned in passing
+        ("Remind me to renew my asthma prescription.", ("Maya", "has-condition", "asthma")),
+    ],
+)
+def test_general_frames(triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]) -> None:
+    assert expected in triples(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We stayed in a hotel in Rome.",  # a past stay is a visit
+        "I won't work at Acme anymore.",  # a plan, not a state that ended
+        "I don't work at Acme.",  # a denial
+    ],
+)
+def test_general_frames_do_not_overreach(triples: Callable[..., Triples], text: str) -> None:
+    assert not {t for t in triples(text) if t[1] in {"lives-in", "lived-in", "worked-at", "works-at"}}

@@ -28,6 +28,7 @@ from knowledge_engine.extract.lexicon import (
     DATE_WORDS,
     DEGREE_NOUNS,
     DIET_ADJECTIVES,
+    ENDED_STATE,
     EVALUATIVE,
     FAMILY_NOUNS,
     FIRST_PERSON,
@@ -86,9 +87,11 @@ from knowledge_engine.extract.lexicon import (
     TRAINEESHIPS,
     VALUE_NOUNS,
     VALUE_PREDICATES,
+    VERB_FAMILIES,
     VERB_PREPS,
     WH_TAGS,
     WORK_NOUNS,
+    WORK_VERBS,
 )
 from knowledge_engine.extract.nlp import LABEL_TYPES
 from knowledge_engine.model.extraction import FactCandidate
@@ -260,6 +263,8 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
     subjects = subjects or dropped
     if dropped:
         ctx.dropped.add(root.i)
+    if subjects and _ended_state(root):
+        return [(root, subjects, True)]  # "I no longer work at X": worked there
     if root.pos_ not in {"VERB", "AUX"} or _is_irrealis(root):
         return result
     for advcl in (c for c in root.children if dropped and c.dep_ == "advcl" and c.i < root.i):
@@ -291,6 +296,20 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
         has_own = any(c.dep_ in {"nsubj", "nsubjpass"} for c in conj.children)
         _add_clause(conj, own if has_own else subjects, result)
     return result
+
+
+def _ended_state(verb: Token) -> bool:
+    """'I no longer work at X', "we don't live in Y anymore": a negated state verb with an
+    ending adverb is the state in the past, not a denial (and not a plan: no modal)."""
+    ending = [c for c in verb.children if c.dep_ == "advmod" and c.lower_ in ENDED_STATE]
+    negated = any(c.dep_ == "neg" for c in verb.children) or any(  # "no longer": "no" hangs on "longer"
+        g.dep_ == "neg" for c in ending for g in c.children
+    )
+    if not negated or not any(lemma == verb.lemma_ for lemma, _ in VERB_FAMILIES):
+        return False
+    if any(c.dep_ == "aux" and (c.tag_ == "MD" or c.lower_ in MODALS) for c in verb.children):
+        return False
+    return bool(ending) or any(t.lower_ in ENDED_STATE and t.dep_ == "advmod" for t in verb.subtree)
 
 
 def _verb_conjuncts(verb: Token) -> list[Token]:
@@ -656,7 +675,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             and any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)
         ):  # "married now :) jonas and lena lol": too loose without a subject; "bought the RAV4" is not
             _direct_objects(verb, subject, pred, ctx)
-        _prep_objects(verb, subject, pred, ctx)
+        _prep_objects(verb, subject, pred, ctx, past)
 
 
 def _is_be(verb: Token) -> bool:
@@ -1075,9 +1094,25 @@ def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
                 _emit(ctx, subject, _relation_predicate(dobj), name, 0.6, obj_tok=None, obj_type="person")
 
 
-def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx) -> None:
+def _family(verb: Token, prep: str, pred: str, past: bool) -> str:
+    """The verb family's predicate for a verb + preposition (VERB_FAMILIES), else the plain one."""
+    family = VERB_FAMILIES.get((verb.lemma_.lower(), prep))
+    chosen = family and (family[1] if past else family[0])
+    return chosen or f"{pred}-{prep}"
+
+
+def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = False) -> None:
     has_dobj = any(c.dep_ == "dobj" for c in verb.children)
-    for prep in (c for c in verb.children if c.dep_ == "prep"):
+    preps = [c for c in verb.children if c.dep_ == "prep"]
+    if verb.lemma_ in WORK_VERBS:  # "teaches 7th grade science at Lamar": the place hangs on the object
+        preps += [
+            c
+            for d in verb.children
+            if d.dep_ == "dobj"
+            for c in d.children
+            if c.dep_ == "prep" and c.lower_ == "at"
+        ]
+    for prep in preps:
         p = prep.lower_
         if p not in VERB_PREPS and not (p == "on" and verb.lemma_ == "work"):
             continue
@@ -1089,7 +1124,7 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx) -> None:
             continue  # "she's coming from the Royal Alex": a move, not where she is from
         for pobj in (c for c in prep.children if c.dep_ == "pobj"):
             for tok in [pobj, *_conjuncts(pobj)]:
-                _prep_object(verb, subject, f"{pred}-{p}", tok, ctx)
+                _prep_object(verb, subject, _family(verb, p, pred, past), tok, ctx)
 
 
 def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) -> None:
@@ -1345,6 +1380,8 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _lowercase_relation(tok, ctx)
         if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
             _adjacent_relation(tok, ctx)
+        if tok.lemma_.lower() in CONDITIONS and ctx.message.role == "user":
+            _possessed_condition(tok, ctx)
         if tok.pos_ != "NOUN" or not any(c.dep_ == "poss" for c in tok.children):
             continue
         for appos in (c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
@@ -1356,6 +1393,13 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             name = _name_of(tok.head, ctx, person=True)
             if name:
                 _possessive_relation(tok, name, ctx)
+
+
+def _possessed_condition(tok: Token, ctx: _Ctx) -> None:
+    """'my asthma', 'because of my asthma prescription': the speaker has the condition."""
+    owner = tok.head if tok.dep_ == "compound" else tok
+    if any(c.dep_ == "poss" and c.lower_ in FIRST_PERSON_POSS for c in owner.children):
+        _emit(ctx, ctx.me, "has-condition", tok.text.lower(), 0.55, obj_tok=None)
 
 
 def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:

@@ -243,6 +243,22 @@ RELATION_PREDICATES = {
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
 }
 MOVE_VERBS = {"move", "relocate"}
+# Verb families: (lemma, preposition) -> (present predicate, past predicate). Verbs that mean the
+# same relation land on one predicate whatever word the speaker used ("we stay in Pune", "I shifted
+# to Bangalore", "she teaches at Lamar"), so supersession and retrieval see one family. Grouped by
+# meaning, not by any story's sentence; "stay in" is present-only (a past "stayed in" is a visit).
+VERB_FAMILIES: dict[tuple[str, str], tuple[str, str]] = {
+    **{(v, "in"): ("lives-in", "lived-in") for v in ("live", "reside")},
+    ("stay", "in"): ("lives-in", ""),
+    **{(v, "to"): ("moves-to", "moved-to") for v in ("move", "relocate", "shift", "emigrate", "flit")},
+    ("work", "at"): ("works-at", "worked-at"),
+    **{(v, p): ("works-at", "worked-at") for v in ("intern", "lecture") for p in ("at", "for")},
+    **{(v, "at"): ("studies-at", "studied-at") for v in ("study", "enrol", "enroll")},
+}
+# Verbs whose "at X" may hang on their object ("teaches 7th grade science at Lamar Middle School").
+WORK_VERBS = {"work", "teach", "intern", "lecture"}
+# Adverbs that turn a negated present state into an ended one: "I no longer work at X", "not ... anymore".
+ENDED_STATE = {"longer", "anymore", "more"}
 FRAGMENT_IRREALIS = {"if", "would", "'d", "could", "might", "maybe", "hopefully", "wish", "unless", "whether"}
 FRAGMENT_LEADS = {"update", "news", "so", "ok", "okay", "btw", "also", "and", "oh", "well", "yay", "finally"}
 FRAGMENT_OWNERS = {"my", "new", "current", "the", "our", "annual", "base", "monthly", "starting"}
