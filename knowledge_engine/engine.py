@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from knowledge_engine.config import EmbeddingsConfig, EngineConfig
 from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.ingest.journal import IngestJournal
-from knowledge_engine.ingest.queue import IngestQueue
+from knowledge_engine.ingest.queue import IngestQueue, StoreUnavailable
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
 
@@ -235,6 +236,8 @@ class KnowledgeEngine:
         ws = self.open_workspace(folder)
         t0 = time.perf_counter()
 
+        down: list[Exception] = []  # the shared database could not take a message: the batch waits
+
         def store_messages() -> None:  # runs while the spaCy workers parse the batch
             for msg in messages:
                 try:
@@ -242,19 +245,29 @@ class KnowledgeEngine:
                 except Exception as exc:
                     counters.inc("memory.append_failed")
                     log.error("message log append failed: %s", type(exc).__name__)
+                    if self._store_down(exc):
+                        down.append(exc)
+                        return  # the whole batch is tried again (appending and applying are idempotent)
 
         meanwhile: Callable[[], None] | None = store_messages
         if self._pipeline is None:  # the tiers are still loading (seconds): the log need not wait for them
             store_messages()
             meanwhile = None
         results = self.pipeline.run(messages, meanwhile=meanwhile)
+        if down:
+            raise self._unavailable("the message log")
         n_ent = n_fact = 0
-        for msg in messages:
-            exs = results.get(msg.id)
-            if exs:
-                e, f = ws.apply(msg, exs)
-                n_ent += e
-                n_fact += f
+        try:
+            for msg in messages:
+                exs = results.get(msg.id)
+                if exs:
+                    e, f = ws.apply(msg, exs)
+                    n_ent += e
+                    n_fact += f
+        except Exception as exc:
+            if self._store_down(exc):
+                raise self._unavailable("the store") from exc
+            raise
         batcher = self._batchers.get(folder)
         if batcher is not None:
             for msg in messages:
@@ -268,6 +281,29 @@ class KnowledgeEngine:
             facts=n_fact,
             duration_ms=round((time.perf_counter() - t0) * 1000, 2),
         )
+
+    def _store_down(self, exc: Exception) -> bool:
+        """Whether an ingest failure is the shared database's (then the batch waits and is retried)."""
+        if not is_shared(self.config.storage):
+            return False
+        from knowledge_engine.store.postgres.connect import StoreDatabaseError
+
+        return isinstance(exc, StoreDatabaseError)
+
+    def _unavailable(self, what: str) -> StoreUnavailable:
+        cfg = self.config.storage.postgres
+
+        def reachable() -> bool:  # the database answers: the batch itself fails (poison), not an outage
+            from knowledge_engine.store.postgres.connect import connection
+
+            try:
+                with connection(cfg) as conn:
+                    conn.execute("SELECT 1")
+                return True
+            except Exception:
+                return False
+
+        return StoreUnavailable(f"{what} could not be written to the shared database", reachable)
 
     # ------------------------------------------------------------------ LLM tier
     def _start_llm(self, ws: Workspace, inbox: bool) -> None:

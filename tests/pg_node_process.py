@@ -9,8 +9,9 @@ one per line, answering each with one JSON line on stdout:
   ack file (acknowledged). `"messages": [[id, text], ...]` feeds exactly these instead. Answers with the
   hook latencies (ms) and the wall-clock times of the first and last hook.
 - `{"op": "flush", "timeout": 60}`: `engine.flush` until it reports success (or the timeout).
-- `{"op": "prompt", "prompt": q, "needle": s, "timeout": 60}`: `before_prompt_build` until the injected
-  block contains `needle`; answers with the wall-clock time it first did (`seen`).
+- `{"op": "prompt", "prompt": q, "needle": s, "section": "Known Facts", "timeout": 60}`:
+  `before_prompt_build` until the injected block (its `### section`, if given) contains `needle`;
+  answers with the wall-clock time it first did (`seen`).
 - `{"op": "prompts", "questions": [...]}`: one `before_prompt_build` each; the latencies (ms).
 - `{"op": "counters"}`, `{"op": "stop"}`.
 
@@ -45,6 +46,17 @@ def text_for(kind: str, i: int) -> str:
         return SAME
     text: str = GEN["text_of"](i)
     return f"{text} Ticket {i}." if kind == "bench" else text
+
+
+def section(block: str, heading: str | None) -> str:
+    """The part of an injected block under `### heading` (the whole block when None)."""
+    if heading is None:
+        return block
+    start = block.find(f"### {heading}")
+    if start < 0:
+        return ""
+    end = block.find("\n### ", start + 4)
+    return block[start : end if end >= 0 else len(block)]
 
 
 class Node:
@@ -107,7 +119,7 @@ class Node:
         tries = 0
         while time.monotonic() < deadline:
             tries += 1
-            if cmd["needle"] in await self.block(cmd["prompt"]):
+            if cmd["needle"] in section(await self.block(cmd["prompt"]), cmd.get("section")):
                 return {"found": True, "seen": time.time(), "tries": tries}
             await asyncio.sleep(0.02)
         return {"found": False, "tries": tries}

@@ -25,11 +25,13 @@ import psycopg
 import pytest
 
 from knowledge_engine.config import load_config
+from knowledge_engine.ingest.journal import IngestJournal
+from knowledge_engine.ingest.queue import SPILL_NAME, IngestQueue, StoreUnavailable
+from knowledge_engine.model.records import Message
+from knowledge_engine.observe import counters
 from knowledge_engine.store.workspace import Workspace
 from tests.fixtures.postgres import pg_server_in_tempdir
 from tests.pg_node_process import SAME, NodeProc, text_for
-
-pytestmark = pytest.mark.slow  # every test starts node processes that load spaCy (about 5-10 s each)
 
 DEADLINE_S = 180.0  # generous: a busy 2-core machine; nothing here asserts a duration
 
@@ -147,6 +149,7 @@ def check_stored_once(ws: Workspace, acked: set[str], before: int = 0) -> None:
 
 
 # ------------------------------------------------------------------------------------------ the tests
+@pytest.mark.slow  # starts node processes that load spaCy (seconds each)
 @pytest.mark.parametrize("n_nodes", [2, 4])
 def test_nodes_on_one_database_lose_nothing_and_store_each_message_once(
     tmp_path: Path, db_url: str, n_nodes: int
@@ -191,6 +194,7 @@ def test_nodes_on_one_database_lose_nothing_and_store_each_message_once(
         ws.close()
 
 
+@pytest.mark.slow  # starts node processes that load spaCy (seconds each)
 def test_a_fact_written_on_one_node_is_injected_by_another(tmp_path: Path, db_url: str) -> None:
     agent = "follow"
     a, b = start_nodes(tmp_path, db_url, agent, 2)
@@ -211,7 +215,8 @@ def test_a_fact_written_on_one_node_is_injected_by_another(tmp_path: Path, db_ur
 
         watcher = threading.Thread(target=watch)
         watcher.start()
-        b.send(op="prompt", prompt=prompt, needle=needle, timeout=DEADLINE_S)
+        # in the facts, not the conversation memory (which would show the message itself)
+        b.send(op="prompt", prompt=prompt, needle=needle, section="Known Facts", timeout=DEADLINE_S)
         a.call(op="feed", messages=[["zq-1", f"Zorblax Quint works at {needle}."]])
         seen = b.result(DEADLINE_S + 30)
         watcher.join(DEADLINE_S + 30)
@@ -226,6 +231,7 @@ def test_a_fact_written_on_one_node_is_injected_by_another(tmp_path: Path, db_ur
     )
 
 
+@pytest.mark.slow  # starts node processes that load spaCy (seconds each)
 def test_kill_9_of_a_node_mid_write_keeps_its_acknowledged_messages(tmp_path: Path, db_url: str) -> None:
     agent = "killed"
     seed = int(os.environ.get("KE_FAULT_SEED", time.time_ns() % 100000))
@@ -263,34 +269,105 @@ def test_kill_9_of_a_node_mid_write_keeps_its_acknowledged_messages(tmp_path: Pa
     )
 
 
+def retries(node: NodeProc) -> int:
+    """How often the node's ingest found the store unavailable (and waited to try again)."""
+    return int(node.call(DEADLINE_S, op="counters")["counters"].get("ingest.store_unavailable", 0))
+
+
+@pytest.mark.slow  # starts node processes that load spaCy (seconds each)
 def test_postgres_restarted_mid_ingest_loses_nothing_acknowledged(tmp_path: Path) -> None:
     agent = "restart"
+    msgs = [[f"r-{i}", SAME if i % 3 == 0 else text_for("stream", i)] for i in range(240)]
     with pg_server_in_tempdir() as server:  # our own server: the session's is not stopped under others
         url = _fresh_db(server.url, "ke_restart")
         (node,) = start_nodes(tmp_path, url, agent, 1)
-        msgs = [[f"r-{i}", SAME if i % 3 == 0 else text_for("stream", i)] for i in range(300)]
         try:
-            node.send(op="feed", messages=msgs, delay=0.01)
-            wait_for(lambda: len(node.acked()) >= 50, "acks before the restart")
-            server.stop()
-            down_at = len(node.acked())
-            wait_for(lambda: len(node.acked()) >= down_at + 50, "acks while the database is down")
+            node.call(DEADLINE_S, op="feed", messages=msgs[:80], delay=0.01)
+            server.stop()  # the node is still extracting and writing what it acknowledged
+            node.call(DEADLINE_S, op="feed", messages=msgs[80:160], delay=0.01)  # acknowledged while down
+            wait_for(lambda: retries(node) >= 2, "the node to find the store unavailable and wait")
             server.start()
-            node.result(DEADLINE_S)
+            node.call(DEADLINE_S, op="feed", messages=msgs[160:], delay=0.01)
             flush_all([node])
-            acked = set(node.acked())
-            node.stop()
-            ws = inspector(tmp_path, url, agent)
-            try:
-                check_stored_once(ws, acked)
-                missing = {m for m in acked if int(m[2:]) % 3 == 0} - shared_fact_evidence(ws)
-                assert not missing, f"facts of {len(missing)} acknowledged messages lost"
-                check_consistent(ws)
-            finally:
-                ws.close()
+            acked, waited = set(node.acked()), retries(node)
         finally:
             node.stop()
+        ws = inspector(tmp_path, url, agent)
+        try:
+            assert len(acked) == len(msgs)
+            check_stored_once(ws, acked)
+            missing = {m for m in acked if int(m[2:]) % 3 == 0} - shared_fact_evidence(ws)
+            assert not missing, f"the facts of {len(missing)} acknowledged messages were lost"
+            check_consistent(ws)
+        finally:
+            ws.close()
             from knowledge_engine.store.postgres.connect import close_all
 
-            close_all()
-    print(f"postgres restart: acknowledged={len(acked)}, {down_at} before the stop")
+            close_all()  # before the server goes: no pool left retrying a deleted socket
+    print(f"postgres restart: acknowledged={len(acked)} (80 while down), batches retried={waited}")
+
+
+# ------------------------------------------------------------------ the ingest queue during an outage
+def _queue(tmp_path: Path, process: Any) -> tuple[IngestQueue, IngestJournal]:
+    journal = IngestJournal()
+    return IngestQueue(process, 100, 8, journal), journal
+
+
+def _msg(i: int) -> Message:
+    return Message(id=f"q-{i}", text=f"message {i}", role="user", session="s")
+
+
+def test_a_batch_the_store_cannot_take_waits_and_is_retried(tmp_path: Path) -> None:
+    tries: list[int] = []
+
+    def process(folder: Path, msgs: list[Message]) -> None:
+        tries.append(len(msgs))
+        if len(tries) < 3:
+            raise StoreUnavailable("down", lambda: False)
+
+    q, journal = _queue(tmp_path, process)
+    try:
+        q.submit(tmp_path, _msg(1))
+        assert q.drain(60)
+        assert tries == [1, 1, 1]
+        assert journal.checkpoint(tmp_path) == (1, 0), "applied once the store took it"
+    finally:
+        q.stop(5)
+        journal.close()
+
+
+def test_a_batch_failing_while_the_store_answers_is_not_retried_forever(tmp_path: Path) -> None:
+    tries: list[int] = []
+
+    def process(folder: Path, msgs: list[Message]) -> None:
+        tries.append(len(msgs))
+        raise StoreUnavailable("poison", lambda: True)
+
+    q, journal = _queue(tmp_path, process)
+    failed = counters.get("ingest.failed")
+    try:
+        q.submit(tmp_path, _msg(2))
+        assert q.drain(60)
+        assert len(tries) == 3 and counters.get("ingest.failed") == failed + 1
+        assert journal.checkpoint(tmp_path) == (1, 0), "counted and logged like any failing batch"
+    finally:
+        q.stop(5)
+        journal.close()
+
+
+def test_a_stop_while_the_store_is_down_parks_the_batch(tmp_path: Path) -> None:
+    tries: list[int] = []
+
+    def process(folder: Path, msgs: list[Message]) -> None:
+        tries.append(len(msgs))
+        raise StoreUnavailable("down", lambda: False)
+
+    q, journal = _queue(tmp_path, process)
+    try:
+        q.submit(tmp_path, _msg(3))
+        wait_for(lambda: len(tries) >= 2, "a retry", 60)
+        q.stop(0.1)
+        assert b'"q-3"' in (tmp_path / SPILL_NAME).read_bytes(), "parked for the next start"
+        assert journal.checkpoint(tmp_path) == (1, 1), "still pending in the journal"
+    finally:
+        journal.close()

@@ -26,6 +26,25 @@ log = logging.getLogger("knowledge_engine.ingest.queue")
 
 SPILL_NAME = "ingest-spill.jsonl"
 Processor = Callable[[Path, list[Message]], None]
+RETRY_MAX_S = 5.0  # the longest wait between two tries of a batch the store could not take
+RETRIES_WHILE_REACHABLE = 3  # a batch that fails while its store answers is poison, not an outage
+
+
+class StoreUnavailable(Exception):
+    """Raised by a processor when the store could not take the batch (a shared database is down).
+
+    The batch is retried, with backoff, for as long as the outage lasts: it is not counted applied, so
+    the journal keeps it until the store has it (a stop parks it; the next start replays it).
+    `reachable()` tells an outage from a batch that fails on a store that answers (poison: after a few
+    tries it is counted and logged like any failing batch, so one bad message cannot stall ingest)."""
+
+    def __init__(self, what: str, reachable: Callable[[], bool]) -> None:
+        super().__init__(what)
+        self.reachable = reachable
+
+
+class _Stopped(Exception):
+    """stop() came while a batch waited for its store: the batch stays pending (journalled, parked)."""
 
 
 class IngestQueue:
@@ -157,15 +176,37 @@ class IngestQueue:
         for folder, msg in batch:
             groups.setdefault(folder, []).append(msg)
         for folder, msgs in groups.items():
+            done = True
             try:
-                self._process(folder, msgs)
+                self._process_until_stored(folder, msgs)
                 counters.inc("ingest.processed", len(msgs))
+            except _Stopped:
+                done = False  # not applied: its journal lines stay, and it is parked, for the next start
+                for msg in msgs:
+                    self._spill(folder, msg, count=False)
             except Exception as exc:
                 counters.inc("ingest.failed", len(msgs))
                 log.exception("processing a batch of %d messages failed: %s", len(msgs), type(exc).__name__)
             finally:  # a failing (poison) batch is not replayed forever: it is counted and logged instead
-                if self.journal is not None:
+                if done and self.journal is not None:
                     self.journal.applied(folder, len(msgs))
+
+    def _process_until_stored(self, folder: Path, msgs: list[Message]) -> None:
+        """Process a batch; while its store is unavailable, wait and try again (applying is idempotent)."""
+        delay, poison = 0.2, 0
+        while True:
+            try:
+                self._process(folder, msgs)
+                return
+            except StoreUnavailable as exc:
+                counters.inc("ingest.store_unavailable")
+                poison += bool(exc.reachable())
+                if poison >= RETRIES_WHILE_REACHABLE:
+                    raise
+                log.warning("the store could not take %d messages; retrying in %.1f s", len(msgs), delay)
+                if self._stop.wait(delay):
+                    raise _Stopped from exc
+                delay = min(delay * 2, RETRY_MAX_S)
 
     def _drain_spill(self) -> None:
         for folder in list(self._spilled):
