@@ -18,7 +18,8 @@ import psycopg
 import pytest
 
 from knowledge_engine.config import load_config
-from knowledge_engine.model.records import Evidence, Fact
+from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
+from knowledge_engine.model.records import Evidence, Fact, Message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.postgres import connect
 from knowledge_engine.store.postgres.connect import StoreDatabaseError
@@ -188,6 +189,24 @@ def test_two_nodes_writing_at_once_lose_no_update(node: MakeNode, backend: str) 
         assert slack is not None
         assert {m.message_id for m in slack.mentions} == expected
         assert slack.count == 2 * per_node
+
+
+def test_a_message_applied_once_is_recognised_after_a_restart(node: MakeNode) -> None:
+    msg = Message(id="m1", text="Dana works at Acme", session="s1", timestamp=T0)
+    found = Extraction(
+        message_id="m1",
+        mentions=[Mention(value="Dana", type="person", tier="spacy")],
+        facts=[FactCandidate(subject="Dana", predicate="works-at", object="Acme", tier="spacy")],
+    )
+    ws = node()
+    assert ws.apply(msg, [found]) == (1, 1)
+    ws.flush()
+
+    again = node("n2")
+    assert again.was_applied("m1", "spacy")
+    assert again.apply(msg, [found]) == (0, 0)  # a replay (journal) counts nothing twice
+    dana = again.entities.resolve("Dana")
+    assert dana is not None and dana.count == 1
 
 
 def test_two_agents_share_nothing(node: MakeNode) -> None:

@@ -74,6 +74,8 @@ class _Write:
         self.merged: dict[str, Any] = {}  # id -> merged record (theirs combined with mine)
         self.dropped: list[str] = []  # mine, deleted meanwhile by another node (the deletion wins)
         self.tombstones: list[str] = []
+        self.gone: dict[str, datetime] = {}  # deleted by another node after our change: when
+        self.applied = 0  # how many of the pending applied keys were written
 
 
 class PgRecordTable(BaseTable[R]):
@@ -256,11 +258,12 @@ class PgRecordTable(BaseTable[R]):
         self._write_deletes(conn, done)
         self._write_records(conn, done)
         self._write_meta(conn)
+        done.applied = len(self.applied_pending)  # apply() may add keys while this runs (no table mutex)
         if self.applied_pending:
             conn.execute(
                 "INSERT INTO ke_applied (agent, key) SELECT %s, k FROM unnest(%s::text[]) AS k ON "
                 "CONFLICT DO NOTHING",
-                (self.agent, self.applied_pending),
+                (self.agent, self.applied_pending[: done.applied]),
             )
         return done
 
@@ -309,6 +312,7 @@ class PgRecordTable(BaseTable[R]):
         for rid, at in gone.items():
             if at >= updated_at(self.records[rid]):  # deleted after this version was made: the deletion wins
                 done.dropped.append(rid)
+                done.gone[rid] = at
         ids = [i for i in ids if i not in done.dropped]
         conn.execute("DELETE FROM ke_tombstones WHERE agent = %s AND kind = %s AND id = ANY(%s)", (*a, ids))
         body = {i: self._dump(self.records[i]) for i in ids}
@@ -447,13 +451,14 @@ class PgRecordTable(BaseTable[R]):
                 self._replace(rid, rec)
         for rid in done.dropped:
             self._remove(rid)
+            self.tombstones[rid] = done.gone[rid]
         self.dirty.clear()
         self.deleted.clear()
         self.meta_dirty = False
         self._meta_keys.clear()
         self._quarantine_gone.clear()
         self._tombs_gone.clear()
-        self.applied_pending.clear()
+        del self.applied_pending[: done.applied]
 
     def _replace(self, rid: str, rec: R) -> None:
         """Take another node's (or a merged) version of a record: reported to derived indexes."""
