@@ -5,6 +5,7 @@ must hold for `MessageLog` and `PgMessageLog`, so retrieval, forget and the CLI 
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -94,6 +95,29 @@ def test_a_message_replayed_by_two_nodes_is_stored_once(make_log: MakeLog) -> No
     assert len(node2.search("replayed", limit=100)) == 20
 
 
+def test_concurrent_overlapping_appends_store_each_message_once(make_log: MakeLog) -> None:
+    batch = [msg(i, f"overlap {i}", timestamp=T0 + timedelta(seconds=i % 7)) for i in range(300)]
+    nodes = [make_log("a") for _ in range(4)]
+    added: list[int] = []
+    errors: list[BaseException] = []
+
+    def node(n: int) -> None:
+        mine = batch[n * 50 :] + batch[: n * 50]  # each node replays the same turns in its own order
+        mine = mine if n % 2 else mine[::-1]
+        try:
+            added.append(sum(nodes[n].append_many(mine[i : i + 100]) for i in range(0, 300, 100)))
+        except BaseException as exc:  # pragma: no cover - the assertion shows it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=node, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == [] and sum(added) == 300
+    assert nodes[0].count() == 300 and len({m.id for m in nodes[1].iter()}) == 300
+
+
 def test_roundtrip_keeps_every_field(log: Log) -> None:
     ts = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
     m = Message(id="x", text="hi", role="assistant", session="s1", speaker="Bot", agent_id="a1", timestamp=ts)
@@ -140,7 +164,8 @@ def test_iter_filters_order_and_paging(log: Log) -> None:
 
 
 def test_equal_timestamps_iterate_in_arrival_order(log: Log) -> None:
-    log.append_many([msg(f"x{i}", f"same time {i}", timestamp=T0) for i in (3, 1, 2)])
+    for i in (3, 1, 2):
+        log.append(msg(f"x{i}", f"same time {i}", timestamp=T0))
     assert [m.id for m in log.iter()] == ["x3", "x1", "x2"]
     assert [m.id for m in log.iter(order="desc")] == ["x2", "x1", "x3"]
 

@@ -48,6 +48,7 @@ log = logging.getLogger("knowledge_engine.store.postgres")
 
 _CHUNK = 500  # ids per statement and rows per page of iter()
 _MAX_LIMIT = 1000
+_APPEND_ATTEMPTS = 3
 _DF_CACHE_SIZE = 4096
 VACUUM_LOCK_WAIT_MS = 2000  # how long vacuum() waits for ke_messages' exclusive lock
 _CONFIG = "english"  # must match the generated column in migrations/0002_messages.sql
@@ -265,7 +266,12 @@ class PgMessageLog:
         return self.append_many([msg]) == 1
 
     def append_many(self, msgs: Iterable[Message]) -> int:
-        """Store many messages in one statement per chunk; returns how many were new (first id wins)."""
+        """Store many messages in one transaction; returns how many were new (the first of an id wins).
+
+        Rows are inserted in (time, id) order: two nodes appending overlapping batches then take the
+        unique-key locks in the same order and cannot deadlock (a deadlock from rows whose replayed
+        copies carry another time is retried). Equal times within one batch are stored in id order.
+        """
         rows: dict[str, tuple[Any, ...]] = {}
         offered = 0
         for m in msgs:
@@ -273,9 +279,27 @@ class PgMessageLog:
                 offered += 1
                 row = self._row(m)
                 rows.setdefault(row[1], row)
+        if not rows:
+            return 0
+        ordered = sorted(rows.values(), key=lambda r: (r[6], r[1]))
+        with self._conn() as conn:
+            for attempt in range(_APPEND_ATTEMPTS):
+                try:
+                    added = self._insert(conn, ordered)
+                    break
+                except psycopg.errors.DeadlockDetected:
+                    counters.inc("memory.append_deadlock_retried")
+                    if attempt == _APPEND_ATTEMPTS - 1:
+                        raise
+        if added < offered:
+            counters.inc("memory.duplicate_skipped", offered - added)
+        return added
+
+    @staticmethod
+    def _insert(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]]) -> int:
         added = 0
-        with self._conn() as conn, conn.transaction(), conn.cursor() as cur:
-            for chunk in _chunks(list(rows.values())):
+        with conn.transaction(), conn.cursor() as cur:
+            for chunk in _chunks(rows):
                 cur.executemany(
                     "INSERT INTO ke_messages (agent, id, session, role, speaker, agent_id, ts, text, nul_at)"
                     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (agent, id) DO NOTHING"
@@ -287,8 +311,6 @@ class PgMessageLog:
                     added += len(cur.fetchall())
                     if not cur.nextset():
                         break
-        if added < offered:
-            counters.inc("memory.duplicate_skipped", offered - added)
         return added
 
     def delete(self, ids: Iterable[str]) -> int:
