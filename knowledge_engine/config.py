@@ -497,6 +497,25 @@ class RetrievalConfig(_Section):
     max_item_chars: int = Field(
         1500, ge=50, description="Longer item texts are cut at a sentence before budgeting."
     )
+    compact_below_chars: int = Field(
+        2000,
+        ge=0,
+        description="A block with a totalMaxChars below this is compact: the same fence and data-not-instructions "
+        "rule in about 250 characters instead of 500, short headings, long turns cut to what matches "
+        "(compactItemChars), facts only where the turns leave room (compactFacts). 0 = never compact.",
+    )
+    compact_item_chars: int = Field(
+        240,
+        ge=0,
+        description="In a compact block, a longer conversation turn keeps only its sentences sharing words with "
+        "the query, within this many characters (0 = whole turns, cut only at maxItemChars).",
+    )
+    compact_facts: Literal["fused", "after_turns", "matching", "none"] = Field(
+        "after_turns",
+        description="Facts in a compact block: fused (ranked with the turns, as in a large block), after_turns "
+        "(only in the room the turns leave), matching (only facts whose relation or value shares a word with "
+        "the query, ranked with the turns) or none.",
+    )
     cache_ttl_ms: int = Field(300000, ge=0, description="Prompt cache lifetime (0 = off).")
     cache_size: int = Field(200, ge=0, description="Prompt cache entries per agent.")
     fuzzy_cache_threshold: float = Field(

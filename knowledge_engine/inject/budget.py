@@ -6,6 +6,7 @@ date), so budgets drop whole items. Free text (LightRAG context) is cut at a sen
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TypeVar
@@ -78,3 +79,48 @@ def fit_sections(
             out[name] = kept
             remaining -= overhead + sum(len(render(name, it)) for it in kept)
     return out
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of `text` (split after . ! ? … and at line breaks), blanks dropped."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def focus_text(text: str, max_chars: int, weigh: Callable[[str], float]) -> str:
+    """`text` cut to at most `max_chars` by keeping its best-weighted sentences, in their own order,
+    with "…" where sentences were left out: a long turn keeps what matches instead of being
+    dropped whole. Only sentences weighing more than 0 are kept when there are any (no padding),
+    else the earliest ones; a best sentence longer than the budget is cut at a word."""
+    text = text.strip()
+    if len(text) <= max_chars:
+        return text
+    parts = sentences(text)
+    weights = [weigh(p) for p in parts]
+    order = sorted(range(len(parts)), key=lambda i: (-weights[i], i))
+    if weights[order[0]] > 0:  # sentences that match nothing are not padding
+        order = [i for i in order if weights[i] > 0]
+    kept: set[int] = set()
+    for i in order:
+        trial = kept | {i}
+        if len(_join(parts, trial)) <= max_chars:
+            kept = trial
+        elif not kept:
+            return truncate_text(parts[i], max(1, max_chars - 2)) + " …"
+    return _join(parts, kept)
+
+
+def _join(parts: Sequence[str], kept: set[int]) -> str:
+    """The kept sentences in order, with "…" wherever sentences were left out (start, middle, end)."""
+    out: list[str] = []
+    prev = -1
+    for i in sorted(kept):
+        if i != prev + 1:
+            out.append("…")
+        out.append(parts[i])
+        prev = i
+    if prev < len(parts) - 1:
+        out.append("…")
+    return " ".join(out)

@@ -6,16 +6,20 @@ Steps, in order: the relevance cut-off and filler rule on memories -> recency de
 speaker boost -> time-window boost (or filter, `temporalFilter`) -> feedback boost -> the facts
 of the asked subject and relation to the head of the fact list -> heads of both lists ->
 weighted RRF of facts and memories -> `minScore` -> adaptive count -> MMR -> the caps and the
-character budget of the block (relation facts first among the facts kept).
+character budget of the block (relation facts first among the facts kept). A compact block (a
+small budget, `compactBelowChars`) cuts long turns to the sentences that match the query and
+packs the turns before the facts.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import RetrievalConfig
+from knowledge_engine.inject.budget import focus_text
 from knowledge_engine.inject.format import render_block, render_item
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem
 from knowledge_engine.retrieve.fuse import (
@@ -79,20 +83,76 @@ def rank_local(
     if asked:
         ids = {i.id for i in asked}
         chosen = asked + [i for i in chosen if i.id not in ids]
+    compact = is_compact(rc)
+    if compact and rc.compact_item_chars > 0:
+        chosen = [_focused(i, request.query, rc.compact_item_chars) for i in chosen]
+    budget = min(rc.max_inject_chars, rc.total_max_chars - block_overhead(rc.format, compact))
+
+    def size(item: RetrievedItem) -> int:
+        return len(render_item(item, rc.format, rc.max_item_chars, compact)) + 1
+
+    mode = rc.compact_facts if compact else "fused"
+    if mode == "after_turns":
+        out_f, out_m = _pack_turns_first(chosen, budget, size, rc)
+    else:
+        if mode != "fused":
+            asked = content_stems(request.query)
+            keep = mode == "matching"
+            chosen = [i for i in chosen if i.kind != "fact" or (keep and _fact_matches(i, asked))]
+        out_f, out_m = _pack(chosen, budget, size, rc)
+    return _relation_first(out_f), out_m
+
+
+def _fact_matches(fact: RetrievedItem, asked: set[str]) -> bool:
+    """Whether the fact's relation or value (not its subject: the query names that person in any fact
+    about them) shares a content word with the query; a fact without a triple is judged by its text."""
+    ex = fact.extra
+    told = " ".join(str(ex.get(k) or "") for k in ("predicate", "object")).replace("-", " ")
+    return bool(content_stems(told if told.strip() else fact.text) & asked)
+
+
+def is_compact(rc: RetrievalConfig) -> bool:
+    """Whether the block is small enough to be rendered compact (`compactBelowChars`)."""
+    return rc.total_max_chars < rc.compact_below_chars
+
+
+def _focused(item: RetrievedItem, query: str, max_chars: int) -> RetrievedItem:
+    """A long turn cut to its sentences sharing most content words with the query (facts stay whole)."""
+    if item.kind != "memory" or len(item.text) <= max_chars:
+        return item
+    asked = content_stems(query)
+    text = focus_text(item.text, max_chars, lambda s: len(content_stems(s) & asked))
+    return item.model_copy(update={"text": text})
+
+
+def _pack(
+    chosen: list[RetrievedItem], budget: int, size: Callable[[RetrievedItem], int], rc: RetrievalConfig
+) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
+    """(facts, memories) in `chosen` order within the caps and the budget; an item that does not fit is
+    passed over and a smaller one after it may still fit."""
     out_f: list[RetrievedItem] = []
     out_m: list[RetrievedItem] = []
     used = 0
-    budget = min(rc.max_inject_chars, rc.total_max_chars - block_overhead(rc.format))
     for item in chosen:
         bucket, cap = (out_f, rc.max_facts) if item.kind == "fact" else (out_m, rc.max_memories)
-        if len(bucket) >= cap:
-            continue
-        size = len(render_item(item, rc.format, rc.max_item_chars)) + 1
-        if used + size > budget:
+        cost = size(item)
+        if len(bucket) >= cap or used + cost > budget:
             continue
         bucket.append(item)
-        used += size
-    return _relation_first(out_f), out_m
+        used += cost
+    return out_f, out_m
+
+
+def _pack_turns_first(
+    chosen: list[RetrievedItem], budget: int, size: Callable[[RetrievedItem], int], rc: RetrievalConfig
+) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
+    """(facts, memories) for a small block: the turns are packed first, then the facts, best first, in
+    the room they leave. Letting a fact displace the weakest turns when its fused score beat theirs
+    together cost recall on LoCoMo dev at 1,000 characters (docs/benchmarks.md): facts rarely carry
+    the evidence, and their fused rank says little about that."""
+    turns = _pack([i for i in chosen if i.kind == "memory"], budget, size, rc)[1]
+    left = budget - sum(size(i) for i in turns)
+    return _pack([i for i in chosen if i.kind == "fact"], left, size, rc)[0], turns
 
 
 def relevant(memory: list[RetrievedItem], query: str, rc: RetrievalConfig) -> list[RetrievedItem]:
@@ -134,7 +194,7 @@ def _relation_first(facts: list[RetrievedItem]) -> list[RetrievedItem]:
     return sorted(facts, key=lambda i: -i.scores.get("relation", 0.0))
 
 
-_OVERHEAD: dict[str, int] = {}
+_OVERHEAD: dict[tuple[Any, bool], int] = {}
 _PAST = re.compile(
     r"\b(did|was|were|had|went|used to|ago|before|earlier|previously|originally|first|back then|once)\b", re.I
 )
@@ -146,15 +206,16 @@ def asks_about_past(query: str) -> bool:
     return bool(_PAST.search(query or ""))
 
 
-def block_overhead(fmt: Any) -> int:
+def block_overhead(fmt: Any, compact: bool = False) -> int:
     """Characters the block spends around the local sections (preamble, both section headers, END
     marker), so local items are budgeted to what the block can really hold."""
-    if fmt not in _OVERHEAD:
+    key = (fmt, compact)
+    if key not in _OVERHEAD:
         probe = [
             RetrievedItem(id="p", kind="memory", source="memory", text="x"),
             RetrievedItem(id="q", kind="fact", source="facts", text="y"),
         ]
         sections = {"facts": probe[1:], "memory": probe[:1]}
-        items = sum(len(render_item(i, fmt)) + 1 for i in probe)
-        _OVERHEAD[fmt] = len(render_block(sections, fmt)) - items
-    return _OVERHEAD[fmt]
+        items = sum(len(render_item(i, fmt, compact=compact)) + 1 for i in probe)
+        _OVERHEAD[key] = len(render_block(sections, fmt, compact=compact)) - items
+    return _OVERHEAD[key]

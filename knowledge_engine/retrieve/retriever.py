@@ -24,7 +24,7 @@ from knowledge_engine.retrieve.cooldown import Breaker
 from knowledge_engine.retrieve.fuse import apply_threshold
 from knowledge_engine.retrieve.parallel import WARMING, gather_sources
 from knowledge_engine.retrieve.query import content_text, query_text
-from knowledge_engine.retrieve.rank import rank_local
+from knowledge_engine.retrieve.rank import is_compact, rank_local
 from knowledge_engine.retrieve.skip import should_skip
 from knowledge_engine.retrieve.sources.local import LocalSource, newest_time
 from knowledge_engine.retrieve.temporal import parse_time_window
@@ -147,6 +147,7 @@ class Retriever:
                 "lightrag": self.cfg.lightrag.max_chars,
             },
             max_item_chars=self.cfg.retrieval.max_item_chars,
+            compact=is_compact(self.cfg.retrieval),
         )
         provenance = self._provenance(sections, results, block)
         self._after_injection(sections, request)
