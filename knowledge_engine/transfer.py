@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import orjson
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from knowledge_engine.config import MemoryConfig, PostgresStorageConfig
 from knowledge_engine.fsio import write_atomic
@@ -90,17 +90,16 @@ class Content:
 
 
 def split_invalid(kind: str, raws: list[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
-    """(records that validate, the rest): an invalid record is carried as quarantined, never dropped."""
-    model = KINDS[kind]
+    """(records, the rest): anything that is not an object with a string id is carried as quarantined,
+    never dropped. Records are not validated here (70 us each, 7 s at 100k facts): the target store
+    validates on load and quarantines what fails, as the source did."""
     good: list[dict[str, Any]] = []
     bad: list[Any] = []
     for raw in raws:
-        try:
-            model.model_validate(raw)
-        except ValidationError:
+        if isinstance(raw, dict) and isinstance(raw.get("id"), str):
+            good.append(raw)
+        else:
             bad.append(raw)
-            continue
-        good.append(raw)
     return good, bad
 
 
@@ -258,11 +257,11 @@ class PgSide:
         with connection(self.cfg) as conn:
             for kind in KINDS:
                 t = out.tables[kind]
-                rows = conn.execute(
-                    "SELECT body FROM ke_records WHERE agent = %s AND kind = %s ORDER BY seq",
+                rows = conn.execute(  # text, parsed by orjson: psycopg's json loader is several times slower
+                    "SELECT body::text FROM ke_records WHERE agent = %s AND kind = %s ORDER BY seq",
                     (self.agent, kind),
                 ).fetchall()
-                t.records, bad = split_invalid(kind, [r[0] for r in rows])
+                t.records, bad = split_invalid(kind, [orjson.loads(r[0]) for r in rows])
                 tombs = conn.execute(
                     "SELECT id, deleted_at FROM ke_tombstones WHERE agent = %s AND kind = %s ORDER BY seq",
                     (self.agent, kind),
@@ -313,7 +312,8 @@ class PgSide:
                 lock_kind(conn, a, kind)  # record writers' order of change numbers (see table)
                 with cur.copy("COPY ke_records (agent, kind, id, body, updated_at) FROM STDIN") as copy:
                     for body in t.records:
-                        copy.write_row((a, kind, body["id"], Jsonb(body), _updated_at(body)))
+                        # orjson text: a jsonb column takes it, at a fraction of json.dumps' cost
+                        copy.write_row((a, kind, body["id"], orjson.dumps(body).decode(), _updated_at(body)))
                 advance(len(t.records))
                 cur.executemany(
                     "INSERT INTO ke_tombstones (agent, kind, id, deleted_at) VALUES (%s, %s, %s, %s)",
