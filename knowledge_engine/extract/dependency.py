@@ -44,6 +44,7 @@ from knowledge_engine.extract.lexicon import (
     HEDGE_VERBS,
     HEDGES,
     HIRE_VERBS,
+    HOME_FIND_VERBS,
     HOME_NOUNS,
     IRREGULAR_PAST,
     IRREGULAR_PRESENT,
@@ -237,7 +238,8 @@ def _is_irrealis(verb: Token) -> bool:
             if low in SCHEDULED_MODALS and verb.lemma_ == "be" and _manager_subject(verb):
                 continue  # "my teamlead will be Birgit": who one reports to from the start
             return True
-        if child.dep_ == "advmod" and (low in HEDGES or any(g.dep_ == "neg" for g in child.children)):
+        negated = low in HEDGES or any(g.dep_ == "neg" for g in child.children)
+        if child.dep_ == "advmod" and negated and not _detached(child, verb):
             return True
         if child.dep_ == "advcl" and child.i < verb.i and _has_mark(child, CONDITIONAL_MARKS):
             return True
@@ -246,6 +248,20 @@ def _is_irrealis(verb: Token) -> bool:
         if child.dep_ == "xcomp" and child.lemma_ == "go" and verb.lemma_ == "be":
             return True
     return verb.lemma_ == "go" and any(c.dep_ == "xcomp" for c in verb.children)
+
+
+def _detached(mod: Token, verb: Token) -> bool:
+    """'not sure, I'm 66' / 'not really, I work at X': a negated word opening the line and closed
+    by a comma answers the last question; it does not negate the clause after it."""
+    right = mod.right_edge.i + 1
+    doc = verb.doc
+    return (
+        mod.i < verb.i
+        and mod.left_edge.i == verb.sent.start
+        and right < len(doc)
+        and doc[right].text == ","
+        and any(c.dep_ == "nsubj" and c.i > right for c in verb.children)
+    )
 
 
 def _has_mark(verb: Token, marks: set[str]) -> bool:
@@ -383,10 +399,13 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     training = verb.lemma_ == "do" and any(
         c.dep_ == "dobj" and (c.lower_ in DEGREE_NOUNS or c.lower_ in TRAINEESHIPS) for c in verb.children
     )  # "currently doing an internship at Deloitte"
+    home = verb.lemma_ in HOME_FIND_VERBS and any(
+        c.dep_ == "dobj" and c.lemma_.lower() in HOME_NOUNS for c in verb.children
+    )  # "found a place in Caboolture"
     if (
         ctx.message.role != "user"
         or verb.tag_ not in {"VBD", "VBG", "VBN"}
-        or (verb.lemma_ in LIGHT_VERBS and not training)
+        or (verb.lemma_ in LIGHT_VERBS and not training and not home)
     ):
         return []
     if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "aux", "auxpass", "csubj"} for c in verb.children):
@@ -668,6 +687,8 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         _named_possessions(verb, subject, ctx)
         if _work_facts(verb, subject, past, ctx):
             continue
+        if subject == ctx.me and _found_home(verb, subject, ctx):
+            continue
         if verb.lemma_ in LIGHT_VERBS:
             continue  # "I found a flat in Kreuzberg": the place belongs to the flat, not to me
         if verb.i not in ctx.dropped or (
@@ -676,6 +697,47 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         ):  # "married now :) jonas and lena lol": too loose without a subject; "bought the RAV4" is not
             _direct_objects(verb, subject, pred, ctx)
         _prep_objects(verb, subject, pred, ctx, past)
+
+
+def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'We've found a house to rent in Leeds', 'found a place in Caboolture', 'bought a flat in
+    Leith' -> moves-to: a home found or bought is where the speaker is moving (a later
+    'sorry, X not Y' corrects it). True when the clause was read here."""
+    if verb.lemma_ not in HOME_FIND_VERBS or ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    found = False
+    homes = [(c, c) for c in verb.children if c.dep_ == "dobj"]
+    homes += [  # "found a house to rent in Leeds": the parser makes the house the subject of "rent"
+        (h, comp)
+        for comp in verb.children
+        if comp.dep_ in {"ccomp", "xcomp"}
+        for h in comp.children
+        if h.dep_ == "nsubj"
+    ]
+    for home, clause in ((h, c) for h, c in homes if h.lemma_.lower() in HOME_NOUNS):
+        heads = [home, verb, clause, *(c for c in home.children if c.dep_ in {"relcl", "acl"})]
+        if any(_for_someone(prep) for h in heads for prep in h.children if prep.lower_ == "for"):
+            continue  # "I found a flat in Kreuzberg for my sister": hers, not mine
+        for pobj in (
+            p
+            for h in heads
+            for prep in h.children
+            if prep.dep_ == "prep" and prep.lower_ == "in"
+            for p in _pobjs(prep)
+        ):
+            name = _name_of(pobj, ctx)
+            if name:
+                _emit(ctx, subject, "moves-to", name, 0.55, obj_tok=pobj, obj_type="location")
+                found = True
+    return found
+
+
+def _for_someone(prep: Token) -> bool:
+    """'for my sister', 'for Mum', 'for them': a beneficiary, not a price or a duration."""
+    return any(
+        p.pos_ in {"PROPN", "PRON"} or _is_kin(p) or any(c.dep_ == "poss" for c in p.children)
+        for p in _pobjs(prep)
+    )
 
 
 def _is_be(verb: Token) -> bool:

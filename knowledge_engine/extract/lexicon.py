@@ -243,6 +243,7 @@ RELATION_PREDICATES = {
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
 }
 MOVE_VERBS = {"move", "relocate"}
+HOME_FIND_VERBS = {"find", "buy", "get"}  # "we found a house in Headingley": where we are moving
 # Verb families: (lemma, preposition) -> (present predicate, past predicate). Verbs that mean the
 # same relation land on one predicate whatever word the speaker used ("we stay in Pune", "I shifted
 # to Bangalore", "she teaches at Lamar"), so supersession and retrieval see one family. Grouped by
@@ -250,6 +251,7 @@ MOVE_VERBS = {"move", "relocate"}
 VERB_FAMILIES: dict[tuple[str, str], tuple[str, str]] = {
     **{(v, "in"): ("lives-in", "lived-in") for v in ("live", "reside")},
     ("stay", "in"): ("lives-in", ""),
+    **{("settle", p): ("lives-in", "settled-in") for p in ("in", "into")},
     **{(v, "to"): ("moves-to", "moved-to") for v in ("move", "relocate", "shift", "emigrate", "flit")},
     ("work", "at"): ("works-at", "worked-at"),
     **{(v, p): ("works-at", "worked-at") for v in ("intern", "lecture") for p in ("at", "for")},
