@@ -257,9 +257,41 @@ def test_a_record_that_fails_validation_is_quarantined_not_lost(node: MakeNode, 
     again = node("n3")  # kept through a write and a reload, and counted once
     assert again.facts.table.invalid_records == 1 and len(again.facts) == 2
     assert counters.get("store.quarantined") >= before + 1
+    assert again.facts.table.drop_quarantined(lambda raw: raw.get("id") == "broken") == 1
+    again.flush()
+    assert node("n4").facts.table.invalid_records == 0
 
 
 # ---------------------------------------------------------------------- postgres only
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_a_removal_on_one_node_is_not_undone_by_anothers_concurrent_update(node: MakeNode) -> None:
+    """What forget does to a fact (its evidence of a forgotten message removed) holds against a node
+    that reinforced the same fact from the version before: the merge is three-way, not a union."""
+    a, b = node("n1"), node("n2")
+    fact, _ = a.facts.add("Ann", "likes", "tea", evidence=[ev("m1"), ev("m2", 1)])
+    a.entities.observe("Ann Smith", "person", "spacy", ev("m1"))
+    a.flush()
+    b.refresh()
+    ent = a.entities.resolve("Ann Smith")
+    assert ent is not None
+    mine = a.facts.get(fact.id)
+    assert mine is not None
+    mine.evidence = [e for e in mine.evidence if e.message_id != "m1"]  # as forget does
+    a.facts.table.put(mine)
+    ent.mentions, ent.aliases = [], []
+    a.entities.table.put(ent)
+    a.flush()
+    b.facts.add("Ann", "likes", "tea", evidence=[ev("m3", 2)])  # from the version that still had m1
+    b.entities.observe("Ann Smith", "person", "spacy", ev("m3", 2))
+    b.flush()
+
+    final = node("n3")
+    kept = final.facts.get(fact.id)
+    assert kept is not None and [e.message_id for e in kept.evidence] == ["m2", "m3"]
+    ann = final.entities.resolve("Ann Smith")
+    assert ann is not None and [m.message_id for m in ann.mentions] == ["m3"] and ann.count == 2
+
+
 def test_a_database_error_on_flush_keeps_the_changes_and_retries(
     pg_db: str, pg_server: PgHandle, tmp_path: Path
 ) -> None:

@@ -81,12 +81,15 @@ def _stamp(ev: Evidence) -> datetime:
 def union_evidence(
     mine: list[Evidence], theirs: list[Evidence], base: list[Evidence], cap: int
 ) -> list[Evidence]:
-    """Three-way union by message id: theirs, less what this side removed since `base` (a forgotten
-    message), plus what this side added (a message both saw keeps the tiers of both); oldest dropped
-    first above `cap`."""
-    removed = {e.message_id for e in base} - {e.message_id for e in mine}
+    """Three-way union by message id: what either side added since `base`, less what either side
+    removed (a forgotten message stays forgotten); a message both have keeps the tiers of both; oldest
+    dropped first above `cap`. Without a base (the file store) it is the plain union."""
+    base_ids = {e.message_id for e in base}
+    removed = base_ids - {e.message_id for e in mine}
+    theirs_ids = {e.message_id for e in theirs}
     kept = [e for e in theirs if e.message_id not in removed]
-    out = merge_evidence(kept, mine, len(kept) + len(mine))
+    extra = [e for e in mine if e.message_id in theirs_ids or e.message_id not in base_ids]
+    out = merge_evidence(kept, extra, len(kept) + len(extra))
     out.sort(key=_stamp)
     return out[-cap:]
 
