@@ -350,3 +350,48 @@ def test_forget_does_not_wait_forever_for_a_busy_table(tmp_path: Path, cfg: Engi
         reader.rollback()
     assert index.count("messages") == 3
     assert forget_vectors(cfg.storage.postgres, agent, [], ["m1"], []) == 0
+
+
+def test_an_engine_on_the_postgres_backend_syncs_into_pgvector_without_chroma(
+    tmp_path: Path, url: str
+) -> None:
+    """The engine path: records and messages in PostgreSQL, the local ONNX embedder, engine.sync and
+    engine.chroma(ws) on pgvector; a second engine (another node, its own folder) reads the same
+    vectors, and no Chroma folder is made."""
+    from knowledge_engine.engine import KnowledgeEngine
+
+    def config(root: Path) -> EngineConfig:
+        return EngineConfig.model_validate(
+            {
+                "workspaceTemplate": "{workspaceDir}/ke",
+                "workspaceRoot": str(root / "agents"),
+                "extraction": {"llm": {"enabled": False}},
+                "storage": {"backend": "postgres", "postgres": {"url": url}},
+            }
+        )
+
+    agent = _agent()
+    engine = KnowledgeEngine(config(tmp_path / "node1"))
+    other = KnowledgeEngine(config(tmp_path / "node2"))
+    try:
+        ws = engine.workspace(agent, str(tmp_path / "node1"))
+        ws.messages.append_many(_messages(8))
+        ws.facts.add("Alice", "lives-in", "Lisbon", subject_id="person:alice")
+        ws.flush()
+        report = engine.sync(ws)
+        assert report.per_kind["messages"]["embedded"] == 8 and report.per_kind["facts"]["embedded"] == 1
+        index = engine.chroma(ws)
+        assert isinstance(index, PgVectorIndex)
+        assert engine.sync(ws).embedded == 0
+
+        ws2 = other.workspace(agent, str(tmp_path / "node2"))
+        seen = other.chroma(ws2)
+        q = other.embedder.embed_query("a trip to Lisbon")
+        hits = seen.query_messages(q, 3, where={"role": "user"})
+        assert hits and all(h.metadata["role"] == "user" for h in hits)
+        assert "Lisbon" in next(m.text for m in _messages(8) if m.id == hits[0].id)
+        assert [h.id for h in seen.query_facts(q, 1)] == [fact_id("Alice", "lives-in", "Lisbon")]
+        assert not any(p.name == "chroma" for p in tmp_path.rglob("chroma"))
+    finally:
+        engine.stop(10)
+        other.stop(10)
