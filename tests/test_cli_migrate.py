@@ -246,7 +246,8 @@ def test_stats_and_validate_agree_on_both_backends(tmp_path: Path, pg_url: str) 
 
     with psycopg.connect(pg_url.replace("/postgres?", "/ke_cli_stats?"), autocommit=True) as conn:
         conn.execute(  # a fact pointing at an entity that is not there (written by hand, or an old bug)
-            "UPDATE ke_records SET body = jsonb_set(body, '{subject_id}', '\"ghost\"'), row_version = row_version + 1"
+            "UPDATE ke_records SET body = jsonb_set(body, '{subject_id}', '\"ghost\"'),"
+            " row_version = row_version + 1"
             " WHERE agent = %s AND kind = 'facts' AND body->>'object' = 'Paris'",
             (AGENT,),
         )
