@@ -264,6 +264,23 @@ def test_a_record_that_fails_validation_is_quarantined_not_lost(node: MakeNode, 
 
 # ---------------------------------------------------------------------- postgres only
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_follow_adopts_other_nodes_changes_at_most_every_follow_ms(node: MakeNode, tmp_path: Path) -> None:
+    a, b = node("n1"), node("n2")
+    slow = Workspace(tmp_path / "slow", b.config.model_copy(deep=True), b.agent_id)
+    slow.config.storage.postgres.follow_ms = 600_000
+    fact, _ = a.facts.add("Cy", "likes", "jazz", evidence=[ev("m1")])
+    a.flush()
+
+    b.follow()  # followMs 0: every time
+    assert b.facts.get(fact.id) is not None
+    slow.follow()  # loaded just now: not again within followMs
+    assert slow.facts.get(fact.id) is None
+    slow.refresh()  # an explicit refresh (CLI commands) always looks
+    assert slow.facts.get(fact.id) is not None
+    slow.close()
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
 def test_a_removal_on_one_node_is_not_undone_by_anothers_concurrent_update(node: MakeNode) -> None:
     """What forget does to a fact (its evidence of a forgotten message removed) holds against a node
     that reinforced the same fact from the version before: the merge is three-way, not a union."""
