@@ -359,6 +359,7 @@ def test_an_engine_on_the_postgres_backend_syncs_into_pgvector_without_chroma(
     engine.chroma(ws) on pgvector; a second engine (another node, its own folder) reads the same
     vectors, and no Chroma folder is made."""
     from knowledge_engine.engine import KnowledgeEngine
+    from knowledge_engine.maintenance.jobs import RunContext, retention
 
     def config(root: Path) -> EngineConfig:
         return EngineConfig.model_validate(
@@ -366,6 +367,7 @@ def test_an_engine_on_the_postgres_backend_syncs_into_pgvector_without_chroma(
                 "workspaceTemplate": "{workspaceDir}/ke",
                 "workspaceRoot": str(root / "agents"),
                 "extraction": {"llm": {"enabled": False}},
+                "memory": {"maxMessages": 6},
                 "storage": {"backend": "postgres", "postgres": {"url": url}},
             }
         )
@@ -392,6 +394,9 @@ def test_an_engine_on_the_postgres_backend_syncs_into_pgvector_without_chroma(
         assert "Lisbon" in next(m.text for m in _messages(8) if m.id == hits[0].id)
         assert [h.id for h in seen.query_facts(q, 1)] == [fact_id("Alice", "lives-in", "Lisbon")]
         assert not any(p.name == "chroma" for p in tmp_path.rglob("chroma"))
+        kept = retention(ws, engine, RunContext())  # memory.maxMessages: the oldest two go, vectors too
+        assert kept == {"messages_deleted": 2, "index_deleted": 2}
+        assert seen.count("messages") == 6 and {"m0", "m1"}.isdisjoint(seen.stored_hashes("messages"))
     finally:
         engine.stop(10)
         other.stop(10)

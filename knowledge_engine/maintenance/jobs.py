@@ -150,7 +150,8 @@ def retention(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[s
 
 def _has_index(ws: Workspace, engine: KnowledgeEngine) -> bool:
     cfg = engine.config
-    return cfg.embeddings.enabled and bool(cfg.chroma.url or (ws.folder / "chroma").is_dir())
+    shared = is_shared(cfg.storage)  # the vectors are in pgvector (index.vector_index), not Chroma
+    return cfg.embeddings.enabled and bool(shared or cfg.chroma.url or (ws.folder / "chroma").is_dir())
 
 
 def llm_retry(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[str, int]:
