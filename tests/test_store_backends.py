@@ -264,6 +264,27 @@ def test_a_record_that_fails_validation_is_quarantined_not_lost(node: MakeNode, 
 
 # ---------------------------------------------------------------------- postgres only
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_a_supersession_holds_against_a_concurrent_reinforcement(node: MakeNode) -> None:
+    a, b = node("n1"), node("n2")
+    leeds, _ = a.facts.add("Ann", "lives-in", "Leeds", evidence=[ev("m1")], now=T0)
+    a.flush()
+    b.refresh()
+    york, _ = a.facts.add("Ann", "lives-in", "York", evidence=[ev("m2", 5)], now=T0 + timedelta(minutes=5))
+    a.flush()
+    # b has not seen York: it reinforces Leeds from the version before the move
+    b.facts.add("Ann", "lives-in", "Leeds", evidence=[ev("m3", 6)], now=T0 + timedelta(minutes=6))
+    b.flush()
+
+    final = node("n3")
+    old = final.facts.get(leeds.id)
+    assert old is not None and old.superseded_by == york.id and old.invalid_at is not None
+    assert [e.message_id for e in old.evidence] == ["m1", "m3"]
+    b.refresh()  # and the node that reinforced it adopts the merged version
+    mine = b.facts.get(leeds.id)
+    assert mine is not None and mine.superseded_by == york.id
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
 def test_follow_adopts_other_nodes_changes_at_most_every_follow_ms(node: MakeNode, tmp_path: Path) -> None:
     a, b = node("n1"), node("n2")
     slow = Workspace(tmp_path / "slow", b.config.model_copy(deep=True), b.agent_id)
