@@ -595,3 +595,17 @@ def test_the_local_source_searches_the_shared_log(pg_store: PostgresStorageConfi
         assert newest_time(ws) == T0 + timedelta(minutes=2)
     finally:
         engine.stop(10)
+
+
+def test_a_bulk_append_refreshes_the_planner_statistics(pg_store: PostgresStorageConfig) -> None:
+    log = PgMessageLog(pg_store, "bulk-analyze")
+    before = counters.get("memory.analyzed")
+    log.append_many(msg(i, f"bulk row {i}") for i in range(999))
+    assert counters.get("memory.analyzed") == before  # below the first step
+    log.append(msg(5000, "the thousandth row"))
+    assert counters.get("memory.analyzed") == before + 1
+    with psycopg.connect(pg_store.url, autocommit=True) as conn:
+        row = conn.execute("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'ke_messages'")
+        assert row.fetchone()[0] is not None  # type: ignore[index]
+    log.append_many(msg(6000 + i, f"more {i}") for i in range(199))
+    assert counters.get("memory.analyzed") == before + 1  # the next step is 1,000 rows (or 20%) further

@@ -49,6 +49,8 @@ log = logging.getLogger("knowledge_engine.store.postgres")
 _CHUNK = 500  # ids per statement and rows per page of iter()
 _MAX_LIMIT = 1000
 _APPEND_ATTEMPTS = 3
+_ANALYZE_FIRST = 1000  # rows appended by one handle before its first ANALYZE
+_ANALYZE_GROWTH = 0.2  # then again after growing by this share of what it appended before
 _DF_CACHE_SIZE = 4096
 VACUUM_LOCK_WAIT_MS = 2000  # how long vacuum() waits for ke_messages' exclusive lock
 _CONFIG = "english"  # must match the generated column in migrations/0002_messages.sql
@@ -189,6 +191,8 @@ class PgMessageLog:
         self._df_cache: dict[str, tuple[int, int]] = {}
         self._lock = threading.Lock()
         self._closed = False
+        self._since_analyze = 0
+        self._analyzed_rows = 0
         with self._conn():
             pass  # fail now (unreachable server, newer schema) rather than on the first message
 
@@ -291,9 +295,32 @@ class PgMessageLog:
                     counters.inc("memory.append_deadlock_retried")
                     if attempt == _APPEND_ATTEMPTS - 1:
                         raise
+            self._maybe_analyze(conn, added)
         if added < offered:
             counters.inc("memory.duplicate_skipped", offered - added)
         return added
+
+    def _maybe_analyze(self, conn: psycopg.Connection[Any], added: int) -> None:
+        """Refresh the planner's statistics each time this handle grew the table by 20%, at least 1,000 rows.
+
+        With stale statistics PostgreSQL guesses an agent's rows are few and scans them all for every
+        search instead of using the GIN index (31 ms instead of 0.4 ms at 20k messages); autovacuum
+        only looks once a minute, too late after a bulk import or a busy start. Geometric steps keep
+        it to a few ANALYZEs; one that would wait for a lock is skipped.
+        """
+        self._since_analyze += added
+        if self._since_analyze < max(_ANALYZE_FIRST, int(self._analyzed_rows * _ANALYZE_GROWTH)):
+            return
+        self._analyzed_rows += self._since_analyze
+        self._since_analyze = 0
+        conn.execute("SET lock_timeout = 100")
+        try:
+            conn.execute("ANALYZE ke_messages")
+            counters.inc("memory.analyzed")
+        except psycopg.errors.LockNotAvailable:
+            counters.inc("memory.analyze_skipped")
+        finally:
+            conn.execute("RESET lock_timeout")
 
     @staticmethod
     def _insert(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]]) -> int:
