@@ -11,7 +11,9 @@ vectors and message metadata (session of 50, role, speaker, timestamp) through t
 - `query_messages` p50/p95 (ms) at k = retrieval.candidatePool (100) unfiltered, and with a
   where={"session": ...} filter that matches 2 % of the rows (iterative scan on pgvector, Chroma's
   over-fetch then its own filter);
-- recall 10@100 of the unfiltered query: of the exact (numpy) 10 nearest, the share in the 100 returned.
+- recall 10@100 of the unfiltered query: of the exact (numpy) 10 nearest, the share in the 100 returned;
+- pgvector only: the same unfiltered query for a second, small agent (--small-agent rows) whose rows
+  share the table with the big one (agents are isolated by a column, so its filter drops most rows).
 
 Usage: .venv/bin/python scripts/bench/pg_vectors.py [--messages 50000] [--queries 200] [--pg-url URL]
        [--quick]
@@ -114,6 +116,18 @@ def measure(
     return row
 
 
+def small_agent(index: Any, vecs: np.ndarray, queries: np.ndarray) -> dict[str, Any]:
+    """A small agent whose rows share the table with the big one: the HNSW graph is mostly the other
+    agent's rows, which the agent filter drops (iterative scan, else the exact fallback)."""
+    exact = np.argsort(-(queries @ vecs.T), axis=1)[:, :10]
+    row: dict[str, Any] = {"index": "pgvector, small agent in the same table", "insert_s": fill(index, vecs)}
+    plain, results = timed(lambda v: index.query_messages(v, K), queries)
+    row["count"] = index.count("messages")
+    row["unfiltered"] = {**plain, f"recall_10_at_{K}": recall_10_at_k(results, exact)}
+    print(f"small agent: {row}", file=sys.stderr)
+    return row
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--messages", type=int, default=50000)
@@ -121,6 +135,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--noise-cos", type=float, default=0.95)
     ap.add_argument("--pg-url", default=None, help="a server to use (default: one of our own in a temp dir)")
     ap.add_argument("--indexes", default="pgvector,chroma")
+    ap.add_argument("--small-agent", type=int, default=500, help="rows of a second agent in the same table")
     ap.add_argument("--quick", action="store_true", help="5000 messages, 50 queries")
     args = ap.parse_args(argv)
     if args.quick:
@@ -144,9 +159,10 @@ def main(argv: list[str] | None = None) -> int:
         if "pgvector" in args.indexes:
             with database(args.pg_url) as url:
                 cfg = load_config({"storage": {"backend": "postgres", "postgres": {"url": url}}})
-                rows.append(
-                    measure("pgvector", PgVectorIndex(Path(tmp), "bench", cfg, emb), vecs, queries, exact)
-                )
+                big = PgVectorIndex(Path(tmp), "bench", cfg, emb)
+                rows.append(measure("pgvector", big, vecs, queries, exact))
+                small = PgVectorIndex(Path(tmp), "small", cfg, emb)
+                rows.append(small_agent(small, vecs[: args.small_agent], queries))
                 close_all()
         if "chroma" in args.indexes:
             index = ChromaIndex(Path(tmp) / "chroma-ws", "bench", EngineConfig(), emb)
