@@ -34,7 +34,8 @@ MAX_DIMENSIONS = 4000  # pgvector's HNSW limit for halfvec
 BATCH = 1000
 _TABLE_LOCK = 0x6B655F766563  # advisory lock id of "ke_vec": one node creates a table or a space at a time
 # hnsw.ef_search: the candidate list of one HNSW pass, k or more (as Chroma's hnswlib uses max(ef, k)); the
-# iterative scan goes on past it when a filter drops rows. 2k cost twice the time for +0.1 recall (bench).
+# iterative scan goes on past it when a filter drops rows. 2k cost twice the time for +0.13 recall
+# (docs/postgres.md).
 _EF_SEARCH_MIN, _EF_SEARCH_MAX = 40, 1000
 VACUUM_LOCK_WAIT_MS = 2000  # per attempt, how long a forget's rewrite waits for a table's exclusive lock
 
