@@ -339,6 +339,10 @@ def test_a_database_error_on_flush_keeps_the_changes_and_retries(
     try:
         assert ws.flush() is False
         assert ws.flush_errors >= 1 and ws.facts.table.has_changes
+        follows = counters.get("store.follow_errors")
+        ws.follow()  # before a prompt: logged and counted, never raised; the prompt is answered anyway
+        assert counters.get("store.follow_errors") > follows
+        assert [f.text() for f in ws.facts.all()] == ["Ann likes tea"]
     finally:
         pg_server.start()
     deadline = datetime.now(UTC) + timedelta(seconds=30)

@@ -328,11 +328,13 @@ class Workspace:
         except self._write_errors as exc:
             self.flush_errors += 1
             counters.inc("store.flush_errors")
-            if self.flush_errors == 1:
+            if self.flush_errors == 1 and self.shared:  # the message names host:port/db, no URL, no content
+                log.error("%s; changes stay in memory and are retried", exc)
+            elif self.flush_errors == 1:
                 log.error(
-                    "could not write the store of %s (%s); changes stay in memory and are retried",
-                    self.folder if not self.shared else "the PostgreSQL store",
-                    exc if self.shared else type(exc).__name__,  # StoreDatabaseError names no URL, no content
+                    "could not write the store in %s (%s); changes stay in memory and are retried",
+                    self.folder,
+                    type(exc).__name__,
                 )
             return False
         for (_, release), token in zip(hooks, tokens, strict=True):

@@ -17,6 +17,7 @@ derived indexes. Anything else that writes `ke_records` or `ke_tombstones` must 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, TypeVar
@@ -36,6 +37,7 @@ log = logging.getLogger("knowledge_engine.store.postgres")
 R = TypeVar("R", bound=BaseModel)
 
 _LOCK_CLASS = 0x6B65  # "ke": the first key of the two-key advisory locks of record writers
+FOLLOW_BACKOFF_S = 30.0  # the longest pause between follow attempts while the database fails
 MERGE_ROUNDS = 5  # a row changed again while we merged (a writer without the lock): read and merge again
 
 
@@ -94,6 +96,7 @@ class PgRecordTable(BaseTable[R]):
         self._tombs_gone: set[str] = set()
         self.applied_pending: list[str] = []  # applied-message keys written with the next flush's records
         self.follow_errors = 0
+        self._follow_again = 0.0  # monotonic time before which a failing follow is not retried
 
     @property
     def name(self) -> str:
@@ -481,6 +484,8 @@ class PgRecordTable(BaseTable[R]):
         """Adopt the rows and tombstones other nodes wrote since the last look (seq above the last seen);
         a record with a change pending here is merged with theirs, not overwritten."""
         with self.mutex:
+            if self.follow_errors and time.monotonic() < self._follow_again:
+                return  # the database failed just now: a prompt must not wait for its timeout each time
             try:
                 with connection(self.cfg) as conn, conn.transaction():
                     conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -500,6 +505,7 @@ class PgRecordTable(BaseTable[R]):
                     ).fetchall()
             except (psycopg.Error, StoreDatabaseError) as exc:
                 self.follow_errors += 1
+                self._follow_again = time.monotonic() + min(FOLLOW_BACKOFF_S, 2.0 ** (self.follow_errors - 1))
                 counters.inc("store.follow_errors")
                 if self.follow_errors == 1:
                     log.warning("%s", _failure(f"follow the {self.key}", self.cfg, exc))
