@@ -505,7 +505,7 @@ class RetrievalConfig(_Section):
         "(compactItemChars), facts only where the turns leave room (compactFacts). 0 = never compact.",
     )
     compact_item_chars: int = Field(
-        240,
+        120,
         ge=0,
         description="In a compact block, a longer conversation turn keeps only its sentences sharing words with "
         "the query, within this many characters (0 = whole turns, cut only at maxItemChars).",

@@ -108,8 +108,43 @@ def focus_text(text: str, max_chars: int, weigh: Callable[[str], float]) -> str:
         if len(_join(parts, trial)) <= max_chars:
             kept = trial
         elif not kept:
-            return truncate_text(parts[i], max(1, max_chars - 2)) + " …"
+            return _window(parts[i], max_chars, weigh)
     return _join(parts, kept)
+
+
+def _window(sentence: str, max_chars: int, weigh: Callable[[str], float]) -> str:
+    """The run of whole words of a too-long sentence, within `max_chars` with its "…" marks, holding
+    the most words that weigh more than 0 (the earliest such run): the cut keeps what matched, not
+    the sentence's opening, and starts just before the first match. Linear in the words."""
+    words = sentence.split()
+    n = len(words)
+    cum = [0]
+    for w in words:
+        cum.append(cum[-1] + len(w))
+    hits = [0]
+    for w in words:
+        hits.append(hits[-1] + (1 if weigh(w) > 0 else 0))
+
+    def length(a: int, b: int) -> int:  # words[a:b] joined, with the marks it needs
+        return cum[b] - cum[a] + (b - a - 1) + (2 if a else 0) + (2 if b < n else 0)
+
+    best: tuple[int, int, int] = (-1, 0, 0)  # (matching words, -start, end)
+    end = 0
+    for a in range(n):
+        end = max(end, a)
+        while end < n and length(a, end + 1) <= max_chars:
+            end += 1
+        if end > a:
+            best = max(best, (hits[end] - hits[a], -a, end))
+    if best[0] < 0:
+        return truncate_text(sentence, max(1, max_chars - 2)) + " …"
+    a, b = -best[1], best[2]
+    if best[0] > 0:  # start two words before the first match: what follows a match is often the answer
+        first = next(i for i in range(a, b) if hits[i + 1] > hits[i])
+        a = max(a, first - 2)
+        while b < n and length(a, b + 1) <= max_chars:
+            b += 1
+    return ("… " if a else "") + " ".join(words[a:b]) + (" …" if b < n else "")
 
 
 def _join(parts: Sequence[str], kept: set[int]) -> str:

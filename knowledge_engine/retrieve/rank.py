@@ -83,9 +83,20 @@ def rank_local(
     if asked:
         ids = {i.id for i in asked}
         chosen = asked + [i for i in chosen if i.id not in ids]
+    out_f, out_m = _budgeted(chosen, request.query, rc)
+    return _relation_first(out_f), out_m
+
+
+def _budgeted(
+    chosen: list[RetrievedItem], query: str, rc: RetrievalConfig
+) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
+    """(facts, memories) of `chosen` within the caps and the block's character budget. A compact block
+    (`compactBelowChars`) first cuts long turns to what matches the query and packs facts by
+    `compactFacts`; a large block keeps the fused order."""
     compact = is_compact(rc)
+    asked = content_stems(query) if compact else set()
     if compact and rc.compact_item_chars > 0:
-        chosen = [_focused(i, request.query, rc.compact_item_chars) for i in chosen]
+        chosen = [_focused(i, asked, rc.compact_item_chars, rc.max_item_chars) for i in chosen]
     budget = min(rc.max_inject_chars, rc.total_max_chars - block_overhead(rc.format, compact))
 
     def size(item: RetrievedItem) -> int:
@@ -93,14 +104,11 @@ def rank_local(
 
     mode = rc.compact_facts if compact else "fused"
     if mode == "after_turns":
-        out_f, out_m = _pack_turns_first(chosen, budget, size, rc)
-    else:
-        if mode != "fused":
-            asked = content_stems(request.query)
-            keep = mode == "matching"
-            chosen = [i for i in chosen if i.kind != "fact" or (keep and _fact_matches(i, asked))]
-        out_f, out_m = _pack(chosen, budget, size, rc)
-    return _relation_first(out_f), out_m
+        return _pack_turns_first(chosen, budget, size, rc)
+    if mode != "fused":
+        keep = mode == "matching"
+        chosen = [i for i in chosen if i.kind != "fact" or (keep and _fact_matches(i, asked))]
+    return _pack(chosen, budget, size, rc)
 
 
 def _fact_matches(fact: RetrievedItem, asked: set[str]) -> bool:
@@ -116,12 +124,13 @@ def is_compact(rc: RetrievalConfig) -> bool:
     return rc.total_max_chars < rc.compact_below_chars
 
 
-def _focused(item: RetrievedItem, query: str, max_chars: int) -> RetrievedItem:
-    """A long turn cut to its sentences sharing most content words with the query (facts stay whole)."""
+def _focused(item: RetrievedItem, asked: set[str], max_chars: int, read_chars: int) -> RetrievedItem:
+    """A long turn cut to its sentences sharing most content words (`asked`) with the query; facts
+    stay whole."""
     if item.kind != "memory" or len(item.text) <= max_chars:
         return item
-    asked = content_stems(query)
-    text = focus_text(item.text, max_chars, lambda s: len(content_stems(s) & asked))
+    # a huge message is read only as far as 8 large-block items (1500 each by default): bounded cost
+    text = focus_text(item.text[: 8 * read_chars], max_chars, lambda s: len(content_stems(s) & asked))
     return item.model_copy(update={"text": text})
 
 
