@@ -133,6 +133,22 @@ def test_a_delete_leaves_a_tombstone_and_reaches_the_other_node(node: MakeNode) 
     assert {f.id for f in node("n4").facts.all()} == {keep.id}
 
 
+def test_a_record_stated_again_after_its_delete_is_kept(node: MakeNode) -> None:
+    """A delete is older news than a later put of the same id on the same node, even when the put
+    carries an older time (a message from the past): following its own tombstone does not undo it."""
+    ws = node()
+    fact, _ = ws.facts.add("Ann", "likes", "tea", evidence=[ev("m1")], now=T0)
+    ws.flush()
+    ws.facts.forget(fact.id)
+    ws.flush()
+    ws.facts.add("Ann", "likes", "tea", evidence=[ev("m2", 1)], now=T0 + timedelta(minutes=1))
+    ws.refresh()
+    assert ws.facts.get(fact.id) is not None
+    ws.flush()
+    again = node("n2").facts.get(fact.id)
+    assert again is not None and [e.message_id for e in again.evidence] == ["m2"]
+
+
 def test_a_fact_written_by_one_node_is_seen_by_the_other_after_refresh(node: MakeNode, backend: str) -> None:
     a, b = node("n1"), node("n2")
     b.facts.query(subject="Ben")  # b's indexes are built before a writes

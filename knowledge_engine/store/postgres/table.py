@@ -75,7 +75,7 @@ class _Write:
         self.synced: dict[str, tuple[int, bytes]] = {}  # id -> (row version, body) now in the database
         self.merged: dict[str, Any] = {}  # id -> merged record (theirs combined with mine)
         self.dropped: list[str] = []  # mine, deleted meanwhile by another node (the deletion wins)
-        self.tombstones: list[str] = []
+        self.tombstones: dict[str, int] = {}  # id -> change number of the tombstone written
         self.gone: dict[str, datetime] = {}  # deleted by another node after our change: when
         self.applied = 0  # how many of the pending applied keys were written
 
@@ -94,6 +94,9 @@ class PgRecordTable(BaseTable[R]):
         self._meta_keys: set[str] = set()
         self._quarantine_gone: list[Any] = []  # restored or dropped here: deleted from ke_quarantine
         self._tombs_gone: set[str] = set()
+        self._own_tombs: dict[
+            str, int
+        ] = {}  # id -> seq of a tombstone this node wrote (not news when followed)
         self.applied_pending: list[str] = []  # applied-message keys written with the next flush's records
         self.follow_errors = 0
         self._follow_again = 0.0  # monotonic time before which a failing follow is not retried
@@ -276,15 +279,15 @@ class PgRecordTable(BaseTable[R]):
         if ids:
             at = [self.tombstones.get(i) for i in ids]
             conn.execute("DELETE FROM ke_records WHERE agent = %s AND kind = %s AND id = ANY(%s)", (*a, ids))
-            conn.execute(
+            rows = conn.execute(
                 "INSERT INTO ke_tombstones (agent, kind, id, deleted_at) "
                 "SELECT %s, %s, t.id, coalesce(t.at, now()) FROM unnest(%s::text[], "
                 "%s::timestamptz[]) AS t(id, at) "
                 "ON CONFLICT (agent, kind, id) DO UPDATE SET deleted_at = excluded.deleted_at, "
-                "seq = nextval('ke_change_seq')",
+                "seq = nextval('ke_change_seq') RETURNING id, seq",
                 (*a, ids, at),
-            )
-            done.tombstones = ids
+            ).fetchall()
+            done.tombstones = {r[0]: r[1] for r in rows}
         if self._tombs_gone:
             conn.execute(
                 "DELETE FROM ke_tombstones WHERE agent = %s AND kind = %s AND id = ANY(%s)",
@@ -300,11 +303,11 @@ class PgRecordTable(BaseTable[R]):
     def _unseen_tombstones(self, conn: psycopg.Connection, ids: list[str]) -> dict[str, datetime]:
         """Deletions by other nodes this one has not followed yet, of ids it is about to write."""
         rows = conn.execute(
-            "SELECT id, deleted_at FROM ke_tombstones WHERE agent = %s AND kind = %s AND id = "
+            "SELECT id, deleted_at, seq FROM ke_tombstones WHERE agent = %s AND kind = %s AND id = "
             "ANY(%s) AND seq > %s",
             (self.agent, self.key, ids, self._seq),
         ).fetchall()
-        return {r[0]: r[1] for r in rows}
+        return {r[0]: r[1] for r in rows if self._own_tombs.get(r[0]) != r[2]}
 
     def _write_records(self, conn: psycopg.Connection, done: _Write) -> None:
         ids = sorted(i for i in self.dirty if i in self.records)
@@ -447,8 +450,9 @@ class PgRecordTable(BaseTable[R]):
     def _adopt(self, done: _Write) -> None:
         """After the commit: what the database now holds is the base of the next merge."""
         self._synced.update(done.synced)
-        for rid in done.tombstones:
+        for rid, seq in done.tombstones.items():
             self._synced.pop(rid, None)
+            self._own_tombs[rid] = seq
         for rid, rec in done.merged.items():
             if rid in done.synced:
                 self._replace(rid, rec)
@@ -536,7 +540,9 @@ class PgRecordTable(BaseTable[R]):
             self._replace(rid, rec)
 
     def _apply_tombstones(self, tombs: Iterable[tuple[Any, ...]]) -> None:
-        for rid, at, _ in tombs:
+        for rid, at, seq in tombs:
+            if self._own_tombs.pop(rid, None) == seq:
+                continue  # our own delete, already applied here (the record may have been put again since)
             self.tombstones[rid] = at
             mine = self.records.get(rid)
             if rid in self.dirty and mine is not None and updated_at(mine) > at:
