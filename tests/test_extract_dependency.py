@@ -436,7 +436,7 @@ def test_our_manager_is_the_speakers_manager(triples: Callable[..., Triples]) ->
 
 def test_a_past_clause_opening_a_chat_line_is_the_speakers(triples: Callable[..., Triples]) -> None:
     got = triples("Taught French at Oakfield Academy for 20 years, finished up last summer.")
-    assert ("Maya", "taught-at", "Oakfield Academy") in got
+    assert ("Maya", "worked-at", "Oakfield Academy") in got  # teaching is the work family
     assert ("Maya", "worked-at", "Tesco") in triples("Worked at Tesco for ten years, left in 2019.")
     born = triples("Born in Leeds, moved to York at 20.")
     assert {("Maya", "born-in", "Leeds"), ("Maya", "moved-to", "York")} <= born
@@ -480,7 +480,7 @@ def test_a_bracketed_title_in_a_line_of_ones_own_work(triples: Callable[..., Tri
         ("I shifted to Pune last month.", ("Maya", "moved-to", "Pune")),
         (
             "Jenna teaches 7th grade science at Lamar Middle School.",
-            ("Jenna", "teaches-at", "Lamar Middle School"),
+            ("Jenna", "works-at", "Lamar Middle School"),
         ),
         # a negated state with an ending adverb is the state in the past
         ("I no longer work at Acme.", ("Maya", "worked-at", "Acme")),
@@ -492,6 +492,14 @@ def test_a_bracketed_title_in_a_line_of_ones_own_work(triples: Callable[..., Tri
         ("found a place in Caboolture, 3 bed lowset", ("Maya", "moves-to", "Caboolture")),
         # an opening "not sure," answers the last question; it does not negate what follows
         ("not sure, I'm 66, turning 67 next month", ("Maya", "is-aged", "66")),
+        # clause structure the small model gets wrong in typed chat, read by the words
+        ("im freelance translator since 2021", ("Maya", "has-role", "freelance translator")),
+        ("i am software engineer in TCS", ("Maya", "has-role", "software engineer")),
+        ("We're moving to Dalmarnock end of July.", ("Maya", "moves-to", "Dalmarnock")),
+        ("the landlord is selling up so we're moving to Leith", ("Maya", "moves-to", "Leith")),
+        ("Jonas said yes to Airbus.", ("Jonas", "works-at", "Airbus")),
+        # what only a child has
+        ("Caleb has soccer and Ruby's daycare closes at 5:30.", ("Maya", "has-child", "Ruby")),
         # a condition owned in passing
         ("Remind me to renew my asthma prescription.", ("Maya", "has-condition", "asthma")),
     ],
@@ -509,9 +517,18 @@ def test_general_frames(triples: Callable[..., Triples], text: str, expected: tu
         "I found a flat in Kreuzberg for my sister.",  # hers, not mine
         "If we find a house in Leeds we'll move.",  # a plan
         "I'm not sure I live in Leeds.",  # a real hedge
+        "im not a doctor",
+        "if i m engineer",
     ],
 )
 def test_general_frames_do_not_overreach(triples: Callable[..., Triples], text: str) -> None:
     assert not {
         t for t in triples(text) if t[1] in {"lives-in", "lived-in", "worked-at", "works-at", "moves-to"}
     }
+
+
+def test_said_yes_to_a_person_and_a_company_nursery_are_not_jobs_or_children(
+    triples: Callable[..., Triples],
+) -> None:
+    assert triples("I said yes to Tom.") == set()
+    assert not {t for t in triples("Google's nursery is great.") if t[1] == "has-child"}

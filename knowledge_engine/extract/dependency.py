@@ -20,6 +20,7 @@ from knowledge_engine.extract.lexicon import (
     ANIMAL_NOUNS,
     APPROXIMATORS,
     ASPECTUAL,
+    CHILDCARE_NOUNS,
     CLEAN_VALUE,
     CLINICIANS,
     CONDITIONAL_MARKS,
@@ -84,6 +85,7 @@ from knowledge_engine.extract.lexicon import (
     SKIP_ENT_LABELS,
     START_VERBS,
     STUDENT_NOUNS,
+    TIME_PARTS,
     TITLE_HEADS,
     TRAINEESHIPS,
     VALUE_NOUNS,
@@ -160,10 +162,13 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
                 _pay_starts_at(verb, ctx)
         if ctx.message.role == "user":
             _monthly_rent(sent, ctx)
+        before = len(ctx.out)
         for root in (t for t in sent if t.dep_ == "ROOT"):
             for clause_root in _clause_roots(root):
                 for head, subjects, past in _clauses(clause_root, ctx):
                     _clause_facts(head, subjects, past, ctx)
+        if ctx.message.role == "user" and not any(f.predicate == "has-role" for f in ctx.out[before:]):
+            _i_am_title(sent, ctx)
     return dedupe_facts(ctx.out)
 
 
@@ -190,10 +195,19 @@ def _clause_roots(root: Token) -> list[Token]:
     if root.lemma_ in HEDGE_VERBS and not _judges_someone(root):
         return roots
     for child in root.children:
+        if child.dep_ == "advcl" and child.i > root.i and _has_subject(child) and _asserted_reason(child):
+            roots.append(child)  # "the landlord is selling up so we're moving to Dalmarnock"
         if child.dep_ == "ccomp" and child.i < root.i and _has_subject(child) and not _has_mark(child, MARKS):
             # chains of run-on clauses: "Jenna got hired at X, so she's out of Y, she's thrilled"
             roots += _clause_roots(child) if child.lemma_ not in HEDGE_VERBS else []
     return roots
+
+
+def _asserted_reason(clause: Token) -> bool:
+    """A clause of consequence or cause ('so we're moving', 'because I work at X') states a fact;
+    one of condition or time ('if', 'when') does not."""
+    so = any(c.dep_ == "advmod" and c.lower_ == "so" and c.i < clause.i for c in clause.children)
+    return (so and not _has_mark(clause, MARKS)) or _has_mark(clause, {"because", "cos", "coz", "cause"})
 
 
 def _clinician_subject(root: Token) -> bool:
@@ -822,6 +836,38 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
 
 
+def _i_am_title(sent: Span, ctx: _Ctx) -> None:
+    """'im freelance translator since 2021', 'i am software engineer in TCS': typed chat the small
+    model parses badly ("freelance" as the root). Read by the words, not the parse: I + am/'m,
+    at most an article or 'now', then up to four words ending in an occupation noun."""
+    words = [t for t in sent if not t.is_space]
+    if any(
+        t.lower_ in FRAGMENT_IRREALIS | {"not", "n't", "never", "if"} for t in words
+    ) or sent.text.rstrip().endswith("?"):
+        return
+    for i, tok in enumerate(words):
+        if tok.lower_ == "im":
+            j = i + 1
+        elif tok.lower_ == "i" and i + 1 < len(words) and words[i + 1].lower_ in {"m", "'m", "am"}:
+            j = i + 2
+        else:
+            continue
+        while j < len(words) and words[j].lower_ in {"a", "an", "now", "currently", "still", "just"}:
+            j += 1
+        end = j
+        while (
+            end < len(words)
+            and end - j < 4
+            and words[end].is_alpha
+            and words[end].pos_ in {"NOUN", "ADJ", "PROPN"}
+        ):
+            end += 1
+        if end > j and _is_job(words[end - 1]) and words[end - 1].tag_ != "NNS":
+            title = sent.doc[words[j].i : words[end - 1].i + 1].text
+            _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
+            return
+
+
 def _title_line(words: list[Token], ctx: _Ctx) -> None:
     """A verbless line opening with a job title and where or since when: 'staff nurse at the QEUH,
     ward 7B', 'charge nurse from 1st July!!' -> the speaker's role (and employer)."""
@@ -1191,6 +1237,11 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
 
 def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) -> None:
     name = _name_of(tok, ctx)
+    place = [c for c in tok.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < tok.i]
+    if tok.lemma_.lower() in TIME_PARTS and place:  # "moving to Dalmarnock end of July"
+        name = tok.doc[place[0].i : place[-1].i + 1].text
+        _emit(ctx, subject, PREDICATE_ALIASES.get(pred, pred), name, 0.6, obj_tok=None, obj_type="location")
+        return
     appos = next((c for c in tok.children if c.dep_ == "appos"), None)
     if name is None and appos is not None:
         name = _name_of(appos, ctx)
@@ -1444,6 +1495,8 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _adjacent_relation(tok, ctx)
         if tok.lemma_.lower() in CONDITIONS and ctx.message.role == "user":
             _possessed_condition(tok, ctx)
+        if tok.lemma_.lower() in CHILDCARE_NOUNS and ctx.message.role == "user":
+            _child_of_childcare(tok, ctx)
         if tok.pos_ != "NOUN" or not any(c.dep_ == "poss" for c in tok.children):
             continue
         for appos in (c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
@@ -1462,6 +1515,19 @@ def _possessed_condition(tok: Token, ctx: _Ctx) -> None:
     owner = tok.head if tok.dep_ == "compound" else tok
     if any(c.dep_ == "poss" and c.lower_ in FIRST_PERSON_POSS for c in owner.children):
         _emit(ctx, ctx.me, "has-condition", tok.text.lower(), 0.55, obj_tok=None)
+
+
+def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:
+    """ "Callum's teacher", "Ruby's daycare closes at 5:30": in a parent's chat, a named person with
+    a daycare, a nursery or a teacher is the speaker's child (a weak reading: confidence 0.5)."""
+    doc = noun.doc
+    if noun.i < 2 or doc[noun.i - 1].lower_ not in {"'s", "’s"}:  # by the words: the parse often
+        return  # hangs "Ruby's daycare closes" anywhere
+    for poss in (t for t in [doc[noun.i - 2]] if t.pos_ == "PROPN" and t.text[:1].isupper()):
+        ent = ctx.ents.get(poss.i)
+        name = _name_of(poss, ctx, person=True)
+        if name and (ent is None or ent.label_ == "PERSON") and name != ctx.me:
+            _emit(ctx, ctx.me, "has-child", name, 0.5, obj_tok=None, obj_type="person")
 
 
 def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
@@ -1781,6 +1847,13 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     lemma = verb.lemma_
     dobjs = [c for c in verb.children if c.dep_ == "dobj"]
     found = False
+    if lemma == "say" and any(c.lower_ == "yes" for c in verb.children):  # "he said yes to Airbus"
+        for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx)
+            if name and ent is not None and ent.label_ == "ORG":
+                _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+                found = True
     if lemma in {"quit", "leave", "lose"}:  # "I quit my job at Oracle" -> worked-at Oracle
         for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS - {"offer"}):
             for pobj in (p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)):

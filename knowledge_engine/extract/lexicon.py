@@ -243,6 +243,24 @@ RELATION_PREDICATES = {
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
 }
 MOVE_VERBS = {"move", "relocate"}
+# What only a child has: "Ruby's daycare", "Callum's teacher" (not "school": adults work at one).
+CHILDCARE_NOUNS = {
+    "daycare",
+    "nursery",
+    "preschool",
+    "kindergarten",
+    "creche",
+    "crèche",
+    "teacher",
+    "homework",
+}
+TIME_PARTS = {
+    "end",
+    "start",
+    "beginning",
+    "middle",
+    "mid",
+}  # "to Leeds end of May": the parser swallows the place
 HOME_FIND_VERBS = {"find", "buy", "get"}  # "we found a house in Headingley": where we are moving
 # Verb families: (lemma, preposition) -> (present predicate, past predicate). Verbs that mean the
 # same relation land on one predicate whatever word the speaker used ("we stay in Pune", "I shifted
@@ -254,7 +272,7 @@ VERB_FAMILIES: dict[tuple[str, str], tuple[str, str]] = {
     **{("settle", p): ("lives-in", "settled-in") for p in ("in", "into")},
     **{(v, "to"): ("moves-to", "moved-to") for v in ("move", "relocate", "shift", "emigrate", "flit")},
     ("work", "at"): ("works-at", "worked-at"),
-    **{(v, p): ("works-at", "worked-at") for v in ("intern", "lecture") for p in ("at", "for")},
+    **{(v, p): ("works-at", "worked-at") for v in ("teach", "intern", "lecture") for p in ("at", "for")},
     **{(v, "at"): ("studies-at", "studied-at") for v in ("study", "enrol", "enroll")},
 }
 # Verbs whose "at X" may hang on their object ("teaches 7th grade science at Lamar Middle School").
