@@ -400,3 +400,18 @@ def test_an_engine_on_the_postgres_backend_syncs_into_pgvector_without_chroma(
     finally:
         engine.stop(10)
         other.stop(10)
+
+
+def test_a_node_whose_model_another_node_rebuilt_away_is_stopped_before_it_writes(
+    tmp_path: Path, cfg: EngineConfig, url: str
+) -> None:
+    agent = _agent()
+    old_node, same_node = _index(tmp_path / "a", cfg, agent), _index(tmp_path / "c", cfg, agent)
+    sync(old_node, _facts(), _messages(4))
+    open_vector_index(tmp_path / "b", agent, cfg, HashEmbedder(32), rebuild=True)
+    with pytest.raises(IndexMismatchError, match="--rebuild"):
+        sync(old_node, _facts(), _messages(4))
+    assert _rows(url, 64, agent) == 0  # nothing written back into the old model's table
+    rebuilt_again = open_vector_index(tmp_path / "b", agent, cfg, HashEmbedder(64), rebuild=True)
+    assert sync(same_node, _facts(), _messages(4)).embedded == 7  # follows the new generation
+    assert rebuilt_again.count("messages") == 4 and _rows(url, 64, agent) == 7

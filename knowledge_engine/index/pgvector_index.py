@@ -332,14 +332,26 @@ class PgVectorIndex:
         return self.delete("messages", ids)
 
     def stored_hashes(self, kind: str) -> dict[str, str]:
-        """id -> content_hash of every row of this kind (one index scan, no vectors read)."""
-        if self._space is None:
-            return {}
-        stmt = sql.SQL("SELECT id, hash FROM {t} WHERE agent = %s AND kind = %s").format(
-            t=_table(self._space.dimensions)
-        )
+        """id -> content_hash of every row of this kind (one index scan, no vectors read). Every sync
+        starts here, so it first re-reads the agent's space: another node may have rebuilt it since."""
         with connection(self._pg) as conn:
+            space = self._refresh(conn)
+            if space is None:
+                return {}
+            stmt = sql.SQL("SELECT id, hash FROM {t} WHERE agent = %s AND kind = %s").format(
+                t=_table(space.dimensions)
+            )
             return {str(r[0]): str(r[1]) for r in conn.execute(stmt, (self.agent_id, kind))}
+
+    def _refresh(self, conn: psycopg.Connection) -> _Space | None:
+        """The agent's space as the database has it now: a rebuild by another node with this model is
+        followed (its new generation); one with another model is IndexMismatchError here, before this
+        node writes vectors of its old model into the old table."""
+        space = self._read_space(conn) if self._space is not None else None
+        if space is not None and space != self._space:
+            self._check_model(space)
+            self._space = space
+        return self._space
 
     def count(self, kind: str) -> int:
         if self._space is None:
