@@ -195,11 +195,16 @@ def test_he_or_she_opening_a_message_is_the_person_named_last_in_the_session() -
             ("user", "he works at Airbus now"),
             ("user", "my sister Ana and my brother Leo visited"),
             ("user", "she is a dentist"),
+            ("user", "my mum Rosa and my sister Ana visited"),
+            ("user", "she is a nurse"),
+            ("user", "he is a pilot"),
         ]
     )
     assert ("Lena", "has-partner", "Jonas") in facts[0]
     assert facts[3] == {("Jonas", "works-at", "Airbus")}
-    assert facts[5] == set()  # two people named last: ambiguous
+    assert facts[5] == {("Ana", "has-role", "dentist")}  # two named, one of them a sister
+    assert facts[7] == set()  # two women named last: ambiguous
+    assert facts[8] == set()  # no man among them
 
 
 def test_pronoun_without_a_session_or_a_named_person_gives_nothing() -> None:

@@ -136,11 +136,21 @@ def extract_triples(doc: Doc, message: Message, keep_pronouns: bool = False) -> 
         return []
     try:
         facts = _extract(doc, message)
-        return facts if keep_pronouns else [f for f in facts if f.subject != PRONOUN]
+        return facts if keep_pronouns else [f for f in facts if not is_pronoun(f.subject)]
     except Exception as exc:  # a parse shape the rules did not foresee must not stop ingestion
         counters.inc("extract.spacy.facts_failed")
         emit("facts.spacy.failed", level=logging.WARNING, message_id=message.id, error=type(exc).__name__)
         return []
+
+
+def is_pronoun(subject: str) -> bool:
+    """An unresolved he/she subject (`PRONOUN`, or `PRONOUN:f` / `PRONOUN:m` with its gender)."""
+    return subject.startswith(PRONOUN)
+
+
+def pronoun_gender(subject: str) -> str | None:
+    """'f' for an unresolved she, 'm' for he, None when unknown."""
+    return subject.rpartition(":")[2] if subject.startswith(PRONOUN + ":") else None
 
 
 def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
@@ -1768,7 +1778,8 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
         and ctx.message.role == "user"
         and not any(t.pos_ in {"NOUN", "PROPN"} for t in pron.doc[: pron.i])
     ):
-        return PRONOUN  # the message opens with he/she ("he said yes to airbus"): an earlier one's
+        # the message opens with he/she ("he said yes to airbus"): an earlier one's
+        return f"{PRONOUN}:{'f' if pron.lower_ == 'she' else 'm'}"
     if len(distinct) != 1:
         return None
     return max(names, key=len)

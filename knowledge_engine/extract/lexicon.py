@@ -557,7 +557,15 @@ WH_TAGS = {"WP", "WRB", "WDT", "WP$"}
 CLEAN_VALUE = re.compile(r"^[\w€$£¥][\w .,'’&@/:+%€$£¥-]*$")
 MAX_VALUE_WORDS = 8
 # Subject of a he/she the message cannot resolve (see extract_triples' keep_pronouns).
-PRONOUN = "__pronoun__"
+PRONOUN = "__pronoun__"  # an unresolved he/she; "__pronoun__:f" / ":m" carry which one
+FEMALE_KIN = _words(
+    "wife wifey missus girlfriend gf fiancee fiancée mum mom mother mam mommy mummy sister sis "
+    "daughter stepdaughter aunt auntie niece grandma granny nan nana grandmother"
+)
+MALE_KIN = _words(
+    "husband hubby hubs boyfriend bf boyf fiance fiancé dad father daddy papa brother bro son stepson "
+    "uncle nephew grandpa grandad granddad grandfather"
+)
 DATE_WORDS = {"today", "yesterday", "tomorrow", "tonight", "now", "lately", "recently"}
 # Words that follow a relation noun without being a name ("my boss meeting", "my sister's wedding").
 NOT_NAMES = _words(

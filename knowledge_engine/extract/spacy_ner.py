@@ -258,18 +258,21 @@ class SpacyTier:
 
 
 class SessionPeople:
-    """The person each session's user named last, for a he/she that opens a later message.
+    """The people each session's user named last, for a he/she that opens a later message.
 
     "my boyfriend jonas got an offer from airbus" ... (next message) "he said yes to airbus":
-    the dependency tier gives the second fact the subject `dependency.PRONOUN`; here, in message
-    order, it becomes the one person the user's last message naming people named, and is
-    dropped when that message named two or more (ambiguous), when nobody was named, or when the
-    message has no session. Kept in memory only (a restart forgets it), bounded per session.
+    the dependency tier gives the second fact the subject `dependency.PRONOUN` (with the
+    pronoun's gender); here, in message order, it becomes the one person the user's last message
+    naming people named. When that message named several, a she/he goes to the only one of them
+    whose gender the session has shown by a kin word ("my wife Jenna", "Jonas, my brother");
+    otherwise it is dropped, as it is when nobody was named or the message has no session.
+    Kept in memory only (a restart forgets it), bounded per session.
     """
 
     def __init__(self, limit: int = 2048) -> None:
         self.limit = limit
-        self._last: OrderedDict[tuple[str | None, str], str | None] = OrderedDict()
+        self._last: OrderedDict[tuple[str | None, str], list[str]] = OrderedDict()
+        self._genders: dict[tuple[str | None, str], dict[str, str]] = {}
         self._lock = threading.Lock()
 
     def resolve(self, messages: list[Message], extractions: list[Extraction]) -> list[Extraction]:
@@ -278,22 +281,75 @@ class SessionPeople:
 
     def _one(self, msg: Message, ex: Extraction) -> Extraction:
         key = (msg.agent_id, msg.session) if msg.session and msg.role == "user" else None
-        if any(f.subject == dependency.PRONOUN for f in ex.facts):
-            who = self._last.get(key) if key is not None else None
-            facts = [
-                f if f.subject != dependency.PRONOUN else f.model_copy(update={"subject": who})
-                for f in ex.facts
-                if f.subject != dependency.PRONOUN or who
-            ]
+        if any(dependency.is_pronoun(f.subject) for f in ex.facts):
+            facts = []
+            for f in ex.facts:
+                if not dependency.is_pronoun(f.subject):
+                    facts.append(f)
+                    continue
+                who = self._who(key, dependency.pronoun_gender(f.subject)) if key is not None else None
+                if who:
+                    facts.append(f.model_copy(update={"subject": who}))
             ex = ex.model_copy(update={"facts": dependency.dedupe_facts(facts)})
         if key is not None:
+            genders = self._genders.setdefault(key, {})
+            genders.update(kin_genders(msg.text))
             named = _people_named(msg, ex)
             if named:
-                self._last[key] = named[0] if len(named) == 1 else None
+                self._last[key] = named
                 self._last.move_to_end(key)
                 while len(self._last) > self.limit:
-                    self._last.popitem(last=False)
+                    old, _ = self._last.popitem(last=False)
+                    self._genders.pop(old, None)
         return ex
+
+    def _who(self, key: tuple[str | None, str], gender: str | None) -> str | None:
+        named = self._last.get(key) or []
+        if len(named) == 1:
+            return named[0]
+        genders = self._genders.get(key, {})
+        fits = [n for n in named if gender and genders.get(n.casefold()) == gender]
+        return fits[0] if len(fits) == 1 else None
+
+
+_WORDS = re.compile(r"[A-Za-z][\w'-]*|[,(]")
+_OWNERS = {"my", "our"}
+_NOT_NAMES = {
+    "and",
+    "is",
+    "was",
+    "has",
+    "had",
+    "who",
+    "i",
+    "me",
+    "too",
+    "also",
+    "just",
+    "said",
+    "says",
+}
+
+
+def kin_genders(text: str) -> dict[str, str]:
+    """Names a message gives a gender by a kin word: 'my wife Jenna', 'Jonas, my brother' ->
+    {'jenna': 'f', 'jonas': 'm'} (casefolded names; only the gendered kin words of the lexicon)."""
+    words = _WORDS.findall(text)
+    low = [w.casefold() for w in words]
+    out: dict[str, str] = {}
+    for i, kin in enumerate(low):
+        gender = "f" if kin in lexicon.FEMALE_KIN else "m" if kin in lexicon.MALE_KIN else None
+        if gender is None or not ({low[i - 1] if i else "", low[i - 2] if i > 1 else ""} & _OWNERS):
+            continue
+        after = i + 2 if i + 1 < len(low) and low[i + 1] == "," else i + 1  # "my wife, Jenna"
+        owner = i - 1 if low[i - 1] in _OWNERS else i - 2
+        names = [after] if after < len(low) else []
+        if owner >= 2 and low[owner - 1] in {",", "("}:  # "Jonas, my brother"
+            names.append(owner - 2)
+        for j in names:
+            if low[j] not in _NOT_NAMES and low[j] not in {",", "("} and low[j] not in lexicon.FAMILY_NOUNS:
+                out.setdefault(low[j], gender)
+    return out
 
 
 def _people_named(msg: Message, ex: Extraction) -> list[str]:
@@ -305,7 +361,7 @@ def _people_named(msg: Message, ex: Extraction) -> list[str]:
     folded: dict[str, str] = {}
     for name in names:
         key = name.strip().casefold()
-        if key not in me and key != dependency.PRONOUN:
+        if key not in me and not dependency.is_pronoun(name):
             folded.setdefault(key, name)
     distinct = [k for k in folded if not any(o != k and o.startswith(k + " ") for o in folded)]
     return [folded[d] for d in distinct]
