@@ -30,6 +30,7 @@ from knowledge_engine.ingest.queue import SPILL_NAME, IngestQueue, StoreUnavaila
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.workspace import Workspace
+from knowledge_engine.validate import validate
 from tests.fixtures.postgres import pg_server_in_tempdir
 from tests.pg_node_process import SAME, NodeProc, text_for
 
@@ -126,7 +127,7 @@ def shared_fact_evidence(ws: Workspace) -> set[str]:
 
 
 def check_consistent(ws: Workspace) -> None:
-    """What the database holds is one knowledge base: references resolve, no fact twice."""
+    """What the database holds is one knowledge base: references resolve, no fact twice, validate passes."""
     ws.refresh()
     facts, entities = ws.facts.all(), {e.id for e in ws.entities.all()}
     fact_ids = {f.id for f in facts}
@@ -138,6 +139,8 @@ def check_consistent(ws: Workspace) -> None:
     )
     twice = [t for t, c in live.items() if c > 1]
     assert not twice, f"the same current fact stored more than once: {twice[:3]}"
+    report = validate(ws, check_index=False)
+    assert report.ok, report.to_dict()
 
 
 def check_stored_once(ws: Workspace, acked: set[str], before: int = 0) -> None:
