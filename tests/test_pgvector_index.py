@@ -415,3 +415,17 @@ def test_a_node_whose_model_another_node_rebuilt_away_is_stopped_before_it_write
     rebuilt_again = open_vector_index(tmp_path / "b", agent, cfg, HashEmbedder(64), rebuild=True)
     assert sync(same_node, _facts(), _messages(4)).embedded == 7  # follows the new generation
     assert rebuilt_again.count("messages") == 4 and _rows(url, 64, agent) == 7
+
+
+def test_the_postgres_backend_does_not_warm_up_chromadb(cfg: EngineConfig) -> None:
+    """The retrieval warm-up loads the embedder and, only where Chroma is the index, imports chromadb."""
+    from knowledge_engine.engine import KnowledgeEngine
+    from knowledge_engine.retrieve.warmup import engine_steps
+
+    pg, files = KnowledgeEngine(cfg, ingest_owner=False), KnowledgeEngine(EngineConfig(), ingest_owner=False)
+    try:
+        assert [name for name, _ in engine_steps(pg)] == ["embedder"]
+        assert [name for name, _ in engine_steps(files)] == ["embedder", "chromadb"]
+    finally:
+        pg.stop(5)
+        files.stop(5)

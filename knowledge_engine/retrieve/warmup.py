@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.backend import is_shared
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine
@@ -98,13 +99,14 @@ def engine_stopping(engine: KnowledgeEngine) -> bool:
 
 
 def engine_steps(engine: KnowledgeEngine) -> list[Step]:
-    """The process-wide parts: the embedding model and the chromadb import (only with vectors on)."""
+    """The process-wide parts: the embedding model and the chromadb import (only with vectors on;
+    the postgres backend's vectors are in pgvector, so it never imports chromadb)."""
     if not engine.config.embeddings.enabled:
         return []
-    return [
-        ("embedder", lambda: _load_embedder(engine)),
-        ("chromadb", lambda: importlib.import_module("chromadb")),
-    ]
+    steps: list[Step] = [("embedder", lambda: _load_embedder(engine))]
+    if not is_shared(engine.config.storage):
+        steps.append(("chromadb", lambda: importlib.import_module("chromadb")))
+    return steps
 
 
 def _load_embedder(engine: KnowledgeEngine) -> None:
