@@ -500,6 +500,8 @@ def test_a_bracketed_title_in_a_line_of_ones_own_work(triples: Callable[..., Tri
         ("Jonas said yes to Airbus.", ("Jonas", "works-at", "Airbus")),
         # what only a child has
         ("Caleb has soccer and Ruby's daycare closes at 5:30.", ("Maya", "has-child", "Ruby")),
+        ("I work in Google now.", ("Maya", "works-at", "Google")),
+        ("also doctor here say i have celiac disease!!", ("Maya", "has-condition", "celiac disease")),
         # a condition owned in passing
         ("Remind me to renew my asthma prescription.", ("Maya", "has-condition", "asthma")),
     ],
@@ -518,6 +520,7 @@ def test_general_frames(triples: Callable[..., Triples], text: str, expected: tu
         "If we find a house in Leeds we'll move.",  # a plan
         "I'm not sure I live in Leeds.",  # a real hedge
         "im not a doctor",
+        "I work in London.",  # a place: works-in, not an employer
         "if i m engineer",
     ],
 )

@@ -29,6 +29,7 @@ from knowledge_engine.extract.lexicon import (
     DATE_WORDS,
     DEGREE_NOUNS,
     DIET_ADJECTIVES,
+    DISEASE_HEADS,
     ENDED_STATE,
     EVALUATIVE,
     FAMILY_NOUNS,
@@ -1128,7 +1129,10 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
         return False
     found = False
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
-        if (dobj.lower_ in CONDITIONS or dobj.lemma_.lower() in CONDITIONS) and not any(
+        named_disease = dobj.lemma_.lower() in DISEASE_HEADS and any(
+            c.dep_ in {"amod", "compound"} for c in dobj.children
+        )  # "celiac disease", "Crohn's disease", "irritable bowel syndrome"
+        if (dobj.lower_ in CONDITIONS or dobj.lemma_.lower() in CONDITIONS or named_disease) and not any(
             c.dep_ in {"det", "poss"} for c in dobj.children
         ):
             obj = _object_phrase(dobj, ctx, prefer_name=False)
@@ -1242,7 +1246,11 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
             continue  # "she's coming from the Royal Alex": a move, not where she is from
         for pobj in (c for c in prep.children if c.dep_ == "pobj"):
             for tok in [pobj, *_conjuncts(pobj)]:
-                _prep_object(verb, subject, _family(verb, p, pred, past), tok, ctx)
+                family = _family(verb, p, pred, past)
+                ent = ctx.ents.get(tok.i)
+                if verb.lemma_ == "work" and p == "in" and ent is not None and ent.label_ == "ORG":
+                    family = "worked-at" if past else "works-at"  # "I work in Google": a company, not a field
+                _prep_object(verb, subject, family, tok, ctx)
 
 
 def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) -> None:

@@ -352,6 +352,7 @@ CONDITIONS = _words(
     gout lupus ms parkinson's alzheimer's crohn's coeliac celiac anaemia anemia hypothyroidism
     sciatica insomnia apnoea apnea covid"""
 )
+DISEASE_HEADS = {"disease", "syndrome", "disorder", "deficiency", "intolerance", "allergy"}
 CLINICIANS = _words("doctor doc gp consultant specialist dentist nurse physio dermatologist cardiologist")
 # "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
 # for teams, companies or flats, which the speaker may only belong to.
