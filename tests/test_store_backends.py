@@ -149,6 +149,23 @@ def test_a_record_stated_again_after_its_delete_is_kept(node: MakeNode) -> None:
     assert again is not None and [e.message_id for e in again.evidence] == ["m2"]
 
 
+def test_an_update_to_a_record_another_node_deleted_and_made_again_is_merged(node: MakeNode) -> None:
+    a, b = node("n1"), node("n2")
+    fact, _ = a.facts.add("Ann", "likes", "tea", evidence=[ev("m1")])
+    a.flush()
+    b.refresh()
+    b.facts.forget(fact.id)
+    b.flush()
+    b.facts.add("Ann", "likes", "tea", evidence=[ev("m3", 2)])  # made again: its row starts over
+    b.flush()
+    a.facts.add("Ann", "likes", "tea", evidence=[ev("m2", 1)])  # a has seen neither
+    a.flush()
+
+    final = node("n3").facts.get(fact.id)
+    assert final is not None
+    assert {"m2", "m3"} <= {e.message_id for e in final.evidence}
+
+
 def test_a_fact_written_by_one_node_is_seen_by_the_other_after_refresh(node: MakeNode, backend: str) -> None:
     a, b = node("n1"), node("n2")
     b.facts.query(subject="Ben")  # b's indexes are built before a writes

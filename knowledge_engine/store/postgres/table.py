@@ -72,7 +72,7 @@ class _Write:
     """What one flush did, adopted in memory only once its transaction committed."""
 
     def __init__(self) -> None:
-        self.synced: dict[str, tuple[int, bytes]] = {}  # id -> (row version, body) now in the database
+        self.synced: dict[str, tuple[int, bytes, int]] = {}  # id -> (row version, body, seq) now stored
         self.merged: dict[str, Any] = {}  # id -> merged record (theirs combined with mine)
         self.dropped: list[str] = []  # mine, deleted meanwhile by another node (the deletion wins)
         self.tombstones: dict[str, int] = {}  # id -> change number of the tombstone written
@@ -89,7 +89,9 @@ class PgRecordTable(BaseTable[R]):
         self.agent = agent
         self._one: TypeAdapter[Any] = TypeAdapter(model)
         self._many: TypeAdapter[list[Any]] = TypeAdapter(list[model])  # type: ignore[valid-type]
-        self._synced: dict[str, tuple[int, bytes]] = {}  # id -> (row version, body) as last read/written
+        # id -> (row version, body, change number) as last read or written: the base of a merge, and
+        # how a follow knows a row it wrote itself (the change number: a version restarts after a delete)
+        self._synced: dict[str, tuple[int, bytes, int]] = {}
         self._seq = 0  # the highest change number of this (agent, kind) followed
         self._meta_keys: set[str] = set()
         self._quarantine_gone: list[Any] = []  # restored or dropped here: deleted from ke_quarantine
@@ -158,7 +160,7 @@ class PgRecordTable(BaseTable[R]):
                 raise StoreDatabaseError(_failure(f"load the {self.key}", self.cfg, exc)) from exc
             good, bad = self._parse(rows)
             self.records = {row[0]: rec for rec, row in good}
-            self._synced = {row[0]: (row[2], row[1].encode()) for _, row in good}
+            self._synced = {row[0]: (row[2], row[1].encode(), row[3]) for _, row in good}
             self.tombstones = {t[0]: t[1] for t in tombs}
             self.meta = {k: v for k, v in meta}
             self._reset_quarantine()
@@ -324,7 +326,8 @@ class PgRecordTable(BaseTable[R]):
         body = {i: self._dump(self.records[i]) for i in ids}
         known = [i for i in ids if i in self._synced]
         new = [i for i in ids if i not in self._synced]
-        conflicts = [*self._update(conn, known, body, {i: self._synced[i][0] for i in known}, done)]
+        read = {i: (self._synced[i][0], self._synced[i][2]) for i in known}
+        conflicts = [*self._update(conn, known, body, read, done)]
         conflicts += self._insert(conn, new, body, done)
         for _ in range(MERGE_ROUNDS):
             if not conflicts:
@@ -337,30 +340,33 @@ class PgRecordTable(BaseTable[R]):
         conn: psycopg.Connection,
         ids: list[str],
         body: dict[str, bytes],
-        versions: dict[str, int],
+        versions: dict[str, tuple[int, int]],
         done: _Write,
     ) -> list[str]:
-        """Update rows still at the version we read; returns the ids another writer changed meanwhile."""
+        """Update rows still as we read them (row version and change number: a version restarts when a
+        row is deleted and made again); returns the ids another writer changed meanwhile."""
         if not ids:
             return []
         rows = conn.execute(
             "UPDATE ke_records r SET body = v.body::jsonb, updated_at = v.at, row_version = "
             "r.row_version + 1, "
             "seq = nextval('ke_change_seq') "
-            "FROM unnest(%s::text[], %s::text[], %s::timestamptz[], %s::bigint[]) AS v(id, body, at, ver) "
-            "WHERE r.agent = %s AND r.kind = %s AND r.id = v.id AND r.row_version = v.ver "
-            "RETURNING r.id, r.row_version",
+            "FROM unnest(%s::text[], %s::text[], %s::timestamptz[], %s::bigint[], %s::bigint[]) "
+            "AS v(id, body, at, ver, seq) "
+            "WHERE r.agent = %s AND r.kind = %s AND r.id = v.id AND r.row_version = v.ver AND r.seq = v.seq "
+            "RETURNING r.id, r.row_version, r.seq",
             (
                 ids,
                 [body[i].decode() for i in ids],
                 [updated_at(self.records[i]) for i in ids],
-                [versions[i] for i in ids],
+                [versions[i][0] for i in ids],
+                [versions[i][1] for i in ids],
                 self.agent,
                 self.key,
             ),
         ).fetchall()
-        for rid, ver in rows:
-            done.synced[rid] = (ver, body[rid])
+        for rid, ver, seq in rows:
+            done.synced[rid] = (ver, body[rid], seq)
         return [i for i in ids if i not in done.synced]
 
     def _insert(
@@ -372,7 +378,7 @@ class PgRecordTable(BaseTable[R]):
         rows = conn.execute(
             "INSERT INTO ke_records (agent, kind, id, body, updated_at) "
             "SELECT %s, %s, v.id, v.body::jsonb, v.at FROM unnest(%s::text[], %s::text[], %s::timestamptz[]) "
-            "AS v(id, body, at) ON CONFLICT DO NOTHING RETURNING id, row_version",
+            "AS v(id, body, at) ON CONFLICT DO NOTHING RETURNING id, row_version, seq",
             (
                 self.agent,
                 self.key,
@@ -381,8 +387,8 @@ class PgRecordTable(BaseTable[R]):
                 [updated_at(self.records[i]) for i in ids],
             ),
         ).fetchall()
-        for rid, ver in rows:
-            done.synced[rid] = (ver, body[rid])
+        for rid, ver, seq in rows:
+            done.synced[rid] = (ver, body[rid], seq)
         return [i for i in ids if i not in done.synced]
 
     def _merge_round(
@@ -390,14 +396,14 @@ class PgRecordTable(BaseTable[R]):
     ) -> list[str]:
         """Read the other writers' rows, merge ours into them, write the result at their version."""
         rows = conn.execute(
-            "SELECT id, body::text, row_version FROM ke_records WHERE agent = %s AND kind = %s AND "
+            "SELECT id, body::text, row_version, seq FROM ke_records WHERE agent = %s AND kind = %s AND "
             "id = ANY(%s) "
             "FOR UPDATE",
             (self.agent, self.key, ids),
         ).fetchall()
         theirs = {r[0]: r for r in rows}
         merge = self.merge or _newer
-        versions: dict[str, int] = {}
+        versions: dict[str, tuple[int, int]] = {}
         for rid in ids:
             row = theirs.get(rid)
             if row is None:
@@ -412,12 +418,12 @@ class PgRecordTable(BaseTable[R]):
                     "CONFLICT DO NOTHING",
                     (self.agent, self.key, row[1]),
                 )
-                versions[rid] = row[2]
+                versions[rid] = (row[2], row[3])
                 continue
             merged = merge(mine, other, self._base(rid))
             done.merged[rid] = merged
             body[rid] = self._dump(merged)
-            versions[rid] = row[2]
+            versions[rid] = (row[2], row[3])
         absent = [i for i in ids if i not in theirs]
         again = self._update(conn, sorted(versions), body, versions, done)
         return again + self._insert(conn, absent, body, done)
@@ -525,7 +531,7 @@ class PgRecordTable(BaseTable[R]):
             self._seq = max([self._seq, *(r[3] for r in rows), *(t[2] for t in tombs)])
 
     def _apply_rows(self, rows: Iterable[tuple[Any, ...]]) -> None:
-        rows = [r for r in rows if self._synced.get(r[0], (None,))[0] != r[2]]  # not our own writes
+        rows = [r for r in rows if self._synced.get(r[0], (0, b"", None))[2] != r[3]]  # not our own writes
         good, bad = self._parse(rows)
         if bad:
             self._move_to_quarantine(bad)
@@ -536,7 +542,7 @@ class PgRecordTable(BaseTable[R]):
                 continue  # our deletion is pending: it wins
             mine = self.records.get(rid) if rid in self.dirty else None
             rec = merge(mine, theirs, self._base(rid)) if mine is not None else theirs
-            self._synced[rid] = (row[2], row[1].encode())
+            self._synced[rid] = (row[2], row[1].encode(), row[3])
             self._replace(rid, rec)
 
     def _apply_tombstones(self, tombs: Iterable[tuple[Any, ...]]) -> None:
