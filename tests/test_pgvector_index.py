@@ -429,3 +429,38 @@ def test_the_postgres_backend_does_not_warm_up_chromadb(cfg: EngineConfig) -> No
     finally:
         pg.stop(5)
         files.stop(5)
+
+
+def test_two_nodes_writing_the_same_rows_in_opposite_orders_do_not_deadlock(
+    tmp_path: Path, cfg: EngineConfig
+) -> None:
+    """Two nodes syncing one agent upsert overlapping ids; each batch locks its rows in one order."""
+    import threading
+
+    agent = _agent()
+    nodes = [_index(tmp_path / "a", cfg, agent), _index(tmp_path / "b", cfg, agent)]
+    ids = [f"m{i}" for i in range(1500)]
+    vecs = nodes[0].embedder.embed([f"message {i}" for i in range(1500)])
+    metas: list[Any] = [{"session": "s", "content_hash": f"h{i}"} for i in range(1500)]
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def write(node: PgVectorIndex, backwards: bool) -> None:
+        order = list(range(1500))[::-1] if backwards else list(range(1500))
+        start.wait(60)
+        try:
+            for _ in range(3):
+                node.upsert(
+                    "messages", [ids[i] for i in order], [vecs[i] for i in order], [metas[i] for i in order]
+                )
+                node.update_metadata("messages", [ids[i] for i in order], [metas[i] for i in order])
+        except BaseException as exc:  # the assertion below shows it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n, i == 1)) for i, n in enumerate(nodes)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert not errors, errors
+    assert nodes[0].count("messages") == 1500

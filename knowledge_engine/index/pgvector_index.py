@@ -282,7 +282,7 @@ class PgVectorIndex:
                 )
             content_hash = str(meta.get("content_hash") or "")
             rows.append((self.agent_id, kind, rid, content_hash, Jsonb(_clean(meta)), vector_literal(vec)))
-        self._write_many(stmt, rows)
+        self._write_many(stmt, rows, id_at=2)
 
     def update_metadata(self, kind: str, ids: Sequence[str], metadatas: Sequence[Metadata]) -> None:
         space = self._require()
@@ -293,9 +293,12 @@ class PgVectorIndex:
             (str(meta.get("content_hash") or ""), Jsonb(_clean(meta)), self.agent_id, kind, rid)
             for rid, meta in zip(ids, metadatas, strict=True)
         ]
-        self._write_many(stmt, rows)
+        self._write_many(stmt, rows, id_at=4)
 
-    def _write_many(self, stmt: sql.Composed, rows: list[tuple[Any, ...]]) -> None:
+    def _write_many(self, stmt: sql.Composed, rows: list[tuple[Any, ...]], id_at: int) -> None:
+        """Batches in id order: two nodes writing overlapping rows then lock them in one order, so
+        they wait for each other instead of deadlocking (seen with opposite orders)."""
+        rows = sorted(rows, key=lambda r: str(r[id_at]))
         with connection(self._pg) as conn:
             for s in range(0, len(rows), BATCH):
                 with conn.transaction(), conn.cursor() as cur:
