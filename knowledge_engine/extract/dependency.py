@@ -33,6 +33,7 @@ from knowledge_engine.extract.lexicon import (
     ENDED_STATE,
     EVALUATIVE,
     FAMILY_NOUNS,
+    FAMILY_VERBS,
     FIRST_PERSON,
     FIRST_PERSON_POSS,
     FOR_VERBS,
@@ -346,7 +347,7 @@ def _ended_state(verb: Token) -> bool:
     negated = any(c.dep_ == "neg" for c in verb.children) or any(  # "no longer": "no" hangs on "longer"
         g.dep_ == "neg" for c in ending for g in c.children
     )
-    if not negated or not any(lemma == verb.lemma_ for lemma, _ in VERB_FAMILIES):
+    if not negated or verb.lemma_ not in FAMILY_VERBS:
         return False
     if any(c.dep_ == "aux" and (c.tag_ == "MD" or c.lower_ in MODALS) for c in verb.children):
         return False
@@ -847,15 +848,17 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
 
 
+_NOT_A_TITLE_LINE = FRAGMENT_IRREALIS | {"not", "n't", "never", "if"}
+
+
 def _i_am_title(sent: Span, ctx: _Ctx) -> None:
     """'im freelance translator since 2021', 'i am software engineer in TCS': typed chat the small
     model parses badly ("freelance" as the root). Read by the words, not the parse: I + am/'m,
     at most an article or 'now', then up to four words ending in an occupation noun."""
-    words = [t for t in sent if not t.is_space]
-    if any(
-        t.lower_ in FRAGMENT_IRREALIS | {"not", "n't", "never", "if"} for t in words
-    ) or sent.text.rstrip().endswith("?"):
+    lows = {t.lower_ for t in sent}
+    if not lows & {"i", "im"} or lows & _NOT_A_TITLE_LINE or sent.text.rstrip().endswith("?"):
         return
+    words = [t for t in sent if not t.is_space]
     for i, tok in enumerate(words):
         if tok.lower_ == "im":
             j = i + 1
@@ -1494,6 +1497,7 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
     fragment); the appositive itself states the relation, so every possessed relation noun with
     a name in apposition counts: "my husband Tom", "Carlos, my dad", "my new boss, Priya".
     """
+    user = ctx.message.role == "user"
     for tok in sent:
         if tok.pos_ == "NOUN" and tok.lemma_.lower() in WORK_NOUNS:
             _workplace_of_relation(tok, ctx)
@@ -1511,10 +1515,12 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _lowercase_relation(tok, ctx)
         if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
             _adjacent_relation(tok, ctx)
-        if tok.lemma_.lower() in CONDITIONS and ctx.message.role == "user":
-            _possessed_condition(tok, ctx)
-        if tok.lemma_.lower() in CHILDCARE_NOUNS and ctx.message.role == "user":
-            _child_of_childcare(tok, ctx)
+        if user and tok.pos_ == "NOUN":
+            lemma = tok.lemma_.lower()
+            if lemma in CONDITIONS:
+                _possessed_condition(tok, ctx)
+            elif lemma in CHILDCARE_NOUNS:
+                _child_of_childcare(tok, ctx)
         if tok.pos_ != "NOUN" or not any(c.dep_ == "poss" for c in tok.children):
             continue
         for appos in (c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"):

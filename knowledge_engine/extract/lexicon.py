@@ -275,6 +275,7 @@ VERB_FAMILIES: dict[tuple[str, str], tuple[str, str]] = {
     **{(v, p): ("works-at", "worked-at") for v in ("teach", "intern", "lecture") for p in ("at", "for")},
     **{(v, "at"): ("studies-at", "studied-at") for v in ("study", "enrol", "enroll")},
 }
+FAMILY_VERBS = {lemma for lemma, _ in VERB_FAMILIES}
 # Verbs whose "at X" may hang on their object ("teaches 7th grade science at Lamar Middle School").
 WORK_VERBS = {"work", "teach", "intern", "lecture"}
 # Adverbs that turn a negated present state into an ended one: "I no longer work at X", "not ... anymore".
