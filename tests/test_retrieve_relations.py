@@ -168,6 +168,8 @@ def test_the_link_of_a_possessive_reference_is_shown_after_the_answer(retriever:
     ("Is my ex-boyfriend still in town?", ["partner"], True, ["partner"], "strong"),
     ("how much rent do we pay", ["rent", "salary"], True, [], ""),
     ("where did Sofia teach before she retired?", ["employer"], False, [], "strong"),
+    ("where do we stay now", ["home"], True, [], ""),  # Scots and Indian English: stay = live
+    ("which suburb are we in", ["home"], True, [], ""),
 ])
 def test_relation_words_subjects_and_tense_of_a_question(
     question: str, families: list[str], first_person: bool, via: list[str], past: str

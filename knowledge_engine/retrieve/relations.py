@@ -104,7 +104,7 @@ FAMILIES: tuple[Family, ...] = (
        r"is-a|was-a|became|is-an|was-an"),
     _f("home",
        r"\b(?:live|lives|living|lived|home|house|flat|apartment|address|move|moves|moved|moving|"
-       r"relocat\w*|reside\w*|based|neighbou?rhood|city)\b",
+       r"relocat\w*|reside\w*|based|neighbou?rhood|city|suburb|district|stay|stays|staying)\b",
        r"(?:lives|lived|living|live|stays|stayed)-(?:in|at|on|near)|(?:moved|moves|moving|relocated|"
        r"relocates|will-move|is-moving)-to|has-(?:address|home|flat|apartment|house|city)|settled-in|"
        r"resides-in|rents-(?:in|at)",
