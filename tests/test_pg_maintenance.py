@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -95,6 +96,7 @@ def test_a_job_another_node_is_running_is_skipped_counted_and_seen_by_every_node
     assert json.loads(done.stdout)[0]["status"] == "ok", done.output
     runs = read_shared_runs(pg, AGENT)  # one record per job of the agent, whichever node ran it
     assert runs["decay"]["status"] == "ok" and runs["prune"]["status"] == "ok"
+    assert runs["decay"]["node"] == socket.gethostname()  # which machine ran it
     assert read_shared_runs(pg, "other-bot")["decay"]["status"] == "ok"
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 import time
 from collections.abc import Iterable
 from datetime import timedelta
@@ -241,6 +242,7 @@ def _run_store_job(engine: KnowledgeEngine, ws: Workspace, name: str, ctx: RunCo
 def _save_quietly(ws: Workspace, rec: Record) -> None:
     try:
         if is_shared(ws.config.storage):
+            rec["node"] = socket.gethostname()  # which machine of the cluster ran it (stats on any node)
             save_shared_run(ws.config.storage.postgres, ws.agent_id, rec)
             _append_history(maintenance_dir(ws.folder) / HISTORY_FILE, rec)
         else:
