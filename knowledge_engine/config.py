@@ -498,17 +498,19 @@ class RetrievalConfig(_Section):
         1500, ge=50, description="Longer item texts are cut at a sentence before budgeting."
     )
     compact_below_chars: int = Field(
-        2000,
+        4000,
         ge=0,
         description="A block with a totalMaxChars below this is compact: the same fence and data-not-instructions "
         "rule in about 250 characters instead of 500, short headings, long turns cut to what matches "
-        "(compactItemChars), facts only where the turns leave room (compactFacts). 0 = never compact.",
+        "(compactItemShare), facts only where the turns leave room (compactFacts). 0 = never compact.",
     )
-    compact_item_chars: int = Field(
-        120,
+    compact_item_share: float = Field(
+        0.12,
         ge=0,
-        description="In a compact block, a longer conversation turn keeps only its sentences sharing words with "
-        "the query, within this many characters (0 = whole turns, cut only at maxItemChars).",
+        le=1,
+        description="In a compact block, a conversation turn longer than this share of the block's budget keeps "
+        "only its sentences sharing words with the query, within that share (120 characters at 1000; "
+        "0 = whole turns, cut only at maxItemChars).",
     )
     compact_facts: Literal["fused", "after_turns", "matching", "none"] = Field(
         "after_turns",

@@ -91,12 +91,13 @@ def _budgeted(
     chosen: list[RetrievedItem], query: str, rc: RetrievalConfig
 ) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
     """(facts, memories) of `chosen` within the caps and the block's character budget. A compact block
-    (`compactBelowChars`) first cuts long turns to what matches the query and packs facts by
-    `compactFacts`; a large block keeps the fused order."""
+    (`compactBelowChars`) first cuts long turns to what matches the query (`compactItemShare`) and
+    packs facts by `compactFacts`; a large block keeps the fused order."""
     compact = is_compact(rc)
     asked = content_stems(query) if compact else set()
-    if compact and rc.compact_item_chars > 0:
-        chosen = [_focused(i, asked, rc.compact_item_chars, rc.max_item_chars) for i in chosen]
+    cut = int(rc.compact_item_share * min(rc.max_inject_chars, rc.total_max_chars))
+    if compact and cut > 0:  # a share of the budget: the cut grows with it, no step at one size
+        chosen = [_focused(i, asked, cut, rc.max_item_chars) for i in chosen]
     budget = min(rc.max_inject_chars, rc.total_max_chars - block_overhead(rc.format, compact))
 
     def size(item: RetrievedItem) -> int:
