@@ -96,9 +96,7 @@ class PgRecordTable(BaseTable[R]):
         self._meta_keys: set[str] = set()
         self._quarantine_gone: list[Any] = []  # restored or dropped here: deleted from ke_quarantine
         self._tombs_gone: set[str] = set()
-        self._own_tombs: dict[
-            str, int
-        ] = {}  # id -> seq of a tombstone this node wrote (not news when followed)
+        self._own_tombs: dict[str, int] = {}  # id -> seq of a tombstone written here
         self.applied_pending: list[str] = []  # applied-message keys written with the next flush's records
         self.follow_errors = 0
         self._follow_again = 0.0  # monotonic time before which a failing follow is not retried
@@ -162,7 +160,8 @@ class PgRecordTable(BaseTable[R]):
             self.records = {row[0]: rec for rec, row in good}
             self._synced = {row[0]: (row[2], row[1].encode(), row[3]) for _, row in good}
             self.tombstones = {t[0]: t[1] for t in tombs}
-            self.meta = {k: v for k, v in meta}
+            self.meta = dict(meta)
+            self._own_tombs.clear()  # every tombstone read now is known
             self._reset_quarantine()
             self._quarantine([orjson.loads(k[0]) for k in kept])
             self._seq = max([0, *(r[3] for r in rows), *(t[2] for t in tombs)])
@@ -177,8 +176,7 @@ class PgRecordTable(BaseTable[R]):
 
     def _move_to_quarantine(self, rows: list[tuple[Any, ...]]) -> None:
         """Rows that fail validation leave `ke_records` for `ke_quarantine` in one step: kept verbatim."""
-        raws = [orjson.loads(r[1]) for r in rows]
-        new = self._quarantine(raws)
+        self._quarantine([orjson.loads(r[1]) for r in rows])
         counters.inc("store.quarantined", len(rows))
         log.error(
             "%s: %d records failed validation; kept in ke_quarantine (see validate)", self.name, len(rows)
@@ -200,7 +198,6 @@ class PgRecordTable(BaseTable[R]):
         except psycopg.Error as exc:  # they stay in ke_records (skipped on every load) until this works
             counters.inc("store.db_errors")
             log.error("%s", _failure("quarantine invalid records", self.cfg, exc))
-        del new
 
     # ------------------------------------------------------------------ mutation upkeep
     def set_meta(self, key: str, value: Any) -> None:
