@@ -159,3 +159,36 @@ def test_the_lock_ids_are_the_same_on_every_node_and_differ_per_job_and_agent() 
     assert int(other.stdout) == pglocks.lock_id("decay", AGENT)  # not Python's per-process hash()
     ids = {pglocks.lock_id(j, a) for j in ("decay", "prune", "meta") for a in (AGENT, "other-bot")}
     assert len(ids) == 6
+
+
+def test_cron_on_two_nodes_at_once_runs_the_job_on_one_and_skips_it_on_the_other(
+    tmp_path: Path, url: str
+) -> None:
+    """Node A's decay holds the job lock while it waits for the agent's store lock (held here, as by a
+    forget elsewhere); node B's cron run of the same job meanwhile skips it. Then A finishes."""
+    pg = PostgresStorageConfig(url=url)
+    cfg = _config(url)
+    cfg["maintenance"] = {"lockTimeoutSeconds": 120}
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(cfg))
+    (tmp_path / "node-a").mkdir()
+    args = ["maintain", "--once", "--job", "decay", "-c", str(path), "--agent", "cron-bot", "--json"]
+    with pglocks.wait_lock(pg, "meta", "cron-bot", 5):
+        node_a = subprocess.Popen(
+            [sys.executable, "-m", "knowledge_engine.cli.app", *args, "-w", str(tmp_path / "node-a")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            assert _wait(
+                lambda: pglocks.held_elsewhere(pg, "decay", "cron-bot") or node_a.poll() is not None, 120
+            )
+            assert node_a.poll() is None, node_a.communicate()
+            node_b = _maintain(tmp_path, url, tmp_path / "node-b", "decay", agent="cron-bot")
+        except BaseException:
+            node_a.kill()
+            raise
+    out, err = node_a.communicate(timeout=120)
+    assert node_b.exit_code == 0 and json.loads(node_b.stdout)[0]["reason"] == SKIPPED_ELSEWHERE
+    assert node_a.returncode == 0, err
+    assert json.loads(out)[0]["status"] == "ok"
+    assert read_shared_runs(pg, "cron-bot")["decay"]["status"] == "ok"  # A's record came last

@@ -105,6 +105,17 @@ def wait_lock(
 
 
 def held_elsewhere(cfg: PostgresStorageConfig, scope: str, agent: str) -> bool:
-    """True while some session holds the lock (for status and tests)."""
-    with try_lock(cfg, scope, agent) as got:
-        return not got
+    """True while some session holds the lock (for status and tests). Read from pg_locks, never by
+    taking the lock: a probe that held it for an instant would make a real run skip."""
+    key = lock_id(scope, agent) & 0xFFFFFFFFFFFFFFFF  # pg_locks shows the key as two unsigned halves
+    conn = _connect(cfg)
+    try:
+        row = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            " AND classid = %s::bigint::oid AND objid = %s::bigint::oid AND objsubid = 1)",
+            (key >> 32, key & 0xFFFFFFFF),
+        ).fetchone()
+    finally:
+        conn.close()
+    return bool(row and row[0])
