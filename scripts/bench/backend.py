@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import itertools
 import logging
+import os
 import random
 import sys
 import tempfile
@@ -205,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     questions = [q.question for c in load_locomo(LOCOMO_DEV) for q in c.questions if q.question]
     rows: list[dict[str, Any]] = []
+    load_before = os.getloadavg()[0]  # the figures are only comparable on an otherwise idle machine
     with tempfile.TemporaryDirectory(prefix="backend-bench-") as tmp:
         for backend in args.backends:
             root = Path(tmp) / backend
@@ -224,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         "ingest_per_node": args.ingest,
         "queries_per_node": args.queries,
         "embeddings": False,
+        "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+        "cpus": os.cpu_count(),
         "rows": rows,
         "targets": targets(rows),
     }
