@@ -6,6 +6,7 @@ database for this module; each test uses its own agent ids."""
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -315,6 +316,29 @@ def test_a_supersession_holds_against_a_concurrent_reinforcement(node: MakeNode)
     b.refresh()  # and the node that reinforced it adopts the merged version
     mine = b.facts.get(leeds.id)
     assert mine is not None and mine.superseded_by == york.id
+
+
+def test_an_applied_message_reaches_another_node_without_waiting_for_the_file_debounce(
+    pg_db: str, tmp_path: Path
+) -> None:
+    """The default writeDebounceMs (15 s) coalesces rewrites of a whole file; on the shared store the
+    write comes within followMs, so another node sees the fact well within the debounce."""
+    cfg = load_config({"storage": {"backend": "postgres", "postgres": {"url": pg_db, "followMs": 100}}})
+    agent = f"soon-{uuid.uuid4().hex[:8]}"
+    a, b = Workspace(tmp_path / "a", cfg, agent), Workspace(tmp_path / "b", cfg, agent)
+    msg = Message(id="m1", text="Dana works at Acme", session="s1", timestamp=T0)
+    found = Extraction(
+        message_id="m1",
+        facts=[FactCandidate(subject="Dana", predicate="works-at", object="Acme", tier="spacy")],
+    )
+    assert a.apply(msg, [found]) == (0, 1)
+    deadline = time.monotonic() + 10  # well below the 15 s file debounce
+    while not b.facts.query(subject="Dana"):
+        assert time.monotonic() < deadline, "the fact did not reach the other node"
+        b.follow()
+        time.sleep(0.05)
+    a.close()
+    b.close()
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)

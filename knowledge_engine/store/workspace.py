@@ -293,10 +293,15 @@ class Workspace:
 
     # ------------------------------------------------------------------ persistence
     def schedule_flush(self) -> None:
-        """Debounced write: coalesce changes for writeDebounceMs."""
+        """Debounced write: coalesce changes for writeDebounceMs. On the shared store at most followMs: a
+        flush there writes only the changed rows (milliseconds, not a whole file), and other nodes can
+        only follow what is written, so a fact reaches them within about two followMs."""
         if self.closed:
             return
-        delay = self.config.storage.write_debounce_ms / 1000
+        storage = self.config.storage
+        delay = storage.write_debounce_ms / 1000
+        if self.shared:
+            delay = min(delay, storage.postgres.follow_ms / 1000)
         if delay <= 0:
             self.flush()
             return
