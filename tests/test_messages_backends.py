@@ -22,25 +22,21 @@ from knowledge_engine.observe import counters
 from knowledge_engine.store import backend
 from knowledge_engine.store.keyword import build_query
 from knowledge_engine.store.messages import MessageLog, MessageLogError
-from knowledge_engine.store.postgres import connect
 from knowledge_engine.store.postgres.connect import StoreDatabaseError
 from knowledge_engine.store.postgres.messages import PgMessageLog, compose_tsquery, tsquery_parts
-from tests.test_messages_log import INJECTIONS, T0, fill, ids, msg
+from tests.fixtures.postgres import database_fixture, files_holding, relation_files
+from tests.messages_support import INJECTIONS, T0, fill, ids, msg
 
 Log = Any  # MessageLog | PgMessageLog: the same public API
 MakeLog = Callable[..., Log]
-_DB = "ke_messages_backends"
 _serial = itertools.count()
+pg_db = database_fixture("ke_messages_backends")
 
 
 @pytest.fixture(scope="module")
-def pg_store(pg_url: str) -> Iterator[PostgresStorageConfig]:
-    """A fresh database for this module (migrated on the pool's first open)."""
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{_DB}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{_DB}"')
-    yield PostgresStorageConfig(url=psycopg.conninfo.make_conninfo(pg_url, dbname=_DB))
-    connect.close_all()
+def pg_store(pg_db: str) -> PostgresStorageConfig:
+    """This module's fresh database (migrated on the pool's first open)."""
+    return PostgresStorageConfig(url=pg_db)
 
 
 @pytest.fixture(params=["files", "postgres"])
@@ -327,19 +323,36 @@ def test_common_words_are_pruned_beyond_the_match_budget(make_log: MakeLog) -> N
     before = counters.get("memory.search_terms_pruned")
     pruned = log.search("aurora weekly report", limit=50)
     assert counters.get("memory.search_terms_pruned") == before + 2
-    assert sorted(ids(pruned)) == ["1", "2", "3"]
-    assert len(exact.search("aurora weekly report", limit=50)) == 50
+    assert sorted(ids(pruned)) == ["1", "2", "3"]  # rows matching only the common words are not scored
+    full = exact.search("aurora weekly report", limit=50)
+    assert len(full) == 50  # without a budget every 'weekly'/'report' row matches
+    assert ids(full)[:3] == ids(pruned)  # the same rows lead, in the same order
+    if isinstance(log, MessageLog):  # BM25: the pruned words match nearly every row, so their IDF
+        assert ids(pruned) == ["2", "1", "3"]  # (and their share of the score) is ~0; ts_rank has no IDF
+        assert [round(s, 3) for _, s in full[:3]] == [round(s, 3) for _, s in pruned]
 
 
 def test_only_the_newest_rows_are_searched_when_every_word_is_common(make_log: MakeLog) -> None:
-    log = make_log("a", match_budget=50)
+    log, exact = make_log("a", match_budget=50), make_log("a", match_budget=0)
     log.append_many(msg(i, f"weekly report number {i}") for i in range(1, 201))
     before = counters.get("memory.search_newest_only")
     got = log.search("weekly report", limit=100)
     assert counters.get("memory.search_newest_only") == before + 1
+    # 200 rows match; the budget of 50 scores only the newest 50 of them
     assert sorted(ids(got), key=int) == [str(i) for i in range(151, 201)]
+    assert len(exact.search("weekly report", limit=100)) == 100  # no budget: the whole log
     log.append_many([msg(500, "weekly report on the aurora")])
-    assert ids(log.search("aurora", limit=10)) == ["500"]
+    assert ids(log.search("aurora", limit=10)) == ["500"]  # a rare word searches everything
+
+
+def test_phrase_queries_and_small_logs_are_never_pruned(make_log: MakeLog) -> None:
+    log = make_log("a", match_budget=50)
+    log.append_many(msg(100 + i, f"weekly report {i}") for i in range(30))
+    before = counters.get("memory.search_terms_pruned")
+    assert len(log.search("weekly report", limit=100)) == 30  # 30 rows <= budget: nothing to prune
+    log.append_many(msg(200 + i, f"weekly report again {i}") for i in range(60))
+    assert len(log.search('"weekly report" again', limit=100)) == 90
+    assert counters.get("memory.search_terms_pruned") == before
 
 
 def test_zero_limit_returns_nothing(log: Log) -> None:
@@ -348,7 +361,7 @@ def test_zero_limit_returns_nothing(log: Log) -> None:
     assert len(log.search("budget", limit=10**9)) == 1
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=st.text(max_size=120))
 def test_any_query_never_errors(log: Log, query: str) -> None:
     if log.count() == 0:
@@ -410,14 +423,14 @@ def test_redact_by_ids_and_by_predicate(log: Log) -> None:
     assert log.search("moreau") == [] and log.search("alice") == []
     assert ids(log.search("lease")) == ["1"]
     assert log.get("1").text == "[person] called about the lease"
-    assert log.redact(["1"], lambda t: t) == []
+    assert log.redact(["1"], lambda t: t) == []  # unchanged text is not reported
     assert log.check_index() is True
 
 
 def test_retention_by_age(log: Log) -> None:
     log.append_many([msg(i, f"note {i}", timestamp=T0 + timedelta(days=i)) for i in range(10)])
     deleted = log.retain(max_age_days=3, now=T0 + timedelta(days=9, hours=1))
-    assert sorted(deleted) == [str(i) for i in range(7)]
+    assert sorted(deleted) == [str(i) for i in range(7)]  # day 6 is older than the cutoff (day 6, 1 am)
     assert [m.id for m in log.iter()] == ["7", "8", "9"]
     assert log.retain(max_age_days=0, max_count=0) == []
 
@@ -427,6 +440,7 @@ def test_retention_by_count_drops_oldest_events(log: Log) -> None:
     deleted = log.retain(max_count=4, now=T0)
     assert sorted(deleted, key=int) == ["4", "5", "6", "7", "8", "9"]
     assert log.count() == 4
+    assert log.search("note", limit=50) and all(int(m.id) < 4 for m, _ in log.search("note", limit=50))
 
 
 def test_retention_by_age_and_count(log: Log) -> None:
@@ -463,7 +477,7 @@ def test_nul_bytes_survive(log: Log) -> None:
     log.append(msg(1, text))
     assert log.get("1").text == text
     fill(log)
-    assert ids(log.search("after tail")) == ["1"]
+    assert ids(log.search("after tail")) == ["1"]  # "after" is a stop word, the word after the NUL is not
     assert log.has_text_near(None, "user", text, T0 + timedelta(minutes=1), 1.0)
     assert not log.has_text_near(None, "user", "before after tail", T0 + timedelta(minutes=1), 1.0)
 
@@ -514,26 +528,6 @@ def test_unreachable_database_is_a_clear_error_without_the_password(tmp_path: Pa
     assert isinstance(err.value, StoreDatabaseError)
 
 
-def _relation_files(conn: psycopg.Connection[Any]) -> list[Path]:
-    """The files of ke_messages, its TOAST table and every index of both."""
-    data = Path(conn.execute("SHOW data_directory").fetchone()[0])  # type: ignore[index]
-    toast = "(SELECT reltoastrelid FROM pg_class WHERE oid = 'ke_messages'::regclass)"
-    rels = conn.execute(
-        "SELECT pg_relation_filepath(oid) FROM pg_class WHERE oid IN ("
-        f" SELECT 'ke_messages'::regclass UNION SELECT {toast}"
-        f" UNION SELECT indexrelid FROM pg_index WHERE indrelid IN ('ke_messages'::regclass, {toast}))"
-    ).fetchall()
-    files: list[Path] = []
-    for (rel,) in rels:
-        base = data / rel
-        files += [p for p in base.parent.glob(base.name + "*") if p.is_file()]
-    return files
-
-
-def _holds(files: list[Path], needle: bytes) -> bool:
-    return any(needle in p.read_bytes() for p in files)
-
-
 def test_forget_leaves_no_trace_in_the_table_files(pg_store: PostgresStorageConfig) -> None:
     log = PgMessageLog(pg_store, "forget-scan")
     secret = "zanzibarquokka" + "x" * 5
@@ -541,16 +535,16 @@ def test_forget_leaves_no_trace_in_the_table_files(pg_store: PostgresStorageConf
     log.append_many([msg(1, f"the password is {secret}"), msg(2, big), msg(3, "kept words")])
     with psycopg.connect(pg_store.url, autocommit=True) as conn:
         conn.execute("CHECKPOINT")  # write the pages to the files
-        files = _relation_files(conn)
-        assert _holds(files, secret.encode())
+        files = relation_files(conn, "ke_messages")
+        assert files_holding(files, [secret.encode()])
         assert log.delete(["1", "2"]) == 2
         conn.execute("CHECKPOINT")
-        assert _holds(files, secret.encode())  # a DELETE alone leaves the bytes
+        assert files_holding(files, [secret.encode()])  # a DELETE alone leaves the bytes
         assert log.vacuum()
         conn.execute("CHECKPOINT")
-        after = _relation_files(conn)
-    assert not _holds(after, secret.encode())
-    assert not _holds(after, b"zanzibarquokka")  # nor its lexeme in the GIN index
+        after = relation_files(conn, "ke_messages")
+    assert files_holding(after, [secret.encode()]) == []
+    assert files_holding(after, [b"zanzibarquokka"]) == []  # nor its lexeme in the GIN index
     assert ids(log.search("kept")) == ["3"]
 
 
