@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -23,11 +23,10 @@ from knowledge_engine.index.chroma import (
 )
 from knowledge_engine.index.embeddings import EmbeddingError, LocalEmbedder, make_embedder
 from knowledge_engine.index.sync import read_state, rebuild, status, sync
-from knowledge_engine.model.records import Fact, Message, fact_id
+from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
+from tests.index_samples import T0, fact, sample_facts, sample_messages
 from tests.servers.embed_server import EmbedServer
-
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 class CountingEmbedder:
@@ -84,42 +83,9 @@ def make_index(
     return factory
 
 
-def _messages(n: int, start: int = 0) -> list[Message]:
-    topics = [
-        "the budget meeting",
-        "my cat Luna",
-        "a trip to Lisbon",
-        "the database migration",
-        "lunch plans",
-    ]
-    return [
-        Message(
-            id=f"m{i}",
-            text=f"Message {i} about {topics[i % len(topics)]}",
-            role="user" if i % 2 == 0 else "assistant",
-            session=f"s{i % 3}",
-            speaker="alice" if i % 2 == 0 else "bot",
-            timestamp=T0 + timedelta(minutes=i),
-        )
-        for i in range(start, start + n)
-    ]
-
-
-def _fact(s: str, p: str, o: str, **kw: object) -> Fact:
-    return Fact(id=fact_id(s, p, o), subject=s, predicate=p, object=o, subject_id=f"person:{s.lower()}", **kw)
-
-
-def _facts() -> list[Fact]:
-    return [
-        _fact("Alice", "works-at", "Acme"),
-        _fact("Alice", "lives-in", "Lisbon"),
-        _fact("Bob", "has-role", "database administrator"),
-    ]
-
-
 def test_first_sync_embeds_everything_second_embeds_nothing(make_index: Callable[..., tuple]) -> None:
     index, emb = make_index()
-    msgs, facts = _messages(12), _facts()
+    msgs, facts = sample_messages(12), sample_facts()
     first = sync(index, facts, msgs)
     assert (first.embedded, first.upserted, first.deleted, first.unchanged) == (15, 15, 0, 0)
     assert emb.texts == 15
@@ -133,10 +99,10 @@ def test_first_sync_embeds_everything_second_embeds_nothing(make_index: Callable
 
 def test_changed_text_reembeds_one_and_new_records_are_added(make_index: Callable[..., tuple]) -> None:
     index, emb = make_index()
-    msgs = _messages(5)
+    msgs = sample_messages(5)
     sync(index, [], msgs)
     msgs[2] = msgs[2].model_copy(update={"text": "Completely different words about Lisbon"})
-    msgs += _messages(2, start=5)
+    msgs += sample_messages(2, start=5)
     st = status(index, [], msgs)
     assert (st["synced"], st["pending"]) == (4, 3)
     before = emb.texts
@@ -149,7 +115,7 @@ def test_changed_text_reembeds_one_and_new_records_are_added(make_index: Callabl
 
 def test_removed_records_are_deleted(make_index: Callable[..., tuple]) -> None:
     index, _ = make_index()
-    msgs, facts = _messages(6), _facts()
+    msgs, facts = sample_messages(6), sample_facts()
     sync(index, facts, msgs)
     rep = sync(index, facts[1:], msgs[:4])
     assert rep.deleted == 3 and rep.embedded == 0
@@ -162,9 +128,9 @@ def test_removed_records_are_deleted(make_index: Callable[..., tuple]) -> None:
 
 def test_superseded_fact_is_updated_without_reembedding(make_index: Callable[..., tuple]) -> None:
     index, emb = make_index()
-    facts = _facts()
+    facts = sample_facts()
     sync(index, facts, [])
-    new = _fact("Alice", "works-at", "Globex", valid_at=T0)
+    new = fact("Alice", "works-at", "Globex", valid_at=T0)
     old = facts[0].model_copy(update={"invalid_at": T0, "superseded_by": new.id})
     before = emb.texts
     rep = sync(index, [old, facts[1], facts[2], new], [])
@@ -186,7 +152,7 @@ def test_superseded_fact_is_updated_without_reembedding(make_index: Callable[...
 
 @pytest.mark.slow
 def test_crash_mid_sync_heals_on_the_next_run(make_index: Callable[..., tuple]) -> None:
-    msgs = _messages(700)
+    msgs = sample_messages(700)
     index, _ = make_index(fail_after_calls=2)  # chunks of 200: the third chunk crashes
     with pytest.raises(EmbeddingError, match="simulated crash"):
         sync(index, [], msgs, chunk_size=200)
@@ -201,7 +167,7 @@ def test_crash_mid_sync_heals_on_the_next_run(make_index: Callable[..., tuple]) 
 
 def test_message_metadata_allows_filtering(make_index: Callable[..., tuple]) -> None:
     index, emb = make_index()
-    msgs = _messages(30)
+    msgs = sample_messages(30)
     sync(index, [], msgs)
     q = emb.embed_query("my cat")
     hits = index.query_messages(
@@ -223,13 +189,13 @@ def test_message_metadata_allows_filtering(make_index: Callable[..., tuple]) -> 
 def test_progress_reports_every_record(make_index: Callable[..., tuple]) -> None:
     index, _ = make_index()
     seen: list[tuple[int, int]] = []
-    sync(index, _facts(), _messages(10), progress=lambda done, total: seen.append((done, total)))
+    sync(index, sample_facts(), sample_messages(10), progress=lambda done, total: seen.append((done, total)))
     assert seen[0] == (0, 13) and seen[-1] == (13, 13)
 
 
 def test_model_mismatch_names_the_rebuild_command(make_index: Callable[..., tuple]) -> None:
     index, _ = make_index()
-    sync(index, _facts(), _messages(3))
+    sync(index, sample_facts(), sample_messages(3))
     with pytest.raises(IndexMismatchError) as err:
         make_index(model_id="other:model")
     assert REBUILD_COMMAND in str(err.value)
@@ -240,14 +206,14 @@ def test_model_mismatch_names_the_rebuild_command(make_index: Callable[..., tupl
         index.config,
         CountingEmbedder(index.embedder.inner, model_id="other:model"),
     )
-    rep = rebuild(fresh, _facts(), _messages(3))
+    rep = rebuild(fresh, sample_facts(), sample_messages(3))
     assert rep.embedded == 6
     assert fresh.facts.metadata["embedding_model"] == "other:model"
 
 
 def test_empty_texts_are_skipped_and_counted(make_index: Callable[..., tuple]) -> None:
     index, _ = make_index()
-    msgs = [*_messages(2), Message(id="blank", text="   ")]
+    msgs = [*sample_messages(2), Message(id="blank", text="   ")]
     rep = sync(index, [], msgs)
     assert (rep.embedded, rep.skipped) == (2, 1)
     assert index.count("messages") == 2
@@ -304,7 +270,7 @@ def test_overfetch_filtering_matches_chromas_own_filter(
     make_index: Callable[..., tuple], where: dict
 ) -> None:
     index, emb = make_index()
-    sync(index, [], _messages(60))
+    sync(index, [], sample_messages(60))
     q = emb.embed_query("budget meeting")
     ours = index.query_messages(q, 5, where=where)
     theirs = index._raw_query("messages", q, 5, normalise_where(where))
@@ -314,7 +280,7 @@ def test_overfetch_filtering_matches_chromas_own_filter(
 
 def test_selective_filter_falls_back_to_chroma(make_index: Callable[..., tuple]) -> None:
     index, emb = make_index()
-    msgs = _messages(300)
+    msgs = sample_messages(300)
     msgs[123] = msgs[123].model_copy(update={"session": "rare"})
     sync(index, [], msgs)
     before = counters.get("chroma.filtered_query_fallback")
@@ -337,7 +303,7 @@ def test_second_sync_uses_the_hash_cache_and_heals_after_out_of_band_deletes(
     make_index: Callable[..., tuple],
 ) -> None:
     index, _ = make_index()
-    msgs = _messages(20)
+    msgs = sample_messages(20)
     sync(index, [], msgs)
     hits = counters.get("sync.hash_cache_hit")
     assert sync(index, [], msgs).unchanged == 20
@@ -358,5 +324,5 @@ def test_reopening_with_a_remote_embedder_needs_no_probe_call(workspace: Path) -
         index = ChromaIndex(workspace, "main", cfg, make_embedder(cfg.embeddings))
         assert len(srv.state.requests) == 1
         assert index.embedder.dimensions == 16
-        rep = sync(index, [], _messages(3))
+        rep = sync(index, [], sample_messages(3))
         assert rep.embedded == 3 and len(srv.state.requests) == 2

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,22 +28,11 @@ from knowledge_engine.index.pgvector_index import (
 from knowledge_engine.index.pgvector_where import UnsupportedFilterError
 from knowledge_engine.index.sync import status, sync
 from knowledge_engine.index.vector_index import open_vector_index
-from knowledge_engine.model.records import Fact, Message, fact_id
-from knowledge_engine.store.postgres.connect import close_all
-from tests.fixtures.postgres import HashEmbedder
+from knowledge_engine.model.records import fact_id
+from tests.fixtures.postgres import HashEmbedder, database_fixture, files_holding, relation_files
+from tests.index_samples import T0, fact, sample_facts, sample_messages
 
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-TOPICS = ["the budget meeting", "my cat Luna", "a trip to Lisbon", "the database migration", "lunch plans"]
-
-
-@pytest.fixture(scope="module")
-def url(pg_url: str) -> Iterator[str]:
-    name = "ke_pgvector_index"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    yield psycopg.conninfo.make_conninfo(pg_url, dbname=name)
-    close_all()
+url = database_fixture("ke_pgvector_index")
 
 
 @pytest.fixture()
@@ -58,32 +46,6 @@ def _agent() -> str:
 
 def _index(tmp_path: Path, cfg: EngineConfig, agent: str, dims: int = 64, **kw: Any) -> PgVectorIndex:
     return PgVectorIndex(tmp_path, agent, cfg, HashEmbedder(dims), **kw)
-
-
-def _messages(n: int, start: int = 0) -> list[Message]:
-    return [
-        Message(
-            id=f"m{i}",
-            text=f"Message {i} about {TOPICS[i % len(TOPICS)]}",
-            role="user" if i % 2 == 0 else "assistant",
-            session=f"s{i % 3}",
-            speaker="alice" if i % 2 == 0 else "bot",
-            timestamp=T0 + timedelta(minutes=i),
-        )
-        for i in range(start, start + n)
-    ]
-
-
-def _fact(s: str, p: str, o: str, **kw: Any) -> Fact:
-    return Fact(id=fact_id(s, p, o), subject=s, predicate=p, object=o, subject_id=f"person:{s.lower()}", **kw)
-
-
-def _facts() -> list[Fact]:
-    return [
-        _fact("Alice", "works-at", "Acme"),
-        _fact("Alice", "lives-in", "Lisbon"),
-        _fact("Bob", "has-role", "database administrator"),
-    ]
 
 
 def _rows(url: str, dims: int, agent: str) -> int:
@@ -101,7 +63,7 @@ def _cos(a: list[float], b: list[float]) -> float:
 def test_sync_then_query_back_facts_and_messages(tmp_path: Path, cfg: EngineConfig) -> None:
     index = _index(tmp_path, cfg, _agent())
     emb = index.embedder
-    msgs, facts = _messages(12), _facts()
+    msgs, facts = sample_messages(12), sample_facts()
     first = sync(index, facts, msgs)
     assert (first.embedded, first.deleted) == (15, 0)
     assert index.count("facts") == 3 and index.count("messages") == 12
@@ -133,7 +95,7 @@ def test_filters_return_the_nearest_matching_rows(
 ) -> None:
     """The same filters as Chroma's test, checked against a brute-force ranking with `matches`."""
     index = _index(tmp_path, cfg, _agent())
-    msgs = _messages(60)
+    msgs = sample_messages(60)
     sync(index, [], msgs)
     q = index.embedder.embed_query("budget meeting")
     hits = index.query_messages(q, 5, where=where)
@@ -149,7 +111,7 @@ def test_filters_return_the_nearest_matching_rows(
 
 def test_a_selective_filter_still_returns_k_rows(tmp_path: Path, cfg: EngineConfig) -> None:
     index = _index(tmp_path, cfg, _agent())
-    msgs = _messages(400)
+    msgs = sample_messages(400)
     for i in (17, 123, 350):
         msgs[i] = msgs[i].model_copy(update={"session": "rare"})
     sync(index, [], msgs)
@@ -177,14 +139,14 @@ def test_filters_outside_the_translated_subset_are_a_clear_error(
     tmp_path: Path, cfg: EngineConfig, where: dict[str, Any]
 ) -> None:
     index = _index(tmp_path, cfg, _agent())
-    sync(index, [], _messages(3))
+    sync(index, [], sample_messages(3))
     with pytest.raises(UnsupportedFilterError):
         index.query_messages(index.embedder.embed_query("budget"), 3, where=where)
 
 
 def test_type_aware_equality_and_missing_keys(tmp_path: Path, cfg: EngineConfig) -> None:
     index = _index(tmp_path, cfg, _agent())
-    facts = [*_facts(), _fact("Carol", "likes", "tea", invalid_at=T0)]
+    facts = [*sample_facts(), fact("Carol", "likes", "tea", invalid_at=T0)]
     sync(index, facts, [])
     q = index.embedder.embed_query("Alice")
     assert {h.id for h in index.query_facts(q, 10, where={"valid": False})} == {facts[3].id}
@@ -197,7 +159,7 @@ def test_type_aware_equality_and_missing_keys(tmp_path: Path, cfg: EngineConfig)
 def test_delete_removes_the_rows(tmp_path: Path, cfg: EngineConfig, url: str) -> None:
     agent = _agent()
     index = _index(tmp_path, cfg, agent)
-    facts, msgs = _facts(), _messages(10)
+    facts, msgs = sample_facts(), sample_messages(10)
     sync(index, facts, msgs)
     assert _rows(url, 64, agent) == 13
     assert index.delete_messages(["m3", "m4", "unknown"]) == 2
@@ -212,13 +174,13 @@ def test_delete_removes_the_rows(tmp_path: Path, cfg: EngineConfig, url: str) ->
 
 def test_two_agents_share_nothing(tmp_path: Path, cfg: EngineConfig) -> None:
     a, b = _index(tmp_path / "a", cfg, _agent()), _index(tmp_path / "b", cfg, _agent())
-    sync(a, _facts(), _messages(6))
-    sync(b, [], _messages(4, start=100))
+    sync(a, sample_facts(), sample_messages(6))
+    sync(b, [], sample_messages(4, start=100))
     q = a.embedder.embed_query("budget meeting")
     assert {h.id for h in a.query_messages(q, 50)} == {f"m{i}" for i in range(6)}
     assert {h.id for h in b.query_messages(q, 50)} == {f"m{i}" for i in range(100, 104)}
     assert b.query_facts(q, 50) == [] and b.count("facts") == 0
-    sync(b, [], _messages(4))  # the same ids as a's: separate rows
+    sync(b, [], sample_messages(4))  # the same ids as a's: separate rows
     b.delete_messages(["m0", "m1"])
     b.reset()
     assert a.count("messages") == 6 and {h.id for h in a.query_messages(q, 2, where={"session": "s0"})}
@@ -229,7 +191,7 @@ def test_another_model_or_dimension_is_refused_until_rebuilt(
     tmp_path: Path, cfg: EngineConfig, url: str
 ) -> None:
     agent = _agent()
-    sync(_index(tmp_path, cfg, agent, dims=64), _facts(), _messages(5))
+    sync(_index(tmp_path, cfg, agent, dims=64), sample_facts(), sample_messages(5))
     with pytest.raises(IndexMismatchError, match=r"(?s)64 dimensions.*32 dimensions.*--rebuild"):
         _index(tmp_path, cfg, agent, dims=32)
 
@@ -243,7 +205,7 @@ def test_another_model_or_dimension_is_refused_until_rebuilt(
 
     rebuilt = open_vector_index(tmp_path, agent, cfg, HashEmbedder(32), rebuild=True)
     assert rebuilt.count("messages") == 0 and _rows(url, 64, agent) == 0  # the old vectors are gone
-    report = sync(rebuilt, _facts(), _messages(5))
+    report = sync(rebuilt, sample_facts(), sample_messages(5))
     assert report.embedded == 8 and _rows(url, 32, agent) == 8
     assert _index(tmp_path, cfg, agent, dims=32).count("facts") == 3  # now this model opens it
     with psycopg.connect(url, autocommit=True) as conn:
@@ -269,7 +231,7 @@ def test_a_node_sees_what_another_node_wrote(tmp_path: Path, cfg: EngineConfig) 
     local cache, so a row another node rewrote is brought back in line on the next sync."""
     agent = _agent()
     node_a, node_b = _index(tmp_path / "a", cfg, agent), _index(tmp_path / "b", cfg, agent)
-    msgs = _messages(6)
+    msgs = sample_messages(6)
     sync(node_a, [], msgs)
     changed = [*msgs[:5], msgs[5].model_copy(update={"session": "moved"})]
     assert sync(node_b, [], changed).upserted == 1
@@ -286,27 +248,6 @@ def test_the_backend_picks_the_index(tmp_path: Path, cfg: EngineConfig) -> None:
     assert pg.query_messages(pg.embedder.embed_query("x"), 3) == []  # nothing stored: no error
 
 
-def _table_files(conn: psycopg.Connection[Any], table: str) -> list[Path]:
-    """The files of a vector table, its TOAST table and every index of both."""
-    data = Path(conn.execute("SHOW data_directory").fetchone()[0])  # type: ignore[index]
-    toast = f"(SELECT reltoastrelid FROM pg_class WHERE oid = '{table}'::regclass)"
-    rels = conn.execute(
-        "SELECT pg_relation_filepath(oid) FROM pg_class WHERE oid IN ("
-        f" SELECT '{table}'::regclass UNION SELECT {toast}"
-        f" UNION SELECT indexrelid FROM pg_index WHERE indrelid IN ('{table}'::regclass, {toast}))"
-    ).fetchall()
-    files: list[Path] = []
-    for (rel,) in rels:
-        if rel:
-            base = data / rel
-            files += [p for p in base.parent.glob(base.name + "*") if p.is_file()]
-    return files
-
-
-def _holds(files: list[Path], needle: bytes) -> bool:
-    return any(needle in p.read_bytes() for p in files)
-
-
 def test_forget_leaves_no_trace_in_the_vector_table_files(
     tmp_path: Path, cfg: EngineConfig, url: str
 ) -> None:
@@ -318,19 +259,19 @@ def test_forget_leaves_no_trace_in_the_vector_table_files(
         _index(tmp_path / "b", cfg, other, dims=48),
     )
     secret = "zanzibarquokka"
-    msgs = _messages(6)
+    msgs = sample_messages(6)
     msgs[2] = msgs[2].model_copy(update={"speaker": secret})
-    facts = [*_facts(), _fact("Quokka", "lives-in", "Perth"), _fact("Dora", "knows", "Quokka")]
+    facts = [*sample_facts(), fact("Quokka", "lives-in", "Perth"), fact("Dora", "knows", "Quokka")]
     facts[3] = facts[3].model_copy(update={"subject": secret, "subject_id": "person:q"})
     facts[4] = facts[4].model_copy(update={"object": secret + "s", "object_id": "person:q"})
     sync(index, facts, msgs)
-    sync(bystander, _facts(), _messages(3))
+    sync(bystander, sample_facts(), sample_messages(3))
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CHECKPOINT")  # write the pages to the files
-        assert _holds(_table_files(conn, table_name(48)), secret.encode())
+        assert files_holding(relation_files(conn, table_name(48)), [secret.encode()])
         deleted = forget_vectors(cfg.storage.postgres, agent, [], ["m2"], ["person:q"])
         conn.execute("CHECKPOINT")
-        assert not _holds(_table_files(conn, table_name(48)), secret.encode())
+        assert files_holding(relation_files(conn, table_name(48)), [secret.encode()]) == []
     assert deleted == 3
     assert index.count("facts") == 3 and index.count("messages") == 5
     assert bystander.count("facts") == 3 and bystander.count("messages") == 3
@@ -342,7 +283,7 @@ def test_forget_does_not_wait_forever_for_a_busy_table(tmp_path: Path, cfg: Engi
     (the rows are already deleted), and the next forget finishes."""
     agent = _agent()
     index = _index(tmp_path, cfg, agent, dims=40)
-    sync(index, [], _messages(4))
+    sync(index, [], sample_messages(4))
     with psycopg.connect(url) as reader:  # not autocommit: the lock lasts until the transaction ends
         reader.execute(f"LOCK TABLE {table_name(40)} IN ACCESS SHARE MODE")
         with pytest.raises(VectorsBusyError, match="run forget again"):
@@ -377,7 +318,7 @@ def test_an_engine_on_the_postgres_backend_syncs_into_pgvector_without_chroma(
     other = KnowledgeEngine(config(tmp_path / "node2"))
     try:
         ws = engine.workspace(agent, str(tmp_path / "node1"))
-        ws.messages.append_many(_messages(8))
+        ws.messages.append_many(sample_messages(8))
         ws.facts.add("Alice", "lives-in", "Lisbon", subject_id="person:alice")
         ws.flush()
         report = engine.sync(ws)
@@ -391,7 +332,7 @@ def test_an_engine_on_the_postgres_backend_syncs_into_pgvector_without_chroma(
         q = other.embedder.embed_query("a trip to Lisbon")
         hits = seen.query_messages(q, 3, where={"role": "user"})
         assert hits and all(h.metadata["role"] == "user" for h in hits)
-        assert "Lisbon" in next(m.text for m in _messages(8) if m.id == hits[0].id)
+        assert "Lisbon" in next(m.text for m in sample_messages(8) if m.id == hits[0].id)
         assert [h.id for h in seen.query_facts(q, 1)] == [fact_id("Alice", "lives-in", "Lisbon")]
         assert not any(p.name == "chroma" for p in tmp_path.rglob("chroma"))
         kept = retention(ws, engine, RunContext())  # memory.maxMessages: the oldest two go, vectors too
@@ -407,13 +348,13 @@ def test_a_node_whose_model_another_node_rebuilt_away_is_stopped_before_it_write
 ) -> None:
     agent = _agent()
     old_node, same_node = _index(tmp_path / "a", cfg, agent), _index(tmp_path / "c", cfg, agent)
-    sync(old_node, _facts(), _messages(4))
+    sync(old_node, sample_facts(), sample_messages(4))
     open_vector_index(tmp_path / "b", agent, cfg, HashEmbedder(32), rebuild=True)
     with pytest.raises(IndexMismatchError, match="--rebuild"):
-        sync(old_node, _facts(), _messages(4))
+        sync(old_node, sample_facts(), sample_messages(4))
     assert _rows(url, 64, agent) == 0  # nothing written back into the old model's table
     rebuilt_again = open_vector_index(tmp_path / "b", agent, cfg, HashEmbedder(64), rebuild=True)
-    assert sync(same_node, _facts(), _messages(4)).embedded == 7  # follows the new generation
+    assert sync(same_node, sample_facts(), sample_messages(4)).embedded == 7  # follows the new generation
     assert rebuilt_again.count("messages") == 4 and _rows(url, 64, agent) == 7
 
 
