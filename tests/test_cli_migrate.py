@@ -8,7 +8,6 @@ quarantined records, applied-message keys and maintenance run records.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ from typing import Any
 import orjson
 import psycopg
 import pytest
-from psycopg.conninfo import conninfo_to_dict
 from typer.testing import CliRunner
 
 from knowledge_engine.cli.app import app
@@ -24,27 +22,15 @@ from knowledge_engine.config import load_config
 from knowledge_engine.maintenance.runs import read_runs, save_run
 from knowledge_engine.model.records import Evidence, Message
 from knowledge_engine.store.messages import MessageLog
-from knowledge_engine.store.postgres.connect import close_all
 from knowledge_engine.store.workspace import Workspace
+from tests.fixtures.postgres import database_fixture, fresh_database
 
 PASSWORD = "s3cret-pw-never-shown"
 AGENT = "mover"
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
-def _fresh_db(pg_url: str, name: str) -> str:
-    """A URL with a password (the test server trusts local connections and ignores it)."""
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    host = conninfo_to_dict(pg_url)["host"]
-    return f"postgresql://postgres:{PASSWORD}@/{name}?host={host}"
-
-
-@pytest.fixture(scope="module")
-def url(pg_url: str) -> Iterator[str]:
-    yield _fresh_db(pg_url, "ke_cli_migrate")
-    close_all()
+url = database_fixture("ke_cli_migrate", PASSWORD)  # the server ignores the password; output must not show it
 
 
 def _messages() -> list[Message]:
@@ -146,7 +132,7 @@ def test_a_workspace_goes_to_postgres_and_back_unchanged(tmp_path: Path, url: st
 def test_a_non_empty_target_is_refused_unless_forced_and_a_forced_rerun_gives_the_same(
     tmp_path: Path, pg_url: str
 ) -> None:
-    url = _fresh_db(pg_url, "ke_cli_migrate_force")
+    url = fresh_database(pg_url, "ke_cli_migrate_force", PASSWORD)
     src = tmp_path / "src"
     make_workspace(src)
     first = _run("--from", str(src), "--to", url)
@@ -212,7 +198,7 @@ def _pg_config(tmp_path: Path, url: str) -> Path:
 
 
 def test_stats_and_validate_agree_on_both_backends(tmp_path: Path, pg_url: str) -> None:
-    url = _fresh_db(pg_url, "ke_cli_stats")
+    url = fresh_database(pg_url, "ke_cli_stats", PASSWORD)
     src = tmp_path / "src"
     make_workspace(src)
     assert _run("--from", str(src), "--to", url).exit_code == 0

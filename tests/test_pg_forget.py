@@ -5,21 +5,19 @@ distinctive name, as the SQLite forget tests read the workspace files."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import psycopg
-import pytest
 from typer.testing import CliRunner
 
 from knowledge_engine.cli.app import app
 from knowledge_engine.config import load_config
 from knowledge_engine.forget import pgstore
 from knowledge_engine.model.records import Evidence, Message
-from knowledge_engine.store.postgres.connect import close_all
 from knowledge_engine.store.workspace import Workspace
+from tests.fixtures.postgres import database_fixture, files_holding, relation_files
 
 AGENT = "forgetful"
 NAME = "Zorblatt Quennington"
@@ -27,13 +25,7 @@ T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 TABLES = ("ke_records", "ke_tombstones", "ke_quarantine", "ke_messages")
 
 
-@pytest.fixture(scope="module")
-def url(pg_url: str) -> Iterator[str]:
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute('DROP DATABASE IF EXISTS "ke_pg_forget" WITH (FORCE)')
-        conn.execute('CREATE DATABASE "ke_pg_forget"')
-    yield psycopg.conninfo.make_conninfo(pg_url, dbname="ke_pg_forget")
-    close_all()
+url = database_fixture("ke_pg_forget")
 
 
 def _config(url: str) -> dict[str, Any]:
@@ -41,29 +33,6 @@ def _config(url: str) -> dict[str, Any]:
         "embeddings": {"enabled": False},
         "storage": {"writeDebounceMs": 0, "backend": "postgres", "postgres": {"url": url}},
     }
-
-
-def _relation_files(conn: psycopg.Connection[Any], tables: tuple[str, ...]) -> list[Path]:
-    """The files of each table, its TOAST table and every index of both."""
-    data = Path(conn.execute("SHOW data_directory").fetchone()[0])  # type: ignore[index]
-    files: list[Path] = []
-    for table in tables:
-        toast = f"(SELECT reltoastrelid FROM pg_class WHERE oid = '{table}'::regclass)"
-        rels = conn.execute(
-            "SELECT pg_relation_filepath(oid) FROM pg_class WHERE oid IN ("
-            f" SELECT '{table}'::regclass UNION SELECT {toast}"
-            f" UNION SELECT indexrelid FROM pg_index WHERE indrelid IN ('{table}'::regclass, {toast}))"
-        ).fetchall()
-        for (rel,) in rels:
-            if rel is None:
-                continue
-            base = data / rel
-            files += [p for p in base.parent.glob(base.name + "*") if p.is_file()]
-    return files
-
-
-def _holding(files: list[Path], needles: list[bytes]) -> list[str]:
-    return sorted({p.name for p in files for n in needles if n in p.read_bytes().lower()})
 
 
 def _fill(folder: Path, url: str) -> None:
@@ -103,7 +72,7 @@ def test_forget_leaves_no_trace_in_the_table_files(tmp_path: Path, url: str) -> 
     needles = [NAME.lower().encode(), b"zorblatt", b"quennington"]
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CHECKPOINT")  # the pages reach the files
-        assert _holding(_relation_files(conn, TABLES), needles)  # the scan sees the name before
+        assert files_holding(relation_files(conn, *TABLES), needles)  # the scan sees the name before
 
     cfg = tmp_path / "config.json"
     cfg.write_text(json.dumps(_config(url)))
@@ -117,7 +86,7 @@ def test_forget_leaves_no_trace_in_the_table_files(tmp_path: Path, url: str) -> 
 
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CHECKPOINT")
-        assert _holding(_relation_files(conn, TABLES), needles) == []
+        assert files_holding(relation_files(conn, *TABLES), needles) == []
         kept = conn.execute(
             "SELECT count(*) FROM ke_records WHERE agent = %s AND body::text LIKE '%%Keepme%%'", (AGENT,)
         ).fetchone()

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from typer.testing import CliRunner
 
@@ -28,22 +27,12 @@ from knowledge_engine.forget.stores import store_jobs_held
 from knowledge_engine.maintenance import pglocks, run_job
 from knowledge_engine.maintenance.runs import SKIPPED_ELSEWHERE, read_shared_runs
 from knowledge_engine.observe import counters
-from knowledge_engine.store.postgres.connect import close_all
+from tests.fixtures.postgres import database_fixture
 
 AGENT = "team-bot"
 
 
-def _fresh_db(pg_url: str, name: str) -> str:
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return psycopg.conninfo.make_conninfo(pg_url, dbname=name)
-
-
-@pytest.fixture(scope="module")
-def url(pg_url: str) -> Any:
-    yield _fresh_db(pg_url, "ke_pg_maintenance")
-    close_all()
+url = database_fixture("ke_pg_maintenance")
 
 
 def _config(url: str) -> dict[str, Any]:

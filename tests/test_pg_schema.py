@@ -10,17 +10,11 @@ import psycopg
 import pytest
 
 from knowledge_engine.store.postgres.schema import SchemaTooNewError, migrate, migrations
-
-
-def _fresh_db(pg_url: str, name: str) -> str:
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return psycopg.conninfo.make_conninfo(pg_url, dbname=name)
+from tests.fixtures.postgres import fresh_database
 
 
 def test_every_migration_is_applied_once_and_recorded(pg_url: str) -> None:
-    url = _fresh_db(pg_url, "ke_schema_once")
+    url = fresh_database(pg_url, "ke_schema_once")
     with psycopg.connect(url, autocommit=True) as conn:
         first = migrate(conn)
         again = migrate(conn)
@@ -33,7 +27,7 @@ def test_every_migration_is_applied_once_and_recorded(pg_url: str) -> None:
 
 
 def test_nodes_that_start_together_migrate_once(pg_url: str) -> None:
-    url = _fresh_db(pg_url, "ke_schema_race")
+    url = fresh_database(pg_url, "ke_schema_race")
     results: list[Any] = []
 
     def node() -> None:
@@ -54,7 +48,7 @@ def test_nodes_that_start_together_migrate_once(pg_url: str) -> None:
 
 
 def test_a_database_migrated_by_a_newer_engine_is_refused(pg_url: str) -> None:
-    url = _fresh_db(pg_url, "ke_schema_newer")
+    url = fresh_database(pg_url, "ke_schema_newer")
     with psycopg.connect(url, autocommit=True) as conn:
         migrate(conn)
         conn.execute("INSERT INTO ke_schema_migrations (version, name) VALUES (9999, 'future')")

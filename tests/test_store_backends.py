@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import psycopg
 import pytest
 
 from knowledge_engine.config import load_config
@@ -25,20 +24,13 @@ from knowledge_engine.observe import counters
 from knowledge_engine.store.postgres import connect
 from knowledge_engine.store.postgres.connect import StoreDatabaseError
 from knowledge_engine.store.workspace import Workspace
-from tests.fixtures.postgres import PgHandle
+from tests.fixtures.postgres import PgHandle, database_fixture
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 MakeNode = Callable[..., Workspace]
 
 
-@pytest.fixture(scope="module")
-def pg_db(pg_url: str) -> Iterator[str]:
-    name = "ke_store_backends"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    yield psycopg.conninfo.make_conninfo(pg_url, dbname=name)
-    connect.close_all()
+pg_db = database_fixture("ke_store_backends")
 
 
 def _config(backend: str, url: str = "") -> Any:
