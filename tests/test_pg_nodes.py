@@ -143,12 +143,14 @@ def check_consistent(ws: Workspace) -> None:
     assert report.ok, report.to_dict()
 
 
-def check_stored_once(ws: Workspace, acked: set[str], before: int = 0) -> None:
-    """Every acknowledged message is in the log, and the log has no message twice."""
-    stored = {m.id for m in ws.messages.get_many(sorted(acked))}
-    lost = acked - stored
+def check_stored_once(ws: Workspace, acked: set[str], exact: bool = True) -> None:
+    """Every acknowledged message is in the log once; `exact`: and nothing else is (a node killed after
+    journalling a message but before acknowledging it may still have stored it)."""
+    ids = [m.id for m in ws.messages.iter()]
+    lost = acked - set(ids)
     assert not lost, f"{len(lost)} acknowledged messages lost, e.g. {sorted(lost)[:5]}"
-    assert ws.messages.count() == before + len(acked), "a message is stored more than once"
+    assert len(ids) == len(set(ids)) == ws.messages.count(), "a message is stored more than once"
+    assert not exact or set(ids) == acked, f"not acknowledged but stored: {sorted(set(ids) - acked)[:5]}"
 
 
 # ------------------------------------------------------------------------------------------ the tests
@@ -263,7 +265,7 @@ def test_kill_9_of_a_node_mid_write_keeps_its_acknowledged_messages(tmp_path: Pa
         victim.stop()
     ws = inspector(tmp_path, db_url, agent)
     try:
-        check_stored_once(ws, acked_victim | acked_survivor)
+        check_stored_once(ws, acked_victim | acked_survivor, exact=False)
         check_consistent(ws)
     finally:
         ws.close()
