@@ -37,3 +37,13 @@ def sample_facts() -> list[Fact]:
         fact("Alice", "lives-in", "Lisbon"),
         fact("Bob", "has-role", "database administrator"),
     ]
+
+
+# metadata filters over the sample messages, checked by both index suites
+WHERE_FILTERS: list[dict[str, Any]] = [
+    {"session": "s1"},
+    {"role": "assistant", "session": "s2"},
+    {"timestamp": {"$gte": (T0 + timedelta(minutes=40)).timestamp()}},
+    {"$or": [{"speaker": "alice"}, {"session": {"$in": ["s0"]}}]},
+    {"session": {"$nin": ["s0", "s1"]}, "role": {"$ne": "user"}},
+]

@@ -25,7 +25,7 @@ from knowledge_engine.index.embeddings import EmbeddingError, LocalEmbedder, mak
 from knowledge_engine.index.sync import read_state, rebuild, status, sync
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
-from tests.index_samples import T0, fact, sample_facts, sample_messages
+from tests.index_samples import T0, WHERE_FILTERS, fact, sample_facts, sample_messages
 from tests.servers.embed_server import EmbedServer
 
 
@@ -256,16 +256,7 @@ def test_open_index_uses_the_configured_embedder(workspace: Path) -> None:
     assert index.facts.metadata["embedding_dimensions"] == 384
 
 
-@pytest.mark.parametrize(
-    "where",
-    [
-        {"session": "s1"},
-        {"role": "assistant", "session": "s2"},
-        {"timestamp": {"$gte": (T0 + timedelta(minutes=40)).timestamp()}},
-        {"$or": [{"speaker": "alice"}, {"session": {"$in": ["s0"]}}]},
-        {"session": {"$nin": ["s0", "s1"]}, "role": {"$ne": "user"}},
-    ],
-)
+@pytest.mark.parametrize("where", WHERE_FILTERS)
 def test_overfetch_filtering_matches_chromas_own_filter(
     make_index: Callable[..., tuple], where: dict
 ) -> None:

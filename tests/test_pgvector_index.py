@@ -30,7 +30,7 @@ from knowledge_engine.index.sync import status, sync
 from knowledge_engine.index.vector_index import open_vector_index
 from knowledge_engine.model.records import fact_id
 from tests.fixtures.postgres import HashEmbedder, database_fixture, files_holding, relation_files
-from tests.index_samples import T0, fact, sample_facts, sample_messages
+from tests.index_samples import T0, WHERE_FILTERS, fact, sample_facts, sample_messages
 
 url = database_fixture("ke_pgvector_index")
 
@@ -82,11 +82,7 @@ def test_sync_then_query_back_facts_and_messages(tmp_path: Path, cfg: EngineConf
 @pytest.mark.parametrize(
     "where",
     [
-        {"session": "s1"},
-        {"role": "assistant", "session": "s2"},
-        {"timestamp": {"$gte": (T0 + timedelta(minutes=40)).timestamp()}},
-        {"$or": [{"speaker": "alice"}, {"session": {"$in": ["s0"]}}]},
-        {"session": {"$nin": ["s0", "s1"]}, "role": {"$ne": "user"}},
+        *WHERE_FILTERS,
         {"$and": [{"timestamp": {"$lt": (T0 + timedelta(minutes=12)).timestamp()}}, {"speaker": "bot"}]},
     ],
 )
