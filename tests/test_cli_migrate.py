@@ -23,7 +23,7 @@ from knowledge_engine.maintenance.runs import read_runs, save_run
 from knowledge_engine.model.records import Evidence, Message
 from knowledge_engine.store.messages import MessageLog
 from knowledge_engine.store.workspace import Workspace
-from tests.fixtures.postgres import database_fixture, fresh_database
+from tests.fixtures.postgres import database_fixture, fresh_database, store_config_file
 
 PASSWORD = "s3cret-pw-never-shown"
 AGENT = "mover"
@@ -187,22 +187,12 @@ def test_an_unreachable_server_is_a_clear_error_without_the_password(tmp_path: P
     assert "127.0.0.1:1/nowhere" in out.output and PASSWORD not in out.output
 
 
-def _pg_config(tmp_path: Path, url: str) -> Path:
-    path = tmp_path / "pg.json"
-    path.write_text(
-        json.dumps(
-            {"embeddings": {"enabled": False}, "storage": {"backend": "postgres", "postgres": {"url": url}}}
-        )
-    )
-    return path
-
-
 def test_stats_and_validate_agree_on_both_backends(tmp_path: Path, pg_url: str) -> None:
     url = fresh_database(pg_url, "ke_cli_stats", PASSWORD)
     src = tmp_path / "src"
     make_workspace(src)
     assert _run("--from", str(src), "--to", url).exit_code == 0
-    cfg = _pg_config(tmp_path, url)
+    cfg = store_config_file(tmp_path, url)
     cli = CliRunner()
 
     files = json.loads(cli.invoke(app, ["stats", "-w", str(src), "--json"]).stdout)

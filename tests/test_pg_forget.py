@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import psycopg
 from typer.testing import CliRunner
@@ -17,7 +16,13 @@ from knowledge_engine.config import load_config
 from knowledge_engine.forget import pgstore
 from knowledge_engine.model.records import Evidence, Message
 from knowledge_engine.store.workspace import Workspace
-from tests.fixtures.postgres import database_fixture, files_holding, relation_files
+from tests.fixtures.postgres import (
+    database_fixture,
+    files_holding,
+    relation_files,
+    store_config,
+    store_config_file,
+)
 
 AGENT = "forgetful"
 NAME = "Zorblatt Quennington"
@@ -28,15 +33,8 @@ TABLES = ("ke_records", "ke_tombstones", "ke_quarantine", "ke_messages")
 url = database_fixture("ke_pg_forget")
 
 
-def _config(url: str) -> dict[str, Any]:
-    return {
-        "embeddings": {"enabled": False},
-        "storage": {"writeDebounceMs": 0, "backend": "postgres", "postgres": {"url": url}},
-    }
-
-
 def _fill(folder: Path, url: str) -> None:
-    ws = Workspace(folder, load_config(_config(url)), AGENT)
+    ws = Workspace(folder, load_config(store_config(url)), AGENT)
     ev = Evidence(message_id="m1", session="s1", role="user", timestamp=T0)
     ent = ws.entities.observe(NAME, "person", "regex", ev)
     ent.aliases.append("Zorbo")
@@ -74,8 +72,7 @@ def test_forget_leaves_no_trace_in_the_table_files(tmp_path: Path, url: str) -> 
         conn.execute("CHECKPOINT")  # the pages reach the files
         assert files_holding(relation_files(conn, *TABLES), needles)  # the scan sees the name before
 
-    cfg = tmp_path / "config.json"
-    cfg.write_text(json.dumps(_config(url)))
+    cfg = store_config_file(tmp_path, url)
     out = CliRunner().invoke(
         app,
         ["forget", "--entity", NAME, "-w", str(folder), "-c", str(cfg), "--agent", AGENT, "--yes", "--json"],
@@ -100,7 +97,7 @@ def test_forget_leaves_no_trace_in_the_table_files(tmp_path: Path, url: str) -> 
 
 
 def test_the_final_check_finds_a_row_that_names_a_forgotten_term(url: str) -> None:
-    pg = load_config(_config(url)).storage.postgres
+    pg = load_config(store_config(url)).storage.postgres
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(
             "INSERT INTO ke_tombstones (agent, kind, id, deleted_at) VALUES (%s, 'entities', %s, now())",

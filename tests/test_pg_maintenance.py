@@ -27,25 +27,12 @@ from knowledge_engine.forget.stores import store_jobs_held
 from knowledge_engine.maintenance import pglocks, run_job
 from knowledge_engine.maintenance.runs import SKIPPED_ELSEWHERE, read_shared_runs
 from knowledge_engine.observe import counters
-from tests.fixtures.postgres import database_fixture
+from tests.fixtures.postgres import database_fixture, store_config, store_config_file
 
 AGENT = "team-bot"
 
 
 url = database_fixture("ke_pg_maintenance")
-
-
-def _config(url: str) -> dict[str, Any]:
-    return {
-        "embeddings": {"enabled": False},
-        "storage": {"writeDebounceMs": 0, "backend": "postgres", "postgres": {"url": url}},
-    }
-
-
-def _cfg_file(tmp_path: Path, url: str) -> Path:
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(_config(url)))
-    return path
 
 
 def _wait(cond: Callable[[], bool], deadline_s: float = 60) -> bool:
@@ -59,7 +46,8 @@ def _wait(cond: Callable[[], bool], deadline_s: float = 60) -> bool:
 
 def _maintain(tmp_path: Path, url: str, folder: Path, job: str, agent: str = AGENT) -> Any:
     folder.mkdir(parents=True, exist_ok=True)
-    args = ["maintain", "--once", "--job", job, "-w", str(folder), "-c", str(_cfg_file(tmp_path, url))]
+    config = store_config_file(tmp_path, url)
+    args = ["maintain", "--once", "--job", job, "-w", str(folder), "-c", str(config)]
     return CliRunner().invoke(app, [*args, "--agent", agent, "--json"])
 
 
@@ -115,7 +103,7 @@ def test_a_node_killed_mid_job_leaves_no_stale_lock(tmp_path: Path, url: str) ->
             holder.kill()
     # the server ends the dead node's session and with it the lock
     assert _wait(lambda: not pglocks.held_elsewhere(pg, "compact", AGENT))
-    engine = KnowledgeEngine(load_config(_config(url)))
+    engine = KnowledgeEngine(load_config(store_config(url)))
     ws = engine.open_workspace(tmp_path / "node-d", AGENT)
     try:
         assert run_job(engine, ws, "compact")["status"] == "ok"
@@ -124,7 +112,7 @@ def test_a_node_killed_mid_job_leaves_no_stale_lock(tmp_path: Path, url: str) ->
 
 
 def test_forget_and_store_jobs_share_the_agents_store_lock_across_nodes(tmp_path: Path, url: str) -> None:
-    cfg = _config(url)
+    cfg = store_config(url)
     cfg["maintenance"] = {"lockTimeoutSeconds": 0.3}
     engine = KnowledgeEngine(load_config(cfg))
     ws = engine.open_workspace(tmp_path / "node-e", AGENT)
@@ -156,7 +144,7 @@ def test_cron_on_two_nodes_at_once_runs_the_job_on_one_and_skips_it_on_the_other
     """Node A's decay holds the job lock while it waits for the agent's store lock (held here, as by a
     forget elsewhere); node B's cron run of the same job meanwhile skips it. Then A finishes."""
     pg = PostgresStorageConfig(url=url)
-    cfg = _config(url)
+    cfg = store_config(url)
     cfg["maintenance"] = {"lockTimeoutSeconds": 120}
     path = tmp_path / "slow.json"
     path.write_text(json.dumps(cfg))
