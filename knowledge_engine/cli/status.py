@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -261,12 +261,14 @@ def _shared_counts(config: Any, agent: str) -> dict[str, Any]:
     }
 
 
-def _shared_messages(config: Any, agent: str) -> dict[str, Any]:
-    if not config.memory.enabled:
-        return {"messages": 0}
-    from knowledge_engine.store.postgres.messages import PgMessageLog
+class _StatsLog(Protocol):
+    def stats(self) -> dict[str, Any]: ...
 
-    log = PgMessageLog(config.storage.postgres, agent)
+    def close(self) -> None: ...
+
+
+def _message_summary(log: _StatsLog) -> dict[str, Any]:
+    """The message counts `status` shows, read from either backend's log (which it closes)."""
     try:
         info = log.stats()
     finally:
@@ -277,6 +279,15 @@ def _shared_messages(config: Any, agent: str) -> dict[str, Any]:
         "messages_first": info["first"],
         "messages_last": info["last"],
     }
+
+
+def _shared_messages(config: Any, agent: str) -> dict[str, Any]:
+    if not config.memory.enabled:
+        return {"messages": 0}
+    from knowledge_engine.store.postgres.messages import PgMessageLog
+
+    log = PgMessageLog(config.storage.postgres, agent)
+    return _message_summary(log)
 
 
 def _shared_runs(config: Any, agent: str) -> dict[str, Any]:
@@ -299,16 +310,7 @@ def _message_counts(folder: Path, config: Any) -> dict[str, Any]:
     from knowledge_engine.store.messages import MessageLog
 
     log = MessageLog.from_config(folder, config.memory)
-    try:
-        info = log.stats()
-    finally:
-        log.close()
-    return {
-        "messages": info["messages"],
-        "message_sessions": info["sessions"],
-        "messages_first": info["first"],
-        "messages_last": info["last"],
-    }
+    return _message_summary(log)
 
 
 def workspace_status(ws: Workspace) -> dict[str, Any]:

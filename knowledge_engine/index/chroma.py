@@ -70,6 +70,38 @@ class Hit(NamedTuple):
     metadata: dict[str, Any]
 
 
+class KindMethods:
+    """`VectorIndex`'s per-kind shortcuts, shared by the Chroma and pgvector indexes.
+
+    Why a mixin: both backends implement `delete(kind, ...)` and `_query(kind, ...)`; the
+    facts/messages names are the same one-liners over them.
+    """
+
+    def delete(self, kind: str, ids: Iterable[str]) -> int:
+        raise NotImplementedError
+
+    def _query(self, kind: str, vector: Sequence[float], k: int, where: dict[str, Any] | None) -> list[Hit]:
+        raise NotImplementedError
+
+    def delete_facts(self, ids: Iterable[str]) -> int:
+        """Remove forgotten or pruned facts; unknown ids are ignored."""
+        return self.delete("facts", ids)
+
+    def delete_messages(self, ids: Iterable[str]) -> int:
+        """Remove messages dropped by retention or forget; unknown ids are ignored."""
+        return self.delete("messages", ids)
+
+    def query_facts(self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None) -> list[Hit]:
+        """Nearest facts, e.g. where={"valid": True, "subject_id": "person:alice"}."""
+        return self._query("facts", vector, k, where)
+
+    def query_messages(
+        self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None
+    ) -> list[Hit]:
+        """Nearest messages, e.g. where={"session": "s1", "timestamp": {"$gte": 1.7e9}}."""
+        return self._query("messages", vector, k, where)
+
+
 def collection_name(prefix: str, agent_id: str, kind: str) -> str:
     """`{prefix}-{agent}-{kind}` within Chroma's rules; a sanitised agent id gets a hash suffix (unique)."""
     raw = f"{prefix}-{agent_id}"
@@ -168,7 +200,7 @@ def make_client(workspace: Path, config: EngineConfig) -> Any:
         ) from exc
 
 
-class ChromaIndex:
+class ChromaIndex(KindMethods):
     """The two collections of one agent, plus batched writes and filtered vector queries."""
 
     shared = False  # one workspace's own (a server's collections are named by workspace too)
@@ -314,14 +346,6 @@ class ChromaIndex:
                 col.delete(ids=batch[s : s + step])
         return len(batch)
 
-    def delete_facts(self, ids: Iterable[str]) -> int:
-        """Remove forgotten or pruned facts; unknown ids are ignored."""
-        return self.delete("facts", ids)
-
-    def delete_messages(self, ids: Iterable[str]) -> int:
-        """Remove messages dropped by retention or forget; unknown ids are ignored."""
-        return self.delete("messages", ids)
-
     def stored_hashes(self, kind: str) -> dict[str, str]:
         """id -> content_hash of every record in the collection (paged, metadata only)."""
         col, page, out = self._cols[kind], 10000, {}
@@ -339,16 +363,6 @@ class ChromaIndex:
         return int(self._cols[kind].count())
 
     # ------------------------------------------------------------------ queries
-
-    def query_facts(self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None) -> list[Hit]:
-        """Nearest facts, e.g. where={"valid": True, "subject_id": "person:alice"}."""
-        return self._query("facts", vector, k, where)
-
-    def query_messages(
-        self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None
-    ) -> list[Hit]:
-        """Nearest messages, e.g. where={"session": "s1", "timestamp": {"$gte": 1.7e9}}."""
-        return self._query("messages", vector, k, where)
 
     def _query(self, kind: str, vector: Sequence[float], k: int, where: dict[str, Any] | None) -> list[Hit]:
         """Filtered queries first over-fetch unfiltered and filter here: Chroma's embedded metadata

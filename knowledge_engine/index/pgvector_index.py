@@ -23,7 +23,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from knowledge_engine.config import EngineConfig, PostgresStorageConfig
-from knowledge_engine.index.chroma import REBUILD_COMMAND, Hit, IndexMismatchError, Metadata
+from knowledge_engine.index.chroma import REBUILD_COMMAND, Hit, IndexMismatchError, KindMethods, Metadata
 from knowledge_engine.index.embeddings.base import Embedder
 from knowledge_engine.index.pgvector_where import where_sql
 from knowledge_engine.observe import counters, emit
@@ -171,7 +171,7 @@ def forget_vectors(
     return deleted
 
 
-class PgVectorIndex:
+class PgVectorIndex(KindMethods):
     """`VectorIndex` over pgvector: the agent's rows of `ke_vectors_<D>` in the shared store."""
 
     shared = True
@@ -326,14 +326,6 @@ class PgVectorIndex:
             deleted += max(cur.rowcount, 0)
         return deleted
 
-    def delete_facts(self, ids: Iterable[str]) -> int:
-        """Remove forgotten or pruned facts; unknown ids are ignored."""
-        return self.delete("facts", ids)
-
-    def delete_messages(self, ids: Iterable[str]) -> int:
-        """Remove messages dropped by retention or forget; unknown ids are ignored."""
-        return self.delete("messages", ids)
-
     def stored_hashes(self, kind: str) -> dict[str, str]:
         """id -> content_hash of every row of this kind (one index scan, no vectors read). Every sync
         starts here, so it first re-reads the agent's space: another node may have rebuilt it since."""
@@ -367,16 +359,6 @@ class PgVectorIndex:
         return int(row[0]) if row else 0
 
     # ------------------------------------------------------------------ queries
-
-    def query_facts(self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None) -> list[Hit]:
-        """Nearest facts, e.g. where={"valid": True, "subject_id": "person:alice"}."""
-        return self._query("facts", vector, k, where)
-
-    def query_messages(
-        self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None
-    ) -> list[Hit]:
-        """Nearest messages, e.g. where={"session": "s1", "timestamp": {"$gte": 1.7e9}}."""
-        return self._query("messages", vector, k, where)
 
     def _query(self, kind: str, vector: Sequence[float], k: int, where: dict[str, Any] | None) -> list[Hit]:
         cond, where_params = where_sql(where)  # a bad filter is an error even on an empty index
