@@ -16,7 +16,6 @@ deleted message remains in the workspace files.
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -24,20 +23,27 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from knowledge_engine.config import MemoryConfig
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.keyword import DEFAULT_MAX_TERMS, KeywordQuery, QueryBuilder
+from knowledge_engine.store.keyword import DEFAULT_MAX_TERMS, KeywordQuery
+from knowledge_engine.store.message_common import (
+    DEFAULT_MATCH_BUDGET,
+    MAX_LIMIT,
+    SURROGATE_RE,
+    Cursor,
+    Filters,
+    MessageLogBase,
+    Row,
+    chunks,
+    keep_within_budget,
+    query_settings,
+)
 
 MESSAGES_FILE = "messages.sqlite3"  # the message log, in the workspace folder
 SCHEMA_VERSION = 1
-_CHUNK = 500  # ids per IN (...) and rows per page of iter()
-_MAX_LIMIT = 1000
-_DF_CACHE_SIZE = 4096
-DEFAULT_MATCH_BUDGET = 5000
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _COLUMNS = "seq, id, session, role, speaker, agent_id, ts, ts_iso, text"
 
 _SCHEMA = """
@@ -70,9 +76,6 @@ CREATE TRIGGER IF NOT EXISTS messages_au AFTER UPDATE OF text ON messages BEGIN
 END;
 """
 
-Order = Literal["asc", "desc"]
-Predicate = Callable[[Message], bool]
-
 
 class MessageLogError(RuntimeError):
     """The log file cannot be used (not a database, newer schema, ...)."""
@@ -87,7 +90,7 @@ def _clean(value: str | None) -> str | None:
         return value
     except UnicodeEncodeError:
         counters.inc("memory.text_sanitized")
-        return _SURROGATE_RE.sub("\ufffd", value)
+        return SURROGATE_RE.sub("\ufffd", value)
 
 
 def _epoch(ts: datetime) -> float:
@@ -102,7 +105,7 @@ def _iso(ts: datetime) -> str:
     return ts.astimezone(UTC).isoformat()
 
 
-def _row_to_message(row: sqlite3.Row | tuple[Any, ...]) -> Message:
+def _row_to_message(row: Row) -> Message:
     _seq, id_, session, role, speaker, agent_id, _ts, ts_iso, text = row[:9]
     return Message.model_construct(
         id=id_,
@@ -115,37 +118,15 @@ def _row_to_message(row: sqlite3.Row | tuple[Any, ...]) -> Message:
     )
 
 
-def _filters(
-    session: str | None = None,
-    role: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    alias: str = "",
-) -> tuple[str, list[Any]]:
+def _filters(filters: Filters, alias: str = "") -> tuple[str, list[Any]]:
     """SQL conditions (joined by AND, possibly empty) and their parameters."""
-    conds: list[str] = []
-    params: list[Any] = []
-    if session is not None:
-        conds.append(f"{alias}session = ?")
-        params.append(session)
-    if role is not None:
-        conds.append(f"{alias}role = ?")
-        params.append(role)
-    if since is not None:
-        conds.append(f"{alias}ts >= ?")
-        params.append(_epoch(since))
-    if until is not None:
-        conds.append(f"{alias}ts < ?")
-        params.append(_epoch(until))
+    terms = filters.terms()
+    conds = [f"{alias}{column} ?" for column, _ in terms]
+    params = [_epoch(v) if isinstance(v, datetime) else v for _, v in terms]
     return " AND ".join(conds), params
 
 
-def _chunks(items: Sequence[str], size: int = _CHUNK) -> Iterator[Sequence[str]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
-class MessageLog:
+class MessageLog(MessageLogBase):
     """Append-only message log of one agent; safe across threads (a lock) and processes (WAL)."""
 
     def __init__(
@@ -161,10 +142,7 @@ class MessageLog:
         p = Path(path).expanduser()
         self.path = p / MESSAGES_FILE if p.is_dir() else p
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.roles = frozenset(roles) if roles is not None else None
-        self._query = QueryBuilder(max_terms=max_query_terms, extra_stop_words=extra_stop_words)
-        self.match_budget = match_budget
-        self._df_cache: dict[str, tuple[int, int]] = {}
+        self._init_search(roles, max_query_terms, extra_stop_words, match_budget)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         try:
@@ -176,12 +154,7 @@ class MessageLog:
     def from_config(cls, workspace: Path | str, cfg: MemoryConfig) -> MessageLog:
         """Open `<workspace>/messages.sqlite3` with a MemoryConfig's roles and query settings."""
         return cls(
-            Path(workspace) / MESSAGES_FILE,
-            busy_timeout_ms=cfg.busy_timeout_ms,
-            roles=cfg.roles,
-            max_query_terms=cfg.max_query_terms,
-            extra_stop_words=cfg.extra_stop_words,
-            match_budget=cfg.keyword_match_budget,
+            Path(workspace) / MESSAGES_FILE, busy_timeout_ms=cfg.busy_timeout_ms, **query_settings(cfg)
         )
 
     # ------------------------------------------------------------------ connection
@@ -265,12 +238,6 @@ class MessageLog:
                 self._conn.close()
                 self._conn = None
 
-    def __enter__(self) -> MessageLog:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # ------------------------------------------------------------------ writes
 
     def _row(self, msg: Message) -> tuple[Any, ...]:
@@ -284,16 +251,6 @@ class MessageLog:
             _iso(msg.timestamp),
             _clean(msg.text),
         )
-
-    def _accepts(self, msg: Message) -> bool:
-        if self.roles is not None and msg.role not in self.roles:
-            counters.inc("memory.role_skipped")
-            return False
-        return True
-
-    def append(self, msg: Message) -> bool:
-        """Store one message; False when its id is already stored (idempotent) or its role is not kept."""
-        return self.append_many([msg]) == 1
 
     def append_many(self, msgs: Iterable[Message]) -> int:
         """Store many messages in one transaction; returns how many were new."""
@@ -313,72 +270,37 @@ class MessageLog:
 
     def delete(self, ids: Iterable[str]) -> int:
         """Delete messages by id (and from the keyword index); returns how many existed."""
-        wanted = list(dict.fromkeys(ids))
+        wanted = self._unique_ids(ids)
         deleted = 0
         with self._write() as c:
-            for chunk in _chunks(wanted):
+            for chunk in chunks(wanted):
                 marks = ",".join("?" * len(chunk))
                 deleted += c.execute(f"DELETE FROM messages WHERE id IN ({marks})", chunk).rowcount
-        self._df_cache.clear()
-        emit("memory.deleted", messages=deleted)
+        self._changed("memory.deleted", messages=deleted)
         return deleted
 
     def delete_session(self, session: str) -> int:
         """Delete every message of one session; returns how many."""
         with self._write() as c:
             deleted = c.execute("DELETE FROM messages WHERE session = ?", (session,)).rowcount
-        self._df_cache.clear()
-        emit("memory.session_deleted", messages=deleted)
+        self._changed("memory.session_deleted", messages=deleted)
         return deleted
 
-    def redact(
-        self, ids_or_predicate: Iterable[str] | Predicate, replacement: str | Callable[[str], str]
-    ) -> list[str]:
-        """Rewrite the text of chosen messages (the index follows); returns the ids that changed.
+    def _redacted_text(self, text: str) -> str:
+        return _clean(text) or ""
 
-        `replacement` is the new whole text, or a function of the old text (e.g. one that masks
-        an entity's name). Call `vacuum()` afterwards so the old text leaves the file.
-        """
-        changed: list[str] = []
-        for batch in self._redact_candidates(ids_or_predicate):
-            updates: list[tuple[str, int]] = []
-            for seq, msg in batch:
-                new = replacement(msg.text) if callable(replacement) else replacement
-                new = _clean(new) or ""
-                if new != msg.text:
-                    updates.append((new, seq))
-                    changed.append(msg.id)
-            if updates:
-                with self._write() as c:
-                    c.executemany("UPDATE messages SET text = ? WHERE seq = ?", updates)
-        self._df_cache.clear()
-        emit("memory.redacted", messages=len(changed))
-        return changed
+    def _rewrite(self, updates: list[tuple[int, str]]) -> None:
+        with self._write() as c:
+            c.executemany("UPDATE messages SET text = ? WHERE seq = ?", [(new, seq) for seq, new in updates])
 
-    def _redact_candidates(
-        self, ids_or_predicate: Iterable[str] | Predicate
-    ) -> Iterator[list[tuple[int, Message]]]:
-        if callable(ids_or_predicate):
-            pred = ids_or_predicate
-            last = 0
-            while True:
-                sql = f"SELECT {_COLUMNS} FROM messages WHERE seq > ? ORDER BY seq LIMIT ?"
-                rows = self._read(sql, (last, _CHUNK))
-                if not rows:
-                    return
-                last = rows[-1][0]
-                yield [(r[0], m) for r in rows if pred(m := _row_to_message(r))]
-            return
-        wanted = list(dict.fromkeys(ids_or_predicate))
-        for chunk in _chunks(wanted):
-            marks = ",".join("?" * len(chunk))
-            rows = self._read(f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", chunk)
-            yield [(r[0], _row_to_message(r)) for r in rows]
+    def _rows_after(self, seq: int, size: int) -> list[tuple[Any, ...]]:
+        return self._read(f"SELECT {_COLUMNS} FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", (seq, size))
 
-    def retain(self, max_age_days: float = 0, max_count: int = 0, now: datetime | None = None) -> list[str]:
-        """Apply retention (0 = no limit): drop messages older than max_age_days, then the oldest beyond
-        max_count. Returns the deleted ids so the vector index can drop them too."""
-        now = now or datetime.now(UTC)
+    def _rows_by_id(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        marks = ",".join("?" * len(ids))
+        return self._read(f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", ids)
+
+    def _retain(self, max_age_days: float, max_count: int, now: datetime) -> list[str]:
         doomed: list[str] = []
         with self._write() as c:
             if max_age_days > 0:
@@ -395,11 +317,9 @@ class MessageLog:
                         if id_ not in skip:
                             doomed.append(id_)
                             excess -= 1
-            for chunk in _chunks(doomed):
+            for chunk in chunks(doomed):
                 marks = ",".join("?" * len(chunk))
                 c.execute(f"DELETE FROM messages WHERE id IN ({marks})", chunk)
-        self._df_cache.clear()
-        emit("memory.retention", deleted=len(doomed), max_age_days=max_age_days, max_count=max_count)
         return doomed
 
     def vacuum(self) -> bool:
@@ -432,12 +352,10 @@ class MessageLog:
             return False
         return True
 
-    def rebuild_index(self) -> None:
-        """Re-derive the keyword index from the stored texts (for `validate --repair`)."""
+    def _reindex(self) -> None:
+        """FTS5's 'rebuild' re-reads every stored text (for `rebuild_index`)."""
         with self._write() as c:
             c.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
-        self._df_cache.clear()
-        emit("memory.index_rebuilt", messages=self.count())
 
     # ------------------------------------------------------------------ reads
 
@@ -452,63 +370,28 @@ class MessageLog:
         rows = self._read(
             "SELECT 1 FROM messages WHERE session IS ? AND ts BETWEEN ? AND ? AND role = ? AND text = ?"
             " LIMIT 1",
-            (session, t - within_s, t + within_s, role, _SURROGATE_RE.sub("\ufffd", text)),
+            (session, t - within_s, t + within_s, role, SURROGATE_RE.sub("\ufffd", text)),
         )
         return bool(rows)
 
-    def get_many(self, ids: Iterable[str]) -> list[Message]:
-        """Messages in the order of `ids`; unknown ids are left out."""
-        wanted = list(dict.fromkeys(ids))
-        found: dict[str, Message] = {}
-        for chunk in _chunks(wanted):
-            marks = ",".join("?" * len(chunk))
-            for r in self._read(f"SELECT {_COLUMNS} FROM messages WHERE id IN ({marks})", chunk):
-                found[r[1]] = _row_to_message(r)
-        return [found[i] for i in wanted if i in found]
+    _message = staticmethod(_row_to_message)
 
-    def iter(
-        self,
-        since: datetime | None = None,
-        session: str | None = None,
-        role: str | None = None,
-        limit: int | None = None,
-        order: Order = "asc",
-        until: datetime | None = None,
-    ) -> Iterator[Message]:
-        """Messages by event time (then arrival), read in pages so the lock is never held across yields."""
-        if order not in ("asc", "desc"):
-            raise ValueError("order must be 'asc' or 'desc'")
-        where, params = _filters(session, role, since, until)
-        cmp, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
-        cursor: tuple[float, int] | None = None
-        left = limit if limit is not None else -1
-        while left != 0:
-            page = _CHUNK if left < 0 else min(_CHUNK, left)
-            conds = [where] if where else []
-            args = list(params)
-            if cursor is not None:
-                conds.append(f"(ts, seq) {cmp} (?, ?)")
-                args += list(cursor)
-            sql = f"SELECT {_COLUMNS} FROM messages"
-            if conds:
-                sql += " WHERE " + " AND ".join(conds)
-            sql += f" ORDER BY ts {direction}, seq {direction} LIMIT ?"
-            rows = self._read(sql, [*args, page])
-            for r in rows:
-                yield _row_to_message(r)
-            if len(rows) < page:
-                return
-            cursor = (rows[-1][6], rows[-1][0])
-            left = left - len(rows) if left > 0 else left
+    def _page(
+        self, filters: Filters, cmp: str, direction: str, cursor: Cursor, size: int
+    ) -> list[tuple[Any, ...]]:
+        where, params = _filters(filters)
+        conds = [where] if where else []
+        if cursor is not None:
+            conds.append(f"(ts, seq) {cmp} (?, ?)")
+            params += list(cursor)
+        sql = f"SELECT {_COLUMNS} FROM messages"
+        if conds:
+            sql += " WHERE " + " AND ".join(conds)
+        sql += f" ORDER BY ts {direction}, seq {direction} LIMIT ?"
+        return self._read(sql, [*params, size])
 
-    def count(
-        self,
-        session: str | None = None,
-        role: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-    ) -> int:
-        where, params = _filters(session, role, since, until)
+    def _count(self, filters: Filters) -> int:
+        where, params = _filters(filters)
         sql = "SELECT count(*) FROM messages" + (f" WHERE {where}" if where else "")
         return int(self._read(sql, params)[0][0])
 
@@ -517,26 +400,12 @@ class MessageLog:
         rows = self._read("SELECT DISTINCT speaker FROM messages WHERE speaker IS NOT NULL LIMIT ?", [limit])
         return [str(name) for (name,) in rows]
 
-    def search(
-        self,
-        query: str,
-        limit: int = 20,
-        session: str | None = None,
-        role: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-    ) -> list[tuple[Message, float]]:
-        """BM25 keyword search; scores are -bm25() so higher is better. Empty query -> no results."""
-        built = self._query.build(query)
-        if limit <= 0:
-            return []
-        if built.empty:
-            counters.inc("memory.search_empty_query")
-            return []
+    def _search(self, built: KeywordQuery, limit: int, filters: Filters) -> list[tuple[Message, float]]:
+        """FTS5 BM25; scores are -bm25() so higher is better."""
         planned, newest_only = self._plan(built)
         expression = planned.expression
-        where, params = _filters(session, role, since, until, alias="m.")
-        if session is not None:
+        where, params = _filters(filters, alias="m.")
+        if (session := filters.session) is not None:
             # A session's messages are mostly contiguous in arrival order: bounding the FTS rowid lets
             # FTS5 seek inside its doclists instead of scoring every match of the whole log.
             lo, hi = self._read("SELECT min(seq), max(seq) FROM messages WHERE session = ?", [session])[0]
@@ -557,11 +426,9 @@ class MessageLog:
             sql = "SELECT rowid, bm25(messages_fts) AS score FROM messages_fts WHERE messages_fts MATCH ?"
             sql += " ORDER BY score LIMIT ?"
         try:
-            hits = self._read(sql, [expression, *params, max(1, min(limit, _MAX_LIMIT))])
+            hits = self._read(sql, [expression, *params, max(1, min(limit, MAX_LIMIT))])
         except sqlite3.OperationalError as exc:  # the builder should make this impossible; never crash a turn
-            counters.inc("memory.search_error")
-            emit("memory.search_error", error=type(exc).__name__)
-            return []
+            return self.search_failed(type(exc).__name__)
         return self._hydrate(hits)
 
     def _hydrate(self, hits: list[tuple[Any, ...]]) -> list[tuple[Message, float]]:
@@ -582,10 +449,8 @@ class MessageLog:
 
         FTS5 computes bm25() for every matching row before sorting, so one very common word
         (in a third of the log) costs more than all rare words together while adding almost
-        nothing to the ranking (its IDF is near zero). Like Lucene's high-frequency cutoff:
-        the rarest word is always kept, then others from rare to common while their summed
-        document frequencies stay within `match_budget`. Phrase queries are never pruned
-        (the phrase is required, so it already bounds the match set).
+        nothing to the ranking (its IDF is near zero): `keep_within_budget` chooses the words.
+        Phrase queries are never pruned (the phrase is required, so it already bounds the match set).
 
         When even the rarest word matches more than the budget (every word of the query is that
         common), only the newest rows expected to hold about `match_budget` matches are scored:
@@ -598,19 +463,13 @@ class MessageLog:
         top = self._max_seq()
         if top <= self.match_budget:
             return built, 0
-        dfs = sorted((self._doc_freq(p, top), p) for p in parts)
-        keep, total = [dfs[0][1]], dfs[0][0]
-        for df, part in dfs[1:]:
-            if total + df > self.match_budget:
-                break
-            keep.append(part)
-            total += df
+        keep, total = keep_within_budget(
+            sorted((self._doc_freq(p, top), p) for p in parts), self.match_budget
+        )
         newest_only = 0
         if total > self.match_budget:
-            counters.inc("memory.search_newest_only")
             newest_only = max(0, top - int(top * self.match_budget / total))
         if len(keep) < len(parts):
-            counters.inc("memory.search_terms_pruned", len(parts) - len(keep))
             return built.keep_only(keep), newest_only
         return built, newest_only
 
@@ -619,13 +478,11 @@ class MessageLog:
 
     def _doc_freq(self, part: str, top: int) -> int:
         """Rows matching one quoted word; cached until the log grows by 5% (only the plan uses it)."""
-        cached = self._df_cache.get(part)
-        if cached is not None and top - cached[1] <= max(100, top // 20):
-            return cached[0]
+        cached = self._df_cache.get(part, top)
+        if cached is not None:
+            return cached
         df = int(self._read("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", [part])[0][0])
-        if len(self._df_cache) >= _DF_CACHE_SIZE:
-            self._df_cache.clear()
-        self._df_cache[part] = (df, top)
+        self._df_cache.put(part, df, top)
         return df
 
     def stats(self) -> dict[str, Any]:

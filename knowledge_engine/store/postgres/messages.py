@@ -20,10 +20,9 @@ from __future__ import annotations
 import logging
 import math
 import re
-import threading
 import time
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -33,25 +32,28 @@ import psycopg
 from knowledge_engine.config import MemoryConfig, PostgresStorageConfig
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.keyword import DEFAULT_MAX_TERMS, KeywordQuery, QueryBuilder
-from knowledge_engine.store.messages import (
-    _SURROGATE_RE,
+from knowledge_engine.store.keyword import DEFAULT_MAX_TERMS, KeywordQuery
+from knowledge_engine.store.message_common import (
     DEFAULT_MATCH_BUDGET,
-    MessageLogError,
-    Order,
-    Predicate,
+    MAX_LIMIT,
+    SURROGATE_RE,
+    Cursor,
+    Filters,
+    MessageLogBase,
+    Row,
+    chunks,
+    keep_within_budget,
+    query_settings,
 )
+from knowledge_engine.store.messages import MessageLogError
 from knowledge_engine.store.postgres import connect
 from knowledge_engine.store.postgres.connect import StoreDatabaseError, describe
 
 log = logging.getLogger("knowledge_engine.store.postgres")
 
-_CHUNK = 500  # ids per statement and rows per page of iter()
-_MAX_LIMIT = 1000
 _APPEND_ATTEMPTS = 3
 _ANALYZE_FIRST = 1000  # rows appended by one handle before its first ANALYZE
 _ANALYZE_GROWTH = 0.2  # then again after growing by this share of what it appended before
-_DF_CACHE_SIZE = 4096
 VACUUM_LOCK_WAIT_MS = 2000  # how long vacuum() waits for ke_messages' exclusive lock
 _CONFIG = "english"  # must match the generated column in migrations/0002_messages.sql
 _COLUMNS = "seq, id, session, role, speaker, agent_id, ts, text, nul_at"
@@ -67,7 +69,7 @@ def _clean(value: str | None) -> str | None:
     """Lone surrogates (not encodable) and NUL (not storable in a text column) become U+FFFD; counted."""
     if value is None:
         return None
-    fixed = _SURROGATE_RE.sub("\ufffd", value).replace("\x00", "\ufffd")
+    fixed = SURROGATE_RE.sub("\ufffd", value).replace("\x00", "\ufffd")
     if fixed != value:
         counters.inc("memory.text_sanitized")
     return fixed
@@ -75,7 +77,7 @@ def _clean(value: str | None) -> str | None:
 
 def _text_in(text: str) -> tuple[str, list[int] | None]:
     """The storable text (NUL -> space, a separator for the index too) and where the NULs were."""
-    text = _SURROGATE_RE.sub("\ufffd", text)
+    text = SURROGATE_RE.sub("\ufffd", text)
     if "\x00" not in text:
         return text, None
     return text.replace("\x00", " "), [i for i, c in enumerate(text) if c == "\x00"]
@@ -95,7 +97,7 @@ def _utc(ts: datetime) -> datetime:
     return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts
 
 
-def _row_to_message(row: Sequence[Any]) -> Message:
+def _row_to_message(row: Row) -> Message:
     _seq, id_, session, role, speaker, agent_id, ts, text, nul_at = row[:9]
     return Message.model_construct(
         id=id_,
@@ -141,33 +143,14 @@ def compose_tsquery(required: list[str], optional: list[str]) -> str:
     return must if not optional else f"{must} & ({ranked})"
 
 
-def _filters(
-    session: str | None, role: str | None, since: datetime | None, until: datetime | None
-) -> tuple[str, list[Any]]:
+def _filters(filters: Filters) -> tuple[str, list[Any]]:
     """Extra SQL conditions (each starting with AND) and their parameters."""
-    sql = ""
-    params: list[Any] = []
-    if session is not None:
-        sql += " AND session = %s"
-        params.append(_clean(session))
-    if role is not None:
-        sql += " AND role = %s"
-        params.append(_clean(role))
-    if since is not None:
-        sql += " AND ts >= %s"
-        params.append(_utc(since))
-    if until is not None:
-        sql += " AND ts < %s"
-        params.append(_utc(until))
-    return sql, params
+    terms = filters.terms()
+    sql = "".join(f" AND {column} %s" for column, _ in terms)
+    return sql, [_utc(v) if isinstance(v, datetime) else _clean(v) for _, v in terms]
 
 
-def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
-class PgMessageLog:
+class PgMessageLog(MessageLogBase):
     """One agent's message log in the shared database; the same public API as `MessageLog`."""
 
     def __init__(
@@ -185,11 +168,7 @@ class PgMessageLog:
         self.cfg = cfg
         self.agent = agent
         self.where = describe(cfg.url)
-        self.roles = frozenset(roles) if roles is not None else None
-        self._query = QueryBuilder(max_terms=max_query_terms, extra_stop_words=extra_stop_words)
-        self.match_budget = match_budget
-        self._df_cache: dict[str, tuple[int, int]] = {}
-        self._lock = threading.Lock()
+        self._init_search(roles, max_query_terms, extra_stop_words, match_budget)
         self._closed = False
         self._since_analyze = 0
         self._analyzed_rows = 0
@@ -199,14 +178,7 @@ class PgMessageLog:
     @classmethod
     def from_config(cls, cfg: PostgresStorageConfig, agent: str, memory: MemoryConfig) -> PgMessageLog:
         """Open one agent's log with a MemoryConfig's roles and query settings."""
-        return cls(
-            cfg,
-            agent,
-            roles=memory.roles,
-            max_query_terms=memory.max_query_terms,
-            extra_stop_words=memory.extra_stop_words,
-            match_budget=memory.keyword_match_budget,
-        )
+        return cls(cfg, agent, **query_settings(memory))
 
     # ------------------------------------------------------------------ connection
 
@@ -235,19 +207,7 @@ class PgMessageLog:
         """Stop using the log (the process's pool stays open for other agents)."""
         self._closed = True
 
-    def __enter__(self) -> PgMessageLog:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # ------------------------------------------------------------------ writes
-
-    def _accepts(self, msg: Message) -> bool:
-        if self.roles is not None and msg.role not in self.roles:
-            counters.inc("memory.role_skipped")
-            return False
-        return True
 
     def _row(self, msg: Message) -> tuple[Any, ...]:
         text, nul_at = _text_in(msg.text)
@@ -264,10 +224,6 @@ class PgMessageLog:
             text,
             nul_at,
         )
-
-    def append(self, msg: Message) -> bool:
-        """Store one message; False when its id is already stored (idempotent) or its role is not kept."""
-        return self.append_many([msg]) == 1
 
     def append_many(self, msgs: Iterable[Message]) -> int:
         """Store many messages in one transaction; returns how many were new (the first of an id wins).
@@ -326,7 +282,7 @@ class PgMessageLog:
     def _insert(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]]) -> int:
         added = 0
         with conn.transaction(), conn.cursor() as cur:
-            for chunk in _chunks(rows):
+            for chunk in chunks(rows):
                 cur.executemany(
                     "INSERT INTO ke_messages (agent, id, session, role, speaker, agent_id, ts, text, nul_at)"
                     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (agent, id) DO NOTHING"
@@ -342,16 +298,15 @@ class PgMessageLog:
 
     def delete(self, ids: Iterable[str]) -> int:
         """Delete messages by id (the keyword index follows); returns how many existed."""
-        wanted = [i for i in dict.fromkeys(_clean(i) for i in ids) if i is not None]
+        wanted = self._unique_ids(ids)
         deleted = 0
         with self._conn() as conn, conn.transaction():
-            for chunk in _chunks(wanted):
+            for chunk in chunks(wanted):
                 cur = conn.execute(
                     "DELETE FROM ke_messages WHERE agent = %s AND id = ANY(%s)", (self.agent, list(chunk))
                 )
                 deleted += cur.rowcount
-        self._df_cache.clear()
-        emit("memory.deleted", messages=deleted)
+        self._changed("memory.deleted", messages=deleted)
         return deleted
 
     def delete_session(self, session: str) -> int:
@@ -361,63 +316,37 @@ class PgMessageLog:
                 "DELETE FROM ke_messages WHERE agent = %s AND session = %s", (self.agent, _clean(session))
             )
             deleted = cur.rowcount
-        self._df_cache.clear()
-        emit("memory.session_deleted", messages=deleted)
+        self._changed("memory.session_deleted", messages=deleted)
         return deleted
 
-    def redact(
-        self, ids_or_predicate: Iterable[str] | Predicate, replacement: str | Callable[[str], str]
-    ) -> list[str]:
-        """Rewrite the text of chosen messages (the generated index column follows); returns changed ids.
+    # redact() (MessageLogBase): the generated index column follows; `vacuum()` afterwards makes the
+    # old row versions leave the table files.
 
-        Call `vacuum()` afterwards so the old row versions leave the table files.
-        """
-        changed: list[str] = []
-        for batch in self._redact_candidates(ids_or_predicate):
-            updates: list[tuple[Any, ...]] = []
-            for seq, msg in batch:
-                new = replacement(msg.text) if callable(replacement) else replacement
-                new = _SURROGATE_RE.sub("\ufffd", new or "")
-                if new != msg.text:
-                    text, nul_at = _text_in(new)
-                    updates.append((text, nul_at, self.agent, seq))
-                    changed.append(msg.id)
-            if updates:
-                with self._conn() as conn, conn.transaction(), conn.cursor() as cur:
-                    cur.executemany(
-                        "UPDATE ke_messages SET text = %s, nul_at = %s WHERE agent = %s AND seq = %s", updates
-                    )
-        self._df_cache.clear()
-        emit("memory.redacted", messages=len(changed))
-        return changed
+    def _redacted_text(self, text: str) -> str:
+        return SURROGATE_RE.sub("\ufffd", text or "")
 
-    def _redact_candidates(
-        self, ids_or_predicate: Iterable[str] | Predicate
-    ) -> Iterator[list[tuple[int, Message]]]:
-        if callable(ids_or_predicate):
-            pred = ids_or_predicate
-            last = 0
-            while True:
-                rows = self._read(
-                    f"SELECT {_COLUMNS} FROM ke_messages WHERE agent = %s AND seq > %s ORDER BY seq LIMIT %s",
-                    (self.agent, last, _CHUNK),
-                )
-                if not rows:
-                    return
-                last = rows[-1][0]
-                yield [(r[0], m) for r in rows if pred(m := _row_to_message(r))]
-        wanted = [i for i in dict.fromkeys(_clean(i) for i in ids_or_predicate) if i is not None]
-        for chunk in _chunks(wanted):
-            rows = self._read(
-                f"SELECT {_COLUMNS} FROM ke_messages WHERE agent = %s AND id = ANY(%s)",
-                (self.agent, list(chunk)),
+    def _rewrite(self, updates: list[tuple[int, str]]) -> None:
+        rows = [(*_text_in(new), self.agent, seq) for seq, new in updates]
+        with self._conn() as conn, conn.transaction(), conn.cursor() as cur:
+            cur.executemany(
+                "UPDATE ke_messages SET text = %s, nul_at = %s WHERE agent = %s AND seq = %s", rows
             )
-            yield [(r[0], _row_to_message(r)) for r in rows]
 
-    def retain(self, max_age_days: float = 0, max_count: int = 0, now: datetime | None = None) -> list[str]:
-        """Apply retention (0 = no limit): drop messages older than max_age_days, then the oldest beyond
-        max_count. Returns the deleted ids so the vector index can drop them too."""
-        now = now or datetime.now(UTC)
+    def _key(self, id: str) -> str | None:
+        return _clean(id)
+
+    def _rows_after(self, seq: int, size: int) -> list[tuple[Any, ...]]:
+        return self._read(
+            f"SELECT {_COLUMNS} FROM ke_messages WHERE agent = %s AND seq > %s ORDER BY seq LIMIT %s",
+            (self.agent, seq, size),
+        )
+
+    def _rows_by_id(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        return self._read(
+            f"SELECT {_COLUMNS} FROM ke_messages WHERE agent = %s AND id = ANY(%s)", (self.agent, list(ids))
+        )
+
+    def _retain(self, max_age_days: float, max_count: int, now: datetime) -> list[str]:
         doomed: list[str] = []
         with self._conn() as conn, conn.transaction():
             if max_age_days > 0:
@@ -435,8 +364,6 @@ class PgMessageLog:
                     (self.agent, self.agent, self.agent, max_count),
                 )
                 doomed += [r[0] for r in cur.fetchall()]
-        self._df_cache.clear()
-        emit("memory.retention", deleted=len(doomed), max_age_days=max_age_days, max_count=max_count)
         return doomed
 
     def vacuum(self) -> bool:
@@ -478,12 +405,10 @@ class PgMessageLog:
             emit("memory.index_check", ok=False)
         return ok
 
-    def rebuild_index(self) -> None:
-        """Re-derive the keyword index (REINDEX of the GIN index; the column is generated)."""
+    def _reindex(self) -> None:
+        """REINDEX of the GIN index (for `rebuild_index`; the tsv column is generated, never stale)."""
         with self._conn() as conn:
             conn.execute("REINDEX INDEX ke_messages_tsv")
-        self._df_cache.clear()
-        emit("memory.index_rebuilt", messages=self.count())
 
     # ------------------------------------------------------------------ reads
 
@@ -513,59 +438,22 @@ class PgMessageLog:
         )
         return bool(rows)
 
-    def get_many(self, ids: Iterable[str]) -> list[Message]:
-        """Messages in the order of `ids`; unknown ids are left out."""
-        wanted = list(dict.fromkeys(ids))
-        keys = {i: _clean(i) for i in wanted}
-        found: dict[str, Message] = {}
-        for chunk in _chunks(list(dict.fromkeys(keys.values()))):
-            for r in self._read(
-                f"SELECT {_COLUMNS} FROM ke_messages WHERE agent = %s AND id = ANY(%s)",
-                (self.agent, list(chunk)),
-            ):
-                found[r[1]] = _row_to_message(r)
-        return [found[k] for i in wanted if (k := keys[i]) is not None and k in found]
+    _message = staticmethod(_row_to_message)
 
-    def iter(
-        self,
-        since: datetime | None = None,
-        session: str | None = None,
-        role: str | None = None,
-        limit: int | None = None,
-        order: Order = "asc",
-        until: datetime | None = None,
-    ) -> Iterator[Message]:
-        """Messages by event time (then arrival), read in pages (keyset on (ts, seq))."""
-        if order not in ("asc", "desc"):
-            raise ValueError("order must be 'asc' or 'desc'")
-        where, params = _filters(session, role, since, until)
-        cmp, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
-        cursor: tuple[datetime, int] | None = None
-        left = limit if limit is not None else -1
-        while left != 0:
-            page = _CHUNK if left < 0 else min(_CHUNK, left)
-            sql = f"SELECT {_COLUMNS} FROM ke_messages WHERE agent = %s{where}"
-            args: list[Any] = [self.agent, *params]
-            if cursor is not None:
-                sql += f" AND (ts, seq) {cmp} (%s, %s)"
-                args += list(cursor)
-            sql += f" ORDER BY ts {direction}, seq {direction} LIMIT %s"
-            rows = self._read(sql, [*args, page])
-            for r in rows:
-                yield _row_to_message(r)
-            if len(rows) < page:
-                return
-            cursor = (rows[-1][6], rows[-1][0])
-            left = left - len(rows) if left > 0 else left
+    def _page(
+        self, filters: Filters, cmp: str, direction: str, cursor: Cursor, size: int
+    ) -> list[tuple[Any, ...]]:
+        where, params = _filters(filters)
+        sql = f"SELECT {_COLUMNS} FROM ke_messages WHERE agent = %s{where}"
+        args: list[Any] = [self.agent, *params]
+        if cursor is not None:
+            sql += f" AND (ts, seq) {cmp} (%s, %s)"
+            args += list(cursor)
+        sql += f" ORDER BY ts {direction}, seq {direction} LIMIT %s"
+        return self._read(sql, [*args, size])
 
-    def count(
-        self,
-        session: str | None = None,
-        role: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-    ) -> int:
-        where, params = _filters(session, role, since, until)
+    def _count(self, filters: Filters) -> int:
+        where, params = _filters(filters)
         rows = self._read(f"SELECT count(*) FROM ke_messages WHERE agent = %s{where}", [self.agent, *params])
         return int(rows[0][0])
 
@@ -577,31 +465,18 @@ class PgMessageLog:
         )
         return [str(name) for (name,) in rows]
 
-    def search(
-        self,
-        query: str,
-        limit: int = 20,
-        session: str | None = None,
-        role: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-    ) -> list[tuple[Message, float]]:
-        """Full-text search ranked BM25-like (see module doc); higher is better. Empty query -> []."""
-        built = self._query.build(query)
-        if limit <= 0:
-            return []
+    def _search(self, built: KeywordQuery, limit: int, filters: Filters) -> list[tuple[Message, float]]:
+        """Full-text search ranked BM25-like (see module doc)."""
         required, optional = tsquery_parts(built)
         if not required and not optional:
             counters.inc("memory.search_empty_query")
             return []
         try:
-            return self._search(required, optional, limit, _filters(session, role, since, until))
+            return self._ranked(required, optional, limit, _filters(filters))
         except PgMessageLogError:  # never crash a turn: the keyword arm is one of several
-            counters.inc("memory.search_error")
-            emit("memory.search_error", error="PgMessageLogError")
-            return []
+            return self.search_failed("PgMessageLogError")
 
-    def _search(
+    def _ranked(
         self, required: list[str], optional: list[str], limit: int, filters: tuple[str, list[Any]]
     ) -> list[tuple[Message, float]]:
         top, n = self._size()
@@ -622,7 +497,7 @@ class PgMessageLog:
             " ORDER BY score DESC, seq DESC LIMIT %s"
         )
         args = [parts, weights, self.agent, compose_tsquery(required, optional), *params]
-        rows = self._read(sql, [*args, max(1, min(limit, _MAX_LIMIT))])
+        rows = self._read(sql, [*args, max(1, min(limit, MAX_LIMIT))])
         return [(_row_to_message(r), float(r[9] or 0.0)) for r in rows]
 
     @staticmethod
@@ -634,25 +509,17 @@ class PgMessageLog:
         """Drop the most common OR-ed words beyond `match_budget` (as `MessageLog._plan`, same rules).
 
         Every matching row is ranked before the sort, so a word in a third of the log costs more than
-        all rare words together while its IDF adds almost nothing. The rarest word is always kept;
-        when even it matches more than the budget, only the newest rows are searched (the second
+        all rare words together while its IDF adds almost nothing (`keep_within_budget`). When even
+        the rarest word matches more than the budget, only the newest rows are searched (the second
         value: the seq to search above, 0 = everything). Phrase queries are never pruned.
         """
         if self.match_budget <= 0 or required or not optional or n <= self.match_budget:
             return optional, 0
         dfs = sorted((self._doc_freq(p, top), i, p) for i, p in enumerate(optional))
-        keep, total = [dfs[0][2]], dfs[0][0]
-        for df, _, part in dfs[1:]:
-            if total + df > self.match_budget:
-                break
-            keep.append(part)
-            total += df
+        keep, total = keep_within_budget([(df, p) for df, _, p in dfs], self.match_budget)
         above = 0
         if total > self.match_budget:
-            counters.inc("memory.search_newest_only")
             above = self._newest_seq_for(n, self.match_budget / total)
-        if len(keep) < len(optional):
-            counters.inc("memory.search_terms_pruned", len(optional) - len(keep))
         return [p for p in optional if p in keep], above
 
     def _newest_seq_for(self, n: int, share: float) -> int:
@@ -668,28 +535,25 @@ class PgMessageLog:
         """(highest seq, row count) of this agent; the count is cached with the document frequencies."""
         rows = self._read("SELECT coalesce(max(seq), 0) FROM ke_messages WHERE agent = %s", (self.agent,))
         top = int(rows[0][0])
-        cached = self._df_cache.get("\x00n")
-        if cached is not None and top - cached[1] <= max(100, top // 20):
-            return top, cached[0]
+        cached = self._df_cache.get("\x00n", top)
+        if cached is not None:
+            return top, cached
         n = int(self._read("SELECT count(*) FROM ke_messages WHERE agent = %s", (self.agent,))[0][0])
-        self._df_cache["\x00n"] = (n, top)
+        self._df_cache.put("\x00n", n, top)
         return top, n
 
     def _doc_freq(self, part: str, top: int) -> int:
         """Rows matching one part; cached until the log grows by 5% (only ranking uses it)."""
-        cached = self._df_cache.get(part)
-        if cached is not None and top - cached[1] <= max(100, top // 20):
-            return cached[0]
+        cached = self._df_cache.get(part, top)
+        if cached is not None:
+            return cached
         df = int(
             self._read(
                 f"SELECT count(*) FROM ke_messages WHERE agent = %s AND tsv @@ to_tsquery('{_CONFIG}', %s)",
                 (self.agent, part),
             )[0][0]
         )
-        with self._lock:
-            if len(self._df_cache) >= _DF_CACHE_SIZE:
-                self._df_cache.clear()
-            self._df_cache[part] = (df, top)
+        self._df_cache.put(part, df, top)
         return df
 
     def stats(self) -> dict[str, Any]:
