@@ -239,7 +239,16 @@ class KnowledgeEngine:
         down: list[Exception] = []  # the shared database could not take a message: the batch waits
 
         def store_messages() -> None:  # runs while the spaCy workers parse the batch
-            for msg in messages:
+            try:
+                ws.store_messages(messages)  # one write for the batch
+                return
+            except Exception as exc:
+                if self._store_down(exc):
+                    counters.inc("memory.append_failed")
+                    log.error("message log append failed: %s", type(exc).__name__)
+                    down.append(exc)
+                    return  # the whole batch is tried again (appending and applying are idempotent)
+            for msg in messages:  # one message spoiled the batch's write: the others are kept
                 try:
                     ws.store_message(msg)
                 except Exception as exc:
@@ -247,7 +256,7 @@ class KnowledgeEngine:
                     log.error("message log append failed: %s", type(exc).__name__)
                     if self._store_down(exc):
                         down.append(exc)
-                        return  # the whole batch is tried again (appending and applying are idempotent)
+                        return
 
         meanwhile: Callable[[], None] | None = store_messages
         if self._pipeline is None:  # the tiers are still loading (seconds): the log need not wait for them

@@ -386,12 +386,19 @@ class Workspace:
             self._messages.close()
             self._messages = None
 
-    def store_message(self, message: Message) -> bool:
+    def _keeps(self, message: Message) -> bool:
+        """Whether the message log takes this message (memory on, its role kept, not forgotten meanwhile)."""
         if self.closed or not self.config.memory.enabled or message.role not in self.config.memory.roles:
             return False
-        if not all(gate.admit(message) for gate in list(self.gates)):
-            return False  # forgotten while it was pending
-        return bool(self.messages.append(message))
+        return all(gate.admit(message) for gate in list(self.gates))
+
+    def store_message(self, message: Message) -> bool:
+        return self._keeps(message) and bool(self.messages.append(message))
+
+    def store_messages(self, messages: Iterable[Message]) -> int:
+        """Append a batch in one write (one transaction, one round trip on the shared database)."""
+        kept = [m for m in messages if self._keeps(m)]
+        return self.messages.append_many(kept) if kept else 0
 
     def stats(self) -> dict[str, object]:
         by_type: dict[str, int] = {}
