@@ -129,6 +129,8 @@ def _filters(filters: Filters, alias: str = "") -> tuple[str, list[Any]]:
 class MessageLog(MessageLogBase):
     """Append-only message log of one agent; safe across threads (a lock) and processes (WAL)."""
 
+    _message = staticmethod(_row_to_message)
+
     def __init__(
         self,
         path: Path | str,
@@ -373,8 +375,6 @@ class MessageLog(MessageLogBase):
             (session, t - within_s, t + within_s, role, SURROGATE_RE.sub("\ufffd", text)),
         )
         return bool(rows)
-
-    _message = staticmethod(_row_to_message)
 
     def _page(
         self, filters: Filters, cmp: str, direction: str, cursor: Cursor, size: int

@@ -153,6 +153,8 @@ def _filters(filters: Filters) -> tuple[str, list[Any]]:
 class PgMessageLog(MessageLogBase):
     """One agent's message log in the shared database; the same public API as `MessageLog`."""
 
+    _message = staticmethod(_row_to_message)
+
     def __init__(
         self,
         cfg: PostgresStorageConfig,
@@ -437,8 +439,6 @@ class PgMessageLog(MessageLogBase):
             ),
         )
         return bool(rows)
-
-    _message = staticmethod(_row_to_message)
 
     def _page(
         self, filters: Filters, cmp: str, direction: str, cursor: Cursor, size: int

@@ -79,6 +79,13 @@ class _Write:
         self.gone: dict[str, datetime] = {}  # deleted by another node after our change: when
         self.applied = 0  # how many of the pending applied keys were written
 
+    def stored(self, rows: list[tuple[Any, ...]], ids: list[str], body: dict[str, bytes]) -> list[str]:
+        """Note the (id, row version, seq) rows a statement wrote; returns the ids of `ids` it did not
+        write (another writer got there first)."""
+        for rid, ver, seq in rows:
+            self.synced[rid] = (ver, body[rid], seq)
+        return [i for i in ids if i not in self.synced]
+
 
 class PgRecordTable(BaseTable[R]):
     """Records of one kind (`facts`, `entities`) of one agent, in `ke_records`."""
@@ -362,9 +369,7 @@ class PgRecordTable(BaseTable[R]):
                 self.key,
             ),
         ).fetchall()
-        for rid, ver, seq in rows:
-            done.synced[rid] = (ver, body[rid], seq)
-        return [i for i in ids if i not in done.synced]
+        return done.stored(rows, ids, body)
 
     def _insert(
         self, conn: psycopg.Connection, ids: list[str], body: dict[str, bytes], done: _Write
@@ -384,9 +389,7 @@ class PgRecordTable(BaseTable[R]):
                 [updated_at(self.records[i]) for i in ids],
             ),
         ).fetchall()
-        for rid, ver, seq in rows:
-            done.synced[rid] = (ver, body[rid], seq)
-        return [i for i in ids if i not in done.synced]
+        return done.stored(rows, ids, body)
 
     def _merge_round(
         self, conn: psycopg.Connection, ids: list[str], body: dict[str, bytes], done: _Write
