@@ -168,7 +168,10 @@ class StorageConfig(_Section):
         10000, ge=1, description="Facts kept; lowest relevance, then least recently accessed, pruned first."
     )
     write_debounce_ms: int = Field(
-        15000, ge=0, description="Delay that coalesces store writes; flushed on gateway_stop and exit."
+        15000,
+        ge=0,
+        description="Delay that coalesces store writes; flushed on gateway_stop and exit. On the postgres"
+        " backend the wait is capped at storage.postgres.followMs (other nodes see a change that soon).",
     )
     max_evidence: int = Field(10, ge=1, le=1000, description="Evidence messages kept per fact (newest).")
     max_mentions: int = Field(20, ge=1, description="Distinct surface forms kept per entity.")
