@@ -17,7 +17,6 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,25 +30,13 @@ from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.workspace import Workspace
 from knowledge_engine.validate import validate
-from tests.fixtures.postgres import pg_server_in_tempdir
+from tests.fixtures.postgres import database_fixture, fresh_database, pg_server_in_tempdir
 from tests.pg_node_process import SAME, NodeProc, text_for
 
 DEADLINE_S = 180.0  # generous: a busy 2-core machine; nothing here asserts a duration
 
 
-def _fresh_db(pg_url: str, name: str) -> str:
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return psycopg.conninfo.make_conninfo(pg_url, dbname=name)
-
-
-@pytest.fixture(scope="module")
-def db_url(pg_url: str) -> Iterator[str]:
-    yield _fresh_db(pg_url, "ke_nodes")
-    from knowledge_engine.store.postgres.connect import close_all
-
-    close_all()
+db_url = database_fixture("ke_nodes")
 
 
 def node_config(url: str, folder: Path) -> dict[str, Any]:
@@ -284,7 +271,7 @@ def test_postgres_restarted_mid_ingest_loses_nothing_acknowledged(tmp_path: Path
     agent = "restart"
     msgs = [[f"r-{i}", SAME if i % 3 == 0 else text_for("stream", i)] for i in range(240)]
     with pg_server_in_tempdir() as server:  # our own server: the session's is not stopped under others
-        url = _fresh_db(server.url, "ke_restart")
+        url = fresh_database(server.url, "ke_restart")
         (node,) = start_nodes(tmp_path, url, agent, 1)
         try:
             node.call(DEADLINE_S, op="feed", messages=msgs[:80], delay=0.01)
