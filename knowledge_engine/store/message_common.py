@@ -200,7 +200,7 @@ class MessageLogBase:
             return []
         return self._search(built, limit, Filters(session, role, since, until))
 
-    def search_failed(self, error: str) -> list[tuple[Message, float]]:
+    def _search_failed(self, error: str) -> list[tuple[Message, float]]:
         """A search the store refused: counted, and no results (never crash a turn)."""
         counters.inc("memory.search_error")
         emit("memory.search_error", error=error)
@@ -211,7 +211,7 @@ class MessageLogBase:
         wanted = list(dict.fromkeys(ids))
         keys = {i: self._key(i) for i in wanted}
         found: dict[str, Message] = {}
-        for chunk in chunks(list(dict.fromkeys(keys.values()))):
+        for chunk in chunks(self._unique_ids(wanted)):
             for r in self._rows_by_id(chunk):
                 found[r[1]] = self._message(r)
         return [found[k] for i in wanted if (k := keys[i]) is not None and k in found]

@@ -428,7 +428,7 @@ class MessageLog(MessageLogBase):
         try:
             hits = self._read(sql, [expression, *params, max(1, min(limit, MAX_LIMIT))])
         except sqlite3.OperationalError as exc:  # the builder should make this impossible; never crash a turn
-            return self.search_failed(type(exc).__name__)
+            return self._search_failed(type(exc).__name__)
         return self._hydrate(hits)
 
     def _hydrate(self, hits: list[tuple[Any, ...]]) -> list[tuple[Message, float]]:

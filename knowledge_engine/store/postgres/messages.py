@@ -474,7 +474,7 @@ class PgMessageLog(MessageLogBase):
         try:
             return self._ranked(required, optional, limit, _filters(filters))
         except PgMessageLogError:  # never crash a turn: the keyword arm is one of several
-            return self.search_failed("PgMessageLogError")
+            return self._search_failed("PgMessageLogError")
 
     def _ranked(
         self, required: list[str], optional: list[str], limit: int, filters: tuple[str, list[Any]]
