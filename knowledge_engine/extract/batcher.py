@@ -3,20 +3,19 @@
 A batch leaves the queue when it reaches batchSize, when cooldownMs passes without a new
 message, or on flush(). It costs exactly one LLM call when the call succeeds; failures are
 retried with exponential backoff, and after failureThreshold consecutive failures the tier
-cools down (no calls at all). A batch that cannot be processed is parked as one JSON file
-in `pending_dir` and retried later, also by the next process, and deleted only after its
-sink has succeeded: an outage or a restart costs time, not facts. With `inbox=True` (the
-engine) the messages still waiting in memory are journalled too (`extract.inbox`), and a
-delivered batch's files are released only by the store flush that made its facts durable
-(`checkpoint()` / `release()`), so even kill -9 costs no LLM facts.
+cools down (no calls at all). A batch that cannot be processed is parked (`extract.parked`:
+one JSON file in `pending_dir`, or a row of the shared database that any node may send) and
+retried later, also by the next process, and deleted only after its sink has succeeded: an
+outage or a restart costs time, not facts. With `inbox=True` (the engine) the messages still
+waiting in memory are journalled too (`extract.inbox`), and a delivered batch is released only
+by the store flush that made its facts durable (`checkpoint()` / `release()`), so even kill -9
+costs no LLM facts.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
-import os
 import threading
 import time
 import uuid
@@ -31,8 +30,8 @@ import orjson
 from knowledge_engine.config import LlmConfig
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
 from knowledge_engine.extract.llm import LlmTier
-from knowledge_engine.fsio import write_atomic
-from knowledge_engine.ingest.redact import Gate, Tally, batch_files, rewrite_batch_file
+from knowledge_engine.extract.parked import FileParked, ParkedStore
+from knowledge_engine.ingest.redact import Gate, Tally
 from knowledge_engine.llm.errors import LlmError
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
@@ -50,7 +49,7 @@ CONTENT_FAILURES = frozenset({"bad_output", "truncated"})
 class _Batch:
     messages: list[Message]
     id: str = field(default_factory=lambda: f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}")
-    path: Path | None = None  # set once the batch is parked on disk
+    key: str | None = None  # set once the batch is parked (its key in the parked store)
     lock: threading.RLock = field(default_factory=threading.RLock)
     done: bool = False  # the sink succeeded
     content_failures: int = 0  # unusable outputs so far (kept in the pending file)
@@ -70,10 +69,12 @@ class LlmBatcher:
         sink: Sink,
         known_entities: KnownEntities,
         inbox: bool = False,
+        parked: ParkedStore | None = None,
     ) -> None:
         self._config = config
         self._tier = tier
         self._pending_dir = Path(pending_dir)
+        self._parked: ParkedStore = parked if parked is not None else FileParked(self._pending_dir)
         self._sink = sink
         self._known_entities = known_entities
         self._queue: list[Message] = []
@@ -91,8 +92,7 @@ class LlmBatcher:
         self._next_pending_try: float | None = None
         self._counts: Counter[str] = Counter()
         self._inbox = LlmInbox(self._pending_dir / INBOX_NAME) if inbox else None
-        self._delivered: set[Path] = set()  # parked files whose facts wait for a store flush
-        self._file_locks: dict[Path, int] = {}  # parked files this process is sending (flock held)
+        self._delivered: set[str] = set()  # parked batches whose facts wait for a store flush (claimed)
         self._gates: list[Gate] = []  # forgets applied while this batcher ran (see forget())
         self._retry_lock = threading.Lock()  # one retry pass at a time: a second one waits, never races
         self._retried_unreported = 0  # parked batches delivered since the last take_retried()
@@ -106,6 +106,7 @@ class LlmBatcher:
         self._stop.clear()
         with contextlib.suppress(OSError):  # an unwritable folder is reported when a batch must be parked
             self._pending_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._parked.prepare()
         if self._pending_files():
             self._next_pending_try = time.monotonic()
         if self._inbox is not None:
@@ -183,19 +184,19 @@ class LlmBatcher:
     def _retry_pass(self) -> int:
         delivered = 0
         self._next_pending_try = None  # a failure below schedules the next try
-        for path in self._pending_files():
+        for key in self._pending_files():
             if self._stop.is_set() or self._cooling():
                 break
             with self._send_lock:  # load under the lock: a concurrent caller may have just delivered it
-                if not self._lock_file(path):
-                    continue  # another process (a host, a CLI's maintenance run) is sending it
-                batch = self._load(path)
+                if not self._parked.claim(key):
+                    continue  # another process (a host, a CLI's maintenance run, another node) is sending it
+                batch = self._load(key)
                 if batch is None:
-                    self._unlock_file(path)
+                    self._parked.unclaim(key)
                     continue
                 ok = self._process(batch)
-                if path not in self._delivered:  # kept locked until the store flush releases it
-                    self._unlock_file(path)
+                if key not in self._delivered:  # kept claimed until the store flush releases it
+                    self._parked.unclaim(key)
             if ok:
                 delivered += 1
             elif self._cooling() or batch.last_failure not in CONTENT_FAILURES:
@@ -206,23 +207,22 @@ class LlmBatcher:
             emit("llm.pending_retried", delivered=delivered, left=len(self._pending_files()))
         return delivered
 
-    def checkpoint(self) -> tuple[int, list[Path]]:
+    def checkpoint(self) -> tuple[int, list[str]]:
         """Taken just before a store flush: what that flush will make durable."""
         with self._cond:
             files = list(self._delivered)
         return (self._inbox.checkpoint() if self._inbox is not None else 0), files
 
-    def release(self, token: tuple[int, list[Path]]) -> None:
-        """After a successful store flush: drop the inbox lines and parked files it covered."""
-        n, files = token
+    def release(self, token: tuple[int, list[str]]) -> None:
+        """After a successful store flush: drop the inbox lines and parked batches it covered."""
+        n, keys = token
         if self._inbox is not None:
             self._inbox.release(n)
-        for path in files:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+        for key in keys:
+            with contextlib.suppress(OSError):  # left parked: sent again later (idempotent)
+                self._parked.remove(key)
             with self._cond:
-                self._delivered.discard(path)
-            self._unlock_file(path)
+                self._delivered.discard(key)
 
     def forget(self, gate: Gate) -> Tally:
         """Apply a forget to every message waiting for the LLM: queued, in flight, in the inbox, parked.
@@ -251,8 +251,7 @@ class LlmBatcher:
                     redactor.message(msg)
         if self._inbox is not None:
             tally.add(self._inbox.forget(redactor, gate.watch))
-        for path in batch_files(self._pending_dir):
-            tally.add(rewrite_batch_file(path, redactor, gate.watch))
+        tally.add(self._parked.forget(redactor, gate.watch))
         return tally
 
     def _scrub(self, messages: list[Message]) -> list[Message]:
@@ -269,7 +268,7 @@ class LlmBatcher:
             "in_flight_messages": in_flight,
             "inbox": len(self._inbox) if self._inbox is not None else 0,
             "pending_batches": len(self._pending_files()),
-            "failed_batches": len(list(self._pending_dir.glob("batch-*.failed"))),
+            "failed_batches": self._parked.failed_count(),
             "sent_batches": self._counts["sent_batches"],
             "delivered_messages": self._counts["delivered_messages"],
             "calls": self._counts["calls"],
@@ -346,7 +345,7 @@ class LlmBatcher:
     def _process(self, batch: _Batch, counted: bool | None = None) -> bool:
         """Deliver one batch (calls, retries, cool-down); park it if that is impossible."""
         if counted is None:
-            counted = batch.path is None  # live batches were counted as busy by _next_batch
+            counted = batch.key is None  # live batches were counted as busy by _next_batch
         if not counted:
             with self._cond:
                 self._busy += 1
@@ -448,13 +447,13 @@ class LlmBatcher:
             self._owned(batch)
         self._counts["sent_batches"] += 1
         self._counts["delivered_messages"] += len(batch.messages)
-        if batch.path is not None:
-            if self._inbox is not None:  # the facts are in memory: the file goes with the next store flush
+        if batch.key is not None:
+            if self._inbox is not None:  # the facts are in memory: the batch goes with the next store flush
                 with self._cond:
-                    self._delivered.add(batch.path)
+                    self._delivered.add(batch.key)
             else:
-                with contextlib.suppress(FileNotFoundError):
-                    batch.path.unlink()
+                with contextlib.suppress(OSError):
+                    self._parked.remove(batch.key)
         return True
 
     def _owned(self, batch: _Batch) -> None:
@@ -466,67 +465,38 @@ class LlmBatcher:
     def _cooling(self) -> bool:
         return time.monotonic() < self._cooling_until
 
-    def _lock_file(self, path: Path) -> bool:
-        """Claim a parked file across processes, so two processes never send one batch twice."""
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            return False  # delivered and removed meanwhile
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if os.fstat(fd).st_ino != os.stat(path).st_ino:  # replaced or removed since it was opened
-                raise FileNotFoundError(path)
-        except OSError:
-            os.close(fd)
-            return False
-        self._file_locks[path] = fd
-        return True
-
-    def _unlock_file(self, path: Path) -> None:
-        fd = self._file_locks.pop(path, None)
-        if fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(fd)  # closing the descriptor releases the lock
-
-    def _pending_files(self) -> list[Path]:
-        try:
-            files = self._pending_dir.glob("batch-*.json")
-            return sorted(f for f in files if f not in self._delivered)
-        except OSError:
-            return []
+    def _pending_files(self) -> list[str]:
+        return [k for k in self._parked.waiting() if k not in self._delivered]
 
     def _park(self, batch: _Batch, reason: str = "failed") -> None:
         """Write the batch to disk once (atomically); bounded, overflow counted and logged."""
         with batch.lock:
             if batch.done:
                 return
-            if batch.path is not None:  # already parked: just keep its failure count current
+            if batch.key is not None:  # already parked: just keep its failure count current
                 with contextlib.suppress(OSError):  # only the failure count is lost
-                    if batch.path.exists():
-                        self._write(batch, batch.path, reason)
+                    self._write(batch, batch.key, reason, create=False)
                 self._schedule_pending_retry()
                 return
-            path = self._pending_dir / f"batch-{batch.id}.json"
             try:
-                self._pending_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
                 self._make_room()
-                self._write(batch, path, reason)
+                self._write(batch, batch.id, reason, create=True)
             except OSError as exc:  # disk full or read-only: the loss is counted and logged, loudly
                 counters.inc("llm.lost_messages", len(batch.messages))
                 emit("llm.park_failed", logging.ERROR, error=type(exc).__name__, messages=len(batch.messages))
                 return
-            batch.path = path
+            batch.key = batch.id
             self._owned(batch)
         self._counts["parked_batches"] += 1
         counters.inc("llm.parked_batches")
         emit("llm.batch_parked", reason=reason, messages=len(batch.messages))
         self._schedule_pending_retry()
 
-    def _write(self, batch: _Batch, path: Path, reason: str) -> None:
+    def _write(self, batch: _Batch, key: str, reason: str, create: bool) -> None:
         messages = self._scrub(batch.messages)
         if not messages:  # every message in it was forgotten
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+            if not create:
+                self._parked.remove(key)
             return
         body = {
             "version": PENDING_VERSION,
@@ -535,25 +505,25 @@ class LlmBatcher:
             "content_failures": batch.content_failures,
             "messages": [m.model_dump(mode="json") for m in messages],
         }
-        write_atomic(path, orjson.dumps(body))
+        self._parked.write(key, orjson.dumps(body), create)
 
     def _split_or_set_aside(self, batch: _Batch) -> None:
         """A batch the model cannot answer: halve it (written before the original is removed);
         a single message is renamed to .failed, kept for inspection, counted and logged."""
-        if batch.path is None:
+        if batch.key is None:
             return
         if len(batch.messages) == 1:
+            counters.inc("llm.set_aside")  # before the batch shows as failed: readers see both agree
             with contextlib.suppress(OSError):
-                batch.path.rename(batch.path.with_suffix(".failed"))
+                self._parked.set_aside(batch.key, "failed")
             self._consecutive_failures = 0
-            counters.inc("llm.set_aside")
             emit("llm.batch_set_aside", logging.WARNING, reason=batch.last_failure, messages=1)
             return
         half = len(batch.messages) // 2
         for suffix, part in (("a", batch.messages[:half]), ("b", batch.messages[half:])):
             self._park(_Batch(part, id=f"{batch.id}-{suffix}"), reason="split")
-        with contextlib.suppress(FileNotFoundError):
-            batch.path.unlink()
+        with contextlib.suppress(OSError):
+            self._parked.remove(batch.key)
         self._consecutive_failures = 0  # the server answered; the halves are a new trial
         counters.inc("llm.split_batches")
         emit("llm.batch_split", reason=batch.last_failure, messages=len(batch.messages))
@@ -567,38 +537,38 @@ class LlmBatcher:
         """Drop the oldest parked batches beyond maxPendingBatches (never silently)."""
         files = self._pending_files()
         excess = len(files) - self._config.max_pending_batches + 1
-        for path in files[: max(0, excess)]:
-            lost = self._message_count(path)
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+        for key in files[: max(0, excess)]:
+            lost = self._message_count(key)
+            with contextlib.suppress(OSError):
+                self._parked.remove(key)
             self._counts["overflow_batches"] += 1
             counters.inc("llm.overflow")
             counters.inc("llm.overflow_messages", lost)
             emit("llm.pending_overflow", logging.WARNING, dropped_batches=1, dropped_messages=lost,
                  limit=self._config.max_pending_batches)
 
-    @staticmethod
-    def _message_count(path: Path) -> int:
+    def _message_count(self, key: str) -> int:
         try:
-            return len(orjson.loads(path.read_bytes()).get("messages", []))
+            return len(orjson.loads(self._parked.read(key) or b"{}").get("messages", []))
         except (OSError, orjson.JSONDecodeError, AttributeError):
             return 0
 
-    def _load(self, path: Path) -> _Batch | None:
+    def _load(self, key: str) -> _Batch | None:
         try:
-            body = orjson.loads(path.read_bytes())
+            raw = self._parked.read(key)
+            if raw is None:
+                return None
+            body = orjson.loads(raw)
             messages = [Message.model_validate(m) for m in body["messages"]]
-        except FileNotFoundError:
-            return None
         except Exception:
             counters.inc("llm.pending_corrupt")
-            emit("llm.pending_corrupt", logging.ERROR, file=path.name)
+            emit("llm.pending_corrupt", logging.ERROR, file=f"batch-{key}")
             with contextlib.suppress(OSError):
-                path.rename(path.with_suffix(".corrupt"))
+                self._parked.set_aside(key, "corrupt")
             return None
         failures = body.get("content_failures", 0)
-        return _Batch(messages, id=str(body.get("id", path.stem)), path=path,
-                      content_failures=failures if isinstance(failures, int) else 0)
+        failures = failures if isinstance(failures, int) else 0
+        return _Batch(messages, id=key, key=key, content_failures=failures)
 
     def _park_leftovers(self, deadline: float) -> None:
         with self._cond:
@@ -610,7 +580,7 @@ class LlmBatcher:
             if batch.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
                 try:
                     if not batch.done:  # a parked one keeps its file: its late answer must not be
-                        if batch.path is None:  # delivered to a closed store and the file deleted
+                        if batch.key is None:  # delivered to a closed store and the file deleted
                             self._park(batch, reason="stopped_in_flight")
                         batch.abandoned = True
                 finally:
