@@ -2,7 +2,8 @@
 
 Checked: every store file parses and its records validate (schema), facts point at entities that
 exist (subject_id, object_id, superseded_by), evidence points at stored messages, validity
-intervals are ordered, and the Chroma index is in step with the stores (drift).
+intervals are ordered, and the vector index (Chroma, or pgvector on the shared store) is in step with
+the stores (drift).
 """
 
 from __future__ import annotations
@@ -151,6 +152,7 @@ def _drift(ws: Workspace, report: ValidationReport) -> None:
         )
         return
     report.checked["indexed"] = st.get("synced", 0)
+    where = "pgvector" if is_shared(ws.config.storage) else "Chroma"
     for kind in ("facts", "messages"):
         counts = st.get(kind) or {}
         if counts.get("stale"):  # vectors of records the stores no longer hold (forgotten, pruned)
@@ -158,7 +160,7 @@ def _drift(ws: Workspace, report: ValidationReport) -> None:
                 Problem(
                     "index_drift",
                     kind,
-                    f"{counts['stale']} records in Chroma the stores no longer hold",
+                    f"{counts['stale']} records in {where} the stores no longer hold",
                     True,
                 )
             )
