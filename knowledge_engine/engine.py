@@ -20,7 +20,7 @@ from knowledge_engine.ingest.queue import IngestQueue, StoreUnavailable
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
-from knowledge_engine.store.backend import is_shared
+from knowledge_engine.store.backend import is_shared, parked_store
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
 
@@ -338,7 +338,8 @@ class KnowledgeEngine:
             ents = sorted(ws.entities.all(), key=lambda e: -e.importance)[: cfg.max_known_entities * 20]
             return [(e.value, e.type) for e in ents]
 
-        batcher = LlmBatcher(cfg, tier, ws.folder / "llm-pending", sink, known, inbox=inbox)
+        parked = parked_store(ws.config.storage, ws.folder, ws.agent_id)
+        batcher = LlmBatcher(cfg, tier, ws.folder / "llm-pending", sink, known, inbox=inbox, parked=parked)
         if inbox:
             ws.flush_hooks.append((batcher.checkpoint, batcher.release))
         batcher.start()

@@ -233,9 +233,27 @@ def rewrite_batch_file(path: Path, redactor: Redactor, seen: Callable[[str], Non
         return tally
     except orjson.JSONDecodeError:
         return tally  # a corrupt batch is the batcher's to set aside; the final scan still checks its bytes
-    msgs = body.get("messages") if isinstance(body, dict) else None
-    if not isinstance(msgs, list):
+    new = rewrite_batch_body(body, redactor, tally, seen)
+    if new is None:
         return tally
+    if not new["messages"]:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        tally.files_removed += 1
+    else:
+        write_atomic(path, orjson.dumps(new))
+    return tally
+
+
+def rewrite_batch_body(
+    body: Any, redactor: Redactor, tally: Tally, seen: Callable[[str], None] | None = None
+) -> dict[str, Any] | None:
+    """A parked batch's body without its forgotten messages (names redacted); None when unchanged.
+    Shared by the files and the database rows (`store.postgres.parked`)."""
+    msgs = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(body, dict) or not isinstance(msgs, list):
+        return None
+    before = tally.redacted + tally.dropped
     kept = []
     for m in msgs:
         if not isinstance(m, dict):
@@ -243,16 +261,9 @@ def rewrite_batch_file(path: Path, redactor: Redactor, seen: Callable[[str], Non
             continue
         if _judge(m, redactor, tally, seen) != "drop":
             kept.append(m)
-    if not (tally.redacted or tally.dropped):
-        return tally
-    if not kept:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        tally.files_removed += 1
-    else:
-        body["messages"] = kept
-        write_atomic(path, orjson.dumps(body))
-    return tally
+    if tally.redacted + tally.dropped == before:
+        return None
+    return {**body, "messages": kept}
 
 
 def batch_files(pending_dir: Path) -> list[Path]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.model.records import utcnow
-from knowledge_engine.store.backend import is_shared
+from knowledge_engine.store.backend import is_shared, parked_store
 from knowledge_engine.store.messages import MESSAGES_FILE
 
 if TYPE_CHECKING:
@@ -159,10 +159,8 @@ def llm_retry(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[s
     batch this process delivered since this job last ran: by this run, or by the tier's own retry (its
     worker retries at start and after an outage, and this run waits for a pass it has under way)."""
     batcher = engine._batchers.get(ws.folder)
-    pending = ws.folder / "llm-pending"
-    parked = len(list(pending.glob("*.json"))) if pending.is_dir() else 0
     if batcher is None:
-        if parked:
+        if parked_store(ws.config.storage, ws.folder, ws.agent_id).waiting():
             raise SkipJob("llm disabled; parked batches kept")
         raise SkipJob("llm disabled")
     batcher.retry_pending()
@@ -176,7 +174,9 @@ JOBS: dict[str, JobSpec] = {
         JobSpec("prune", prune, True, "Drop facts and entities above their limits."),
         JobSpec("compact", compact, True, "Rewrite files, trim evidence, drop tombstones, VACUUM."),
         JobSpec("retention", retention, False, "Delete messages beyond memory.retentionDays / maxMessages."),
-        JobSpec("llm_retry", llm_retry, False, "Send parked LLM batches again.", node_local=True),
+        # not node_local: on the shared store the parked batches are rows any node may send (one node
+        # at a time by the advisory lock; each batch claimed by one node); on files the lock is local anyway
+        JobSpec("llm_retry", llm_retry, False, "Send parked LLM batches again."),
         JobSpec("sync", sync, False, "Bring the Chroma index in line with the store."),
     )
 }

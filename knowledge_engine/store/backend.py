@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from knowledge_engine.config import EngineConfig, StorageConfig
 
 if TYPE_CHECKING:
+    from knowledge_engine.extract.parked import ParkedStore
     from knowledge_engine.store.messages import MessageLog
     from knowledge_engine.store.persistence import WorkspaceLock
     from knowledge_engine.store.table import BaseTable
@@ -50,3 +51,15 @@ def message_log(config: EngineConfig, folder: Path, agent: str) -> MessageLog:
     from knowledge_engine.store.messages import MessageLog
 
     return MessageLog.from_config(folder, config.memory)
+
+
+def parked_store(storage: StorageConfig, folder: Path, agent: str) -> ParkedStore:
+    """Where the LLM tier parks batches it could not send: the workspace's llm-pending folder, or the
+    shared database, where any node sends them (a node that dies strands nothing)."""
+    if is_shared(storage):
+        from knowledge_engine.store.postgres.parked import PgParked
+
+        return PgParked(storage.postgres, agent)
+    from knowledge_engine.extract.parked import FileParked
+
+    return FileParked(folder / "llm-pending")

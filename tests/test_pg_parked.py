@@ -1,0 +1,192 @@
+"""Parked LLM batches on the shared store (issue 17): a batch parked by one node is sent by another,
+exactly once, even with two nodes retrying at once; a node killed while holding a claim does not
+strand it (its lease ends). Real PostgreSQL, the loopback Ollama server, real LlmBatchers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from knowledge_engine.config import LlmConfig, PostgresStorageConfig
+from knowledge_engine.extract.batcher import LlmBatcher
+from knowledge_engine.extract.llm import LlmTier
+from knowledge_engine.ingest.redact import ForgetRequest, Redactor
+from knowledge_engine.llm.factory import make_client
+from knowledge_engine.store.postgres.parked import PgParked
+from tests.fixtures.postgres import database_fixture
+from tests.servers.ollama_server import FakeOllamaServer
+from tests.test_llm_batcher import WAIT, Sink, wait_until
+from tests.test_llm_tier import make_messages
+
+pg_parked_db = database_fixture("ke_parked_test")
+AGENT = "shared"
+
+Node = Callable[..., tuple[LlmBatcher, Sink, PgParked]]
+
+
+@pytest.fixture
+def node(pg_parked_db: str, ollama_server: FakeOllamaServer, tmp_path: Path) -> Iterator[Node]:
+    """A node: its own batcher, sink, local folder and claimer identity, on the one shared table."""
+    with psycopg.connect(pg_parked_db, autocommit=True) as conn:
+        conn.execute("DELETE FROM ke_parked")  # each test starts with nothing parked (_migrated made it)
+    made: list[LlmBatcher] = []
+
+    def factory(name: str, lease_s: float = 600.0, **kw: object) -> tuple[LlmBatcher, Sink, PgParked]:
+        raw = {"endpoint": ollama_server.url, "enabled": True, "cooldownMs": 60000, "retryBackoffMs": 1, **kw}
+        config = LlmConfig.model_validate(raw)
+        parked = PgParked(PostgresStorageConfig(url=pg_parked_db), AGENT, lease_s=lease_s)
+        sink = Sink()
+        b = LlmBatcher(
+            config,
+            LlmTier(config, make_client(config)),
+            tmp_path / name / "llm-pending",
+            sink,
+            lambda: [("Acme", "organization")],
+            parked=parked,
+        )
+        made.append(b)
+        return b, sink, parked
+
+    yield factory
+    for b in made:
+        b.stop(1.0)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _migrated(pg_parked_db: str) -> None:
+    PgParked(PostgresStorageConfig(url=pg_parked_db), AGENT).waiting()  # opens the pool: migrates
+
+
+def park_on_a(node: Node, ollama_server: FakeOllamaServer, n: int, size: int) -> list[str]:
+    """Node A parks every batch (the LLM answers 500) and stops: its disk is no longer involved."""
+    ollama_server.default = "http500"
+    a, a_sink, a_parked = node("a", batchSize=size, maxRetries=0, failureCooldownMs=600000)
+    a.start()
+    messages = make_messages(n)
+    for m in messages:
+        a.add(m)
+    assert a.flush(WAIT)
+    a.stop(1.0)
+    assert a_sink.batches == []
+    assert len(a_parked.waiting()) == -(-n // size)
+    assert not list((Path(a._pending_dir)).glob("batch-*"))  # nothing parked on A's own disk
+    return [m.id for m in messages]
+
+
+def test_a_batch_parked_by_one_node_is_delivered_by_another_once(
+    node: Node, ollama_server: FakeOllamaServer
+) -> None:
+    ids = park_on_a(node, ollama_server, 6, 2)
+    ollama_server.default = "ok"
+    calls = len(ollama_server.calls())
+    b, b_sink, b_parked = node("b", batchSize=2)
+    assert b.retry_pending() == 3
+    assert Counter(b_sink.delivered_ids()) == Counter(ids)
+    assert b_parked.waiting() == [] and b.stats()["pending_batches"] == 0
+    assert len(ollama_server.calls()) - calls == 3
+    assert b.retry_pending() == 0
+
+
+def test_two_nodes_retrying_at_once_send_each_batch_once(node: Node, ollama_server: FakeOllamaServer) -> None:
+    ids = park_on_a(node, ollama_server, 20, 2)
+    ollama_server.default = "slow"  # each answer takes a while: the two passes overlap
+    calls = len(ollama_server.calls())
+    (b, b_sink, _), (c, c_sink, c_parked) = node("b", batchSize=2), node("c", batchSize=2)
+    done: list[int] = []
+    threads = [threading.Thread(target=lambda n=n: done.append(n.retry_pending())) for n in (b, c)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(WAIT * 4)
+    delivered = b_sink.delivered_ids() + c_sink.delivered_ids()
+    assert sorted(delivered) == sorted(ids)  # every message, none twice
+    assert sum(done) == 10 and len(ollama_server.calls()) - calls == 10  # one LLM call per batch
+    assert c_parked.waiting() == []
+
+
+def test_a_live_claim_keeps_other_nodes_off(node: Node, ollama_server: FakeOllamaServer) -> None:
+    park_on_a(node, ollama_server, 2, 2)
+    ollama_server.default = "ok"
+    b, b_sink, b_parked = node("b", batchSize=2)
+    holder = PgParked(b_parked._cfg, AGENT)  # another node, in the middle of sending it
+    (key,) = holder.waiting()
+    assert holder.claim(key)
+    assert b.retry_pending() == 0 and b_sink.batches == []
+    holder.unclaim(key)  # it failed and gave the batch back
+    assert b.retry_pending() == 1 and len(b_sink.delivered_ids()) == 2
+
+
+CLAIMER = """
+import sys, time
+from knowledge_engine.config import PostgresStorageConfig
+from knowledge_engine.store.postgres.parked import PgParked
+p = PgParked(PostgresStorageConfig(url=sys.argv[1]), sys.argv[2], lease_s=float(sys.argv[3]))
+(key,) = p.waiting()
+assert p.claim(key)
+print(p.node, flush=True)
+time.sleep(3600)
+"""
+
+
+def test_a_node_killed_while_holding_a_claim_does_not_strand_the_batch(
+    node: Node, ollama_server: FakeOllamaServer, pg_parked_db: str
+) -> None:
+    ids = park_on_a(node, ollama_server, 2, 2)
+    ollama_server.default = "ok"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLAIMER, pg_parked_db, AGENT, "2"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    try:
+        assert proc.stdout is not None
+        dead = proc.stdout.readline().strip()
+        assert dead
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(WAIT)
+    with psycopg.connect(pg_parked_db, autocommit=True) as conn:
+        row = conn.execute("SELECT claimed_by FROM ke_parked WHERE agent = %s", (AGENT,)).fetchone()
+    assert row == (dead,)  # the dead node still holds the claim
+    b, b_sink, _ = node("b", batchSize=2)
+    delivered = 0
+
+    def retried() -> bool:
+        nonlocal delivered
+        delivered += b.retry_pending()
+        if not delivered:
+            time.sleep(0.2)  # poll interval while the dead node's lease runs out
+        return delivered > 0
+
+    assert wait_until(retried)
+    assert delivered == 1 and Counter(b_sink.delivered_ids()) == Counter(ids)
+
+
+def test_forget_removes_parked_messages_from_the_database(
+    node: Node, ollama_server: FakeOllamaServer, pg_parked_db: str
+) -> None:
+    ollama_server.default = "http500"
+    a, _, a_parked = node("a", batchSize=2, maxRetries=0, failureCooldownMs=600000)
+    a.start()
+    messages = make_messages(2)
+    secret = messages[0].model_copy(update={"text": "Zorblax works at Acme."})
+    for m in (secret, messages[1]):
+        a.add(m)
+    assert a.flush(WAIT)
+    a.stop(1.0)
+    tally = a_parked.forget(Redactor(ForgetRequest(id="f1", terms=["Zorblax"], delete_messages=True)), None)
+    assert tally.dropped == 1
+    with psycopg.connect(pg_parked_db, autocommit=True) as conn:
+        bodies = [r[0] for r in conn.execute("SELECT body FROM ke_parked WHERE agent = %s", (AGENT,))]
+    assert len(bodies) == 1 and "Zorblax" not in bodies[0] and messages[1].id in bodies[0]
