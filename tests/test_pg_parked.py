@@ -4,6 +4,7 @@ strand it (its lease ends). Real PostgreSQL, the loopback Ollama server, real Ll
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -17,14 +18,17 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from knowledge_engine.config import LlmConfig, PostgresStorageConfig
+from knowledge_engine.config import LlmConfig, PostgresStorageConfig, load_config
 from knowledge_engine.extract.batcher import LlmBatcher
 from knowledge_engine.extract.llm import LlmTier
 from knowledge_engine.ingest.redact import ForgetRequest, Redactor
 from knowledge_engine.llm.factory import make_client
 from knowledge_engine.store.postgres.parked import PgParked
-from tests.fixtures.postgres import database_fixture
+from knowledge_engine.store.workspace import Workspace
+from tests.fixtures.postgres import database_fixture, store_config
 from tests.servers.ollama_server import FakeOllamaServer
+from tests.test_cli_ingest import TEXTS, line
+from tests.test_cli_support import cli
 from tests.test_llm_batcher import WAIT, Sink, wait_until
 from tests.test_llm_tier import make_messages
 
@@ -130,6 +134,7 @@ CLAIMER = """
 import sys, time
 from knowledge_engine.config import PostgresStorageConfig
 from knowledge_engine.store.postgres.parked import PgParked
+from knowledge_engine.store.workspace import Workspace
 p = PgParked(PostgresStorageConfig(url=sys.argv[1]), sys.argv[2], lease_s=float(sys.argv[3]))
 (key,) = p.waiting()
 assert p.claim(key)
@@ -190,3 +195,61 @@ def test_forget_removes_parked_messages_from_the_database(
     with psycopg.connect(pg_parked_db, autocommit=True) as conn:
         bodies = [r[0] for r in conn.execute("SELECT body FROM ke_parked WHERE agent = %s", (AGENT,))]
     assert len(bodies) == 1 and "Zorblax" not in bodies[0] and messages[1].id in bodies[0]
+
+
+def test_maintain_on_another_node_delivers_what_a_node_parked_into_the_shared_store(
+    tmp_path: Path, pg_parked_db: str, ollama_server: FakeOllamaServer
+) -> None:
+    """End to end through the CLI: node A ingests while the LLM is down (its batches parked in the
+    database, none on its disk); node B, another folder, runs `maintain --job llm_retry` once the LLM
+    is back: every batch sent once, and the LLM's facts are in the shared store for every node."""
+    with psycopg.connect(pg_parked_db, autocommit=True) as conn:
+        conn.execute("DELETE FROM ke_parked")
+    cfg = store_config(pg_parked_db)
+    cfg["extraction"] = {
+        "spacy": {"facts": False},
+        "llm": {
+            "enabled": True,
+            "endpoint": ollama_server.url,
+            "batchSize": 4,
+            "cooldownMs": 600_000,
+            "maxRetries": 0,
+            "retryBackoffMs": 10,
+            "failureCooldownMs": 600_000,
+        },
+    }
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(cfg))
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(line(i, t) + "\n" for i, t in enumerate(TEXTS)))
+    ollama_server.default = "http500"
+    node_a, node_b = tmp_path / "node-a", tmp_path / "node-b"
+    code, out, err = cli(
+        "ingest", "-w", str(node_a), str(path), "-c", str(config), "--agent", AGENT, "--no-wait-llm", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["llm"]["pending_batches"] == 2
+    assert not list(node_a.glob("llm-pending/batch-*"))  # parked in the database, not on A's disk
+
+    ollama_server.default = "ok"
+    calls = len(ollama_server.calls())
+    node_b.mkdir()  # a node that never saw these messages
+    code, out, err = cli(
+        "maintain",
+        "--once",
+        "--job",
+        "llm_retry",
+        "-w",
+        str(node_b),
+        "-c",
+        str(config),
+        "--agent",
+        AGENT,
+        "--json",
+    )
+    assert code == 0, err
+    (record,) = json.loads(out)
+    assert record["changed"] == {"delivered": 2, "pending": 0}, record
+    assert len(ollama_server.calls()) - calls == 2
+    ws = Workspace(tmp_path / "reader", load_config(cfg), AGENT)
+    assert sum(f.source == "llm" for f in ws.facts.all()) == len(TEXTS)
