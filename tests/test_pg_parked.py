@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -25,7 +26,7 @@ from knowledge_engine.ingest.redact import ForgetRequest, Redactor
 from knowledge_engine.llm.factory import make_client
 from knowledge_engine.store.postgres.parked import PgParked
 from knowledge_engine.store.workspace import Workspace
-from tests.fixtures.postgres import database_fixture, store_config
+from tests.fixtures.postgres import database_fixture, files_holding, relation_files, store_config
 from tests.servers.ollama_server import FakeOllamaServer
 from tests.test_cli_ingest import TEXTS, line
 from tests.test_cli_support import cli
@@ -197,6 +198,41 @@ def test_forget_removes_parked_messages_from_the_database(
     assert len(bodies) == 1 and "Zorblax" not in bodies[0] and messages[1].id in bodies[0]
 
 
+def llm_store_config(tmp_path: Path, url: str, ollama: FakeOllamaServer) -> tuple[dict[str, Any], Path]:
+    """The shared store with the LLM tier on (4 messages a batch, no quiet timer, no retry)."""
+    cfg = store_config(url)
+    cfg["extraction"] = {
+        "spacy": {"facts": False},
+        "llm": {
+            "enabled": True,
+            "endpoint": ollama.url,
+            "batchSize": 4,
+            "cooldownMs": 600_000,
+            "maxRetries": 0,
+            "retryBackoffMs": 10,
+            "failureCooldownMs": 600_000,
+        },
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    return cfg, path
+
+
+def ingest_with_llm_down(tmp_path: Path, config: Path, ollama: FakeOllamaServer, agent: str) -> Path:
+    """Node A ingests TEXTS (m0..m7) while the LLM answers 500: two batches parked, none on its disk."""
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(line(i, t) + "\n" for i, t in enumerate(TEXTS)))
+    ollama.default = "http500"
+    node_a = tmp_path / "node-a"
+    code, out, err = cli(
+        "ingest", "-w", str(node_a), str(path), "-c", str(config), "--agent", agent, "--no-wait-llm", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["llm"]["pending_batches"] == 2
+    assert not list(node_a.glob("llm-pending/batch-*"))  # parked in the database, not on A's disk
+    return node_a
+
+
 def test_maintain_on_another_node_delivers_what_a_node_parked_into_the_shared_store(
     tmp_path: Path, pg_parked_db: str, ollama_server: FakeOllamaServer
 ) -> None:
@@ -205,32 +241,9 @@ def test_maintain_on_another_node_delivers_what_a_node_parked_into_the_shared_st
     is back: every batch sent once, and the LLM's facts are in the shared store for every node."""
     with psycopg.connect(pg_parked_db, autocommit=True) as conn:
         conn.execute("DELETE FROM ke_parked")
-    cfg = store_config(pg_parked_db)
-    cfg["extraction"] = {
-        "spacy": {"facts": False},
-        "llm": {
-            "enabled": True,
-            "endpoint": ollama_server.url,
-            "batchSize": 4,
-            "cooldownMs": 600_000,
-            "maxRetries": 0,
-            "retryBackoffMs": 10,
-            "failureCooldownMs": 600_000,
-        },
-    }
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps(cfg))
-    path = tmp_path / "t.jsonl"
-    path.write_text("".join(line(i, t) + "\n" for i, t in enumerate(TEXTS)))
-    ollama_server.default = "http500"
-    node_a, node_b = tmp_path / "node-a", tmp_path / "node-b"
-    code, out, err = cli(
-        "ingest", "-w", str(node_a), str(path), "-c", str(config), "--agent", AGENT, "--no-wait-llm", "--json"
-    )
-    assert code == 0, err
-    assert json.loads(out)["llm"]["pending_batches"] == 2
-    assert not list(node_a.glob("llm-pending/batch-*"))  # parked in the database, not on A's disk
-
+    cfg, config = llm_store_config(tmp_path, pg_parked_db, ollama_server)
+    ingest_with_llm_down(tmp_path, config, ollama_server, AGENT)
+    node_b = tmp_path / "node-b"
     ollama_server.default = "ok"
     calls = len(ollama_server.calls())
     node_b.mkdir()  # a node that never saw these messages
@@ -253,3 +266,44 @@ def test_maintain_on_another_node_delivers_what_a_node_parked_into_the_shared_st
     assert len(ollama_server.calls()) - calls == 2
     ws = Workspace(tmp_path / "reader", load_config(cfg), AGENT)
     assert sum(f.source == "llm" for f in ws.facts.all()) == len(TEXTS)
+
+
+FORGETFUL = "forgetful"  # an agent of its own: the messages are new to it
+
+
+def test_forget_on_any_node_leaves_no_trace_of_a_parked_message(
+    tmp_path: Path, pg_parked_db: str, ollama_server: FakeOllamaServer
+) -> None:
+    """A message parked by node A is forgotten from node B: gone from its batch row and, after the
+    VACUUM FULL, from ke_parked's files (heap, TOAST, indexes); the batch's other messages stay parked."""
+    with psycopg.connect(pg_parked_db, autocommit=True) as conn:
+        conn.execute("DELETE FROM ke_parked")
+    _, config = llm_store_config(tmp_path, pg_parked_db, ollama_server)
+    ingest_with_llm_down(tmp_path, config, ollama_server, FORGETFUL)
+    needles = [b"vandelay"]  # only in m0's text (lower case: the scan ignores letter case)
+    with psycopg.connect(pg_parked_db, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        assert files_holding(relation_files(conn, "ke_parked"), needles)
+    node_b = tmp_path / "node-b"
+    node_b.mkdir()
+    code, out, err = cli(
+        "forget",
+        "--message",
+        "m0",
+        "-w",
+        str(node_b),
+        "-c",
+        str(config),
+        "--agent",
+        FORGETFUL,
+        "-y",
+        "--json",
+    )
+    assert code == 0, err
+    assert json.loads(out)["remaining"] == []
+    with psycopg.connect(pg_parked_db, autocommit=True) as conn:
+        bodies = [r[0] for r in conn.execute("SELECT body FROM ke_parked WHERE agent = %s", (FORGETFUL,))]
+        conn.execute("CHECKPOINT")
+        assert not files_holding(relation_files(conn, "ke_parked"), needles)
+    ids = sorted(m["id"] for b in bodies for m in json.loads(b)["messages"])
+    assert ids == [f"m{i}" for i in range(1, len(TEXTS))]

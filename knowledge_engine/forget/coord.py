@@ -53,6 +53,7 @@ from knowledge_engine.ingest.redact import (
     rewrite_jsonl,
 )
 from knowledge_engine.observe import counters, emit
+from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.workspace import Workspace
 
 log = logging.getLogger("knowledge_engine.forget.stores")
@@ -105,6 +106,10 @@ def forget_final(ws: Workspace, plan: ForgetPlan, wait_s: float = 60.0) -> Forge
     """Forget everywhere, pending work included; the report says who applied it to pending work."""
     req = request_for(plan)
     mode, tally, fd = coordinate(ws.folder, req, wait_s)
+    if is_shared(ws.config.storage):  # batches any node parked live in the database: rewritten here too
+        from knowledge_engine.store.postgres.parked import PgParked
+
+        tally.add(PgParked(ws.config.storage.postgres, ws.agent_id).forget(Redactor(req), None))
     try:
         report = apply(ws, plan, stores_done=lambda: release(fd))
     finally:

@@ -9,7 +9,8 @@ ones, so no file of the database holds the forgotten text afterwards. It takes a
 lock on each table for the rewrite (every agent's rows: other nodes wait, for seconds at 100k rows).
 
 Tables rewritten here: ke_records (records and their ids: an entity's id is made from its name),
-ke_tombstones (deletion markers keyed by those ids) and ke_quarantine. The message log rewrites
+ke_tombstones (deletion markers keyed by those ids), ke_quarantine and ke_parked (parked LLM
+batches: message text, rewritten by forget.coord before). The message log rewrites
 ke_messages itself (PgMessageLog.vacuum) and the vector index its tables (pgvector_index). ke_meta
 and ke_applied hold no stored text (times, counts, message ids).
 
@@ -31,13 +32,14 @@ from knowledge_engine.store.postgres.connect import connection
 
 log = logging.getLogger("knowledge_engine.forget.stores")
 
-REWRITTEN = ("ke_records", "ke_tombstones", "ke_quarantine")
+REWRITTEN = ("ke_records", "ke_tombstones", "ke_quarantine", "ke_parked")
 # where a forgotten name could still be, per table: the stored JSON or text of this agent's rows
 _SEARCHED = {
     "ke_records": "id || ' ' || body::text",
     "ke_tombstones": "id",
     "ke_quarantine": "body::text",
     "ke_messages": "coalesce(speaker, '') || ' ' || text",
+    "ke_parked": "body",
 }
 
 
