@@ -37,6 +37,7 @@ from knowledge_engine.ingest.transcript import (
     inspect_transcript,
     read_numbered,
 )
+from knowledge_engine.store.backend import is_shared
 
 CHUNK = 256
 EXIT_SKIPPED = 3
@@ -178,13 +179,15 @@ def _print(result: dict[str, Any], report: TranscriptReport, run: Backfill) -> N
             f"LLM tier: {llm['delivered_batches']} batches delivered ({llm['delivered_messages']} messages)"
             + failed
         )
+        shared = is_shared(run.ws.config.storage)  # parked as rows any node sends, not as this node's files
         if llm["pending_batches"]:
+            where = "in the shared database" if shared else f"in {r['workspace']}/llm-pending"
             _say(
-                f"LLM tier: {llm['pending_batches']} batches parked in {r['workspace']}/llm-pending, "
+                f"LLM tier: {llm['pending_batches']} batches parked {where}, "
                 f"{RETRY_HINT} of the host or of `ingest`"
             )
         if llm["failed_batches"]:
             _say(
                 f"LLM tier: {llm['failed_batches']} messages set aside after unusable answers "
-                "(llm-pending/*.failed)"
+                + ("(ke_parked rows with state 'failed')" if shared else "(llm-pending/*.failed)")
             )
