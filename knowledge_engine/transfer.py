@@ -10,8 +10,10 @@ kept, text byte for byte.
 
 The file side: `facts.json` / `entities.json` (tombstones, meta, quarantined in the same document;
 the applied keys and a mirror of the run records in the facts meta), `messages.sqlite3`,
-`maintenance/runs.json`. The database side: ke_records, ke_tombstones, ke_meta, ke_quarantine,
-ke_applied, ke_messages, and ke_meta kind `maintenance` for the run records.
+`maintenance/runs.json`, the parked LLM batches in `llm-pending/` (batch-<id>.json, .failed, .corrupt).
+The database side: ke_records, ke_tombstones, ke_meta, ke_quarantine, ke_applied, ke_messages, ke_parked,
+and ke_meta kind `maintenance` for the run records. Not copied: `llm-pending/inbox.jsonl` (messages a
+stopped node's tier still held in memory; that node re-queues them at its next start).
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ class Content:
     tables: dict[str, TableData] = field(default_factory=lambda: {k: TableData() for k in KINDS})
     applied: list[str] = field(default_factory=list)  # oldest first
     runs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    parked: list[tuple[str, str, str]] = field(default_factory=list)  # (batch id, state, JSON body), by id
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -86,6 +89,7 @@ class Content:
             out[f"{kind}_meta_keys"] = len(t.meta)
         out["applied_keys"] = len(self.applied)
         out["maintenance_runs"] = len(self.runs)
+        out["llm_parked_batches"] = len(self.parked)
         return out
 
 
@@ -112,6 +116,26 @@ def _updated_at(body: dict[str, Any]) -> datetime:
 
 
 # ---------------------------------------------------------------------------------------------- files
+
+PARKED_DIR = "llm-pending"
+_PARKED_STATES = {".json": "waiting", ".failed": "failed", ".corrupt": "corrupt"}
+
+
+def _read_parked(folder: Path) -> list[tuple[str, str, str]]:
+    """The parked LLM batches of a folder. A corrupt one may not be UTF-8 JSON: its undecodable bytes
+    (and NUL, which a PostgreSQL text cannot hold) become U+FFFD; a valid body is copied exactly."""
+    out: list[tuple[str, str, str]] = []
+    d = folder / PARKED_DIR
+    if not d.is_dir():
+        return out
+    for path in sorted(d.glob("batch-*")):
+        state = _PARKED_STATES.get(path.suffix)
+        if state is None:
+            continue
+        text = path.read_bytes().decode("utf-8", "replace").replace("\x00", "\ufffd")
+        out.append((path.stem[len("batch-") :], state, text))
+    return out
+
 
 
 class FileSide:
@@ -146,7 +170,7 @@ class FileSide:
         if not self.folder.exists():
             return True
         content = self.read()
-        if any(t.records or t.tombstones or t.quarantined for t in content.tables.values()):
+        if any(t.records or t.tombstones or t.quarantined for t in content.tables.values()) or content.parked:
             return False
         if not self.has_messages():
             return True
@@ -173,6 +197,7 @@ class FileSide:
         out.applied = [str(k) for k in applied] if isinstance(applied, list) else []
         mirror = facts_meta.pop(META_KEY, {})
         out.runs = {**(mirror if isinstance(mirror, dict) else {}), **read_runs(self.folder)}
+        out.parked = _read_parked(self.folder)
         return out
 
     def clear(self) -> None:
@@ -182,6 +207,9 @@ class FileSide:
         for name in names:
             with contextlib.suppress(FileNotFoundError):
                 (self.folder / name).unlink()
+        for path in (self.folder / PARKED_DIR).glob("batch-*"):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
 
     def write(self, content: Content, advance: Advance) -> None:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -206,11 +234,17 @@ class FileSide:
             d = self.folder / "maintenance"
             d.mkdir(mode=0o700, exist_ok=True)
             write_atomic(d / RUNS_FILE, orjson.dumps(content.runs, option=orjson.OPT_INDENT_2))
+        if content.parked:
+            d = self.folder / PARKED_DIR
+            d.mkdir(mode=0o700, exist_ok=True)
+            suffix = {state: ext for ext, state in _PARKED_STATES.items()}
+            for key, state, body in content.parked:
+                write_atomic(d / f"batch-{key}{suffix.get(state, '.json')}", body.encode())
 
 
 # ---------------------------------------------------------------------------------------------- postgres
 
-_AGENT_TABLES = ("ke_records", "ke_tombstones", "ke_meta", "ke_quarantine", "ke_applied")
+_AGENT_TABLES = ("ke_records", "ke_tombstones", "ke_meta", "ke_quarantine", "ke_applied", "ke_parked")
 
 
 class PgSide:
@@ -281,6 +315,10 @@ class PgSide:
                 "SELECT key FROM ke_applied WHERE agent = %s ORDER BY applied_at, key", (self.agent,)
             ).fetchall()
             out.applied = [r[0] for r in applied]
+            parked = conn.execute(
+                "SELECT id, state, body FROM ke_parked WHERE agent = %s ORDER BY id", (self.agent,)
+            ).fetchall()
+            out.parked = [(r[0], r[1], r[2]) for r in parked]
         out.tables["facts"].meta.pop(APPLIED_KEY, None)  # the keys live in ke_applied
         out.runs = read_shared_runs(self.cfg, self.agent)
         return out
@@ -336,6 +374,10 @@ class PgSide:
             cur.executemany(
                 "INSERT INTO ke_meta (agent, kind, key, value) VALUES (%s, %s, %s, %s)",
                 [(a, RUNS_KIND, job, Jsonb(rec)) for job, rec in content.runs.items()],
+            )
+            cur.executemany(  # unclaimed: any node of the target sends them
+                "INSERT INTO ke_parked (agent, id, state, body) VALUES (%s, %s, %s, %s)",
+                [(a, key, state, body) for key, state, body in content.parked],
             )
 
 

@@ -16,9 +16,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import psycopg
 import pytest
+from typer.testing import CliRunner
 
+from knowledge_engine.cli.app import app
 from knowledge_engine.config import LlmConfig, PostgresStorageConfig, load_config
 from knowledge_engine.extract.batcher import LlmBatcher
 from knowledge_engine.extract.llm import LlmTier
@@ -307,3 +310,44 @@ def test_forget_on_any_node_leaves_no_trace_of_a_parked_message(
         assert not files_holding(relation_files(conn, "ke_parked"), needles)
     ids = sorted(m["id"] for b in bodies for m in json.loads(b)["messages"])
     assert ids == [f"m{i}" for i in range(1, len(TEXTS))]
+
+
+MOVER = "mover"  # an agent of its own for the migrate test
+
+
+def test_migrate_carries_parked_batches_to_postgres_and_back_where_another_node_sends_them(
+    tmp_path: Path, pg_parked_db: str, ollama_server: FakeOllamaServer
+) -> None:
+    """`migrate` copies parked batches (waiting, set aside as failed, corrupt) both ways byte for byte;
+    on the database they are unclaimed, so a node of the target sends the waiting one."""
+    src, back = tmp_path / "src", tmp_path / "back"
+    pending = src / "llm-pending"
+    pending.mkdir(parents=True)
+    msgs = make_messages(3)
+    body = orjson.dumps(
+        {"version": 1, "id": "0001-a", "messages": [m.model_dump(mode="json") for m in msgs[:2]]}
+    )
+    failed = orjson.dumps({"version": 1, "id": "0002-b", "messages": [msgs[2].model_dump(mode="json")]})
+    (pending / "batch-0001-a.json").write_bytes(body)
+    (pending / "batch-0002-b.failed").write_bytes(failed)
+    (pending / "batch-0003-c.corrupt").write_bytes(b'{"version": 1, "messages": [')
+    parts = psycopg.conninfo.conninfo_to_dict(pg_parked_db)
+    url = f"postgresql://{parts['user']}@/{parts['dbname']}?host={parts['host']}"  # migrate takes a URL
+    out = CliRunner().invoke(app, ["migrate", "--from", str(src), "--to", url, "--agent", MOVER, "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["counts"]["llm_parked_batches"] == 3
+
+    out = CliRunner().invoke(app, ["migrate", "--from", url, "--to", str(back), "--agent", MOVER, "--json"])
+    assert out.exit_code == 0, out.output
+    copied = {p.name: p.read_bytes() for p in (back / "llm-pending").iterdir()}
+    assert copied == {p.name: p.read_bytes() for p in pending.iterdir()}
+
+    ollama_server.default = "ok"
+    config = LlmConfig.model_validate({"endpoint": ollama_server.url, "enabled": True, "batchSize": 2})
+    sink = Sink()
+    node_b = LlmBatcher(
+        config, LlmTier(config, make_client(config)), tmp_path / "b" / "llm-pending", sink, lambda: [],
+        parked=PgParked(PostgresStorageConfig(url=pg_parked_db), MOVER),
+    )  # fmt: skip
+    assert node_b.retry_pending() == 1 and sink.delivered_ids() == [msgs[0].id, msgs[1].id]
+    assert node_b.stats()["failed_batches"] == 1
