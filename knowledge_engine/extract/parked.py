@@ -117,9 +117,11 @@ class FileParked:
         write_atomic(path, body)
 
     def remove(self, key: str) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            self.path(key).unlink()
-        self.unclaim(key)
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                self.path(key).unlink()
+        finally:
+            self.unclaim(key)  # also when the unlink fails: this process may then claim it again
 
     def set_aside(self, key: str, kind: str) -> None:
         path = self.path(key)
