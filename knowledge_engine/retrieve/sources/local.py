@@ -23,7 +23,7 @@ from knowledge_engine.retrieve.relations import SubjectIndex, UserNames, parse_r
 from knowledge_engine.retrieve.warmup import Step, Warmup, engine_stopping, warm_engine
 from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.keyword import QueryBuilder
-from knowledge_engine.store.messages import MESSAGES_FILE
+from knowledge_engine.store.messages import MESSAGES_FILE, MessageLogError
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine
@@ -409,7 +409,12 @@ def newest_time(ws: Workspace) -> datetime | None:
     """The newest message time: the reference "now" of a replayed conversation."""
     if not _has_log(ws):
         return None
-    newest = list(ws.messages.iter(order="desc", limit=1))
+    try:
+        newest = list(ws.messages.iter(order="desc", limit=1))
+    except MessageLogError as exc:  # the shared database is down: the prompt is still answered
+        counters.inc("retrieve.newest_time_errors")
+        log.warning("the newest message time is unavailable (%s); the clock is used", type(exc).__name__)
+        return None
     if not newest:
         return None
     ts: datetime = newest[0].timestamp
