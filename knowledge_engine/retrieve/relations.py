@@ -344,7 +344,7 @@ class UserNames:
 
     def refresh(self, ws: Workspace) -> set[str]:
         now = time.monotonic()
-        if now - self.at < USER_REFRESH_S:
+        if now - self.at < USER_REFRESH_S or ws.store_down:  # down: the speakers of the last look
             return self.keys
         self.at = now
         keys = {"user"}

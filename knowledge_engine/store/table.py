@@ -107,6 +107,11 @@ class BaseTable(Generic[R]):
         raise NotImplementedError
 
     @property
+    def reachable(self) -> bool:
+        """Whether the storage answered the last look (a local file always does)."""
+        return True
+
+    @property
     def invalid_records(self) -> int:
         """Records kept in quarantine because they failed validation."""
         return len(self.quarantined)

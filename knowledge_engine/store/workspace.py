@@ -379,6 +379,12 @@ class Workspace:
             return
         self.refresh()  # a database error is logged and counted there; the prompt is answered anyway
 
+    @property
+    def store_down(self) -> bool:
+        """Shared store: the last follow failed, so reads from the database (the message log, vectors)
+        would each wait for its timeout; what is in memory (facts, entities) still answers."""
+        return self.shared and not (self.facts.table.reachable and self.entities.table.reachable)
+
     def close(self) -> None:
         self.flush()
         self.closed = True

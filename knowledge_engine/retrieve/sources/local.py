@@ -212,6 +212,9 @@ class LocalSource:
     def search_sync(self, request: RetrievalRequest, semantic: bool = True) -> list[RetrievedItem]:
         """Every arm; `semantic=False` leaves out the vector arms (no embedder, no Chroma)."""
         self.ws.follow()  # shared store: other nodes' facts and entities, at most every followMs
+        if self.ws.store_down:  # the shared database is down: answer from the facts in memory at once
+            counters.inc("retrieve.store_down")
+            return self._facts(request, None, request.query)
         rc = self.engine.config.retrieval
         named: set[str] = set()
         topic = request.query
@@ -407,7 +410,7 @@ def _consume(task: asyncio.Future[Any]) -> None:
 
 def newest_time(ws: Workspace) -> datetime | None:
     """The newest message time: the reference "now" of a replayed conversation."""
-    if not _has_log(ws):
+    if not _has_log(ws) or ws.store_down:
         return None
     try:
         newest = list(ws.messages.iter(order="desc", limit=1))

@@ -490,6 +490,12 @@ class PgRecordTable(BaseTable[R]):
         self._changes.append((self.version, rid))
 
     # ------------------------------------------------------------------ following other nodes
+    @property
+    def reachable(self) -> bool:
+        """False from a failed follow until one succeeds: readers then skip the database instead of
+        each waiting for the connect timeout."""
+        return self.follow_errors == 0
+
     def refresh(self) -> None:
         """Adopt the rows and tombstones other nodes wrote since the last look (seq above the last seen);
         a record with a change pending here is merged with theirs, not overwritten."""
