@@ -250,6 +250,9 @@ def test_maintain_on_another_node_delivers_what_a_node_parked_into_the_shared_st
     ollama_server.default = "ok"
     calls = len(ollama_server.calls())
     node_b.mkdir()  # a node that never saw these messages
+    code, out, err = cli("stats", "-w", str(node_b), "-c", str(config), "--agent", AGENT, "--json")
+    assert code == 0, err
+    assert json.loads(out)["llm_pending_batches"] == 2  # parked by node A, seen from node B
     code, out, err = cli(
         "maintain",
         "--once",
@@ -267,6 +270,8 @@ def test_maintain_on_another_node_delivers_what_a_node_parked_into_the_shared_st
     (record,) = json.loads(out)
     assert record["changed"] == {"delivered": 2, "pending": 0}, record
     assert len(ollama_server.calls()) - calls == 2
+    code, out, err = cli("stats", "-w", str(node_b), "-c", str(config), "--agent", AGENT, "--json")
+    assert json.loads(out)["llm_pending_batches"] == 0
     ws = Workspace(tmp_path / "reader", load_config(cfg), AGENT)
     assert sum(f.source == "llm" for f in ws.facts.all()) == len(TEXTS)
 

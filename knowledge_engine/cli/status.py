@@ -176,7 +176,12 @@ def folder_status(folder: Path, config: Any, agent: str = "default") -> dict[str
     data = {**head, **data}
     data.update(_shared_messages(config, agent) if shared else _message_counts(folder, config))
     pending_dir = folder / "llm-pending"
-    data["llm_pending_batches"] = len(list(pending_dir.glob("*.json"))) if pending_dir.is_dir() else 0
+    if shared:  # parked in the database, whichever node parked them
+        from knowledge_engine.store.backend import parked_store
+
+        data["llm_pending_batches"] = len(parked_store(config.storage, folder, agent).waiting())
+    else:
+        data["llm_pending_batches"] = len(list(pending_dir.glob("*.json"))) if pending_dir.is_dir() else 0
     data["llm_waiting_messages"] = _line_count(pending_dir / INBOX_NAME)
     data["store_bytes"] = _size(folder) if folder.is_dir() else 0
     data["maintenance"] = _shared_runs(config, agent) if shared else _maintenance_runs(folder, meta)
