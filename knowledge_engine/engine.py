@@ -21,7 +21,6 @@ from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.backend import is_shared, parked_store
-from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
 
 if TYPE_CHECKING:  # built on first use (importing them costs seconds a hook must not wait for)
@@ -189,11 +188,9 @@ class KnowledgeEngine:
     def sync(self, ws: Workspace, progress: Progress | None = None, rebuild: bool = False) -> SyncReport:
         """Bring the workspace's Chroma index in line with its store (incremental)."""
         from knowledge_engine.index import sync as sync_mod
-        from knowledge_engine.store.backend import is_shared
 
         index = self.chroma(ws)
-        logged = is_shared(self.config.storage) or (ws.folder / MESSAGES_FILE).exists()
-        messages = ws.messages.iter() if logged else iter(())
+        messages = ws.messages.iter() if ws.has_message_log else iter(())
         run = sync_mod.rebuild if rebuild else sync_mod.sync
         return run(index, ws.facts.all(), messages, progress)
 

@@ -28,8 +28,6 @@ from rich.table import Table
 from rich.text import Text
 
 from knowledge_engine.config import ConfigError, EngineConfig, load_config, load_config_file
-from knowledge_engine.store.backend import is_shared
-from knowledge_engine.store.messages import MESSAGES_FILE
 
 if TYPE_CHECKING:
     from knowledge_engine.store.workspace import Workspace
@@ -316,7 +314,7 @@ def parse_time(value: str | None, option: str) -> datetime | None:
 
 
 def has_messages(ws: Any) -> bool:
-    return is_shared(ws.config.storage) or bool((ws.folder / MESSAGES_FILE).exists())
+    return bool(ws.has_message_log)
 
 
 def open_engine(workspace: Path | None, config: Path | None, agent: str | None) -> tuple[Any, Any]:

@@ -7,15 +7,13 @@ from datetime import UTC, datetime
 
 import orjson
 
-from knowledge_engine.store.backend import is_shared
-from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
 
 FORMAT_VERSION = 1
 
 
 def lines(ws: Workspace, with_messages: bool = True) -> Iterator[bytes]:
-    has_log = with_messages and (is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists())
+    has_log = with_messages and ws.has_message_log
     yield orjson.dumps(
         {
             "kind": "meta",

@@ -131,10 +131,16 @@ class Workspace:
     def messages(self) -> MessageLog:
         """The message log (SQLite + FTS5 in the folder, or the shared database), opened on first use."""
         if self._messages is None:
-            from knowledge_engine.store import backend as store_backend
-
             self._messages = store_backend.message_log(self.config, self.folder, self.agent_id)
         return self._messages
+
+    @property
+    def has_message_log(self) -> bool:
+        """Whether there is a message log to read without making one: always on the shared store, on
+        files once messages.sqlite3 exists (readers must not create it)."""
+        from knowledge_engine.store.messages import MESSAGES_FILE
+
+        return self.shared or (self.folder / MESSAGES_FILE).exists()
 
     # ------------------------------------------------------------------ applying extractions
     def was_applied(self, message_id: str, tiers: str) -> bool:
