@@ -334,6 +334,12 @@ class SubjectIndex(TableFollower[Fact]):
         return found
 
 
+def has_log(ws: Workspace) -> bool:
+    """Whether there is a message log to search: always in the shared database, else once its file exists
+    (an empty workspace's search opens no SQLite file)."""
+    return is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()
+
+
 class UserNames:
     """The subjects "I" stands for: speakers of the latest user messages, and `user` (refreshed at
     most every USER_REFRESH_S seconds)."""
@@ -348,7 +354,7 @@ class UserNames:
             return self.keys
         self.at = now
         keys = {"user"}
-        if is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists():
+        if has_log(ws):
             with contextlib.suppress(Exception):  # a busy or missing log: "I" is `user` only
                 latest = ws.messages.iter(role="user", order="desc", limit=USER_SAMPLE)
                 keys |= {canonical(m.speaker) for m in latest if m.speaker}

@@ -19,11 +19,16 @@ from knowledge_engine.model.records import Fact, Message
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.fuse import rrf, rrf_votes, sort_items
-from knowledge_engine.retrieve.relations import SubjectIndex, UserNames, parse_relation, relation_facts
+from knowledge_engine.retrieve.relations import (
+    SubjectIndex,
+    UserNames,
+    has_log,
+    parse_relation,
+    relation_facts,
+)
 from knowledge_engine.retrieve.warmup import Step, Warmup, engine_stopping, warm_engine
-from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.keyword import QueryBuilder
-from knowledge_engine.store.messages import MESSAGES_FILE, MessageLogError
+from knowledge_engine.store.messages import MessageLogError
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine
@@ -44,12 +49,6 @@ FACT_POOL = 40  # candidates per fact arm: at most maxFacts (12) are injected
 SOFT_LIMIT = 0.85
 FULL_RESERVE_S = 0.5
 VECTOR_READY = "chroma"  # the warm-up step after which the vector arms cost no loading
-
-
-def _has_log(ws: Workspace) -> bool:
-    """Whether there is a message log to search: always in the shared database, else once its file exists
-    (an empty workspace's search opens no SQLite file)."""
-    return is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()
 
 
 def fact_item(fact: Fact, score: float = 0.0) -> RetrievedItem:
@@ -218,7 +217,7 @@ class LocalSource:
         rc = self.engine.config.retrieval
         named: set[str] = set()
         topic = request.query
-        if rc.speaker_names and _has_log(self.ws):
+        if rc.speaker_names and has_log(self.ws):
             self.speakers.refresh(self.ws)
             named, rest = self.speakers.named(request.query)
             topic = rest if named and _KEYWORDS.build(rest).terms else request.query
@@ -319,7 +318,7 @@ class LocalSource:
         self, request: RetrievalRequest, vector: list[float] | None, topic: str, named: set[str]
     ) -> list[RetrievedItem]:
         ws = self.ws
-        if not _has_log(ws):
+        if not has_log(ws):
             return []
         rc = self.engine.config.retrieval
         bm25 = ws.messages.search(topic, limit=self.pool)
@@ -410,7 +409,7 @@ def _consume(task: asyncio.Future[Any]) -> None:
 
 def newest_time(ws: Workspace) -> datetime | None:
     """The newest message time: the reference "now" of a replayed conversation."""
-    if not _has_log(ws) or ws.store_down:
+    if not has_log(ws) or ws.store_down:
         return None
     try:
         newest = list(ws.messages.iter(order="desc", limit=1))
