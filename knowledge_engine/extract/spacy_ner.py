@@ -514,7 +514,7 @@ def _common_word(span: Any, type_: str) -> bool:
         return True
     if type_ != "person":
         return False
-    index = _word_index(span.doc)
+    index = word_index(span.doc.vocab)
     if index is None:
         return False
     return all(t.text == t.lower_ and _english_word(t, index) for t in words)
@@ -526,10 +526,6 @@ def _english_word(token: Any, index: dict[str, frozenset[str]]) -> bool:
     if any(forms & index.get(pos, frozenset()) for pos in _NOT_NOUN_INDEX):
         return True
     return token.pos_ == "NOUN" and bool(forms & index.get("noun", frozenset()))
-
-
-def _word_index(doc: Any) -> dict[str, frozenset[str]] | None:
-    return word_index(doc.vocab)
 
 
 def _keep(value: str, type_: str) -> bool:
