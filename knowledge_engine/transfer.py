@@ -244,7 +244,16 @@ class FileSide:
 
 # ---------------------------------------------------------------------------------------------- postgres
 
-_AGENT_TABLES = ("ke_records", "ke_tombstones", "ke_meta", "ke_quarantine", "ke_applied", "ke_parked")
+# every table holding an agent's rows: checked by is_empty, emptied in one transaction by clear
+_AGENT_TABLES = (
+    "ke_records",
+    "ke_tombstones",
+    "ke_meta",
+    "ke_quarantine",
+    "ke_applied",
+    "ke_parked",
+    "ke_messages",
+)
 
 
 class PgSide:
@@ -281,8 +290,7 @@ class PgSide:
                 row = conn.execute(f"SELECT EXISTS (SELECT 1 FROM {table} WHERE agent = %s)", (self.agent,))
                 if (found := row.fetchone()) and found[0]:
                     return False
-        with self.messages() as log:
-            return log.count() == 0
+        return True
 
     def read(self) -> Content:
         from knowledge_engine.store.postgres.connect import connection
@@ -332,10 +340,6 @@ class PgSide:
                 lock_kind(conn, self.agent, kind)  # record writers' order of change numbers (see table)
             for table in _AGENT_TABLES:
                 conn.execute(f"DELETE FROM {table} WHERE agent = %s", (self.agent,))
-        with self.messages() as log:
-            ids = [m.id for m in log.iter()]
-            for s in range(0, len(ids), MESSAGE_BATCH):
-                log.delete(ids[s : s + MESSAGE_BATCH])
 
     def write(self, content: Content, advance: Advance) -> None:
         """Everything but the messages in one transaction: another node sees all of it or nothing."""
