@@ -165,7 +165,7 @@ def stats_for(config: Any, workspace: Path | None, agent: str | None) -> dict[st
 def folder_status(folder: Path, config: Any, agent: str = "default") -> dict[str, Any]:
     """Counts from the store files and the small state files only: no Chroma, no embedder. With the
     shared store, the agent's counts from the database and the folder's local state."""
-    from knowledge_engine.store.backend import is_shared
+    from knowledge_engine.store.backend import is_shared, parked_store
 
     shared = is_shared(config.storage)
     data = _shared_counts(config, agent) if shared else _file_counts(folder)
@@ -175,14 +175,9 @@ def folder_status(folder: Path, config: Any, agent: str = "default") -> dict[str
         head["hint"] = hint
     data = {**head, **data}
     data.update(_shared_messages(config, agent) if shared else _message_counts(folder, config))
-    pending_dir = folder / "llm-pending"
-    if shared:  # parked in the database, whichever node parked them
-        from knowledge_engine.store.backend import parked_store
-
-        data["llm_pending_batches"] = len(parked_store(config.storage, folder, agent).waiting())
-    else:
-        data["llm_pending_batches"] = len(list(pending_dir.glob("*.json"))) if pending_dir.is_dir() else 0
-    data["llm_waiting_messages"] = _line_count(pending_dir / INBOX_NAME)
+    # the folder's parked batch files, or the database's rows whichever node parked them
+    data["llm_pending_batches"] = len(parked_store(config.storage, folder, agent).waiting())
+    data["llm_waiting_messages"] = _line_count(folder / "llm-pending" / INBOX_NAME)
     data["store_bytes"] = _size(folder) if folder.is_dir() else 0
     data["maintenance"] = _shared_runs(config, agent) if shared else _maintenance_runs(folder, meta)
     data["last_decay_at"] = meta.get("last_decay_at")
