@@ -217,14 +217,15 @@ def _xml_item(item: RetrievedItem, text: str, compact: bool = False) -> str:
         a.update(_fact_fields(item))
         a["evidence"] = " ".join(item.message_ids[:5])
         tag = "fact"
+    elif item.kind == "memory" and compact:  # who, when and which message: the rest is for debugging
+        msg = (item.message_ids[0] if item.message_ids else None) or item.id
+        a = {"id": None if msg == item.id else item.id, "message_id": msg}
+        a.update(speaker=item.speaker or item.role, date=_date(item.timestamp))
+        tag = "memory"
     elif item.kind == "memory":
         a.update(speaker=item.speaker, role=item.role, date=_date(item.timestamp), session=item.session)
         a["message_id"] = item.message_ids[0] if item.message_ids else None
         a["score"] = f"{item.score:.3f}"
-        if compact:  # who, when and which message: the rest is for debugging, not for the model
-            msg = a["message_id"] or item.id
-            a = {"id": None if msg == item.id else item.id, "message_id": msg}
-            a.update(speaker=item.speaker or item.role, date=_date(item.timestamp))
         tag = "memory"
     elif item.kind == "document":
         a.update(collection=item.collection or item.extra.get("collection"), file=_file_name(item))
