@@ -81,6 +81,8 @@ def preload(model: str, exclude: Sequence[str] = UNUSED_FOR_FACTS) -> tuple[Lang
             return _cache[key], ""
         nlp, reason = try_load(model, key[1])
         _cache[key] = nlp
+        if nlp is not None:
+            _index_words(nlp)
         return nlp, reason
 
 
@@ -102,7 +104,6 @@ def try_load(model: str, exclude: Sequence[str]) -> tuple[Language | None, str]:
     except Exception as exc:  # a broken or incompatible package: same outcome, different reason
         return None, f"the spaCy model failed to load ({type(exc).__name__})"
     emit("spacy_loaded", model=model, components=len(nlp.pipe_names))
-    _index_words(nlp)
     return nlp, ""
 
 
@@ -119,7 +120,7 @@ def _index_words(nlp: Language) -> None:
         index = {pos: frozenset(table.get(pos, ())) for pos in ("noun", "verb", "adj", "adv")}
     except Exception:
         return
-    _word_index[id(nlp.vocab)] = index  # called under _lock by preload
+    _word_index[id(nlp.vocab)] = index  # called under _lock by preload, beside _cache
 
 
 def word_index(vocab: object) -> dict[str, frozenset[str]] | None:
