@@ -16,7 +16,6 @@ import orjson
 from knowledge_engine.model.records import utcnow
 from knowledge_engine.observe import emit
 from knowledge_engine.store.backend import is_shared
-from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.table import RecordTable
 from knowledge_engine.store.workspace import Workspace
 
@@ -99,11 +98,6 @@ def _quarantine_place(table: object) -> str:
     return "the database's ke_quarantine table (this agent's rows of this kind)"
 
 
-def _logged(ws: Workspace) -> bool:
-    """Whether the workspace has a message log to check evidence against (the shared store always has)."""
-    return is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()
-
-
 def _references(ws: Workspace, report: ValidationReport, check_evidence: bool) -> None:
     ents = {e.id for e in ws.entities.all()}
     facts = ws.facts.all()
@@ -121,7 +115,7 @@ def _references(ws: Workspace, report: ValidationReport, check_evidence: bool) -
         for ev in f.evidence:
             evidence.setdefault(ev.message_id, []).append(f.id)
     report.checked.update(facts=len(facts), entities=len(ents))
-    if not check_evidence or not _logged(ws) or not ws.config.memory.enabled:
+    if not check_evidence or not ws.has_message_log or not ws.config.memory.enabled:
         return
     ids = list(evidence)
     found = {m.id for m in ws.messages.get_many(ids)}

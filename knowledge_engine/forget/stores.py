@@ -34,7 +34,6 @@ from knowledge_engine.maintenance.locks import store_jobs_lock
 from knowledge_engine.model.records import Entity, Message, utcnow
 from knowledge_engine.observe import emit
 from knowledge_engine.store.backend import is_shared
-from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
 
 __all__ = ["REDACTED", "term_pattern"]
@@ -113,10 +112,6 @@ class ForgetError(ValueError):
 # ---------------------------------------------------------------------------------------------- planning
 
 
-def _has_messages(ws: Workspace) -> bool:
-    return is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()
-
-
 def plan_fact(ws: Workspace, fid: str) -> ForgetPlan:
     if ws.facts.get(fid) is None:
         raise ForgetError(f"no fact {fid!r}")
@@ -142,7 +137,7 @@ def plan_entity(
     plan = plan_terms(ws, [ent.id], [ent.value, *ent.aliases, *also])
     plan.delete_matching = delete_messages
     pat = term_pattern(plan.terms)
-    if pat is not None and _has_messages(ws):
+    if pat is not None and ws.has_message_log:
         _plan_messages(ws, pat, plan.terms, delete_messages, plan)
     return plan
 
@@ -168,7 +163,7 @@ def plan_terms(ws: Workspace, entity_ids: Iterable[str], terms: list[str]) -> Fo
 
 def replan_messages(ws: Workspace, plan: ForgetPlan) -> None:
     """Plan the message log again just before applying: a host may have logged more meanwhile."""
-    if not _has_messages(ws):
+    if not ws.has_message_log:
         return
     pat = term_pattern(plan.terms)
     if pat is not None:
@@ -193,7 +188,7 @@ def _plan_messages(
 
 
 def plan_messages(ws: Workspace, ids: list[str]) -> ForgetPlan:
-    found = [m.id for m in ws.messages.get_many(ids)] if _has_messages(ws) else []
+    found = [m.id for m in ws.messages.get_many(ids)] if ws.has_message_log else []
     missing = sorted(set(ids) - set(found))
     if missing:
         raise ForgetError(f"no message {missing[0]!r}")
@@ -202,7 +197,7 @@ def plan_messages(ws: Workspace, ids: list[str]) -> ForgetPlan:
 
 def plan_session(ws: Workspace, session: str) -> ForgetPlan:
     """A session's messages, and facts whose only evidence is that session."""
-    msgs = [m.id for m in ws.messages.iter(session=session)] if _has_messages(ws) else []
+    msgs = [m.id for m in ws.messages.iter(session=session)] if ws.has_message_log else []
     facts = [f.id for f in ws.facts.all() if f.evidence and all(e.session == session for e in f.evidence)]
     if not msgs and not facts:
         raise ForgetError(f"no messages or facts of session {session!r}")
@@ -241,7 +236,7 @@ def apply(ws: Workspace, plan: ForgetPlan, stores_done: Callable[[], None] | Non
     report.chroma_deleted, report.chroma_scrubbed = forget_in_chroma(
         ws, plan.facts, deleted_msgs, plan.entities
     )
-    if _has_messages(ws) and (plan.messages_delete or plan.messages_redact):
+    if ws.has_message_log and (plan.messages_delete or plan.messages_redact):
         report.wal_truncated = ws.messages.vacuum()
     if shared:
         report.chroma_deleted += _forget_shared_rows(ws, plan, deleted_msgs, report)
@@ -303,7 +298,7 @@ def _remove_from_stores(ws: Workspace, plan: ForgetPlan) -> None:
             ws.entities.table.put(ent)
     ws.entities.reindex()
     _drop_quarantined(ws, plan, pat)
-    if _has_messages(ws):
+    if ws.has_message_log:
         if plan.messages_delete:
             ws.messages.delete(plan.messages_delete)
         if plan.messages_redact and pat is not None:

@@ -260,13 +260,10 @@ def workspace_status(ws: Workspace) -> dict[str, Any]:
     Here, not in the CLI, because `validate` asks it too, and a lower module does not import the CLI.
     """
     from knowledge_engine.index.embeddings import make_embedder
-    from knowledge_engine.store.backend import is_shared
-    from knowledge_engine.store.messages import MESSAGES_FILE
 
     embedder = make_embedder(ws.config.embeddings)
     index = open_vector_index(ws.folder, ws.agent_id, ws.config, embedder, create=False)
-    logged = is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()
-    msgs = ws.messages.iter() if logged else iter(())
+    msgs = ws.messages.iter() if ws.has_message_log else iter(())
     return status(index, ws.facts.all(), msgs)
 
 

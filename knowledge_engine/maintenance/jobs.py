@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.model.records import utcnow
 from knowledge_engine.store.backend import is_shared, parked_store
-from knowledge_engine.store.messages import MESSAGES_FILE
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine
@@ -104,7 +103,7 @@ def compact(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[str
 def _vacuum(ws: Workspace) -> dict[str, int]:
     """Deleted (retained-out, forgotten) message text made physically gone from the log (SQLite or
     PostgreSQL: VACUUM FULL of ke_messages)."""
-    if not (is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()):
+    if not ws.has_message_log:
         return {"messages_vacuumed": 0}
     clean = ws.messages.vacuum()
     return {"messages_vacuumed": 1, "wal_busy": int(not clean)}
@@ -139,7 +138,7 @@ def retention(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[s
     cfg = engine.config.memory
     if not cfg.enabled or not (cfg.retention_days or cfg.max_messages):
         raise SkipJob("no retention limits configured")
-    if not (is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()):
+    if not ws.has_message_log:
         return {"messages_deleted": 0}
     ids = ws.messages.retain(cfg.retention_days, cfg.max_messages, now=ctx.now)
     out = {"messages_deleted": len(ids), "index_deleted": 0}
