@@ -145,21 +145,10 @@ class PgRecordTable(BaseTable[R]):
         with self.mutex, gc_paused():
             try:
                 with connection(self.cfg) as conn, conn.transaction():
-                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                    args = (self.agent, self.key)
-                    rows = conn.execute(
-                        "SELECT id, body::text, row_version, seq FROM ke_records WHERE agent = %s "
-                        "AND kind = %s",
-                        args,
-                    ).fetchall()
-                    tombs = conn.execute(
-                        "SELECT id, deleted_at, seq FROM ke_tombstones WHERE agent = %s AND kind = %s", args
-                    ).fetchall()
-                    meta = conn.execute(
-                        "SELECT key, value FROM ke_meta WHERE agent = %s AND kind = %s", args
-                    ).fetchall()
+                    rows, tombs, meta = self._read(conn, 0)  # every change number is above 0
                     kept = conn.execute(
-                        "SELECT body::text FROM ke_quarantine WHERE agent = %s AND kind = %s", args
+                        "SELECT body::text FROM ke_quarantine WHERE agent = %s AND kind = %s",
+                        (self.agent, self.key),
                     ).fetchall()
             except psycopg.Error as exc:
                 raise StoreDatabaseError(_failure(f"load the {self.key}", self.cfg, exc)) from exc
@@ -180,6 +169,25 @@ class PgRecordTable(BaseTable[R]):
             self.version += 1
             if bad:
                 self._move_to_quarantine(bad)
+
+    def _read(
+        self, conn: psycopg.Connection, since: int
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """Rows and tombstones with a change number above `since`, and the meta, in one snapshot: what
+        a load (since 0) and a follow (since the last seen) both read. Opens the read-only transaction."""
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        args = (self.agent, self.key, since)
+        rows = conn.execute(
+            "SELECT id, body::text, row_version, seq FROM ke_records WHERE agent = %s AND kind = %s "
+            "AND seq > %s",
+            args,
+        ).fetchall()
+        tombs = conn.execute(
+            "SELECT id, deleted_at, seq FROM ke_tombstones WHERE agent = %s AND kind = %s AND seq > %s",
+            args,
+        ).fetchall()
+        meta = conn.execute("SELECT key, value FROM ke_meta WHERE agent = %s AND kind = %s", args[:2])
+        return rows, tombs, meta.fetchall()
 
     def _move_to_quarantine(self, rows: list[tuple[Any, ...]]) -> None:
         """Rows that fail validation leave `ke_records` for `ke_quarantine` in one step: kept verbatim."""
@@ -504,21 +512,7 @@ class PgRecordTable(BaseTable[R]):
                 return  # the database failed just now: a prompt must not wait for its timeout each time
             try:
                 with connection(self.cfg) as conn, conn.transaction():
-                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                    args = (self.agent, self.key, self._seq)
-                    rows = conn.execute(
-                        "SELECT id, body::text, row_version, seq FROM ke_records "
-                        "WHERE agent = %s AND kind = %s AND seq > %s ORDER BY seq",
-                        args,
-                    ).fetchall()
-                    tombs = conn.execute(
-                        "SELECT id, deleted_at, seq FROM ke_tombstones WHERE agent = %s AND kind = "
-                        "%s AND seq > %s",
-                        args,
-                    ).fetchall()
-                    meta = conn.execute(
-                        "SELECT key, value FROM ke_meta WHERE agent = %s AND kind = %s", args[:2]
-                    ).fetchall()
+                    rows, tombs, meta = self._read(conn, self._seq)
             except (psycopg.Error, StoreDatabaseError) as exc:
                 self.follow_errors += 1
                 self._follow_again = time.monotonic() + min(FOLLOW_BACKOFF_S, 2.0 ** (self.follow_errors - 1))
