@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from knowledge_engine.config import EngineConfig
 from knowledge_engine.index.chroma import Hit, Metadata
 from knowledge_engine.index.embeddings.base import Embedder
+from knowledge_engine.store.backend import is_shared
 
 
 class VectorIndex(Protocol):
@@ -87,7 +88,7 @@ def open_vector_index(
 ) -> VectorIndex:
     """pgvector on the postgres backend, else Chroma. `rebuild`: opened even when it was built with
     another model, and emptied (`sync --rebuild`). Raises IndexMismatchError on a model change."""
-    if config.storage.backend == "postgres":
+    if is_shared(config.storage):
         from knowledge_engine.index.pgvector_index import PgVectorIndex
 
         if rebuild:
