@@ -215,3 +215,30 @@ def test_pronoun_without_a_session_or_a_named_person_gives_nothing() -> None:
     assert _session([("user", "he works at Airbus now")])[0] == set()
     # a thing named before the pronoun may be what it means: "mochi ... she is 7" is the cat
     assert _session([("user", "my sister Ana is here"), ("user", "just mochi. she is 7")])[1] == set()
+
+
+def test_session_people_stay_bounded_and_still_resolve() -> None:
+    """Sessions that name nobody are not remembered (they were, one entry each, forever); the limit
+    drops the session that named someone longest ago."""
+    tier = SpacyTier(SpacyConfig(workers=0))
+    tier.people.limit = 2
+    chatter = [
+        Message(id=f"c{i}", text="ok thanks, sounds good", role="user", session=f"c{i}") for i in range(20)
+    ]
+    tier.extract(chatter)
+    assert len(tier.people) == 0
+    named = [
+        Message(
+            id=f"n{i}", text=f"my brother {name} is visiting", role="user", session=f"n{i}", speaker="Lena"
+        )
+        for i, name in enumerate(["Leo", "Max", "Tom"])
+    ]
+    tier.extract(named)
+    assert len(tier.people) == 2
+    follow = [
+        Message(id=f"f{i}", text="he works at Airbus now", role="user", session=f"n{i}") for i in range(3)
+    ]
+    facts = [{(f.subject, f.predicate, f.object) for f in ex.facts} for ex in tier.extract(follow)]
+    assert facts[0] == set()  # the oldest session was dropped by the limit
+    assert facts[1] == {("Max", "works-at", "Airbus")}
+    assert facts[2] == {("Tom", "works-at", "Airbus")}

@@ -266,14 +266,18 @@ class SessionPeople:
     naming people named. When that message named several, a she/he goes to the only one of them
     whose gender the session has shown by a kin word ("my wife Jenna", "Jonas, my brother");
     otherwise it is dropped, as it is when nobody was named or the message has no session.
-    Kept in memory only (a restart forgets it), bounded per session.
+    Kept in memory only (a restart forgets it), for the `limit` sessions that named or gendered
+    someone last (one entry per session: its last named people and its kin genders).
     """
 
     def __init__(self, limit: int = 2048) -> None:
         self.limit = limit
-        self._last: OrderedDict[tuple[str | None, str], list[str]] = OrderedDict()
-        self._genders: dict[tuple[str | None, str], dict[str, str]] = {}
+        self._sessions: OrderedDict[tuple[str | None, str], tuple[list[str], dict[str, str]]] = OrderedDict()
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Sessions remembered (at most `limit`)."""
+        return len(self._sessions)
 
     def resolve(self, messages: list[Message], extractions: list[Extraction]) -> list[Extraction]:
         with self._lock:
@@ -292,22 +296,19 @@ class SessionPeople:
                     facts.append(f.model_copy(update={"subject": who}))
             ex = ex.model_copy(update={"facts": dependency.dedupe_facts(facts)})
         if key is not None:
-            genders = self._genders.setdefault(key, {})
-            genders.update(kin_genders(msg.text))
-            named = _people_named(msg, ex)
-            if named:
-                self._last[key] = named
-                self._last.move_to_end(key)
-                while len(self._last) > self.limit:
-                    old, _ = self._last.popitem(last=False)
-                    self._genders.pop(old, None)
+            found, named = kin_genders(msg.text), _people_named(msg, ex)
+            if found or named:
+                last, genders = self._sessions.pop(key, ([], {}))
+                genders.update(found)
+                self._sessions[key] = (named or last, genders)
+                while len(self._sessions) > self.limit:
+                    self._sessions.popitem(last=False)
         return ex
 
     def _who(self, key: tuple[str | None, str], gender: str | None) -> str | None:
-        named = self._last.get(key) or []
+        named, genders = self._sessions.get(key, ([], {}))
         if len(named) == 1:
             return named[0]
-        genders = self._genders.get(key, {})
         fits = [n for n in named if gender and genders.get(n.casefold()) == gender]
         return fits[0] if len(fits) == 1 else None
 
