@@ -58,7 +58,6 @@ class JobSpec:
     fn: JobFn
     store: bool  # changes facts/entities: run under the meta lock and flushed by the runner
     help: str
-    node_local: bool = False  # works on this machine's files only: locked per node, also on the shared store
 
 
 def decay(ws: Workspace, engine: KnowledgeEngine, ctx: RunContext) -> dict[str, int]:
@@ -173,8 +172,8 @@ JOBS: dict[str, JobSpec] = {
         JobSpec("prune", prune, True, "Drop facts and entities above their limits."),
         JobSpec("compact", compact, True, "Rewrite files, trim evidence, drop tombstones, VACUUM."),
         JobSpec("retention", retention, False, "Delete messages beyond memory.retentionDays / maxMessages."),
-        # not node_local: on the shared store the parked batches are rows any node may send (one node
-        # at a time by the advisory lock; each batch claimed by one node); on files the lock is local anyway
+        # on the shared store the parked batches are rows any node may send (one node at a time by the
+        # advisory lock; each batch claimed by one node); on files the lock is local anyway
         JobSpec("llm_retry", llm_retry, False, "Send parked LLM batches again."),
         JobSpec("sync", sync, False, "Bring the Chroma index in line with the store."),
     )

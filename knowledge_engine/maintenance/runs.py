@@ -73,7 +73,7 @@ def job_running_elsewhere(folder: Path, job: str) -> bool:
 
 def workspace_job_lock(ws: Workspace, job: str) -> contextlib.AbstractContextManager[bool]:
     """The job's lock for this workspace: its lock file, or the agent's advisory lock on the shared store."""
-    if is_shared(ws.config.storage) and not JOBS[job].node_local:
+    if is_shared(ws.config.storage):
         from knowledge_engine.maintenance import pglocks
 
         return pglocks.try_lock(ws.config.storage.postgres, job, ws.agent_id)
