@@ -108,7 +108,8 @@ class PgParked:
             raise ParkError(f"parking failed: {type(exc).__name__}") from exc
 
     def remove(self, key: str) -> None:
-        """Deleted by the node that holds the claim, or by anyone when nobody holds a live one."""
+        """Deleted whoever holds a claim on it: the batch is done (delivered and stored, or dropped), and
+        a node that sends it again meanwhile only repeats an idempotent extraction (see the module doc)."""
         self._run(
             "DELETE FROM ke_parked WHERE agent = %s AND id = %s",
             (self._agent, key),
