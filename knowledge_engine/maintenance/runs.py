@@ -113,13 +113,6 @@ def save_shared_run(cfg: PostgresStorageConfig, agent: str, record: Record) -> N
         )
 
 
-def workspace_runs(ws: Workspace) -> dict[str, Record]:
-    """{job: last run record} as `stats` shows it, on either backend."""
-    if is_shared(ws.config.storage):
-        return read_shared_runs(ws.config.storage.postgres, ws.agent_id)
-    return read_runs(ws.folder)
-
-
 def read_runs(folder: Path) -> dict[str, Record]:
     """{job: last run record} of a workspace (the live copy; `stats` shows the facts-meta mirror)."""
     try:
