@@ -36,9 +36,7 @@ from typing import TYPE_CHECKING
 
 from knowledge_engine.model.records import Fact, canonical
 from knowledge_engine.model.retrieval import as_utc
-from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.keyword import STOP_WORDS
-from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.table import TableFollower, post, unpost
 
 if TYPE_CHECKING:
@@ -334,12 +332,6 @@ class SubjectIndex(TableFollower[Fact]):
         return found
 
 
-def has_log(ws: Workspace) -> bool:
-    """Whether there is a message log to search: always in the shared database, else once its file exists
-    (an empty workspace's search opens no SQLite file)."""
-    return is_shared(ws.config.storage) or (ws.folder / MESSAGES_FILE).exists()
-
-
 class UserNames:
     """The subjects "I" stands for: speakers of the latest user messages, and `user` (refreshed at
     most every USER_REFRESH_S seconds)."""
@@ -354,7 +346,7 @@ class UserNames:
             return self.keys
         self.at = now
         keys = {"user"}
-        if has_log(ws):
+        if ws.has_message_log:
             with contextlib.suppress(Exception):  # a busy or missing log: "I" is `user` only
                 latest = ws.messages.iter(role="user", order="desc", limit=USER_SAMPLE)
                 keys |= {canonical(m.speaker) for m in latest if m.speaker}

@@ -22,7 +22,6 @@ from knowledge_engine.retrieve.fuse import rrf, rrf_votes, sort_items
 from knowledge_engine.retrieve.relations import (
     SubjectIndex,
     UserNames,
-    has_log,
     parse_relation,
     relation_facts,
 )
@@ -217,7 +216,7 @@ class LocalSource:
         rc = self.engine.config.retrieval
         named: set[str] = set()
         topic = request.query
-        if rc.speaker_names and has_log(self.ws):
+        if rc.speaker_names and self.ws.has_message_log:
             self.speakers.refresh(self.ws)
             named, rest = self.speakers.named(request.query)
             topic = rest if named and _KEYWORDS.build(rest).terms else request.query
@@ -318,7 +317,7 @@ class LocalSource:
         self, request: RetrievalRequest, vector: list[float] | None, topic: str, named: set[str]
     ) -> list[RetrievedItem]:
         ws = self.ws
-        if not has_log(ws):
+        if not ws.has_message_log:
             return []
         rc = self.engine.config.retrieval
         bm25 = ws.messages.search(topic, limit=self.pool)
@@ -409,7 +408,7 @@ def _consume(task: asyncio.Future[Any]) -> None:
 
 def newest_time(ws: Workspace) -> datetime | None:
     """The newest message time: the reference "now" of a replayed conversation."""
-    if not has_log(ws) or ws.store_down:
+    if not ws.has_message_log or ws.store_down:
         return None
     try:
         newest = list(ws.messages.iter(order="desc", limit=1))
