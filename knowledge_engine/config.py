@@ -272,6 +272,14 @@ DEFAULT_PART_OF_PREDICATES = [
     "is-located-in",
     "is-district-of",
 ]
+    live_index: bool = Field(
+        True,
+        description="Embed each stored batch of messages at once, on a background thread, so the next "
+        "prompt finds a new message by meaning, not only by its words (else it waits for the next sync).",
+    )
+    live_index_max_pending: int = Field(
+        5000, ge=1, description="Messages waiting for live indexing beyond which a batch is left to the next sync."
+    )
 
 
 class FactsConfig(_Section):

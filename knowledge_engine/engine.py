@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from knowledge_engine.config import EmbeddingsConfig, EngineConfig
 from knowledge_engine.extract.pipeline import ExtractionPipeline
+from knowledge_engine.index.live import LiveIndexer
 from knowledge_engine.ingest.journal import IngestJournal
 from knowledge_engine.ingest.queue import IngestQueue, StoreUnavailable
 from knowledge_engine.model.extraction import Extraction
@@ -54,6 +55,7 @@ class KnowledgeEngine:
         self._index_lock = threading.Lock()
         self._index_build_lock = threading.Lock()  # one Chroma client build at a time (see chroma())
         self.index_read_only = False  # inspections (CLI): a missing collection reads as empty, is not made
+        self._live: LiveIndexer | None = None  # built on the first stored batch (see _index_live)
         self._parts: dict[tuple[type, Path | None], object] = {}  # see part()
         self._parts_lock = threading.RLock()  # a part's build may ask for another part
         self.journal = IngestJournal()
@@ -238,6 +240,7 @@ class KnowledgeEngine:
         def store_messages() -> None:  # runs while the spaCy workers parse the batch
             try:
                 ws.store_messages(messages)  # one write for the batch
+                self._index_live(ws, messages)
                 return
             except Exception as exc:
                 if self._store_down(exc):
@@ -245,15 +248,18 @@ class KnowledgeEngine:
                     log.error("message log append failed: %s", type(exc).__name__)
                     down.append(exc)
                     return  # the whole batch is tried again (appending and applying are idempotent)
+            stored: list[Message] = []
             for msg in messages:  # one message spoiled the batch's write: the others are kept
                 try:
                     ws.store_message(msg)
+                    stored.append(msg)
                 except Exception as exc:
                     counters.inc("memory.append_failed")
                     log.error("message log append failed: %s", type(exc).__name__)
                     if self._store_down(exc):
                         down.append(exc)
-                        return
+                        break
+            self._index_live(ws, stored)
 
         meanwhile: Callable[[], None] | None = store_messages
         if self._pipeline is None:  # the tiers are still loading (seconds): the log need not wait for them
@@ -372,6 +378,19 @@ class KnowledgeEngine:
                 except Exception as exc:
                     log.error("closing extraction tier %s failed: %s", tier.name, type(exc).__name__)
 
+    def _index_live(self, ws: Workspace, messages: list[Message]) -> None:
+        """Hand stored messages to the live indexer (index/live.py), so they are found by meaning soon."""
+        emb = self.config.embeddings
+        if not messages or not emb.enabled or not emb.live_index or self.index_read_only or self._closing:
+            return
+        live = self._live
+        if live is None:
+            with self._index_lock:
+                if self._live is None:
+                    self._live = LiveIndexer(self.chroma, emb.live_index_max_pending)
+                live = self._live
+        live.submit(ws, messages)
+
     def flush(self, timeout_s: float = 5.0, sync: bool = True) -> bool:
         """Process everything queued, send partial LLM batches, write every store, sync the index."""
         deadline = time.monotonic() + timeout_s
@@ -379,6 +398,8 @@ class KnowledgeEngine:
         ok = self.queue.drain(max(0.0, deadline - time.monotonic()) * 0.6)
         for b in list(self._batchers.values()):
             ok = b.flush(max(0.05, (deadline - time.monotonic()) * 0.5)) and ok
+        if sync and self._live is not None:  # then the sync finds those messages indexed, not to embed again
+            self._live.wait_idle(max(0.0, deadline - time.monotonic()) * 0.5)
         for ws in self.workspaces():
             ws.flush()
             ok = ok and ws.flush_errors == 0
@@ -407,6 +428,8 @@ class KnowledgeEngine:
         deadline = time.monotonic() + timeout_s
         self._notify("engine_stopping", min(1.5, timeout_s / 3))
         drained = self.queue.stop(max(0.1, (deadline - time.monotonic()) * 0.5))
+        if self._live is not None:  # what it has not indexed yet is in the log: the next sync's
+            self._live.stop(max(0.05, (deadline - time.monotonic()) * 0.2))
         for b in list(self._batchers.values()):
             b.stop(max(0.05, (deadline - time.monotonic()) * 0.5))
         for ws in self.workspaces():

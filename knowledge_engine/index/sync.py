@@ -172,13 +172,28 @@ def _apply(index: VectorIndex, kind: str, plan: _Plan, tracker: _Tracker, chunk_
         chunk = plan.meta_only[s : s + size]
         index.update_metadata(kind, [d.id for d in chunk], [_full_meta(d, time.time()) for d in chunk])
         tracker.step(len(chunk))
-    for s in range(0, len(plan.embed), size):
-        chunk = plan.embed[s : s + size]
+    _embed_upsert(index, kind, plan.embed, size, tracker.step)
+
+
+def _embed_upsert(
+    index: VectorIndex, kind: str, docs: list[_Doc], size: int, step: Callable[[int], None] | None = None
+) -> None:
+    """Embed and upsert `docs` `size` at a time; each chunk is durable once written."""
+    for s in range(0, len(docs), size):
+        chunk = docs[s : s + size]
         vectors = index.embedder.embed([d.text for d in chunk])
         now = time.time()
-        metas = [_full_meta(d, now) for d in chunk]
-        index.upsert(kind, [d.id for d in chunk], vectors, metas)
-        tracker.step(len(chunk))
+        index.upsert(kind, [d.id for d in chunk], vectors, [_full_meta(d, now) for d in chunk])
+        if step is not None:
+            step(len(chunk))
+
+
+def index_messages(index: VectorIndex, messages: Iterable[Message]) -> int:
+    """Embed and upsert these messages as a sync would (the same metadata and content hash), so the next
+    sync finds them unchanged. The caller holds `index.lock`. Returns how many were written."""
+    docs, _ = _docs("messages", messages, index.embedder.model_id)
+    _embed_upsert(index, "messages", docs, min(index.max_batch(), DEFAULT_CHUNK))
+    return len(docs)
 
 
 def sync(
