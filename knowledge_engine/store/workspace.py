@@ -38,6 +38,9 @@ log = logging.getLogger("knowledge_engine.store")
 # a store this large is moved out of the collector's sight once loaded (see gcpause)
 FREEZE_AFTER_LOAD = 20000
 APPLIED_WINDOW = 20000  # far more than a journal holds between two checkpoints
+# How long a prompt waits for the look for other nodes' changes it started: a look takes milliseconds
+# when the database answers; one still running after this means it does not, and the prompt goes on
+PROMPT_FOLLOW_WAIT_S = 0.25
 _SAFE_AGENT = re.compile(r"[^A-Za-z0-9._-]+")
 _OPEN: weakref.WeakSet[Workspace] = weakref.WeakSet()
 
@@ -92,6 +95,9 @@ class Workspace:
         # what a failed write raises: a disk error, or (shared store) a database error
         self._write_errors: tuple[type[Exception], ...] = (OSError, *_database_errors(self.shared))
         self._followed_at = -1e18  # monotonic seconds of the last look at other nodes' changes
+        self._follow_lock = threading.Lock()
+        self._follow_thread: threading.Thread | None = None  # a prompt's look, run in the background
+        self._follow_started: float | None = None  # monotonic start of that look while it runs
         self._messages: MessageLog | None = None
         self._timer: threading.Timer | None = None
         self._timer_lock = threading.Lock()
@@ -376,20 +382,60 @@ class Workspace:
         self._followed_at = time.monotonic()
 
     def follow(self) -> None:
-        """Shared store: adopt other nodes' changes, at most every storage.postgres.followMs (called
-        before a prompt is answered). The file store has one writer that matters here: nothing to do."""
+        """Shared store: adopt other nodes' changes, at most every storage.postgres.followMs, and return
+        when that look is done. The file store has one writer that matters here: nothing to do."""
+        if not self._follow_due():
+            return
+        self.refresh()  # a database error is logged and counted there, never raised
+
+    def follow_for_prompt(self) -> None:
+        """Before a prompt: start the look of `follow` in the background (at most one at a time) and
+        wait for it at most PROMPT_FOLLOW_WAIT_S. A database that stopped answering keeps the look
+        waiting for the connect timeout; the prompt does not wait with it (`store_down` is true while
+        the look runs past that wait) and answers from memory; the look's outcome serves later prompts."""
+        if not self._follow_due():
+            return
+        with self._follow_lock:
+            thread = self._follow_thread
+            if thread is None or not thread.is_alive():
+                thread = threading.Thread(target=self._follow_in_background, name="ke-follow", daemon=True)
+                self._follow_thread, self._follow_started = thread, time.monotonic()
+                thread.start()
+            started = self._follow_started or 0.0
+        if not self.store_down:  # known down: the prompt answers from memory at once
+            thread.join(max(0.0, started + PROMPT_FOLLOW_WAIT_S - time.monotonic()))
+
+    def _follow_due(self) -> bool:
         if not self.shared or self.closed:
-            return
-        every = self.config.storage.postgres.follow_ms / 1000
-        if time.monotonic() - self._followed_at < every:
-            return
-        self.refresh()  # a database error is logged and counted there; the prompt is answered anyway
+            return False
+        return time.monotonic() - self._followed_at >= self.config.storage.postgres.follow_ms / 1000
+
+    def _follow_in_background(self) -> None:
+        try:
+            self.follow()
+        except Exception as exc:  # a bug, not the database (refresh counts those): the prompt goes on
+            counters.inc("store.follow_errors")
+            log.error("looking for other nodes' changes failed (%s)", type(exc).__name__)
+        finally:
+            with self._follow_lock:
+                self._follow_started = None
+
+    @property
+    def following(self) -> bool:
+        """Whether a prompt's look for other nodes' changes is still running."""
+        return self._follow_started is not None
 
     @property
     def store_down(self) -> bool:
-        """Shared store: the last follow failed, so reads from the database (the message log, vectors)
-        would each wait for its timeout; what is in memory (facts, entities) still answers."""
-        return self.shared and not (self.facts.table.reachable and self.entities.table.reachable)
+        """Shared store: the last follow failed, or a prompt's look has run past the prompt's wait, so
+        reads from the database (the message log, vectors) would each wait for its timeout; what is in
+        memory (facts, entities) still answers."""
+        if not self.shared:
+            return False
+        if not (self.facts.table.reachable and self.entities.table.reachable):
+            return True
+        started = self._follow_started
+        return started is not None and time.monotonic() - started >= PROMPT_FOLLOW_WAIT_S
 
     def close(self) -> None:
         self.flush()

@@ -209,7 +209,7 @@ class LocalSource:
 
     def search_sync(self, request: RetrievalRequest, semantic: bool = True) -> list[RetrievedItem]:
         """Every arm; `semantic=False` leaves out the vector arms (no embedder, no Chroma)."""
-        self.ws.follow()  # shared store: other nodes' facts and entities, at most every followMs
+        self.ws.follow_for_prompt()  # shared store: other nodes' changes, looked for in the background
         if self.ws.store_down:  # the shared database is down: answer from the facts in memory at once
             counters.inc("retrieve.store_down")
             return self._facts(request, None, request.query)

@@ -17,6 +17,7 @@ derived indexes. Anything else that writes `ke_records` or `ke_tombstones` must 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -107,6 +108,8 @@ class PgRecordTable(BaseTable[R]):
         self.applied_pending: list[str] = []  # applied-message keys written with the next flush's records
         self.follow_errors = 0
         self._follow_again = 0.0  # monotonic time before which a failing follow is not retried
+        self._following = threading.Lock()  # one look for other nodes' changes at a time
+        self._writes = 0  # bumped when a load or flush changes what is synced: a look begun before is stale
 
     @property
     def name(self) -> str:
@@ -167,6 +170,7 @@ class PgRecordTable(BaseTable[R]):
             self._meta_keys.clear()
             self.generation += 1
             self.version += 1
+            self._writes += 1
             if bad:
                 self._move_to_quarantine(bad)
 
@@ -260,6 +264,9 @@ class PgRecordTable(BaseTable[R]):
     # ------------------------------------------------------------------ writing
     def flush(self, force: bool = False) -> bool:
         """Write every pending change in one transaction; on a database error they stay pending."""
+        if not self.has_changes:
+            return False
+        self._reach_database()
         with self.mutex:
             if not self.has_changes:
                 return False
@@ -272,6 +279,16 @@ class PgRecordTable(BaseTable[R]):
                 raise StoreDatabaseError(_failure(f"write the {self.key}", self.cfg, exc)) from exc
             self._adopt(done)
             return True
+
+    def _reach_database(self) -> None:
+        """Wait for a connection without the table's mutex: when the database stopped answering, a
+        flush spends the connect timeout here, not holding up prompts that read the records."""
+        try:
+            with connection(self.cfg):
+                pass
+        except (psycopg.Error, StoreDatabaseError) as exc:
+            counters.inc("store.db_errors")
+            raise StoreDatabaseError(_failure(f"write the {self.key}", self.cfg, exc)) from exc
 
     def _write(self, conn: psycopg.Connection) -> _Write:
         done = _Write()
@@ -463,6 +480,7 @@ class PgRecordTable(BaseTable[R]):
 
     def _adopt(self, done: _Write) -> None:
         """After the commit: what the database now holds is the base of the next merge."""
+        self._writes += 1
         self._synced.update(done.synced)
         for rid, seq in done.tombstones.items():
             self._synced.pop(rid, None)
@@ -506,23 +524,44 @@ class PgRecordTable(BaseTable[R]):
 
     def refresh(self) -> None:
         """Adopt the rows and tombstones other nodes wrote since the last look (seq above the last seen);
-        a record with a change pending here is merged with theirs, not overwritten."""
-        with self.mutex:
-            if self.follow_errors and time.monotonic() < self._follow_again:
-                return  # the database failed just now: a prompt must not wait for its timeout each time
+        a record with a change pending here is merged with theirs, not overwritten.
+
+        The database is read without the table's mutex: a look that waits for the connect timeout
+        (the database stopped answering) must not hold up a prompt reading the records in memory."""
+        with self._following:  # one look at a time
+            with self.mutex:
+                if self.follow_errors and time.monotonic() < self._follow_again:
+                    return  # the database failed just now: a prompt must not wait for its timeout each time
+                since, writes = self._seq, self._writes
             try:
                 with connection(self.cfg) as conn, conn.transaction():
-                    rows, tombs, meta = self._read(conn, self._seq)
+                    rows, tombs, meta = self._read(conn, since)
             except (psycopg.Error, StoreDatabaseError) as exc:
-                self.follow_errors += 1
-                self._follow_again = time.monotonic() + min(FOLLOW_BACKOFF_S, 2.0 ** (self.follow_errors - 1))
-                counters.inc("store.follow_errors")
-                if self.follow_errors == 1:
-                    log.warning("%s", _failure(f"follow the {self.key}", self.cfg, exc))
+                self._follow_failed(exc)
                 return
-            if self.follow_errors:
-                log.warning("following the %s works again after %d failures", self.key, self.follow_errors)
-                self.follow_errors = 0
+            with self.mutex:
+                self._follow_worked()
+                if self._writes == writes:  # else a flush or load ran meanwhile: what was read may be
+                    self._adopt_followed(rows, tombs, meta)  # older than it; the next look reads it again
+
+    def _follow_failed(self, exc: BaseException) -> None:
+        with self.mutex:
+            self.follow_errors += 1
+            self._follow_again = time.monotonic() + min(FOLLOW_BACKOFF_S, 2.0 ** (self.follow_errors - 1))
+        counters.inc("store.follow_errors")
+        if self.follow_errors == 1:
+            log.warning("%s", _failure(f"follow the {self.key}", self.cfg, exc))
+
+    def _follow_worked(self) -> None:
+        if self.follow_errors:
+            log.warning("following the %s works again after %d failures", self.key, self.follow_errors)
+            self.follow_errors = 0
+
+    def _adopt_followed(
+        self, rows: list[tuple[Any, ...]], tombs: list[tuple[Any, ...]], meta: list[tuple[Any, ...]]
+    ) -> None:
+        """Take what a look read (under the mutex, nothing written here since it began)."""
+        with self.mutex:
             self._apply_rows(rows)
             self._apply_tombstones(tombs)
             for key, value in meta:
