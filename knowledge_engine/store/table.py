@@ -111,6 +111,17 @@ class BaseTable(Generic[R]):
         """Whether the storage answered the last look (a local file always does)."""
         return True
 
+    def applied_keys(self, limit: int) -> list[str]:
+        """The newest `limit` applied-message keys stored with these records, oldest first: how a
+        message replayed after an unclean stop is recognised (Workspace.apply)."""
+        raise NotImplementedError
+
+    def note_applied(self, key: str, window: Iterable[str]) -> None:
+        """Store `key` (a message's extraction is in these records) with the next flush, in the same
+        write as the records it stands for. `window` is every key remembered, oldest first, for a
+        backend that stores them as one value."""
+        raise NotImplementedError
+
     @property
     def invalid_records(self) -> int:
         """Records kept in quarantine because they failed validation."""
@@ -361,6 +372,13 @@ class RecordTable(BaseTable[R]):
         self.unreadable = None
         self._sig = (-1, -1, -1)  # forces the merge with what is on disk now (or in its backup)
         return True
+
+    def applied_keys(self, limit: int) -> list[str]:
+        keys = self.meta.get("applied", [])  # the file keeps the window in its meta
+        return list(keys[-limit:]) if isinstance(keys, list) else []
+
+    def note_applied(self, key: str, window: Iterable[str]) -> None:
+        self.set_meta("applied", list(window))
 
     def changed_on_disk(self) -> bool:
         return file_signature(self.path) != self._sig

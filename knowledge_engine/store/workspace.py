@@ -121,12 +121,7 @@ class Workspace:
         # the last APPLIED_WINDOW "message|tiers" keys, persisted with the facts they produced: a message
         # replayed after an unclean stop is recognised and not counted twice (files: facts.json's meta;
         # shared store: ke_applied, written in the transaction of the facts)
-        if self.shared:
-            from knowledge_engine.store.postgres.table import applied_keys
-
-            keys = applied_keys(self.config.storage.postgres, self.agent_id, APPLIED_WINDOW)
-        else:
-            keys = self.facts.table.meta.get("applied", [])
+        keys = self.facts.table.applied_keys(APPLIED_WINDOW)
         self._applied: OrderedDict[str, None] = OrderedDict.fromkeys(keys)
         self._applied_lock = threading.Lock()
         self.entities.load()
@@ -208,10 +203,7 @@ class Workspace:
             self._applied[key] = None
             while len(self._applied) > APPLIED_WINDOW:
                 self._applied.popitem(last=False)
-            if self.shared:
-                self.facts.table.applied_pending.append(key)  # type: ignore[attr-defined]
-            else:
-                self.facts.table.set_meta("applied", list(self._applied))
+            self.facts.table.note_applied(key, self._applied.keys())
 
     def add_fact(self, cand: FactCandidate, ev: Evidence) -> Fact | None:
         """Resolve the triple's ends to entities and store it."""

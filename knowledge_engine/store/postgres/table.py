@@ -47,19 +47,6 @@ def lock_kind(conn: psycopg.Connection, agent: str, kind: str) -> None:
     conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, f"{agent}\x1f{kind}"))
 
 
-def applied_keys(cfg: PostgresStorageConfig, agent: str, limit: int) -> list[str]:
-    """The newest `limit` applied-message keys of an agent, oldest first."""
-    try:
-        with connection(cfg) as conn:
-            rows = conn.execute(
-                "SELECT key FROM ke_applied WHERE agent = %s ORDER BY applied_at DESC LIMIT %s",
-                (agent, limit),
-            ).fetchall()
-    except psycopg.Error as exc:
-        raise StoreDatabaseError(_failure("read the applied-message keys", cfg, exc)) from exc
-    return [r[0] for r in reversed(rows)]
-
-
 def _failure(what: str, cfg: PostgresStorageConfig, exc: BaseException) -> str:
     return f"could not {what} in the PostgreSQL store at {describe(cfg.url)}: {type(exc).__name__}"
 
@@ -114,6 +101,20 @@ class PgRecordTable(BaseTable[R]):
     @property
     def name(self) -> str:
         return f"{self.key} (PostgreSQL)"
+
+    def applied_keys(self, limit: int) -> list[str]:
+        try:
+            with connection(self.cfg) as conn:
+                rows = conn.execute(
+                    "SELECT key FROM ke_applied WHERE agent = %s ORDER BY applied_at DESC LIMIT %s",
+                    (self.agent, limit),
+                ).fetchall()
+        except psycopg.Error as exc:
+            raise StoreDatabaseError(_failure("read the applied-message keys", self.cfg, exc)) from exc
+        return [r[0] for r in reversed(rows)]
+
+    def note_applied(self, key: str, window: Iterable[str]) -> None:
+        self.applied_pending.append(key)  # ke_applied keeps every key; the window only bounds memory
 
     # ------------------------------------------------------------------ reading
     def _dump(self, rec: R) -> bytes:
