@@ -18,6 +18,8 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from knowledge_engine.model.predicates import store_families
+
 
 class ConfigError(ValueError):
     """A configuration that cannot be used; the message lists every problem."""
@@ -193,76 +195,9 @@ class DecayConfig(_Section):
     floor: float = Field(0.1, ge=0, le=1, description="Relevance never decays below this.")
 
 
-# Single-valued predicate families: a subject holds one current value per family. The names are the
-# predicates the local tiers and the LLM prompt produce (kebab-case, tense kept: `worked-at` is history
-# already and belongs to no family).
-DEFAULT_PREDICATE_FAMILIES: dict[str, list[str]] = {
-    "residence": [
-        "lives-in",
-        "lives-at",
-        "resides-in",
-        "is-based-in",
-        "based-in",
-        "settled-in",
-        "rents-in",
-        "moved-to",
-        "moves-to",
-        "relocated-to",
-        "relocates-to",
-    ],
-    "employer": [
-        "works-at",
-        "works-for",
-        "employed-by",
-        "is-employed-by",
-        "employed-at",
-        "got-job-at",
-        "gets-job-at",
-        "hired-at",
-        "hired-by",
-        "starts-at",
-        "started-at",
-        "has-employer",
-    ],
-    "role": [
-        "works-as",
-        "has-role",
-        "has-job",
-        "has-title",
-        "has-job-title",
-        "has-position",
-        "promoted-to",
-        "is-promoted-to",
-    ],
-    "manager": [
-        "has-manager",
-        "has-line-manager",
-        "has-boss",
-        "has-supervisor",
-        "has-team-lead",
-        "has-lead",
-        "reports-to",
-        "is-managed-by",
-    ],
-    "spouse": [
-        "is-married-to",
-        "has-husband",
-        "has-wife",
-        "has-spouse",
-        "has-partner",
-        "has-fiance",
-        "has-fiancee",
-        "is-engaged-to",
-        "has-girlfriend",
-        "has-boyfriend",
-    ],
-    "name": ["is-named", "has-name"],
-    "age": ["is-aged", "has-age"],
-    "salary": ["has-salary", "earns"],
-    "rent": ["has-rent", "pays-rent"],
-    "car": ["drives", "has-car"],
-    "school": ["attends", "studies-at", "is-enrolled-at", "is-enrolled-in", "attends-school"],
-}
+# Single-valued predicate families: a subject holds one current value per family. The one vocabulary
+# (model/predicates.py) holds them, with the LLM's wordings and the prompt's list derived beside them.
+DEFAULT_PREDICATE_FAMILIES: dict[str, list[str]] = store_families()
 # "X is-in Y" between two values of a family: they are nested (a district and its city) and coexist.
 DEFAULT_PART_OF_PREDICATES = [
     "is-in",
@@ -272,14 +207,6 @@ DEFAULT_PART_OF_PREDICATES = [
     "is-located-in",
     "is-district-of",
 ]
-    live_index: bool = Field(
-        True,
-        description="Embed each stored batch of messages at once, on a background thread, so the next "
-        "prompt finds a new message by meaning, not only by its words (else it waits for the next sync).",
-    )
-    live_index_max_pending: int = Field(
-        5000, ge=1, description="Messages waiting for live indexing beyond which a batch is left to the next sync."
-    )
 
 
 class FactsConfig(_Section):
@@ -345,6 +272,14 @@ class EmbeddingsConfig(_Section):
     cache_size: int = Field(1024, ge=0, description="LRU entries of query embeddings.")
     collection_name: str = Field("knowledge", description="Prefix of the Chroma collection names.")
     sync_interval_minutes: float = Field(15, gt=0, description="How often the Chroma index is synced.")
+    live_index: bool = Field(
+        True,
+        description="Embed each stored batch of messages at once, on a background thread, so the next "
+        "prompt finds a new message by meaning, not only by its words (else it waits for the next sync).",
+    )
+    live_index_max_pending: int = Field(
+        5000, ge=1, description="Messages waiting for live indexing beyond which a batch is left to the next sync."
+    )
 
 
 class ChromaConfig(_Section):

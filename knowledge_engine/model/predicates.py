@@ -1,0 +1,191 @@
+"""The one vocabulary of the relations a subject holds one value of at a time (employer, home, role, ...).
+
+Four places name these predicates and used to keep four copies that drifted apart; each now derives
+its table from FAMILIES below:
+
+- the store's supersession families, the default of `facts.predicateFamilies`
+  (`config.DEFAULT_PREDICATE_FAMILIES` = `store_families()`): a new fact ends the subject's current
+  fact of the same family;
+- the LLM tier's renames (`extract/llm.PREDICATE_MAP` = `llm_renames()`): what models write -> the
+  relation's predicate, so "works for" from the LLM and "works at" from spaCy are one predicate;
+- the predicates the LLM prompt asks for, with their meanings (`extract/prompts.CANONICAL_PREDICATES`
+  = `prompt_predicates()`);
+- the predicate side of the question families that rank the facts of an asked relation first
+  (`retrieve/relations.FAMILIES` and `INVERSE`, through `pattern()` and `inverse_pattern()`).
+
+Pure data and lookups: nothing of the package is imported here, so every floor may import it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One relation: the predicate every tier stores it as, and its other wordings.
+
+    `predicate` is what the prompt asks for and what the LLM tier renames the other wordings to.
+    `meaning` is its line in the prompt ("" = the prompt does not list it).
+    `members`: the predicates of the store's family that state this relation, `predicate` among them,
+    in the order `facts.predicateFamilies` lists them (the local tiers produce these).
+    `kept`: members the LLM tier keeps as written (not renamed to `predicate`).
+    `written`: what models write for it that the store's family does not list: renamed by the LLM tier
+    before anything is stored, and recognised in questions' facts.
+    `inverse`: wordings from the other end; the LLM tier swaps subject and object
+    ("Leo is-son-of Maya" -> "Maya has-child Leo").
+    """
+
+    predicate: str
+    meaning: str = ""
+    members: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    written: tuple[str, ...] = ()
+    inverse: tuple[str, ...] = ()
+
+    def renamed(self) -> tuple[str, ...]:
+        """The wordings the LLM tier renames to `predicate` (subject and object in place)."""
+        skip = {self.predicate, *self.kept}
+        return tuple(p for p in (*self.members, *self.written) if p not in skip)
+
+
+@dataclass(frozen=True)
+class Family:
+    """Relations that share one current value per subject: a new one ends the old one.
+
+    `single` False: a subject holds many at once (children), so it is no supersession family; its
+    relation is still renamed and asked for."""
+
+    name: str
+    relations: tuple[Relation, ...]
+    single: bool = True
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The store family, in order: every relation's members."""
+        return tuple(p for r in self.relations for p in r.members)
+
+    @property
+    def wordings(self) -> tuple[str, ...]:
+        """Every wording that states the family's relation from the subject's side."""
+        return tuple(p for r in self.relations for p in (*r.members, *r.written))
+
+
+def _r(
+    predicate: str,
+    meaning: str = "",
+    *members: str,
+    kept: tuple[str, ...] = (),
+    written: tuple[str, ...] = (),
+    inverse: tuple[str, ...] = (),
+) -> Relation:
+    return Relation(predicate, meaning, (predicate, *members), kept, written, inverse)
+
+
+# Kebab-case, tense kept: `worked-at` is history already and belongs to no family. The order of the
+# families and of their members is the order config.example.json shows.
+FAMILIES: tuple[Family, ...] = (
+    Family("residence", (
+        # `lives-at` (an address) and `rents-in` say a little more than `lives-in`: the LLM keeps them.
+        _r("lives-in", "home town, city or district",
+           "lives-at", "resides-in", "is-based-in", "based-in", "settled-in", "rents-in",
+           kept=("lives-at", "rents-in"), written=("is-living-in",)),
+        _r("moved-to", "a move", "moves-to", "relocated-to", "relocates-to", written=("is-moving-to",)),
+    )),
+    Family("employer", (
+        _r("works-at", "employer (also a job got, accepted or started)",
+           "works-for", "employed-by", "is-employed-by", "employed-at", "got-job-at", "gets-job-at",
+           "hired-at", "hired-by", "starts-at", "started-at", "has-employer",
+           written=("is-employed-at", "has-job-at", "is-hired-by", "was-hired-by", "starts-working-at",
+                    "started-working-at", "is-working-at", "is-working-for")),
+    )),
+    Family("role", (
+        Relation("has-role", "job title or position",
+                 ("works-as", "has-role", "has-job", "has-title", "has-job-title", "has-position",
+                  "promoted-to", "is-promoted-to"),
+                 written=("was-promoted-to", "has-occupation", "is-employed-as")),
+    )),
+    Family("manager", (
+        _r("has-manager", "manager or boss",
+           "has-line-manager", "has-boss", "has-supervisor", "has-team-lead", "has-lead", "reports-to",
+           "is-managed-by",
+           kept=("has-team-lead", "has-lead"), written=("managed-by",),
+           inverse=("manages", "is-manager-of", "is-boss-of", "supervises")),
+    )),
+    Family("spouse", (
+        _r("is-married-to", "husband or wife", "has-husband", "has-wife", "has-spouse",
+           written=("married-to", "married"), inverse=("is-husband-of", "is-wife-of", "is-spouse-of")),
+        _r("has-partner", "partner, girlfriend, boyfriend, fiance(e)",
+           "has-fiance", "has-fiancee", "is-engaged-to", "has-girlfriend", "has-boyfriend",
+           written=("is-dating",)),
+    )),
+    # name, rent and car: the prompt does not ask for them and the LLM tier renames none of their wordings
+    Family("name", (_r("is-named", "", "has-name", kept=("has-name",)),)),
+    Family("age", (_r("is-aged", "age, in digits", "has-age", written=("is-age", "age", "is-years-old")),)),
+    Family("salary", (
+        _r("has-salary", "pay, salary, income", "earns",
+           written=("is-paid", "has-pay", "has-income", "earns-salary", "has-annual-salary")),
+    )),
+    Family("rent", (_r("has-rent", "", "pays-rent", kept=("pays-rent",)),)),
+    Family("car", (_r("drives", "", "has-car", kept=("has-car",)),)),
+    Family("school", (
+        _r("attends", "a school, nursery or university",
+           "studies-at", "is-enrolled-at", "is-enrolled-in", "attends-school",
+           written=("goes-to-school", "is-student-at")),
+    )),
+    Family("children", (
+        _r("has-child", "son, daughter, kid",
+           written=("has-son", "has-daughter", "has-kid", "has-children", "is-parent-of", "is-father-of",
+                    "is-mother-of"),
+           inverse=("is-son-of", "is-daughter-of", "is-child-of", "is-kid-of")),
+    ), single=False),
+)  # fmt: skip
+# The order the prompt lists the relations in (every relation with a meaning, each once).
+PROMPT_ORDER: tuple[str, ...] = (
+    "works-at", "has-role", "has-manager", "lives-in", "moved-to", "is-married-to", "has-partner",
+    "has-child", "attends", "has-salary", "is-aged",
+)  # fmt: skip
+
+_BY_NAME = {f.name: f for f in FAMILIES}
+_RELATIONS = {r.predicate: r for f in FAMILIES for r in f.relations}
+
+
+def family(name: str) -> Family:
+    """The family called `name` (KeyError for a name the vocabulary does not have)."""
+    return _BY_NAME[name]
+
+
+def store_families() -> dict[str, list[str]]:
+    """family -> predicates of every single-valued family: the default of `facts.predicateFamilies`."""
+    return {f.name: list(f.members) for f in FAMILIES if f.single}
+
+
+def llm_renames() -> dict[str, tuple[str, bool]]:
+    """wording -> (the relation's predicate, whether subject and object swap), for the LLM tier."""
+    direct = {w: (r.predicate, False) for r in _RELATIONS.values() for w in r.renamed()}
+    inverse = {w: (r.predicate, True) for r in _RELATIONS.values() for w in r.inverse}
+    return {**direct, **inverse}
+
+
+def prompt_predicates() -> tuple[tuple[str, str], ...]:
+    """(predicate, meaning) of each relation the prompt asks for, in PROMPT_ORDER."""
+    return tuple((p, _RELATIONS[p].meaning) for p in PROMPT_ORDER)
+
+
+def rename(predicate: str) -> str:
+    """The relation's predicate for one of its direct wordings (the dependency tier's renames)."""
+    target, swap = llm_renames()[predicate]
+    if swap:
+        raise ValueError(f"{predicate!r} is an inverse wording: subject and object swap")
+    return target
+
+
+def pattern(*names: str) -> str:
+    """A regex alternation of every wording of these families (for a whole-predicate match)."""
+    return "|".join(re.escape(p) for n in names for p in family(n).wordings)
+
+
+def inverse_pattern(*names: str) -> str:
+    """A regex alternation of the inverse wordings of these families' relations."""
+    return "|".join(re.escape(p) for n in names for r in family(n).relations for p in r.inverse)
