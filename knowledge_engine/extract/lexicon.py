@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from knowledge_engine.model.predicates import rename
 from knowledge_engine.model.records import EntityType
 
 
@@ -176,7 +177,8 @@ DIET_ADJECTIVES = {"vegetarian", "vegan", "pescatarian"}
 # Passive participles that read as states: "is obsessed with", "is based in".
 PASSIVE_PREPS = {"with", "to", "in", "into", "about", "on", "at"}
 SKIP_ENT_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"}
-# Verb-preposition pairs renamed to the shared vocabulary (come from = is from).
+# Verb-preposition pairs renamed to the shared vocabulary (come from = is from); a wording of a
+# single-valued relation takes the one vocabulary's predicate (model/predicates.py).
 PREDICATE_ALIASES = {
     "comes-from": "is-from",
     "came-from": "is-from",
@@ -186,7 +188,7 @@ PREDICATE_ALIASES = {
     "is-been-at": "is-at",
     "is-been-in": "is-in",  # "Born in Leeds, moved to York at 20": a participle read as past
     "was-born-in": "born-in",
-    "works-as": "has-role",
+    "works-as": rename("works-as"),
     # "born and brought up in Kochi", "raised in Cork" (the small model reads the passive as active)
     "brings-up-in": "grew-up-in",
     "brought-up-in": "grew-up-in",

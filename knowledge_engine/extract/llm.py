@@ -17,52 +17,16 @@ from knowledge_engine.llm.client import LlmClient
 from knowledge_engine.llm.parse import parse_output
 from knowledge_engine.llm.schema import LlmEntity, LlmFact, LlmOutput, output_schema
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
+from knowledge_engine.model.predicates import llm_renames
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, emit
 
 # What models write for the relations of the store's single-valued families -> the predicate the
-# local tiers give (config.DEFAULT_PREDICATE_FAMILIES), so "Tom works for X" from the LLM and
-# "Tom works at Y" from spaCy are one family and the newer ends the older. The `_OF` rows are
-# inverse: subject and object swap ("Leo is-son-of Maya" -> "Maya has-child Leo"). Predicates
-# not listed pass unchanged.
-_ALIASES: dict[str, tuple[str, ...]] = {
-    "works-at": (
-        "works-for", "employed-by", "is-employed-by", "employed-at", "is-employed-at", "has-employer",
-        "got-job-at", "gets-job-at", "has-job-at", "hired-at", "hired-by", "is-hired-by", "was-hired-by",
-        "starts-at", "started-at", "starts-working-at", "started-working-at", "is-working-at",
-        "is-working-for",
-    ),
-    "lives-in": ("resides-in", "is-based-in", "based-in", "settled-in", "is-living-in"),
-    "moved-to": ("relocated-to", "relocates-to", "moves-to", "is-moving-to"),
-    "has-role": (
-        "works-as", "has-job", "has-title", "has-job-title", "has-position", "promoted-to", "is-promoted-to",
-        "was-promoted-to", "has-occupation", "is-employed-as",
-    ),
-    "has-manager": (
-        "has-boss", "has-supervisor", "has-line-manager", "reports-to", "is-managed-by", "managed-by",
-    ),
-    "is-married-to": ("has-husband", "has-wife", "has-spouse", "married-to", "married"),
-    "has-partner": (
-        "has-girlfriend", "has-boyfriend", "has-fiance", "has-fiancee", "is-engaged-to", "is-dating",
-    ),
-    "has-child": (
-        "has-son", "has-daughter", "has-kid", "has-children", "is-parent-of", "is-father-of", "is-mother-of",
-    ),
-    "attends": (
-        "studies-at", "is-enrolled-at", "is-enrolled-in", "attends-school", "goes-to-school", "is-student-at",
-    ),
-    "has-salary": ("earns", "is-paid", "has-pay", "has-income", "earns-salary", "has-annual-salary"),
-    "is-aged": ("has-age", "is-age", "age", "is-years-old"),
-}
-_ALIASES_OF: dict[str, tuple[str, ...]] = {
-    "has-manager": ("manages", "is-manager-of", "is-boss-of", "supervises"),
-    "is-married-to": ("is-husband-of", "is-wife-of", "is-spouse-of"),
-    "has-child": ("is-son-of", "is-daughter-of", "is-child-of", "is-kid-of"),
-}
-PREDICATE_MAP: dict[str, tuple[str, bool]] = {
-    **{alias: (name, False) for name, aliases in _ALIASES.items() for alias in aliases},
-    **{alias: (name, True) for name, aliases in _ALIASES_OF.items() for alias in aliases},
-}
+# local tiers give, so "Tom works for X" from the LLM and "Tom works at Y" from spaCy are one predicate
+# and the newer ends the older. Inverse wordings swap subject and object ("Leo is-son-of Maya" ->
+# "Maya has-child Leo"). Predicates not listed pass unchanged. Derived from the one vocabulary
+# (model/predicates.py).
+PREDICATE_MAP: dict[str, tuple[str, bool]] = llm_renames()
 
 
 def canonical(subject: str, predicate: str, obj: str) -> tuple[str, str, str]:

@@ -26,23 +26,12 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from knowledge_engine.model.predicates import prompt_predicates
 from knowledge_engine.model.records import Message
 
-# Predicates the prompt asks for: the first predicate (or a member) of each single-valued family of
-# `config.DEFAULT_PREDICATE_FAMILIES`, so a new LLM fact ends the old one (tests check they stay in sync).
-CANONICAL_PREDICATES = (
-    ("works-at", "employer (also a job got, accepted or started)"),
-    ("has-role", "job title or position"),
-    ("has-manager", "manager or boss"),
-    ("lives-in", "home town, city or district"),
-    ("moved-to", "a move"),
-    ("is-married-to", "husband or wife"),
-    ("has-partner", "partner, girlfriend, boyfriend, fiance(e)"),
-    ("has-child", "son, daughter, kid"),
-    ("attends", "a school, nursery or university"),
-    ("has-salary", "pay, salary, income"),
-    ("is-aged", "age, in digits"),
-)
+# Predicates the prompt asks for, with their meanings: the relations of the one vocabulary
+# (model/predicates.py), whose families the store supersedes by, so a new LLM fact ends the old one.
+CANONICAL_PREDICATES: tuple[tuple[str, str], ...] = prompt_predicates()
 
 INSTRUCTIONS = """\
 You extract durable knowledge from a conversation for a long-term memory.
