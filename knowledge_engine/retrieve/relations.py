@@ -34,6 +34,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from knowledge_engine.model import predicates as vocabulary
 from knowledge_engine.model.records import Fact, canonical
 from knowledge_engine.model.retrieval import as_utc
 from knowledge_engine.store.keyword import STOP_WORDS
@@ -55,7 +56,8 @@ class Family:
     """A relation a question can ask about: its words in questions and its predicates in facts.
 
     `single`: a subject has one current value (a newer fact of the family makes older ones stale).
-    `person`: a possessive "my <word>" names a person ("my husband") whose own facts can be asked."""
+    `person`: a possessive "my <word>" names a person ("my husband") whose own facts can be asked.
+    `vocab`: the family of the one vocabulary (model/predicates.py) whose wordings are among `predicates`."""
 
     name: str
     words: str  # regex (no groups needed) over the lower-cased question
@@ -63,12 +65,22 @@ class Family:
     single: bool = False
     person: str = ""  # regex of the words that name such a person after "my"/"our"
     weak: str = ""  # predicates that belong to the family but make no other fact stale ("is-in")
+    vocab: str = ""
 
 
 def _f(
-    name: str, words: str, predicates: str, single: bool = False, person: str = "", weak: str = ""
+    name: str,
+    words: str,
+    predicates: str,
+    single: bool = False,
+    person: str = "",
+    weak: str = "",
+    vocab: str = "",
 ) -> Family:
-    return Family(name, words, predicates, single, person, weak)
+    """`predicates`: the free-form wordings beyond the vocabulary family `vocab`, whose wordings are added."""
+    if vocab:
+        predicates = f"{vocabulary.pattern(vocab)}|{predicates}"
+    return Family(name, words, predicates, single, person, weak, vocab)
 
 
 _PARTNER = r"husband|wife|partner|spouse|girlfriend|boyfriend|fianc[eé]e?|hubby"
@@ -83,19 +95,20 @@ _RELATIVES = {
 
 # The table (documented in docs/retrieval-ranking.md). Order matters: when a question matches
 # several families, facts of the first one come first (so the narrower word leads: rent before pay).
+# A family with `vocab` matches every wording of that family of the one vocabulary (model/predicates.py);
+# its regex adds only what the vocabulary does not list (past forms, open wordings such as `joined`).
 FAMILIES: tuple[Family, ...] = (
     _f("employer",
        r"\b(?:work|works|working|worked|job(?!\s+title)|jobs|employer|employed|employs|company|firm|"
        r"workplace|career|hired|quit|teach|teaches|teaching|taught)\b",
-       r"(?:works?|worked|working|teaches|taught|teaching)-(?:at|for|in)|(?:is-)?employed-(?:by|at)|hired-by|joined|has-employer|"
-       r"has-job(?:-at)?|(?:got-job|gets-job|will-start|starts|started|starting)-at|moved-to-company",
-       single=True),
+       r"(?:works?|worked|working|teaches|taught|teaching)-(?:at|for|in)|joined|(?:will-start|starting)-at|"
+       r"moved-to-company",
+       single=True, vocab="employer"),
     _f("role",
        r"\b(?:role|title|position|profession|occupation|job|promot\w*|what do (?:i|you|they|we|he|she) do|"
        r"do for (?:a )?living|work as|works as)\b",
-       r"(?:works|worked|working)-as|has-(?:role|title|job-title|position|profession|occupation)|"
-       r"(?:is|was|got)-promoted-to|promoted-to",
-       single=True),
+       r"(?:worked|working)-as|has-profession|got-promoted-to",
+       single=True, vocab="role"),
     _f("identity",
        r"\b(?:role|title|position|profession|occupation|promot\w*|what do (?:i|you|they|we|he|she) do|"
        r"do for (?:a )?living)\b",
@@ -103,45 +116,41 @@ FAMILIES: tuple[Family, ...] = (
     _f("home",
        r"\b(?:live|lives|living|lived|home|house|flat|apartment|address|move|moves|moved|moving|"
        r"relocat\w*|reside\w*|based|neighbou?rhood|city|suburb|district|stay|stays|staying)\b",
-       r"(?:lives|lived|living|live|stays|stayed)-(?:in|at|on|near)|(?:moved|moves|moving|relocated|"
-       r"relocates|will-move|is-moving)-to|has-(?:address|home|flat|apartment|house|city)|settled-in|"
-       r"resides-in|rents-(?:in|at)",
-       single=True, weak=r"is-in|is-based-in|based-in|is-staying-in|stays-with"),
+       r"(?:lives|lived|living|live|stays|stayed)-(?:in|at|on|near)|(?:moving|will-move)-to|"
+       r"has-(?:address|home|flat|apartment|house|city)|rents-at",
+       single=True, weak=r"is-in|is-based-in|based-in|is-staying-in|stays-with", vocab="residence"),
     _f("origin",
        r"\b(?:where\b.*\bfrom|born|grew up|hometown|raised|nationality)\b",
        r"is-from|comes-from|came-from|born-in|grew-up-in|was-raised-in|has-hometown|has-nationality"),
     _f("manager",
        rf"\b(?:{_MANAGER}|reports? to|reported to|managed by|manages me)\b",
-       r"has-(?:manager|boss|supervisor|line-manager|team-lead|former-boss|former-manager|old-boss|"
-       r"new-boss|new-manager)|reports-to|reported-to|managed-by",
-       single=True, person=_MANAGER),
+       r"has-(?:former-boss|former-manager|old-boss|new-boss|new-manager)|reported-to",
+       single=True, person=_MANAGER, vocab="manager"),
     _f("partner",
        rf"\b(?:{_PARTNER}|married|marry|dating|engaged)\b",
-       rf"has-(?:{_PARTNER.replace('[eé]', '(?:e|é)')})|is-married-to|married|is-dating|dates|"
-       r"is-engaged-to|got-married-to",
-       single=True, person=_PARTNER),
+       rf"has-(?:{_PARTNER.replace('[eé]', '(?:e|é)')})|dates|got-married-to",
+       single=True, person=_PARTNER, vocab="spouse"),
     _f("children",
        rf"\b(?:{_KIDS})\b",
        rf"has-(?:{_KIDS})",
-       person=_KIDS),
+       person=_KIDS, vocab="children"),
     *(_f(name, rf"\b(?:{words})\b", rf"has-(?:{words})", person=words) for name, words in _RELATIVES.items()),
     _f("school",
        r"\b(?:school|schools|study|studies|studying|studied|university|uni|college|class|classes|nursery|"
        r"kindergarten|preschool|daycare|teacher|grade|graduat\w*|enrol\w*|attends?|attending|degree)\b",
-       r"(?:goes|went|going)-to|attends(?:-school)?|attended|(?:studies|studied|studying)-(?:at|in)|"
-       r"(?:is-)?enrolled-(?:in|at)|(?:starts|started|will-start|starting)-at|has-(?:school|teacher|university|college|"
-       r"degree)|graduated-from|studies",
-       single=True),
+       r"(?:goes|went|going)-to|attended|(?:studies|studied|studying)-(?:at|in)|enrolled-(?:in|at)|"
+       r"(?:starts|started|will-start|starting)-at|has-(?:school|teacher|university|college|degree)|"
+       r"graduated-from|studies",
+       single=True, vocab="school"),
     _f("rent",
        r"\b(?:rent|mortgage)\b",
-       r"has-(?:rent|mortgage)|pays-rent|pays",
-       single=True),
+       r"has-mortgage|pays",
+       single=True, vocab="rent"),
     _f("salary",
        r"\b(?:salary|pay|paid|earn|earns|earning|earnings|income|wage|wages|raise|bonus|compensation|"
        r"how much do (?:i|you|they|we|he|she) make|makes? a year)\b",
-       r"has-(?:salary|pay|income|wage|raise|rate|hourly-rate|bonus|compensation)|earns|earned|is-paid|"
-       r"gets-paid|makes",
-       single=True),
+       r"has-(?:wage|raise|rate|hourly-rate|bonus|compensation)|earned|gets-paid|makes",
+       single=True, vocab="salary"),
     _f("pets",
        r"\b(?:pets?|dogs?|cats?|pupp(?:y|ies)|kittens?|rabbits?|hamsters?|parrots?|horses?)\b",
        r"has-(?:pet|dog|cat|puppy|kitten|rabbit|hamster|parrot|horse|bird|fish)|adopted",
@@ -156,7 +165,7 @@ FAMILIES: tuple[Family, ...] = (
        person=r"colleagues?|co-?workers?|teammates?"),
     _f("car",
        r"\b(?:car|cars|drive|drives|driving|vehicle|bike|motorbike)\b",
-       r"has-(?:car|vehicle|bike|motorbike)|drives|bought-car|owns"),
+       r"has-(?:vehicle|bike|motorbike)|bought-car|owns", vocab="car"),
     _f("health",
        r"\b(?:allerg\w*|condition|diagnos\w*|medication|medicine|doctor|dentist|therapist|health|injur\w*|"
        r"pregnan\w*|due date)\b",
@@ -171,10 +180,10 @@ FAMILIES: tuple[Family, ...] = (
        r"has-(?:email|e-mail|phone|phone-number|number|mobile)"),
     _f("birthday",
        r"\b(?:birthday|how old|age|born on)\b",
-       r"has-(?:birthday|age)|is-aged|born-on|turns|turned"),
+       r"has-birthday|born-on|turns|turned", vocab="age"),
     _f("name",
        r"\b(?:name|called|named)\b",
-       r"is-named|has-name|is-called|goes-by"),
+       r"is-called|goes-by", vocab="name"),
 )
 
 _PARTNER_NOUN = r"(?:husband|wife|spouse|partner|fianc(?:e|é)e?|girlfriend|boyfriend)"
@@ -182,15 +191,17 @@ _PARTNER_NOUN = r"(?:husband|wife|spouse|partner|fianc(?:e|é)e?|girlfriend|boyf
 # partner, "Leo has-mother Maya" Maya's child, "Dana manages Maya" Maya's manager. The answer is
 # then the fact's subject, and the asked person its object.
 INVERSE: dict[str, str] = {
-    "partner": rf"is-married-to|is-(?:the-)?{_PARTNER_NOUN}-of|has-{_PARTNER_NOUN}|is-engaged-to",
-    "children": r"is-(?:the-)?(?:son|daughter|child|kid|baby)-of|has-(?:mother|mom|mum|father|dad|parent)s?",
+    "partner": rf"{vocabulary.inverse_pattern('spouse')}|is-married-to|is-(?:the-)?{_PARTNER_NOUN}-of|"
+               rf"has-{_PARTNER_NOUN}|is-engaged-to",
+    "children": rf"{vocabulary.inverse_pattern('children')}|is-(?:the-)?(?:son|daughter|child|kid|baby)-of"
+                r"|has-(?:mother|mom|mum|father|dad|parent)s?",
     "parent": r"is-(?:the-)?(?:mother|mom|mum|father|dad|parent)-of"
               r"|has-(?:son|daughter|kid|child|children)s?",
     "mother": r"is-(?:the-)?(?:mother|mom|mum)-of",
     "father": r"is-(?:the-)?(?:father|dad)-of",
     "sister": r"is-(?:the-)?sister-of",
     "brother": r"is-(?:the-)?brother-of",
-    "manager": r"manages|is-(?:the-)?(?:manager|boss|supervisor)-of|supervises",
+    "manager": rf"{vocabulary.inverse_pattern('manager')}|is-(?:the-)?(?:manager|boss|supervisor)-of",
     "friends": r"is-friends-with|is-(?:a-|the-)?(?:best-|close-)?friend-of|has-(?:best-|close-)?friends?",
     "colleague": r"works-with|is-(?:a-)?colleague-of|has-(?:colleague|coworker|co-worker)s?",
 }
