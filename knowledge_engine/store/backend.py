@@ -8,7 +8,7 @@ processes share (`store.postgres`). Callers ask here and get the same contract e
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
@@ -16,7 +16,7 @@ from knowledge_engine.config import EngineConfig, StorageConfig
 
 if TYPE_CHECKING:
     from knowledge_engine.extract.parked import ParkedStore
-    from knowledge_engine.store.messages import MessageLog
+    from knowledge_engine.store.message_common import MessageLogContract
     from knowledge_engine.store.persistence import WorkspaceLock
     from knowledge_engine.store.table import BaseTable
 
@@ -41,13 +41,12 @@ def record_table(
     return RecordTable(folder / f"{key}.json", key, model, lock)
 
 
-def message_log(config: EngineConfig, folder: Path, agent: str) -> MessageLog:
+def message_log(config: EngineConfig, folder: Path, agent: str) -> MessageLogContract:
     """The conversation memory of one agent (SQLite + FTS5 in the folder, or the shared database)."""
     if is_shared(config.storage):
         from knowledge_engine.store.postgres.messages import PgMessageLog
 
-        made: Any = PgMessageLog.from_config(config.storage.postgres, agent, config.memory)
-        return made
+        return PgMessageLog.from_config(config.storage.postgres, agent, config.memory)
     from knowledge_engine.store.messages import MessageLog
 
     return MessageLog.from_config(folder, config.memory)

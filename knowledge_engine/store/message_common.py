@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, Literal, NamedTuple, Self
+from typing import Any, Literal, NamedTuple, Protocol, Self
 
 from knowledge_engine.config import MemoryConfig
 from knowledge_engine.model.records import Message
@@ -129,6 +129,61 @@ class DocFreqCache:
 
     def clear(self) -> None:
         self._items.clear()
+
+
+class MessageLogContract(Protocol):
+    """The public API of either message log (`MessageLog`, `PgMessageLog`): what callers may use of
+    the log `Workspace.messages` opens, whichever backend it is. Dialect details (`path`, a SQLite
+    connection) are not part of it."""
+
+    def close(self) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> None: ...
+    def iter(
+        self,
+        since: datetime | None = None,
+        session: str | None = None,
+        role: str | None = None,
+        limit: int | None = None,
+        order: Order = "asc",
+        until: datetime | None = None,
+    ) -> Iterator[Message]: ...
+    def count(
+        self,
+        session: str | None = None,
+        role: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> int: ...
+    def search(
+        self,
+        query: str,
+        limit: int = 20,
+        session: str | None = None,
+        role: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[tuple[Message, float]]: ...
+    def get(self, id: str) -> Message | None: ...
+    def get_many(self, ids: Iterable[str]) -> list[Message]: ...
+    def has_text_near(
+        self, session: str | None, role: str, text: str, at: datetime, within_s: float
+    ) -> bool: ...
+    def speakers(self, limit: int = 1000) -> list[str]: ...
+    def stats(self) -> dict[str, Any]: ...
+    def append(self, msg: Message) -> bool: ...
+    def append_many(self, msgs: Iterable[Message]) -> int: ...
+    def delete(self, ids: Iterable[str]) -> int: ...
+    def delete_session(self, session: str) -> int: ...
+    def redact(
+        self, ids_or_predicate: Iterable[str] | Predicate, replacement: str | Callable[[str], str]
+    ) -> list[str]: ...
+    def retain(
+        self, max_age_days: float = 0, max_count: int = 0, now: datetime | None = None
+    ) -> list[str]: ...
+    def rebuild_index(self) -> None: ...
+    def check_index(self) -> bool: ...
+    def vacuum(self) -> bool: ...
 
 
 class MessageLogBase:

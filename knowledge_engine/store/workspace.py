@@ -31,7 +31,7 @@ from knowledge_engine.store.facts import FactStore, last_said
 from knowledge_engine.store.persistence import WorkspaceLock, secure_tree
 
 if TYPE_CHECKING:
-    from knowledge_engine.store.messages import MessageLog
+    from knowledge_engine.store.message_common import MessageLogContract
 
 log = logging.getLogger("knowledge_engine.store")
 
@@ -98,7 +98,7 @@ class Workspace:
         self._follow_lock = threading.Lock()
         self._follow_thread: threading.Thread | None = None  # a prompt's look, run in the background
         self._follow_started: float | None = None  # monotonic start of that look while it runs
-        self._messages: MessageLog | None = None
+        self._messages: MessageLogContract | None = None
         self._timer: threading.Timer | None = None
         self._timer_lock = threading.Lock()
         self.flush_errors = 0
@@ -129,7 +129,7 @@ class Workspace:
 
     # ------------------------------------------------------------------ message log
     @property
-    def messages(self) -> MessageLog:
+    def messages(self) -> MessageLogContract:
         """The message log (SQLite + FTS5 in the folder, or the shared database), opened on first use."""
         if self._messages is None:
             self._messages = store_backend.message_log(self.config, self.folder, self.agent_id)
