@@ -48,6 +48,7 @@ from knowledge_engine.store.message_common import (
 from knowledge_engine.store.messages import MessageLogError
 from knowledge_engine.store.postgres import connect
 from knowledge_engine.store.postgres.connect import StoreDatabaseError, describe
+from knowledge_engine.store.postgres.vacuum import rewrite_table
 
 log = logging.getLogger("knowledge_engine.store.postgres")
 
@@ -379,18 +380,8 @@ class PgMessageLog(MessageLogBase):
         """
         started = time.monotonic()
         wait = min(VACUUM_LOCK_WAIT_MS, self.cfg.statement_timeout_ms)
-        done = True
         with self._conn() as conn:
-            conn.execute("SET statement_timeout = 0")  # the rewrite may take longer than a query may
-            conn.execute(f"SET lock_timeout = {int(wait)}")
-            try:
-                conn.execute("VACUUM (FULL, ANALYZE) ke_messages")
-            except psycopg.errors.LockNotAvailable:
-                counters.inc("memory.vacuum_lock_busy")
-                done = False
-            finally:
-                conn.execute("RESET statement_timeout")
-                conn.execute("RESET lock_timeout")
+            done = rewrite_table(conn, "ke_messages", wait, busy_counter="memory.vacuum_lock_busy")
         duration_ms = round((time.monotonic() - started) * 1000, 1)
         emit("memory.vacuum", duration_ms=duration_ms, wal_truncated=done)
         return done
