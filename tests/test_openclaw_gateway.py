@@ -135,6 +135,29 @@ def test_a2a_turns_store_both_sides_and_inject_them(openclaw_gateway: Gateway) -
     assert_stored_once(gw, [("user", "Jonas Weber works at"), ("assistant", "Lena Vogel works at")])
 
 
+def test_a_turn_is_recalled_by_meaning_on_a_later_turn(openclaw_gateway: Gateway) -> None:
+    """The question shares no word with the earlier turn, so only the vector arm can find it, and no sync runs
+    in between (the scheduled one is every 15 minutes): the live indexer (index/live.py) must have put it in
+    the index. Asked again until the block holds it: indexing runs moments after the turn is stored."""
+    gw = openclaw_gateway
+    said = "We finally adopted a beagle puppy called Biscuit"
+    gw.llm.reply_when("KE-MEAN-1", "Lovely, congratulations on the new family member.")
+    gw.agent_turn("agent:main:mean-1", f"{said}. KE-MEAN-1")
+    wait_stored(gw, facts=[], messages=[("user", said)])
+    asked: list[str] = []
+
+    def recalled() -> bool:
+        marker = f"KE-MEAN-2-{len(asked)}"
+        asked.append(marker)
+        gw.agent_turn("agent:main:mean-2", f"Do I have any pets? {marker}")
+        return said in block_seen_by_model(gw, marker)
+
+    try:
+        wait_for("the earlier turn in the block", recalled, STORE_TIMEOUT_S, 1.0)
+    except TimeoutError:
+        pytest.fail(f"not recalled after {len(asked)} turns\n{gw.tail()}")
+
+
 def test_sidecar_killed_mid_session_loses_nothing(openclaw_gateway: Gateway) -> None:
     gw = openclaw_gateway
     before = gw.wait_sidecar()
