@@ -15,13 +15,40 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.fixtures.openclaw import Gateway, has_fact, has_message, stored_messages, wait_for
+from tests.fixtures.openclaw import (
+    Gateway,
+    engine_test_config,
+    has_fact,
+    has_message,
+    running_gateway,
+    stored_messages,
+    unavailable_reason,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+
+def _engine_config(root: Path) -> dict[str, Any]:
+    """The test engine with embeddings on, as users run it: the local model and an embedded Chroma index."""
+    return {**engine_test_config(root), "embeddings": {"enabled": True}}
+
+
+@pytest.fixture(scope="module")
+def openclaw_gateway() -> Iterator[Gateway]:
+    """This module's gateway (the shared fixture's, with embeddings on)."""
+    reason = unavailable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with running_gateway(engine_config=_engine_config) as gw:
+        yield gw
+
 
 STORE_TIMEOUT_S = 180.0  # extraction runs on a worker behind the hook; two shared cores can be busy
 BEGIN, END = "<<<knowledge-engine:BEGIN", "<<<knowledge-engine:END"
@@ -141,13 +168,14 @@ def test_a_turn_is_recalled_by_meaning_on_a_later_turn(openclaw_gateway: Gateway
     the index. Asked again until the block holds it: indexing runs moments after the turn is stored."""
     gw = openclaw_gateway
     said = "We finally adopted a beagle puppy called Biscuit"
-    gw.llm.reply_when("KE-MEAN-1", "Lovely, congratulations on the new family member.")
-    gw.agent_turn("agent:main:mean-1", f"{said}. KE-MEAN-1")
+    # Markers share no word with each other either (a shared "KE" would let the keyword arm find the turn).
+    gw.llm.reply_when("MEANX1", "Lovely, congratulations on the new family member.")
+    gw.agent_turn("agent:main:mean-1", f"{said}. MEANX1")
     wait_stored(gw, facts=[], messages=[("user", said)])
     asked: list[str] = []
 
     def recalled() -> bool:
-        marker = f"KE-MEAN-2-{len(asked)}"
+        marker = f"PETQ{len(asked)}"
         asked.append(marker)
         gw.agent_turn("agent:main:mean-2", f"Do I have any pets? {marker}")
         return said in block_seen_by_model(gw, marker)
