@@ -28,6 +28,7 @@ from knowledge_engine.index.embeddings.base import Embedder
 from knowledge_engine.index.pgvector_where import where_sql
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store.postgres.connect import connection
+from knowledge_engine.store.postgres.vacuum import rewrite_table
 
 KINDS = ("facts", "messages")
 MAX_DIMENSIONS = 4000  # pgvector's HNSW limit for halfvec
@@ -116,27 +117,12 @@ def vacuum_tables(conn: psycopg.Connection, attempts: int = 3) -> None:
     transaction elsewhere never queues every node's queries behind it for long, and raises
     VectorsBusyError after `attempts` (the rows are deleted: run forget again). Not bound by the
     pool's statement timeout (a rewrite of a large table takes longer)."""
-    conn.execute("SET statement_timeout = 0")
-    conn.execute(f"SET lock_timeout = {int(VACUUM_LOCK_WAIT_MS)}")
-    try:
-        for d in _dimensions(conn):
-            _vacuum_one(conn, d, attempts)
-    finally:
-        conn.execute("RESET statement_timeout")
-        conn.execute("RESET lock_timeout")
-
-
-def _vacuum_one(conn: psycopg.Connection, dimensions: int, attempts: int) -> None:
-    for _ in range(max(1, attempts)):
-        try:
-            conn.execute(sql.SQL("VACUUM (FULL, ANALYZE) {t}").format(t=_table(dimensions)))
-            return
-        except psycopg.errors.LockNotAvailable:
-            counters.inc("pgvector.vacuum_lock_busy")
-    raise VectorsBusyError(
-        f"{table_name(dimensions)} stayed locked by other sessions; the forgotten rows are deleted but "
-        "their bytes are not yet rewritten away: run forget again"
-    )
+    for d in _dimensions(conn):
+        if not rewrite_table(conn, _table(d), VACUUM_LOCK_WAIT_MS, attempts, "pgvector.vacuum_lock_busy"):
+            raise VectorsBusyError(
+                f"{table_name(d)} stayed locked by other sessions; the forgotten rows are deleted but "
+                "their bytes are not yet rewritten away: run forget again"
+            )
 
 
 def forget_vectors(
