@@ -20,6 +20,7 @@ from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 from knowledge_engine.plugin import register
 from tests.fixtures.chroma import _free_port
+from tests.fixtures.postgres import database_fixture, store_config
 
 DEADLINE_S = 120
 SAID = "I moved to Lisbon last spring, the light there is wonderful."
@@ -170,4 +171,24 @@ def test_a_dead_chroma_server_is_counted_and_ingestion_goes_on(tmp_path: Path) -
     assert counters.get("index.live_failed") > failed
     assert engine.flush(DEADLINE_S, sync=False)
     assert {m.id for m in ws.messages.iter()} == {"m0", "m1", "m2"}
+    engine.stop()
+
+
+pg_db = database_fixture("ke_index_live")
+
+
+def test_on_postgres_messages_reach_pgvector_and_the_sync_finds_them(tmp_path: Path, pg_db: str) -> None:
+    """The shared backend: a stored batch lands in the pgvector table with the sync's hash (no re-embedding)."""
+    cfg = store_config(pg_db)
+    engine = _engine(tmp_path, **{**cfg, "embeddings": {"enabled": True}})
+    ws = engine.open_workspace(tmp_path / "ws", "live")
+    msgs = [_msg("p1", "The allotment needs watering twice a week."), _msg("p2", "We repainted the hallway.")]
+    for m in msgs:
+        assert engine.submit(ws, m)
+    index = engine.chroma(ws)
+    deadline = time.monotonic() + DEADLINE_S
+    while index.count("messages") < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert index.stored_hashes("messages").keys() == {"p1", "p2"}
+    assert engine.sync(ws).per_kind["messages"]["embedded"] == 0
     engine.stop()
