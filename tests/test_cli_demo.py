@@ -60,3 +60,27 @@ def test_demo_stores_in_the_folder_it_names(tmp_path: Path) -> None:
     assert "hint" not in data
     assert isinstance(data["facts"], int) and data["facts"] > 0
     assert isinstance(data["messages"], int) and data["messages"] > 0
+
+
+def test_demo_refuses_a_folder_it_did_not_make(tmp_path: Path) -> None:
+    """`demo --workspace` pointed at a real workspace (or any non-empty folder) must not wipe it."""
+    folder = tmp_path / "agent-main"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("keep me")
+    code, out, err = cli("demo", "-w", str(folder), "--ollama", "http://127.0.0.1:9")
+    assert code == 1, out
+    assert "was not made by the demo" in " ".join(err.split()), err
+    assert (folder / "notes.txt").read_text() == "keep me"
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+
+
+def test_demo_recreates_a_folder_it_made(tmp_path: Path) -> None:
+    from knowledge_engine.cli.demo import DEMO_MARKER, fresh_demo_folder
+
+    first = fresh_demo_folder(tmp_path / "demo-workspace")
+    (first / "facts.json").write_text("{}")  # what a previous run left
+    again = fresh_demo_folder(first)
+    assert sorted(p.name for p in again.iterdir()) == [DEMO_MARKER]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert (fresh_demo_folder(empty) / DEMO_MARKER).is_file()

@@ -15,10 +15,11 @@ from typing import Annotated, Any
 
 import typer
 
-from knowledge_engine.cli.common import console, plain, print_json, say, table
+from knowledge_engine.cli.common import console, fail, plain, print_json, say, table
 from knowledge_engine.ingest.transcript import TranscriptReport, read_transcript
 
 DEFAULT_QUESTION = "Where does Maya work now, and where did she live before?"
+DEMO_MARKER = ".knowledge-engine-demo"
 
 
 def _ollama_up(url: str) -> bool:
@@ -78,9 +79,33 @@ async def _run(folder: Path, question: str, plugin_config: dict[str, Any]) -> di
     return out
 
 
+def fresh_demo_folder(folder: Path) -> Path:
+    """Empty `folder` for a new run, but only if the demo made it (or it is empty): `--workspace`
+    pointed at an agent's real workspace must not wipe it."""
+    if folder.exists() and not folder.is_dir():
+        fail(f"{folder} is a file, not a folder: pick another --workspace")
+    if folder.is_dir() and any(folder.iterdir()) and not (folder / DEMO_MARKER).is_file():
+        fail(
+            f"{folder} is not empty and was not made by the demo (no {DEMO_MARKER} file): the demo "
+            "recreates its folder each run, so it leaves this one alone; pick another --workspace "
+            "(or, if it is a demo folder from an older version, remove it first)"
+        )
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / DEMO_MARKER).write_text("made by `knowledge-engine demo`; it recreates this folder\n")
+    return folder
+
+
 def demo(
     workspace: Annotated[
-        Path, typer.Option(help="Where the demo workspace is created (recreated each run).")
+        Path,
+        typer.Option(
+            "--workspace",
+            "-w",
+            help="Where the demo workspace is created (recreated each run; a non-empty folder the "
+            "demo did not make is refused).",
+        ),
     ] = Path("demo-workspace"),
     question: Annotated[
         str, typer.Option(help="The question asked before the next prompt.")
@@ -91,10 +116,7 @@ def demo(
     json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Run the bundled sample conversation through the hooks and show what was learned."""
-    folder = workspace.expanduser().resolve()
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
+    folder = fresh_demo_folder(workspace.expanduser().resolve())
     llm = _ollama_up(ollama)
     cfg: dict[str, Any] = {
         "workspace": str(folder),  # the store files go in the folder itself, where `stats -w` looks
