@@ -346,6 +346,9 @@ def _activate(plugin_id: str, engine: KnowledgeEngine) -> None:
         _ACTIVE[plugin_id] = engine
     if previous is not None and previous is not engine and not previous._stopped:
         previous.stop(STOP_BUDGET_S)
+        with _ENGINES_LOCK:  # a stopped engine is never handed out again: keep no reference to it
+            for key in [k for k, e in _ENGINES.items() if e is previous]:
+                del _ENGINES[key]
         emit("plugin.reconfigured")
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from knowledge_engine import plugin as plugin_mod
 from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.plugin import KnowledgePlugin, register
 from knowledge_engine.store.messages import MessageLog
@@ -203,6 +204,7 @@ def test_plugin_replacement_flushes_and_a_new_config_takes_over_without_loss(tmp
     second = register(api2)
     assert second is not None and second.engine is not first.engine
     assert first.engine._stopped  # the old config's engine is stopped once the new one takes over
+    assert all(e is not first.engine for e in plugin_mod._ENGINES.values())  # and not kept alive
     runner2 = HookRunner(api2.registrations)
     asyncio.run(turn(runner2, 20))
     assert second.engine.flush(60, sync=False)
