@@ -91,7 +91,21 @@ def main() -> None:
     logging.basicConfig(
         level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
-    app()
+    try:
+        app()
+    except Exception as exc:
+        _store_unreachable(exc)
+        raise
+
+
+def _store_unreachable(exc: Exception) -> None:
+    """A shared store that cannot be reached is one error line and exit 4 (as `migrate`), not a traceback."""
+    from knowledge_engine.cli.common import say
+    from knowledge_engine.store.postgres.connect import StoreDatabaseError
+
+    if isinstance(exc, StoreDatabaseError):
+        say(("error:", "bold red"), f" {exc}; is the server up, and storage.postgres.url right?", err=True)
+        sys.exit(4)
 
 
 if __name__ == "__main__":
