@@ -20,6 +20,7 @@ from knowledge_engine.cli.common import (
 )
 from knowledge_engine.model.records import Entity, Fact
 from knowledge_engine.store import factquery
+from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.factquery import FactQuery
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
@@ -158,10 +159,11 @@ def entities(
 ) -> None:
     """List entities (most mentioned first), filtered by type, name, time seen and importance."""
     from knowledge_engine.cli.common import existing_folder, load_cfg, resolve_folder
-    from knowledge_engine.cli.rawfacts import entity_store
+    from knowledge_engine.cli.rawfacts import entity_store, store_agent
 
     cfg = load_cfg(config)
-    store = entity_store(existing_folder(resolve_folder(cfg, workspace, agent)), cfg)
+    folder = existing_folder(resolve_folder(cfg, workspace, agent))
+    store = entity_store(folder, cfg, store_agent(folder, cfg, agent))
     ents = select_entities(store, type_, name, since, until, min_importance, sort, limit)
     if json:
         print_json([e.model_dump(mode="json") for e in ents])
@@ -246,6 +248,15 @@ def facts(
     cfg = load_cfg(config)
     folder = existing_folder(resolve_folder(cfg, workspace, agent))
     _check_sort(sort)
+    if is_shared(cfg.storage):  # no facts.json to read raw: the records come from the database
+        ws = open_workspace(workspace, config, agent)
+        try:
+            shared = select_facts(ws, subject, entity, predicate, object_, tier, session, since, until,
+                                  history, min_relevance, sort, limit)  # fmt: skip
+        finally:
+            ws.close()
+        _print_facts(shared, json)
+        return
     rows = rawfacts.select(
         folder,
         cfg,
@@ -262,6 +273,10 @@ def facts(
         sort=sort,
         limit=limit,
     )
+    _print_facts(rows, json)
+
+
+def _print_facts(rows: list[Fact], json: bool) -> None:
     if json:
         from knowledge_engine.cli.common import print_raw_json
         from knowledge_engine.cli.rawfacts import FACTS
@@ -312,18 +327,20 @@ def messages(
 ) -> None:
     """List stored conversation messages, newest first, filtered by session, role, speaker, entity, time."""
     from knowledge_engine.cli.common import existing_folder, load_cfg, resolve_folder
+    from knowledge_engine.cli.rawfacts import store_agent
 
     cfg = load_cfg(config)
     folder = existing_folder(resolve_folder(cfg, workspace, agent))
     if sort not in ("newest", "oldest"):
         fail("--sort must be newest or oldest")
     lo, hi = parse_time(since, "--since"), parse_time(until, "--until")
-    wanted = _entity_messages(folder, cfg, entity) if entity else None
+    who = store_agent(folder, cfg, agent)
+    wanted = _entity_messages(folder, cfg, entity, who) if entity else None
     rows: list[Any] = []
-    if (folder / MESSAGES_FILE).exists():
-        from knowledge_engine.store.messages import MessageLog
+    if is_shared(cfg.storage) or (folder / MESSAGES_FILE).exists():  # never creates an empty log file
+        from knowledge_engine.store.backend import message_log
 
-        log = MessageLog.from_config(folder, cfg.memory)
+        log = message_log(cfg, folder, who)
         try:
             rows = _select_messages(log, session, role, speaker, wanted, text, lo, hi, sort, limit)
         finally:
@@ -348,11 +365,11 @@ def messages(
     )
 
 
-def _entity_messages(folder: Any, cfg: Any, entity: str) -> set[str]:
+def _entity_messages(folder: Any, cfg: Any, entity: str, agent: str) -> set[str]:
     """Ids of the messages an entity was seen in (loads only the entity store: no facts, no log)."""
     from knowledge_engine.cli.rawfacts import entity_store
 
-    store = entity_store(folder, cfg)
+    store = entity_store(folder, cfg, agent)
     ent = store.get(entity) or store.resolve(entity)
     if ent is None:
         fail(f"no entity {entity!r}")

@@ -34,18 +34,29 @@ def load_raw(folder: Path) -> list[Raw]:
     return [r for r in items if isinstance(r, dict)] if isinstance(items, list) else []
 
 
-def entity_store(folder: Path, cfg: EngineConfig) -> Any:
-    """The entity store alone (listing entities needs no fact store)."""
+def entity_store(folder: Path, cfg: EngineConfig, agent: str = "default") -> Any:
+    """The entity store alone (listing entities needs no fact store); `agent` picks the rows of the
+    shared store (see `store_agent`)."""
     from knowledge_engine.store.entities import EntityStore
     from knowledge_engine.store.persistence import WorkspaceLock
 
-    store = EntityStore(folder, WorkspaceLock(folder / ".store.lock"), cfg.storage, cfg.facts.fuzzy_threshold)
+    lock = WorkspaceLock(folder / ".store.lock")
+    store = EntityStore(folder, lock, cfg.storage, cfg.facts.fuzzy_threshold, agent)
     store.load()
     if store.table.unreadable is not None:
         from knowledge_engine.cli.common import refuse_unreadable
 
         refuse_unreadable(store.table.unreadable)
     return store
+
+
+def store_agent(folder: Path, cfg: EngineConfig, agent: str | None) -> str:
+    """The agent whose rows a listing reads: on the shared store the folder holds no records, so the
+    agent picks them (--agent, else the one the folder's index names); files need none."""
+    from knowledge_engine.cli.common import agent_of
+    from knowledge_engine.store.backend import is_shared
+
+    return agent_of(folder, cfg, agent) if is_shared(cfg.storage) else "default"
 
 
 def resolve_entity(folder: Path, cfg: EngineConfig, entity: str) -> str:
