@@ -50,6 +50,7 @@ _KIN_ROLE = frozenset(
 _DETERMINERS = frozenset(
     {"a", "an", "the", "this", "that", "these", "those", "some", "any", "no", "every", "each", "per"}
 )
+_INFLECTIONS = ("s", "es", "ies", "ied", "ed", "d", "ing", "er", "ers", "est", "ly", "n", "en")
 _MIN_WORDS = 3  # a message shorter than this says too little about its writer's casing
 _MAX_CAPITAL_SHARE = 0.1  # "mostly lower case": at most this share of words start upper-case
 
@@ -98,13 +99,14 @@ class Truecaser:
         first_names: Collection[str],
         index: Mapping[str, Collection[str]] | None,
         stop: Collection[str],
+        inflected: Collection[str] = (),
     ) -> None:
         index = index or {}
         other = set().union(*(index.get(pos, ()) for pos in ("verb", "adj", "adv")))
         nouns = index.get("noun", ())
         self.names = frozenset(first_names)
         self.ambiguous = frozenset(n for n in self.names if n in other or n in stop)
-        self.english = frozenset({*other, *nouns, *stop})
+        self.english = frozenset({*other, *nouns, *stop, *inflected})
 
     def __call__(self, text: str) -> str:
         """`text` with known names capitalised; the same length, only case changes."""
@@ -140,8 +142,12 @@ class Truecaser:
         return casual and previous not in _DETERMINERS
 
     def _surname(self, low: str) -> bool:
-        """An unknown word after a restored first name: no English word, no stop word."""
-        return len(low) >= 3 and low not in self.english
+        """An unknown word after a restored first name: no English word (nor an inflection of
+        one: the index lists lemmas, "lives" is "live"), no stop word."""
+        if len(low) < 3 or low in self.english:
+            return False
+        stems = [low[: -len(end)] for end in _INFLECTIONS if low.endswith(end)]
+        return not any(s in self.english or s + "e" in self.english or s + "y" in self.english for s in stems)
 
 
 def _mostly_lower(words: list[re.Match[str]]) -> bool:
@@ -161,10 +167,20 @@ def for_pipeline(nlp: Language) -> Truecaser:
     with _lock:
         found = _truecasers.get(key)
     if found is None:
-        found = Truecaser(names(), word_index(nlp.vocab), nlp.Defaults.stop_words)
+        found = Truecaser(names(), word_index(nlp.vocab), nlp.Defaults.stop_words, _irregular(nlp))
         with _lock:
             found = _truecasers.setdefault(key, found)
     return found
+
+
+def _irregular(nlp: Language) -> frozenset[str]:
+    """Irregular forms the lemmatizer knows ("went", "children"): English words the index of
+    lemmas does not list."""
+    try:
+        table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_exc")  # type: ignore[attr-defined]
+        return frozenset(form for pos in ("noun", "verb", "adj", "adv") for form in table.get(pos, {}))
+    except Exception:  # a pipeline without the rule lemmatizer: regular inflections only
+        return frozenset()
 
 
 def restore(nlp: Language, texts: list[str]) -> list[str]:
