@@ -814,6 +814,11 @@ def load_config(raw: dict[str, Any] | None = None) -> EngineConfig:
     """Validate a plugin config dict; raise ConfigError listing every bad key."""
     if raw is None:
         raw = {}
+    if isinstance(raw, str | Path):
+        # not echoed: the string may be JSON text holding a secret
+        raise ConfigError(
+            ["<root>: load_config takes the parsed config dict; for a file, load_config_file(path)"]
+        )
     if not isinstance(raw, dict):
         raise ConfigError([f"<root>: expected a JSON object, got {type(raw).__name__}"])
     problems: list[str] = []
