@@ -35,6 +35,7 @@ _NAME_ATTRS = ("first_names_female", "first_names_male", "first_names")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 # After these a lower-case known name is a name whatever else it could be.
 _NAMING = frozenset({"named", "called", "name", "name's", "names"})
+_OBJECTS = frozenset({"him", "her", "them", "it"})  # "we named her grace"
 _KIN_ROLE = frozenset(
     {
         *lexicon.FAMILY_NOUNS,
@@ -115,25 +116,26 @@ class Truecaser:
             return text
         casual = _mostly_lower(words)
         chars = list(text)
-        previous = ""
+        previous = before = ""
         restored = False
         for m in words:
             word = m.group()
             low = word.lower()
-            if word == low and self._is_name(low, previous, casual):
+            naming = previous in _NAMING or (before in _NAMING and previous in _OBJECTS)
+            if word == low and self._is_name(low, previous, casual, naming):
                 chars[m.start()] = word[0].upper()
                 restored = True
             elif restored and word == low and self._surname(low):
                 chars[m.start()] = word[0].upper()  # "ines carvalho": the surname after a name
             else:
                 restored = False
-            previous = low
+            before, previous = previous, low
         return "".join(chars)
 
-    def _is_name(self, low: str, previous: str, casual: bool) -> bool:
+    def _is_name(self, low: str, previous: str, casual: bool, naming: bool) -> bool:
         if low not in self.names:
             return False
-        if previous in _NAMING:
+        if naming:
             return True
         if low in self.ambiguous:
             return False

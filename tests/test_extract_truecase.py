@@ -1,0 +1,108 @@
+"""Lower-case first names are capitalised before the parse (issue 14), with the real English
+pipeline's word index as the guard against names that are ordinary words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from spacy.language import Language
+
+from knowledge_engine.config import SpacyConfig, load_config
+from knowledge_engine.engine import KnowledgeEngine
+from knowledge_engine.extract.nlp import load_nlp
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.extract.truecase import Truecaser, for_pipeline, load_names, names
+from knowledge_engine.model.records import Message
+from knowledge_engine.observe import counters
+
+
+@pytest.fixture(scope="module")
+def nlp() -> Language:
+    loaded = load_nlp(SpacyConfig().model)
+    assert loaded is not None
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def truecaser(nlp: Language) -> Truecaser:
+    return for_pipeline(nlp)
+
+
+def test_the_name_list_comes_from_the_installed_package() -> None:
+    found = names()
+    assert len(found) > 3000
+    assert {"tom", "dana", "camila", "ines", "priya"} <= found
+    assert load_names(("xx_NOPE",)) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my husband tom is a nurse", "my husband Tom is a nurse"),
+        ("met dana at work today", "met Dana at work today"),
+        ("manager will be ines carvalho from july", "manager will be Ines Carvalho from july"),
+        ("our son leo started school", "our son Leo started school"),
+        ("we named her grace", "we named her Grace"),
+        ("my sister priya lives in pune", "my sister Priya lives in pune"),  # "lives" is no surname
+    ],
+)
+def test_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -> None:
+    assert truecaser(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my son will start school in may",  # will, may: modal and month, not names here
+        "my daughter rose early and paid the bill",  # a name that is also a verb or noun of English
+        "i bought a crystal for the hunter",  # a determiner makes a name-noun a common noun
+        "Then Dana said tom was late. We all laughed about it.",  # the writer capitalises
+        "tom?",  # too short to tell how its writer writes
+    ],
+)
+def test_ordinary_words_and_capitalised_text_are_left_alone(truecaser: Truecaser, text: str) -> None:
+    assert truecaser(text) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("tom dana leo ines my husband boss ÉéI.,'\n")), max_size=80))
+def test_only_case_changes_so_offsets_stay_valid(text: str) -> None:
+    nlp = load_nlp(SpacyConfig().model)
+    assert nlp is not None
+    out = for_pipeline(nlp)(text)
+    assert len(out) == len(text) and out.lower() == text.lower()
+
+
+def _persons(tier: SpacyTier, text: str) -> list[str]:
+    (extraction,) = tier.extract([Message(id="m", text=text)])
+    return [m.value for m in extraction.mentions if m.type == "person"]
+
+
+def test_the_tier_sees_the_names_and_the_key_turns_it_off() -> None:
+    text = "manager will be ines carvalho from next month"
+    before = counters.get("extract.spacy.truecased")
+    assert _persons(SpacyTier(SpacyConfig(workers=0)), text) == ["Ines Carvalho"]
+    assert counters.get("extract.spacy.truecased") == before + 1
+    assert _persons(SpacyTier(SpacyConfig(workers=0, truecase=False)), text) == []
+
+
+def test_engine_stores_a_lower_case_name_as_a_person_with_its_fact(tmp_path: Path) -> None:
+    config = load_config(
+        {
+            "workspace": str(tmp_path / "ws"),
+            "embeddings": {"enabled": False},
+            "extraction": {"spacy": {"workers": 0}},
+        }
+    )
+    engine = KnowledgeEngine(config)
+    try:
+        ws = engine.open_workspace(tmp_path / "ws")
+        engine.ingest(ws, [Message(id="t1", text="ok so my new manager will be ines carvalho from july")])
+        assert ws.entities.resolve("Ines Carvalho") is not None
+        objects = {f.object for f in ws.facts.all() if f.predicate == "has-manager"}
+        assert "Ines Carvalho" in objects
+    finally:
+        engine.stop(4.5)
