@@ -156,9 +156,7 @@ def read_numbered(path: Path, report: TranscriptReport) -> Iterator[tuple[int, M
             report.errors.append(f"line {n}: {_why_not_json(raw)}")
             continue
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "line"
-            report.errors.append(f"line {n}: {where}: {first['msg']}")
+            report.errors.append(f"line {n}: {_why_invalid(data, exc)}")
             continue
         ts = line.timestamp or datetime.now(UTC)
         if ts.tzinfo is None:
@@ -173,6 +171,24 @@ def read_numbered(path: Path, report: TranscriptReport) -> Iterator[tuple[int, M
             timestamp=ts,
         )
         yield n, msg
+
+
+# keys other chat logs use for ours: a hint, not an alias (a transcript says what it means)
+_OTHER_NAMES = {"text": ("content", "message", "body"), "id": ("messageId", "message_id", "uuid")}
+
+
+def _why_invalid(data: object, exc: ValidationError) -> str:
+    """The first problem of a line, with what to do when the line is not shaped like ours at all."""
+    if not isinstance(data, dict):
+        kind = {list: "a JSON array", str: "a JSON string"}.get(type(data), f"JSON {type(data).__name__}")
+        return f'{kind}, not an object: a transcript has one {{"id", "role", "text", ...}} object a line'
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "line"
+    why = f"{where}: {first['msg']}"
+    other = next((k for k in _OTHER_NAMES.get(where, ()) if k in data), None)
+    if first["type"] == "missing" and other:
+        why += f" (this line has {other!r}: name it {where!r})"
+    return why
 
 
 def _lines(path: Path, report: TranscriptReport) -> Iterator[tuple[int, bytes | str]]:
