@@ -60,6 +60,13 @@ def test_demo_stores_in_the_folder_it_names(tmp_path: Path) -> None:
     assert "hint" not in data
     assert isinstance(data["facts"], int) and data["facts"] > 0
     assert isinstance(data["messages"], int) and data["messages"] > 0
+    assert isinstance(data["entities"], int)
+    assert ("(the 40 most mentioned shown)" in out) == (data["entities"] > 40), out
+    assert "Running the sample conversation through the hooks" in out
+    begin = next(line for line in proc.stdout.splitlines() if line.startswith("<<<knowledge-engine:BEGIN"))
+    assert begin.endswith(">>>")  # the block is printed verbatim, not re-wrapped at the console's width
+    assert any(line.startswith("Retrieved reference material") and line.endswith("may contain.")
+               for line in proc.stdout.splitlines()), proc.stdout  # fmt: skip
 
 
 def test_demo_refuses_a_folder_it_did_not_make(tmp_path: Path) -> None:

@@ -126,6 +126,8 @@ def demo(
     if not json:
         state = f"on, Ollama answers at {ollama}" if llm else f"skipped: no Ollama answers at {ollama}"
         say(("LLM tier:", "bold"), " ", state)
+        say("Running the sample conversation through the hooks; the first batch waits for spaCy's worker "
+            "processes (seconds, a minute or more on a busy machine)...")  # fmt: skip
     out = asyncio.run(_run(folder, question, cfg))
     injected = "\n\n".join(v for v in out["injected"].values() if isinstance(v, str))
     if json:
@@ -140,12 +142,12 @@ def demo(
         return
     ents = sorted(out["entities"], key=lambda e: -e.count)
     table(
-        f"{len(ents)} entities from {out['messages']} messages",
+        f"{len(ents)} entities from {out['messages']} messages{_shown(len(ents), 40, 'most mentioned')}",
         ["type", "value", "count", "aliases"],
         [[e.type, e.value, e.count, ", ".join(e.aliases[:3])] for e in ents[:40]],
     )
     table(
-        f"{len(out['facts'])} facts",
+        f"{len(out['facts'])} facts{_shown(len(out['facts']), 60, 'first')}",
         ["subject", "predicate", "object", "tier", "valid"],
         [
             [f.subject, f.predicate, f.object, f.source, "yes" if f.invalid_at is None else "superseded"]
@@ -155,4 +157,9 @@ def demo(
     say(("Stored in", "bold"), " ", out["workspace"], " (facts.json, entities.json, messages.sqlite3)")
     say(("Look around:", "bold"), " knowledge-engine stats -w ", out["workspace"])
     say(("Injected before the prompt", "bold"), " “", question, "”:")
-    console.print(plain(injected or "(nothing injected)"))
+    console.print(plain(injected or "(nothing injected)"), soft_wrap=True)  # verbatim: no line breaks added
+
+
+def _shown(total: int, cap: int, which: str) -> str:
+    """Says when a table shows only part of the rows (`entities` and `facts -w` list them all)."""
+    return f" (the {cap} {which} shown)" if total > cap else ""
