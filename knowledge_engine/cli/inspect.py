@@ -15,6 +15,7 @@ from knowledge_engine.cli.common import (
     open_workspace,
     parse_time,
     print_json,
+    say,
     table,
     when,
 )
@@ -165,6 +166,8 @@ def entities(
     folder = existing_folder(resolve_folder(cfg, workspace, agent))
     store = entity_store(folder, cfg, store_agent(folder, cfg, agent))
     ents = select_entities(store, type_, name, since, until, min_importance, sort, limit)
+    if not ents and type_:
+        _no_such_type(store, type_)
     if json:
         print_json([e.model_dump(mode="json") for e in ents])
         return
@@ -173,6 +176,14 @@ def entities(
         ["id", "type", "value", "count", "aliases", "last seen"],
         [[e.id, e.type, e.value, e.count, ", ".join(e.aliases[:4]), e.last_seen.date()] for e in ents],
     )
+
+
+def _no_such_type(store: Any, type_: str) -> None:
+    """A --type no entity has (a typo, a plural) is said on stderr with the types there are."""
+    types = sorted({e.type for e in store.all()})
+    if type_ not in types:
+        listed = ", ".join(types) if types else "none: the workspace has no entities"
+        say(f"note: no entity has type {type_!r}; types here: {listed}", err=True)
 
 
 def _check_sort(sort: str) -> str:
