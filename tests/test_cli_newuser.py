@@ -16,3 +16,19 @@ def test_entities_of_a_type_no_entity_has_says_which_types_there_are(tmp_path: P
     assert "no entity has type 'persons'; types here:" in note and "person," in note, err
     code, out, err = cli("entities", "-w", ws, "--type", "person", "--name", "nobody-of-that-name")
     assert code == 0 and "no entity has type" not in err  # the type exists: nothing to say
+
+
+def test_out_of_range_numbers_are_usage_errors_not_tracebacks(tmp_path: Path) -> None:
+    ws = str(workspace_copy("sample", tmp_path))
+    for args in (
+        ["facts", "--limit", "-1"],  # was an IndexError traceback
+        ["entities", "--limit", "-5"],
+        ["messages", "--limit", "-1"],
+        ["search", "maya", "--no-semantic", "--limit", "0"],  # was an empty answer (0 means none here)
+        ["forget", "--below-relevance", "5", "--dry-run"],  # relevance is 0..1: 5 selected every fact
+    ):
+        code, out, err = cli(*args, "-w", ws)
+        assert code == 2, (args, out, err)
+        assert "Invalid value for '--" in err, (args, err)
+    code, out, _ = cli("facts", "--limit", "0", "-w", ws, "--json")
+    assert code == 0 and len(json.loads(out)) > 0  # 0 still means no limit

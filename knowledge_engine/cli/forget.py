@@ -96,7 +96,9 @@ def forget(
     ] = None,
     predicate: Annotated[str | None, typer.Option(help="Filter: facts with this predicate.")] = None,
     subject: Annotated[str | None, typer.Option(help="Filter: facts about this subject.")] = None,
-    below_relevance: Annotated[float | None, typer.Option(help="Filter: facts below this relevance.")] = None,
+    below_relevance: Annotated[
+        float | None, typer.Option(min=0.0, max=1.0, help="Filter: facts below this relevance (0..1).")
+    ] = None,
     also: Annotated[
         list[str] | None,
         typer.Option(

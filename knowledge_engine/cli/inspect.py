@@ -26,7 +26,7 @@ from knowledge_engine.store.factquery import FactQuery
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
 
-LimitOpt = Annotated[int, typer.Option(help="At most this many rows (0 = no limit).")]
+LimitOpt = Annotated[int, typer.Option(min=0, help="At most this many rows (0 = no limit).")]
 SinceOpt = Annotated[str | None, typer.Option(help="Only from this ISO time on (e.g. 2026-03-01).")]
 UntilOpt = Annotated[str | None, typer.Option(help="Only before this ISO time.")]
 

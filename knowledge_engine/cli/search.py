@@ -50,7 +50,7 @@ def search(
     workspace: WorkspaceOpt = None,
     config: ConfigOpt = None,
     agent: AgentOpt = None,
-    limit: Annotated[int, typer.Option(help="At most this many facts and this many messages.")] = 10,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many facts and this many messages.")] = 10,
     no_semantic: NoSemanticOpt = False,
     json: JsonOpt = False,
 ) -> None:
