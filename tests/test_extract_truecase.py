@@ -47,6 +47,7 @@ def test_the_name_list_comes_from_the_installed_package() -> None:
         ("our son leo started school", "our son Leo started school"),
         ("we named her grace", "we named her Grace"),
         ("my sister priya lives in pune", "my sister Priya lives in pune"),  # "lives" is no surname
+        ("i start 1 june and my boss is dana", "i start 1 june and my boss is Dana"),  # june: a month
     ],
 )
 def test_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -> None:

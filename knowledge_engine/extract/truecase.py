@@ -6,14 +6,17 @@ fails. Only the case of a letter changes, so the text keeps its length and every
 offset stays valid.
 
 The names are the first names Faker ships in its wheel (MIT; several locales, accents folded
-too). A name that is also an English verb, adjective or adverb (bill, mark, rose, grace) or a
-stop word is restored only after "named"/"called"; a name that is also an English noun (tom,
-holly, crystal) only after a family or role noun, or in a mostly lower-case message when no
-determiner precedes it. The parser's own word index (WordNet, via the lemmatizer) says which.
+too). A name that is also an English verb, adjective or adverb (bill, mark, rose, grace), a
+stop word or a month or day (june) is restored only after "named"/"called". Any other name (tom,
+camila) is restored after a family or role noun ("my husband tom"), or anywhere in a mostly
+lower-case message unless a determiner makes it a common noun ("a crystal"). An unknown word
+right after a restored name is taken as its surname ("ines carvalho"). The parser's own word
+index (WordNet, via the lemmatizer) says what is an English word.
 """
 
 from __future__ import annotations
 
+import calendar
 import importlib
 import re
 import threading
@@ -35,6 +38,9 @@ _NAME_ATTRS = ("first_names_female", "first_names_male", "first_names")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 # After these a lower-case known name is a name whatever else it could be.
 _NAMING = frozenset({"named", "called", "name", "name's", "names"})
+# Month and day names (June, April, May) are dates in lower case too; the parse and
+# extract.dates read them in either case.
+_CALENDAR = frozenset(w.lower() for w in (*calendar.month_name, *calendar.day_name) if w)
 _OBJECTS = frozenset({"him", "her", "them", "it"})  # "we named her grace"
 _KIN_ROLE = frozenset(
     {
@@ -106,7 +112,7 @@ class Truecaser:
         other = set().union(*(index.get(pos, ()) for pos in ("verb", "adj", "adv")))
         nouns = index.get("noun", ())
         self.names = frozenset(first_names)
-        self.ambiguous = frozenset(n for n in self.names if n in other or n in stop)
+        self.ambiguous = frozenset(n for n in self.names if n in other or n in stop or n in _CALENDAR)
         self.english = frozenset({*other, *nouns, *stop, *inflected})
 
     def __call__(self, text: str) -> str:
