@@ -107,3 +107,16 @@ def test_engine_stores_a_lower_case_name_as_a_person_with_its_fact(tmp_path: Pat
         assert "Ines Carvalho" in objects
     finally:
         engine.stop(4.5)
+
+
+@pytest.mark.slow
+def test_worker_processes_follow_the_key() -> None:
+    text = "manager will be ines carvalho from next month"
+    on, off = SpacyTier(SpacyConfig(workers=1)), SpacyTier(SpacyConfig(workers=1, truecase=False))
+    try:
+        assert on.available and off.available and on.pids() and off.pids()
+        assert _persons(on, text) == ["Ines Carvalho"]
+        assert _persons(off, text) == []
+    finally:
+        on.close()
+        off.close()
