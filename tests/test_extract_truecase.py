@@ -62,6 +62,8 @@ def test_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -
         "i bought a crystal for the hunter",  # a determiner makes a name-noun a common noun
         "Then Dana said tom was late. We all laughed about it.",  # the writer capitalises
         "tom?",  # too short to tell how its writer writes
+        "Thanks so much, my faith has really helped me through all of this lately",  # "my": a noun
+        "Honestly it was great to see everyone at the party and dana was there too",  # capitalised start
     ],
 )
 def test_ordinary_words_and_capitalised_text_are_left_alone(truecaser: Truecaser, text: str) -> None:

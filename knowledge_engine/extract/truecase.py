@@ -56,6 +56,7 @@ _KIN_ROLE = frozenset(
 # A name right after one of these is a common noun ("a crystal", "the hunter").
 _DETERMINERS = frozenset(
     {"a", "an", "the", "this", "that", "these", "those", "some", "any", "no", "every", "each", "per"}
+    | {"my", "your", "his", "her", "its", "our", "their"}  # "my faith": kin words sit in between
 )
 _INFLECTIONS = ("s", "es", "ies", "ied", "ed", "d", "ing", "er", "ers", "est", "ly", "n", "en")
 _MIN_WORDS = 3  # a message shorter than this says too little about its writer's casing
@@ -120,7 +121,7 @@ class Truecaser:
         words = list(_WORD.finditer(text))
         if not any(m.group().lower() in self.names for m in words):
             return text
-        casual = _mostly_lower(words)
+        casual = _mostly_lower(text, words)
         chars = list(text)
         previous = before = ""
         restored = False
@@ -158,12 +159,21 @@ class Truecaser:
         return not any(s in self.english or s + "e" in self.english or s + "y" in self.english for s in stems)
 
 
-def _mostly_lower(words: list[re.Match[str]]) -> bool:
-    """True when the writer does not capitalise: few words, bar "I", start upper-case."""
+def _mostly_lower(text: str, words: list[re.Match[str]]) -> bool:
+    """True when the writer does not capitalise: few words, bar "I", start upper-case, and the
+    sentences mostly start lower-case (one capital at the start of a long, well-written message
+    is not casual writing)."""
     if len(words) < _MIN_WORDS:
         return False
     capitals = sum(1 for m in words if m.group()[0].isupper() and m.group() not in ("I", "I'm", "I’m"))
-    return capitals <= _MAX_CAPITAL_SHARE * len(words)
+    starts = lower_starts = 0
+    end = 0
+    for m in words:
+        if end == 0 or any(c in ".!?\n" for c in text[end : m.start()]):
+            starts += 1
+            lower_starts += m.group()[0].islower()
+        end = m.end()
+    return capitals <= _MAX_CAPITAL_SHARE * len(words) and 2 * lower_starts >= starts
 
 
 _truecasers: dict[int, Truecaser] = {}
