@@ -32,3 +32,29 @@ def test_out_of_range_numbers_are_usage_errors_not_tracebacks(tmp_path: Path) ->
         assert "Invalid value for '--" in err, (args, err)
     code, out, _ = cli("facts", "--limit", "0", "-w", ws, "--json")
     assert code == 0 and len(json.loads(out)) > 0  # 0 still means no limit
+
+
+def _fact(ws: str, fid: str) -> dict[str, object]:
+    code, out, err = cli("show", fid, "-w", ws, "--json")
+    assert code == 0, err
+    fact: dict[str, object] = json.loads(out)["fact"]
+    return fact
+
+
+def test_edit_refuses_a_contradiction_instead_of_storing_it(tmp_path: Path) -> None:
+    ws = str(workspace_copy("sample", tmp_path))
+    code, out, _ = cli("facts", "-w", ws, "--json", "--limit", "1")
+    fid = json.loads(out)[0]["id"]
+    code, _, err = cli("edit", "-w", ws, "--fact", fid, "--valid-from", "2020-01-01")
+    assert code == 0, err
+    before = _fact(ws, fid)
+    assert before["source"] == "manual"
+    for args, said in (
+        (["--valid-from", "2030-01-01", "--valid-until", "2020-01-01"], "before it became true"),
+        (["--valid-until", "2019-06-01"], "before it became true"),  # ends before its stored start
+        (["--object", "  "], "--object is empty"),
+        (["--still-valid", "--valid-until", "2030-01-01"], "contradict each other"),
+    ):
+        code, _, err = cli("edit", "-w", ws, "--fact", fid, *args)
+        assert code == 1 and said in " ".join(err.split()), (args, err)
+    assert _fact(ws, fid) == before  # nothing was written

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 import typer
@@ -113,15 +114,10 @@ def edit(
         )
     if object_ is None and valid_from is None and valid_until is None and not still_valid:
         fail("nothing to change: give --object, --valid-from, --valid-until or --still-valid")
+    lo, hi = parse_time(valid_from, "--valid-from"), parse_time(valid_until, "--valid-until")
+    _check_edit(ws, fact, object_, lo, hi, still_valid)
     try:
-        out = correct_fact(
-            ws,
-            fact,
-            object_,
-            parse_time(valid_from, "--valid-from"),
-            parse_time(valid_until, "--valid-until"),
-            still_valid,
-        )
+        out = correct_fact(ws, fact, object_, lo, hi, still_valid)
     except KeyError:
         fail(f"no fact {fact!r}")
     ws.close()
@@ -129,6 +125,25 @@ def edit(
         print_json(out.model_dump(mode="json"))
     else:
         say(f"{out.id}: {out.subject} {out.predicate} {out.object} (manual)")
+
+
+def _check_edit(
+    ws: Workspace, fid: str, object_: str | None, lo: datetime | None, hi: datetime | None, still_valid: bool
+) -> None:
+    """Refuse an edit that would store a contradiction (an empty object, a validity that ends before
+    it starts) instead of writing it."""
+    if object_ is not None and not object_.strip():
+        fail("--object is empty: give the right value (to remove the fact: forget --fact ID)")
+    if still_valid and hi is not None:
+        fail("--still-valid and --valid-until contradict each other: give one")
+    found = ws.facts.get(fid)
+    if found is None:
+        return  # said by the edit itself
+    start = lo or found.valid_at
+    kept_end = None if still_valid or object_ is not None else found.invalid_at  # a new object: a new fact
+    end = hi or kept_end
+    if start is not None and end is not None and end < start:
+        fail(f"the fact would stop being true ({end.date()}) before it became true ({start.date()})")
 
 
 def _merge(ws: Workspace, names: list[str], json: bool) -> None:
