@@ -58,3 +58,9 @@ def test_edit_refuses_a_contradiction_instead_of_storing_it(tmp_path: Path) -> N
         code, _, err = cli("edit", "-w", ws, "--fact", fid, *args)
         assert code == 1 and said in " ".join(err.split()), (args, err)
     assert _fact(ws, fid) == before  # nothing was written
+
+
+def test_maintain_daemon_with_a_job_is_refused_not_ignored(tmp_path: Path) -> None:
+    ws = str(workspace_copy("sample", tmp_path))  # before the fix this started the daemon (every job)
+    code, _, err = cli("maintain", "-w", ws, "--daemon", "--job", "decay")
+    assert code == 1 and "--job works with --once only" in err, err

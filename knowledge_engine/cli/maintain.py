@@ -117,6 +117,8 @@ def maintain(
     unknown = sorted(set(job or ()) - set(JOB_ORDER))
     if unknown:
         fail(f"unknown job {', '.join(unknown)}; jobs: {', '.join(JOB_ORDER)}")
+    if daemon and job:
+        fail("--job works with --once only: --daemon runs every job on its schedule")
     if daemon:
         _daemon(workspace, config, agent)
         return
