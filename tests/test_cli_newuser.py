@@ -64,3 +64,31 @@ def test_maintain_daemon_with_a_job_is_refused_not_ignored(tmp_path: Path) -> No
     ws = str(workspace_copy("sample", tmp_path))  # before the fix this started the daemon (every job)
     code, _, err = cli("maintain", "-w", ws, "--daemon", "--job", "decay")
     assert code == 1 and "--job works with --once only" in err, err
+
+
+def test_import_of_something_that_is_not_an_export_is_refused_and_bad_lines_say_why(tmp_path: Path) -> None:
+    transcript = tmp_path / "chat.jsonl"
+    transcript.write_text('{"id": "m1", "role": "user", "text": "I live in Oslo"}\n')
+    csv = tmp_path / "facts.csv"
+    csv.write_text("id,subject,predicate,object\nf-1,Maya,lives-in,Berlin\n")
+    for path in (transcript, csv):
+        target = tmp_path / f"ws-{path.suffix[1:]}"
+        code, _, err = cli("import", str(path), "-w", str(target))
+        assert code == 1 and "is not a jsonl export" in " ".join(err.split()) and "ingest" in err, err
+        assert not target.exists()  # nothing made
+    export = tmp_path / "export.jsonl"
+    export.write_text(
+        '{"kind": "meta", "format": "knowledge-engine-export", "version": 1}\n'
+        "{not json\n"
+        '{"id": "m2", "role": "user", "text": "a transcript line in an export"}\n'
+        '{"kind": "gadget"}\n'
+        '{"kind": "fact", "id": 3}\n'
+    )
+    code, out, err = cli("import", str(export), "-w", str(tmp_path / "ws"), "--json")
+    errors = json.loads(out)["errors"]
+    assert errors[:3] == [
+        "line 2: not valid JSON",
+        'line 3: no "kind": not a record of `export --format jsonl` (a transcript goes in with `ingest`)',
+        "line 4: unknown kind (one of meta, entity, fact, message)",
+    ]
+    assert errors[3].startswith("line 5: id: ") and len(errors) == 4

@@ -104,11 +104,16 @@ def import_(
     json: JsonOpt = False,
 ) -> None:
     """Restore a jsonl export into a workspace (created if missing); bad lines are reported and skipped."""
-    from knowledge_engine.export.importer import import_jsonl
+    from knowledge_engine.export.importer import import_jsonl, looks_like_export
     from knowledge_engine.store.workspace import Workspace, safe_agent_id
 
     if not file.is_file():
         fail(f"{file} not found")
+    if not looks_like_export(file):
+        fail(
+            f"{file} is not a jsonl export: its first line is not a record of `export --format jsonl` "
+            "(a transcript goes in with `ingest`); nothing was imported"
+        )
     cfg = load_cfg(config)
     folder = resolve_folder(cfg, workspace, agent)
     folder.mkdir(parents=True, exist_ok=True)

@@ -39,7 +39,7 @@ def import_jsonl(ws: Workspace, path: Path) -> ImportReport:
                 report.skipped += 1
                 counters.inc("import.bad_line")
                 if len(report.errors) < 100:
-                    report.errors.append(f"line {n}: {type(exc).__name__}")
+                    report.errors.append(f"line {n}: {_why(exc)}")
             if len(msgs) >= _BATCH:
                 report.messages += ws.messages.append_many(msgs)
                 msgs = []
@@ -57,9 +57,38 @@ def import_jsonl(ws: Workspace, path: Path) -> ImportReport:
     return report
 
 
+KINDS = ("meta", "entity", "fact", "message")
+NOT_EXPORT = 'no "kind": not a record of `export --format jsonl` (a transcript goes in with `ingest`)'
+
+
+def looks_like_export(path: Path) -> bool:
+    """Whether the first record is an export's (a transcript or a CSV is refused before anything is made)."""
+    with path.open("rb") as fh:
+        for raw in fh:
+            if raw.strip():
+                try:
+                    rec = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    return False
+                return isinstance(rec, dict) and rec.get("kind") in KINDS
+    return True  # an empty file imports nothing
+
+
+def _why(exc: Exception) -> str:
+    """A bad line's reason, without its content (a value pydantic would quote stays out)."""
+    if isinstance(exc, orjson.JSONDecodeError):
+        return "not valid JSON"
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        return f"{'.'.join(str(p) for p in first['loc']) or 'record'}: {first['msg']}"
+    return str(exc) if isinstance(exc, ValueError) else type(exc).__name__
+
+
 def _one(ws: Workspace, rec: object, report: ImportReport, msgs: list[Message]) -> None:
     if not isinstance(rec, dict):
         raise ValueError("not an object")
+    if "kind" not in rec:
+        raise ValueError(NOT_EXPORT)
     kind = rec.pop("kind", None)
     if kind == "entity":
         ws.entities.table.put(Entity.model_validate(rec))
@@ -70,4 +99,4 @@ def _one(ws: Workspace, rec: object, report: ImportReport, msgs: list[Message]) 
     elif kind == "message":
         msgs.append(Message.model_validate(rec))
     elif kind != "meta":
-        raise ValueError("unknown kind")
+        raise ValueError(f"unknown kind (one of {', '.join(KINDS)})")
