@@ -91,3 +91,14 @@ def test_demo_recreates_a_folder_it_made(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert (fresh_demo_folder(empty) / DEMO_MARKER).is_file()
+
+
+def test_the_look_around_hint_is_a_command_that_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from knowledge_engine.cli.demo import _cli_name
+
+    monkeypatch.setattr(sys, "argv", [".venv/bin/knowledge-engine", "demo"])  # as ./scripts/demo runs it
+    monkeypatch.setenv("PATH", str(tmp_path))  # a fresh shell: the venv is not on PATH
+    assert _cli_name() == ".venv/bin/knowledge-engine"
+    (tmp_path / "knowledge-engine").write_text("#!/bin/sh\n")
+    (tmp_path / "knowledge-engine").chmod(0o755)
+    assert _cli_name() == "knowledge-engine"  # on PATH: the short name

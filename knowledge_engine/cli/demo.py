@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -155,9 +156,18 @@ def demo(
         ],
     )
     say(("Stored in", "bold"), " ", out["workspace"], " (facts.json, entities.json, messages.sqlite3)")
-    say(("Look around:", "bold"), " knowledge-engine stats -w ", out["workspace"])
+    say(("Look around:", "bold"), f" {_cli_name()} stats -w ", out["workspace"])
     say(("Injected before the prompt", "bold"), " “", question, "”:")
     console.print(plain(injected or "(nothing injected)"), soft_wrap=True)  # verbatim: no line breaks added
+
+
+def _cli_name() -> str:
+    """How to call the CLI again: `knowledge-engine` when it is on PATH, else the path it was run by
+    (./scripts/demo runs .venv/bin/knowledge-engine, which a fresh shell does not find by name)."""
+    ran = sys.argv[0] if sys.argv else ""
+    if shutil.which("knowledge-engine") or Path(ran).name != "knowledge-engine":
+        return "knowledge-engine"
+    return ran
 
 
 def _shown(total: int, cap: int, which: str) -> str:
