@@ -180,7 +180,8 @@ _OTHER_NAMES = {"text": ("content", "message", "body"), "id": ("messageId", "mes
 def _why_invalid(data: object, exc: ValidationError) -> str:
     """The first problem of a line, with what to do when the line is not shaped like ours at all."""
     if not isinstance(data, dict):
-        kind = {list: "a JSON array", str: "a JSON string"}.get(type(data), f"JSON {type(data).__name__}")
+        names: dict[type, str] = {list: "a JSON array", str: "a JSON string"}
+        kind = names.get(type(data), f"JSON {type(data).__name__}")
         return f'{kind}, not an object: a transcript has one {{"id", "role", "text", ...}} object a line'
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "line"
