@@ -54,7 +54,10 @@ def search(
     no_semantic: NoSemanticOpt = False,
     json: JsonOpt = False,
 ) -> None:
-    """Search facts and messages: keyword and semantic arms fused by rank, with each arm's score."""
+    """Search facts and messages: keyword and semantic arms fused by rank, with each arm's score.
+
+    Rows are in rank order: facts answering the relation the question asks about (arm `relation`)
+    first, then by fused score."""
     from knowledge_engine.model.retrieval import RetrievalRequest
     from knowledge_engine.retrieve.sources.local import LocalSource
 
