@@ -92,3 +92,16 @@ def test_import_of_something_that_is_not_an_export_is_refused_and_bad_lines_say_
         "line 4: unknown kind (one of meta, entity, fact, message)",
     ]
     assert errors[3].startswith("line 5: id: ") and len(errors) == 4
+
+
+def test_a_workspace_path_that_is_a_file_is_said_so(tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "facts.json"
+    not_a_folder.write_text("{}")
+    transcript = tmp_path / "chat.jsonl"
+    transcript.write_text('{"id": "m1", "role": "user", "text": "I live in Oslo"}\n')
+    export = tmp_path / "export.jsonl"
+    export.write_text('{"kind": "meta", "format": "knowledge-engine-export", "version": 1}\n')
+    for args in (["stats"], ["ingest", str(transcript)], ["import", str(export)]):  # the last two: tracebacks
+        code, _, err = cli(*args, "-w", str(not_a_folder))
+        assert code == 1 and "is a file, not a folder" in " ".join(err.split()), (args, err)
+    assert not_a_folder.read_text() == "{}"

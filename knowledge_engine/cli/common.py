@@ -137,7 +137,18 @@ def resolve_folder(cfg: EngineConfig, workspace: Path | None, agent: str | None)
 
 def existing_folder(folder: Path) -> Path:
     if not folder.is_dir():
-        fail(f"workspace {folder} does not exist")
+        fail(f"workspace {folder} does not exist" if not folder.exists() else not_a_folder(folder))
+    return folder
+
+
+def not_a_folder(folder: Path) -> str:
+    return f"workspace {folder} is a file, not a folder: a workspace is the folder holding facts.json"
+
+
+def creatable_folder(folder: Path) -> Path:
+    """For commands that create the workspace (ingest, import): a path that is a file is an error."""
+    if folder.exists() and not folder.is_dir():
+        fail(not_a_folder(folder))
     return folder
 
 

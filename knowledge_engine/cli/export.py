@@ -15,6 +15,7 @@ from knowledge_engine.cli.common import (
     JsonOpt,
     WorkspaceOpt,
     check_readable,
+    creatable_folder,
     fail,
     load_cfg,
     open_workspace,
@@ -115,7 +116,7 @@ def import_(
             "(a transcript goes in with `ingest`); nothing was imported"
         )
     cfg = load_cfg(config)
-    folder = resolve_folder(cfg, workspace, agent)
+    folder = creatable_folder(resolve_folder(cfg, workspace, agent))
     folder.mkdir(parents=True, exist_ok=True)
     ws = Workspace(folder, cfg, safe_agent_id(agent or "default"))
     check_readable(ws)

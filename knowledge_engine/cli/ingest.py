@@ -21,6 +21,7 @@ from knowledge_engine.cli.common import (
     WorkspaceOpt,
     agent_of,
     check_readable,
+    creatable_folder,
     err_console,
     fail,
     load_cfg,
@@ -66,7 +67,7 @@ def ingest(
     file is not the engine's.
     """
     cfg = load_cfg(config)
-    folder = resolve_folder(cfg, workspace, agent)
+    folder = creatable_folder(resolve_folder(cfg, workspace, agent))
     try:
         info = inspect_transcript(transcript)
     except TranscriptError as exc:
