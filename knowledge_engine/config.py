@@ -48,9 +48,10 @@ class SpacyConfig(_Section):
     batch_size: int = Field(64, ge=1, le=4096, description="Messages per nlp.pipe batch.")
     facts: bool = Field(True, description="Extract subject-predicate-object facts from the parse.")
     truecase: bool = Field(
-        True,
+        False,
         description='Capitalise known first names written in lower case ("my husband tom", all-lower-case '
-        "messages) before parsing, so the model sees them as names.",
+        "messages) before parsing, so the model sees them as names. Off by default: it helped the lower-case "
+        "tune story but lost one row on the held-out stories (docs/benchmarks.md).",
     )
     workers: int | Literal["auto"] = Field(
         "auto",
@@ -844,6 +845,8 @@ def load_config_file(path: str | Path) -> EngineConfig:
         raw = orjson.loads(p.read_bytes())
     except FileNotFoundError:
         raise ConfigError([f"{p}: file not found"]) from None
+    except OSError as exc:  # a folder, no permission: a config error, not a traceback
+        raise ConfigError([f"{p}: cannot be read ({exc.strerror or type(exc).__name__})"]) from None
     except orjson.JSONDecodeError as exc:
         raise ConfigError([f"{p}: not valid JSON ({exc})"]) from None
     return load_config(raw)

@@ -23,3 +23,9 @@ def test_load_config_file_reads_what_load_config_refuses(tmp_path: Path) -> None
     path.write_text('{"retrieval": {"maxInjectChars": 1500}}')
     assert load_config_file(path).retrieval.max_inject_chars == 1500
     assert load_config({"retrieval": {"maxInjectChars": 1500}}).retrieval.max_inject_chars == 1500
+
+
+def test_a_config_path_that_is_a_folder_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_config_file(tmp_path)  # was IsADirectoryError: a traceback from every CLI command
+    assert f"{tmp_path}: cannot be read (Is a directory)" in str(err.value)
