@@ -84,12 +84,12 @@ def _persons(tier: SpacyTier, text: str) -> list[str]:
     return [m.value for m in extraction.mentions if m.type == "person"]
 
 
-def test_the_tier_sees_the_names_and_the_key_turns_it_off() -> None:
+def test_the_tier_sees_the_names_when_the_key_is_on() -> None:
     text = "manager will be ines carvalho from next month"
     before = counters.get("extract.spacy.truecased")
-    assert _persons(SpacyTier(SpacyConfig(workers=0)), text) == ["Ines Carvalho"]
+    assert _persons(SpacyTier(SpacyConfig(workers=0, truecase=True)), text) == ["Ines Carvalho"]
     assert counters.get("extract.spacy.truecased") == before + 1
-    assert _persons(SpacyTier(SpacyConfig(workers=0, truecase=False)), text) == []
+    assert _persons(SpacyTier(SpacyConfig(workers=0)), text) == []  # off by default
 
 
 def test_engine_stores_a_lower_case_name_as_a_person_with_its_fact(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_engine_stores_a_lower_case_name_as_a_person_with_its_fact(tmp_path: Pat
         {
             "workspace": str(tmp_path / "ws"),
             "embeddings": {"enabled": False},
-            "extraction": {"spacy": {"workers": 0}},
+            "extraction": {"spacy": {"workers": 0, "truecase": True}},
         }
     )
     engine = KnowledgeEngine(config)
@@ -114,7 +114,7 @@ def test_engine_stores_a_lower_case_name_as_a_person_with_its_fact(tmp_path: Pat
 @pytest.mark.slow
 def test_worker_processes_follow_the_key() -> None:
     text = "manager will be ines carvalho from next month"
-    on, off = SpacyTier(SpacyConfig(workers=1)), SpacyTier(SpacyConfig(workers=1, truecase=False))
+    on, off = SpacyTier(SpacyConfig(workers=1, truecase=True)), SpacyTier(SpacyConfig(workers=1))
     try:
         assert on.available and off.available and on.pids() and off.pids()
         assert _persons(on, text) == ["Ines Carvalho"]
