@@ -154,6 +154,58 @@ def test_the_link_of_a_possessive_reference_is_shown_after_the_answer(retriever:
     assert any(line.startswith("- Maya | has-husband | Tom (") for line in facts), facts
 
 
+def test_each_relation_takes_the_tense_of_its_own_clause(retriever: Retriever) -> None:
+    """The demo's question: the employer asked now, the home asked before. With one tense for the whole
+    question, "before" made every family's history lead and the current employer never made the block."""
+    facts = known_facts(retriever, "Where do I work now, and where did I live before?")
+    heads = [line.split(" (")[0] for line in facts]
+    assert heads[0] == "- Maya | works-at | Helix Robotics", facts
+    assert any(line.startswith("- Maya | lives-in | Prague (past;") for line in facts), facts
+    assert not any("Northwind" in line or "Brightline" in line for line in facts), facts  # work: asked now
+
+
+@pytest.mark.parametrize(
+    ("question", "tenses"),
+    [
+        ("Where does Maya work now, and where did she live before?", {"employer": "", "home": "strong"}),
+        ("where did I live before and where do I work", {"home": "strong", "employer": ""}),
+        ("who was my manager, and where did we live in 2019?", {"manager": "weak", "home": "weak"}),
+        ("where do I work and live?", {"employer": ""}),  # "live?" says no tense: the question's
+    ],
+)
+def test_tense_by_clause(question: str, tenses: dict[str, str]) -> None:
+    assert parse_relation(question).tenses == tenses
+
+
+def test_a_past_fact_that_restates_the_current_value_is_no_before_value(tmp_path: Any) -> None:
+    """The demo's moves: Lisbon, then Berlin, then the Kreuzberg flat (it ends "moved-to Berlin"), then
+    "I live in Berlin now" (it ends Kreuzberg). The ended "moved-to Berlin" says where she lives now: no
+    answer to "before"."""
+    from knowledge_engine.retrieve.relations import SubjectIndex, relation_facts
+
+    engine = KnowledgeEngine(
+        load_config({"embeddings": {"enabled": False}, "extraction": {"llm": {"enabled": False}}})
+    )
+    ws = engine.open_workspace(tmp_path / "ws")
+    for day, pred, obj in [
+        (0, "lives-in", "Lisbon"),
+        (30, "moved-to", "Berlin"),
+        (37, "moves-to", "Kreuzberg"),
+        (60, "lives-in", "Berlin"),
+    ]:
+        ts = T0 + timedelta(days=day)
+        ev = Evidence(message_id=f"d{day}", session="s", role="user", timestamp=ts)
+        ws.facts.add("Maya", pred, obj, evidence=[ev], confidence=0.6, now=ts)
+    index = SubjectIndex()
+    index.refresh(ws.facts.table)
+    question = "where did I live before?"
+    hits, _ = relation_facts(parse_relation(question), index, {"maya"}, set(), question)
+    shown = [(h.fact.predicate, h.fact.object, h.past) for h in hits]
+    engine.stop(5)
+    assert ("moved-to", "Berlin", True) not in shown, shown
+    assert ("lives-in", "Lisbon", True) in shown and ("lives-in", "Berlin", False) in shown, shown
+
+
 @pytest.mark.parametrize(("question", "families", "first_person", "via", "past"), [
     ("where do I work now?", ["employer"], True, [], ""),
     ("What's my job title these days?", ["role", "identity"], True, [], ""),

@@ -223,6 +223,11 @@ _PAST_WEAK = re.compile(
     r"since when|how long)\b"
 )
 _PRESENT = re.compile(r"\b(?:now|currently|current|these days|today|at the moment|still|right now)\b")
+# A question asks about several relations in several tenses ("where does Maya work now, and where did she
+# live before?"): each relation takes the tense of the clause that names it. A clause with a present
+# auxiliary and no past word is in the present; one with no tense word at all takes the question's.
+_CLAUSE = re.compile(r"[,;?!]|\b(?:and|but|while|whereas)\b")
+_PRESENT_AUX = re.compile(r"\b(?:do|does|is|are|am)\b")
 _WORD = re.compile(r"[^\W_][\w'’-]*")
 
 
@@ -256,10 +261,15 @@ class RelationQuery:
     names: list[str] = field(default_factory=list)  # canonical subject keys named in the question
     via: list[str] = field(default_factory=list)  # person families of "my husband"-style references
     past: str = ""  # "" (present), "weak" (history allowed after current), "strong" (history first)
+    tenses: dict[str, str] = field(default_factory=dict)  # a family's own tense, where its clause says one
 
     @property
     def empty(self) -> bool:
         return not self.families
+
+    def tense(self, family: str) -> str:
+        """The tense the question asks `family` in (its clause's, else the question's)."""
+        return self.tenses.get(family, self.past)
 
 
 def parse_relation(query: str) -> RelationQuery:
@@ -273,11 +283,27 @@ def parse_relation(query: str) -> RelationQuery:
         return out
     out.first_person = bool(_FIRST_PERSON.search(q))
     out.via = [name for name, pattern in _PERSON.items() if name in out.families and pattern.search(q)]
-    if _PAST_STRONG.search(q):
-        out.past = "strong"
-    elif _PAST_WEAK.search(q) and not _PRESENT.search(q):
-        out.past = "weak"
+    out.past = _tense(q) or ""
+    clauses = [c for c in _CLAUSE.split(q) if c.strip()]
+    if len(clauses) > 1:
+        for name in out.families:
+            said = {t for c in clauses if _WORDS[name].search(c)
+                    and (t := _tense(c, clause=True)) is not None}
+            if len(said) == 1:  # one tense for this relation (two clauses that disagree: the question's)
+                out.tenses[name] = said.pop()
     return out
+
+
+def _tense(text: str, clause: bool = False) -> str | None:
+    """"strong", "weak" or "" (present); for a `clause`, None when it says no tense at all."""
+    if _PAST_STRONG.search(text):
+        return "strong"
+    weak = _PAST_WEAK.search(text)
+    if weak and not _PRESENT.search(text):
+        return "weak"
+    if not clause or weak or _PRESENT.search(text) or _PRESENT_AUX.search(text):
+        return ""
+    return None
 
 
 def fact_time(fact: Fact) -> datetime:
@@ -410,12 +436,14 @@ def relation_facts(
         if fams and fact.id not in wanted:
             wanted[fact.id] = (fact, min(order[f] for f in fams), True)
     stale = _stale(wanted.values(), order)
+    current = _current_values(wanted.values(), stale, asked)
     hits: list[tuple[tuple[int, int, int, int, float, float], RelationHit]] = []
     for fact, rank, inverse in wanted.values():
         old = fact.invalid_at is not None or fact.id in stale
-        if old and not rq.past:
-            continue
-        first = (0 if old else 1) if rq.past == "strong" else (1 if old else 0)
+        tense = rq.tense(asked[rank])
+        if old and (not tense or (not inverse and _same_value(fact, asked[rank], current))):
+            continue  # not asked in the past, or the old fact restates a current value (no "before")
+        first = (0 if old else 1) if tense == "strong" else (1 if old else 0)
         # a named person before "I" ("where did Jenna teach before we moved?"), then the tense, the
         # family order, the family's weak predicates last, the newest, the most confident
         who = (fact.object, fact.object_id) if inverse else (fact.subject, fact.subject_id)
@@ -430,7 +458,24 @@ def relation_facts(
     shown = {h.fact.id for h in out}
     link = [f for f in sorted(link, key=fact_time, reverse=True) if f.id not in shown]
     out += [RelationHit(f, 1.0, False) for f in link[:2]]
-    return out, (set() if rq.past else stale)
+    return out, {fid for fid in stale if not rq.tense(asked[wanted[fid][1]])}
+
+
+def _slot(fact: Fact, family: str) -> tuple[str, str, str]:
+    return canonical(fact.subject), family, canonical(fact.object)
+
+
+def _current_values(
+    wanted: Iterable[tuple[Fact, int, bool]], stale: set[str], asked: list[str]
+) -> set[tuple[str, str, str]]:
+    """(subject, family, value) of the valid, not stale facts: a past fact of the same value restates
+    what is true now ("moved-to Berlin" ended by "lives-in Berlin"), so it is no answer to "before"."""
+    return {_slot(f, asked[rank]) for f, rank, inverse in wanted
+            if not inverse and f.invalid_at is None and f.id not in stale}
+
+
+def _same_value(fact: Fact, family: str, current: set[tuple[str, str, str]]) -> bool:
+    return _slot(fact, family) in current
 
 
 def _stale(wanted: Iterable[tuple[Fact, int, bool]], order: dict[str, int]) -> set[str]:
