@@ -6,8 +6,6 @@ between its reads by a lock on ke_meta, the last table it reads, which the flush
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,17 +15,11 @@ from knowledge_engine.config import EngineConfig
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.model.records import Evidence
 from tests.fixtures.postgres import database_fixture, store_config
+from tests.fixtures.waiting import wait_for
 
 DB = "ke_follow_overlap"
 pg_db = database_fixture(DB)
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-
-def wait_for(done: Callable[[], bool], what: str, deadline_s: float = 60) -> None:
-    end = time.monotonic() + deadline_s
-    while not done():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        time.sleep(0.02)
 
 
 def _evidence(i: int) -> Evidence:
@@ -55,11 +47,11 @@ def test_a_flush_during_a_look_is_not_undone_by_it(pg_db: str, tmp_path: Path) -
                 ).fetchone()
                 return bool(row and row[0])
 
-            wait_for(look_waits, "the look to wait for ke_meta")
+            wait_for("the look to wait for ke_meta", look_waits)
             ws.facts.add("Ann", "works-at", "Acme Robotics", evidence=[_evidence(2)])
             assert ws.flush()  # the second version is stored while the look holds the first
             admin.execute("COMMIT")
-        wait_for(lambda: not ws.following, "the look to end")
+        wait_for("the look to end", lambda: not ws.following)
         kept = ws.facts.get(fact.id)
         assert kept is not None and {e.message_id for e in kept.evidence} == {"m1", "m2"}
         ws.follow()  # the next look adopts what is stored: the same second version

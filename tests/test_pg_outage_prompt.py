@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,17 +19,11 @@ from knowledge_engine.model.records import Evidence, Message
 from knowledge_engine.retrieve.retriever import retriever_for
 from knowledge_engine.store.postgres.connect import pool
 from tests.fixtures.postgres import database_fixture, store_config
+from tests.fixtures.waiting import wait_for
 
 DB = "ke_outage_prompt"
 pg_db = database_fixture(DB)
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-
-def wait_for(done: Callable[[], bool], what: str, deadline_s: float = 60) -> None:
-    end = time.monotonic() + deadline_s
-    while not done():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def _block(retriever: object, question: str) -> str:
@@ -67,7 +59,7 @@ def test_prompts_of_an_outage_answer_from_memory(pg_db: str, pg_url: str, tmp_pa
         assert ws.flush()
         retriever = retriever_for(engine, ws)
         assert "Acme Robotics" in _block(retriever, "Where does Ann work these days?")
-        wait_for(lambda: not ws.following, "the look before the first prompt to end")
+        wait_for("the look before the first prompt to end", lambda: not ws.following)
 
         with psycopg.connect(pg_url, autocommit=True) as admin:
             admin.execute(f'ALTER DATABASE "{DB}" ALLOW_CONNECTIONS false')
@@ -77,21 +69,21 @@ def test_prompts_of_an_outage_answer_from_memory(pg_db: str, pg_url: str, tmp_pa
                 first = _block(retriever, "Which company does Ann work for?")
                 assert "Acme Robotics" in first, first
                 # the look the first prompt started fails in the background: later prompts know at once
-                wait_for(lambda: ws.store_down and not ws.following, "the failed look to mark the store down")
+                wait_for("the failed look to mark the store down", lambda: ws.store_down and not ws.following)
 
                 # a flush waiting for a connection does not hold the records a prompt reads
                 ws.facts.add("Ann", "lives-in", "Porto", evidence=[ev])
                 flushing = threading.Thread(target=ws.flush)
                 flushing.start()
                 store_pool = pool(ws.config.storage.postgres)
-                wait_for(lambda: store_pool.get_stats()["requests_waiting"] > 0, "the flush to wait")
+                wait_for("the flush to wait", lambda: store_pool.get_stats()["requests_waiting"] > 0)
                 second = _block(retriever, "Who is Ann's employer?")
                 assert "Acme Robotics" in second, second
                 flushing.join()
                 assert ws.flush_errors  # the change stays in memory, retried by the next flush
             finally:
                 admin.execute(f'ALTER DATABASE "{DB}" ALLOW_CONNECTIONS true')
-        wait_for(ws.flush, "the change kept in memory to be written")
+        wait_for("the change kept in memory to be written", ws.flush)
         with psycopg.connect(pg_db) as conn:
             rows = conn.execute("SELECT body->>'object' FROM ke_records WHERE kind = 'facts'").fetchall()
         assert {"Acme Robotics", "Porto"} <= {r[0] for r in rows}

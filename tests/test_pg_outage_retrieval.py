@@ -6,8 +6,6 @@ refusing connections and the agent's connections cut."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,17 +18,11 @@ from knowledge_engine.model.retrieval import RetrievalRequest
 from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.sources.local import LocalSource
 from tests.fixtures.postgres import database_fixture, store_config
+from tests.fixtures.waiting import wait_for
 
 DB = "ke_outage_retrieval"
 pg_db = database_fixture(DB)
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-
-def wait_for(done: Callable[[], bool], what: str, deadline_s: float = 60) -> None:
-    end = time.monotonic() + deadline_s
-    while not done():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def _kinds(items: list) -> dict[str, list[str]]:  # type: ignore[type-arg]
@@ -84,7 +76,7 @@ def test_with_the_database_down_the_facts_in_memory_still_answer(
             ws.follow()  # retried after its backoff (1 s, doubling)
             return not ws.store_down
 
-        wait_for(back, "the look for changes to succeed again")
+        wait_for("the look for changes to succeed again", back)
         again = _kinds(source.search_sync(ask, semantic=False))
         assert again.get("memory") and any("Acme Robotics" in t for t in again.get("fact", []))
     finally:
