@@ -178,7 +178,7 @@ pg_db = database_fixture("ke_index_live")
 
 
 def test_on_postgres_messages_reach_pgvector_and_the_sync_finds_them(tmp_path: Path, pg_db: str) -> None:
-    """The shared backend: a stored batch lands in the pgvector table with the sync's hash (no re-embedding)."""
+    """The shared backend: a stored batch lands in pgvector with the sync's hash (no re-embedding)."""
     cfg = store_config(pg_db)
     engine = _engine(tmp_path, **{**cfg, "embeddings": {"enabled": True}})
     ws = engine.open_workspace(tmp_path / "ws", "live")
