@@ -185,6 +185,25 @@ def test_killed_worker_is_replaced_and_the_batch_retried(pooled: SpacyTier, loca
     assert len(pids) == 2 and victim not in pids
 
 
+def test_a_sigterm_to_the_process_group_leaves_the_workers_to_the_parent(local: SpacyTier) -> None:
+    """A service manager or a terminal stopping the host signals its whole process group. The host stops
+    gracefully and may still parse (a flush on stop); its workers must not die first, or the stop logs
+    "spaCy workers failed to start" and parses in-process. The parent stops them (message, EOF, SIGKILL)."""
+    tier = SpacyTier(SpacyConfig(workers=1))
+    try:
+        assert tier.available
+        (victim,) = tier.pids()
+        replaced = counters.get("extract.spacy.workers.replaced")
+        os.kill(victim, signal.SIGTERM)
+        msgs = _messages(SAMPLE)
+        assert tier.extract(msgs) == local.extract(msgs)  # served by the same worker
+        assert tier.pids() == [victim]
+        assert counters.get("extract.spacy.workers.replaced") == replaced
+    finally:
+        tier.close()
+    assert _wait_gone([victim])  # close still stops it
+
+
 @pytest.mark.slow
 def test_worker_failing_twice_falls_back_in_process(
     local: SpacyTier, caplog: pytest.LogCaptureFixture

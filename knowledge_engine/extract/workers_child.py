@@ -37,7 +37,11 @@ class _Capture(logging.Handler):
 
 def child_main(inbox_fd: int, outbox_fd: int, parent_pid: int) -> None:
     """Entry point of a worker process (see the module docstring)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
+    # The parent decides when workers stop (a message, EOF, SIGKILL): a SIGINT or SIGTERM to the host's
+    # whole process group (a terminal, a service manager) must not end them before the host's own graceful
+    # stop has parsed what it flushes. _watch_parent ends a worker whose parent is gone.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
     inbox = Connection(inbox_fd, writable=False)
     outbox = Connection(outbox_fd, readable=False)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
