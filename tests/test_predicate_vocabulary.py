@@ -11,22 +11,21 @@ The last tests go through a real engine and retriever (local embedder, Chroma) a
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from knowledge_engine.config import DEFAULT_PREDICATE_FAMILIES, FactsConfig, load_config
-from knowledge_engine.engine import KnowledgeEngine
+from knowledge_engine.config import DEFAULT_PREDICATE_FAMILIES, FactsConfig
 from knowledge_engine.extract.lexicon import PREDICATE_ALIASES, VERB_FAMILIES
 from knowledge_engine.extract.llm import PREDICATE_MAP, canonical
 from knowledge_engine.extract.prompts import CANONICAL_PREDICATES, SYSTEM_PROMPT
 from knowledge_engine.model import predicates as vocabulary
-from knowledge_engine.model.records import Evidence, Message
 from knowledge_engine.retrieve import relations
-from knowledge_engine.retrieve.retriever import Retriever, retriever_for
+from knowledge_engine.retrieve.retriever import Retriever
+from tests import relations_support
+from tests.relations_support import Story, story_retriever
 
 RELATIONS = [r for f in vocabulary.FAMILIES for r in f.relations]
 FAMILY_OF_WORDING = {w: f.name for f in vocabulary.FAMILIES for w in f.wordings}
@@ -109,7 +108,7 @@ def test_the_drifts_that_were_fixed() -> None:
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 # (day, text, facts stated by that message)
-STORY: list[tuple[int, str, list[tuple[str, str, str]]]] = [
+STORY: Story = [
     (0, "Hi, I'm Maya. I work at Northwind Logistics.", [("Maya", "works-at", "Northwind Logistics")]),
     (0, "My manager is Dana Reyes.", [("Maya", "has-manager", "Dana Reyes")]),
     (10, "I also have a weekend job as a barista.", [("Maya", "has-job", "barista")]),
@@ -119,41 +118,12 @@ STORY: list[tuple[int, str, list[tuple[str, str, str]]]] = [
 
 @pytest.fixture(scope="module")
 def retriever(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Retriever]:
-    root = tmp_path_factory.mktemp("vocabulary")
-    engine = KnowledgeEngine(
-        load_config(
-            {
-                "workspaceTemplate": "{workspaceDir}/ke",
-                "workspaceRoot": str(root / "agents"),
-                "extraction": {"llm": {"enabled": False}},
-                "retrieval": {"cacheTtlMs": 0},
-            }
-        )
-    )
-    ws = engine.workspace("maya", str(root))
-    messages = []
-    for i, (day, text, facts) in enumerate(STORY):
-        ts = T0 + timedelta(days=day, minutes=i)
-        messages.append(
-            Message(id=f"m{i}", text=text, role="user", speaker="Maya", session=f"s{day}", timestamp=ts)
-        )
-        for s, p, o in facts:
-            ev = Evidence(message_id=f"m{i}", session=f"s{day}", role="user", timestamp=ts)
-            ws.facts.add(s, p, o, evidence=[ev], confidence=0.6, now=ts)
-    ws.messages.append_many(messages)
-    engine.sync(ws)
-    r = retriever_for(engine, ws)
-    assert r.wait_ready(120)
-    yield r
-    engine.stop(10)
+    with story_retriever(tmp_path_factory.mktemp("vocabulary"), STORY, T0) as r:
+        yield r
 
 
 def known_facts(r: Retriever, question: str) -> list[str]:
-    block, _ = asyncio.run(r.context(question, reference_time=T0 + timedelta(days=60)))
-    if "### Known Facts" not in block:
-        return []
-    section = block.split("### Known Facts", 1)[1].split("###", 1)[0]
-    return [line for line in section.splitlines() if line.startswith("- ")]
+    return relations_support.known_facts(r, question, T0 + timedelta(days=60))
 
 
 def test_a_side_job_does_not_make_the_employer_stale(retriever: Retriever) -> None:

@@ -15,7 +15,6 @@ real local embedder and Chroma index feed the vector arm, as in the hook.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -24,14 +23,16 @@ import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
-from knowledge_engine.model.records import Evidence, Message
+from knowledge_engine.model.records import Evidence
 from knowledge_engine.model.retrieval import RetrievalRequest
 from knowledge_engine.retrieve.relations import parse_relation
-from knowledge_engine.retrieve.retriever import Retriever, retriever_for
+from knowledge_engine.retrieve.retriever import Retriever
+from tests import relations_support
+from tests.relations_support import Story, story_retriever
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 # (day, text, facts stated by that message)
-STORY: list[tuple[int, str, list[tuple[str, str, str]]]] = [
+STORY: Story = [
     (0, "Hi, I'm Maya. I work at Northwind Logistics as a product designer.",
      [("Maya", "works-at", "Northwind Logistics"), ("Maya", "works-as", "product designer")]),
     (0, "I live in Prague with my husband Tom. My manager is Dana Reyes.",
@@ -56,35 +57,12 @@ STORY: list[tuple[int, str, list[tuple[str, str, str]]]] = [
 
 @pytest.fixture(scope="module")
 def retriever(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Retriever]:
-    root = tmp_path_factory.mktemp("relations")
-    engine = KnowledgeEngine(load_config({
-        "workspaceTemplate": "{workspaceDir}/ke", "workspaceRoot": str(root / "agents"),
-        "extraction": {"llm": {"enabled": False}},
-        "retrieval": {"cacheTtlMs": 0},
-    }))
-    ws = engine.workspace("maya", str(root))
-    messages = []
-    for i, (day, text, facts) in enumerate(STORY):
-        ts = T0 + timedelta(days=day, minutes=i)
-        messages.append(Message(id=f"m{i}", text=text, role="user", speaker="Maya", session=f"s{day}",
-                                timestamp=ts))
-        for s, p, o in facts:
-            ev = Evidence(message_id=f"m{i}", session=f"s{day}", role="user", timestamp=ts)
-            ws.facts.add(s, p, o, evidence=[ev], confidence=0.6, now=ts)
-    ws.messages.append_many(messages)
-    engine.sync(ws)
-    r = retriever_for(engine, ws)
-    assert r.wait_ready(120)
-    yield r
-    engine.stop(10)
+    with story_retriever(tmp_path_factory.mktemp("relations"), STORY, T0) as r:
+        yield r
 
 
 def known_facts(r: Retriever, question: str) -> list[str]:
-    block, _ = asyncio.run(r.context(question, reference_time=T0 + timedelta(days=90)))
-    if "### Known Facts" not in block:
-        return []
-    section = block.split("### Known Facts", 1)[1].split("###", 1)[0]
-    return [line for line in section.splitlines() if line.startswith("- ")]
+    return relations_support.known_facts(r, question, T0 + timedelta(days=90))
 
 
 def test_the_current_fact_of_the_asked_subject_and_relation_comes_first(retriever: Retriever) -> None:
