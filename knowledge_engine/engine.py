@@ -240,14 +240,15 @@ class KnowledgeEngine:
         def store_messages() -> None:  # runs while the spaCy workers parse the batch
             try:
                 ws.store_messages(messages)  # one write for the batch
-                self._index_live(ws, messages)
-                return
             except Exception as exc:
                 if self._store_down(exc):
                     counters.inc("memory.append_failed")
                     log.error("message log append failed: %s", type(exc).__name__)
                     down.append(exc)
                     return  # the whole batch is tried again (appending and applying are idempotent)
+            else:
+                self._index_live(ws, messages)
+                return
             stored: list[Message] = []
             for msg in messages:  # one message spoiled the batch's write: the others are kept
                 try:
