@@ -441,7 +441,7 @@ def relation_facts(
     for fact, rank, inverse in wanted.values():
         old = fact.invalid_at is not None or fact.id in stale
         tense = rq.tense(asked[rank])
-        if old and (not tense or (not inverse and _same_value(fact, asked[rank], current))):
+        if old and (not tense or (not inverse and _slot(fact, asked[rank]) in current)):
             continue  # not asked in the past, or the old fact restates a current value (no "before")
         first = (0 if old else 1) if tense == "strong" else (1 if old else 0)
         # a named person before "I" ("where did Jenna teach before we moved?"), then the tense, the
@@ -472,10 +472,6 @@ def _current_values(
     what is true now ("moved-to Berlin" ended by "lives-in Berlin"), so it is no answer to "before"."""
     return {_slot(f, asked[rank]) for f, rank, inverse in wanted
             if not inverse and f.invalid_at is None and f.id not in stale}
-
-
-def _same_value(fact: Fact, family: str, current: set[tuple[str, str, str]]) -> bool:
-    return _slot(fact, family) in current
 
 
 def _stale(wanted: Iterable[tuple[Fact, int, bool]], order: dict[str, int]) -> set[str]:
