@@ -286,6 +286,19 @@ class EmbeddingsConfig(_Section):
     live_index_max_pending: int = Field(
         5000, ge=1, description="Messages waiting for live indexing beyond which a batch is left to the next sync."
     )
+    context_turns: int = Field(
+        0,
+        ge=0,
+        le=3,
+        description="Embed a stored message with this many turns before it in its session (speaker and first "
+        "200 characters each), so its vector carries what it answers; 0 = the turn alone. The query side is "
+        "unchanged; a change re-embeds the messages on the next sync.",
+    )
+    context_speaker: bool = Field(
+        False,
+        description="Embed a stored message as 'speaker: text' (its own speaker named); a change re-embeds "
+        "the messages on the next sync.",
+    )
 
 
 class ChromaConfig(_Section):

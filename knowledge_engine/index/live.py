@@ -118,7 +118,7 @@ class LiveIndexer:
         try:
             index = self._index_for(ws)
             with index.lock:  # a sync's diff, or forget's delete, never interleaves with these writes
-                written = index_messages(index, ws.messages.get_many(ids))
+                written = index_messages(index, ws.messages.get_many(ids), ws.messages)
         except Exception as exc:  # the scheduled sync indexes them later
             counters.inc("index.live_failed", len(ids))
             log.warning(

@@ -21,11 +21,13 @@ import orjson
 
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.index.chroma import Metadata
+from knowledge_engine.index.embed_text import ContextSpec, SessionWindow, batch_texts, in_log_order
 from knowledge_engine.index.vector_index import VectorIndex, open_vector_index
 from knowledge_engine.model.records import Fact, Message
 from knowledge_engine.observe import counters, emit
 
 if TYPE_CHECKING:
+    from knowledge_engine.store.message_common import MessageLogContract
     from knowledge_engine.store.workspace import Workspace
 
 STATE_FILE = "chroma-sync.json"
@@ -111,8 +113,14 @@ def _doc(rid: str, text: str, meta: Metadata, model_id: str) -> _Doc:
     return _Doc(rid, text, meta, text_hash, f"{text_hash}:{meta_hash}")
 
 
-def _docs(kind: str, records: Iterable[Fact] | Iterable[Message], model_id: str) -> tuple[list[_Doc], int]:
-    """Index documents of the records, and how many were skipped (empty text, wrong type)."""
+def _docs(
+    kind: str,
+    records: Iterable[Fact] | Iterable[Message],
+    model_id: str,
+    text_of: Callable[[Message], str] | None = None,
+) -> tuple[list[_Doc], int]:
+    """Index documents of the records, and how many were skipped (empty text, wrong type).
+    `text_of`: what a message is embedded as (embed_text.py), by default its text."""
     out: dict[str, _Doc] = {}
     skipped = 0
     for rec in records:
@@ -128,8 +136,17 @@ def _docs(kind: str, records: Iterable[Fact] | Iterable[Message], model_id: str)
             counters.inc(f"sync.{kind}.empty_text")
             skipped += 1
             continue
+        if text_of is not None and isinstance(rec, Message):
+            text = text_of(rec)
         out[rec.id] = _doc(rec.id, text, meta, model_id)  # a repeated id keeps its latest version
     return list(out.values()), skipped
+
+
+def _message_docs(index: VectorIndex, messages: Iterable[Message]) -> tuple[list[_Doc], int]:
+    """Documents of the whole log, passed in time order, each message composed with its earlier turns."""
+    spec = ContextSpec.of(index.config.embeddings)
+    text_of = None if spec.plain else SessionWindow(spec)
+    return _docs("messages", in_log_order(messages, spec), index.embedder.model_id, text_of)
 
 
 def _plan(docs_skipped: tuple[list[_Doc], int], stored: dict[str, str]) -> _Plan:
@@ -188,10 +205,14 @@ def _embed_upsert(
             step(len(chunk))
 
 
-def index_messages(index: VectorIndex, messages: Iterable[Message]) -> int:
-    """Embed and upsert these messages as a sync would (the same metadata and content hash), so the next
-    sync finds them unchanged. The caller holds `index.lock`. Returns how many were written."""
-    docs, _ = _docs("messages", messages, index.embedder.model_id)
+def index_messages(index: VectorIndex, messages: Iterable[Message], log: MessageLogContract) -> int:
+    """Embed and upsert these messages as a sync would (the same metadata, embedded text and content
+    hash), so the next sync finds them unchanged; `log` gives their earlier turns (embeddings.
+    contextTurns). The caller holds `index.lock`. Returns how many were written."""
+    batch = [m for m in messages if isinstance(m, Message)]
+    spec = ContextSpec.of(index.config.embeddings)
+    texts = {} if spec.plain else batch_texts(batch, spec, log)
+    docs, _ = _docs("messages", batch, index.embedder.model_id, (lambda m: texts[m.id]) if texts else None)
     _embed_upsert(index, "messages", docs, min(index.max_batch(), DEFAULT_CHUNK))
     return len(docs)
 
@@ -214,7 +235,7 @@ def sync(
     with index.lock:
         plans = {
             "facts": _plan(_docs("facts", facts, model_id), _stored(index, "facts")),
-            "messages": _plan(_docs("messages", messages, model_id), _stored(index, "messages")),
+            "messages": _plan(_message_docs(index, messages), _stored(index, "messages")),
         }
         total = sum(len(p.embed) + len(p.meta_only) + len(p.delete) for p in plans.values())
         tracker = _Tracker(total, progress)
@@ -251,8 +272,9 @@ def status(index: VectorIndex, facts: Iterable[Fact], messages: Iterable[Message
     """{synced, pending, facts: {...}, messages: {...}, last_sync} for `stats --json`; embeds nothing."""
     model_id = index.embedder.model_id
     out: dict[str, Any] = {"synced": 0, "pending": 0}
-    for kind, records in (("facts", facts), ("messages", messages)):
-        plan = _plan(_docs(kind, records, model_id), _stored(index, kind))
+    docs = {"facts": _docs("facts", facts, model_id), "messages": _message_docs(index, messages)}
+    for kind, kind_docs in docs.items():
+        plan = _plan(kind_docs, _stored(index, kind))
         pending = len(plan.embed) + len(plan.meta_only) + len(plan.delete)
         # waiting: in the store, not (or not as it is now) in Chroma; stale: in Chroma only
         waiting = len(plan.embed) + len(plan.meta_only)
