@@ -535,3 +535,42 @@ def test_said_yes_to_a_person_and_a_company_nursery_are_not_jobs_or_children(
 ) -> None:
     assert triples("I said yes to Tom.") == set()
     assert not {t for t in triples("Google's nursery is great.") if t[1] == "has-child"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I no longer work at Northwind Labs.", ("Maya", "worked-at", "Northwind Labs")),
+        ("We don't live in Lisbon anymore.", ("Maya", "lived-in", "Lisbon")),
+        ("I used to work at Northwind.", ("Maya", "worked-at", "Northwind")),
+        ("I quit my job at Oracle.", ("Maya", "worked-at", "Oracle")),
+        ("I left Northwind last month.", ("Maya", "left", "Northwind")),
+        ("My last day at Northwind was October 9.", ("Maya", "worked-at", "Northwind")),
+        ("Friday was Tom's last day at Barclays.", ("Tom", "worked-at", "Barclays")),
+        ("I was laid off from Northwind in May.", ("Maya", "worked-at", "Northwind")),
+        ("Tom got fired from Tesco last week.", ("Tom", "worked-at", "Tesco")),
+        ("We moved out of Lisbon in June.", ("Maya", "moved-out-of", "Lisbon")),
+        ("We moved away from Leeds.", ("Maya", "moved-out-of", "Leeds")),
+        ("We sold the Golf.", ("Maya", "sold", "Golf")),
+    ],
+)
+def test_an_ending_is_marked_so_the_store_ends_the_current_fact(
+    nlp: Language, text: str, expected: tuple[str, str, str]
+) -> None:
+    msg = Message(id="m1", text=text, role="user", speaker="Maya")
+    found = {(f.subject, f.predicate, f.object): f.ends for f in extract_triples(nlp(text), msg)}
+    assert found.get(expected) is True, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I worked at Northwind yesterday on the report.",  # it held then; nothing says it ended
+        "My last day at Northwind is Friday.",  # a plan: the job has not ended yet
+        "I might leave Northwind.",
+        "We moved to Berlin.",
+    ],
+)
+def test_a_past_or_a_plan_is_no_ending(nlp: Language, text: str) -> None:
+    msg = Message(id="m1", text=text, role="user", speaker="Maya")
+    assert not [f for f in extract_triples(nlp(text), msg) if f.ends]

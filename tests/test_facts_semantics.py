@@ -327,3 +327,48 @@ def test_a_childs_new_school_and_a_new_car_end_the_old_ones(workspace: Path) -> 
         ("is-engaged-to", "Ola"),
         ("drives", "Kia Niro"),
     }
+
+
+# ---------------------------------------------------------------------- explicit endings
+
+
+def test_an_explicit_ending_ends_the_current_fact_it_names(workspace: Path) -> None:
+    store = make_store(workspace)
+    job, _ = store.add("Maya", "works-at", "Northwind Labs", evidence=[ev("m1", day(1))])
+    home, _ = store.add("Maya", "lives-in", "Lisbon", evidence=[ev("m2", day(1))])
+    # "I no longer work at Northwind": the short name ends the long one, at the date the sentence gave
+    ending, _ = store.add(
+        "Maya", "worked-at", "Northwind", valid_at=day(3, 9), evidence=[ev("m3", day(3, 20))], ends=True
+    )
+    assert job.invalid_at == day(3, 9) and job.superseded_by == ending.id
+    assert home.invalid_at is None  # a job's ending says nothing of the home
+    assert current(store, "Maya") == {("lives-in", "Lisbon"), ("worked-at", "Northwind")}
+
+
+def test_a_past_fact_said_without_an_ending_leaves_the_current_one(workspace: Path) -> None:
+    store = make_store(workspace)
+    job, _ = store.add("Maya", "works-at", "Northwind", evidence=[ev("m1", day(1))])
+    # "I worked at Northwind yesterday on the report": it held then, and still does
+    store.add("Maya", "worked-at", "Northwind", evidence=[ev("m2", day(3))])
+    # an ending that names another employer ends nothing current
+    store.add("Maya", "left", "Acme", evidence=[ev("m3", day(4))], ends=True)
+    assert job.is_valid
+    assert ("works-at", "Northwind") in current(store, "Maya")
+
+
+def test_leaving_a_city_ends_the_home_and_selling_the_car_ends_it(workspace: Path) -> None:
+    store = make_store(workspace)
+    home, _ = store.add("Tom", "lives-in", "Leeds", evidence=[ev("m1", day(1))])
+    car, _ = store.add("Tom", "drives", "2019 Golf", evidence=[ev("m2", day(1))])
+    store.add("Tom", "moved-out-of", "Leeds", evidence=[ev("m3", day(5))], ends=True)
+    store.add("Tom", "sold", "Golf", evidence=[ev("m4", day(6))], ends=True)
+    assert home.invalid_at == day(5) and car.invalid_at == day(6)
+    assert [f.object for f in store.history(home.id)] == ["Leeds"]  # kept in history, not forgotten
+
+
+def test_an_ending_older_than_the_current_fact_leaves_it(workspace: Path) -> None:
+    store = make_store(workspace)
+    # back at Northwind since May; an old message replayed late says "I left Northwind" in March
+    job, _ = store.add("Maya", "works-at", "Northwind", evidence=[ev("m2", day(5))])
+    store.add("Maya", "left", "Northwind", evidence=[ev("m1", day(3))], ends=True)
+    assert job.is_valid

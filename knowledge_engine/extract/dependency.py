@@ -31,6 +31,7 @@ from knowledge_engine.extract.lexicon import (
     DIET_ADJECTIVES,
     DISEASE_HEADS,
     ENDED_STATE,
+    ENDING_PREDICATES,
     EVALUATIVE,
     FAMILY_NOUNS,
     FAMILY_VERBS,
@@ -114,6 +115,8 @@ class _Ctx:
     dropped: set[int] = field(default_factory=set)  # verbs whose "I" the chat left out
     names: dict[int, str] = field(default_factory=dict)  # lower-case names: "my boyfriend jonas"
     moved: str | None = None  # who moved, without saying where yet: "we moved!! hamburg altona"
+    ended: set[int] = field(default_factory=set)  # verbs of an ended state: "I no longer work at X"
+    ending: bool = False  # the clause being read says its relation ended (its facts carry `ends`)
 
     @property
     def me(self) -> str:
@@ -174,11 +177,14 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
                 _pay_starts_at(verb, ctx)
         if ctx.message.role == "user":
             _monthly_rent(sent, ctx)
+            _last_day(sent, ctx)
         before = len(ctx.out)
         for root in (t for t in sent if t.dep_ == "ROOT"):
             for clause_root in _clause_roots(root):
                 for head, subjects, past in _clauses(clause_root, ctx):
+                    ctx.ending = head.i in ctx.ended or _used_to(head)
                     _clause_facts(head, subjects, past, ctx)
+                ctx.ending = False
         if ctx.message.role == "user" and not any(f.predicate == "has-role" for f in ctx.out[before:]):
             _i_am_title(sent, ctx)
     return dedupe_facts(ctx.out)
@@ -306,7 +312,8 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
     if dropped:
         ctx.dropped.add(root.i)
     if subjects and _ended_state(root):
-        return [(root, subjects, True)]  # "I no longer work at X": worked there
+        ctx.ended.add(root.i)
+        return [(root, subjects, True)]  # "I no longer work at X": worked there, and no more
     if root.pos_ not in {"VERB", "AUX"} or _is_irrealis(root):
         return result
     for advcl in (c for c in root.children if dropped and c.dep_ == "advcl" and c.i < root.i):
@@ -699,7 +706,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             _emit(ctx, subjects[1], pred, subjects[0], 0.6, obj_tok=None, obj_type="person")
             return
         for subject in subjects:
-            if not _hired(verb, subject, ctx):
+            if not _hired(verb, subject, ctx) and not _laid_off(verb, subject, ctx):
                 _passive_state(verb, subject, past, ctx)
         return
     if verb.lemma_ in MOVE_VERBS and _moved(verb, subjects, ctx):
@@ -784,6 +791,8 @@ def _moved(verb: Token, subjects: list[str], ctx: _Ctx) -> bool:
                 if name:
                     _emit(ctx, ctx.me, "moved-to", name, 0.6, obj_tok=pobj)
                     return True
+    if _moved_out(verb, preps, ctx):
+        return True
     if any(c.dep_ == "dobj" for c in verb.children) or any(p.lower_ not in {"in"} for p in preps):
         return False
     found = False
@@ -797,6 +806,40 @@ def _moved(verb: Token, subjects: list[str], ctx: _Ctx) -> bool:
     if not preps and not any(c.dep_ == "prt" for c in verb.children):
         ctx.moved = ctx.me
     return found
+
+
+def _moved_out(verb: Token, preps: list[Token], ctx: _Ctx) -> bool:
+    """'we moved out of Lisbon', 'moved away from Leeds': the home there ended (moved-out-of)."""
+    inner = [
+        q for p in preps if p.lower_ == "out" for q in p.children if q.dep_ == "prep" and q.lower_ == "of"
+    ]
+    away = [c for c in verb.children if c.dep_ == "advmod" and c.lower_ == "away"]
+    inner += [q for a in away for q in a.children if q.dep_ == "prep" and q.lower_ == "from"]
+    names = [(name, p) for prep in inner for p in _pobjs(prep) if (name := _name_of(p, ctx))]
+    for name, pobj in names:
+        _emit(ctx, ctx.me, "moved-out-of", name, 0.6, obj_tok=pobj)
+    return bool(names)
+
+
+def _used_to(verb: Token) -> bool:
+    """'I used to work at X': the state held and holds no more."""
+    return verb.dep_ == "xcomp" and verb.head.lemma_ == "use" and verb.head.tag_ == "VBD"
+
+
+def _last_day(sent: Span, ctx: _Ctx) -> None:
+    """'My last day at Northwind was October 9', 'Friday was Tom's last day at the bank': the job
+    ended (worked-at, an ending; the sentence's date becomes its `valid_at`). Only in the past:
+    'my last day is Friday' is a plan."""
+    for day in (t for t in sent if t.lemma_ == "day" and any(c.lower_ == "last" for c in t.children)):
+        be = day.head
+        if day.dep_ not in {"nsubj", "attr"} or be.lemma_ != "be" or be.tag_ != "VBD":
+            continue
+        owner_tok = next((c for c in day.children if c.dep_ == "poss"), None)
+        owner = _owner(owner_tok, ctx, day) if owner_tok is not None else None
+        for pobj in (p for prep in _preps(day, be, {"at", "with"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx, with_of=True)
+            if owner and name:
+                _emit(ctx, owner, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
 
 
 def _fragments(sent: Span, ctx: _Ctx) -> None:
@@ -1884,7 +1927,9 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
             for pobj in (p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)):
                 name = _name_of(pobj, ctx)
                 if name:
-                    _emit(ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization")
+                    _emit(
+                        ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True
+                    )
                     found = True
     if lemma in {"rent", "lease"} and not past:  # "renting a little house for $2,900 a month"
         for dobj in (d for d in dobjs if d.lemma_.lower() in HOME_NOUNS):
@@ -2053,6 +2098,27 @@ def _hired(verb: Token, subject: str, ctx: _Ctx) -> bool:
     return _role_as(verb, verb, subject, ctx) or found
 
 
+def _laid_off(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I was laid off from Northwind', 'Tom got fired from the bank': the job ended (worked-at, an
+    ending)."""
+    laid_off = verb.lemma_ == "lay" and any(c.dep_ == "prt" and c.lower_ == "off" for c in verb.children)
+    if not (laid_off or verb.lemma_ in {"fire", "sack"}) or _is_irrealis(verb) or not _is_past(verb):
+        return False
+    names = [
+        name
+        for pobj in (p for prep in _preps(verb, verb, {"from", "at", "by"}) for p in _pobjs(prep))
+        if (name := _name_of(pobj, ctx, with_of=True)) and _org_or_unknown(pobj, ctx)
+    ]
+    for name in names:
+        _emit(ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
+    return bool(names)
+
+
+def _org_or_unknown(tok: Token, ctx: _Ctx) -> bool:
+    ent = ctx.ents.get(tok.i)
+    return ent is None or ent.label_ not in {"PERSON", "DATE", "TIME", "GPE"}
+
+
 def _job_pays(verb: Token, subj: Token, ctx: _Ctx) -> None:
     owner_tok = next((c for c in subj.children if c.dep_ == "poss"), None)
     det = next((c.lower_ for c in subj.children if c.dep_ == "det"), None)
@@ -2112,9 +2178,11 @@ def _emit(
     obj_tok: Token | None,
     obj_type: EntityType | None = None,
     subj_type: EntityType | None = None,
+    ends: bool = False,
 ) -> None:
     subject, obj = subject.strip(), obj.strip()
     predicate = PREDICATE_ALIASES.get(predicate, predicate)
+    ends = ends or ctx.ending or predicate in ENDING_PREDICATES
     if subject.lower() == obj.lower() or not predicate or not _clean(subject) or not _clean(obj):
         return
     if predicate in PERSON_SUBJECT_PREDICATES and (predicate != "is-aged" or subj_type):
@@ -2133,6 +2201,7 @@ def _emit(
             subject_type_implied=subject_type == "person" and predicate in PERSON_SUBJECT_PREDICATES,
             object_type_implied=object_type is not None
             and object_type == PREDICATE_OBJECT_TYPES.get(predicate),
+            ends=ends,
         )
     )
 

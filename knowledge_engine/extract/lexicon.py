@@ -282,6 +282,19 @@ FAMILY_VERBS = {lemma for lemma, _ in VERB_FAMILIES}
 WORK_VERBS = {"work", "teach", "intern", "lecture"}
 # Adverbs that turn a negated present state into an ended one: "I no longer work at X", "not ... anymore".
 ENDED_STATE = {"longer", "anymore", "more"}
+# Past wordings whose verb itself says a relation ended ("I left Northwind", "we sold the Golf"): the store
+# ends the subject's current fact with that object (model/predicates.py says which relations each ends).
+ENDING_PREDICATES = frozenset(
+    {
+        "left",
+        "quit",
+        "resigned-from",
+        "retired-from",
+        "sold",
+        "moved-out-of",
+        "was-laid-off-from",
+    }
+)
 FRAGMENT_IRREALIS = {"if", "would", "'d", "could", "might", "maybe", "hopefully", "wish", "unless", "whether"}
 FRAGMENT_LEADS = {"update", "news", "so", "ok", "okay", "btw", "also", "and", "oh", "well", "yay", "finally"}
 FRAGMENT_OWNERS = {"my", "new", "current", "the", "our", "annual", "base", "monthly", "starting"}

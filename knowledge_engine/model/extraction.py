@@ -41,6 +41,9 @@ class FactCandidate(BaseModel):
     # person): the store counts it as strong evidence for the entity, not one more NER guess.
     subject_type_implied: bool = False
     object_type_implied: bool = False
+    # The message says the relation ended ("I no longer work at X", "I left X", "we sold the Golf"), not
+    # only that it held once ("I worked at X on Friday"): the store ends the current fact it names.
+    ends: bool = False
 
 
 class Extraction(BaseModel):

@@ -35,6 +35,8 @@ class Relation:
     before anything is stored, and recognised in questions' facts.
     `inverse`: wordings from the other end; the LLM tier swaps subject and object
     ("Leo is-son-of Maya" -> "Maya has-child Leo").
+    `ended_by`: past wordings that, said as an ending ("I no longer work at X", "I left X"), end the
+    subject's current fact of this relation with the same object (`FactStore.add(ends=True)`).
     """
 
     predicate: str
@@ -43,6 +45,7 @@ class Relation:
     kept: tuple[str, ...] = ()
     written: tuple[str, ...] = ()
     inverse: tuple[str, ...] = ()
+    ended_by: tuple[str, ...] = ()
 
     def renamed(self) -> tuple[str, ...]:
         """The wordings the LLM tier renames to `predicate` (subject and object in place)."""
@@ -79,8 +82,9 @@ def _r(
     kept: tuple[str, ...] = (),
     written: tuple[str, ...] = (),
     inverse: tuple[str, ...] = (),
+    ended_by: tuple[str, ...] = (),
 ) -> Relation:
-    return Relation(predicate, meaning, (predicate, *members), kept, written, inverse)
+    return Relation(predicate, meaning, (predicate, *members), kept, written, inverse, ended_by)
 
 
 # Kebab-case, tense kept: `worked-at` is history already and belongs to no family. The order of the
@@ -90,7 +94,8 @@ FAMILIES: tuple[Family, ...] = (
         # `lives-at` (an address) and `rents-in` say a little more than `lives-in`: the LLM keeps them.
         _r("lives-in", "home town, city or district",
            "lives-at", "resides-in", "is-based-in", "based-in", "settled-in", "rents-in",
-           kept=("lives-at", "rents-in"), written=("is-living-in",)),
+           kept=("lives-at", "rents-in"), written=("is-living-in",),
+           ended_by=("lived-in", "left", "moved-out-of")),
         _r("moved-to", "a move", "moves-to", "relocated-to", "relocates-to", written=("is-moving-to",)),
     )),
     Family("employer", (
@@ -98,7 +103,9 @@ FAMILIES: tuple[Family, ...] = (
            "works-for", "employed-by", "is-employed-by", "employed-at", "got-job-at", "gets-job-at",
            "hired-at", "hired-by", "starts-at", "started-at", "has-employer",
            written=("is-employed-at", "has-job-at", "is-hired-by", "was-hired-by", "starts-working-at",
-                    "started-working-at", "is-working-at", "is-working-for")),
+                    "started-working-at", "is-working-at", "is-working-for"),
+           ended_by=("worked-at", "worked-for", "left", "quit", "resigned-from", "retired-from",
+                     "was-laid-off-from", "taught-at")),
     )),
     Family("role", (
         Relation("has-role", "job title or position",
@@ -111,7 +118,8 @@ FAMILIES: tuple[Family, ...] = (
            "has-line-manager", "has-boss", "has-supervisor", "has-team-lead", "has-lead", "reports-to",
            "is-managed-by",
            kept=("has-team-lead", "has-lead"), written=("managed-by",),
-           inverse=("manages", "is-manager-of", "is-boss-of", "supervises")),
+           inverse=("manages", "is-manager-of", "is-boss-of", "supervises"),
+           ended_by=("had-manager", "reported-to")),
     )),
     Family("spouse", (
         _r("is-married-to", "husband or wife", "has-husband", "has-wife", "has-spouse",
@@ -128,11 +136,12 @@ FAMILIES: tuple[Family, ...] = (
            written=("is-paid", "has-pay", "has-income", "earns-salary", "has-annual-salary")),
     )),
     Family("rent", (_r("has-rent", "", "pays-rent", kept=("pays-rent",)),)),
-    Family("car", (_r("drives", "", "has-car", kept=("has-car",)),)),
+    Family("car", (_r("drives", "", "has-car", kept=("has-car",), ended_by=("drove", "sold", "had-car")),)),
     Family("school", (
         _r("attends", "a school, nursery or university",
            "studies-at", "is-enrolled-at", "is-enrolled-in", "attends-school",
-           written=("goes-to-school", "is-student-at")),
+           written=("goes-to-school", "is-student-at"),
+           ended_by=("attended", "studied-at", "left", "graduated-from")),
     )),
     Family("children", (
         _r("has-child", "son, daughter, kid",
@@ -149,6 +158,14 @@ PROMPT_ORDER: tuple[str, ...] = (
 
 _BY_NAME = {f.name: f for f in FAMILIES}
 _RELATIONS = {r.predicate: r for f in FAMILIES for r in f.relations}
+_ENDED = {
+    wording: frozenset(
+        f.name for f in FAMILIES if f.single and any(wording in r.ended_by for r in f.relations)
+    )
+    for f in FAMILIES
+    for r in f.relations
+    for wording in r.ended_by
+}
 
 
 def family(name: str) -> Family:
@@ -179,6 +196,12 @@ def rename(predicate: str) -> str:
     if swap:
         raise ValueError(f"{predicate!r} is an inverse wording: subject and object swap")
     return target
+
+
+def ended_families(predicate: str) -> frozenset[str]:
+    """The single-valued families an ending said with this past wording can end ("left": a job or a
+    home, whichever holds the same object)."""
+    return _ENDED.get(predicate, frozenset())
 
 
 def pattern(*names: str) -> str:

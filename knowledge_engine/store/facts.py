@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_engine.config import DecayConfig, FactsConfig, StorageConfig
+from knowledge_engine.model.predicates import ended_families
 from knowledge_engine.model.records import (
     TIER_STRENGTH,
     Evidence,
@@ -256,8 +257,13 @@ class FactStore:
         subject_id: str | None = None,
         object_id: str | None = None,
         now: datetime | None = None,
+        ends: bool = False,
     ) -> tuple[Fact, AddStatus]:
-        """Store a fact, or reinforce it if the same triple exists; supersede contradicted ones."""
+        """Store a fact, or reinforce it if the same triple exists; supersede contradicted ones.
+
+        `ends`: the message said the relation ended ("I no longer work at X", "I left X"): the
+        subject's current fact with the same object in a family this past wording can end ends too
+        (at `valid_at`, the date the sentence gives, else the message's time)."""
         now = now or utcnow()
         valid_at = ensure_utc(valid_at) if valid_at is not None else None
         with self.table.mutex:
@@ -289,9 +295,11 @@ class FactStore:
                 )
                 self.table.put(fact)
                 status, news = "new", True
+            when = ensure_utc(valid_at or (ev[-1].timestamp if ev and ev[-1].timestamp else now))
             if news and predicate in self.family:
-                when = valid_at or (ev[-1].timestamp if ev and ev[-1].timestamp else now)
-                self._supersede_others(fact, ensure_utc(when), now)
+                self._supersede_others(fact, when, now)
+            if ends:
+                self._end_same(fact, when, now)
             return fact, status
 
     def _reinforce(
@@ -379,6 +387,24 @@ class FactStore:
             other.superseded_by = new.id
             other.updated_at = now
             self.table.put(other)
+
+    def _end_same(self, ending: Fact, when: datetime, now: datetime) -> None:
+        """End the current facts an explicit ending names: same subject, a family `ending`'s wording
+        can end, the same object ("Northwind" ends "works-at Northwind Labs": one name holds the
+        other's words). A fact that began after the ending is later news and stays."""
+        self._fresh_index()
+        subject = ending.subject_id or canonical(ending.subject)
+        for family in ended_families(ending.predicate):
+            for fid in list(self._slots.get((subject, family), ())):
+                other = self.table.records.get(fid)
+                if other is None or other.invalid_at is not None or other.id == ending.id:
+                    continue
+                if not _same_thing(ending, other) or began(other) > when:
+                    continue
+                other.invalid_at = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
+                other.superseded_by = ending.id
+                other.updated_at = now
+                self.table.put(other)
 
     # ------------------------------------------------------------------ corrections
     def correct(
@@ -553,6 +579,14 @@ class FactStore:
 
     def flush(self) -> bool:
         return self.table.flush()
+
+
+def _same_thing(a: Fact, b: Fact) -> bool:
+    """Whether two facts' objects name one thing: the same entity, or one name's words hold the other's."""
+    if a.object_id is not None and a.object_id == b.object_id:
+        return True
+    x, y = set(canonical(a.object).split()), set(canonical(b.object).split())
+    return bool(x and y) and (x <= y or y <= x)
 
 
 def last_said(fact: Fact) -> datetime:

@@ -228,6 +228,7 @@ class Workspace:
             subject_id=subj_ent.id if subj_ent else None,
             object_id=obj_ent.id if obj_ent else None,
             now=ev.timestamp or utcnow(),
+            ends=cand.ends,
         )
         return fact
 
