@@ -399,7 +399,7 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("my neighbour has a collie called Rex", set()),
         ("the doctor says I'm a coeliac, no more bread", {("Maya", "is-a", "coeliac")}),
         ("I think the doctor says that to everyone", set()),
-        ("bought the Octavia in the end, picking it up friday", {("Maya", "bought", "Octavia")}),
+        ("bought the Octavia in the end, picking it up friday", {("Maya", "has-car", "Octavia")}),
         # chat's relation words, pay and rent changes, a move into a home somewhere
         ("Hubby's name is Gethin.", {("Maya", "is-married-to", "Gethin")}),
         ("Mum had a fall last week, she's 84.", set()),
@@ -574,3 +574,31 @@ def test_an_ending_is_marked_so_the_store_ends_the_current_fact(
 def test_a_past_or_a_plan_is_no_ending(nlp: Language, text: str) -> None:
     msg = Message(id="m1", text=text, role="user", speaker="Maya")
     assert not [f for f in extract_triples(nlp(text), msg) if f.ends]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("We bought a secondhand Skoda Octavia estate.", ("Maya", "has-car", "Skoda Octavia estate")),
+        ("We have a 2016 Honda Pilot.", ("Maya", "has-car", "2016 Honda Pilot")),
+        ("I picked up the Skoda Fabia on Saturday.", ("Maya", "has-car", "Skoda Fabia")),
+        ("We sold the Corsa and bought a Toyota Yaris.", ("Maya", "has-car", "Toyota Yaris")),
+        ("I took the Google job.", ("Maya", "works-at", "Google")),
+    ],
+)
+def test_a_car_bought_or_had_and_a_named_job_taken(
+    triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in triples(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I bought a Polo for my daughter.",  # hers, not mine
+        "I got the Pilot job.",  # a job title, not an employer
+        "I play golf every Sunday.",
+    ],
+)
+def test_no_car_or_employer_where_none_was_said(triples: Callable[..., Triples], text: str) -> None:
+    assert not {t for t in triples(text) if t[1] in {"has-car", "drives", "works-at"}}

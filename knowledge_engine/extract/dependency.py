@@ -20,6 +20,10 @@ from knowledge_engine.extract.lexicon import (
     ANIMAL_NOUNS,
     APPROXIMATORS,
     ASPECTUAL,
+    CAR_GET_VERBS,
+    CAR_MAKES,
+    CAR_MODELS,
+    CAR_NOUNS,
     CHILDCARE_NOUNS,
     CLEAN_VALUE,
     CLINICIANS,
@@ -718,7 +722,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         if _engaged(verb, subject, ctx) or _condition(verb, subject, past, ctx):
             continue
         _named_possessions(verb, subject, ctx)
-        if _work_facts(verb, subject, past, ctx):
+        if _car_owned(verb, subject, ctx) or _work_facts(verb, subject, past, ctx):
             continue
         if subject == ctx.me and _found_home(verb, subject, ctx):
             continue
@@ -1958,7 +1962,7 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                         pred = _workplace_pred(obj, False)
                         _emit(ctx, subject, pred, obj, 0.6, obj_tok=None, obj_type="organization")
                         found = True
-            found = _role_as(dobj, verb, subject, ctx) or found
+            found = _named_job(dobj, subject, ctx) or _role_as(dobj, verb, subject, ctx) or found
     if lemma in {"do", "pursue", "study"} and not past:  # "doing my MTech at IIT", "doing internship at X"
         for dobj in dobjs:
             kind = dobj.lower_
@@ -2098,6 +2102,45 @@ def _hired(verb: Token, subject: str, ctx: _Ctx) -> bool:
     return _role_as(verb, verb, subject, ctx) or found
 
 
+def _car_owned(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'We bought a secondhand Skoda Octavia estate', 'we have a 2016 Honda Pilot', 'picked up the
+    Fabia' -> has-car (one car at a time: a new one ends the old; 'sold the Corsa' ends it too).
+    Not one bought for someone else ('a Polo for my daughter')."""
+    if verb.lemma_ not in CAR_GET_VERBS or (
+        verb.lemma_ == "pick" and not any(c.dep_ == "prt" and c.lower_ == "up" for c in verb.children)
+    ):
+        return False
+    found = False
+    for dobj in (c for c in verb.children if c.dep_ == "dobj" and _is_car(c)):
+        if any(p.dep_ == "pobj" for prep in _preps(dobj, verb, {"for"}) for p in prep.children):
+            continue
+        obj = _object_phrase(dobj, ctx, prefer_name=False)
+        if obj:
+            _emit(ctx, subject, "drives" if verb.lemma_ == "drive" else "has-car", obj, 0.6, obj_tok=dobj)
+            found = True
+    return found
+
+
+def _is_car(tok: Token) -> bool:
+    """A car named by its make or model ('Skoda Octavia estate', 'RAV4', 'a 2019 Golf')."""
+    words = [tok, *(c for c in tok.children if c.dep_ == "compound")]
+    named = any(w.text in CAR_MAKES or w.text in CAR_MODELS for w in words)
+    return named and (tok.pos_ == "PROPN" or tok.text in CAR_MODELS or tok.lower_ in CAR_NOUNS)
+
+
+def _named_job(job: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I accepted the Helix offer', 'took Google's job': the employer named before the job noun."""
+    names = [
+        name
+        for c in job.children
+        if c.dep_ in {"compound", "poss"} and c.pos_ == "PROPN" and c.i < job.i and _is_org(c, ctx)
+        if (name := _name_of(c, ctx))
+    ]
+    for name in names[:1]:
+        _emit(ctx, subject, "works-at", name, 0.6, obj_tok=None, obj_type="organization")
+    return bool(names)
+
+
 def _laid_off(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'I was laid off from Northwind', 'Tom got fired from the bank': the job ended (worked-at, an
     ending)."""
@@ -2112,6 +2155,12 @@ def _laid_off(verb: Token, subject: str, ctx: _Ctx) -> bool:
     for name in names:
         _emit(ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
     return bool(names)
+
+
+def _is_org(tok: Token, ctx: _Ctx) -> bool:
+    """An organisation's name: tagged so, or untagged and no job title ('the Pilot job')."""
+    ent = ctx.ents.get(tok.i)
+    return ent.label_ == "ORG" if ent is not None else tok.lower_ not in JOB_TITLE_NOUNS
 
 
 def _org_or_unknown(tok: Token, ctx: _Ctx) -> bool:

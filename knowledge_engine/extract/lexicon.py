@@ -282,6 +282,29 @@ FAMILY_VERBS = {lemma for lemma, _ in VERB_FAMILIES}
 WORK_VERBS = {"work", "teach", "intern", "lecture"}
 # Adverbs that turn a negated present state into an ended one: "I no longer work at X", "not ... anymore".
 ENDED_STATE = {"longer", "anymore", "more"}
+# Car makes and well-known model names (general knowledge, not any story's): "bought a Skoda Octavia",
+# "we have a 2016 Honda Pilot", "picked up the RAV4" -> has-car. Matched on the object's own words, cased.
+CAR_MAKES = frozenset({
+    "Acura", "Alfa", "Audi", "BMW", "Buick", "BYD", "Cadillac", "Chevrolet", "Chevy", "Chrysler", "Citroen",
+    "Citroën", "Cupra", "Dacia", "Daewoo", "Daihatsu", "Dodge", "Ferrari", "Fiat", "Ford", "GMC", "Holden",
+    "Honda", "Hyundai", "Infiniti", "Isuzu", "Jaguar", "Jeep", "Kia", "Lada", "Lancia", "Lexus", "Lincoln",
+    "Mahindra", "Maruti", "Mazda", "Mercedes", "Mini", "MG", "Mitsubishi", "Nissan", "Opel", "Peugeot",
+    "Polestar", "Pontiac", "Porsche", "Proton", "Ram", "Renault", "Rivian", "Rover", "Saab", "Saturn",
+    "Seat", "SEAT", "Skoda", "Škoda", "Smart", "Subaru", "Suzuki", "Tata", "Tesla", "Toyota", "Vauxhall",
+    "Volkswagen", "Volvo", "VW",
+})  # fmt: skip
+CAR_MODELS = frozenset({
+    "Accord", "Astra", "Camry", "Captur", "Civic", "Clio", "Commodore", "Corolla", "Corsa", "CR-V",
+    "Duster", "Echo", "Escape", "Explorer", "F-150", "Fabia", "Fiesta", "Focus", "Forester", "Golf",
+    "Highlander", "Hilux", "Ibiza", "i10", "i20", "i30", "Impreza", "Jazz", "Juke", "Kuga", "Leaf", "Micra",
+    "Mondeo", "Mustang", "Octavia", "Outback", "Passat", "Pilot", "Polo", "Prius", "Punto", "Qashqai",
+    "RAV4", "Sandero", "Sorento", "Sportage", "Swift", "Tacoma", "Tiguan", "Tucson", "Twingo", "Yaris",
+    "Zafira", "Ute",
+})  # fmt: skip
+CAR_NOUNS = frozenset(
+    {"car", "estate", "hatchback", "suv", "truck", "van", "hybrid", "wagon", "ute", "sedan"}
+)
+CAR_GET_VERBS = frozenset({"buy", "get", "have", "own", "lease", "pick", "collect", "drive"})
 # Past wordings whose verb itself says a relation ended ("I left Northwind", "we sold the Golf"): the store
 # ends the subject's current fact with that object (model/predicates.py says which relations each ends).
 ENDING_PREDICATES = frozenset(
