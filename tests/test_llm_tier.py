@@ -196,3 +196,14 @@ def test_the_system_prompt_shows_a_worked_example_in_the_real_message_format(
     assert len(answer.facts) == len(EXAMPLE_ANSWER["facts"]) >= 3
     assert len(answer.entities) == len(EXAMPLE_ANSWER["entities"])
     assert {f.message_index for f in answer.facts} <= set(range(len(EXAMPLE_MESSAGES)))
+
+
+def test_a_past_tense_fact_from_the_model_is_an_ending(ollama_server: FakeOllamaServer) -> None:
+    # the prompt asks for the past tense only for what is no longer true, so the store may end the job
+    messages = [
+        Message(id="m1", text="Maya works at Northwind.", speaker="Maya", timestamp=T0),
+        Message(id="m2", text="Maya no longer works at Northwind.", speaker="Maya", timestamp=T0),
+    ]
+    results = tier_for(ollama_server).extract(messages, [])
+    assert [(f.predicate, f.ends) for f in results[0].facts] == [("works-at", False)]
+    assert [(f.predicate, f.ends) for f in results[1].facts] == [("worked-at", True)]

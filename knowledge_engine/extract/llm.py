@@ -17,7 +17,7 @@ from knowledge_engine.llm.client import LlmClient
 from knowledge_engine.llm.parse import parse_output
 from knowledge_engine.llm.schema import LlmEntity, LlmFact, LlmOutput, output_schema
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
-from knowledge_engine.model.predicates import llm_renames
+from knowledge_engine.model.predicates import ended_families, llm_renames
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, emit
 
@@ -141,6 +141,8 @@ class LlmTier:
             valid_at=parse_valid_at(fact.valid_at),
             subject_type=types.get(fact.subject.casefold()),
             object_type=types.get(fact.object.casefold()),
+            # the prompt asks for the past tense only for what is no longer true: an ending
+            ends=bool(ended_families(fact.predicate)),
         )
 
     @staticmethod

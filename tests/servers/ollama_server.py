@@ -65,6 +65,8 @@ _PATTERNS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(_NAME + r" (?:lives?|am living|is living) in " + _THING), "lives-in", "location"),
     (re.compile(_NAME + r" (?:moved|moves|am moving) to " + _THING), "moved-to", "location"),
     (re.compile(_NAME + r" (?:likes?|loves?) " + _THING), "likes", "concept"),
+    # past tense only for what is no longer true, as the prompt asks
+    (re.compile(_NAME + r" no longer works? at " + _THING), "worked-at", "organization"),
 ]
 
 
