@@ -267,7 +267,10 @@ def test_hedged_and_reported_clauses_yield_nothing(triples: Callable[..., Triple
 
 def test_opinions_are_not_is_a_facts(triples: Callable[..., Triples]) -> None:
     assert triples("Jonas is a very calm manager.") == set()
-    assert triples("Kreuzberg is a lively area.", speaker=None, role="assistant") == set()
+    # the opinion is no fact; that the place is a district (inside a city) is
+    assert triples("Kreuzberg is a lively area.", speaker=None, role="assistant") == {
+        ("Kreuzberg", "is-a", "district")
+    }
 
 
 def test_object_moved_by_the_subject_is_not_the_subjects_destination(triples: Callable[..., Triples]) -> None:
@@ -602,3 +605,29 @@ def test_a_car_bought_or_had_and_a_named_job_taken(
 )
 def test_no_car_or_employer_where_none_was_said(triples: Callable[..., Triples], text: str) -> None:
     assert not {t for t in triples(text) if t[1] in {"has-car", "drives", "works-at"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "expected"),
+    [
+        ("Kreuzberg is a lively area.", "assistant", {("Kreuzberg", "is-a", "district")}),
+        ("Clifton is a lovely neighbourhood.", "user", {("Clifton", "is-a", "district")}),
+        (
+            "We live in Clifton, a suburb of Bristol.",
+            "user",
+            {("Clifton", "is-a", "district"), ("Clifton", "is-in", "Bristol")},
+        ),
+        ("Headingley is part of Leeds.", "user", {("Headingley", "is-in", "Leeds")}),
+    ],
+)
+def test_a_place_inside_a_city_is_stated(
+    triples: Callable[..., Triples], text: str, role: str, expected: Triples
+) -> None:
+    assert expected <= triples(text, speaker=None if role == "assistant" else "Maya", role=role)
+
+
+@pytest.mark.parametrize(
+    "text", ["Berlin is a great city.", "The area is quiet.", "Tom is a big part of my life."]
+)
+def test_no_district_where_none_was_said(triples: Callable[..., Triples], text: str) -> None:
+    assert not {t for t in triples(text) if t[1] == "is-in" or t[2] == "district"}

@@ -372,3 +372,56 @@ def test_an_ending_older_than_the_current_fact_leaves_it(workspace: Path) -> Non
     job, _ = store.add("Maya", "works-at", "Northwind", evidence=[ev("m2", day(5))])
     store.add("Maya", "left", "Northwind", evidence=[ev("m1", day(3))], ends=True)
     assert job.is_valid
+
+
+# ---------------------------------------------------------------------- districts and cities
+
+
+def test_a_district_home_stays_beside_its_city_until_the_city_changes(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Kreuzberg", "is-a", "district", evidence=[ev("a1", day(1))])
+    store.add("Maya", "moved-to", "Berlin", evidence=[ev("m1", day(2))])
+    store.add("Maya", "moves-to", "Kreuzberg", evidence=[ev("m2", day(3))])  # "we found a flat in Kreuzberg"
+    store.add("Maya", "lives-in", "Berlin", evidence=[ev("m3", day(5))])  # "I live in Berlin now"
+    assert current(store, "Maya") == {
+        ("moved-to", "Berlin"),
+        ("moves-to", "Kreuzberg"),
+        ("lives-in", "Berlin"),
+    }
+    store.add("Neukolln", "is-a", "district", evidence=[ev("a2", day(6))])
+    store.add("Maya", "moves-to", "Neukolln", evidence=[ev("m4", day(7))])  # a new district ends the old one
+    assert {o for _, o in current(store, "Maya")} == {"Berlin", "Neukolln"}
+    store.add("Maya", "lives-in", "Hamburg", evidence=[ev("m5", day(9))])  # another city: both end
+    assert current(store, "Maya") == {("lives-in", "Hamburg")}
+
+
+def test_a_move_to_a_city_ends_a_district_with_no_city_known(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Clifton", "is-a", "district", evidence=[ev("a1", day(1))])
+    store.add("Ann", "lives-in", "Clifton", evidence=[ev("m1", day(1))])
+    store.add("Ann", "lives-in", "Bristol", evidence=[ev("m2", day(2))])  # says nothing against Clifton
+    assert {o for _, o in current(store, "Ann")} == {"Clifton", "Bristol"}
+    store.add("Ann", "moved-to", "Leeds", evidence=[ev("m3", day(4))])
+    assert current(store, "Ann") == {("moved-to", "Leeds")}
+
+
+def test_a_place_learned_to_be_a_district_gives_back_the_city_it_ended(workspace: Path) -> None:
+    store = make_store(workspace)
+    city, _ = store.add("Maya", "moved-to", "Berlin", evidence=[ev("m1", day(2))])
+    store.add("Maya", "moves-to", "Kreuzberg", evidence=[ev("m2", day(3))])
+    assert not city.is_valid  # nothing said yet that Kreuzberg is inside a city
+    store.add("Kreuzberg", "is-a", "district", evidence=[ev("a1", day(3))])  # "Kreuzberg is a lively area"
+    assert city.is_valid and city.superseded_by is None
+    assert {o for _, o in current(store, "Maya")} == {"Berlin", "Kreuzberg"}
+
+
+def test_without_districts_cities_still_supersede_and_a_restatement_ends_nothing(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Ines", "lives-in", "Porto", evidence=[ev("m1", day(1))])
+    store.add("Ines", "lives-in", "Lisbon", evidence=[ev("m2", day(2))])
+    assert current(store, "Ines") == {("lives-in", "Lisbon")}
+    # two values said together (both current), then one of them said again: the other stays
+    store.add("Ines", "lives-in", "Bristol", evidence=[ev("m3", day(3))])
+    store.add("Ines", "lives-in", "Clifton", evidence=[ev("m3", day(3))])
+    store.add("Ines", "lives-in", "Bristol", evidence=[ev("m4", day(5))])
+    assert {o for _, o in current(store, "Ines")} == {"Bristol", "Clifton"}

@@ -184,6 +184,35 @@ def test_a_past_fact_that_restates_the_current_value_is_no_before_value(tmp_path
     assert ("lives-in", "Lisbon", True) in shown and ("lives-in", "Berlin", False) in shown, shown
 
 
+def test_a_home_in_a_district_is_current_beside_the_city_said_later(tmp_path: Any) -> None:
+    """Once Kreuzberg is known to be a district, "I live in Berlin now" neither ends it in the store nor
+    makes it an older value of her home: both are where she lives."""
+    from knowledge_engine.retrieve.relations import SubjectIndex, relation_facts
+
+    engine = KnowledgeEngine(
+        load_config({"embeddings": {"enabled": False}, "extraction": {"llm": {"enabled": False}}})
+    )
+    ws = engine.open_workspace(tmp_path / "ws")
+    for day, subj, pred, obj in [
+        (0, "Maya", "lives-in", "Lisbon"),
+        (30, "Maya", "moved-to", "Berlin"),
+        (37, "Maya", "moves-to", "Kreuzberg"),
+        (37, "Kreuzberg", "is-a", "district"),
+        (60, "Maya", "lives-in", "Berlin"),
+    ]:
+        ts = T0 + timedelta(days=day)
+        ev = Evidence(message_id=f"d{day}{subj}", session="s", role="user", timestamp=ts)
+        ws.facts.add(subj, pred, obj, evidence=[ev], confidence=0.6, now=ts)
+    index = SubjectIndex()
+    index.refresh(ws.facts.table)
+    question = "where do I live now?"
+    hits, stale = relation_facts(parse_relation(question), index, {"maya"}, set(), question)
+    shown = [(h.fact.predicate, h.fact.object, h.past) for h in hits]
+    engine.stop(5)
+    assert ("moves-to", "Kreuzberg", False) in shown and ("lives-in", "Berlin", False) in shown, shown
+    assert ("lives-in", "Lisbon", False) not in shown, shown
+
+
 @pytest.mark.parametrize(("question", "families", "first_person", "via", "past"), [
     ("where do I work now?", ["employer"], True, [], ""),
     ("What's my job title these days?", ["role", "identity"], True, [], ""),

@@ -34,6 +34,7 @@ from knowledge_engine.extract.lexicon import (
     DEGREE_NOUNS,
     DIET_ADJECTIVES,
     DISEASE_HEADS,
+    DISTRICT_NOUNS,
     ENDED_STATE,
     ENDING_PREDICATES,
     EVALUATIVE,
@@ -105,6 +106,7 @@ from knowledge_engine.extract.lexicon import (
 )
 from knowledge_engine.extract.nlp import LABEL_TYPES
 from knowledge_engine.model.extraction import FactCandidate
+from knowledge_engine.model.predicates import DISTRICT_FACT
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, emit
 
@@ -169,6 +171,7 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
             counters.inc("extract.spacy.facts_skipped_long_sentence")
             continue
         _relation_sweep(sent, ctx)  # "my husband Tom" holds in a question or a plan too
+        _districts(sent, ctx)  # "Kreuzberg is a lively area": geography, whoever says it
         if _is_question(sent):
             continue
         _age_facts(sent, ctx)
@@ -810,6 +813,51 @@ def _moved(verb: Token, subjects: list[str], ctx: _Ctx) -> bool:
     if not preps and not any(c.dep_ == "prt" for c in verb.children):
         ctx.moved = ctx.me
     return found
+
+
+def _districts(sent: Span, ctx: _Ctx) -> None:
+    """'Kreuzberg is a lively area', 'Clifton, a suburb of Bristol', 'Headingley is part of Leeds',
+    'the Kreuzberg district' -> X is-a district (and X is-in Y when the city is named): a home there
+    stays beside the home city (store.facts)."""
+    for noun in (t for t in sent if t.lemma_.lower() in DISTRICT_NOUNS or t.lower_ == "part"):
+        place = _district_place(noun)
+        name = _name_of(place, ctx) if place is not None else None
+        ent = ctx.ents.get(place.i) if place is not None else None
+        if not name or (ent is not None and ent.label_ in SKIP_ENT_LABELS):
+            continue  # a PERSON label is the small model's guess: no person is "a lively area"
+        if noun.lower_ != "part":
+            _emit(ctx, name, *DISTRICT_FACT, 0.6, obj_tok=None, subj_type="location")
+        for city in (p for prep in _preps(noun, noun, {"of", "in"}) for p in _pobjs(prep)):
+            city_name = _name_of(city, ctx) or _tagged_place(city, ctx)
+            if city_name:
+                _emit(
+                    ctx,
+                    name,
+                    "is-in",
+                    city_name,
+                    0.6,
+                    obj_tok=city,
+                    obj_type="location",
+                    subj_type="location",
+                )
+
+
+def _tagged_place(tok: Token, ctx: _Ctx) -> str | None:
+    """A capitalised place the tagger called a common noun ("part of Leeds"): its GPE/LOC span."""
+    ent = ctx.ents.get(tok.i)
+    return ent.text if ent is not None and ent.label_ in {"GPE", "LOC"} and tok.text[:1].isupper() else None
+
+
+def _district_place(noun: Token) -> Token | None:
+    """The named place a district noun describes: copular subject, apposition head or compound."""
+    if noun.dep_ == "attr" and noun.head.lemma_ == "be":
+        subj = next((c for c in noun.head.children if c.dep_ == "nsubj"), None)
+        return subj if subj is not None and subj.pos_ == "PROPN" else None
+    if noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
+        return noun.head
+    if noun.lower_ != "part":
+        return next((c for c in noun.children if c.dep_ == "compound" and c.pos_ == "PROPN"), None)
+    return None
 
 
 def _moved_out(verb: Token, preps: list[Token], ctx: _Ctx) -> bool:

@@ -305,6 +305,10 @@ CAR_NOUNS = frozenset(
     {"car", "estate", "hatchback", "suv", "truck", "van", "hybrid", "wagon", "ute", "sedan"}
 )
 CAR_GET_VERBS = frozenset({"buy", "get", "have", "own", "lease", "pick", "collect", "drive"})
+# A place inside a city: "Kreuzberg is a lively area", "Clifton, a suburb of Bristol".
+DISTRICT_NOUNS = frozenset(
+    {"area", "neighbourhood", "neighborhood", "district", "suburb", "borough", "quarter", "barrio", "bairro"}
+)
 # Past wordings whose verb itself says a relation ended ("I left Northwind", "we sold the Golf"): the store
 # ends the subject's current fact with that object (model/predicates.py says which relations each ends).
 ENDING_PREDICATES = frozenset(

@@ -156,6 +156,13 @@ PROMPT_ORDER: tuple[str, ...] = (
     "has-child", "attends", "has-salary", "is-aged",
 )  # fmt: skip
 
+# "Kreuzberg is a lively area", "Clifton, a suburb of Bristol": a place inside a city. A home there
+# does not end the home city (nor the city the district), and the local tiers state it as this fact.
+DISTRICT_FACT = ("is-a", "district")
+# The wordings of a move: a move to a city ends every home not inside it; "I live in Berlin" only ends
+# another city (and its districts with it), never the district of a city that stays.
+MOVE_PREDICATES: frozenset[str] = frozenset(FAMILIES[0].relations[1].members)
+
 _BY_NAME = {f.name: f for f in FAMILIES}
 _RELATIONS = {r.predicate: r for f in FAMILIES for r in f.relations}
 _ENDED = {

@@ -28,7 +28,9 @@ from __future__ import annotations
 import contextlib
 import re
 import time
+from collections import Counter
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -323,11 +325,18 @@ class SubjectIndex(TableFollower[Fact]):
         self.by_object: dict[str, set[str]] = {}  # facts of an INVERSE predicate, by object
         self._keys_of: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self.facts: dict[str, Fact] = {}
+        # places stated to be districts (fact id -> place): a home there is no older value of the city's
+        self._district_of: dict[str, str] = {}
+        self.districts: Counter[str] = Counter()
 
     def _clear(self) -> None:
         self.by_subject, self.by_object, self._keys_of, self.facts = {}, {}, {}, {}
+        self._district_of, self.districts = {}, Counter()
 
     def _add(self, fact: Fact) -> None:
+        if (fact.predicate, canonical(fact.object)) == vocabulary.DISTRICT_FACT:
+            self._district_of[fact.id] = canonical(fact.subject)
+            self.districts[canonical(fact.subject)] += 1
         direct, inverse = families_of(fact.predicate), inverse_families_of(fact.predicate)
         if not direct and not inverse:
             return  # only facts some question can ask about by relation
@@ -339,6 +348,11 @@ class SubjectIndex(TableFollower[Fact]):
         post(self.by_object, obj, fact.id)
 
     def _remove(self, fid: str) -> None:
+        place = self._district_of.pop(fid, None)
+        if place is not None:
+            self.districts[place] -= 1
+            if self.districts[place] <= 0:
+                del self.districts[place]
         self.facts.pop(fid, None)
         subj, obj = self._keys_of.pop(fid, ((), ()))
         unpost(self.by_subject, subj, fid)
@@ -435,7 +449,7 @@ def relation_facts(
         fams = inverse_families_of(fact.predicate) & order.keys()
         if fams and fact.id not in wanted:
             wanted[fact.id] = (fact, min(order[f] for f in fams), True)
-    stale = _stale(wanted.values(), order)
+    stale = _stale(wanted.values(), order, set(index.districts))
     current = _current_values(wanted.values(), stale, asked)
     hits: list[tuple[tuple[int, int, int, int, float, float], RelationHit]] = []
     for fact, rank, inverse in wanted.values():
@@ -474,23 +488,26 @@ def _current_values(
             if not inverse and f.invalid_at is None and f.id not in stale}
 
 
-def _stale(wanted: Iterable[tuple[Fact, int, bool]], order: dict[str, int]) -> set[str]:
+def _stale(
+    wanted: Iterable[tuple[Fact, int, bool]], order: dict[str, int], districts: AbstractSet[str] = frozenset()
+) -> set[str]:
     """Valid facts of a single-valued family that are no answer in the present because the same
     subject has a newer value in that family: one older than the subject's newest fact of the family,
     or one with a past-form predicate ("worked-at Brightline" beside "works-at Helix"). Weak predicates
     such as "is-in" make nothing stale ("I'm in London this week" does not end "lives-in Leeds"), and
     a past-form fact with no current value beside it is left alone (in a chat most events are told in
-    the past tense: "went-to", "attended")."""
+    the past tense: "went-to", "attended"). A home in a district is compared with homes in districts
+    only: the city said later is where the district is, not a newer home (the store keeps both)."""
     single = {f.name for f in FAMILIES if f.single}
     direct = [f for f, _, inverse in wanted if not inverse and f.invalid_at is None]
-    newest: dict[tuple[str, str], datetime] = {}
+    newest: dict[tuple[str, str, bool], datetime] = {}
     for fact in direct:
         if _PAST_FORM.fullmatch(fact.predicate):
             continue
         for fam in families_of(fact.predicate) & single & order.keys():
             if fam in _WEAK and _WEAK[fam].fullmatch(fact.predicate):
                 continue
-            slot = (canonical(fact.subject), fam)
+            slot = (canonical(fact.subject), fam, canonical(fact.object) in districts)
             t = fact_time(fact)
             if slot not in newest or t > newest[slot]:
                 newest[slot] = t
@@ -499,7 +516,7 @@ def _stale(wanted: Iterable[tuple[Fact, int, bool]], order: dict[str, int]) -> s
         t = fact_time(fact)
         past_form = bool(_PAST_FORM.fullmatch(fact.predicate))
         for fam in families_of(fact.predicate) & single & order.keys():
-            slot = (canonical(fact.subject), fam)
+            slot = (canonical(fact.subject), fam, canonical(fact.object) in districts)
             if slot in newest and (past_form or t < newest[slot] - SAME_NEWS):
                 stale.add(fact.id)
                 break

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_engine.config import DecayConfig, FactsConfig, StorageConfig
-from knowledge_engine.model.predicates import ended_families
+from knowledge_engine.model.predicates import DISTRICT_FACT, MOVE_PREDICATES, ended_families
 from knowledge_engine.model.records import (
     TIER_STRENGTH,
     Evidence,
@@ -177,6 +177,10 @@ class FactStore:
         # nested values, which coexist
         self._nested: dict[str, frozenset[str]] = {}
         self._pairs: Counter[frozenset[str]] = Counter()
+        # fact id -> the place a stored "X is-a district" names, and how many facts say each: a home
+        # there stays beside the home city
+        self._district_of: dict[str, str] = {}
+        self._districts: Counter[str] = Counter()
         self._slots_gen = -1
         self.table.on_put = self._slot_put
         self.table.on_delete = self._slot_delete
@@ -202,6 +206,9 @@ class FactStore:
             pair = frozenset((canonical(fact.subject), canonical(fact.object)))
             self._nested[fact.id] = pair
             self._pairs[pair] += 1
+        if _states_district(fact) and fact.id not in self._district_of:
+            self._district_of[fact.id] = canonical(fact.subject)
+            self._districts[canonical(fact.subject)] += 1
 
     def _slot_delete(self, fid: str) -> None:
         key = self._slot_of.pop(fid, None)
@@ -212,6 +219,11 @@ class FactStore:
             self._pairs[pair] -= 1
             if self._pairs[pair] <= 0:
                 del self._pairs[pair]
+        place = self._district_of.pop(fid, None)
+        if place is not None:
+            self._districts[place] -= 1
+            if self._districts[place] <= 0:
+                del self._districts[place]
 
     def _slot(self, fact: Fact) -> list[Fact]:
         """Facts sharing this fact's subject and predicate family (current index, rebuilt after a reload)."""
@@ -223,6 +235,7 @@ class FactStore:
     def _fresh_index(self) -> None:
         if self._slots_gen != self.table.generation:
             self._slots, self._slot_of, self._nested, self._pairs = {}, {}, {}, Counter()
+            self._district_of, self._districts = {}, Counter()
             for f in self.table.records.values():
                 self._index(f)
             self._slots_gen = self.table.generation
@@ -270,6 +283,7 @@ class FactStore:
             fid = fact_id(subject, predicate, object_)
             ev = list(evidence)
             existing = self.table.get(fid)
+            restated = existing is not None and existing.invalid_at is None
             if existing is not None:
                 existing.subject_id = existing.subject_id or subject_id
                 existing.object_id = existing.object_id or object_id
@@ -296,10 +310,12 @@ class FactStore:
                 self.table.put(fact)
                 status, news = "new", True
             when = ensure_utc(valid_at or (ev[-1].timestamp if ev and ev[-1].timestamp else now))
-            if news and predicate in self.family:
+            if news and predicate in self.family and not restated:
                 self._supersede_others(fact, when, now)
             if ends:
                 self._end_same(fact, when, now)
+            if status == "new" and _states_district(fact):
+                self._undo_district_endings(canonical(fact.subject), now)
             return fact, status
 
     def _reinforce(
@@ -364,12 +380,39 @@ class FactStore:
             return True  # "Clifton, Bristol" and "Bristol"
         return frozenset((a, b)) in self._pairs
 
+    def _is_district(self, fact: Fact) -> bool:
+        return canonical(fact.object) in self._districts
+
+    def _rivals(self, new: Fact, current: list[Fact]) -> list[Fact]:
+        """The current facts `new` ends. A value already current said again ends nothing ("I live in
+        Berlin now" keeps Kreuzberg). A district ends only another district, never the city; a move
+        to a city, or another city said, ends every home not inside it; a city said while only
+        districts are current ends nothing."""
+        if any(self._coexists(new, o) and _same_object(new, o) for o in current):
+            return []
+        rivals = [o for o in current if not self._coexists(new, o)]
+        if self._is_district(new):
+            return [o for o in rivals if self._is_district(o)]
+        if new.predicate in MOVE_PREDICATES or any(not self._is_district(o) for o in rivals):
+            return rivals
+        return []
+
+    def _undo_district_endings(self, place: str, now: datetime) -> None:
+        """A place just learned to be a district ("Kreuzberg is a lively area") gives back the city
+        homes its arrival ended: a district never ends its city."""
+        self._fresh_index()
+        enders = {f.id for f in self.table.records.values() if canonical(f.object) == place}
+        for victim in [f for f in self.table.records.values() if f.superseded_by in enders]:
+            ender = self.table.records.get(victim.superseded_by or "")
+            if ender is None or self._is_district(victim) or victim.invalid_at != began(ender):
+                continue
+            if ender.invalid_at is None and self._slot_key(ender) == self._slot_key(victim):
+                victim.invalid_at, victim.superseded_by, victim.updated_at = None, None, now
+                self.table.put(victim)
+
     def _supersede_others(self, new: Fact, when: datetime, now: datetime) -> None:
-        rivals = [
-            other
-            for other in self._slot(new)
-            if other.id != new.id and other.invalid_at is None and not self._coexists(new, other)
-        ]
+        current = [o for o in self._slot(new) if o.id != new.id and o.invalid_at is None]
+        rivals = self._rivals(new, current)
         if not rivals or new.invalid_at is not None:
             return
         later = [other for other in rivals if began(other) > when]
@@ -579,6 +622,16 @@ class FactStore:
 
     def flush(self) -> bool:
         return self.table.flush()
+
+
+def _states_district(fact: Fact) -> bool:
+    return (fact.predicate, canonical(fact.object)) == DISTRICT_FACT
+
+
+def _same_object(a: Fact, b: Fact) -> bool:
+    return canonical(a.object) == canonical(b.object) or (
+        a.object_id is not None and a.object_id == b.object_id
+    )
 
 
 def _same_thing(a: Fact, b: Fact) -> bool:
