@@ -631,3 +631,25 @@ def test_a_place_inside_a_city_is_stated(
 )
 def test_no_district_where_none_was_said(triples: Callable[..., Triples], text: str) -> None:
     assert not {t for t in triples(text) if t[1] == "is-in" or t[2] == "district"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Tom is at Deloitte now.", ("Tom", "works-at", "Deloitte")),
+        ("I've been at Google for five years.", ("Maya", "works-at", "Google")),
+        ("Isla is at Riverside Primary.", ("Isla", "attends", "Riverside Primary")),
+        ("Tom was at Deloitte for ten years.", ("Tom", "worked-at", "Deloitte")),
+        ("Paul is a civil engineer with Queensland Rail.", ("Paul", "works-at", "Queensland Rail")),
+        ("Paul is a designer for Acme.", ("Paul", "works-at", "Acme")),
+    ],
+)
+def test_a_person_at_a_named_organisation_works_or_studies_there(
+    triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in triples(text)
+
+
+@pytest.mark.parametrize("text", ["I'm at Tesco right now.", "Tom is a friend with Acme."])
+def test_a_visit_or_a_friend_is_no_job(triples: Callable[..., Triples], text: str) -> None:
+    assert not {t for t in triples(text) if t[1] in {"works-at", "attends"}}

@@ -207,6 +207,19 @@ def test_he_or_she_opening_a_message_is_the_person_named_last_in_the_session() -
     assert facts[8] == set()  # no man among them
 
 
+def test_a_pronoun_of_the_other_gender_is_not_the_one_person_named_last() -> None:
+    facts = _session(
+        [
+            ("user", "my boyfriend jonas got an offer from airbus"),
+            ("user", "my sister Katrin moved to Munich"),
+            ("user", "he works at Airbus now"),
+            ("user", "she works at Siemens"),
+        ]
+    )
+    assert facts[2] == set()  # Katrin is a sister: "he" is someone else
+    assert facts[3] == {("Katrin", "works-at", "Siemens")}
+
+
 def test_pronoun_without_a_session_or_a_named_person_gives_nothing() -> None:
     assert (
         _session([("user", "my boyfriend jonas is lovely"), ("user", "he works at Airbus now")], None)[1]

@@ -100,6 +100,7 @@ from knowledge_engine.extract.lexicon import (
     VALUE_PREDICATES,
     VERB_FAMILIES,
     VERB_PREPS,
+    VISIT_WORDS,
     WH_TAGS,
     WORK_NOUNS,
     WORK_VERBS,
@@ -1408,8 +1409,26 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             obj = _object_phrase(pobj, ctx)
         if obj and _lived_in(prep, pobj, be, ctx):
             _emit(ctx, subject, "lives-in", obj, 0.6, obj_tok=pobj)  # "we've been in Didsbury for five years"
+        elif obj and _at_organisation(prep, pobj, ctx):
+            school = any(w in SCHOOL_WORDS for w in obj.lower().split())
+            pred = (
+                ("attends" if be == "is" else "attended")
+                if school
+                else ("works-at" if be == "is" else "worked-at")
+            )
+            _emit(ctx, subject, pred, obj, 0.55, obj_tok=pobj, obj_type="organization")
         elif obj:
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
+    """'Tom is at Deloitte now', "I've been at Google for five years", 'she's at Riverside Primary':
+    a person at a named organisation works or studies there, unless the clause says it is a visit
+    ('at Tesco right now', 'at the Hilton tonight')."""
+    ent = ctx.ents.get(pobj.i)
+    if prep.lower_ != "at" or ent is None or ent.label_ != "ORG":
+        return False
+    return not any(t.lower_ in VISIT_WORDS for t in prep.head.subtree)
 
 
 def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
@@ -1486,7 +1505,9 @@ def _at_org(attr: Token, ctx: _Ctx) -> str | None:
     """'a designer at Figma' -> Figma (a role at a named organisation implies works-at)."""
     inner = _of_object(attr)  # "head of sales at Umbrella": the parser hangs "at" on "sales"
     for prep in [*attr.children, *(inner.children if inner is not None else [])]:
-        if prep.dep_ == "prep" and prep.lower_ == "at":
+        # "a civil engineer with Queensland Rail", "a designer for Acme": a job's employer too
+        job = prep.lower_ in {"with", "for"} and (_is_job(attr) or _is_title(attr))
+        if prep.dep_ == "prep" and (prep.lower_ == "at" or job):
             pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
             if pobj is not None and pobj.pos_ == "PROPN":
                 return _name_of(pobj, ctx)

@@ -309,6 +309,10 @@ CAR_GET_VERBS = frozenset({"buy", "get", "have", "own", "lease", "pick", "collec
 DISTRICT_NOUNS = frozenset(
     {"area", "neighbourhood", "neighborhood", "district", "suburb", "borough", "quarter", "barrio", "bairro"}
 )
+# "at Tesco right now", "at the Hilton tonight": being somewhere for a while, not working there.
+VISIT_WORDS = frozenset(
+    {"today", "tonight", "tomorrow", "yesterday", "right", "moment", "visiting", "week", "weekend"}
+)
 # Past wordings whose verb itself says a relation ended ("I left Northwind", "we sold the Golf"): the store
 # ends the subject's current fact with that object (model/predicates.py says which relations each ends).
 ENDING_PREDICATES = frozenset(

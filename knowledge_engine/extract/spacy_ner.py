@@ -268,7 +268,8 @@ class SessionPeople:
     pronoun's gender); here, in message order, it becomes the one person the user's last message
     naming people named. When that message named several, a she/he goes to the only one of them
     whose gender the session has shown by a kin word ("my wife Jenna", "Jonas, my brother");
-    otherwise it is dropped, as it is when nobody was named or the message has no session.
+    otherwise it is dropped, as it is when nobody was named, when the one person named has the other
+    gender ("my sister Katrin" ... "he"), or the message has no session.
     Kept in memory only (a restart forgets it), for the `limit` sessions that named or gendered
     someone last (one entry per session: its last named people and its kin genders).
     """
@@ -311,7 +312,9 @@ class SessionPeople:
     def _who(self, key: tuple[str | None, str], gender: str | None) -> str | None:
         named, genders = self._sessions.get(key, ([], {}))
         if len(named) == 1:
-            return named[0]
+            known = genders.get(named[0].casefold())
+            # "my sister Katrin moved to Munich" ... "he said yes to Airbus": not Katrin
+            return None if gender and known and known != gender else named[0]
         fits = [n for n in named if gender and genders.get(n.casefold()) == gender]
         return fits[0] if len(fits) == 1 else None
 
