@@ -653,3 +653,19 @@ def test_a_person_at_a_named_organisation_works_or_studies_there(
 @pytest.mark.parametrize("text", ["I'm at Tesco right now.", "Tom is a friend with Acme."])
 def test_a_visit_or_a_friend_is_no_job(triples: Callable[..., Triples], text: str) -> None:
     assert not {t for t in triples(text) if t[1] in {"works-at", "attends"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Big news: Helix Robotics offered me a job in Berlin!", {("Maya", "has-offer-from", "Helix Robotics")}),
+        ("I got an offer from Monzo!", {("Maya", "has-offer-from", "Monzo")}),
+        ("I didn't get the offer from Monzo.", set()),
+        ("If I get an offer from Monzo I'll take it.", set()),
+        ("I accepted it.", {("Maya", "accepted-offer", "offer")}),
+        ("I took Monday off.", set()),
+        ("I took Tom to the park.", set()),
+    ],
+)
+def test_offers_and_acceptances(triples: Callable[..., Triples], text: str, expected: Triples) -> None:
+    assert {t for t in triples(text) if t[1] in {"has-offer-from", "accepted-offer"}} == expected

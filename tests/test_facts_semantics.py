@@ -425,3 +425,21 @@ def test_without_districts_cities_still_supersede_and_a_restatement_ends_nothing
     store.add("Ines", "lives-in", "Clifton", evidence=[ev("m3", day(3))])
     store.add("Ines", "lives-in", "Bristol", evidence=[ev("m4", day(5))])
     assert {o for _, o in current(store, "Ines")} == {"Bristol", "Clifton"}
+
+
+def test_a_last_day_said_after_the_next_job_moves_the_end_earlier(workspace: Path) -> None:
+    store = make_store(workspace)
+    old, _ = store.add("Maya", "works-at", "Northwind Labs", evidence=[ev("m1", day(1))])
+    new, _ = store.add("Maya", "works-at", "Helix", evidence=[ev("m2", day(10, 19))])
+    assert old.invalid_at == day(10, 19)
+    # "I no longer work at Northwind Labs; my last day there was October 9", said after the new job
+    store.add(
+        "Maya",
+        "worked-at",
+        "Northwind Labs",
+        valid_at=day(10, 9),
+        evidence=[ev("m3", day(10, 19))],
+        ends=True,
+    )
+    assert old.invalid_at == day(10, 9) and old.superseded_by == new.id
+    assert new.is_valid

@@ -73,6 +73,7 @@ from knowledge_engine.extract.lexicon import (
     NOT_NAME_ENDINGS,
     NOT_NAMES,
     NUMBER_WORDS,
+    OFFER_GET_VERBS,
     PASSIVE_PREPS,
     PAY_CUES,
     PAY_WORDS,
@@ -107,7 +108,7 @@ from knowledge_engine.extract.lexicon import (
 )
 from knowledge_engine.extract.nlp import LABEL_TYPES
 from knowledge_engine.model.extraction import FactCandidate
-from knowledge_engine.model.predicates import DISTRICT_FACT
+from knowledge_engine.model.predicates import ACCEPTED_OFFER, DISTRICT_FACT, OFFER_PREDICATE
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, emit
 
@@ -186,6 +187,7 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
         if ctx.message.role == "user":
             _monthly_rent(sent, ctx)
             _last_day(sent, ctx)
+            _offers(sent, ctx)
         before = len(ctx.out)
         for root in (t for t in sent if t.dep_ == "ROOT"):
             for clause_root in _clause_roots(root):
@@ -726,7 +728,11 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         if _engaged(verb, subject, ctx) or _condition(verb, subject, past, ctx):
             continue
         _named_possessions(verb, subject, ctx)
-        if _car_owned(verb, subject, ctx) or _work_facts(verb, subject, past, ctx):
+        if (
+            _car_owned(verb, subject, ctx)
+            or _work_facts(verb, subject, past, ctx)
+            or _accepted(verb, subject, ctx)
+        ):
             continue
         if subject == ctx.me and _found_home(verb, subject, ctx):
             continue
@@ -2195,6 +2201,95 @@ def _is_car(tok: Token) -> bool:
     words = [tok, *(c for c in tok.children if c.dep_ == "compound")]
     named = any(w.text in CAR_MAKES or w.text in CAR_MODELS for w in words)
     return named and (tok.pos_ == "PROPN" or tok.text in CAR_MODELS or tok.lower_ in CAR_NOUNS)
+
+
+def _offers(sent: Span, ctx: _Ctx) -> None:
+    """A job offer received: 'Helix Robotics offered me a job', "Paul's been offered a job with the
+    Council", 'I got an offer from Monzo', 'offer from feedzai, senior engineer' -> has-offer-from,
+    which a later acceptance naming no employer resolves to (store/offers.py)."""
+    for tok in sent:
+        verb = tok if tok.pos_ == "VERB" or tok.dep_ == "ROOT" else tok.head
+        if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
+            continue  # "I didn't get the offer", "if I get an offer from X"
+        if tok.lemma_ == "offer" and tok.pos_ == "VERB":
+            _offer_verb(tok, ctx)
+        elif (
+            tok.lemma_ == "offer"
+            and tok.pos_ == "NOUN"
+            and (tok.dep_ == "ROOT" or tok.head.lemma_ in OFFER_GET_VERBS)
+        ):
+            owners = _subjects(tok.head, ctx) if tok.dep_ != "ROOT" else [ctx.me]
+            for org in _orgs_of(tok, {"from"}, ctx):
+                for owner in owners:
+                    _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")
+
+
+def _offer_verb(verb: Token, ctx: _Ctx) -> None:
+    jobs = [c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in JOB_NOUNS - {"offer"}]
+    if not jobs:
+        return
+    if any(c.dep_ == "nsubjpass" for c in verb.children):  # "Paul's been offered a job with X"
+        owners, orgs = (
+            _subjects(verb, ctx),
+            [o for j in jobs for o in _orgs_of(j, {"with", "at", "from", "by"}, ctx)],
+        )
+    else:  # "Helix Robotics offered me a job"
+        owners = [_resolve_subject(c, ctx) for c in verb.children if c.dep_ == "dative"]
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        orgs = [n for n in [_name_of(subj, ctx)] if n] if subj is not None and subj.pos_ == "PROPN" else []
+    for owner in (o for o in owners if o):
+        for org in orgs:
+            _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")
+
+
+def _orgs_of(noun: Token, preps: set[str], ctx: _Ctx) -> list[str]:
+    """Names after a noun's (or its verb's) prepositions: 'an offer from Monzo', 'a job with the Council'."""
+    pobjs = (p for prep in _preps(noun, noun.head, preps) for p in _pobjs(prep))
+    return [n for p in pobjs if (n := _name_of(p, ctx) or _proper_lower(p, ctx))]
+
+
+def _proper_lower(tok: Token, ctx: _Ctx) -> str | None:
+    """A lower-case word the tagger still reads as a name ('offer from feedzai'): kept as typed."""
+    ent = ctx.ents.get(tok.i)
+    if (
+        tok.pos_ in {"PROPN", "ADJ", "NOUN"}
+        and tok.is_alpha
+        and tok.is_lower
+        and (ent is None or ent.label_ == "ORG")
+    ):
+        return tok.text if tok.dep_ == "pobj" and tok.head.lower_ == "from" else None
+    return None
+
+
+def _accepted(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I accepted it', 'I took the job', 'he took the Council one', 'he said yes to airbus' with no
+    employer the rules could read: an ACCEPTED_OFFER of the name given (or "offer"), which the store
+    turns into works-at the offer's organisation, or drops when the subject has no such offer."""
+    if ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    lemma = verb.lemma_
+    said_yes = lemma == "say" and any(c.lower_ == "yes" for c in verb.children)
+    if said_yes:
+        objs = [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
+    elif lemma in {"accept", "take"}:
+        objs = [c for c in verb.children if c.dep_ == "dobj"]
+    else:
+        return False
+    for obj in objs:
+        ent = ctx.ents.get(obj.i)
+        if ent is not None and ent.label_ in {"PERSON", "DATE", "TIME", "GPE", "MONEY"}:
+            continue
+        if obj.lemma_.lower() in JOB_NOUNS or obj.lower_ == "one" or (obj.lower_ == "it" and lemma != "take"):
+            name = next(
+                (_name_of(c, ctx) for c in obj.children if c.dep_ == "compound" and c.pos_ == "PROPN"), None
+            )
+        elif obj.pos_ == "PROPN":
+            name = _name_of(obj, ctx)
+        else:
+            continue
+        _emit(ctx, subject, ACCEPTED_OFFER, name or "offer", 0.55, obj_tok=None)
+        return True
+    return False
 
 
 def _named_job(job: Token, subject: str, ctx: _Ctx) -> bool:

@@ -492,6 +492,8 @@ VALUE_PREDICATES = {"has-role", "is-aged", "is-a", "was-a"}
 # Nouns naming a job one gets, takes or starts ("got a job at X", "accepted a position with X").
 JOB_NOUNS = {"job", "position", "role", "post", "gig", "contract", "internship", "placement", "offer"}
 JOB_GET_VERBS = {"get", "land", "take", "accept", "start", "begin", "find", "secure", "score", "have"}
+# "I got an offer from Monzo", "we received an offer from X": an offer held, not yet a job.
+OFFER_GET_VERBS = {"get", "receive", "have", "come"}
 # Verbs of starting somewhere: "I start at Acme on June 8", "Leo will start at Riverside Primary".
 START_VERBS = {"start", "begin", "join"}
 SCHEDULED_VERBS = START_VERBS | {"report"}  # "I'll report to Omar Haddad"

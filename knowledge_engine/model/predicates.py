@@ -156,6 +156,12 @@ PROMPT_ORDER: tuple[str, ...] = (
     "has-child", "attends", "has-salary", "is-aged",
 )  # fmt: skip
 
+# A job offer received ("Helix offered me a job") is no job yet; a later acceptance that names no
+# employer ("I accepted it", "he took the Council one") is stated as ACCEPTED_OFFER with the name it
+# gives (or "offer") and resolved by the store against the subject's offers (store/offers.py).
+OFFER_PREDICATE = "has-offer-from"
+ACCEPTED_OFFER = "accepted-offer"
+
 # "Kreuzberg is a lively area", "Clifton, a suburb of Bristol": a place inside a city. A home there
 # does not end the home city (nor the city the district), and the local tiers state it as this fact.
 DISTRICT_FACT = ("is-a", "district")

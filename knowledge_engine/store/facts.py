@@ -434,18 +434,21 @@ class FactStore:
     def _end_same(self, ending: Fact, when: datetime, now: datetime) -> None:
         """End the current facts an explicit ending names: same subject, a family `ending`'s wording
         can end, the same object ("Northwind" ends "works-at Northwind Labs": one name holds the
-        other's words). A fact that began after the ending is later news and stays."""
+        other's words). A fact that began after the ending is later news and stays; one the next job
+        already ended later than the ending says keeps its successor and ends at the earlier date."""
         self._fresh_index()
         subject = ending.subject_id or canonical(ending.subject)
         for family in ended_families(ending.predicate):
             for fid in list(self._slots.get((subject, family), ())):
                 other = self.table.records.get(fid)
-                if other is None or other.invalid_at is not None or other.id == ending.id:
+                if other is None or other.id == ending.id or not _same_thing(ending, other):
                     continue
-                if not _same_thing(ending, other) or began(other) > when:
+                if began(other) > when or (other.invalid_at is not None and other.invalid_at <= when):
                     continue
-                other.invalid_at = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
-                other.superseded_by = ending.id
+                end = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
+                # already ended by the next job, later than the last day said: the end moves to that day
+                other.superseded_by = other.superseded_by if other.invalid_at is not None else ending.id
+                other.invalid_at = end
                 other.updated_at = now
                 self.table.put(other)
 

@@ -23,11 +23,13 @@ from knowledge_engine.config import EngineConfig
 from knowledge_engine.extract.corrections import Correction, parse_correction
 from knowledge_engine.gcpause import freeze_on_resume, gc_paused
 from knowledge_engine.model.extraction import TITLE_PREDICATES, Extraction, FactCandidate, Mention
+from knowledge_engine.model.predicates import ACCEPTED_OFFER, OFFER_PREDICATE
 from knowledge_engine.model.records import Entity, Evidence, Fact, Message, canonical, utcnow
 from knowledge_engine.observe import counters, emit
 from knowledge_engine.store import backend as store_backend
 from knowledge_engine.store.entities import EntityStore, vote_weight
 from knowledge_engine.store.facts import FactStore, last_said
+from knowledge_engine.store.offers import accepted_job
 from knowledge_engine.store.persistence import WorkspaceLock, secure_tree
 
 if TYPE_CHECKING:
@@ -180,9 +182,12 @@ class Workspace:
                 n_ent += 1
             added: list[Fact] = []
             for ex in extractions:
-                for cand in ex.facts:
+                # an acceptance after the offers: "Helix offered me a job and I took it"
+                for cand in sorted(ex.facts, key=lambda c: c.predicate == ACCEPTED_OFFER):
                     if fix is not None and _states_wrong(cand, fix):
                         continue  # "I meant Leeds not Leicester" says nothing of Leicester
+                    if cand.predicate == ACCEPTED_OFFER and (cand := self._accepted_job(cand)) is None:
+                        continue
                     fact = self.add_fact(cand, ev)
                     if fact is not None:
                         added.append(fact)
@@ -204,6 +209,20 @@ class Workspace:
             while len(self._applied) > APPLIED_WINDOW:
                 self._applied.popitem(last=False)
             self.facts.table.note_applied(key, self._applied.keys())
+
+    def _accepted_job(self, cand: FactCandidate) -> FactCandidate | None:
+        """An acceptance naming no employer -> works-at the subject's offer (store/offers.py), else a
+        counted skip."""
+        person = self.entities.resolve(cand.subject.strip(), "person")
+        keys = {canonical(cand.subject), *((person.id, canonical(person.value)) if person else ())}
+        offers = [
+            f
+            for f in self.facts.query(predicate=OFFER_PREDICATE)
+            if f.subject_id in keys or canonical(f.subject) in keys
+        ]
+        job = accepted_job(cand, offers)
+        counters.inc("facts.acceptances" if job is not None else "facts.acceptances_unresolved")
+        return job
 
     def add_fact(self, cand: FactCandidate, ev: Evidence) -> Fact | None:
         """Resolve the triple's ends to entities and store it."""

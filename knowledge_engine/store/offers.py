@@ -1,0 +1,31 @@
+"""A job accepted without naming the employer ("I accepted it", "he took the Council one") is the job of
+an offer the subject received: the newest valid `has-offer-from` whose name holds the words the
+acceptance gave ("Council" -> "Sunshine Coast Council"). Resolved when the acceptance is stored, so an
+offer from an earlier session counts; with no such offer the acceptance says nothing and is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from knowledge_engine.model.extraction import FactCandidate
+from knowledge_engine.model.records import Fact, canonical
+from knowledge_engine.store.facts import began
+
+
+def accepted_job(acceptance: FactCandidate, offers: Iterable[Fact]) -> FactCandidate | None:
+    """works-at the offer's organisation, or None when no valid offer of the subject fits."""
+    named = canonical(acceptance.object)
+    words = set() if named == "offer" else set(named.split())
+    fits = [f for f in offers if f.invalid_at is None and words <= set(canonical(f.object).split())]
+    if not fits:
+        return None
+    offer = max(fits, key=began)
+    return acceptance.model_copy(
+        update={
+            "predicate": "works-at",
+            "object": offer.object,
+            "object_type": "organization",
+            "object_type_implied": True,
+        }
+    )
