@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 console = Console(markup=False, emoji=False, highlight=False)
 err_console = Console(stderr=True, markup=False, emoji=False, highlight=False)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
+# `ingest` and `import` did their work but skipped some lines: a script must not take that for success
+EXIT_SKIPPED = 3
 # Columns whose values are identifiers or single words (ids, predicates, types, numbers): never broken
 # inside a word; the others (names, message text, ...) wrap at spaces.
 KEY_COLUMNS = frozenset(

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from knowledge_engine.cli.common import (
+    EXIT_SKIPPED,
     AgentOpt,
     ConfigOpt,
     JsonOpt,
@@ -124,12 +125,14 @@ def import_(
     ws.close()
     if json:
         print_json(report.__dict__)
-        return
-    for e in report.errors[:20]:
-        say(("skipped", "yellow"), " ", e, err=True)
-    say(
-        f"imported {report.entities} entities, {report.facts} facts, {report.messages} messages",
-        " into ",
-        folder,
-        err=True,
-    )
+    else:
+        for e in report.errors[:20]:
+            say(("skipped", "yellow"), " ", e, err=True)
+        say(
+            f"imported {report.entities} entities, {report.facts} facts, {report.messages} messages",
+            " into ",
+            folder,
+            err=True,
+        )
+    if report.errors:  # as `ingest`: a script must not take a partial restore for a whole one
+        raise typer.Exit(EXIT_SKIPPED)

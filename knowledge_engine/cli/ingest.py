@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from knowledge_engine.cli.common import (
+    EXIT_SKIPPED,
     AgentOpt,
     ConfigOpt,
     JsonOpt,
@@ -41,7 +42,6 @@ from knowledge_engine.ingest.transcript import (
 from knowledge_engine.store.backend import is_shared
 
 CHUNK = 256
-EXIT_SKIPPED = 3
 RETRY_HINT = "delivered by `knowledge-engine maintain --once --job llm_retry` or the next start"
 NO_WAIT_HELP = "Do not wait for the LLM tier: its batches are parked on disk and delivered later."
 TIMEOUT_HELP = "Wait at most this many seconds for the LLM tier (default: until it is done), then park."
