@@ -658,7 +658,7 @@ def test_a_visit_or_a_friend_is_no_job(triples: Callable[..., Triples], text: st
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Big news: Helix Robotics offered me a job in Berlin!", {("Maya", "has-offer-from", "Helix Robotics")}),
+        ("Big news: Helix Robotics offered me a job!", {("Maya", "has-offer-from", "Helix Robotics")}),
         ("I got an offer from Monzo!", {("Maya", "has-offer-from", "Monzo")}),
         ("I didn't get the offer from Monzo.", set()),
         ("If I get an offer from Monzo I'll take it.", set()),

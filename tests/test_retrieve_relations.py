@@ -206,7 +206,7 @@ def test_a_home_in_a_district_is_current_beside_the_city_said_later(tmp_path: An
     index = SubjectIndex()
     index.refresh(ws.facts.table)
     question = "where do I live now?"
-    hits, stale = relation_facts(parse_relation(question), index, {"maya"}, set(), question)
+    hits, _ = relation_facts(parse_relation(question), index, {"maya"}, set(), question)
     shown = [(h.fact.predicate, h.fact.object, h.past) for h in hits]
     engine.stop(5)
     assert ("moves-to", "Kreuzberg", False) in shown and ("lives-in", "Berlin", False) in shown, shown

@@ -2228,15 +2228,15 @@ def _offer_verb(verb: Token, ctx: _Ctx) -> None:
     jobs = [c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in JOB_NOUNS - {"offer"}]
     if not jobs:
         return
+    owners: list[str | None]
     if any(c.dep_ == "nsubjpass" for c in verb.children):  # "Paul's been offered a job with X"
-        owners, orgs = (
-            _subjects(verb, ctx),
-            [o for j in jobs for o in _orgs_of(j, {"with", "at", "from", "by"}, ctx)],
-        )
+        owners = list(_subjects(verb, ctx))
+        orgs = [o for j in jobs for o in _orgs_of(j, {"with", "at", "from", "by"}, ctx)]
     else:  # "Helix Robotics offered me a job"
         owners = [_resolve_subject(c, ctx) for c in verb.children if c.dep_ == "dative"]
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-        orgs = [n for n in [_name_of(subj, ctx)] if n] if subj is not None and subj.pos_ == "PROPN" else []
+        named = _name_of(subj, ctx) if subj is not None and subj.pos_ == "PROPN" else None
+        orgs = [named] if named else []
     for owner in (o for o in owners if o):
         for org in orgs:
             _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")

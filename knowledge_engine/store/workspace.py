@@ -183,10 +183,11 @@ class Workspace:
             added: list[Fact] = []
             for ex in extractions:
                 # an acceptance after the offers: "Helix offered me a job and I took it"
-                for cand in sorted(ex.facts, key=lambda c: c.predicate == ACCEPTED_OFFER):
-                    if fix is not None and _states_wrong(cand, fix):
+                for said in sorted(ex.facts, key=lambda c: c.predicate == ACCEPTED_OFFER):
+                    if fix is not None and _states_wrong(said, fix):
                         continue  # "I meant Leeds not Leicester" says nothing of Leicester
-                    if cand.predicate == ACCEPTED_OFFER and (cand := self._accepted_job(cand)) is None:
+                    cand = self._accepted_job(said) if said.predicate == ACCEPTED_OFFER else said
+                    if cand is None:
                         continue
                     fact = self.add_fact(cand, ev)
                     if fact is not None:
