@@ -131,7 +131,8 @@ def test_click_shows_the_fact_history_with_superseded_facts(tmp_path: Path) -> N
     old = facts.index("Maya works at Northwind Labs")
     assert now < old  # current first, then what it replaced
     assert re.search(
-        r'class="old"><span>Maya works at Northwind Labs</span> <small>[^<]*\u2192 2026-11-08, superseded',
+        # "my last day there was October 9" (the sample's session 3) ends the job on that day
+        r'class="old"><span>Maya works at Northwind Labs</span> <small>[^<]*\u2192 2026-10-09, superseded',
         facts,
     )
     assert re.search(r"Maya works at Helix Robotics</span> <small>\d{4}-\d\d-\d\d \u2192 now", facts)
