@@ -627,7 +627,13 @@ def test_a_place_inside_a_city_is_stated(
 
 
 @pytest.mark.parametrize(
-    "text", ["Berlin is a great city.", "The area is quiet.", "Tom is a big part of my life."]
+    "text",
+    [
+        "Berlin is a great city.",
+        "The area is quiet.",
+        "Tom is a big part of my life.",
+        "Teachers are in demand in most Colorado districts.",  # school districts of a state
+    ],
 )
 def test_no_district_where_none_was_said(triples: Callable[..., Triples], text: str) -> None:
     assert not {t for t in triples(text) if t[1] == "is-in" or t[2] == "district"}

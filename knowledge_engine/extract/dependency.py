@@ -862,7 +862,8 @@ def _district_place(noun: Token) -> Token | None:
         return subj if subj is not None and subj.pos_ == "PROPN" else None
     if noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
         return noun.head
-    if noun.lower_ != "part":
+    if noun.lower_ != "part" and noun.tag_ == "NN" and any(c.lower_ == "the" for c in noun.children):
+        # "the Kreuzberg district"; not "most Colorado districts" (school districts of a state)
         return next((c for c in noun.children if c.dep_ == "compound" and c.pos_ == "PROPN"), None)
     return None
 

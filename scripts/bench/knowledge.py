@@ -578,9 +578,9 @@ def run(
                                 f"{s['question']} (stale {q['stale']})"
                                 for s, q in zip(story["questions"], questions, strict=True)
                             ],
-                            "facts": sorted(
-                                f"{'' if f.valid else '(old) '}{f.subject} | {f.predicate} | {f.object} "
-                                f"[{','.join(sorted(f.tiers))}]"
+                            "facts": sorted(  # "?": a fact no truth or also_true row accepts
+                                f"{'' if fact_correct(f, story) else '? '}{'' if f.valid else '(old) '}"
+                                f"{f.subject} | {f.predicate} | {f.object} [{','.join(sorted(f.tiers))}]"
                                 for f in facts
                             ),
                         }
