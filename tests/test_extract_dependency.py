@@ -633,6 +633,7 @@ def test_a_place_inside_a_city_is_stated(
         "The area is quiet.",
         "Tom is a big part of my life.",
         "Teachers are in demand in most Colorado districts.",  # school districts of a state
+        "Leeds is a great area for families.",  # a city the tagger knows
     ],
 )
 def test_no_district_where_none_was_said(triples: Callable[..., Triples], text: str) -> None:

@@ -832,6 +832,8 @@ def _districts(sent: Span, ctx: _Ctx) -> None:
         ent = ctx.ents.get(place.i) if place is not None else None
         if not name or (ent is not None and ent.label_ in SKIP_ENT_LABELS):
             continue  # a PERSON label is the small model's guess: no person is "a lively area"
+        if noun.lemma_.lower() == "area" and ent is not None and ent.label_ == "GPE":
+            continue  # "Leeds is a great area for families": a city the tagger knows, not a district
         if noun.lower_ != "part":
             _emit(ctx, name, *DISTRICT_FACT, 0.6, obj_tok=None, subj_type="location")
         for city in (p for prep in _preps(noun, noun, {"of", "in"}) for p in _pobjs(prep)):
