@@ -555,6 +555,8 @@ def test_said_yes_to_a_person_and_a_company_nursery_are_not_jobs_or_children(
         ("We moved out of Lisbon in June.", ("Maya", "moved-out-of", "Lisbon")),
         ("We moved away from Leeds.", ("Maya", "moved-out-of", "Leeds")),
         ("We sold the Golf.", ("Maya", "sold", "Golf")),
+        ("I quit my job!", ("Maya", "left", "job")),
+        ("I lost my job.", ("Maya", "left", "job")),
     ],
 )
 def test_an_ending_is_marked_so_the_store_ends_the_current_fact(
@@ -571,6 +573,7 @@ def test_an_ending_is_marked_so_the_store_ends_the_current_fact(
         "I worked at Northwind yesterday on the report.",  # it held then; nothing says it ended
         "My last day at Northwind is Friday.",  # a plan: the job has not ended yet
         "I might leave Northwind.",
+        "I might quit my job.",
         "We moved to Berlin.",
     ],
 )

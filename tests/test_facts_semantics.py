@@ -443,3 +443,17 @@ def test_a_last_day_said_after_the_next_job_moves_the_end_earlier(workspace: Pat
     )
     assert old.invalid_at == day(10, 9) and old.superseded_by == new.id
     assert new.is_valid
+
+
+def test_quitting_my_job_ends_the_one_current_employer(workspace: Path) -> None:
+    store = make_store(workspace)
+    job, _ = store.add("Maya", "works-at", "Northwind", evidence=[ev("m1", day(1))])
+    car, _ = store.add("Maya", "has-car", "Skoda Fabia", evidence=[ev("m2", day(1))])
+    store.add("Maya", "left", "job", evidence=[ev("m3", day(4))], ends=True)  # "I quit my job!"
+    store.add("Maya", "sold", "car", evidence=[ev("m4", day(5))], ends=True)  # "we sold the car"
+    assert job.invalid_at == day(4) and car.invalid_at == day(5)
+    # with two current jobs, "my job" names neither
+    a, _ = store.add("Tom", "works-at", "Tesco", evidence=[ev("t1", day(1))])
+    b, _ = store.add("Tom", "works-at", "Aldi", evidence=[ev("t1", day(1))])
+    store.add("Tom", "quit", "job", evidence=[ev("t2", day(3))], ends=True)
+    assert a.is_valid and b.is_valid

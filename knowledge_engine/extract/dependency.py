@@ -2006,7 +2006,12 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                 found = True
     if lemma in {"quit", "leave", "lose"}:  # "I quit my job at Oracle" -> worked-at Oracle
         for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS - {"offer"}):
-            for pobj in (p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)):
+            pobjs = [p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)]
+            if not pobjs and dobj.lower_ == "job" and any(c.dep_ in {"poss", "det"} for c in dobj.children):
+                # "I quit my job": the one current employer ends (store: GENERIC_VALUES)
+                _emit(ctx, subject, "left", "job", 0.55, obj_tok=None, ends=True)
+                found = True
+            for pobj in pobjs:
                 name = _name_of(pobj, ctx)
                 if name:
                     _emit(

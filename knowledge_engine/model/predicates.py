@@ -211,6 +211,15 @@ def rename(predicate: str) -> str:
     return target
 
 
+# Words that name a family's current value without naming it ("I quit my job", "we sold the car"): an
+# ending with one of them ends the family's value when the subject holds exactly one.
+GENERIC_VALUES: dict[str, frozenset[str]] = {
+    "employer": frozenset({"job", "work", "company", "employer"}),
+    "car": frozenset({"car"}),
+    "school": frozenset({"school", "nursery", "daycare", "preschool"}),
+}
+
+
 def ended_families(predicate: str) -> frozenset[str]:
     """The single-valued families an ending said with this past wording can end ("left": a job or a
     home, whichever holds the same object)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_engine.config import DecayConfig, FactsConfig, StorageConfig
-from knowledge_engine.model.predicates import DISTRICT_FACT, MOVE_PREDICATES, ended_families
+from knowledge_engine.model.predicates import DISTRICT_FACT, GENERIC_VALUES, MOVE_PREDICATES, ended_families
 from knowledge_engine.model.records import (
     TIER_STRENGTH,
     Evidence,
@@ -439,10 +439,15 @@ class FactStore:
         self._fresh_index()
         subject = ending.subject_id or canonical(ending.subject)
         for family in ended_families(ending.predicate):
-            for fid in list(self._slots.get((subject, family), ())):
-                other = self.table.records.get(fid)
-                if other is None or other.id == ending.id or not _same_thing(ending, other):
-                    continue
+            slot = [f for i in self._slots.get((subject, family), ()) if (f := self.table.records.get(i))]
+            slot = [f for f in slot if f.id != ending.id]
+            if canonical(ending.object) in GENERIC_VALUES.get(family, ()):
+                # "I quit my job": the one current value of the family, when there is exactly one
+                current = [f for f in slot if f.invalid_at is None]
+                targets = current if len(current) == 1 else []
+            else:
+                targets = [f for f in slot if _same_thing(ending, f)]
+            for other in targets:
                 if began(other) > when or (other.invalid_at is not None and other.invalid_at <= when):
                     continue
                 end = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
