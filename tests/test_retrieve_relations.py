@@ -155,31 +155,41 @@ def test_tense_by_clause(question: str, tenses: dict[str, str]) -> None:
     assert parse_relation(question).tenses == tenses
 
 
-def test_a_past_fact_that_restates_the_current_value_is_no_before_value(tmp_path: Any) -> None:
-    """The demo's moves: Lisbon, then Berlin, then the Kreuzberg flat (it ends "moved-to Berlin"), then
-    "I live in Berlin now" (it ends Kreuzberg). The ended "moved-to Berlin" says where she lives now: no
-    answer to "before"."""
+def _shown(
+    tmp_path: Any, told: list[tuple[int, str, str, str]], question: str
+) -> list[tuple[str, str, bool]]:
+    """(predicate, object, shown as past) of the relation facts `question` gets from the facts told on
+    each day (a workspace of the store alone, no embedder)."""
     from knowledge_engine.retrieve.relations import SubjectIndex, relation_facts
 
     engine = KnowledgeEngine(
         load_config({"embeddings": {"enabled": False}, "extraction": {"llm": {"enabled": False}}})
     )
     ws = engine.open_workspace(tmp_path / "ws")
-    for day, pred, obj in [
-        (0, "lives-in", "Lisbon"),
-        (30, "moved-to", "Berlin"),
-        (37, "moves-to", "Kreuzberg"),
-        (60, "lives-in", "Berlin"),
-    ]:
+    for day, subj, pred, obj in told:
         ts = T0 + timedelta(days=day)
-        ev = Evidence(message_id=f"d{day}", session="s", role="user", timestamp=ts)
-        ws.facts.add("Maya", pred, obj, evidence=[ev], confidence=0.6, now=ts)
+        ev = Evidence(message_id=f"d{day}{subj}", session="s", role="user", timestamp=ts)
+        ws.facts.add(subj, pred, obj, evidence=[ev], confidence=0.6, now=ts)
     index = SubjectIndex()
     index.refresh(ws.facts.table)
-    question = "where did I live before?"
     hits, _ = relation_facts(parse_relation(question), index, {"maya"}, set(), question)
-    shown = [(h.fact.predicate, h.fact.object, h.past) for h in hits]
     engine.stop(5)
+    return [(h.fact.predicate, h.fact.object, h.past) for h in hits]
+
+
+DEMO_MOVES = [
+    (0, "Maya", "lives-in", "Lisbon"),
+    (30, "Maya", "moved-to", "Berlin"),
+    (37, "Maya", "moves-to", "Kreuzberg"),
+    (60, "Maya", "lives-in", "Berlin"),
+]
+
+
+def test_a_past_fact_that_restates_the_current_value_is_no_before_value(tmp_path: Any) -> None:
+    """The demo's moves: Lisbon, then Berlin, then the Kreuzberg flat (it ends "moved-to Berlin"), then
+    "I live in Berlin now" (it ends Kreuzberg, not known to be a district here). The ended "moved-to
+    Berlin" says where she lives now: no answer to "before"."""
+    shown = _shown(tmp_path, DEMO_MOVES, "where did I live before?")
     assert ("moved-to", "Berlin", True) not in shown, shown
     assert ("lives-in", "Lisbon", True) in shown and ("lives-in", "Berlin", False) in shown, shown
 
@@ -187,28 +197,8 @@ def test_a_past_fact_that_restates_the_current_value_is_no_before_value(tmp_path
 def test_a_home_in_a_district_is_current_beside_the_city_said_later(tmp_path: Any) -> None:
     """Once Kreuzberg is known to be a district, "I live in Berlin now" neither ends it in the store nor
     makes it an older value of her home: both are where she lives."""
-    from knowledge_engine.retrieve.relations import SubjectIndex, relation_facts
-
-    engine = KnowledgeEngine(
-        load_config({"embeddings": {"enabled": False}, "extraction": {"llm": {"enabled": False}}})
-    )
-    ws = engine.open_workspace(tmp_path / "ws")
-    for day, subj, pred, obj in [
-        (0, "Maya", "lives-in", "Lisbon"),
-        (30, "Maya", "moved-to", "Berlin"),
-        (37, "Maya", "moves-to", "Kreuzberg"),
-        (37, "Kreuzberg", "is-a", "district"),
-        (60, "Maya", "lives-in", "Berlin"),
-    ]:
-        ts = T0 + timedelta(days=day)
-        ev = Evidence(message_id=f"d{day}{subj}", session="s", role="user", timestamp=ts)
-        ws.facts.add(subj, pred, obj, evidence=[ev], confidence=0.6, now=ts)
-    index = SubjectIndex()
-    index.refresh(ws.facts.table)
-    question = "where do I live now?"
-    hits, _ = relation_facts(parse_relation(question), index, {"maya"}, set(), question)
-    shown = [(h.fact.predicate, h.fact.object, h.past) for h in hits]
-    engine.stop(5)
+    told = [*DEMO_MOVES[:3], (37, "Kreuzberg", "is-a", "district"), DEMO_MOVES[3]]
+    shown = _shown(tmp_path, told, "where do I live now?")
     assert ("moves-to", "Kreuzberg", False) in shown and ("lives-in", "Berlin", False) in shown, shown
     assert ("lives-in", "Lisbon", False) not in shown, shown
 
