@@ -131,3 +131,34 @@ def test_words_of_a_job_title_are_no_entities(tmp_path: Path) -> None:
     )
     ws.apply(msg, [regex, spacy])
     assert {e.value for e in ws.entities.all()} == {"Northwind", "Maya"}
+
+
+def test_a_name_tagged_a_nationality_joins_the_one_organisation_it_begins(workspace: Path) -> None:
+    store = make_store(workspace)
+    org = store.observe("Helix Robotics", "organization", "regex")
+    short = store.observe("Helix", "concept", "spacy")  # "the Helix offer": the small model says NORP
+    assert short.id == org.id and org.type == "organization" and "Helix" in org.aliases
+    # a nationality that begins no known organisation stays what it is
+    assert store.observe("Portuguese", "concept", "spacy").type == "concept"
+    # an untyped long name takes the short form, unless the word is a demonym
+    quill = store.observe("Quillon Labs", "unknown", "regex")
+    assert store.observe("Quillon", "concept", "spacy").id == quill.id
+    dog = store.observe("German Shepherd", "unknown", "regex")
+    assert store.observe("German", "concept", "spacy").id != dog.id
+    assert len(store) == 5
+
+
+def test_one_message_naming_a_company_and_its_first_word_makes_one_entity(workspace: Path) -> None:
+    """"Helix Robotics offered me a job": the regex tier names the company (type undecided), the small
+    model tags "Helix" a nationality. The concept is applied last, so it finds the long form."""
+    from knowledge_engine.store.workspace import Workspace
+
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    msg = Message(id="m1", text="Big news: Helix Robotics offered me a job!", speaker="Maya")
+    mentions = [
+        Mention(value="Helix", type="concept", tier="spacy"),
+        Mention(value="Helix Robotics", type="unknown", tier="regex"),
+    ]
+    ws.apply(msg, [Extraction(message_id="m1", mentions=mentions)])
+    assert [(e.value, e.aliases) for e in ws.entities.all()] == [("Helix Robotics", ["Helix"])]
+    ws.close()

@@ -47,6 +47,10 @@ _DIGITS = re.compile(r"\d+")
 # "Dana Reyes", "Golf" / "2019 Golf"); not for places, where the longer name is usually another
 # place ("Bristol" / "Bristol Airport").
 _ALIASABLE = {"person", "organization", "product", "unknown"}
+_NORP_OWNERS = {"organization", "product"}
+# What nationalities and languages end with ("German", "Portuguese", "Swiss", "Dutch", "Greek", "Thai"):
+# such a word is a real NORP, so it joins only a name already known as an organisation or product.
+_DEMONYM = re.compile(r"(?:an|ese|ish|i|ic|ch|ss|ek|ean)$")
 _PREFIX_WORDS = 3  # long forms are indexed under their first 1..3 words
 # "about $900" is the amount $900.
 _APPROX = re.compile(r"^(?:about|around|roughly|approximately|approx\.?|circa|ca\.|~)\s*", re.I)
@@ -69,6 +73,13 @@ def _short_forms(key: str) -> list[str]:
         rest = rest[1:]
         forms.append(" ".join(rest))
     return forms
+
+
+def _norp_owner(owner_type: str, key: str) -> bool:
+    """Whether a name tagged NORP may be the short form of a long name of this type: an organisation or
+    product, or a still untyped name when the word is no demonym ("Helix" of "Helix Robotics", not
+    "German" of "German Shepherd")."""
+    return owner_type in _NORP_OWNERS or (owner_type == "unknown" and not _DEMONYM.search(key))
 
 
 def _compatible(a: str | None, b: str | None) -> bool:
@@ -244,16 +255,20 @@ class EntityStore:
         first) only when no other entity of a compatible type carries that short form: with both
         "Dana Reyes" and "Dana White" known, "Dana" stays unresolved.
         """
-        if type_ not in (None, *_ALIASABLE):
+        # a name the tagger calls a nationality or group (NORP: "the Helix offer") that is the short form
+        # of exactly one known organisation or product is that organisation
+        norp = type_ == "concept"
+        if type_ not in (None, *_ALIASABLE) and not norp:
             return None
         owners = [
             e
             for eid in self._long_forms.get(key, ())
-            if (e := self.table.get(eid)) is not None and _compatible(e.type, type_)
+            if (e := self.table.get(eid)) is not None
+            and (_norp_owner(e.type, key) if norp else _compatible(e.type, type_))
         ]
         if len(owners) == 1:
             return owners[0]
-        if owners:
+        if owners or norp:
             return None
         for form in _short_forms(key):  # the long form arrives after the short one
             eid = self._by_key.get(form)

@@ -175,8 +175,10 @@ class Workspace:
             mentions = _not_in_titles(
                 [m for ex in extractions for m in ex.mentions], [f for ex in extractions for f in ex.facts]
             )
-            # strongest evidence first, so a new entity is created with its best type (and id)
-            mentions.sort(key=lambda m: (m.type == "unknown", -vote_weight(m.tier, m.type)))
+            # strongest evidence first, so a new entity is created with its best type (and id); a concept
+            # (NORP, event, language: the tagger's least specific class, and its usual misfire on a
+            # company's first word) last, so "Helix" finds "Helix Robotics" to be the short form of
+            mentions.sort(key=lambda m: (_WEAK_TYPES.get(m.type, 0), -vote_weight(m.tier, m.type)))
             for m in mentions:
                 self.entities.observe(m.value, m.type, m.tier, ev, m.importance)
                 n_ent += 1
@@ -530,6 +532,9 @@ def _states_wrong(cand: FactCandidate, fix: Correction) -> bool:
         return False
     wrong = canonical(fix.wrong)
     return _has_words(cand.object, wrong) or _has_words(cand.subject, wrong)
+
+
+_WEAK_TYPES = {"unknown": 1, "concept": 2}
 
 
 def _applied_key(message_id: str, tiers: str) -> str:
