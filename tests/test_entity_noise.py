@@ -42,6 +42,12 @@ def test_a_foreign_interjection_is_no_entity(tier: SpacyTier, text: str, word: s
     assert not any(v.casefold() == word for v, _ in kept)
 
 
+def test_an_english_interjection_the_model_tags_is_no_entity(tier: SpacyTier) -> None:
+    raw, kept = _raw_and_kept(tier, "Congrats! There are several clubs around Tempelhofer Feld.")
+    assert "Congrats" in raw  # the model calls it a NORP
+    assert {v for v, _ in kept} == {"Tempelhofer Feld"}
+
+
 @pytest.mark.parametrize(
     ("text", "word"),
     [

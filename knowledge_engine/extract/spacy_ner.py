@@ -91,6 +91,8 @@ _FOREIGN_INTERJECTIONS = frozenset(
         "obrigado", "obrigada", "namaste", "shukriya", "dhanyavad", "dhanyavaad", "accha", "acha",
         "arigato", "arigatou", "sayonara", "spasibo", "privet", "dziękuję", "dzięki", "bedankt",
         "doei", "tack", "hej", "skål", "mahalo", "shalom", "salaam", "yalla", "inshallah", "mashallah",
+        # and English ones the model still tags ("Congrats on the move!" -> a NORP)
+        "congrats", "congratulations", "kudos", "cheers", "thanks", "hooray", "yay", "wow",
     }
 )  # fmt: skip
 # Parts of speech of the lemmatizer's word index (WordNet) that are not nouns: a word listed
