@@ -209,6 +209,8 @@ def test_proper_noun_positive(text: str, value: str) -> None:
         "Yesterday it rained. However nothing happened.",
         "i am all lower case",
         "東京に行きました",
+        "Bring your passport or ID card.",
+        "Thank you for the offer. Best, ",
     ],
 )
 def test_proper_noun_negative(text: str) -> None:

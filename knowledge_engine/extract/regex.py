@@ -137,7 +137,8 @@ _FUNCTION_WORDS = (
     "Everything Everyone Everybody Something Someone Somebody Anything Anyone Anybody Nothing Nobody None "
     "Whatever Whoever Whenever Wherever "
     "Glad Seems Appreciate Definitely Absolutely Totally Plus Gonna Gotta Wanna Agreed Yup "
-    "Woah Whoa Hopefully Reminds"
+    "Woah Whoa Hopefully Reminds "
+    "ID TV PC"
 )
 # Words that open a sentence before a comma without being a name: interjections, discourse words,
 # exclamations of praise or regret, endearments and family words used to address someone. A lone
@@ -154,7 +155,8 @@ _NOT_ADDRESSED_WORDS = (
     "Ugh Uh Um Unfortunately Weird Whoa Whoops Woah Wonderful Yay Yeah Yes Yikes Yup Pal Oof Gotcha Yea "
     "Yum Together Woohoo Bummer Cheers Hurray Ahoy Alrighty Okey Agree Noted Understood Deal Btw Fyi Imo "
     "Tbh Idk Ngl Morning Evening Afternoon Night Listen Whew Argh Kudos Likewise Regardless Hence Granted "
-    "Duh Voila Boo Shh Psst Bingo Welp"
+    "Duh Voila Boo Shh Psst Bingo Welp "
+    "Best Regards Sincerely Warmly Yours Hugs"  # letter sign-offs: "Best, Maya"
 )
 _NOT_ADDRESSED = frozenset(_NOT_ADDRESSED_WORDS.split())
 # After a sentence-opening "Word's", these say the 's is "is" or "has" ("Life's so short", "Art's been
