@@ -186,6 +186,20 @@ def test_message_metadata_allows_filtering(make_index: Callable[..., tuple]) -> 
     assert index.query_messages(q, 0) == []
 
 
+def test_a_query_without_metadata_finds_the_same_hits(make_index: Callable[..., tuple]) -> None:
+    """The retriever's arms need ids and scores only; reading the metadata was most of the query."""
+    index, emb = make_index()
+    sync(index, sample_facts(), sample_messages(30))
+    q = emb.embed_query("my cat")
+    for query in (index.query_messages, index.query_facts):
+        full, bare = query(q, 10), query(q, 10, metadata=False)
+        assert [(h.id, round(h.score, 6)) for h in bare] == [(h.id, round(h.score, 6)) for h in full]
+        assert all(h.metadata for h in full) and not any(h.metadata for h in bare)
+    # a filter needs the metadata, so it is read then
+    kept = index.query_messages(q, 3, where={"role": "assistant"}, metadata=False)
+    assert kept and all(h.metadata["role"] == "assistant" for h in kept)
+
+
 def test_progress_reports_every_record(make_index: Callable[..., tuple]) -> None:
     index, _ = make_index()
     seen: list[tuple[int, int]] = []

@@ -346,7 +346,10 @@ class PgVectorIndex(KindMethods):
 
     # ------------------------------------------------------------------ queries
 
-    def _query(self, kind: str, vector: Sequence[float], k: int, where: dict[str, Any] | None) -> list[Hit]:
+    def _query(
+        self, kind: str, vector: Sequence[float], k: int, where: dict[str, Any] | None, metadata: bool = True
+    ) -> list[Hit]:
+        """(`metadata` is read with the row here at no extra cost: always returned.)"""
         cond, where_params = where_sql(where)  # a bad filter is an error even on an empty index
         if k <= 0 or self._space is None:
             return []

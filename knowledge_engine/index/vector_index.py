@@ -70,11 +70,11 @@ class VectorIndex(Protocol):
     def count(self, kind: str) -> int: ...
 
     def query_facts(
-        self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None
+        self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None, metadata: bool = True
     ) -> list[Hit]: ...
 
     def query_messages(
-        self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None
+        self, vector: Sequence[float], k: int, where: dict[str, Any] | None = None, metadata: bool = True
     ) -> list[Hit]: ...
 
 

@@ -246,9 +246,10 @@ class LocalSource:
             return []
         try:
             index = self.engine.chroma(self.ws)
+            # ids and scores are all the arms use: reading the hits' metadata was most of the query
             if kind == "facts":
-                return index.query_facts(vector, k or self.pool, where)
-            return index.query_messages(vector, k or self.pool, where)
+                return index.query_facts(vector, k or self.pool, where, metadata=False)
+            return index.query_messages(vector, k or self.pool, where, metadata=False)
         except Exception as exc:
             counters.inc("retrieve.vector_failed")
             log.warning("vector search failed (%s); keyword arm only", type(exc).__name__)
@@ -344,8 +345,8 @@ class LocalSource:
         deep = bool(named) and self.engine.config.retrieval.speaker_arm
         hits = self._vector_hits("messages", vector, None, int(self.pool * SPEAKER_DEPTH) if deep else None)
         plain = hits[: self.pool]
-        # Hits beyond the pool only feed the speaker arm: load just the named speakers' turns (the
-        # index's metadata says who spoke; a hit without that metadata is loaded and checked).
+        # Hits beyond the pool only feed the speaker arm: they are loaded from the log, which says who
+        # spoke (cheaper than reading every hit's metadata from the index).
         deeper = [h for h in hits[self.pool :]
                   if "speaker" not in h.metadata or h.metadata["speaker"] in named] if deep else []
         missing = [h.id for h in (*plain, *deeper) if h.id not in msgs]
