@@ -90,6 +90,20 @@ def test_tiny_conversation_through_the_hooks(tmp_path: Path, capsys: pytest.Capt
     assert out["recall"]["messages"]["by_category"]["4"] == 1.0
 
 
+def test_a_cached_workspace_is_the_same_after_a_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Retrieval's access boost rewrote the cached facts each run, so two runs of the same code differed."""
+    cache = tmp_path / "cache"
+    first = _run(tmp_path, [TINY], capsys, "--budget-chars", "1500", "--cache-dir", str(cache))
+    files = sorted(cache.rglob("facts.json*"))
+    assert files, "the tiny conversation gave no facts to check"
+    before = {f: f.read_bytes() for f in files}
+    second = _run(tmp_path, [TINY], capsys, "--budget-chars", "1500", "--cache-dir", str(cache))
+    assert {f: f.read_bytes() for f in files} == before
+    assert second["recall"] == first["recall"]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not LOCOMO_DEV.exists(), reason="LoCoMo dev split not present")
 def test_real_locomo_slice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

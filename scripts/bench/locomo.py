@@ -267,6 +267,9 @@ async def run_conversation(conv: Conversation, questions: list[Question], budget
             stats["ingest_s"] += time.perf_counter() - t0
             if cache_dir:
                 marker.write_text("ok\n")
+        # Retrieval boosts the facts it injects (access boost): on a cached workspace that would change the
+        # next run's ranking, so the fact files are put back as they were once the questions are done.
+        kept = {f: f.read_bytes() for f in folder.rglob("facts.json*")} if cache_dir else {}
         ws = engine.workspace(agent, ctx["workspaceDir"])
         retriever = retriever_for(engine, ws)
         await asyncio.to_thread(engine.embedder.embed_query, "warm up")  # model load is not a turn's cost
@@ -306,6 +309,8 @@ async def run_conversation(conv: Conversation, questions: list[Question], budget
                         answers[1].add(arm, q.category, share)
         await runner.run("gateway_stop", {"reason": "bench done"}, {})
         engine.stop(10)
+        for path, data in kept.items():
+            path.write_bytes(data)
 
 
 def select_questions(conv: Conversation, limit: int | None, stats: dict[str, Any]) -> list[Question]:
