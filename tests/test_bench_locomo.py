@@ -104,6 +104,20 @@ def test_a_cached_workspace_is_the_same_after_a_run(
     assert second["recall"] == first["recall"]
 
 
+def test_captions_ride_with_their_photo_turns_under_their_own_id(tmp_path: Path) -> None:
+    photo = {"speaker": "Ana", "dia_id": "D1:4", "text": "Look at this!", "blip_caption": "a photo of a cat"}
+    data: Any = json.loads(json.dumps(TINY))
+    sessions = data["conversation"]["session_1"]
+    sessions.append(photo)
+    path = tmp_path / "photo.json"
+    path.write_text(json.dumps([data]))
+    plain, shown = load_locomo(path)[0], load_locomo(path, captions=True)[0]
+    assert plain.sample_id == "tiny" and shown.sample_id == "tiny+captions"  # never the same cache
+    assert [t.text for t in plain.turns if t.dia_id == "D1:4"] == ["Look at this!"]
+    assert [t.text for t in shown.turns if t.dia_id == "D1:4"] == ["Look at this! [Image: a photo of a cat]"]
+    assert [t.text for t in shown.turns if t.dia_id == "D1:1"] == [sessions[0]["text"]]  # no caption
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not LOCOMO_DEV.exists(), reason="LoCoMo dev split not present")
 def test_real_locomo_slice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

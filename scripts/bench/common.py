@@ -85,12 +85,16 @@ def normalise_evidence(raw: Any) -> tuple[list[str], int]:
     return ids, bad
 
 
-def load_locomo(path: Path) -> list[Conversation]:
+def load_locomo(path: Path, captions: bool = False) -> list[Conversation]:
+    """The conversations of a LoCoMo file. With `captions`, a turn that shared a photo carries the photo's
+    caption (LoCoMo's `blip_caption`) after its text, as a host that describes images sends it (OpenClaw's
+    media understanding puts the description into the message body); the sample id says so ("+captions"),
+    so a cache of the plain text is never reused for it."""
     data = json.loads(Path(path).read_text())
     out: list[Conversation] = []
     for conv in data:
         c = conv["conversation"]
-        sample = str(conv.get("sample_id", len(out)))
+        sample = str(conv.get("sample_id", len(out))) + ("+captions" if captions else "")
         item = Conversation(sample, c.get("speaker_a", "A"), c.get("speaker_b", "B"))
         sessions = sorted(
             (int(k.split("_")[1]), v) for k, v in c.items()
@@ -104,7 +108,10 @@ def load_locomo(path: Path) -> list[Conversation]:
                     continue
                 ts = start + i * TURN_SPACING
                 speaker = str(t.get("speaker") or "unknown")
-                item.turns.append(Turn(str(t["dia_id"]), speaker, str(t["text"]), ts))
+                text = str(t["text"])
+                if captions and t.get("blip_caption"):
+                    text = f"{text} [Image: {t['blip_caption']}]"
+                item.turns.append(Turn(str(t["dia_id"]), speaker, text, ts))
                 last = ts
         for qa in conv.get("qa", []):
             ev, bad = normalise_evidence(qa.get("evidence", []))

@@ -301,7 +301,7 @@ async def run_conversation(conv: Conversation, questions: list[Question], budget
             else:
                 scores.add("precision", q.category, prec)
             if answers is not None:
-                gold = answer_tokens(answers[0].get((conv.sample_id, q.question)))
+                gold = answer_tokens(answers[0].get((conv.sample_id.removesuffix("+captions"), q.question)))
                 for arm, text in (("engine", block), ("bm25", "\n".join(bm.values())),
                                   ("vector", "\n".join(vec.values()))):
                     share = answer_share(gold, text)
@@ -331,8 +331,9 @@ def select_questions(conv: Conversation, limit: int | None, stats: dict[str, Any
 
 
 def run(path: Path, budget: int, limit_conv: int | None, limit_q: int | None,
-        cache_dir: Path | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    convs = load_locomo(path)[: limit_conv or None]
+        cache_dir: Path | None = None, overrides: dict[str, Any] | None = None,
+        captions: bool = False) -> dict[str, Any]:
+    convs = load_locomo(path, captions)[: limit_conv or None]
     scores = Scores(SCORED)
     answer_scores = Scores(ANSWER_ARMS)
     gold = load_answers(path)
@@ -397,13 +398,15 @@ def choose(runs: list[dict[str, Any]], convs: list[str], tolerance: float) -> in
 
 
 def run_folds(path: Path, budget: int, limit_conv: int | None, limit_q: int | None, cache_dir: Path | None,
-              overrides: dict[str, Any], grid: tuple[str, list[Any]], tolerance: float) -> dict[str, Any]:
+              overrides: dict[str, Any], grid: tuple[str, list[Any]], tolerance: float,
+              captions: bool = False) -> dict[str, Any]:
     """Every grid value over every conversation (one ingestion per conversation, reused), then the
     rotation: each conversation held out in turn, the value chosen on the others."""
     key, values = grid
     with tempfile.TemporaryDirectory(prefix="locomo-folds-") as tmp:
         cache = cache_dir or Path(tmp)
-        runs = [run(path, budget, limit_conv, limit_q, cache, {**overrides, key: v}) for v in values]
+        runs = [run(path, budget, limit_conv, limit_q, cache, {**overrides, key: v}, captions)
+                for v in values]
     convs = list(runs[0]["by_conversation"])
     folds = []
     for held in convs:
@@ -487,6 +490,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="the --folds grid (default: the relevance cut-off, DEFAULT_GRID)")
     ap.add_argument("--fold-tolerance", type=float, default=0.01,
                     help="--folds: recall a value may lose to the best and still win on precision")
+    ap.add_argument("--captions", action="store_true",
+                    help="photo turns carry their caption, as a host that describes images sends them "
+                         "(not the default: the figures of issue 15 are without)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     if not args.path.exists():
@@ -499,10 +505,12 @@ def main(argv: list[str] | None = None) -> int:
     with shared_store(overrides) as overrides:
         if args.folds:
             out = run_folds(args.path, args.budget_chars, args.limit_conversations, args.limit_questions,
-                            args.cache_dir, overrides, parse_grid(args.grid), args.fold_tolerance)
+                            args.cache_dir, overrides, parse_grid(args.grid), args.fold_tolerance,
+                            args.captions)
         else:
             out = run(args.path, args.budget_chars, args.limit_conversations, args.limit_questions,
-                      args.cache_dir, overrides)
+                      args.cache_dir, overrides, args.captions)
+    out["captions"] = args.captions
     out["overrides"] = {k: v for k, v in out["overrides"].items() if k != "storage.postgres.url"}
     if not args.json:
         print_table(out)
