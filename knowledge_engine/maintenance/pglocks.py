@@ -22,7 +22,7 @@ from typing import Protocol
 import psycopg
 
 from knowledge_engine.config import PostgresStorageConfig
-from knowledge_engine.store.postgres.connect import StoreDatabaseError, describe
+from knowledge_engine.store.postgres.connect import StoreDatabaseError, describe, tcp_options
 
 POLL_S = 0.05
 
@@ -46,6 +46,8 @@ def _connect(cfg: PostgresStorageConfig) -> psycopg.Connection:
             autocommit=True,
             connect_timeout=max(1, cfg.connect_timeout_ms // 1000),
             application_name="knowledge-engine-lock",
+            # a lock held over a dropped network must end, or the job it guards never runs again
+            **tcp_options(cfg.url, cfg.statement_timeout_ms + cfg.connect_timeout_ms),
         )
     except psycopg.Error as exc:
         raise StoreDatabaseError(

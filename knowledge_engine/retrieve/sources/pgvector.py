@@ -22,6 +22,7 @@ from knowledge_engine.index.embeddings.base import Embedder
 from knowledge_engine.index.pgvector_index import vector_literal as vector_literal  # also imported from here
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import emit
+from knowledge_engine.store.postgres.connect import tcp_options
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$")
 
@@ -131,7 +132,11 @@ async def get_pool(config: PgvectorConfig) -> AsyncConnectionPool[Any]:
                 config.url,
                 min_size=0,
                 max_size=config.pool_max,
-                kwargs={"options": _session_options(config), "autocommit": True},
+                kwargs={
+                    "options": _session_options(config),
+                    "autocommit": True,
+                    **tcp_options(config.url, config.timeout_ms),  # a dropped network ends the socket
+                },
                 check=AsyncConnectionPool.check_connection,  # drops connections broken by a server restart
                 timeout=config.timeout_ms / 1000,
                 open=False,

@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
@@ -42,6 +43,22 @@ def describe(url: str) -> str:
     return f"{host}:{parts.get('port') or 5432}/{parts.get('dbname') or ''}"
 
 
+def tcp_options(url: str, timeout_ms: int) -> dict[str, Any]:
+    """libpq options that end a connection the network dropped (a partition: packets lost, nothing
+    refused) in about `timeout_ms`, not after the kernel's retries (15+ minutes for a read, 2 hours for
+    an idle socket): TCP keepalives, and tcp_user_timeout for data sent but never acknowledged. A
+    server-side statement_timeout cannot help there. Options the URL sets itself are left to it."""
+    wanted = {
+        "keepalives": 1,
+        "keepalives_idle": 30,
+        "keepalives_interval": 10,
+        "keepalives_count": 3,
+        "tcp_user_timeout": max(1000, timeout_ms),
+    }
+    given = conninfo_to_dict(url) if url else {}
+    return {k: v for k, v in wanted.items() if k not in given}
+
+
 def pool(cfg: PostgresStorageConfig) -> ConnectionPool:
     """The process's pool for this URL (opened, and the schema migrated, on first use)."""
     key = (cfg.url, os.getpid())  # a forked child must not share its parent's sockets
@@ -59,6 +76,7 @@ def pool(cfg: PostgresStorageConfig) -> ConnectionPool:
                 "autocommit": True,
                 "options": opts,
                 "connect_timeout": max(1, cfg.connect_timeout_ms // 1000),
+                **tcp_options(cfg.url, cfg.statement_timeout_ms + cfg.connect_timeout_ms),
             },
             open=False,
             name="knowledge-engine-store",
