@@ -371,9 +371,9 @@ class FactStore:
 
     def _coexists(self, new: Fact, other: Fact) -> bool:
         """Whether two current facts of one subject and family are both true (see the class docstring)."""
-        a, b = canonical(new.object), canonical(other.object)
-        if a == b or (new.object_id is not None and new.object_id == other.object_id):
+        if _same_object(new, other):
             return True
+        a, b = canonical(new.object), canonical(other.object)
         if {e.message_id for e in new.evidence} & {e.message_id for e in other.evidence}:
             return True
         if b in (p.strip() for p in a.split(",")) or a in (p.strip() for p in b.split(",")):
@@ -388,7 +388,7 @@ class FactStore:
         Berlin now" keeps Kreuzberg). A district ends only another district, never the city; a move
         to a city, or another city said, ends every home not inside it; a city said while only
         districts are current ends nothing."""
-        if any(self._coexists(new, o) and _same_object(new, o) for o in current):
+        if any(_same_object(new, o) for o in current):
             return []
         rivals = [o for o in current if not self._coexists(new, o)]
         if self._is_district(new):
@@ -644,7 +644,7 @@ def _same_object(a: Fact, b: Fact) -> bool:
 
 def _same_thing(a: Fact, b: Fact) -> bool:
     """Whether two facts' objects name one thing: the same entity, or one name's words hold the other's."""
-    if a.object_id is not None and a.object_id == b.object_id:
+    if _same_object(a, b):
         return True
     x, y = set(canonical(a.object).split()), set(canonical(b.object).split())
     return bool(x and y) and (x <= y or y <= x)
