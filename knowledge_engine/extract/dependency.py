@@ -1420,11 +1420,8 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, "lives-in", obj, 0.6, obj_tok=pobj)  # "we've been in Didsbury for five years"
         elif obj and _at_organisation(prep, pobj, ctx):
             school = any(w in SCHOOL_WORDS for w in obj.lower().split())
-            pred = (
-                ("attends" if be == "is" else "attended")
-                if school
-                else ("works-at" if be == "is" else "worked-at")
-            )
+            now, before = ("attends", "attended") if school else ("works-at", "worked-at")
+            pred = now if be == "is" else before
             _emit(ctx, subject, pred, obj, 0.55, obj_tok=pobj, obj_type="organization")
         elif obj:
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
@@ -2215,17 +2212,13 @@ def _offers(sent: Span, ctx: _Ctx) -> None:
     """A job offer received: 'Helix Robotics offered me a job', "Paul's been offered a job with the
     Council", 'I got an offer from Monzo', 'offer from feedzai, senior engineer' -> has-offer-from,
     which a later acceptance naming no employer resolves to (store/offers.py)."""
-    for tok in sent:
+    for tok in (t for t in sent if t.lemma_ == "offer"):
         verb = tok if tok.pos_ == "VERB" or tok.dep_ == "ROOT" else tok.head
         if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
             continue  # "I didn't get the offer", "if I get an offer from X"
-        if tok.lemma_ == "offer" and tok.pos_ == "VERB":
+        if tok.pos_ == "VERB":
             _offer_verb(tok, ctx)
-        elif (
-            tok.lemma_ == "offer"
-            and tok.pos_ == "NOUN"
-            and (tok.dep_ == "ROOT" or tok.head.lemma_ in OFFER_GET_VERBS)
-        ):
+        elif tok.pos_ == "NOUN" and (tok.dep_ == "ROOT" or tok.head.lemma_ in OFFER_GET_VERBS):
             owners = _subjects(tok.head, ctx) if tok.dep_ != "ROOT" else [ctx.me]
             for org in _orgs_of(tok, {"from"}, ctx):
                 for owner in owners:
