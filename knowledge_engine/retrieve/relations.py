@@ -28,9 +28,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections import Counter
-from collections.abc import Iterable
-from collections.abc import Set as AbstractSet
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -39,6 +37,7 @@ from typing import TYPE_CHECKING
 from knowledge_engine.model import predicates as vocabulary
 from knowledge_engine.model.records import Fact, canonical
 from knowledge_engine.model.retrieval import as_utc
+from knowledge_engine.store.facts import Districts
 from knowledge_engine.store.keyword import STOP_WORDS
 from knowledge_engine.store.table import TableFollower, post, unpost
 
@@ -325,18 +324,14 @@ class SubjectIndex(TableFollower[Fact]):
         self.by_object: dict[str, set[str]] = {}  # facts of an INVERSE predicate, by object
         self._keys_of: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self.facts: dict[str, Fact] = {}
-        # places stated to be districts (fact id -> place): a home there is no older value of the city's
-        self._district_of: dict[str, str] = {}
-        self.districts: Counter[str] = Counter()
+        self.districts = Districts()  # a home there is no older value of the city's
 
     def _clear(self) -> None:
         self.by_subject, self.by_object, self._keys_of, self.facts = {}, {}, {}, {}
-        self._district_of, self.districts = {}, Counter()
+        self.districts = Districts()
 
     def _add(self, fact: Fact) -> None:
-        if (fact.predicate, canonical(fact.object)) == vocabulary.DISTRICT_FACT:
-            self._district_of[fact.id] = canonical(fact.subject)
-            self.districts[canonical(fact.subject)] += 1
+        self.districts.add(fact)
         direct, inverse = families_of(fact.predicate), inverse_families_of(fact.predicate)
         if not direct and not inverse:
             return  # only facts some question can ask about by relation
@@ -348,11 +343,7 @@ class SubjectIndex(TableFollower[Fact]):
         post(self.by_object, obj, fact.id)
 
     def _remove(self, fid: str) -> None:
-        place = self._district_of.pop(fid, None)
-        if place is not None:
-            self.districts[place] -= 1
-            if self.districts[place] <= 0:
-                del self.districts[place]
+        self.districts.remove(fid)
         self.facts.pop(fid, None)
         subj, obj = self._keys_of.pop(fid, ((), ()))
         unpost(self.by_subject, subj, fid)
@@ -449,7 +440,7 @@ def relation_facts(
         fams = inverse_families_of(fact.predicate) & order.keys()
         if fams and fact.id not in wanted:
             wanted[fact.id] = (fact, min(order[f] for f in fams), True)
-    stale = _stale(wanted.values(), order, set(index.districts))
+    stale = _stale(wanted.values(), order, index.districts)
     current = _current_values(wanted.values(), stale, asked)
     hits: list[tuple[tuple[int, int, int, int, float, float], RelationHit]] = []
     for fact, rank, inverse in wanted.values():
@@ -489,7 +480,7 @@ def _current_values(
 
 
 def _stale(
-    wanted: Iterable[tuple[Fact, int, bool]], order: dict[str, int], districts: AbstractSet[str] = frozenset()
+    wanted: Iterable[tuple[Fact, int, bool]], order: dict[str, int], districts: Container[str] = frozenset()
 ) -> set[str]:
     """Valid facts of a single-valued family that are no answer in the present because the same
     subject has a newer value in that family: one older than the subject's newest fact of the family,

@@ -177,10 +177,8 @@ class FactStore:
         # nested values, which coexist
         self._nested: dict[str, frozenset[str]] = {}
         self._pairs: Counter[frozenset[str]] = Counter()
-        # fact id -> the place a stored "X is-a district" names, and how many facts say each: a home
-        # there stays beside the home city
-        self._district_of: dict[str, str] = {}
-        self._districts: Counter[str] = Counter()
+        # places a stored "X is-a district" names: a home there stays beside the home city
+        self._districts = Districts()
         self._slots_gen = -1
         self.table.on_put = self._slot_put
         self.table.on_delete = self._slot_delete
@@ -206,9 +204,7 @@ class FactStore:
             pair = frozenset((canonical(fact.subject), canonical(fact.object)))
             self._nested[fact.id] = pair
             self._pairs[pair] += 1
-        if _states_district(fact) and fact.id not in self._district_of:
-            self._district_of[fact.id] = canonical(fact.subject)
-            self._districts[canonical(fact.subject)] += 1
+        self._districts.add(fact)
 
     def _slot_delete(self, fid: str) -> None:
         key = self._slot_of.pop(fid, None)
@@ -219,11 +215,7 @@ class FactStore:
             self._pairs[pair] -= 1
             if self._pairs[pair] <= 0:
                 del self._pairs[pair]
-        place = self._district_of.pop(fid, None)
-        if place is not None:
-            self._districts[place] -= 1
-            if self._districts[place] <= 0:
-                del self._districts[place]
+        self._districts.remove(fid)
 
     def _slot(self, fact: Fact) -> list[Fact]:
         """Facts sharing this fact's subject and predicate family (current index, rebuilt after a reload)."""
@@ -235,7 +227,7 @@ class FactStore:
     def _fresh_index(self) -> None:
         if self._slots_gen != self.table.generation:
             self._slots, self._slot_of, self._nested, self._pairs = {}, {}, {}, Counter()
-            self._district_of, self._districts = {}, Counter()
+            self._districts = Districts()
             for f in self.table.records.values():
                 self._index(f)
             self._slots_gen = self.table.generation
@@ -634,6 +626,31 @@ class FactStore:
 
 def _states_district(fact: Fact) -> bool:
     return (fact.predicate, canonical(fact.object)) == DISTRICT_FACT
+
+
+class Districts:
+    """The places stored facts state to be districts ("X is-a district"), kept in step with a fact table
+    (`add` each fact put, `remove` each id deleted); `place in districts` for a canonical name. Shared by
+    the store's supersession and retrieval's stale test."""
+
+    def __init__(self) -> None:
+        self._place_of: dict[str, str] = {}  # fact id -> the place it names
+        self._count: Counter[str] = Counter()  # place -> facts naming it
+
+    def add(self, fact: Fact) -> None:
+        if _states_district(fact) and fact.id not in self._place_of:
+            self._place_of[fact.id] = canonical(fact.subject)
+            self._count[canonical(fact.subject)] += 1
+
+    def remove(self, fid: str) -> None:
+        place = self._place_of.pop(fid, None)
+        if place is not None:
+            self._count[place] -= 1
+            if self._count[place] <= 0:
+                del self._count[place]
+
+    def __contains__(self, place: object) -> bool:
+        return place in self._count
 
 
 def _same_object(a: Fact, b: Fact) -> bool:

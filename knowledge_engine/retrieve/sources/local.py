@@ -346,7 +346,8 @@ class LocalSource:
         hits = self._vector_hits("messages", vector, None, int(self.pool * SPEAKER_DEPTH) if deep else None)
         plain = hits[: self.pool]
         # Hits beyond the pool only feed the speaker arm: they are loaded from the log, which says who
-        # spoke (cheaper than reading every hit's metadata from the index).
+        # spoke (Chroma is asked for no metadata: reading it cost more than these loads). An index that
+        # returns metadata anyway (pgvector reads it with the row) lets the other speakers' turns be skipped.
         deeper = [h for h in hits[self.pool :]
                   if "speaker" not in h.metadata or h.metadata["speaker"] in named] if deep else []
         missing = [h.id for h in (*plain, *deeper) if h.id not in msgs]
