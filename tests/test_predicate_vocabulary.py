@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from knowledge_engine.config import DEFAULT_PREDICATE_FAMILIES, FactsConfig
-from knowledge_engine.extract.lexicon import PREDICATE_ALIASES, VERB_FAMILIES
+from knowledge_engine.extract.lexicon import ENDING_PREDICATES, PREDICATE_ALIASES, VERB_FAMILIES
 from knowledge_engine.extract.llm import PREDICATE_MAP, canonical
 from knowledge_engine.extract.prompts import CANONICAL_PREDICATES, SYSTEM_PROMPT
 from knowledge_engine.model import predicates as vocabulary
@@ -81,6 +81,16 @@ def test_the_dependency_tier_renames_and_verb_families_speak_the_vocabulary() ->
     assert {present for present, _ in VERB_FAMILIES.values()} <= store
     with pytest.raises(ValueError, match="inverse"):
         vocabulary.rename("is-son-of")
+
+
+def test_every_ending_the_dependency_tier_states_can_end_a_family() -> None:
+    # an ending wording no relation's `ended_by` lists would be stored and end nothing
+    assert [p for p in sorted(ENDING_PREDICATES) if not vocabulary.ended_families(p)] == []
+    # the past forms of the verb families' "no longer ..." endings too, but for arrivals ("moved to X")
+    assert {p for _, p in VERB_FAMILIES.values() if p and not vocabulary.ended_families(p)} == {
+        "moved-to",
+        "settled-in",
+    }
 
 
 def test_retrieval_finds_every_wording_of_every_vocabulary_family() -> None:

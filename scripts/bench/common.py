@@ -85,6 +85,9 @@ def normalise_evidence(raw: Any) -> tuple[list[str], int]:
     return ids, bad
 
 
+CAPTIONS = "+captions"  # the sample-id suffix of a conversation loaded with its photo captions
+
+
 def load_locomo(path: Path, captions: bool = False) -> list[Conversation]:
     """The conversations of a LoCoMo file. With `captions`, a turn that shared a photo carries the photo's
     caption (LoCoMo's `blip_caption`) after its text, as a host that describes images sends it (OpenClaw's
@@ -94,7 +97,7 @@ def load_locomo(path: Path, captions: bool = False) -> list[Conversation]:
     out: list[Conversation] = []
     for conv in data:
         c = conv["conversation"]
-        sample = str(conv.get("sample_id", len(out))) + ("+captions" if captions else "")
+        sample = str(conv.get("sample_id", len(out))) + (CAPTIONS if captions else "")
         item = Conversation(sample, c.get("speaker_a", "A"), c.get("speaker_b", "B"))
         sessions = sorted(
             (int(k.split("_")[1]), v) for k, v in c.items()

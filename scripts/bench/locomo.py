@@ -49,6 +49,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from scripts.bench.common import (
+    CAPTIONS,
     LOCOMO_DEV,
     Conversation,
     Question,
@@ -301,7 +302,7 @@ async def run_conversation(conv: Conversation, questions: list[Question], budget
             else:
                 scores.add("precision", q.category, prec)
             if answers is not None:
-                gold = answer_tokens(answers[0].get((conv.sample_id.removesuffix("+captions"), q.question)))
+                gold = answer_tokens(answers[0].get((conv.sample_id.removesuffix(CAPTIONS), q.question)))
                 for arm, text in (("engine", block), ("bm25", "\n".join(bm.values())),
                                   ("vector", "\n".join(vec.values()))):
                     share = answer_share(gold, text)
