@@ -417,6 +417,27 @@ class RetrievalConfig(_Section):
     candidate_pool: int = Field(
         100, ge=5, le=500, description="Candidates each search arm returns before fusion."
     )
+    hop_weight: float = Field(
+        0.0,
+        ge=0,
+        le=2,
+        description="Weight of the second-hop arm in the memory fusion (0 = off): turns that mention the "
+        "entities the query or its best hits name (retrieve/hop.py). Off: measured on the LoCoMo dev folds "
+        "(docs/benchmarks.md).",
+    )
+    hop_anchors: int = Field(
+        3, ge=0, le=20, description="The second hop reads the entities of this many best memory hits."
+    )
+    hop_from: Literal["query", "hits", "both"] = Field(
+        "both",
+        description="Where the second hop's entities come from: the query (other than the speakers), the best "
+        "hits (those the query does not name), or both.",
+    )
+    hop_resolve: bool = Field(
+        True,
+        description="The second hop follows only names the entity store knows; off: every capitalised span "
+        "that does not start a sentence.",
+    )
     speaker_names: bool = Field(
         True, description="A speaker named in the query filters who spoke instead of being a search word."
     )

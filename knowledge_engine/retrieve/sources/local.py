@@ -19,6 +19,7 @@ from knowledge_engine.model.records import Fact, Message
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.fuse import rrf, rrf_votes, sort_items
+from knowledge_engine.retrieve.hop import hop_arm, plan_hop
 from knowledge_engine.retrieve.relations import (
     SubjectIndex,
     UserNames,
@@ -329,6 +330,8 @@ class LocalSource:
             weights.append(rc.vector_weight)
             names.append(name)
         fused = fuse_messages(arms, weights, names, rc.rrf_k, msgs)
+        if rc.hop_weight > 0:
+            fused = self._with_hop(request.query, fused, (arms, weights, names), msgs)
         mark_relevance(fused, names)
         if rc.neighbours > 0 and rc.neighbour_factor > 0:
             fused = self._with_neighbours(fused, rc.neighbours, rc.neighbour_factor)
@@ -358,6 +361,31 @@ class LocalSource:
             own = [(h.id, h.score) for h in (*plain, *deeper) if h.id in msgs and msgs[h.id].speaker in named]
             arms["speaker_vector"] = own[: self.pool]
         return arms
+
+    def _with_hop(
+        self, query: str, fused: list[RetrievedItem],
+        arms_: tuple[list[list[tuple[str, float]]], list[float], list[str]], msgs: dict[str, Message],
+    ) -> list[RetrievedItem]:
+        """The fusion again with the second-hop arm (retrieve/hop.py): turns naming what the query or the
+        best hits name. Extends `arms_` and `msgs` in place; the fusion unchanged when there is no hop."""
+        rc = self.engine.config.retrieval
+        arms, weights, names = arms_
+        try:
+            plan = plan_hop(self.ws, query, fused, rc.hop_anchors, rc.hop_from, self.speakers.by_word,
+                            rc.hop_resolve)
+            found = hop_arm(self.ws, plan, self.pool)
+        except MessageLogError as exc:  # the shared log is busy or down: the first hop still answers
+            counters.inc("retrieve.hop_failed")
+            log.warning("second hop unavailable (%s)", type(exc).__name__)
+            return fused
+        if not found:
+            return fused
+        counters.inc("retrieve.hop")
+        msgs.update((m.id, m) for m, _ in found if m.id not in msgs)
+        arms.append([(m.id, sc) for m, sc in found])
+        weights.append(rc.hop_weight)
+        names.append("hop")
+        return fuse_messages(arms, weights, names, rc.rrf_k, msgs)
 
     def _with_neighbours(self, fused: list[RetrievedItem], top: int, factor: float) -> list[RetrievedItem]:
         """The turns right before and after each of the `top` best hits, scored `factor` x their anchor.
