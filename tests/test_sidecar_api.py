@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import sqlite3
 import stat
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -239,6 +240,22 @@ def test_messages_become_facts_on_disk_and_come_back_in_the_prompt(unix_sidecar:
     assert "hook_run" in log  # DEBUG was really on
     for secret in (MARKER, "dana@globex.example", "invoice", "Which company"):
         assert secret not in log
+
+
+def test_a_message_cut_inside_an_emoji_by_node_is_stored_not_refused(unix_sidecar: Sidecar) -> None:
+    """Node's JSON.stringify writes a lone surrogate as "\\ud83d" (a string sliced inside an emoji): valid
+    JSON that orjson refuses. The message is stored with U+FFFD in its place, not answered with 400."""
+    sc = unix_sidecar
+    body = ('{"event": {"from": "user-1", "content": "I adopted a cat named Biscuit \\ud83d", '
+            '"messageId": "m-cut", "sessionKey": "%s"}, "ctx": {"channelId": "webchat"}}' % SESSION)
+    assert sc.call("POST", "/hooks/message_received", raw=body.encode()) == (200, {"result": None})
+    assert sc.call("POST", "/drain", {"timeoutMs": 120000})[1]["drained"] is True
+    db = sqlite3.connect(workspace_of(sc) / "messages.sqlite3")
+    try:
+        texts = [r[0] for r in db.execute("SELECT text FROM messages WHERE text LIKE '%Biscuit%'")]
+    finally:
+        db.close()
+    assert texts == ["I adopted a cat named Biscuit \ufffd"]
 
 
 def test_void_hooks_answer_null_and_a_handler_failure_is_not_the_hosts_problem(unix_sidecar: Sidecar) -> None:

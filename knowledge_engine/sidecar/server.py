@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -131,13 +132,28 @@ async def read_object(request: web.Request) -> dict[str, Any] | None:
     raw = await request.read()  # aiohttp enforces client_max_size on chunked bodies too
     if not raw.strip():
         return None
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        raise BadRequest("body is not valid JSON") from None
+    data = _loads(raw)
     if not isinstance(data, dict):
         raise BadRequest("body must be a JSON object")
     return data
+
+
+def _loads(raw: bytes) -> Any:
+    """orjson, else the standard parser for what orjson refuses but JSON allows: a lone surrogate
+    escape ("\\ud83d"), which Node's JSON.stringify writes for a string cut inside an emoji. The
+    engine cleans such text (U+FFFD) as it does in-process; refusing the body would lose the message."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    try:  # UTF-8 only (a BOM or another encoding is still refused), and no NaN/Infinity
+        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError
+        raise BadRequest("body is not valid JSON") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
 
 
 def hook_payload(body: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
