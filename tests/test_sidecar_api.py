@@ -246,9 +246,10 @@ def test_a_message_cut_inside_an_emoji_by_node_is_stored_not_refused(unix_sideca
     """Node's JSON.stringify writes a lone surrogate as "\\ud83d" (a string sliced inside an emoji): valid
     JSON that orjson refuses. The message is stored with U+FFFD in its place, not answered with 400."""
     sc = unix_sidecar
-    body = ('{"event": {"from": "user-1", "content": "I adopted a cat named Biscuit \\ud83d", '
-            '"messageId": "m-cut", "sessionKey": "%s"}, "ctx": {"channelId": "webchat"}}' % SESSION)
-    assert sc.call("POST", "/hooks/message_received", raw=body.encode()) == (200, {"result": None})
+    event = {"from": "user-1", "content": "I adopted a cat named Biscuit \ud83d", "messageId": "m-cut",
+             "sessionKey": SESSION}
+    body = json.dumps({"event": event, "ctx": {"channelId": "webchat"}}).encode()  # writes "\\ud83d", as Node
+    assert sc.call("POST", "/hooks/message_received", raw=body) == (200, {"result": None})
     assert sc.call("POST", "/drain", {"timeoutMs": 120000})[1]["drained"] is True
     db = sqlite3.connect(workspace_of(sc) / "messages.sqlite3")
     try:
