@@ -132,7 +132,7 @@ def test_each_line_is_new_already_stored_or_a_reported_conflict(tmp_path: Path) 
         {"line": 2, "id": "m1", "first_line": None},
         {"line": 4, "id": "m2", "first_line": 3},
     ]
-    assert result["errors"] == ["line 6: not valid JSON"]
+    assert result["errors"] == ["line 6: not valid JSON (invalid literal, expected 'null' at column 1)"]
     assert stored_text(ws, "m1") == TEXTS[1] and stored_text(ws, "m2") == TEXTS[4]  # the first text stays
     # what this run added, next to the totals (the totals alone were reported before)
     assert result["facts_total"] == before["facts_total"] + result["facts_added"]

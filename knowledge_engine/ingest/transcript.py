@@ -9,6 +9,7 @@ UTF-16 without a BOM) is one clear error naming the first bad byte, not every li
 from __future__ import annotations
 
 import codecs
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -150,10 +151,10 @@ def read_numbered(path: Path, report: TranscriptReport) -> Iterator[tuple[int, M
         if not raw.strip():
             continue
         try:
-            data = orjson.loads(raw)
+            data = _loads(raw)
             line = TranscriptLine.model_validate(data)
-        except orjson.JSONDecodeError:
-            report.errors.append(f"line {n}: {_why_not_json(raw)}")
+        except json.JSONDecodeError as exc:  # orjson's is one too
+            report.errors.append(f"line {n}: {_why_not_json(raw, exc)}")
             continue
         except ValidationError as exc:
             report.errors.append(f"line {n}: {_why_invalid(data, exc)}")
@@ -210,13 +211,35 @@ def _lines(path: Path, report: TranscriptReport) -> Iterator[tuple[int, bytes | 
         report.errors.append(f"line {n + 1}: not valid {label}; the rest of the file was not read")
 
 
-def _why_not_json(raw: bytes | str) -> str:
+def _loads(raw: bytes | str) -> object:
+    """orjson, else the standard parser for the one thing orjson refuses that JSON allows: a lone
+    surrogate escape ("\\ud83d", as Node's JSON.stringify writes a string cut inside an emoji). The
+    engine cleans such text as it does a hook's (U+FFFD); the line is not lost."""
+    raw = raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n")  # a cut line ends early
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if "surrogate" not in exc.msg:
+            raise
+        try:
+            text = raw.decode() if isinstance(raw, bytes) else raw
+        except UnicodeDecodeError:
+            raise exc from None
+        return json.loads(text, parse_constant=lambda name: _no_constant(name, text))
+
+
+def _no_constant(name: str, text: str) -> object:
+    raise json.JSONDecodeError(f"{name} is not JSON", text, text.find(name))
+
+
+def _why_not_json(raw: bytes | str, exc: json.JSONDecodeError) -> str:
+    """Where and why, never the line's text: the parser's reason and column say what to fix."""
     if isinstance(raw, bytes):
         try:
             raw.decode()
-        except UnicodeDecodeError as exc:
-            return f"not UTF-8 (byte 0x{raw[exc.start]:02X} at column {exc.start + 1})"
-    return "not valid JSON"
+        except UnicodeDecodeError as bad:
+            return f"not UTF-8 (byte 0x{raw[bad.start]:02X} at column {bad.start + 1})"
+    return f"not valid JSON ({exc.msg} at column {exc.colno})"
 
 
 def count_lines(path: Path) -> int:
