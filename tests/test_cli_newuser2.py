@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tests.test_cli_support import cli
 
@@ -44,3 +48,24 @@ def test_ingest_keeps_a_line_cut_inside_an_emoji_and_says_where_a_broken_line_br
         )
     finally:
         db.close()
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).parent / "knowledge-engine"  # as a user runs it: main() prints the errors
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.mark.parametrize("command", [["stats"], ["messages"], ["validate", "--no-index"], ["export"]])
+def test_a_message_log_that_is_not_a_database_is_one_error_line_not_a_traceback(
+    tmp_path: Path, command: list[str]
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "messages.sqlite3").write_text("not a database, a file someone wrote over")
+    proc = _run(*command, "-w", str(ws))
+    assert proc.returncode == 4, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    err = " ".join(proc.stderr.split())
+    assert f"error: cannot open message log {ws / 'messages.sqlite3'}: file is not a database" in err, err
+    assert "fix it, or move it away" in err
+    assert (ws / "messages.sqlite3").read_text() == "not a database, a file someone wrote over"  # untouched

@@ -95,6 +95,7 @@ def main() -> None:
         app()
     except Exception as exc:
         _store_unreachable(exc)
+        _message_log_unusable(exc)
         raise
 
 
@@ -106,6 +107,28 @@ def _store_unreachable(exc: Exception) -> None:
     if isinstance(exc, StoreDatabaseError):
         say(("error:", "bold red"), f" {exc}; is the server up, and storage.postgres.url right?", err=True)
         sys.exit(4)
+
+
+def _message_log_unusable(exc: Exception) -> None:
+    """A message log that cannot be opened (not a database, a newer schema, a read-only folder) is one
+    error line with what to do and exit 4, as a store file that is not the engine's, not a traceback."""
+    import errno
+    import os
+
+    from knowledge_engine.cli.common import say
+    from knowledge_engine.store.messages import MessageLogError
+
+    if not isinstance(exc, MessageLogError):
+        return
+    if str(exc).endswith((os.strerror(errno.EROFS), os.strerror(errno.EACCES))):
+        hint = (
+            "the message log (SQLite in WAL mode) is opened for writing even to be read, so the"
+            " workspace must be writable: work on a writable copy (cp -a)"
+        )
+    else:
+        hint = "the engine leaves it untouched: fix it, or move it away to start a new message log"
+    say(("error:", "bold red"), f" {exc}; {hint}", err=True)
+    sys.exit(4)
 
 
 if __name__ == "__main__":
