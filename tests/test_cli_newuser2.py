@@ -69,3 +69,15 @@ def test_a_message_log_that_is_not_a_database_is_one_error_line_not_a_traceback(
     assert f"error: cannot open message log {ws / 'messages.sqlite3'}: file is not a database" in err, err
     assert "fix it, or move it away" in err
     assert (ws / "messages.sqlite3").read_text() == "not a database, a file someone wrote over"  # untouched
+
+
+def test_context_on_a_file_says_it_is_a_file_not_that_nothing_is_stored_yet(tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "facts.json"  # -w pointed at a store file instead of its folder
+    not_a_folder.write_text("{}")
+    code, out, err = cli("context", "where does maya work now", "-w", str(not_a_folder))
+    assert code == 1 and out == ""
+    assert "is a file, not a folder" in " ".join(err.split()) and "does not exist" not in err, err
+    code, out, err = cli("context", "where does maya work now", "-w", str(tmp_path / "new"), "--json")
+    assert (
+        code == 0 and "nothing is stored yet" in json.loads(out)["note"]
+    )  # an agent's first turn: still fine

@@ -13,6 +13,7 @@ from knowledge_engine.cli.common import (
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
+    creatable_folder,
     err_console,
     fail,
     load_cfg,
@@ -134,7 +135,7 @@ def context(
         fail("the query is empty")
     ref = parse_time(at, "--at")
     cfg = load_cfg(config)
-    folder = resolve_folder(cfg, workspace, agent)
+    folder = creatable_folder(resolve_folder(cfg, workspace, agent))  # a file is a typo, not a first turn
     text, skipped = turn_query({"prompt": query}, None, cfg)  # the hook's own rules; the cache is per process
     if skipped:
         _print_context("", None, skipped, f"skipped ({skipped}): the hook injects nothing for this", json)
