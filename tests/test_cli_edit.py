@@ -79,3 +79,45 @@ def test_edit_errors(ws: str) -> None:
     assert code != 0 and "exactly two" in err
     code, _, err = cli("edit", "-w", ws)
     assert code != 0 and "--fact" in err
+
+
+def _sync_work(ws: str) -> dict[str, int]:
+    """What a sync right now would still have to do to the facts' vectors."""
+    code, out, err = cli("sync", "-w", ws, "--json")
+    assert code == 0, err
+    facts = json.loads(out)["per_kind"]["facts"]
+    return {k: facts[k] for k in ("embedded", "updated", "deleted")}
+
+
+def test_edit_keeps_the_vector_index_in_line(ws: str) -> None:
+    """A correction is found by meaning at once: the edit writes the vectors a sync would, so the
+    next sync has nothing left to do (before, it found the new fact missing and the old one stale)."""
+    _sync_work(ws)  # the copy's index, brought in line first
+    old = next(f for f in _facts(ws, "--predicate", "works-at") if f["subject"] == "Maya")
+    code, out, err = cli("edit", "-w", ws, "--fact", old["id"], "--object", "Helix Robotics GmbH", "--json")
+    assert code == 0, err
+    assert _sync_work(ws) == {"embedded": 0, "updated": 0, "deleted": 0}
+    code, _, err = cli("edit", "-w", ws, "--fact", json.loads(out)["id"], "--valid-until", "2026-12-01")
+    assert code == 0, err
+    assert _sync_work(ws) == {"embedded": 0, "updated": 0, "deleted": 0}
+
+
+def test_merge_keeps_the_vector_index_in_line(ws: str) -> None:
+    """Merged facts get new ids: the old vectors go, the new ones are written."""
+    _sync_work(ws)
+    code, _, err = cli("edit", "-w", ws, "--merge", "Maya", "--merge", "Tom")
+    assert code == 0, err
+    assert _sync_work(ws) == {"embedded": 0, "updated": 0, "deleted": 0}
+
+
+def test_edit_is_kept_when_the_index_cannot_be_reached(ws: str, tmp_path: Path) -> None:
+    """A dead Chroma server does not lose the edit; the user is told how to catch up."""
+    cfg = tmp_path / "dead-chroma.json"
+    cfg.write_text(json.dumps({"chroma": {"url": "http://127.0.0.1:9"}}))
+    old = next(f for f in _facts(ws, "--predicate", "works-at") if f["subject"] == "Maya")
+    code, out, err = cli(
+        "edit", "-w", ws, "--config", str(cfg), "--fact", old["id"], "--object", "Helix Robotics GmbH", "--json"
+    )
+    assert code == 0, err
+    assert "knowledge-engine sync" in err
+    assert json.loads(out)["id"] in {f["id"] for f in _facts(ws, "--predicate", "works-at")}

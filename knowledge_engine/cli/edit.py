@@ -19,6 +19,7 @@ from knowledge_engine.cli.common import (
     say,
 )
 from knowledge_engine.model.records import Evidence, Fact, fact_id, utcnow
+from knowledge_engine.observe import counters
 from knowledge_engine.store.workspace import Workspace
 
 
@@ -120,6 +121,7 @@ def edit(
         out = correct_fact(ws, fact, object_, lo, hi, still_valid)
     except KeyError:
         fail(f"no fact {fact!r}")
+    reindex(ws, {fact, out.id})
     ws.close()
     if json:
         print_json(out.model_dump(mode="json"))
@@ -155,13 +157,15 @@ def _merge(ws: Workspace, names: list[str], json: bool) -> None:
         fail(f"no entity {names[0] if keep is None else names[1]!r}")
     if keep.id == drop.id:
         fail("both names are the same entity")
+    touched: set[str] = set()
     moved = 0
-    for f in ws.facts.all():
-        if drop.id not in (f.subject_id, f.object_id):
-            continue
-        moved += _repoint(ws, f, drop.id, keep.id, keep.value)
+    for f in list(ws.facts.all()):
+        if drop.id in (f.subject_id, f.object_id):
+            touched.update((f.id, _repoint(ws, f, drop.id, keep.id, keep.value)))
+            moved += 1
     merged = ws.entities.merge_into(keep.id, drop.id)
     ws.flush()
+    reindex(ws, touched)
     ws.close()
     if json:
         print_json({"entity": merged.model_dump(mode="json") if merged else None, "facts_moved": moved})
@@ -169,8 +173,9 @@ def _merge(ws: Workspace, names: list[str], json: bool) -> None:
         say(f"merged {drop.value} into {keep.value}; {moved} facts now point to {keep.id}")
 
 
-def _repoint(ws: Workspace, f: Fact, old: str, new: str, value: str) -> int:
-    """A fact about the dropped entity is re-keyed to the kept one (its id follows its new text)."""
+def _repoint(ws: Workspace, f: Fact, old: str, new: str, value: str) -> str:
+    """A fact about the dropped entity is re-keyed to the kept one (its id follows its new text);
+    returns the id it now has."""
     subj = value if f.subject_id == old else f.subject
     obj = value if f.object_id == old else f.object
     now = utcnow()
@@ -193,4 +198,32 @@ def _repoint(ws: Workspace, f: Fact, old: str, new: str, value: str) -> int:
         ws.facts.table.put(existing)
     else:
         ws.facts.table.put(moved)
-    return 1
+    return moved.id
+
+
+def reindex(ws: Workspace, fact_ids: set[str]) -> None:
+    """Bring the edited facts' vectors in line at once, as a sync would: without this a corrected
+    fact is found only by its words until the next sync. A failure keeps the edit (it is stored)
+    and says how to catch up."""
+    if not ws.config.embeddings.enabled:
+        return
+    from knowledge_engine.index.embeddings import make_embedder
+    from knowledge_engine.index.sync import index_facts
+    from knowledge_engine.index.vector_index import open_vector_index
+
+    current = [f for f in (ws.facts.get(i) for i in sorted(fact_ids)) if f is not None]
+    gone = sorted(i for i in fact_ids if ws.facts.get(i) is None)
+    try:
+        embedder = make_embedder(ws.config.embeddings)
+        index = open_vector_index(ws.folder, ws.agent_id, ws.config, embedder, create=False)
+        if index.count("facts") == 0:
+            return  # never synced: the first sync embeds every fact anyway
+        with index.lock:
+            index_facts(index, current, gone)
+    except Exception as exc:
+        counters.inc("cli.edit.reindex_failed")
+        say(
+            f"warning: the edit is stored, but the vector index was not updated ({type(exc).__name__}); "
+            "run `knowledge-engine sync` to catch up",
+            err=True,
+        )

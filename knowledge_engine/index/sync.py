@@ -217,6 +217,45 @@ def index_messages(index: VectorIndex, messages: Iterable[Message], log: Message
     return len(docs)
 
 
+def index_facts(index: VectorIndex, facts: Iterable[Fact], gone: Iterable[str] = ()) -> int:
+    """Write these facts as a sync would (the same text, metadata and content hash) and delete the
+    `gone` ids, so an operator's edit is found by meaning at once and the next sync finds these
+    records unchanged. The caller holds `index.lock`. Returns how many were written."""
+    gone = list(gone)
+    if gone:
+        index.delete("facts", gone)
+    docs, _ = _docs("facts", facts, index.embedder.model_id)
+    _embed_upsert(index, "facts", docs, min(index.max_batch(), DEFAULT_CHUNK))
+    _note_hashes(index, "facts", docs, gone)
+    return len(docs)
+
+
+def _note_hashes(index: VectorIndex, kind: str, docs: list[_Doc], gone: list[str]) -> None:
+    """Keep a valid hash cache valid after writes outside a sync (else the next sync, trusting it,
+    would update these records again)."""
+    if index.shared:
+        return
+    path = Path(index.workspace) / HASHES_FILE
+    data = _read_json(path)
+    entry = data.get(kind)
+    if not isinstance(entry, dict) or not isinstance(entry.get("hashes"), dict):
+        return
+    if (
+        entry.get("collection_id") != str(index.collection(kind).id)
+        or entry.get("model") != index.embedder.model_id
+    ):
+        return
+    hashes = entry["hashes"]
+    added = sum(1 for d in docs if d.id not in hashes)
+    removed = sum(1 for g in gone if g in hashes)
+    if len(hashes) + added - removed != index.count(kind):
+        return  # it was stale already (or someone else wrote meanwhile): the count check rejects it
+    hashes.update({d.id: d.content_hash for d in docs})
+    for g in gone:
+        hashes.pop(g, None)
+    _atomic_write(path, orjson.dumps(data))
+
+
 def sync(
     index: VectorIndex,
     facts: Iterable[Fact],
