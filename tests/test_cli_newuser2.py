@@ -81,3 +81,17 @@ def test_context_on_a_file_says_it_is_a_file_not_that_nothing_is_stored_yet(tmp_
     assert (
         code == 0 and "nothing is stored yet" in json.loads(out)["note"]
     )  # an agent's first turn: still fine
+
+
+def test_ingest_summary_counts_one_as_one(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        '{"id": "m1", "role": "user", "text": "Mail me at ana@acme.example"}\n{"id": "m2"}\n'
+    )
+    code, _, err = cli(
+        "ingest", "-w", str(tmp_path / "ws"), "--config", _regex_only(tmp_path), str(transcript)
+    )
+    assert code == 3, err
+    said = " ".join(err.split())
+    assert "ingested 1 message from" in said and "; 1 line skipped (0 with a conflicting id)" in said, said
+    assert "added 1 entity and 0 facts (the workspace now holds 1 entity, 0 facts)" in said, said

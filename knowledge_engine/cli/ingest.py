@@ -149,6 +149,11 @@ def _result(
     }
 
 
+def _n(count: int, one: str, many: str = "") -> str:
+    """'1 fact', '2 facts': the summary is read by people ("added 1 facts" was not)."""
+    return f"{count} {one if count == 1 else many or one + 's'}"
+
+
 def _say(text: str) -> None:
     err_console.print(text, soft_wrap=True)  # one line per message, whatever the terminal width
 
@@ -163,15 +168,18 @@ def _print(result: dict[str, Any], report: TranscriptReport, run: Backfill) -> N
         _say(f"... and {hidden} more skipped lines (all of them with --json)")
     r = result
     line = (
-        f"ingested {r['messages']} messages from {r['transcript']['path']} ({r['transcript']['encoding']}) "
-        f"into {r['workspace']}: {r['messages_new']} new, {r['messages_already_stored']} already stored"
+        f"ingested {_n(r['messages'], 'message')} from {r['transcript']['path']} "
+        f"({r['transcript']['encoding']}) into {r['workspace']}: {r['messages_new']} new, "
+        f"{r['messages_already_stored']} already stored"
     )
     if r["skipped_lines"]:
-        line += f"; {r['skipped_lines']} lines skipped ({r['messages_conflicting']} with a conflicting id)"
+        conflicting = r["messages_conflicting"]
+        line += f"; {_n(r['skipped_lines'], 'line')} skipped ({conflicting} with a conflicting id)"
     _say(line)
     _say(
-        f"added {r['entities_added']} entities and {r['facts_added']} facts "
-        f"(the workspace now holds {r['entities_total']} entities, {r['facts_total']} facts)"
+        f"added {_n(r['entities_added'], 'entity', 'entities')} and {_n(r['facts_added'], 'fact')} "
+        f"(the workspace now holds {_n(r['entities_total'], 'entity', 'entities')}, "
+        f"{_n(r['facts_total'], 'fact')})"
     )
     llm = r["llm"]
     if llm is not None:
