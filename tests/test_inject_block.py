@@ -5,6 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 
+from freezegun import freeze_time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -226,3 +227,24 @@ def test_graph_context_not_clipped_by_item_limit() -> None:
     assert block.count("Graph sentence") == 100
     cut = render_block({"lightrag": text}, "markdown", section_chars={"lightrag": 1000})
     assert 20 <= cut.count("Graph sentence") < 30
+
+
+def _move(valid_at: object) -> RetrievedItem:
+    item = fact()
+    item.extra = {**item.extra, "predicate": "moves-to", "object": "Kreuzberg", "valid_at": valid_at}
+    return item
+
+
+def test_a_present_tense_move_reads_as_past_once_its_date_has_passed() -> None:
+    """A move said as "we're moving to Kreuzberg on March 1" is a plan until March 1 and history
+    after it; undated, it stays as said."""
+    with freeze_time("2026-06-01T12:00:00Z"):
+        done = render_item(_move(datetime(2026, 3, 1, tzinfo=UTC)), "markdown")
+        done_text = render_item(_move("2026-03-01T00:00:00+00:00"), "markdown")
+        planned = render_item(_move(datetime(2026, 7, 1, tzinfo=UTC)), "markdown")
+        undated = render_item(_move(None), "markdown")
+        xml = render_item(_move(datetime(2026, 3, 1, tzinfo=UTC)), "xml")
+    assert "Caroline | moved-to | Kreuzberg" in done and "moved-to" in done_text
+    assert "Caroline | moves-to | Kreuzberg" in planned
+    assert "Caroline | moves-to | Kreuzberg" in undated
+    assert 'predicate="moved-to"' in xml

@@ -145,3 +145,16 @@ def test_a_manager_stated_in_the_passive_is_the_current_manager(retriever: Retri
     facts = known_facts(retriever, "who is my manager?")
     assert facts and facts[0].startswith("- Maya | is-managed-by | Priya Shah (valid"), facts
     assert not any("Dana Reyes" in line for line in facts), facts  # superseded in the store
+
+
+def test_a_past_event_stays_in_its_family() -> None:
+    """The block's past-tense wording of a dated move or start (`worded_at`) is a wording of the
+    same family, so the relation questions and the supersession read it alike."""
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    for present, past in vocabulary.EVENT_PAST.items():
+        fam = next(f for f in vocabulary.FAMILIES if present in f.wordings)
+        assert past in fam.wordings, (present, past)
+        assert vocabulary.worded_at(present, now - timedelta(days=1), now) == past
+        assert vocabulary.worded_at(present, now + timedelta(days=1), now) == present
+        assert vocabulary.worded_at(present, None, now) == present
+    assert vocabulary.worded_at("lives-in", now - timedelta(days=1), now) == "lives-in"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from knowledge_engine.inject.budget import fit, truncate_text
@@ -27,6 +27,7 @@ from knowledge_engine.inject.fence import (
     xml_text,
 )
 from knowledge_engine.inject.lightrag_context import compose, parse_context
+from knowledge_engine.model.predicates import worded_at
 from knowledge_engine.model.retrieval import RetrievedItem, as_utc
 
 Format = Literal["markdown", "xml"]
@@ -59,15 +60,23 @@ DEFAULT_MAX_ITEM_CHARS = 1500
 # --------------------------------------------------------------------------- item fields
 
 
-def _date(value: Any) -> str | None:
+def _moment(value: Any) -> datetime | None:
+    """A stored time (a datetime, or ISO text from a remote source), or None."""
     if isinstance(value, datetime):
-        return as_utc(value).date().isoformat()
+        return as_utc(value)
     if isinstance(value, str) and value:
         try:
-            return as_utc(datetime.fromisoformat(value)).date().isoformat()
+            return as_utc(datetime.fromisoformat(value))
         except ValueError:
-            return value[:32]
+            return None
     return None
+
+
+def _date(value: Any) -> str | None:
+    moment = _moment(value)
+    if moment is not None:
+        return moment.date().isoformat()
+    return value[:32] if isinstance(value, str) and value else None
 
 
 def _clip(text: str, max_chars: int | None) -> str:
@@ -121,6 +130,8 @@ def _fact_fields(item: RetrievedItem) -> dict[str, str]:
     """Triple and validity as neutralised labels (a stored date may be any string)."""
     ex = item.extra
     out = {k: str(ex[k]) for k in ("subject", "predicate", "object") if ex.get(k) not in (None, "")}
+    if "predicate" in out:
+        out["predicate"] = worded_at(out["predicate"], _moment(ex.get("valid_at")), datetime.now(UTC))
     valid_from = _date(ex.get("valid_at")) or _date(item.timestamp)
     if valid_from:
         out["valid_from"] = valid_from

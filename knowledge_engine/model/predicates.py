@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 
 @dataclass(frozen=True)
@@ -218,6 +219,28 @@ GENERIC_VALUES: dict[str, frozenset[str]] = {
     "car": frozenset({"car"}),
     "school": frozenset({"school", "nursery", "daycare", "preschool"}),
 }
+
+
+# An event worded in the present ("we're moving to Leith on March 20", "I start at Acme on June 8") is a
+# plan until its date; after it the fact is history of the event, said in the past tense.
+EVENT_PAST: dict[str, str] = {
+    "moves-to": "moved-to",
+    "is-moving-to": "moved-to",
+    "relocates-to": "relocated-to",
+    "starts-at": "started-at",
+    "starts-working-at": "started-working-at",
+    "gets-job-at": "got-job-at",
+}
+
+
+def worded_at(predicate: str, valid_at: datetime | None, now: datetime) -> str:
+    """The predicate as it reads at `now`: a present-tense event whose date has passed is put in the
+    past tense, so "moves-to Kreuzberg" does not read as a plan months after the move. Undated, it
+    stays as said (a plan, as far as anyone knows)."""
+    past = EVENT_PAST.get(predicate)
+    if past is None or valid_at is None or valid_at > now:
+        return predicate
+    return past
 
 
 def ended_families(predicate: str) -> frozenset[str]:
