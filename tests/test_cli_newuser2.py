@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -95,3 +97,16 @@ def test_ingest_summary_counts_one_as_one(tmp_path: Path) -> None:
     said = " ".join(err.split())
     assert "ingested 1 message from" in said and "; 1 line skipped (0 with a conflicting id)" in said, said
     assert "added 1 entity and 0 facts (the workspace now holds 1 entity, 0 facts)" in said, said
+
+
+def test_a_failed_maintenance_job_says_the_os_reason_not_only_the_class(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"id": "m1", "role": "user", "text": "Mail me at ana@acme.example"}\n')
+    cfg, ws = _regex_only(tmp_path), tmp_path / "ws"
+    assert cli("ingest", "-w", str(ws), "--config", cfg, str(transcript))[0] == 0
+    (ws / "maintenance").write_text("a file where the jobs keep their locks")  # an OSError on every job
+    code, out, err = cli("maintain", "-w", str(ws), "--config", cfg, "--once", "--job", "decay", "--json")
+    assert code == 1, err
+    assert (
+        json.loads(out)[0]["error"] == f"FileExistsError: {os.strerror(errno.EEXIST)}"
+    )  # was "FileExistsError"
