@@ -110,3 +110,23 @@ def test_a_failed_maintenance_job_says_the_os_reason_not_only_the_class(tmp_path
     assert (
         json.loads(out)[0]["error"] == f"FileExistsError: {os.strerror(errno.EEXIST)}"
     )  # was "FileExistsError"
+
+
+def test_bidi_overrides_in_stored_text_are_shown_escaped_not_obeyed(tmp_path: Path) -> None:
+    """A right-to-left override reorders the rest of the terminal line (a table row): shown as \\u202e."""
+    line = {
+        "id": "m1",
+        "role": "user",
+        "speaker": "Eve\u202e",
+        "text": "the invoice is \u202e0001$\u202c, ok",
+    }
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps(line) + "\n")
+    ws, cfg = str(tmp_path / "ws"), _regex_only(tmp_path)
+    assert cli("ingest", "-w", ws, "--config", cfg, str(transcript))[0] == 0
+    code, out, err = cli("messages", "-w", ws)
+    assert code == 0, err
+    assert "\u202e" not in out and "\u202c" not in out
+    assert "Eve\\u202e" in out and "\\u202e0001$\\u202c" in out, out
+    code, out, _ = cli("messages", "-w", ws, "--json")
+    assert json.loads(out)[0]["speaker"] == "Eve\u202e"  # the data itself is unchanged

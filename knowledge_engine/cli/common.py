@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 # `Text` parts (see `say`), so the consoles themselves interpret nothing.
 console = Console(markup=False, emoji=False, highlight=False)
 err_console = Console(stderr=True, markup=False, emoji=False, highlight=False)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
+# all control characters but tab and newline, and the bidi embeddings, overrides and isolates, which
+# reorder what follows them on the line (a speaker named "Eve\u202e" would flip the rest of its row)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # `ingest` and `import` did their work but skipped some lines: a script must not take that for success
 EXIT_SKIPPED = 3
 # Columns whose values are identifiers or single words (ids, predicates, types, numbers): never broken
@@ -63,10 +65,15 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts in
 
 
 def plain(value: Any) -> Text:
-    """Stored data as literal text: no markup, no emoji codes, control characters shown as \\xNN
-    (an escape sequence in a message must not drive the terminal)."""
+    """Stored data as literal text: no markup, no emoji codes, control characters shown as \\xNN and
+    bidi controls as \\uNNNN (an escape sequence in a message must not drive the terminal)."""
     s = "" if value is None else str(value)
-    return Text(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", s))
+    return Text(_CONTROL.sub(_escaped, s))
+
+
+def _escaped(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def say(*parts: Any, err: bool = False) -> None:
