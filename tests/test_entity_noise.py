@@ -75,6 +75,27 @@ def test_lower_case_and_plain_names_stay_people(tier: SpacyTier, text: str, name
     assert (name, "person") in kept
 
 
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("I have an appointment at the Bürgeramt tomorrow", "Bürgeramt"),
+        ("We went to the Rathaus to register", "Rathaus"),
+    ],
+)
+def test_one_word_after_the_is_no_person(tier: SpacyTier, text: str, word: str) -> None:
+    """The small model calls an unknown foreign noun a PERSON; after "the" it is an institution."""
+    nlp = tier.nlp
+    assert nlp is not None
+    assert (word, "PERSON") in {(e.text, e.label_) for e in nlp(text).ents}
+    _, kept = _raw_and_kept(tier, text)
+    assert (word, "organization") in kept
+
+
+def test_a_person_after_the_keeps_a_name_of_more_words(tier: SpacyTier) -> None:
+    _, kept = _raw_and_kept(tier, "I met Anna at the Rathaus and then Anna Weber at home")
+    assert ("Anna", "person") in kept and ("Anna Weber", "person") in kept
+
+
 def _store(folder: Path) -> EntityStore:
     cfg = load_config({})
     store = EntityStore(folder, WorkspaceLock(folder / ".lock"), cfg.storage, cfg.facts.fuzzy_threshold)

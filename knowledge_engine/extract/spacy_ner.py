@@ -388,6 +388,9 @@ def entity_mentions(doc: Doc) -> list[Mention]:
         span = _trim(ent, type_)
         if span is None:
             continue
+        if type_ == "person" and _the_one(span):
+            type_ = "organization"  # "an appointment at the Bürgeramt", "the Kita called"
+            counters.inc("extract.spacy.the_person")
         value = " ".join(span.text.split())
         if not _keep(value, type_):
             continue
@@ -503,6 +506,16 @@ def _trim(ent: Span, type_: str) -> Any:
         start -= 1  # the small model leaves "$" outside "85,000"
     span = doc[start:end]
     return span if span.text.strip() else None
+
+
+def _the_one(span: Any) -> bool:
+    """One capitalised singular word after "the" is a place or an institution, not a person: the
+    small model calls an unknown foreign noun a PERSON ("the Bürgeramt", "the Rathaus"). A plural
+    ("the Hendersons", a family) is left alone, and so is a name of more words."""
+    if len(span) != 1 or span.start == 0:
+        return False
+    word = span[0]
+    return span.doc[span.start - 1].lower_ == "the" and word.tag_ == "NNP" and word.text[:1].isupper()
 
 
 def _common_word(span: Any, type_: str) -> bool:
