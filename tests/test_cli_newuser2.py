@@ -5,9 +5,13 @@ from __future__ import annotations
 import errno
 import json
 import os
+import queue
+import signal
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -130,3 +134,36 @@ def test_bidi_overrides_in_stored_text_are_shown_escaped_not_obeyed(tmp_path: Pa
     assert "Eve\\u202e" in out and "\\u202e0001$\\u202c" in out, out
     code, out, _ = cli("messages", "-w", ws, "--json")
     assert json.loads(out)[0]["speaker"] == "Eve\u202e"  # the data itself is unchanged
+
+
+def test_the_maintenance_daemon_says_its_plan_and_each_run(tmp_path: Path) -> None:
+    """It printed only 'running' and 'stopped': under systemd the journal showed no job ever ran."""
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"id": "m1", "role": "user", "text": "Mail me at ana@acme.example"}\n')
+    cfg, ws = _regex_only(tmp_path), tmp_path / "ws"
+    assert cli("ingest", "-w", str(ws), "--config", cfg, str(transcript))[0] == 0
+    exe = Path(sys.executable).parent / "knowledge-engine"
+    proc = subprocess.Popen(
+        [str(exe), "maintain", "--daemon", "-w", str(ws), "--config", cfg],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    out: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [out.put(line) for line in proc.stdout or ()], daemon=True).start()
+    lines: list[str] = []
+    deadline = time.monotonic() + 120  # every job runs once at start; compact is the last
+    try:
+        while not lines or lines[-1].split(" ")[1:2] != ["compact"]:
+            lines.append(out.get(timeout=max(0.1, deadline - time.monotonic())).rstrip("\n"))
+    except queue.Empty:
+        pass  # the assertions below say what was missing
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-2000:]
+    plan = "jobs: decay every 24 h, prune every 6 h, compact every 24 h; one line per run below"
+    assert lines[1].startswith(plan), lines
+    runs = [line.split(" ")[1:3] for line in lines[2:]]
+    assert runs == [["decay", "ok"], ["prune", "ok"], ["compact", "ok"]], lines
+    assert "ms: facts_pruned=0, entities_pruned=0" in lines[3]

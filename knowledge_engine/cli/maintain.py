@@ -128,6 +128,7 @@ def maintain(
 def _daemon(workspace: Any, config: Any, agent: Any) -> None:
     """BlockingScheduler in the foreground; a signal stops scheduling, lets the running job reach a safe
     point (or abandons it after maintenance.stopGraceSeconds), flushes and exits 0."""
+    from apscheduler.events import EVENT_JOB_EXECUTED
     from apscheduler.executors.pool import ThreadPoolExecutor
     from apscheduler.schedulers.blocking import BlockingScheduler
 
@@ -157,7 +158,9 @@ def _daemon(workspace: Any, config: Any, agent: Any) -> None:
     signal.signal(signal.SIGINT, on_signal)
     engine, ws = open_engine(workspace, config, agent)
     sched.attach(engine)
+    sched.scheduler.add_listener(_print_run, EVENT_JOB_EXECUTED)
     print(f"maintenance daemon running for {ws.folder} (pid {os.getpid()})", flush=True)
+    print(f"jobs: {_plan(engine.config)}; one line per run below (also in `stats`)", flush=True)
     if not stopping.is_set():
         sched.scheduler.start()  # returns once a signal shut it down
     idle = sched.wait_idle(engine.config.maintenance.stop_grace_seconds)
@@ -168,6 +171,27 @@ def _daemon(workspace: Any, config: Any, agent: Any) -> None:
     if not idle or stopper.is_alive():
         os._exit(0)  # the abandoned job's thread would hold the interpreter open; files are atomic
     raise typer.Exit(0)
+
+
+def _plan(config: Any) -> str:
+    """'decay every 24 h, prune every 6 h, sync every 15 min, ...': what the daemon will do, and when."""
+    from knowledge_engine.maintenance.scheduler import job_plan
+
+    def every(seconds: float) -> str:
+        return f"{seconds / 3600:g} h" if seconds >= 3600 else f"{seconds / 60:g} min"
+
+    return ", ".join(f"{name} every {every(seconds)}" for name, seconds in job_plan(config))
+
+
+def _print_run(event: Any) -> None:
+    """One line per finished job on stdout (a journal under systemd): without it the daemon said nothing
+    between its start and its stop. Counts and reasons only, as the run records."""
+    rec = event.retval
+    if not isinstance(rec, dict):
+        return
+    note = rec.get("error") or rec.get("reason") or _changed(rec)
+    print(f"{rec['started_at'][:19]}Z {rec['job']} {rec['status']} {rec['duration_ms']} ms"
+          + (f": {note}" if note else ""), flush=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -23,7 +23,7 @@ from apscheduler.schedulers.base import STATE_STOPPED, BaseScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from knowledge_engine.maintenance.jobs import RunContext
-from knowledge_engine.maintenance.runs import run_job
+from knowledge_engine.maintenance.runs import Record, run_job
 from knowledge_engine.observe import counters, emit
 
 if TYPE_CHECKING:
@@ -106,18 +106,20 @@ class MaintenanceScheduler:
         return [j for j in self.scheduler.get_jobs() if j.id.endswith(f"@{folder}")]
 
     # ------------------------------------------------------------------ running
-    def _run(self, key: int, ws: Workspace, name: str) -> None:
+    def _run(self, key: int, ws: Workspace, name: str) -> Record | None:
+        """The job's record (APScheduler hands it to listeners as the event's retval), None if not run."""
         with self._lock:
             engine = self._engines.get(key)
             cancel = self._cancel.get(key)
             if engine is None or cancel is None or cancel.is_set() or engine._stopped:
-                return
+                return None
             self._running[key] = self._running.get(key, 0) + 1
         try:
-            run_job(engine, ws, name, RunContext(cancel=cancel))
+            return run_job(engine, ws, name, RunContext(cancel=cancel))
         except Exception as exc:  # run_job records its own failures; this is a last guard for the thread
             counters.inc("maintenance.failed")
             log.error("maintenance job %s crashed (%s)", name, type(exc).__name__)
+            return None
         finally:
             with self._lock:
                 self._running[key] -= 1
