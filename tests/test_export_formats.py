@@ -126,3 +126,25 @@ def test_html_escapes_hostile_names(tmp_path: Path) -> None:
 def test_bad_format_is_a_clear_error(ws: str) -> None:
     code, _, err = cli("export", "-w", ws, "--format", "pdf")
     assert code != 0 and "--format" in err
+
+
+def _sync_work(folder: str) -> dict[str, int]:
+    code, out, err = cli("sync", "-w", folder, "--json")
+    assert code == 0, err
+    kinds = json.loads(out)["per_kind"]
+    return {k: kinds[k]["embedded"] + kinds[k]["updated"] + kinds[k]["deleted"] for k in kinds}
+
+
+def test_import_indexes_what_it_restored(ws: str, tmp_path: Path) -> None:
+    """A restored workspace is searchable by meaning at once, as after `ingest`; `--no-sync` leaves
+    the index to a later sync."""
+    out = tmp_path / "export.jsonl"
+    assert cli("export", "-w", ws, "--format", "jsonl", "--output", str(out))[0] == 0
+    code, res, err = cli("import", str(out), "-w", str(tmp_path / "restored"), "--json")
+    assert code == 0, err
+    report = json.loads(res)
+    assert report["index"]["embedded"] == report["facts"] + report["messages"]
+    assert _sync_work(str(tmp_path / "restored")) == {"facts": 0, "messages": 0}
+    code, res, err = cli("import", str(out), "-w", str(tmp_path / "later"), "--json", "--no-sync")
+    assert code == 0 and json.loads(res)["index"] is None, err
+    assert _sync_work(str(tmp_path / "later")) == {"facts": report["facts"], "messages": report["messages"]}

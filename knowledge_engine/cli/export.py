@@ -103,9 +103,18 @@ def import_(
     workspace: WorkspaceOpt = None,
     config: ConfigOpt = None,
     agent: AgentOpt = None,
+    no_sync: Annotated[
+        bool,
+        typer.Option(
+            "--no-sync",
+            help="Leave the vector index to a later `sync` (search finds the restored records "
+            "by their words only until then).",
+        ),
+    ] = False,
     json: JsonOpt = False,
 ) -> None:
-    """Restore a jsonl export into a workspace (created if missing); bad lines are reported and skipped."""
+    """Restore a jsonl export into a workspace (created if missing), then index it for search; bad lines
+    are reported and skipped."""
     from knowledge_engine.export.importer import import_jsonl, looks_like_export
     from knowledge_engine.store.workspace import Workspace, safe_agent_id
 
@@ -122,9 +131,15 @@ def import_(
     ws = Workspace(folder, cfg, safe_agent_id(agent or "default"))
     check_readable(ws)
     report = import_jsonl(ws, file)
+    agent_id = ws.agent_id
     ws.close()
+    index = None
+    if cfg.embeddings.enabled and not no_sync and (report.facts or report.messages):
+        from knowledge_engine.cli.sync import sync_folder
+
+        index = sync_folder(folder, cfg, agent_id, quiet=json)
     if json:
-        print_json(report.__dict__)
+        print_json({**report.__dict__, "index": index})
     else:
         for e in report.errors[:20]:
             say(("skipped", "yellow"), " ", e, err=True)
@@ -134,5 +149,7 @@ def import_(
             folder,
             err=True,
         )
+        if index is not None:
+            say(f"indexed {index['embedded']} records for search ({index['duration_ms']:.0f} ms)", err=True)
     if report.errors:  # as `ingest`: a script must not take a partial restore for a whole one
         raise typer.Exit(EXIT_SKIPPED)

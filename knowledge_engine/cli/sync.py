@@ -19,6 +19,7 @@ from knowledge_engine.cli.common import (
     open_engine,
     print_json,
     progress,
+    say,
     table,
 )
 
@@ -59,6 +60,29 @@ def sync(
         ["kind", "embedded", "updated", "deleted", "unchanged"],
         rows,
     )
+
+
+def sync_folder(folder: Path, cfg: Any, agent_id: str, quiet: bool) -> dict[str, Any] | None:
+    """Index a workspace another command just filled (`import`), with the progress bar `sync` shows.
+    None (after a warning that says how to catch up) when the index cannot be reached: what was
+    written stays written."""
+    from knowledge_engine.engine import KnowledgeEngine
+
+    engine = KnowledgeEngine(cfg, ingest_owner=False)
+    try:
+        ws = engine.open_workspace(folder, agent_id)
+        with progress("opening the index", quiet=quiet) as task:
+            report = _run(engine, ws, False, task)
+    except Exception as exc:
+        engine.stop(timeout_s=5)
+        say(
+            f"warning: the vector index was not updated ({type(exc).__name__}); "
+            "run `knowledge-engine sync` to catch up",
+            err=True,
+        )
+        return None
+    engine.stop(timeout_s=10)
+    return dict(report.to_dict())
 
 
 def _run(engine: Any, ws: Any, rebuild: bool, task: ProgressTask) -> Any:
