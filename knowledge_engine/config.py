@@ -683,9 +683,25 @@ class EngineConfig(_Section):
     @field_validator("workspace_template")
     @classmethod
     def _template_has_placeholder(cls, v: str) -> str:
+        _known_placeholders(v, ("{workspaceDir}", "{agentId}"))
         if "{workspaceDir}" not in v and "{agentId}" not in v:
             raise ValueError("must contain {workspaceDir} or {agentId}, or agents would share one store")
         return v
+
+    @field_validator("workspace")
+    @classmethod
+    def _workspace_placeholders(cls, v: str) -> str:
+        _known_placeholders(v, ("{agentId}",))
+        return v
+
+
+def _known_placeholders(path: str, known: tuple[str, ...]) -> None:
+    """A misspelt placeholder ("{agent}") would stay in the path literally: every agent in one folder."""
+    for found in re.findall(r"\{[^{}/]*\}", path):
+        if found not in known:
+            close = difflib.get_close_matches(found, known, n=1, cutoff=0.5)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise ValueError(f"unknown placeholder {found}: {hint}placeholders here: {', '.join(known)}")
 
 
 # --------------------------------------------------------------------------- loading

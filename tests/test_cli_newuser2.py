@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_engine.config import ConfigError
+from knowledge_engine.host import PluginApi
+from knowledge_engine.plugin import register
 from tests.test_cli_support import cli
 
 
@@ -167,3 +170,22 @@ def test_the_maintenance_daemon_says_its_plan_and_each_run(tmp_path: Path) -> No
     runs = [line.split(" ")[1:3] for line in lines[2:]]
     assert runs == [["decay", "ok"], ["prune", "ok"], ["compact", "ok"]], lines
     assert "ms: facts_pruned=0, entities_pruned=0" in lines[3]
+
+
+def test_a_misspelt_workspace_placeholder_is_a_config_error_not_one_folder_for_every_agent(
+    tmp_path: Path,
+) -> None:
+    """`{agent}` for `{agentId}` stayed in the path literally: every agent's knowledge in one folder."""
+    cfg = tmp_path / "config.json"
+    for key, value, hint in (
+        ("workspace", str(tmp_path / "agents" / "{agent}"), "did you mean {agentId}?"),
+        ("workspaceTemplate", "{workspacedir}/knowledge/{agentId}", "did you mean {workspaceDir}?"),
+    ):
+        cfg.write_text(json.dumps({key: value}))
+        code, _, err = cli("stats", "--config", str(cfg), "--agent", "main")
+        said = " ".join(err.split())
+        assert code == 2 and f"{key}: Value error, unknown placeholder" in said and hint in said, said
+    with pytest.raises(ConfigError, match="unknown placeholder"):
+        register(PluginApi("knowledge-engine", {"workspace": str(tmp_path / "{agent}")}))
+    cfg.write_text(json.dumps({"workspace": str(tmp_path / "agents" / "{agentId}")}))
+    assert "does not exist" in cli("stats", "--config", str(cfg), "--agent", "main")[2]  # the right one loads
