@@ -64,3 +64,19 @@ def test_listings_read_the_shared_store(tmp_path: Path, url: str) -> None:
     assert [m["id"] for m in _json("messages", "--role", "user", "--sort", "oldest", *opts)] == ["m0", "m2"]
     assert [m["id"] for m in _json("messages", "--text", "Acme", *opts)] == ["m2"]
     assert [m["id"] for m in _json("messages", "--entity", "Alice Smith", *opts)] == ["m0"]
+
+
+def test_edit_on_the_shared_store_writes_the_vectors_a_sync_would(tmp_path: Path, url: str) -> None:
+    """pgvector is the index on this backend: an edit keeps it in line there too."""
+    node = tmp_path / "node"
+    node.mkdir()
+    _fill(tmp_path / "writer", url)
+    cfg = {**store_config(url), "embeddings": {"enabled": True}}
+    (tmp_path / "embedded.json").write_text(json.dumps(cfg))
+    opts = ["-c", str(tmp_path / "embedded.json"), "-w", str(node), "--agent", AGENT]
+    _json("sync", *opts, "--json")
+    fact = _json("facts", *opts, "--json")[0]
+    edited = _json("edit", *opts, "--fact", fact["id"], "--object", "Berlin Mitte", "--json")
+    assert edited["object"] == "Berlin Mitte"
+    facts = _json("sync", *opts, "--json")["per_kind"]["facts"]
+    assert (facts["embedded"], facts["updated"], facts["deleted"]) == (0, 0, 0)
