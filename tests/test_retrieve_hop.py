@@ -4,7 +4,8 @@ a real entity store and the real retriever.
 Alice mentions a hike with Marisol in one session; weeks later she says where Marisol drove them, in
 words the question "Where did Alice go hiking?" does not share. The keyword arm finds the first turn
 only (the vector arm is off here, so nothing else brings the second); the hop follows the name the
-best hit holds to the turn that carries the answer. Default off: nothing changes unless it is set.
+best hit holds to the turn that carries the answer. Default off (it did not carry on LoCoMo):
+nothing changes unless retrieval.hopWeight is set.
 """
 
 from __future__ import annotations
@@ -53,25 +54,27 @@ def _config(folder: Path, **retrieval: Any) -> Any:
     )
 
 
+def _messages() -> list[Message]:
+    return [
+        Message(
+            id=f"m{i}",
+            text=text,
+            role="user",
+            session=session,
+            speaker=speaker,
+            timestamp=at + timedelta(minutes=i),
+        )
+        for i, (session, at, speaker, text) in enumerate(TURNS)
+    ]
+
+
 @pytest.fixture(scope="module")
 def hike_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     folder = tmp_path_factory.mktemp("hop")
     engine = KnowledgeEngine(_config(folder))
     ws = engine.workspace("alice", str(folder))
-    ws.messages.append_many(
-        [
-            Message(
-                id=f"m{i}",
-                text=text,
-                role="user",
-                session=session,
-                speaker=speaker,
-                timestamp=at + timedelta(minutes=i),
-            )
-            for i, (session, at, speaker, text) in enumerate(TURNS)
-        ]
-    )
-    # what the extraction tiers record for a name in a turn (the hop follows only known entities)
+    ws.messages.append_many(_messages())
+    # what the extraction tiers record for a name in a turn (hopResolve follows only known entities)
     ws.entities.observe("Marisol", "person", "spacy", Evidence(message_id="m0", session="s1"))
     ws.entities.flush()
     engine.stop(10)
@@ -94,8 +97,10 @@ def _shown(folder: Path, query: str, **retrieval: Any) -> set[str]:
 def test_hop_injects_the_turn_naming_what_the_best_hit_names(hike_dir: Path) -> None:
     off = _shown(hike_dir, QUESTION)  # the default: no hop
     assert "m0" in off and ANSWER not in off
-    on = _shown(hike_dir, QUESTION, hopWeight=1.0, hopFrom="hits")
+    on = _shown(hike_dir, QUESTION, hopWeight=1.0)  # the other hop keys at their defaults
     assert {"m0", ANSWER} <= on
+    known = _shown(hike_dir, QUESTION, hopWeight=1.0, hopResolve=True)  # names the entity store knows
+    assert {"m0", ANSWER} <= known
 
 
 def test_hop_from_the_query_alone_needs_a_name_in_the_query(hike_dir: Path) -> None:
@@ -104,8 +109,13 @@ def test_hop_from_the_query_alone_needs_a_name_in_the_query(hike_dir: Path) -> N
     assert ANSWER in _shown(hike_dir, "What did Marisol and Alice do?", hopWeight=1.0, hopFrom="query")
 
 
-def test_capitalised_spans_without_the_entity_store(hike_dir: Path) -> None:
-    assert ANSWER in _shown(hike_dir, QUESTION, hopWeight=1.0, hopFrom="hits", hopResolve=False)
+def test_resolved_hop_skips_names_the_entity_store_does_not_know(tmp_path: Path) -> None:
+    engine = KnowledgeEngine(_config(tmp_path))
+    ws = engine.workspace("alice", str(tmp_path))
+    ws.messages.append_many(_messages())  # no entity observed: Marisol is only a capitalised word
+    engine.stop(10)
+    assert ANSWER in _shown(tmp_path, QUESTION, hopWeight=1.0)
+    assert ANSWER not in _shown(tmp_path, QUESTION, hopWeight=1.0, hopResolve=True)
 
 
 def test_speakers_sentence_starts_and_unknown_names_are_not_hops(hike_dir: Path) -> None:

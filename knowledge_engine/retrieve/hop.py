@@ -3,10 +3,11 @@
 A multi-hop question ("What did Caroline do after the parade?") is answered by turns that share no
 word with it but name the same thing as a turn that does ("... the Pride parade", then "... Pride
 was amazing"). The hop names come from the query (entities other than the speakers, who have their
-own boost and arm) and from the best memory hits; only names the workspace's entity store knows
-count (a capitalised greeting or sentence start is not an entity), and the turns mentioning them are
-found with the message log's keyword index (one BM25 query, never a scan of the log). The result is
-one more arm of the memory fusion, weighted by `retrieval.hopWeight` (0 = off).
+own boost and arm) and from the best memory hits: capitalised spans that do not start a sentence,
+or (`hopResolve`) only names the workspace's entity store knows. The turns mentioning them are found
+with the message log's keyword index (one BM25 query, never a scan of the log), and form one more arm
+of the memory fusion, weighted by `retrieval.hopWeight` (0 = off: measured on LoCoMo, it did not carry;
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ _WORD = re.compile(r"[^\W\d_][\w'-]*")
 # matched by other means (the temporal boost) or are too rare in chat to hop through.
 HOP_TYPES = frozenset({"person", "organization", "location", "product", "concept", "unknown"})
 MAX_NAMES = 8  # candidate names read from the hits (a long turn names many things)
-MAX_ENTITIES = 6  # entities the hop query searches for (one BM25 query, OR-ed words)
+MAX_ENTITIES = 6  # names the hop query searches for (one BM25 query, OR-ed words)
 
 
 @dataclass(frozen=True)
 class HopPlan:
-    """What the hop searches for: entity names, and the words the query already searched (not hopped)."""
+    """What the hop searches for: the names, in the order found (query first, then the best hits)."""
 
     names: tuple[str, ...]
 
