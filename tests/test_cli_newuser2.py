@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import queue
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -189,3 +190,25 @@ def test_a_misspelt_workspace_placeholder_is_a_config_error_not_one_folder_for_e
         register(PluginApi("knowledge-engine", {"workspace": str(tmp_path / "{agent}")}))
     cfg.write_text(json.dumps({"workspace": str(tmp_path / "agents" / "{agentId}")}))
     assert "does not exist" in cli("stats", "--config", str(cfg), "--agent", "main")[2]  # the right one loads
+
+
+def test_ingest_that_could_not_write_the_store_says_so_and_exits_1(tmp_path: Path) -> None:
+    """The store write failed (logged), yet ingest said 'added 2 entities' and exited 0: they were lost."""
+    cfg, ws = _regex_only(tmp_path), tmp_path / "ws"
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text('{"id": "m1", "role": "user", "text": "Mail me at ana@acme.example"}\n')
+    second.write_text(
+        '{"id": "m2", "role": "user", "text": "Mail me at bob@globex.example or bob@initech.example"}\n'
+    )
+    assert cli("ingest", "-w", str(ws), "--config", cfg, str(first))[0] == 0
+    for name in ("facts", "entities"):  # where a write puts its backup link: a folder, so every write fails
+        (ws / f".{name}.json.bak.tmp" / "x").mkdir(parents=True)
+    code, _, err = cli("ingest", "-w", str(ws), "--config", cfg, str(second))
+    said = " ".join(err.split())
+    assert code == 1 and f"error: the store in {ws} could not be written" in said, said
+    assert "run the same ingest again" in said
+    for name in ("facts", "entities"):
+        shutil.rmtree(ws / f".{name}.json.bak.tmp")
+    assert cli("ingest", "-w", str(ws), "--config", cfg, str(second))[0] == 0  # as the error says: it heals
+    code, out, _ = cli("entities", "-w", str(ws), "--json")
+    assert {e["value"] for e in json.loads(out)} >= {"bob@globex.example", "bob@initech.example"}

@@ -96,6 +96,12 @@ def ingest(
         print_json(result)
     else:
         _print(result, report, run)
+    if ws.flush_errors:  # the last write failed too (a success resets it): what was added is not on disk
+        fail(
+            f"the store in {folder} could not be written (see the error above), so the entities and facts "
+            "of this run are not saved. Its messages are in the message log: run the same ingest again "
+            "once the folder can be written, and they are extracted again"
+        )
     if report.errors or run.tally.conflicts:
         raise typer.Exit(EXIT_SKIPPED)
 
