@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 from knowledge_engine.config import ConfigError
+from knowledge_engine.forget.stores import scan
 from knowledge_engine.host import PluginApi
 from knowledge_engine.plugin import register
-from tests.test_cli_support import cli
+from tests.test_cli_support import cli, workspace_copy
 
 
 def _regex_only(tmp_path: Path) -> str:
@@ -212,3 +213,22 @@ def test_ingest_that_could_not_write_the_store_says_so_and_exits_1(tmp_path: Pat
     assert cli("ingest", "-w", str(ws), "--config", cfg, str(second))[0] == 0  # as the error says: it heals
     code, out, _ = cli("entities", "-w", str(ws), "--json")
     assert {e["value"] for e in json.loads(out)} >= {"bob@globex.example", "bob@initech.example"}
+
+
+def test_forgetting_a_short_name_ends_final_not_found_in_the_formats_own_words(tmp_path: Path) -> None:
+    """'Tom' was "still found" in every workspace: in facts.json's "tombstones", maintenance's
+    "tombstones_dropped", Chroma's "automatically_purge"; forget exited 3 however often it ran."""
+    ws = str(workspace_copy("sample", tmp_path))
+    assert cli("maintain", "-w", ws, "--once", "--job", "compact")[0] == 0  # a run record: tombstones_dropped
+    code, out, err = cli("forget", "-w", ws, "--entity", "Tom", "--yes", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["final"] is True and report["remaining"] == [], (report["remaining"], err)
+    assert json.loads(cli("facts", "-w", ws, "--entity", "Tom", "--json")[1]) == []
+
+
+def test_the_forget_scan_still_finds_a_name_glued_to_other_bytes(tmp_path: Path) -> None:
+    (tmp_path / "row.bin").write_bytes(b"\x00userTom\x01")  # SQLite packs columns: role, then speaker
+    (tmp_path / "cfg.bin").write_bytes(b'{"automatically_purge":true}')  # Chroma's own config: a key
+    (tmp_path / "facts.json").write_text(json.dumps({"tombstones": {"person:tom": "2026-01-01"}}))
+    (tmp_path / "runs.json").write_text(json.dumps({"compact": {"tombstones_dropped": 0}}))
+    assert scan(tmp_path, ["Tom"]) == ["facts.json", "row.bin"]

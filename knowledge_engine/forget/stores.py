@@ -392,11 +392,18 @@ def _remove_stale_copies(ws: Workspace, terms: list[str]) -> list[str]:
 
 
 def scan(folder: Path, terms: Iterable[str]) -> list[str]:
-    """Workspace files (relative paths) whose bytes contain any term, in UTF-8, any letter case."""
-    needles = {t.strip().lower().encode() for t in terms if len(t.strip()) >= _MIN_TERM}
-    needles |= {t.strip().encode() for t in terms if len(t.strip()) >= _MIN_TERM}
-    if not needles:
+    """Workspace files (relative paths) that still hold any term, in UTF-8, any letter case.
+
+    The engine's own JSON files are read as JSON: a term counts as a whole word in a key or a value, as
+    the redaction matches it. Everything else (SQLite, Chroma's segment files) is searched as bytes, for
+    the term inside anything, except inside the lower-case keys of JSON objects those files embed: the
+    format's own words. Before, "Tom" was found in "tombstones" and Chroma's "automatically_purge", in
+    every workspace, so forgetting a short name never ended final (exit 3 however often it ran)."""
+    words = {t.strip() for t in terms if len(t.strip()) >= _MIN_TERM}
+    whole = term_pattern(words)
+    if whole is None:
         return []
+    needles = {w.lower().encode() for w in words} | {w.encode() for w in words}
     hits = []
     for p in sorted(folder.rglob("*")):
         if not p.is_file():
@@ -405,10 +412,42 @@ def scan(folder: Path, terms: Iterable[str]) -> list[str]:
             data = p.read_bytes()
         except OSError:
             continue
-        low = data.lower()
-        if any(n in data or n in low for n in needles):
+        strings = _json_strings(p, data)
+        if any(whole.search(s) for s in strings) if strings is not None else _in_bytes(data, needles):
             hits.append(str(p.relative_to(folder)))
     return hits
+
+
+_FORMAT_KEY = re.compile(rb'(?<=[{,])"[a-z_]+"(?=:)')  # {"automatically_purge": ..., "tombstones": ...
+
+
+def _in_bytes(data: bytes, needles: set[bytes]) -> bool:
+    masked = _FORMAT_KEY.sub(lambda m: b" " * len(m.group()), data)
+    low = masked.lower()
+    return any(n in masked or n in low for n in needles)
+
+
+def _json_strings(path: Path, data: bytes) -> list[str] | None:
+    """Every key and string value of a .json or .jsonl file; None when it is not one (read as bytes)."""
+    if path.suffix not in (".json", ".jsonl"):
+        return None
+    try:
+        docs = [orjson.loads(line) for line in data.splitlines() if line.strip()] if path.suffix == ".jsonl" \
+            else [orjson.loads(data)]
+    except orjson.JSONDecodeError:  # a torn or foreign file: every byte counts
+        return None
+    out: list[str] = []
+    stack: list[Any] = docs
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            out.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- Chroma
