@@ -232,3 +232,26 @@ def test_the_forget_scan_still_finds_a_name_glued_to_other_bytes(tmp_path: Path)
     (tmp_path / "facts.json").write_text(json.dumps({"tombstones": {"person:tom": "2026-01-01"}}))
     (tmp_path / "runs.json").write_text(json.dumps({"compact": {"tombstones_dropped": 0}}))
     assert scan(tmp_path, ["Tom"]) == ["facts.json", "row.bin"]
+
+
+def _block_store_writes(ws: Path) -> None:
+    """A folder where a store write puts its backup link: every write of facts.json/entities.json fails."""
+    for name in ("facts", "entities"):
+        (ws / f".{name}.json.bak.tmp" / "x").mkdir(parents=True)
+
+
+def test_validate_repair_and_forget_that_could_not_write_say_so(tmp_path: Path) -> None:
+    """validate --repair said 'repaired ... ok' (exit 0), forget showed a traceback; nothing was written."""
+    ws = workspace_copy("sample", tmp_path)
+    doc = json.loads((ws / "facts.json").read_text())
+    doc["facts"][0]["superseded_by"] = "f-0000000000000000"  # a dangling reference --repair clears
+    (ws / "facts.json").write_text(json.dumps(doc))
+    _block_store_writes(ws)
+    code, out, err = cli("validate", "-w", str(ws), "--repair", "--no-index")
+    said = " ".join(err.split())
+    assert code == 1 and "could not be written" in said and "the repairs are not saved" in said, said
+    assert "ok:" not in out
+    code, _, err = cli("forget", "-w", str(ws), "--entity", "Tom", "--yes")
+    said = " ".join(err.split())
+    assert code == 5 and "error: not final:" in said and "IsADirectoryError" in said, said
+    assert "Tom" in (ws / "facts.json").read_text()  # nothing written: the error is the truth

@@ -153,6 +153,14 @@ def forget(
             "maintenance.lockTimeoutSeconds); the stores were not changed. Run forget again.",
             EXIT_NOT_FINAL,
         )
+    except OSError as exc:  # a store file could not be rewritten (disk full, a folder in its way)
+        ws.closed = True  # no retry of the same write at exit
+        fail(
+            f"not final: {exc.filename or ws.folder} could not be written ({type(exc).__name__}: "
+            f"{exc.strerror}), so the forgotten content may still be in the store files. Fix that and "
+            "run forget again.",
+            EXIT_NOT_FINAL,
+        )
     ws.close()
     summary = report.plan
     if json:

@@ -16,6 +16,7 @@ from knowledge_engine.cli.common import (
     JsonOpt,
     WorkspaceOpt,
     console,
+    fail,
     load_cfg,
     open_engine,
     open_workspace,
@@ -117,4 +118,9 @@ def _check(
         engine.stop(timeout_s=10)
     else:
         ws.close()
+    if ws.flush_errors:  # the last write failed too (a success resets it): the repairs are in memory only
+        fail(
+            f"the store in {ws.folder} could not be written (see the error above), so the repairs are not "
+            "saved (a check of what is in memory would pass). Fix that and run validate --repair again"
+        )
     return report
