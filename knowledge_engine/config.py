@@ -422,8 +422,8 @@ class RetrievalConfig(_Section):
         ge=0,
         le=2,
         description="Weight of the second-hop arm in the memory fusion (0 = off): turns that mention the "
-        "names the query or its best hits hold (retrieve/hop.py). Off: on the LoCoMo dev folds it gained +0.007 "
-        "held out at 4000 characters (multi-hop +0.014) and lost 0.015 at 1000 (docs/benchmarks.md).",
+        "names the query or its best hits hold (retrieve/hop.py). Off: on the LoCoMo dev folds it gained +0.008 "
+        "held out at 4000 characters (multi-hop +0.014) and lost 0.012 at 1000 (docs/benchmarks.md).",
     )
     hop_anchors: int = Field(
         20, ge=0, le=50, description="The second hop reads the names of this many best memory hits."
