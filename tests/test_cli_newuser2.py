@@ -255,3 +255,16 @@ def test_validate_repair_and_forget_that_could_not_write_say_so(tmp_path: Path) 
     said = " ".join(err.split())
     assert code == 5 and "error: not final:" in said and "IsADirectoryError" in said, said
     assert "Tom" in (ws / "facts.json").read_text()  # nothing written: the error is the truth
+
+
+def test_import_that_could_not_write_says_so(tmp_path: Path) -> None:
+    """import said 'imported 44 entities, 24 facts' (exit 0) when the store write failed and nothing was."""
+    export = tmp_path / "export.jsonl"
+    assert cli("export", "-w", str(workspace_copy("sample", tmp_path)), "--output", str(export))[0] == 0
+    target = tmp_path / "restored"
+    assert cli("import", str(export), "-w", str(target), "--no-sync")[0] == 0  # the store files exist now
+    _block_store_writes(target)
+    code, _, err = cli("import", str(export), "-w", str(target), "--no-sync")
+    said = " ".join(err.split())
+    assert code == 1 and f"error: the store in {target} could not be written" in said, said
+    assert "imported" not in said

@@ -133,6 +133,11 @@ def import_(
     report = import_jsonl(ws, file)
     agent_id = ws.agent_id
     ws.close()
+    if ws.flush_errors:  # the last write failed too (a success resets it): nothing restored is on disk
+        fail(
+            f"the store in {folder} could not be written (see the error above), so the records are not "
+            "restored. Fix that and run the import again (records merge by id)"
+        )
     index = None
     if cfg.embeddings.enabled and not no_sync and (report.facts or report.messages):
         from knowledge_engine.cli.sync import sync_folder
