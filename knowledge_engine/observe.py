@@ -48,3 +48,12 @@ def emit(event: str, level: int = logging.INFO, **fields: Any) -> None:
         log.log(level, _EVENT_PREFIX + payload)
     except Exception:  # pragma: no cover - logging must never break the engine
         log.debug("event %s could not be serialised", event)
+
+
+def failure(exc: BaseException) -> str:
+    """An exception for a log line or a run record: its class and, for an OS error, the system's reason
+    ("OSError: Read-only file system"), so an operator knows what to fix. Never the exception's own
+    text, which may quote a message, a name or a URL with a password."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{type(exc).__name__}: {exc.strerror}"
+    return type(exc).__name__

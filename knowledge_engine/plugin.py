@@ -26,7 +26,7 @@ from knowledge_engine.host.types import (
     payload_field,
 )
 from knowledge_engine.model.records import Message, utcnow
-from knowledge_engine.observe import counters, emit
+from knowledge_engine.observe import counters, emit, failure
 from knowledge_engine.store.workspace import Workspace
 
 PLUGIN_ID = "knowledge-engine"
@@ -177,7 +177,7 @@ class KnowledgePlugin:
                 self._submit(ws, msg, source)
         except Exception as exc:
             counters.inc("hook.errors")
-            log.error("releasing held messages failed: %s", type(exc).__name__)
+            log.error("releasing held messages failed: %s", failure(exc))
 
     def _submit(self, ws: Workspace, msg: Message, source: str) -> bool:
         """Queue a message unless this process already has it (same id, or same text by another hook)."""
@@ -195,7 +195,7 @@ class KnowledgePlugin:
             fn(*args)
         except Exception as exc:
             counters.inc("hook.errors")
-            log.error("%s hook failed: %s", what, type(exc).__name__)
+            log.error("%s hook failed: %s", what, failure(exc))
 
     # ------------------------------------------------------------------ message capture
     def _capture_one(self, event: Any, ctx: Any, msg: Message | None, source: str) -> None:
@@ -249,7 +249,7 @@ class KnowledgePlugin:
 
                 retriever_for(self.engine, ws).warm_up()
         except Exception as exc:
-            log.error("session_start failed: %s", type(exc).__name__)
+            log.error("session_start failed: %s", failure(exc))
 
     def _capture(self, what: str, make: Any, event: Any, ctx: Any) -> None:
         def run() -> None:
@@ -282,7 +282,7 @@ class KnowledgePlugin:
             return await retriever_for(self.engine, ws).hook(event, ctx)
         except Exception as exc:
             counters.inc("hook.errors")
-            log.error("before_prompt_build failed: %s", type(exc).__name__)
+            log.error("before_prompt_build failed: %s", failure(exc))
             return None
 
     async def agent_end(self, event: Any, ctx: Any) -> None:
@@ -305,7 +305,7 @@ class KnowledgePlugin:
             try:
                 await asyncio.to_thread(self.engine.flush, STOP_BUDGET_S, False)
             except Exception as exc:
-                log.error("flush on plugin replacement failed: %s", type(exc).__name__)
+                log.error("flush on plugin replacement failed: %s", failure(exc))
             return
         try:
             from knowledge_engine.retrieve.sources.pgvector import close_pools
@@ -316,7 +316,7 @@ class KnowledgePlugin:
         try:
             await asyncio.to_thread(self.engine.stop, STOP_BUDGET_S)
         except Exception as exc:
-            log.error("gateway_stop failed: %s", type(exc).__name__)
+            log.error("gateway_stop failed: %s", failure(exc))
 
 
 #: A history message stored by an earlier process under another id is the same if its text is in the

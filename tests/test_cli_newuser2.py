@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
+import logging
 import os
 import queue
 import shutil
@@ -19,7 +21,7 @@ import pytest
 
 from knowledge_engine.config import ConfigError
 from knowledge_engine.forget.stores import scan
-from knowledge_engine.host import PluginApi
+from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.plugin import register
 from tests.test_cli_support import cli, workspace_copy
 
@@ -268,3 +270,20 @@ def test_import_that_could_not_write_says_so(tmp_path: Path) -> None:
     said = " ".join(err.split())
     assert code == 1 and f"error: the store in {target} could not be written" in said, said
     assert "imported" not in said
+
+
+def test_a_hook_that_fails_on_the_disk_logs_the_system_reason(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """'session_start failed: OSError' did not say what to fix (read-only, full disk, a file in its way)."""
+    blocker = tmp_path / "agent-dir"
+    blocker.write_text("a file where the agent's folder should be")
+    api = PluginApi("knowledge-engine", {"extraction": {"spacy": {"enabled": False}}})
+    register(api)
+    runner = HookRunner(api.registrations)
+    ctx = {"agentId": "main", "workspaceDir": str(blocker), "sessionKey": "agent:main:chat"}
+    with caplog.at_level(logging.ERROR, logger="knowledge_engine"):
+        asyncio.run(runner.run("session_start", {"sessionId": "s1", "sessionKey": "agent:main:chat"}, ctx))
+        asyncio.run(runner.run("gateway_stop", {"reason": "shutdown"}, {}))
+    said = [r.getMessage() for r in caplog.records if "session_start failed" in r.getMessage()]
+    assert said == [f"session_start failed: NotADirectoryError: {os.strerror(errno.ENOTDIR)}"], said

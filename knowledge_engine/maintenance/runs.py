@@ -40,7 +40,7 @@ from knowledge_engine.fsio import write_atomic
 from knowledge_engine.maintenance.jobs import JOB_ORDER, JOBS, Cancelled, RunContext, SkipJob
 from knowledge_engine.maintenance.locks import DIR, maintenance_dir, store_jobs_lock, try_lock, wait_lock
 from knowledge_engine.model.records import utcnow
-from knowledge_engine.observe import counters, emit
+from knowledge_engine.observe import counters, emit, failure
 from knowledge_engine.store.backend import is_shared
 
 if TYPE_CHECKING:
@@ -189,8 +189,8 @@ def run_job(engine: KnowledgeEngine, ws: Workspace, name: str, ctx: RunContext |
             _save_quietly(ws, rec)
     except Exception as exc:  # the shared store's lock could not be taken (database down): recorded
         counters.inc("maintenance.failed")
-        log.error("maintenance job %s could not take its lock (%s)", name, _why(exc))
-        rec = _record(name, ctx, t0, "error", error=_why(exc))
+        log.error("maintenance job %s could not take its lock (%s)", name, failure(exc))
+        rec = _record(name, ctx, t0, "error", error=failure(exc))
         _save_quietly(ws, rec)
     emit("maintenance.run", job=name, status=rec["status"], duration_ms=rec["duration_ms"],
          error=rec.get("error"), changed=rec["changed"])
@@ -211,16 +211,9 @@ def _guarded(
         return _record(name, ctx, t0, "cancelled", reason="process stopping")
     except Exception as exc:  # a job failure is recorded and retried next time, never raised into the host
         counters.inc("maintenance.failed")
-        log.error("maintenance job %s failed in %s (%s)", name, ws.folder, _why(exc))
-        return _record(name, ctx, t0, "error", error=_why(exc))
+        log.error("maintenance job %s failed in %s (%s)", name, ws.folder, failure(exc))
+        return _record(name, ctx, t0, "error", error=failure(exc))
 
-
-def _why(exc: BaseException) -> str:
-    """The failure's class and, for an OS error, its reason ("OSError: Read-only file system"), so the
-    operator knows what to fix; never the exception's own text, which may quote a message or a URL."""
-    if isinstance(exc, OSError) and exc.strerror:
-        return f"{type(exc).__name__}: {exc.strerror}"
-    return type(exc).__name__
 
 
 def _run_store_job(engine: KnowledgeEngine, ws: Workspace, name: str, ctx: RunContext, t0: float) -> Record:
@@ -250,7 +243,7 @@ def _save_quietly(ws: Workspace, rec: Record) -> None:
             save_run(ws.folder, rec)
     except Exception as exc:  # a disk or database error must not escape a job run (it is counted)
         counters.inc("maintenance.record_failed")
-        log.error("could not record the %s run in %s (%s)", rec["job"], ws.folder, _why(exc))
+        log.error("could not record the %s run in %s (%s)", rec["job"], ws.folder, failure(exc))
 
 
 def run_all(engine: KnowledgeEngine, ws: Workspace, names: Iterable[str] = JOB_ORDER,
