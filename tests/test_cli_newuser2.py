@@ -287,3 +287,21 @@ def test_a_hook_that_fails_on_the_disk_logs_the_system_reason(
         asyncio.run(runner.run("gateway_stop", {"reason": "shutdown"}, {}))
     said = [r.getMessage() for r in caplog.records if "session_start failed" in r.getMessage()]
     assert said == [f"session_start failed: NotADirectoryError: {os.strerror(errno.ENOTDIR)}"], said
+
+
+def test_a_tier_role_or_threshold_nothing_can_have_is_an_error_not_an_empty_list(tmp_path: Path) -> None:
+    """`facts --tier spaCy`, `messages --role bot`, `facts --min-relevance 50` printed '0 facts' (exit 0)."""
+    ws = str(workspace_copy("sample", tmp_path))
+    for args, said in (
+        (["facts", "--tier", "spaCy"], "--tier must be one of regex, spacy, llm, manual, import"),
+        (["messages", "--role", "bot"], "--role must be one of user, assistant, system, tool"),
+    ):
+        code, out, err = cli(*args, "-w", ws)
+        assert code == 1 and out == "" and said in err, (args, err)
+    for args in (["facts", "--min-relevance", "50"], ["entities", "--min-importance", "1.5"]):
+        code, _, err = cli(*args, "-w", ws)
+        assert code == 2 and "Invalid value for '--min-" in err, (args, err)
+    code, out, _ = cli("facts", "--tier", "spacy", "-w", ws, "--json")
+    assert code == 0 and len(json.loads(out)) > 0
+    code, out, _ = cli("messages", "--role", "assistant", "-w", ws, "--json")
+    assert code == 0 and {m["role"] for m in json.loads(out)} == {"assistant"}

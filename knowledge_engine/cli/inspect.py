@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 import typer
 
@@ -19,7 +19,7 @@ from knowledge_engine.cli.common import (
     table,
     when,
 )
-from knowledge_engine.model.records import Entity, Fact
+from knowledge_engine.model.records import Entity, Fact, Role, SourceTier
 from knowledge_engine.store import factquery
 from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.factquery import FactQuery
@@ -32,6 +32,8 @@ UntilOpt = Annotated[str | None, typer.Option(help="Only before this ISO time.")
 
 FACT_SORTS = factquery.SORTS
 ENTITY_SORTS = ("count", "importance", "last-seen", "first-seen", "name")
+TIERS: tuple[str, ...] = get_args(SourceTier)
+ROLES: tuple[str, ...] = get_args(Role)
 
 
 def open_ws(workspace: WorkspaceOpt, config: ConfigOpt, agent: AgentOpt) -> Workspace:
@@ -153,7 +155,9 @@ def entities(
     name: Annotated[str | None, typer.Option(help="Only names or aliases containing this text.")] = None,
     since: SinceOpt = None,
     until: UntilOpt = None,
-    min_importance: Annotated[float, typer.Option(help="Hide entities below this importance.")] = 0.0,
+    min_importance: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Hide entities below this importance (0..1).")
+    ] = 0.0,
     sort: Annotated[str, typer.Option(help=f"Order: {', '.join(ENTITY_SORTS)}.")] = "count",
     limit: LimitOpt = 200,
     json: JsonOpt = False,
@@ -184,6 +188,11 @@ def _no_such_type(store: Any, type_: str) -> None:
     if type_ not in types:
         listed = ", ".join(types) if types else "none: the workspace has no entities"
         say(f"note: no entity has type {type_!r}; types here: {listed}", err=True)
+
+
+def _check_choice(option: str, value: str | None, choices: tuple[str, ...]) -> None:
+    if value is not None and value not in choices:
+        fail(f"{option} must be one of {', '.join(choices)}")
 
 
 def _check_sort(sort: str) -> str:
@@ -247,7 +256,9 @@ def facts(
     since: SinceOpt = None,
     until: UntilOpt = None,
     history: Annotated[bool, typer.Option("--history", help="Include superseded facts.")] = False,
-    min_relevance: Annotated[float, typer.Option(help="Hide facts below this relevance (0..1).")] = 0.0,
+    min_relevance: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Hide facts below this relevance (0..1).")
+    ] = 0.0,
     sort: Annotated[str, typer.Option(help=f"Order: {', '.join(FACT_SORTS)}.")] = "relevance",
     limit: LimitOpt = 200,
     json: JsonOpt = False,
@@ -259,6 +270,7 @@ def facts(
     cfg = load_cfg(config)
     folder = existing_folder(resolve_folder(cfg, workspace, agent))
     _check_sort(sort)
+    _check_choice("--tier", tier, TIERS)  # a typo matched nothing and printed "0 facts"
     if is_shared(cfg.storage):  # no facts.json to read raw: the records come from the database
         ws = open_workspace(workspace, config, agent)
         try:
@@ -342,6 +354,7 @@ def messages(
 
     cfg = load_cfg(config)
     folder = existing_folder(resolve_folder(cfg, workspace, agent))
+    _check_choice("--role", role, ROLES)  # a typo matched nothing and printed "0 messages"
     if sort not in ("newest", "oldest"):
         fail("--sort must be newest or oldest")
     lo, hi = parse_time(since, "--since"), parse_time(until, "--until")
