@@ -509,13 +509,12 @@ def _trim(ent: Span, type_: str) -> Any:
 
 
 def _the_one(span: Any) -> bool:
-    """One capitalised singular word after "the" is a place or an institution, not a person: the
-    small model calls an unknown foreign noun a PERSON ("the Bürgeramt", "the Rathaus"). A plural
-    ("the Hendersons", a family) is left alone, and so is a name of more words."""
+    """One capitalised word after "the" is a place or an institution, not a person: the small model
+    calls an unknown foreign noun a PERSON ("the Bürgeramt", "the Rathaus"). A name of more words is
+    left alone. Read from the words alone, so the NER-only pipeline (no tagger) types it the same."""
     if len(span) != 1 or span.start == 0:
         return False
-    word = span[0]
-    return span.doc[span.start - 1].lower_ == "the" and word.tag_ == "NNP" and word.text[:1].isupper()
+    return span.doc[span.start - 1].lower_ == "the" and span[0].text[:1].isupper()
 
 
 def _common_word(span: Any, type_: str) -> bool:
