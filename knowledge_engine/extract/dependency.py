@@ -27,6 +27,8 @@ from knowledge_engine.extract.lexicon import (
     CHILDCARE_NOUNS,
     CLEAN_VALUE,
     CLINICIANS,
+    CONDITION_ADJECTIVES,
+    CONDITION_COMPOUNDS,
     CONDITIONAL_MARKS,
     CONDITIONS,
     CURRENCY_WORDS,
@@ -38,6 +40,7 @@ from knowledge_engine.extract.lexicon import (
     ENDED_STATE,
     ENDING_PREDICATES,
     EVALUATIVE,
+    FACTIVE_VERBS,
     FAMILY_NOUNS,
     FAMILY_VERBS,
     FIRST_PERSON,
@@ -220,6 +223,9 @@ def _clause_roots(root: Token) -> list[Token]:
             and _has_subject(c)
             and all(a.i - c.i <= 3 for a in c.children if a.dep_ in {"attr", "dobj", "acomp"})
         ]  # a finding said whole; "I am anaemic, so iron tablets" runs two clauses into one
+    if _factive(root):
+        # "I found out I have celiac disease", "turns out I'm coeliac": what was learned is asserted
+        roots += [c for c in root.children if c.dep_ == "ccomp" and c.i > root.i and _has_subject(c)]
     if root.lemma_ in HEDGE_VERBS and not _judges_someone(root):
         return roots
     for child in root.children:
@@ -227,8 +233,17 @@ def _clause_roots(root: Token) -> list[Token]:
             roots.append(child)  # "the landlord is selling up so we're moving to Dalmarnock"
         if child.dep_ == "ccomp" and child.i < root.i and _has_subject(child) and not _has_mark(child, MARKS):
             # chains of run-on clauses: "Jenna got hired at X, so she's out of Y, she's thrilled"
-            roots += _clause_roots(child) if child.lemma_ not in HEDGE_VERBS else []
+            reported = child.lemma_ in HEDGE_VERBS and not _clinician_subject(child)  # "doctor says" stays
+            roots += [] if reported else _clause_roots(child)
     return roots
+
+
+def _factive(root: Token) -> bool:
+    """A verb of learning whose clause states a fact ('found out', 'learned', 'turns out'); asked,
+    negated or hedged it states nothing."""
+    out = any(c.dep_ == "prt" and c.lower_ == "out" for c in root.children)
+    learned = root.lemma_ in FACTIVE_VERBS or (root.lemma_ in {"find", "turn"} and out)
+    return learned and not _is_irrealis(root)
 
 
 def _asserted_reason(clause: Token) -> bool:
@@ -239,8 +254,10 @@ def _asserted_reason(clause: Token) -> bool:
 
 
 def _clinician_subject(root: Token) -> bool:
-    subj = next((c for c in root.children if c.dep_ == "nsubj"), None)
-    return subj is not None and subj.lemma_.lower() in CLINICIANS and not _is_irrealis(root)
+    """'doctor says ...' (the parser may hang a run-on line's first noun beside it: "small question -
+    doctor says ...")."""
+    subjects = [c for c in root.children if c.dep_ == "nsubj"]
+    return any(c.lemma_.lower() in CLINICIANS for c in subjects) and not _is_irrealis(root)
 
 
 def _judges_someone(root: Token) -> bool:
@@ -1237,9 +1254,10 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
         return False
     found = False
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
-        named_disease = dobj.lemma_.lower() in DISEASE_HEADS and any(
-            c.dep_ in {"amod", "compound"} for c in dobj.children
-        )  # "celiac disease", "Crohn's disease", "irritable bowel syndrome"
+        mods = [c for c in dobj.children if c.dep_ in {"amod", "compound"}]
+        named_disease = (dobj.lemma_.lower() in DISEASE_HEADS and bool(mods)) or any(
+            (dobj.lemma_.lower(), c.lower_) in CONDITION_COMPOUNDS for c in mods
+        )  # "celiac disease", "irritable bowel syndrome", "high blood pressure"
         if (dobj.lower_ in CONDITIONS or dobj.lemma_.lower() in CONDITIONS or named_disease) and not any(
             c.dep_ in {"det", "poss"} for c in dobj.children
         ):
@@ -1391,10 +1409,13 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
     for subject in subjects:
         for child in verb.children:
             if child.dep_ == "attr":
-                _attr_fact(child, subject, be, past, ctx)
+                if not _condition_state(child, subject, past, ctx):
+                    _attr_fact(child, subject, be, past, ctx)
             elif child.dep_ == "acomp":
                 if child.lower_ in DIET_ADJECTIVES and not past:
                     _emit(ctx, subject, "is-a", child.lower_, 0.6, obj_tok=None)
+                if _condition_state(child, subject, past, ctx):
+                    continue
                 for prep in (c for c in child.children if c.dep_ == "prep"):
                     for pobj in (c for c in prep.children if c.dep_ == "pobj"):
                         obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
@@ -1408,6 +1429,18 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                     money = _money_value(pobj, ctx)
                     if money:
                         _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+
+
+def _condition_state(tok: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I'm lactose intolerant', "he's diabetic", "I'm a type 2 diabetic" -> has-condition, worded as
+    said (a simple past 'was' is over: nothing)."""
+    if past or tok.lower_ not in CONDITION_ADJECTIVES:
+        return False
+    start = tok.i
+    while start > tok.left_edge.i and tok.doc[start - 1].dep_ not in {"det", "advmod", "punct", "cc"}:
+        start -= 1  # "lactose", "type 2", "gluten": the words that say which
+    _emit(ctx, subject, "has-condition", tok.doc[start : tok.i + 1].text.lower(), 0.55, obj_tok=None)
+    return True
 
 
 def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
@@ -1639,7 +1672,7 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _adjacent_relation(tok, ctx)
         if user and tok.pos_ == "NOUN":
             lemma = tok.lemma_.lower()
-            if lemma in CONDITIONS:
+            if lemma in CONDITIONS or tok.lower_ in CONDITIONS:  # the lemmatizer makes "diabete"
                 _possessed_condition(tok, ctx)
             elif lemma in CHILDCARE_NOUNS:
                 _child_of_childcare(tok, ctx)
@@ -1661,6 +1694,33 @@ def _possessed_condition(tok: Token, ctx: _Ctx) -> None:
     owner = tok.head if tok.dep_ == "compound" else tok
     if any(c.dep_ == "poss" and c.lower_ in FIRST_PERSON_POSS for c in owner.children):
         _emit(ctx, ctx.me, "has-condition", tok.text.lower(), 0.55, obj_tok=None)
+    _typed_condition(tok, ctx)
+
+
+def _typed_condition(tok: Token, ctx: _Ctx) -> None:
+    """'I have type 2 diabetes': the small model makes "type" the verb and "have" its auxiliary; read
+    it as the speaker's condition all the same (a clause in the past, negated or hedged: nothing)."""
+    head, doc = tok.head, tok.doc
+    if tok.dep_ != "dobj" or head.lower_ != "type" or tok.i < 2 or not doc[tok.i - 1].like_num:
+        return
+    subj = next((c for c in head.children if c.dep_ == "nsubj"), None)
+    aux = [c for c in head.children if c.dep_ == "aux"]
+    if subj is None or subj.lower_ != "i" or not any(a.lemma_ == "have" and a.tag_ != "VBD" for a in aux):
+        return
+    if _is_irrealis(head) or not _asserted_clause(head):
+        return
+    _emit(ctx, ctx.me, "has-condition", f"type {doc[tok.i - 1].text} {tok.text.lower()}", 0.55, obj_tok=None)
+
+
+def _asserted_clause(head: Token) -> bool:
+    """A clause said as true: a statement's own root, or what a clinician said or one found out
+    ("the GP says I have ...") - not a question and not "I think I have ..."."""
+    if head.dep_ == "ROOT":
+        return not _is_question(head.sent)
+    root = head.head
+    return head.dep_ == "ccomp" and (
+        (root.lemma_ in {"say", "tell"} and _clinician_subject(root)) or _factive(root)
+    )
 
 
 def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:

@@ -42,6 +42,9 @@ HEDGE_VERBS = {
     "mean",
     "wonder",
 }
+# Verbs of learning whose complement clause is asserted ("I learned that Tom works at X"); "find" and
+# "turn" count with "out" ("found out", "turns out").
+FACTIVE_VERBS = {"learn", "discover", "realise", "realize"}
 # Verbs whose direct object is rarely a durable fact ("I need a break", "I have a meeting").
 LIGHT_VERBS = {
     "have",
@@ -400,6 +403,18 @@ CONDITIONS = _words(
     sciatica insomnia apnoea apnea covid"""
 )
 DISEASE_HEADS = {"disease", "syndrome", "disorder", "deficiency", "intolerance", "allergy"}
+# Conditions said as what one is ("I'm lactose intolerant", "he's diabetic", "I'm coeliac").
+CONDITION_ADJECTIVES = _words(
+    """intolerant diabetic prediabetic pre-diabetic anaemic anemic asthmatic epileptic coeliac celiac
+    autistic dyslexic hypertensive"""
+)
+# Conditions of two words whose head alone says nothing ("high blood pressure", "high cholesterol").
+CONDITION_COMPOUNDS = {
+    ("pressure", "blood"),
+    ("cholesterol", "high"),
+    ("apnoea", "sleep"),
+    ("apnea", "sleep"),
+}
 CLINICIANS = _words("doctor doc gp consultant specialist dentist nurse physio dermatologist cardiologist")
 # "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
 # for teams, companies or flats, which the speaker may only belong to.
