@@ -11,6 +11,7 @@ import queue
 import shutil
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import threading
@@ -305,3 +306,14 @@ def test_a_tier_role_or_threshold_nothing_can_have_is_an_error_not_an_empty_list
     assert code == 0 and len(json.loads(out)) > 0
     code, out, _ = cli("messages", "--role", "assistant", "-w", ws, "--json")
     assert code == 0 and {m["role"] for m in json.loads(out)} == {"assistant"}
+
+
+def test_an_export_file_is_owner_only_as_the_workspace(tmp_path: Path) -> None:
+    """It holds every message and fact, yet was written 0644 (the umask) beside 0600 workspace files."""
+    ws = str(workspace_copy("sample", tmp_path))
+    for fmt in ("jsonl", "html"):
+        out = tmp_path / f"export.{fmt}"
+        out.with_name(out.name + ".part").write_text("left by a killed run")
+        os.chmod(out.with_name(out.name + ".part"), 0o644)
+        assert cli("export", "-w", ws, "--format", fmt, "--output", str(out))[0] == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o600, fmt

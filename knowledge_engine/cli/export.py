@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -82,8 +83,9 @@ def export(
         sys.stdout.flush()
         return
     tmp = output.with_name(output.name + ".part")
-    try:
-        with tmp.open("wb") as fh:
+    try:  # owner-only, as the workspace's own files: an export holds everything the agent knows
+        tmp.unlink(missing_ok=True)  # a leftover of a killed run keeps its mode otherwise
+        with open(tmp, "wb", opener=lambda p, flags: os.open(p, flags, 0o600)) as fh:
             for c in chunks:
                 fh.write(c)
         tmp.replace(output)
