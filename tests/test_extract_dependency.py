@@ -433,6 +433,13 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("I think I have type 2 diabetes", set()),
         ("Do I have type 2 diabetes?", set()),
         ("Did you find out if Tom works at Acme?", set()),
+        # a home said by where it is, years at a (mistyped) name, rent paid
+        ("our new place is in Headingley", {("Maya", "lives-in", "Headingley")}),
+        ("our old flat was in Partick", set()),
+        ("Tom's flat is in Leith", set()),
+        ("if our flat is in Leith we can walk", set()),
+        ("I've been at Nubank for 4 years.", {("Maya", "works-at", "Nubank")}),
+        ("We pay 1200 a month in rent.", {("Maya", "has-rent", "1200")}),
         ("I'm a stay at home dad now.", set()),
         # someone else's amounts and conditions after the clause give nothing
         ("Tom's rent: 900 a month, lucky him", set()),

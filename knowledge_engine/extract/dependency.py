@@ -1121,7 +1121,8 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         prev = doc[sent.start - 1].sent if sent.start > 0 else sent
         if any(t.dep_ == "poss" and t.lower_ not in {"my", "our"} for t in sent):
             return  # "Tom's rent: 900 a month", "their flat is 1,100 a month": someone else's
-        words = {t.lemma_.lower() for t in (*prev, *sent)}
+        # "we pay 1,200 a month in rent": paying is no word of one's pay (the noun "pay" is)
+        words = {t.lemma_.lower() for t in (*prev, *sent) if not (t.lemma_ == "pay" and t.pos_ == "VERB")}
         home = words & (HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease"})
         if not home or words & (PAY_CUES | PURCHASE_WORDS | FRAGMENT_IRREALIS) or _is_question(sent):
             return
@@ -1465,17 +1466,27 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
     a person at a named organisation works or studies there, unless the clause says it is a visit
     ('at Tesco right now', 'at the Hilton tonight')."""
     ent = ctx.ents.get(pobj.i)
-    if prep.lower_ != "at" or ent is None or ent.label_ != "ORG":
+    if prep.lower_ != "at" or ent is None:
+        return False
+    # "I've been at Nubank for 4 years": years at a name is a job, however the model typed the name
+    if ent.label_ != "ORG" and not (
+        ent.label_ in {"GPE", "PERSON", "NORP", "PRODUCT"} and _stayed(prep, pobj)
+    ):
         return False
     return not any(t.lower_ in VISIT_WORDS for t in prep.head.subtree)
 
 
 def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
     """Present perfect 'have been in <place> for N years / since X': where one lives."""
-    verb = prep.head
     ent = ctx.ents.get(pobj.i)
     if be != "is" or prep.lower_ != "in" or ent is None or ent.label_ not in {"GPE", "LOC"}:
         return False
+    return _stayed(prep, pobj)
+
+
+def _stayed(prep: Token, pobj: Token) -> bool:
+    """'have been <prep> X for N years / since ...': a present perfect of duration."""
+    verb = prep.head
     perfect = any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children) and verb.lower_ == "been"
     span = [c.lower_ for c in verb.children if c.dep_ == "prep"] + [c.lower_ for c in pobj.children]
     return perfect and bool({"for", "since"} & set(span))
@@ -1576,10 +1587,34 @@ def _job_is_at(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
             _emit(ctx, owner, _workplace_pred(name, False), name, 0.55, obj_tok=None, obj_type="organization")
 
 
+def _home_in(verb: Token, subj_tok: Token, poss: Token | None, ctx: _Ctx) -> bool:
+    """'our new place is in Headingley', 'my flat is in Leith' -> the speaker lives-in there (an old or
+    a past home, or a hypothetical one, says nothing of now)."""
+    if poss is None or poss.lower_ not in {"my", "our"} or subj_tok.lemma_.lower() not in HOME_NOUNS:
+        return False
+    if (
+        verb.tag_ == "VBD"
+        or _is_irrealis(verb)
+        or any(c.lower_ in {"old", "last", "previous"} for c in subj_tok.children)
+    ):
+        return False
+    found = False
+    for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "in"):
+        for pobj in _pobjs(prep):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx) if ent is None or ent.label_ in {"GPE", "LOC", "FAC"} else None
+            if name and pobj.pos_ == "PROPN":
+                _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+                found = True
+    return found
+
+
 def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     """'My sister is Maria', "Alex's manager is Sam", 'My email is x@y.z' -> owner has-<noun> value."""
     poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
     attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+    if _home_in(verb, subj_tok, poss, ctx):
+        return
     if subj_tok.lower_ in PAY_WORDS and any(
         c.dep_ == "advcl" and _has_mark(c, CONDITIONAL_MARKS) for c in verb.children
     ):

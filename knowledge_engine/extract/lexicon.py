@@ -122,6 +122,7 @@ GENERIC_OBJECTS = {
     "both",
     "end",
     "moment",
+    "rent",  # "we pay 1,200 a month in rent": the amount is the fact (has-rent), not "pays-in rent"
 }
 QUANTITY_HEADS = {"bit", "lot", "kind", "sort", "couple", "type", "lots"}
 EVALUATIVE = {
