@@ -122,3 +122,26 @@ def test_worker_processes_follow_the_key() -> None:
     finally:
         on.close()
         off.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("we bought a used vw polo", "we bought a used VW Polo"),
+        ("my car is a 2015 ford focus", "my car is a 2015 Ford Focus"),
+        ("we got a skoda last week", "we got a Skoda last week"),
+        ("we need to ford the river", "we need to ford the river"),  # an English word, no model after it
+        ("the seat is broken", "the seat is broken"),
+    ],
+)
+def test_car_names_are_written_as_names(truecaser: Truecaser, text: str, expected: str) -> None:
+    assert truecaser(text, names=False) == expected
+
+
+def test_the_tier_reads_a_lower_case_car_with_the_name_key_off() -> None:
+    """Car names are restored whatever `truecase` says: the parse reads a car only from a name."""
+    tier = SpacyTier(SpacyConfig(workers=0))
+    (extraction,) = tier.extract(
+        [Message(id="m", text="We bought a used vw polo.", role="user", speaker="Lena")]
+    )
+    assert ("Lena", "has-car", "VW Polo") in {(f.subject, f.predicate, f.object) for f in extraction.facts}

@@ -168,8 +168,7 @@ class SpacyTier:
             return out
         todo = [i for i, m in enumerate(messages) if worth_extracting(m.text)]
         texts = [self._text(messages[i]) for i in todo]
-        if self.config.truecase:
-            texts = truecase.restore(nlp, texts)
+        texts = truecase.restore(nlp, texts, names=self.config.truecase)  # car names always
         docs = self._parse(nlp, texts)
         for i, doc in zip(todo, docs, strict=True):
             if doc is not None:

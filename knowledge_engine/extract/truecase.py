@@ -58,6 +58,11 @@ _DETERMINERS = frozenset(
     {"a", "an", "the", "this", "that", "these", "those", "some", "any", "no", "every", "each", "per"}
     | {"my", "your", "his", "her", "its", "our", "their"}  # "my faith": kin words sit in between
 )
+# Car makes and models as written in their names ("vw polo" -> "VW Polo", "skoda" -> "Skoda"): the
+# parse reads a car only from a capitalised name.
+_CARS = {w.lower(): w for w in (*lexicon.CAR_MAKES, *lexicon.CAR_MODELS) if w.isalpha()}
+_MAKES = frozenset(w.lower() for w in lexicon.CAR_MAKES if w.isalpha())
+_MODELS_LOWER = frozenset(w.lower() for w in lexicon.CAR_MODELS if w.isalpha())
 _INFLECTIONS = ("s", "es", "ies", "ied", "ed", "d", "ing", "er", "ers", "est", "ly", "n", "en")
 _MIN_WORDS = 3  # a message shorter than this says too little about its writer's casing
 _MAX_CAPITAL_SHARE = 0.1  # "mostly lower case": at most this share of words start upper-case
@@ -116,13 +121,15 @@ class Truecaser:
         self.ambiguous = frozenset(n for n in self.names if n in other or n in stop or n in _CALENDAR)
         self.english = frozenset({*other, *nouns, *stop, *inflected})
 
-    def __call__(self, text: str) -> str:
-        """`text` with known names capitalised; the same length, only case changes."""
+    def __call__(self, text: str, names: bool = True) -> str:
+        """`text` with car names (and, with `names`, known first names) capitalised; the same length,
+        only case changes."""
         words = list(_WORD.finditer(text))
-        if not any(m.group().lower() in self.names for m in words):
-            return text
-        casual = _mostly_lower(text, words)
         chars = list(text)
+        cars = self._cars(words, chars)
+        if not names or not any(m.group().lower() in self.names for m in words):
+            return "".join(chars) if cars else text
+        casual = _mostly_lower(text, words)
         previous = before = ""
         restored = False
         for m in words:
@@ -138,6 +145,23 @@ class Truecaser:
                 restored = False
             before, previous = previous, low
         return "".join(chars)
+
+    def _cars(self, words: list[re.Match[str]], chars: list[str]) -> bool:
+        """Write a lower-case make with the model after it ("vw polo", "ford focus") as the names are
+        written; a make alone only when it is no English word ("skoda", not "ford" or "seat")."""
+        changed = False
+        for i, m in enumerate(words):
+            low = m.group().lower()
+            if low not in _MAKES or m.group() != low:
+                continue
+            nxt = words[i + 1] if i + 1 < len(words) else None
+            model = nxt is not None and nxt.group() == nxt.group().lower() and nxt.group() in _MODELS_LOWER
+            if not model and (low in self.english or low in self.names):
+                continue
+            for word in (m, nxt) if model and nxt is not None else (m,):
+                chars[word.start() : word.end()] = _CARS[word.group()]
+            changed = True
+        return changed
 
     def _is_name(self, low: str, previous: str, casual: bool, naming: bool) -> bool:
         if low not in self.names:
@@ -201,10 +225,11 @@ def _irregular(nlp: Language) -> frozenset[str]:
         return frozenset()
 
 
-def restore(nlp: Language, texts: list[str]) -> list[str]:
-    """Texts with their lower-case names capitalised; counts the texts it changed."""
+def restore(nlp: Language, texts: list[str], names: bool = True) -> list[str]:
+    """Texts with their lower-case car names and (with `names`: `spacy.truecase`) first names
+    capitalised; counts the texts it changed."""
     truecaser = for_pipeline(nlp)
-    out = [truecaser(text) for text in texts]
+    out = [truecaser(text, names) for text in texts]
     changed = sum(1 for a, b in zip(texts, out, strict=True) if a is not b and a != b)
     if changed:
         counters.inc("extract.spacy.truecased", changed)
