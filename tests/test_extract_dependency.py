@@ -440,6 +440,16 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("if our flat is in Leith we can walk", set()),
         ("I've been at Nubank for 4 years.", {("Maya", "works-at", "Nubank")}),
         ("We pay 1200 a month in rent.", {("Maya", "has-rent", "1200")}),
+        # a school place, a role for an employer, notice handed in, a move in the present perfect
+        ("Isla's got a place at Brudenell Primary.", {("Isla", "attends", "Brudenell Primary")}),
+        ("If Isla gets a place at Brudenell Primary we will move.", set()),
+        (
+            "Paul works as a civil engineer for Queensland Rail.",
+            {("Paul", "has-role", "civil engineer"), ("Paul", "works-at", "Queensland Rail")},
+        ),
+        ("We've moved into our new flat in Headingley.", {("Maya", "moved-to", "Headingley")}),
+        ("We've moved to Leeds!", {("Maya", "moved-to", "Leeds")}),
+        ("We're moving to Leeds.", {("Maya", "moves-to", "Leeds")}),
         ("I'm a stay at home dad now.", set()),
         # someone else's amounts and conditions after the clause give nothing
         ("Tom's rent: 900 a month, lucky him", set()),
@@ -705,3 +715,13 @@ def test_a_visit_or_a_friend_is_no_job(triples: Callable[..., Triples], text: st
 )
 def test_offers_and_acceptances(triples: Callable[..., Triples], text: str, expected: Triples) -> None:
     assert {t for t in triples(text) if t[1] in {"has-offer-from", "accepted-offer"}} == expected
+
+
+def test_notice_handed_in_ends_the_job(nlp: Language) -> None:
+    """Handing in one's notice is a resignation: an ending of the job at the place named, or of the
+    one current job."""
+    msg = Message(id="m1", text="", role="user", speaker="Maya")
+    at = extract_triples(nlp("I handed in my notice at Acme."), msg)
+    assert [(f.predicate, f.object, f.ends) for f in at] == [("resigned-from", "Acme", True)]
+    bare = extract_triples(nlp("I handed in my notice today."), msg)
+    assert [(f.predicate, f.object, f.ends) for f in bare] == [("left", "job", True)]

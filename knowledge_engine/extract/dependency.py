@@ -812,7 +812,8 @@ def _is_be(verb: Token) -> bool:
 def _moved(verb: Token, subjects: list[str], ctx: _Ctx) -> bool:
     """'we moved last month, now in Bristol' -> lives-in Bristol; 'we moved!!' keeps the mover for
     the next sentence ('hamburg altona.', 'now in Leeds'). True when the clause was read here."""
-    if _is_irrealis(verb) or not _is_past(verb) or ctx.me not in subjects:
+    done = _is_past(verb) or _perfect(verb)
+    if _is_irrealis(verb) or not done or ctx.me not in subjects:  # "we moved", "we've moved"
         return False
     preps = [c for c in verb.children if c.dep_ == "prep"]
     for prep in (p for p in preps if p.lower_ in {"into", "to"}):  # "moved into a flat in Gràcia"
@@ -1344,10 +1345,17 @@ def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
 
 
 def _family(verb: Token, prep: str, pred: str, past: bool) -> str:
-    """The verb family's predicate for a verb + preposition (VERB_FAMILIES), else the plain one."""
+    """The verb family's predicate for a verb + preposition (VERB_FAMILIES), else the plain one. A
+    move in the present perfect ("we've moved to Leeds") is done: its past form."""
     family = VERB_FAMILIES.get((verb.lemma_.lower(), prep))
-    chosen = family and (family[1] if past else family[0])
+    done = past or (family is not None and family[0] == "moves-to" and _perfect(verb))
+    chosen = family and (family[1] if done else family[0])
     return chosen or f"{pred}-{prep}"
+
+
+def _perfect(verb: Token) -> bool:
+    """'have moved', "we've moved": a present perfect (a past "had moved" is _is_past's)."""
+    return verb.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children)
 
 
 def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = False) -> None:
@@ -2110,6 +2118,33 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                         ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True
                     )
                     found = True
+    if lemma == "hand" and any(c.dep_ == "prt" and c.lower_ in {"in", "over"} for c in verb.children):
+        for dobj in (d for d in dobjs if d.lemma_.lower() in {"notice", "resignation"}):
+            # "I handed in my notice at Acme": the job at Acme ends ("my notice" alone: the one job)
+            pobjs = [p for prep in _preps(dobj, verb, {"at", "to"}) for p in _pobjs(prep)]
+            names = [n for n in (_name_of(p, ctx) for p in pobjs) if n]
+            for name in names:
+                _emit(
+                    ctx, subject, "resigned-from", name, 0.6, obj_tok=None, obj_type="organization", ends=True
+                )
+            if not pobjs:
+                _emit(ctx, subject, "left", "job", 0.55, obj_tok=None, ends=True)
+            found = True
+    if lemma in {"get", "have", "win", "secure", "offer"}:  # "Isla's got a place at Brudenell Primary"
+        for dobj in (d for d in dobjs if d.lemma_.lower() == "place"):
+            for pobj in (p for prep in _preps(dobj, verb, {"at", "in"}) for p in _pobjs(prep)):
+                name = _name_of(pobj, ctx)
+                if name and _is_school(name) and not _is_irrealis(verb):
+                    _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
+                    found = True
+    if lemma == "work" and not past:  # "Paul works as a civil engineer for Queensland Rail"
+        for role in (p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)):
+            for pobj in (p for prep in _preps(role, verb, {"for", "at", "with"}) for p in _pobjs(prep)):
+                ent = ctx.ents.get(pobj.i)
+                name = _name_of(pobj, ctx)
+                if name and ent is not None and ent.label_ == "ORG":
+                    _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+                    # not `found`: the clause's role ("as a civil engineer") is read as before
     if lemma in {"rent", "lease"} and not past:  # "renting a little house for $2,900 a month"
         for dobj in (d for d in dobjs if d.lemma_.lower() in HOME_NOUNS):
             for pobj in (p for prep in _preps(dobj, verb, {"for"}) for p in _pobjs(prep)):
