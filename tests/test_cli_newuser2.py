@@ -317,3 +317,44 @@ def test_an_export_file_is_owner_only_as_the_workspace(tmp_path: Path) -> None:
         os.chmod(out.with_name(out.name + ".part"), 0o644)
         assert cli("export", "-w", ws, "--format", fmt, "--output", str(out))[0] == 0
         assert stat.S_IMODE(out.stat().st_mode) == 0o600, fmt
+
+
+def _stored_count(ws: Path) -> int:
+    if not (ws / "messages.sqlite3").exists():
+        return 0
+    db = sqlite3.connect(f"file:{ws / 'messages.sqlite3'}?mode=ro", uri=True, timeout=30)
+    try:
+        return int(db.execute("SELECT count(*) FROM messages").fetchone()[0])
+    except sqlite3.OperationalError:  # the schema is being created
+        return 0
+    finally:
+        db.close()
+
+
+def test_ctrl_c_during_ingest_stops_cleanly_with_a_summary(tmp_path: Path) -> None:
+    """Ctrl-C killed ingest with a C++ 'terminate called without an active exception' and no summary."""
+    transcript = tmp_path / "big.jsonl"
+    lines = 100_000  # far more than are read before the signal, on any machine
+    transcript.write_text(
+        "".join(json.dumps({"id": f"b{i}", "role": "user", "text": f"Mail {i} to a{i}@acme.example"}) + "\n"
+                for i in range(lines))
+    )  # fmt: skip
+    ws = tmp_path / "ws"
+    exe = Path(sys.executable).parent / "knowledge-engine"
+    proc = subprocess.Popen(
+        [str(exe), "ingest", "-w", str(ws), "--config", _regex_only(tmp_path), str(transcript), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while _stored_count(ws) == 0 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err[-2000:]
+    assert "terminate called" not in err and "Traceback" not in err
+    result = json.loads(out)
+    assert result["interrupted"] is True and 0 < result["messages"] < lines
+    assert _stored_count(ws) == result["messages"]  # what the summary says is what is stored
+    assert f"of {lines} lines; what was read is stored" in " ".join(err.split())

@@ -3,12 +3,16 @@
 Exit codes: 0 every line ingested; 1 the transcript cannot be read (not found, a directory, not in
 its encoding) or a bad option; 3 ingested, but some lines were skipped (not a message, or an id
 already stored with a different text), each reported with its line number; 4 a store file is not the
-engine's. LLM batches left parked (`--no-wait-llm`, `--llm-timeout`) are said, not an error: they are
-on disk and delivered later.
+engine's; 130 stopped by Ctrl-C after the current chunk (what was read is stored). LLM batches left
+parked (`--no-wait-llm`, `--llm-timeout`) are said, not an error: they are on disk and delivered later.
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,6 +46,7 @@ from knowledge_engine.ingest.transcript import (
 from knowledge_engine.store.backend import is_shared
 
 CHUNK = 256
+EXIT_INTERRUPTED = 130  # as a shell reports a command ended by Ctrl-C
 RETRY_HINT = "delivered by `knowledge-engine maintain --once --job llm_retry` or the next start"
 NO_WAIT_HELP = "Do not wait for the LLM tier: its batches are parked on disk and delivered later."
 TIMEOUT_HELP = "Wait at most this many seconds for the LLM tier (default: until it is done), then park."
@@ -64,7 +69,7 @@ def ingest(
     """Backfill a workspace from a transcript; bad lines are reported with their number and skipped.
 
     Exit 0: all ingested; 1: the transcript cannot be read; 3: some lines skipped (listed); 4: a store
-    file is not the engine's.
+    file is not the engine's; 130: stopped by Ctrl-C (what was read is stored; run it again to finish).
     """
     cfg = load_cfg(config)
     folder = creatable_folder(resolve_folder(cfg, workspace, agent))
@@ -77,7 +82,7 @@ def ingest(
     check_readable(ws)  # a store file that is not the engine's: a clear error, not a memory-only ingest
     run = Backfill(engine, ws)
     report = TranscriptReport()
-    with progress("ingesting", total=info.lines, quiet=json) as task:
+    with progress("ingesting", total=info.lines, quiet=json) as task, _stop_on_ctrl_c() as stop:
         chunk: list[Any] = []
         for numbered in read_numbered(transcript, report):
             chunk.append(numbered)
@@ -85,17 +90,28 @@ def ingest(
                 run.add(chunk)
                 task.update(report.read + len(report.errors))
                 chunk = []
-        if chunk:
-            run.add(chunk)
-        task.update(info.lines)
-    waited = _wait_llm(run, 0.0 if no_wait_llm else llm_timeout, json)
+                if stop.is_set():
+                    break
+        else:
+            if chunk:
+                run.add(chunk)
+            task.update(info.lines)
+    interrupted = stop.is_set()
+    waited = _wait_llm(run, 0.0 if no_wait_llm or interrupted else llm_timeout, json)
     engine.flush(timeout_s=60)
     engine.stop(timeout_s=30)
     result = _result(folder, transcript, info, report, run, run.llm_outcome(waited))
+    result["interrupted"] = interrupted
     if json:
         print_json(result)
     else:
         _print(result, report, run)
+    if interrupted:
+        fail(
+            f"interrupted (Ctrl-C) after {report.read + len(report.errors)} of {info.lines} lines; what was "
+            "read is stored. Run the same ingest again to finish: stored lines are recognised",
+            EXIT_INTERRUPTED,
+        )
     if ws.flush_errors:  # the last write failed too (a success resets it): what was added is not on disk
         fail(
             f"the store in {folder} could not be written (see the error above), so the entities and facts "
@@ -104,6 +120,29 @@ def ingest(
         )
     if report.errors or run.tally.conflicts:
         raise typer.Exit(EXIT_SKIPPED)
+
+
+@contextlib.contextmanager
+def _stop_on_ctrl_c() -> Iterator[threading.Event]:
+    """The first Ctrl-C ends the read after the current chunk, which is stored and counted; the second
+    aborts. Without it, Ctrl-C unwound through the worker threads and the process died with a C++
+    'terminate called without an active exception' and no summary."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def on_interrupt(_signum: int, _frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        err_console.print("stopping after this chunk (Ctrl-C again to abort)", soft_wrap=True)
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _wait_llm(run: Backfill, timeout: float | None, quiet: bool) -> bool:
