@@ -749,6 +749,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             _car_owned(verb, subject, ctx)
             or _work_facts(verb, subject, past, ctx)
             or _accepted(verb, subject, ctx)
+            or _likes(verb, subject, past, ctx)
         ):
             continue
         if subject == ctx.me and _found_home(verb, subject, ctx):
@@ -761,6 +762,29 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         ):  # "married now :) jonas and lena lol": too loose without a subject; "bought the RAV4" is not
             _direct_objects(verb, subject, pred, ctx)
         _prep_objects(verb, subject, pred, ctx, past)
+
+
+def _likes(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I love hiking', 'I enjoy running in the mornings' (a gerund liked), "I've taken up climbing"
+    (a pastime begun) -> likes. A wish ("I'd love to ..."), a past liking, a pronoun or a plain
+    noun ("I love that idea") say nothing here."""
+    if past or _is_irrealis(verb):
+        return False
+    taken_up = verb.lemma_ == "take" and any(c.dep_ == "prt" and c.lower_ == "up" for c in verb.children)
+    if verb.lemma_ not in {"love", "like", "enjoy", "adore"} and not taken_up:
+        return False
+    found = False
+    for obj in (c for c in verb.children if c.dep_ in {"xcomp", "dobj"}):
+        if (
+            not obj.lower_.endswith("ing")
+            or obj.tag_ not in {"VBG", "NN"}
+            or obj.lower_ in {"thing", "nothing"}
+        ):
+            continue
+        end = max([obj.i, *(c.i for c in obj.children if c.dep_ in {"dobj", "compound"} and c.i > obj.i)])
+        _emit(ctx, subject, "likes", obj.doc[obj.i : end + 1].text, 0.5, obj_tok=None)
+        found = True
+    return found
 
 
 def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
@@ -1433,6 +1457,11 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                             _emit(ctx, subject, pred, obj, 0.6, obj_tok=pobj)
             elif child.dep_ == "prep" and child.lower_ in {"from", "in", "at"}:
                 _be_prep(child, subject, be, ctx)
+            elif child.dep_ == "prep" and child.lower_ == "into" and not past and not _is_irrealis(verb):
+                for pobj in _pobjs(child):  # "I'm really into pottery these days" -> likes
+                    obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
+                    if obj:
+                        _emit(ctx, subject, "likes", obj, 0.5, obj_tok=pobj)
             elif child.dep_ == "prep" and child.lower_ == "on" and not past:  # "I'm on £48,000"
                 for pobj in _pobjs(child):
                     money = _money_value(pobj, ctx)
@@ -2203,11 +2232,20 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
             if name and det in {"a", "an"} and (ent is None or ent.label_ in {"PRODUCT", "ORG"}):
                 _emit(ctx, subject, "owns", name, 0.55, obj_tok=None, obj_type="product")
                 found = True
-    if lemma in START_VERBS and dobjs and not past:  # "Callum starts S1 at Whitehill Secondary"
+    if lemma in START_VERBS and dobjs:  # "Callum starts S1 at Whitehill Secondary"
+        # "Ella started nursery at Little Acorns": a school started, whatever the tense
+        schooling = any(d.lemma_.lower() in SCHOOL_WORDS for d in dobjs)
+        work = [d for d in dobjs if d.lower_ == "work"]
+        if work and not _is_irrealis(verb):  # "I started work at Acme"
+            for pobj in (p for prep in _preps(work[0], verb, {"at", "with", "for"}) for p in _pobjs(prep)):
+                name = _name_of(pobj, ctx)
+                if name:
+                    _emit(ctx, subject, _workplace_pred(name, False), name, 0.55, obj_tok=None)
+                    found = True
         for pobj in (p for d in dobjs for prep in _preps(d, verb, {"at"}) for p in _pobjs(prep)):
             named = any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in pobj.children)
             name = _name_of(pobj, ctx) or (_object_phrase(pobj, ctx) if named else None)
-            if name and _is_school(name):
+            if name and (_is_school(name) or schooling) and (schooling or not past):
                 _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
                 found = True
     if lemma in START_VERBS and not dobjs:
@@ -2268,10 +2306,16 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
 
 
 def _salary_change(verb: Token, ctx: _Ctx) -> None:
-    """'My salary goes up to $95,000', 'Base rises to 95k' -> has-salary (the new amount)."""
-    if verb.lemma_ not in {"go", "rise", "increase", "jump", "climb", "move"} or _is_irrealis(verb):
+    """'My salary goes up to $95,000', 'Base rises to 95k', "they bumped my salary to £48,000" ->
+    has-salary (the new amount)."""
+    if _is_irrealis(verb):
         return
-    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if verb.lemma_ in {"bump", "raise", "increase", "up", "put"}:  # the amount raised by someone
+        subj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    elif verb.lemma_ in {"go", "rise", "increase", "jump", "climb", "move"}:
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    else:
+        return
     if subj is None or subj.lemma_.lower() not in {*SALARY_NOUNS, "base", "rent"}:
         return  # "my salary went up to £58,000" is the salary now, whatever the tense
     poss = next((c for c in subj.children if c.dep_ == "poss"), None)
@@ -2287,6 +2331,7 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
         return
     targets = [c for c in verb.children if c.dep_ in {"dobj", "npadvmod"}]  # "went up to £1,150"
     targets += [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
+    targets += [p for up in verb.children if up.lower_ == "up" for p in _pobjs(up)]  # "going up to £1,100"
     for tok in targets:
         money = _money_value(tok, ctx)
         if money:  # "our rent went up to $2,400": the rent now
