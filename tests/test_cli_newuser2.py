@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -358,3 +359,11 @@ def test_ctrl_c_during_ingest_stops_cleanly_with_a_summary(tmp_path: Path) -> No
     assert result["interrupted"] is True and 0 < result["messages"] < lines
     assert _stored_count(ws) == result["messages"]  # what the summary says is what is stored
     assert f"of {lines} lines; what was read is stored" in " ".join(err.split())
+
+
+def test_entities_name_filter_matches_a_decomposed_or_upper_case_spelling(tmp_path: Path) -> None:
+    """`entities --name` with "Inês" typed decomposed (macOS) found nothing; `show` and `facts` found her."""
+    ws = str(workspace_copy("sample", tmp_path))
+    for spelling in (unicodedata.normalize("NFD", "Inês"), "INÊS"):
+        code, out, err = cli("entities", "-w", ws, "--name", spelling, "--json")
+        assert code == 0 and [e["value"] for e in json.loads(out)] == ["Inês"], (spelling, err)

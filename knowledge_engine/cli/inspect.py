@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any, get_args
 
 import typer
@@ -119,6 +120,12 @@ def _entity_key(sort: str) -> Any:
     return keys[sort]
 
 
+def _folded(text: str) -> str:
+    """NFKC and case-folded: "Inês" typed decomposed (as macOS terminals send it) finds the stored "Inês",
+    as `show` and `facts` do."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
 def select_entities(
     store: Any,
     type_: str | None = None,
@@ -130,13 +137,13 @@ def select_entities(
     limit: int = 200,
 ) -> list[Entity]:
     lo, hi = parse_time(since, "--since"), parse_time(until, "--until")
-    needle = name.lower() if name else None
+    needle = _folded(name) if name else None
     key = _entity_key(sort)
     out = []
     for e in store.all():
         if type_ and e.type != type_:
             continue
-        if needle and needle not in e.value.lower() and not any(needle in a.lower() for a in e.aliases):
+        if needle and needle not in _folded(e.value) and not any(needle in _folded(a) for a in e.aliases):
             continue
         if (lo and e.last_seen < lo) or (hi and e.first_seen >= hi) or e.importance < min_importance:
             continue
