@@ -727,6 +727,7 @@ _FLAT_ALIASES: dict[str, tuple[str, ...]] = {
     "minQueryChars": ("retrieval", "skip", "minQueryChars"),
 }
 _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_OTHER_REF_RE = re.compile(r"\$\{[^}]*\}")  # what is left once the ${NAME} references are taken out
 
 
 Loc = tuple[str | int, ...]
@@ -746,6 +747,11 @@ def _substitute_env(value: Any, loc: Loc, problems: list[str], sources: dict[Loc
     """Replace ${VAR} in every string; a missing variable is a problem naming the key. `sources`
     records which variables fed each key, so errors never echo a value that came from them."""
     if isinstance(value, str):
+        if _OTHER_REF_RE.search(_ENV_RE.sub("", value)):  # "${KEY:-x}" stayed literal: a token "${KEY:-x}"
+            problems.append(
+                f"{_loc_text(loc)}: only ${{NAME}} is replaced from the environment (letters, digits, _); "
+                "a default (${NAME:-x}) or other shell forms are not: set the variable and write ${NAME}"
+            )
         names = [m.group(1) for m in _ENV_RE.finditer(value)]
         if not names:
             return value

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_engine.config import ConfigError
+from knowledge_engine.config import ConfigError, load_config
 from knowledge_engine.forget.stores import scan
 from knowledge_engine.host import HookRunner, PluginApi
 from knowledge_engine.plugin import register
@@ -367,3 +367,15 @@ def test_entities_name_filter_matches_a_decomposed_or_upper_case_spelling(tmp_pa
     for spelling in (unicodedata.normalize("NFD", "Inês"), "INÊS"):
         code, out, err = cli("entities", "-w", ws, "--name", spelling, "--json")
         assert code == 0 and [e["value"] for e in json.loads(out)] == ["Inês"], (spelling, err)
+
+
+def test_a_shell_default_in_an_env_reference_is_a_config_error_not_a_literal_value(tmp_path: Path) -> None:
+    """`${LLM_KEY:-none}` stayed in the config literally: the LLM server got the token '${LLM_KEY:-none}'."""
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps({"extraction": {"llm": {"apiKey": "${LLM_KEY:-hunter2}"}}}))
+    code, _, err = cli("stats", "--config", str(cfg), "--agent", "main")
+    said = " ".join(err.split())
+    assert code == 2 and "extraction.llm.apiKey: only ${NAME} is replaced from the environment" in said, said
+    assert "hunter2" not in err  # a default may be a secret: never echoed
+    with pytest.raises(ConfigError, match="only"):
+        load_config({"pgvector": {"url": "postgres://ke:${ PGPASSWORD }@db/knowledge"}})
