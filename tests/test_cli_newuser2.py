@@ -379,3 +379,15 @@ def test_a_shell_default_in_an_env_reference_is_a_config_error_not_a_literal_val
     assert "hunter2" not in err  # a default may be a secret: never echoed
     with pytest.raises(ConfigError, match="only"):
         load_config({"pgvector": {"url": "postgres://ke:${ PGPASSWORD }@db/knowledge"}})
+
+
+def test_table_titles_count_one_as_one(tmp_path: Path) -> None:
+    ws = str(workspace_copy("sample", tmp_path))
+    for args, title in (
+        (["entities", "--name", "inês"], "1 entity"),
+        (["facts", "--limit", "1"], "1 fact"),
+        (["messages", "--limit", "1"], "1 message"),
+        (["facts", "--limit", "2"], "2 facts"),
+    ):
+        code, out, err = cli(*args, "-w", ws)
+        assert code == 0 and out.splitlines()[0].strip() == title, (args, out[:200], err)

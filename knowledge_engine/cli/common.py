@@ -76,6 +76,11 @@ def _escaped(m: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def counted(n: int, one: str, many: str = "") -> str:
+    """'1 fact', '3 facts' for titles and summaries ("1 entities" read as a slip)."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def say(*parts: Any, err: bool = False) -> None:
     """Print one line made of parts: a `(text, style)` pair is the program's own emphasis, anything
     else is printed literally (see `plain`)."""

@@ -12,6 +12,7 @@ from knowledge_engine.cli.common import (
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
+    counted,
     fail,
     open_workspace,
     parse_time,
@@ -183,7 +184,7 @@ def entities(
         print_json([e.model_dump(mode="json") for e in ents])
         return
     table(
-        f"{len(ents)} entities",
+        counted(len(ents), "entity", "entities"),
         ["id", "type", "value", "count", "aliases", "last seen"],
         [[e.id, e.type, e.value, e.count, ", ".join(e.aliases[:4]), e.last_seen.date()] for e in ents],
     )
@@ -316,7 +317,7 @@ def _print_facts(rows: list[Fact], json: bool) -> None:
         )  # pydantic-core serialises 100k facts in well under 1 s
         return
     table(
-        f"{len(rows)} facts",
+        counted(len(rows), "fact"),
         ["id", "subject", "predicate", "object", "tier", "conf", "rel", "valid", "evidence"],
         [
             [
@@ -380,7 +381,7 @@ def messages(
         print_json([m.model_dump(mode="json") for m in rows])
         return
     table(
-        f"{len(rows)} messages",
+        counted(len(rows), "message"),
         ["id", "time", "session", "role", "speaker", "text"],
         [
             [

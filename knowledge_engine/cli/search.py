@@ -13,6 +13,7 @@ from knowledge_engine.cli.common import (
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
+    counted,
     creatable_folder,
     err_console,
     fail,
@@ -75,12 +76,12 @@ def search(
         print_json({"facts": [_item(i) for i in facts], "messages": [_item(i) for i in memory]})
         return
     table(
-        f"{len(facts)} facts",
+        counted(len(facts), "fact"),
         ["id", "fact", "score", "arms"],
         [[i.id, i.text, f"{i.score:.4f}", _arms(i.scores)] for i in facts],
     )
     table(
-        f"{len(memory)} messages",
+        counted(len(memory), "message"),
         ["id", "time", "text", "score", "arms"],
         [
             [

@@ -16,6 +16,7 @@ from knowledge_engine.cli.common import (
     JsonOpt,
     WorkspaceOpt,
     console,
+    counted,
     fail,
     load_cfg,
     open_engine,
@@ -78,7 +79,7 @@ def validate(
             console.print("repaired: " + ", ".join(f"{k}={n}" for k, n in report.repaired.items()))
         if report.problems:
             table(
-                f"{len(report.problems)} problems",
+                counted(len(report.problems), "problem"),
                 ["kind", "id", "detail", "fixable", "severity"],
                 [
                     [
