@@ -26,6 +26,7 @@ from knowledge_engine.cli.common import (
     WorkspaceOpt,
     agent_of,
     check_readable,
+    counted,
     creatable_folder,
     err_console,
     fail,
@@ -194,11 +195,6 @@ def _result(
     }
 
 
-def _n(count: int, one: str, many: str = "") -> str:
-    """'1 fact', '2 facts': the summary is read by people ("added 1 facts" was not)."""
-    return f"{count} {one if count == 1 else many or one + 's'}"
-
-
 def _say(text: str) -> None:
     err_console.print(text, soft_wrap=True)  # one line per message, whatever the terminal width
 
@@ -213,18 +209,18 @@ def _print(result: dict[str, Any], report: TranscriptReport, run: Backfill) -> N
         _say(f"... and {hidden} more skipped lines (all of them with --json)")
     r = result
     line = (
-        f"ingested {_n(r['messages'], 'message')} from {r['transcript']['path']} "
+        f"ingested {counted(r['messages'], 'message')} from {r['transcript']['path']} "
         f"({r['transcript']['encoding']}) into {r['workspace']}: {r['messages_new']} new, "
         f"{r['messages_already_stored']} already stored"
     )
     if r["skipped_lines"]:
         conflicting = r["messages_conflicting"]
-        line += f"; {_n(r['skipped_lines'], 'line')} skipped ({conflicting} with a conflicting id)"
+        line += f"; {counted(r['skipped_lines'], 'line')} skipped ({conflicting} with a conflicting id)"
     _say(line)
     _say(
-        f"added {_n(r['entities_added'], 'entity', 'entities')} and {_n(r['facts_added'], 'fact')} "
-        f"(the workspace now holds {_n(r['entities_total'], 'entity', 'entities')}, "
-        f"{_n(r['facts_total'], 'fact')})"
+        f"added {counted(r['entities_added'], 'entity', 'entities')} and {counted(r['facts_added'], 'fact')} "
+        f"(the workspace now holds {counted(r['entities_total'], 'entity', 'entities')}, "
+        f"{counted(r['facts_total'], 'fact')})"
     )
     llm = r["llm"]
     if llm is not None:
