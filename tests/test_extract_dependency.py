@@ -467,6 +467,12 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ),
         ("I started work at Acme.", {("Maya", "works-at", "Acme")}),
         ("I might start work at Acme", set()),
+        # "has got" read as the passive of "get" by the parser; a car is no antecedent of "she"
+        ("Tom's got a new job at Google.", {("Tom", "works-at", "Google")}),
+        (
+            "My daughter Emma has a new car, a Renault Clio, she loves it",
+            {("Maya", "has-child", "Emma"), ("Emma", "has-car", "Renault Clio")},
+        ),
         ("I'm a stay at home dad now.", set()),
         # someone else's amounts and conditions after the clause give nothing
         ("Tom's rent: 900 a month, lucky him", set()),

@@ -220,6 +220,29 @@ def test_a_pronoun_of_the_other_gender_is_not_the_one_person_named_last() -> Non
     assert facts[3] == {("Katrin", "works-at", "Siemens")}
 
 
+def test_a_pronoun_answering_the_assistant_is_the_one_person_it_asked_about() -> None:
+    """ "Is Isla's school sorted?" - "She's got a place at Brudenell Primary": the assistant's turn
+    says who "she" is when the user's last naming turn named two people."""
+    facts = _session(
+        [
+            ("user", "Emma and Jack are settling in well."),
+            ("assistant", "Great to hear, Lena! Is Emma's school sorted?"),
+            ("user", "Yes! She's got a place at Brudenell Primary."),
+            ("assistant", "Lovely. Do Emma and Jack like it there?"),
+            ("user", "She has a new teacher at Brudenell Primary."),
+        ]
+    )
+    assert facts[2] == {("Emma", "attends", "Brudenell Primary")}  # the user's own name does not count
+    without = _session(
+        [
+            ("user", "Emma and Jack are settling in well."),
+            ("assistant", "Great to hear! How is everything?"),
+            ("user", "Yes! She's got a place at Brudenell Primary."),
+        ]
+    )
+    assert without[2] == set()  # two named, no gender, no question about one of them: ambiguous
+
+
 def test_pronoun_without_a_session_or_a_named_person_gives_nothing() -> None:
     assert (
         _session([("user", "my boyfriend jonas is lovely"), ("user", "he works at Airbus now")], None)[1]

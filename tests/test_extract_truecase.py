@@ -145,3 +145,15 @@ def test_the_tier_reads_a_lower_case_car_with_the_name_key_off() -> None:
         [Message(id="m", text="We bought a used vw polo.", role="user", speaker="Lena")]
     )
     assert ("Lena", "has-car", "VW Polo") in {(f.subject, f.predicate, f.object) for f in extraction.facts}
+
+
+def test_a_car_restored_is_nobodys_antecedent() -> None:
+    """The small model tags "Renault Clio" a PERSON once it has its capitals; a later "she" in the
+    message is then not the car, and the mention is a product."""
+    tier = SpacyTier(SpacyConfig(workers=0))
+    text = (
+        "and we buy a car, used renault clio, for weekends. sofia start school today, she cry little but ok"
+    )
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Rafael", session="s")])
+    assert not any(f.subject == "Renault Clio" for f in extraction.facts)
+    assert ("Renault Clio", "product") in {(m.value, m.type) for m in extraction.mentions}

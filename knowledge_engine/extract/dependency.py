@@ -727,7 +727,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         for subject in subjects:
             _prep_objects(verb, subject, "born", ctx)
         return
-    if any(c.dep_ == "auxpass" for c in verb.children):
+    if _passive(verb):
         if verb.lemma_ in {"marry", "engage"} and len(subjects) == 2:  # "Tom and I got married"
             pred = "is-married-to" if verb.lemma_ == "marry" else "has-partner"
             _emit(ctx, subjects[1], pred, subjects[0], 0.6, obj_tok=None, obj_type="person")
@@ -785,6 +785,17 @@ def _likes(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
         _emit(ctx, subject, "likes", obj.doc[obj.i : end + 1].text, 0.5, obj_tok=None)
         found = True
     return found
+
+
+def _passive(verb: Token) -> bool:
+    """A passive clause; not "she's got a place" / "he's got a new job", which the parser reads as a
+    passive of "get" with an object ("has got": active)."""
+    if not any(c.dep_ == "auxpass" for c in verb.children):
+        return False
+    has_got = verb.lower_ == "got" and any(
+        c.dep_ == "auxpass" and c.lower_ in {"'s", "’s"} for c in verb.children
+    )
+    return not (has_got and any(c.dep_ == "dobj" for c in verb.children))
 
 
 def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
@@ -2036,7 +2047,10 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
     names = {
         n
         for n in names
-        if n != ctx.me and n.lower() not in RELATION_PREDICATES and n.lower() not in FAMILY_NOUNS
+        if n != ctx.me
+        and n.lower() not in RELATION_PREDICATES
+        and n.lower() not in FAMILY_NOUNS
+        and not all(w in CAR_MAKES or w in CAR_MODELS for w in n.split())  # "a used Renault Clio"
     }
     folded = {n.casefold() for n in names}
     # "Dana" and "Dana Reyes" are one person

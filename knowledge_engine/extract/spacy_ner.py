@@ -101,6 +101,7 @@ _NOT_NOUN_INDEX = ("verb", "adj", "adv")
 _THOUSANDS = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kK]$")
 _NAME_TYPES = frozenset({"person", "organization", "location", "product", "concept", "unknown"})
 DEFAULT_MAX_CHARS = 32768
+_CAR_NAMES = lexicon.CAR_MAKES | lexicon.CAR_MODELS
 
 
 class SpacyTier:
@@ -278,6 +279,7 @@ class SessionPeople:
     def __init__(self, limit: int = 2048) -> None:
         self.limit = limit
         self._sessions: OrderedDict[tuple[str | None, str], tuple[list[str], dict[str, str]]] = OrderedDict()
+        self._users: dict[tuple[str | None, str], set[str]] = {}  # the user's own names, per session
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -289,6 +291,9 @@ class SessionPeople:
             return [self._one(m, ex) for m, ex in zip(messages, extractions, strict=False)]
 
     def _one(self, msg: Message, ex: Extraction) -> Extraction:
+        if msg.role == "assistant":
+            self._asked(msg, ex)
+            return ex
         key = (msg.agent_id, msg.session) if msg.session and msg.role == "user" else None
         if any(dependency.is_pronoun(f.subject) for f in ex.facts):
             facts = []
@@ -307,8 +312,24 @@ class SessionPeople:
                 genders.update(found)
                 self._sessions[key] = (named or last, genders)
                 while len(self._sessions) > self.limit:
-                    self._sessions.popitem(last=False)
+                    gone, _ = self._sessions.popitem(last=False)
+                    self._users.pop(gone, None)
+            if key in self._sessions and msg.speaker:  # bounded with the sessions
+                self._users.setdefault(key, set()).add(msg.speaker.strip().casefold())
         return ex
+
+    def _asked(self, msg: Message, ex: Extraction) -> None:
+        """The one person an assistant turn asks or speaks about ("Is Isla's school sorted?") is who
+        the user's next he/she means ("She's got a place at Brudenell Primary"). The user's own
+        name, and a turn naming several people, change nothing."""
+        key = (msg.agent_id, msg.session) if msg.session else None
+        if key is None or key not in self._sessions:
+            return
+        users = self._users.get(key, set())
+        named = [n for n in _people_named(msg, ex) if not _names_user(n.strip().casefold(), users)]
+        if len(named) == 1:
+            _, genders = self._sessions.pop(key)
+            self._sessions[key] = (named, genders)
 
     def _who(self, key: tuple[str | None, str], gender: str | None) -> str | None:
         named, genders = self._sessions.get(key, ([], {}))
@@ -360,6 +381,11 @@ def kin_genders(text: str) -> dict[str, str]:
     return out
 
 
+def _names_user(name: str, users: set[str]) -> bool:
+    """'priya' (or 'priya raman') is the user Priya Raman, whom the assistant greets by name."""
+    return any(u == name or u.startswith(name + " ") for u in users)
+
+
 def _people_named(msg: Message, ex: Extraction) -> list[str]:
     """Distinct people a message names other than its speaker ("Dana" and "Dana Reyes" are one)."""
     me = {(msg.speaker or "").strip().casefold(), "user", "assistant", ""}
@@ -390,6 +416,8 @@ def entity_mentions(doc: Doc) -> list[Mention]:
         if type_ == "person" and _the_one(span):
             type_ = "organization"  # "an appointment at the Bürgeramt", "the Kita called"
             counters.inc("extract.spacy.the_person")
+        if type_ in {"person", "organization", "location"} and all(t.text in _CAR_NAMES for t in span):
+            type_ = "product"  # "a used Renault Clio": a car, not someone a later "she" could mean
         value = " ".join(span.text.split())
         if not _keep(value, type_):
             continue
