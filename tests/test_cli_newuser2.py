@@ -391,3 +391,19 @@ def test_table_titles_count_one_as_one(tmp_path: Path) -> None:
     ):
         code, out, err = cli(*args, "-w", ws)
         assert code == 0 and out.splitlines()[0].strip() == title, (args, out[:200], err)
+
+
+def test_a_transcript_that_is_one_json_array_is_refused_with_the_conversion(tmp_path: Path) -> None:
+    """A pretty-printed JSON array (a chat export) gave one 'skipped line N' per line and made a workspace."""
+    messages = [{"id": f"m{i}", "role": "user", "text": f"hello {i}"} for i in range(5)]
+    for name, text in (("chat.json", json.dumps(messages, indent=2)), ("chat.jsonl", json.dumps(messages))):
+        path = tmp_path / name
+        path.write_text(text)
+        ws = tmp_path / f"ws-{name}"
+        code, out, err = cli("ingest", "-w", str(ws), "--config", _regex_only(tmp_path), str(path))
+        said = " ".join(err.split())
+        assert code == 1 and out == "" and "skipped" not in said, said
+        assert "is one JSON array (5 items), not JSONL" in said, said
+        target = tmp_path / ("chat.lines.jsonl" if name.endswith("l") else "chat.jsonl")  # never its input
+        assert f"`jq -c '.[]' {path} > {target}`" in said, said
+        assert not ws.exists()

@@ -42,6 +42,7 @@ from knowledge_engine.ingest.transcript import (
     TranscriptInfo,
     TranscriptReport,
     inspect_transcript,
+    json_array_items,
     read_numbered,
 )
 from knowledge_engine.store.backend import is_shared
@@ -78,6 +79,12 @@ def ingest(
         info = inspect_transcript(transcript)
     except TranscriptError as exc:
         fail(str(exc))
+    items = json_array_items(transcript, info.codec)
+    if items is not None:  # refused before anything is created
+        fail(
+            f"transcript {transcript} is one JSON array ({items} items), not JSONL (one message object a "
+            f"line): convert it first, e.g. `jq -c '.[]' {transcript} > {_converted(transcript)}`"
+        )
     engine = KnowledgeEngine(cfg, ingest_owner=False)  # a host may be running on this workspace
     ws = engine.open_workspace(folder, agent_of(folder, cfg, agent))
     check_readable(ws)  # a store file that is not the engine's: a clear error, not a memory-only ingest
@@ -121,6 +128,13 @@ def ingest(
         )
     if report.errors or run.tally.conflicts:
         raise typer.Exit(EXIT_SKIPPED)
+
+
+def _converted(path: Path) -> Path:
+    """Where the suggested conversion writes: never the file it reads (`> same.jsonl` would empty it)."""
+    if path.suffix == ".jsonl":
+        return path.with_name(f"{path.stem}.lines.jsonl")
+    return path.with_suffix(".jsonl")
 
 
 @contextlib.contextmanager

@@ -98,6 +98,20 @@ def inspect_transcript(path: Path) -> TranscriptInfo:
         raise TranscriptError(f"transcript {path} cannot be read: {why}") from exc
 
 
+def json_array_items(path: Path, codec: str) -> int | None:
+    """How many items a file holds that is one JSON array (a chat export, often pretty-printed) instead
+    of JSONL; None for anything else. A transcript line is an object, so a file starting with "[" is
+    never one: without this, every line of the array was reported as a skipped line."""
+    with open(path, encoding=codec, errors="replace") as fh:
+        if not fh.read(4096).lstrip().startswith("["):
+            return None
+    try:
+        data = orjson.loads(path.read_text(encoding=codec))
+    except (orjson.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return len(data) if isinstance(data, list) else None
+
+
 def _count_decoded(path: Path, fh: BinaryIO, codec: str, label: str) -> int:
     """Decode the whole file strictly (in chunks) and count its non-blank lines."""
     decoder = codecs.getincrementaldecoder(codec)("strict")
