@@ -905,6 +905,15 @@ def load_config_file(path: str | Path) -> EngineConfig:
         raise ConfigError([f"{p}: cannot be read ({exc.strerror or type(exc).__name__})"]) from None
     except orjson.JSONDecodeError as exc:
         raise ConfigError([f"{p}: not valid JSON ({exc})"]) from None
+    if isinstance(raw, dict) and {"gateway", "plugins"} & raw.keys():  # neither is a key of ours
+        raise ConfigError(
+            [
+                f"{p}: this is an OpenClaw gateway config (it has 'gateway' or 'plugins'), not the engine's. "
+                "The engine's keys sit in it under plugins.entries.knowledge-engine.config, and the plugin "
+                "writes them, naming the agents' folders, to <OpenClaw state dir>/knowledge-engine/config.json "
+                "(~/.openclaw/knowledge-engine/config.json): give that file"
+            ]
+        )
     return load_config(raw)
 
 

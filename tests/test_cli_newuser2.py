@@ -407,3 +407,15 @@ def test_a_transcript_that_is_one_json_array_is_refused_with_the_conversion(tmp_
         target = tmp_path / ("chat.lines.jsonl" if name.endswith("l") else "chat.jsonl")  # never its input
         assert f"`jq -c '.[]' {path} > {target}`" in said, said
         assert not ws.exists()
+
+
+def test_the_gateways_own_config_given_as_config_says_which_file_to_give(tmp_path: Path) -> None:
+    """`--config ~/.openclaw/openclaw.json` listed 'gateway: unknown key', 'plugins: unknown key', ..."""
+    gateway_cfg = tmp_path / "openclaw.json"
+    engine_keys = {"retrieval": {"maxInjectChars": 1500}}
+    plugins = {"entries": {"knowledge-engine": {"enabled": True, "config": engine_keys}}}
+    gateway_cfg.write_text(json.dumps({"gateway": {"port": 18789}, "plugins": plugins}))
+    code, _, err = cli("stats", "--config", str(gateway_cfg), "--agent", "main")
+    said = " ".join(err.split())
+    assert code == 2 and "this is an OpenClaw gateway config" in said, said
+    assert "knowledge-engine/config.json" in said and "unknown key" not in said
