@@ -419,3 +419,21 @@ def test_the_gateways_own_config_given_as_config_says_which_file_to_give(tmp_pat
     said = " ".join(err.split())
     assert code == 2 and "this is an OpenClaw gateway config" in said, said
     assert "knowledge-engine/config.json" in said and "unknown key" not in said
+
+
+def test_a_workspace_that_cannot_be_created_is_one_error_not_a_traceback(tmp_path: Path) -> None:
+    """-w under a file: ingest, import and demo ended in a NotADirectoryError traceback."""
+    (tmp_path / "a-file").write_text("not a folder")
+    under = str(tmp_path / "a-file" / "ws")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"id": "m1", "role": "user", "text": "hello"}\n')
+    export = tmp_path / "export.jsonl"
+    export.write_text('{"kind": "meta", "format": "knowledge-engine-export", "version": 1}\n')
+    for args in (
+        ["ingest", str(transcript), "--config", _regex_only(tmp_path)],
+        ["import", str(export)],
+        ["demo"],
+    ):
+        code, _, err = cli(*args, "-w", under)
+        said = " ".join(err.split())
+        assert code == 1 and f"cannot create the workspace folder {under}: Not a directory" in said, said

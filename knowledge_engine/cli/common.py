@@ -166,6 +166,16 @@ def creatable_folder(folder: Path) -> Path:
     return folder
 
 
+def make_folder(folder: Path) -> Path:
+    """Create the workspace folder (owner-only) or end with why not: a path under a file, a read-only
+    or missing place. It was a NotADirectoryError traceback from ingest, import and demo."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot create the workspace folder {folder}: {exc.strerror or type(exc).__name__}")
+    return folder
+
+
 def print_json(data: Any) -> None:
     sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2, default=str) + b"\n")
     sys.stdout.flush()

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from knowledge_engine.cli.common import console, fail, plain, print_json, say, table
+from knowledge_engine.cli.common import console, fail, make_folder, plain, print_json, say, table
 from knowledge_engine.ingest.transcript import TranscriptReport, read_transcript
 
 DEFAULT_QUESTION = "Where does Maya work now, and where did she live before?"
@@ -93,7 +93,7 @@ def fresh_demo_folder(folder: Path) -> Path:
         )
     if folder.exists():
         shutil.rmtree(folder)
-    folder.mkdir(parents=True)
+    make_folder(folder)
     (folder / DEMO_MARKER).write_text("made by `knowledge-engine demo`; it recreates this folder\n")
     return folder
 

@@ -20,6 +20,7 @@ from knowledge_engine.cli.common import (
     creatable_folder,
     fail,
     load_cfg,
+    make_folder,
     open_workspace,
     print_json,
     resolve_folder,
@@ -128,8 +129,7 @@ def import_(
             "(a transcript goes in with `ingest`); nothing was imported"
         )
     cfg = load_cfg(config)
-    folder = creatable_folder(resolve_folder(cfg, workspace, agent))
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_folder(creatable_folder(resolve_folder(cfg, workspace, agent)))
     ws = Workspace(folder, cfg, safe_agent_id(agent or "default"))
     check_readable(ws)
     report = import_jsonl(ws, file)

@@ -31,6 +31,7 @@ from knowledge_engine.cli.common import (
     err_console,
     fail,
     load_cfg,
+    make_folder,
     print_json,
     progress,
     resolve_folder,
@@ -85,6 +86,7 @@ def ingest(
             f"transcript {transcript} is one JSON array ({items} items), not JSONL (one message object a "
             f"line): convert it first, e.g. `jq -c '.[]' {transcript} > {_converted(transcript)}`"
         )
+    make_folder(folder)
     engine = KnowledgeEngine(cfg, ingest_owner=False)  # a host may be running on this workspace
     ws = engine.open_workspace(folder, agent_of(folder, cfg, agent))
     check_readable(ws)  # a store file that is not the engine's: a clear error, not a memory-only ingest
