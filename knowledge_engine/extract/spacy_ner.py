@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract import dependency, lexicon, truecase
+from knowledge_engine.extract.answers import SessionAnswers
 from knowledge_engine.extract.nlp import (
     LABEL_TYPES,
     exclude_for,
@@ -125,6 +126,7 @@ class SpacyTier:
         self._unavailable = False
         self._closed = False
         self.people = SessionPeople()
+        self.answers = SessionAnswers()
 
     @property
     def nlp(self) -> Language | None:
@@ -159,7 +161,7 @@ class SpacyTier:
             out = self.extract_here(messages)
         else:
             out = pool.extract(messages, self.config.batch_size, self.max_chars, self.extract_here)
-        return self.people.resolve(messages, out)
+        return self.answers.resolve(messages, self.people.resolve(messages, out))
 
     def extract_here(self, messages: list[Message]) -> list[Extraction]:
         """The tier in this process: what each worker runs, and the fallback."""

@@ -1,0 +1,150 @@
+"""A terse reply to the assistant's question is a fact: "What's the dog's name?" - "Bonnie."
+
+Why: a person talking to an assistant often answers its question with a name and nothing else. The
+reply alone says nothing the parse can read ("Bonnie. she'd take up the whole boot"); with the
+question before it, it names the speaker's dog. The assistant's last question in a session is read
+for the slot it asks about (`FRAMES`: a pet's, a manager's, a partner's or a child's name, the
+employer, the home town); the user's next turn in that session fills it when it opens with a name.
+Only the very next user turn answers, and only its opening words: "Yes, ..." or a sentence about
+something else fills nothing. In memory per session, bounded like `spacy_ner.SessionPeople`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from knowledge_engine.extract.lexicon import FAMILY_NOUNS, RELATION_PREDICATES
+from knowledge_engine.model.extraction import Extraction, FactCandidate
+from knowledge_engine.model.records import EntityType, Message
+from knowledge_engine.observe import counters
+
+_PETS = r"(dog|cat|puppy|pup|kitten|pet|rabbit|bunny|hamster|horse|pony)"
+_KIN = r"(husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|baby|mum|mom|mother|dad|father)"
+_BOSS = r"(?:new |line |ward |team )?(manager|boss|team lead|supervisor)"
+_WHATS = r"what(?:'s|’s| is| was)"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """What the assistant asked for: the speaker's `predicate`, its object of `object_type`."""
+
+    predicate: str
+    object_type: EntityType
+
+
+def _pet(word: str) -> Slot:
+    animal = {"pup": "puppy", "bunny": "rabbit", "pony": "horse"}.get(word, word)
+    return Slot("has-pet" if animal == "pet" else f"has-{animal}", "unknown")
+
+
+def _kin(word: str) -> Slot:
+    return Slot(RELATION_PREDICATES.get(word.replace("é", "e"), "has-partner"), "person")
+
+
+def _manager(_: str) -> Slot:
+    return Slot("has-manager", "person")
+
+
+def _employer(_: str) -> Slot:
+    return Slot("works-at", "organization")
+
+
+FRAMES: tuple[tuple[re.Pattern[str], Callable[[str], Slot]], ...] = (
+    (re.compile(rf"\b{_WHATS} (?:the |your |his |her )?{_PETS}(?:'s|’s)? (?:name|called)\b", re.I), _pet),
+    (re.compile(rf"\bwhat do you call (?:the|your) {_PETS}\b", re.I), _pet),
+    (re.compile(rf"\b{_WHATS} your {_KIN}(?:'s|’s)? (?:name|called)\b", re.I), _kin),
+    (re.compile(rf"\bwho(?:'s|’s| is| will be) your {_BOSS}\b", re.I), _manager),
+    (re.compile(rf"\b{_WHATS} your {_BOSS}(?:'s|’s)? (?:name|called)\b", re.I), _manager),
+    (re.compile(r"\b(?:where|who) (?:do|are|will) you (?:work|working)(?: for| at)?\b", re.I), _employer),
+    (re.compile(r"\bwhich (?:company|firm|employer)\b", re.I), _employer),
+)
+# Words that open a reply without being its answer.
+_NOT_ANSWERS = frozenset(
+    {
+        "yes", "yeah", "yep", "no", "nope", "not", "oh", "ah", "well", "so", "ok", "okay", "haha", "lol",
+        "um", "hmm", "thanks", "thank", "sure", "maybe", "i", "we", "he", "she", "they", "it", "my", "our",
+        "the", "a", "an", "that", "this", "just", "still", "actually", "honestly", "good", "great", "sorry",
+    }
+)  # fmt: skip
+# The capitalised words a reply opens with, up to punctuation, its end or a lower-case word
+# ("Bonnie.", "Nadia Brooks, she's lovely", "Copperleaf Energy in Leeds").
+_OPENING = re.compile(r"^\s*([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})(?=\s*(?:[.!,;:)\-–—]|$|\s+[a-z]))")
+_CALENDAR = frozenset(w.lower() for w in (*calendar.day_name, *calendar.month_name) if w)
+_MAX_WORDS = 4
+
+
+def asked(text: str) -> Slot | None:
+    """The slot the assistant's last question asks about, if it asks about one of FRAMES."""
+    questions = [q for q in re.split(r"(?<=[.!?])\s+", text.strip()) if q.endswith("?")]
+    if not questions:
+        return None
+    last = questions[-1]
+    for pattern, make in FRAMES:
+        found = pattern.search(last)
+        if found:
+            return make((found.group(1) if found.groups() else "").lower())
+    return None
+
+
+def answer(text: str, slot: Slot) -> str | None:
+    """The name the reply opens with ("Bonnie.", "Nadia Brooks, she's lovely"), or None."""
+    found = _OPENING.match(text)
+    if not found:
+        return None
+    name = found.group(1).strip()
+    words = name.split()
+    first = words[0].lower()
+    if len(words) > _MAX_WORDS or first in _NOT_ANSWERS or first in _CALENDAR or name.lower() in FAMILY_NOUNS:
+        return None
+    return name
+
+
+class SessionAnswers:
+    """Per session, the slot the assistant's last turn asked for; the user's next turn may fill it."""
+
+    def __init__(self, limit: int = 2048) -> None:
+        self.limit = limit
+        self._asked: OrderedDict[tuple[str | None, str], Slot] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._asked)
+
+    def resolve(self, messages: list[Message], extractions: list[Extraction]) -> list[Extraction]:
+        with self._lock:
+            return [self._one(m, ex) for m, ex in zip(messages, extractions, strict=False)]
+
+    def _one(self, msg: Message, ex: Extraction) -> Extraction:
+        if not msg.session:
+            return ex
+        key = (msg.agent_id, msg.session)
+        slot = self._asked.pop(key, None)
+        if msg.role == "assistant":
+            found = asked(msg.text)
+            if found is not None:
+                self._asked[key] = found
+                while len(self._asked) > self.limit:
+                    self._asked.popitem(last=False)
+            return ex
+        if slot is None or msg.role != "user" or not msg.speaker:
+            return ex
+        name = answer(msg.text, slot)
+        if name is None or name.casefold() == msg.speaker.strip().casefold():
+            return ex
+        counters.inc("extract.spacy.answers")
+        fact = FactCandidate(
+            subject=msg.speaker,
+            predicate=slot.predicate,
+            object=name,
+            tier="spacy",
+            confidence=0.5,
+            subject_type="person",
+            object_type=slot.object_type,
+            object_type_implied=slot.object_type != "unknown",
+        )
+        return ex.model_copy(update={"facts": [*ex.facts, fact]})

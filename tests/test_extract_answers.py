@@ -1,0 +1,82 @@
+"""A terse reply to the assistant's question fills the slot it asked about (extract/answers.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract.answers import SessionAnswers, Slot, answer, asked
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.extraction import Extraction
+from knowledge_engine.model.records import Message
+
+
+@pytest.mark.parametrize(
+    ("question", "slot"),
+    [
+        ("The Fabia has a big boot. What's the dog's name?", Slot("has-dog", "unknown")),
+        ("Lovely! What do you call your kitten?", Slot("has-kitten", "unknown")),
+        ("Who is your new manager?", Slot("has-manager", "person")),
+        ("And what's your husband called?", Slot("is-married-to", "person")),
+        ("Where are you working now?", Slot("works-at", "organization")),
+        ("How are you settling in?", None),
+        ("What's the dog's name? Anyway, how was the move.", Slot("has-dog", "unknown")),
+        ("Who is your new manager? How is the commute?", None),  # the last question is what is answered
+    ],
+)
+def test_the_last_question_names_the_slot(question: str, slot: Slot | None) -> None:
+    assert asked(question) == slot
+
+
+@pytest.mark.parametrize(
+    ("reply", "name"),
+    [
+        ("Bonnie. she'd take up the whole boot of anything smaller", "Bonnie"),
+        ("Nadia Brooks, she's lovely", "Nadia Brooks"),
+        ("Copperleaf Energy in Leeds.", "Copperleaf Energy"),
+        ("Mochi", "Mochi"),
+        ("Yes, he is great", None),
+        ("I work at Acme", None),
+        ("Monday I start at Acme", None),
+        ("she is called Mochi", None),
+        ("Mum", None),
+    ],
+)
+def test_only_a_reply_that_opens_with_a_name_answers(reply: str, name: str | None) -> None:
+    assert answer(reply, Slot("has-dog", "unknown")) == name
+
+
+def _turns(turns: list[tuple[str, str]], session: str | None = "s1") -> list[set[tuple[str, str, str]]]:
+    tier = SpacyTier(SpacyConfig(workers=0))
+    msgs = [
+        Message(id=f"a{i}", text=t, role=r, session=session, speaker="Kirsty" if r == "user" else None)
+        for i, (r, t) in enumerate(turns)
+    ]
+    return [{(f.subject, f.predicate, f.object) for f in ex.facts} for ex in tier.extract(msgs)]
+
+
+def test_the_next_user_turn_answers_and_only_it() -> None:
+    facts = _turns(
+        [
+            ("assistant", "A Fabia would suit you. What's the dog's name?"),
+            ("user", "Bonnie. she'd take up the whole boot of anything smaller"),
+            ("assistant", "Who is your new manager?"),
+            ("user", "not sure yet"),
+            ("user", "Elaine Duffy, I think."),  # not the very next turn: no answer
+        ]
+    )
+    assert ("Kirsty", "has-dog", "Bonnie") in facts[1]
+    assert not any(p == "has-manager" for _, p, _ in facts[3] | facts[4])
+
+
+def test_no_session_no_answer() -> None:
+    facts = _turns([("assistant", "What's the dog's name?"), ("user", "Bonnie.")], session=None)
+    assert facts[1] == set()
+
+
+def test_sessions_stay_bounded() -> None:
+    answers = SessionAnswers(limit=2)
+    for i in range(5):
+        msg = Message(id=f"q{i}", text="What's the dog's name?", role="assistant", session=f"s{i}")
+        answers.resolve([msg], [Extraction(message_id=msg.id)])
+    assert len(answers) == 2
