@@ -22,6 +22,11 @@ from knowledge_engine.model.records import Message
         ("How are you settling in?", None),
         ("What's the dog's name? Anyway, how was the move.", Slot("has-dog", "unknown")),
         ("Who is your new manager? How is the commute?", None),  # the last question is what is answered
+        ("Where do you live now?", Slot("lives-in", "location")),
+        ("Which area do you live in?", Slot("lives-in", "location")),
+        ("Which area are you looking at?", None),  # a plan, not a home
+        ("Which school will Isla go to?", Slot("attends", "organization", subject="Isla")),
+        ("what school does she go to?", None),  # a he/she is not resolved here
     ],
 )
 def test_the_last_question_names_the_slot(question: str, slot: Slot | None) -> None:
@@ -67,6 +72,19 @@ def test_the_next_user_turn_answers_and_only_it() -> None:
     )
     assert ("Kirsty", "has-dog", "Bonnie") in facts[1]
     assert not any(p == "has-manager" for _, p, _ in facts[3] | facts[4])
+
+
+def test_a_question_about_a_child_names_its_subject() -> None:
+    facts = _turns(
+        [
+            ("assistant", "Which school will Isla go to?"),
+            ("user", "Brudenell Primary, fingers crossed"),
+            ("assistant", "Which school is Isla at now?"),
+            ("user", "Isla is at home this week"),  # the reply opens with the child, not a school
+        ]
+    )
+    assert ("Isla", "attends", "Brudenell Primary") in facts[1]
+    assert not any(p == "attends" and o == "Isla" for _, p, o in facts[3])
 
 
 def test_no_session_no_answer() -> None:

@@ -27,34 +27,47 @@ _PETS = r"(dog|cat|puppy|pup|kitten|pet|rabbit|bunny|hamster|horse|pony)"
 _KIN = r"(husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|baby|mum|mom|mother|dad|father)"
 _BOSS = r"(?:new |line |ward |team )?(manager|boss|team lead|supervisor)"
 _WHATS = r"what(?:'s|’s| is| was)"
+_SCHOOLS = r"(?i:school|nursery|daycare|preschool)"
+_PLACES = r"(?:city|town|area|suburb|neighbou?rhood|part of town)"
 
 
 @dataclass(frozen=True)
 class Slot:
-    """What the assistant asked for: the speaker's `predicate`, its object of `object_type`."""
+    """What the assistant asked for: `subject`'s (None: the speaker's) `predicate`, an object of
+    `object_type`."""
 
     predicate: str
     object_type: EntityType
+    subject: str | None = None
 
 
-def _pet(word: str) -> Slot:
+def _pet(m: re.Match[str]) -> Slot:
+    word = m.group(1).lower()
     animal = {"pup": "puppy", "bunny": "rabbit", "pony": "horse"}.get(word, word)
     return Slot("has-pet" if animal == "pet" else f"has-{animal}", "unknown")
 
 
-def _kin(word: str) -> Slot:
-    return Slot(RELATION_PREDICATES.get(word.replace("é", "e"), "has-partner"), "person")
+def _kin(m: re.Match[str]) -> Slot:
+    return Slot(RELATION_PREDICATES.get(m.group(1).lower().replace("é", "e"), "has-partner"), "person")
 
 
-def _manager(_: str) -> Slot:
+def _manager(_: re.Match[str]) -> Slot:
     return Slot("has-manager", "person")
 
 
-def _employer(_: str) -> Slot:
+def _employer(_: re.Match[str]) -> Slot:
     return Slot("works-at", "organization")
 
 
-FRAMES: tuple[tuple[re.Pattern[str], Callable[[str], Slot]], ...] = (
+def _home(_: re.Match[str]) -> Slot:
+    return Slot("lives-in", "location")
+
+
+def _school(m: re.Match[str]) -> Slot:
+    return Slot("attends", "organization", subject=m.group(1))
+
+
+FRAMES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Slot]], ...] = (
     (re.compile(rf"\b{_WHATS} (?:the |your |his |her )?{_PETS}(?:'s|’s)? (?:name|called)\b", re.I), _pet),
     (re.compile(rf"\bwhat do you call (?:the|your) {_PETS}\b", re.I), _pet),
     (re.compile(rf"\b{_WHATS} your {_KIN}(?:'s|’s)? (?:name|called)\b", re.I), _kin),
@@ -62,6 +75,13 @@ FRAMES: tuple[tuple[re.Pattern[str], Callable[[str], Slot]], ...] = (
     (re.compile(rf"\b{_WHATS} your {_BOSS}(?:'s|’s)? (?:name|called)\b", re.I), _manager),
     (re.compile(r"\b(?:where|who) (?:do|are|will) you (?:work|working)(?: for| at)?\b", re.I), _employer),
     (re.compile(r"\bwhich (?:company|firm|employer)\b", re.I), _employer),
+    (re.compile(r"\bwhere (?:do|are|will) you (?:live|living|based|staying)\b", re.I), _home),
+    (re.compile(rf"\bwhich {_PLACES} (?:do|are) you (?:live in|living in|in|based in)\b", re.I), _home),
+    # the child is named with its capital ("Which school will Isla go to?"); a he/she is left alone
+    (
+        re.compile(rf"\b(?i:which|what) {_SCHOOLS} (?i:is|does|will|did) ([A-Z]\w+)"),
+        _school,
+    ),
 )
 # Words that open a reply without being its answer.
 _NOT_ANSWERS = frozenset(
@@ -87,7 +107,7 @@ def asked(text: str) -> Slot | None:
     for pattern, make in FRAMES:
         found = pattern.search(last)
         if found:
-            return make((found.group(1) if found.groups() else "").lower())
+            return make(found)
     return None
 
 
@@ -134,11 +154,14 @@ class SessionAnswers:
         if slot is None or msg.role != "user" or not msg.speaker:
             return ex
         name = answer(msg.text, slot)
-        if name is None or name.casefold() == msg.speaker.strip().casefold():
+        if name is None or name.casefold() in {
+            msg.speaker.strip().casefold(),
+            (slot.subject or "").casefold(),
+        }:
             return ex
         counters.inc("extract.spacy.answers")
         fact = FactCandidate(
-            subject=msg.speaker,
+            subject=slot.subject or msg.speaker,
             predicate=slot.predicate,
             object=name,
             tier="spacy",
