@@ -437,3 +437,15 @@ def test_a_workspace_that_cannot_be_created_is_one_error_not_a_traceback(tmp_pat
         code, _, err = cli(*args, "-w", under)
         said = " ".join(err.split())
         assert code == 1 and f"cannot create the workspace folder {under}: Not a directory" in said, said
+
+
+def test_validate_repair_says_what_it_repaired_on_one_line(tmp_path: Path) -> None:
+    """'repaired: ..., index=0, ' broke at 80 columns: 'quarantine_restored=0' went on a line of its own."""
+    ws = workspace_copy("sample", tmp_path)
+    doc = json.loads((ws / "facts.json").read_text())
+    doc["facts"][0]["superseded_by"] = "f-0000000000000000"
+    (ws / "facts.json").write_text(json.dumps(doc))
+    code, out, err = cli("validate", "-w", str(ws), "--repair", "--no-index")
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert first.startswith("repaired: ") and "superseded_by=1" in first and "quarantine_restored=0" in first

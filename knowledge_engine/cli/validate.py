@@ -15,7 +15,6 @@ from knowledge_engine.cli.common import (
     ConfigOpt,
     JsonOpt,
     WorkspaceOpt,
-    console,
     counted,
     fail,
     load_cfg,
@@ -23,6 +22,7 @@ from knowledge_engine.cli.common import (
     open_workspace,
     print_json,
     resolve_folder,
+    say,
     table,
 )
 from knowledge_engine.store.backend import is_shared
@@ -76,7 +76,7 @@ def validate(
         print_json(report.to_dict())
     else:
         if report.repaired:
-            console.print("repaired: " + ", ".join(f"{k}={n}" for k, n in report.repaired.items()))
+            say("repaired: " + ", ".join(f"{k}={n}" for k, n in report.repaired.items()))  # one line
         if report.problems:
             table(
                 counted(len(report.problems), "problem"),
@@ -93,7 +93,7 @@ def validate(
                 ],
             )
         else:
-            console.print(f"ok: {', '.join(f'{n} {k}' for k, n in report.checked.items())} checked")
+            say(f"ok: {', '.join(f'{n} {k}' for k, n in report.checked.items())} checked")
     if not report.ok:
         raise typer.Exit(1)
 
