@@ -449,3 +449,13 @@ def test_validate_repair_says_what_it_repaired_on_one_line(tmp_path: Path) -> No
     assert code == 0, err
     first = out.splitlines()[0]
     assert first.startswith("repaired: ") and "superseded_by=1" in first and "quarantine_restored=0" in first
+
+
+def test_forget_without_yes_and_without_a_terminal_says_to_pass_yes(tmp_path: Path) -> None:
+    """With stdin closed (a script, cron) the question got no answer and click printed only 'Aborted!'."""
+    ws = str(workspace_copy("sample", tmp_path))
+    code, _, err = cli("forget", "--entity", "Tom", "-w", ws, input="")
+    said = " ".join(err.split())
+    assert code == 1 and "Forget 3 facts, 1 entity, 4 messages redacted?" in said, said
+    assert "nothing forgotten: no answer to the question (stdin is closed); pass --yes in a script" in said
+    assert json.loads(cli("facts", "-w", ws, "--entity", "Tom", "--json")[1])  # still there

@@ -12,6 +12,7 @@ from knowledge_engine.cli.common import (
     JsonOpt,
     WorkspaceOpt,
     console,
+    counted,
     fail,
     open_workspace,
     print_json,
@@ -74,6 +75,21 @@ def _plan(
         and (below is None or f.relevance < below)
     ]
     return ForgetPlan(facts=ids)
+
+
+_NOUNS = {
+    "facts": ("fact", "facts"),
+    "entities": ("entity", "entities"),
+    "aliases_removed": ("alias", "aliases"),
+}
+
+
+def _counted_part(key: str, n: int) -> str:
+    """'1 entity', '4 messages redacted' for the confirmation question (it said '1 entities')."""
+    if key.startswith("messages_"):
+        return f"{counted(n, 'message')} {key.removeprefix('messages_')}"
+    one, many = _NOUNS.get(key, (key, key))
+    return counted(n, one, many) + (" removed" if key == "aliases_removed" else "")
 
 
 def forget(
@@ -142,8 +158,12 @@ def forget(
             )
         return
     if not yes:
-        what = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in summary.items() if v)
-        if not typer.confirm(f"Forget {what}? This cannot be undone", err=True):
+        what = ", ".join(_counted_part(k, v) for k, v in summary.items() if v)
+        try:
+            agreed = typer.confirm(f"Forget {what}? This cannot be undone", err=True)
+        except typer.Abort:  # nothing to answer with (stdin closed, a script): it said only "Aborted!"
+            fail("nothing forgotten: no answer to the question (stdin is closed); pass --yes in a script", 1)
+        if not agreed:
             fail("nothing forgotten", 1)
     try:
         report = forget_final(ws, plan, wait)
