@@ -694,6 +694,13 @@ class EngineConfig(_Section):
         _known_placeholders(v, ("{agentId}",))
         return v
 
+    @field_validator("workspace_root")
+    @classmethod
+    def _root_has_no_placeholder(cls, v: str) -> str:
+        if re.search(r"\{[^{}/]*\}", v):
+            raise ValueError("takes no placeholder: an agent's folder is workspaceRoot/<agentId>")
+        return v
+
 
 def _known_placeholders(path: str, known: tuple[str, ...]) -> None:
     """A misspelt placeholder ("{agent}") would stay in the path literally: every agent in one folder."""

@@ -193,6 +193,8 @@ def test_a_misspelt_workspace_placeholder_is_a_config_error_not_one_folder_for_e
         assert code == 2 and f"{key}: Value error, unknown placeholder" in said and hint in said, said
     with pytest.raises(ConfigError, match="unknown placeholder"):
         register(PluginApi("knowledge-engine", {"workspace": str(tmp_path / "{agent}")}))
+    with pytest.raises(ConfigError, match=r"workspaceRoot: .*takes no placeholder"):  # root/<agentId> already
+        load_config({"workspaceRoot": str(tmp_path / "{agentId}")})
     cfg.write_text(json.dumps({"workspace": str(tmp_path / "agents" / "{agentId}")}))
     assert "does not exist" in cli("stats", "--config", str(cfg), "--agent", "main")[2]  # the right one loads
 
