@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract.answers import SessionAnswers, Slot, answer, asked
-from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
+from tests.test_extract_spacy import _session
 
 
 @pytest.mark.parametrize(
@@ -51,17 +50,8 @@ def test_only_a_reply_that_opens_with_a_name_answers(reply: str, name: str | Non
     assert answer(reply, Slot("has-dog", "unknown")) == name
 
 
-def _turns(turns: list[tuple[str, str]], session: str | None = "s1") -> list[set[tuple[str, str, str]]]:
-    tier = SpacyTier(SpacyConfig(workers=0))
-    msgs = [
-        Message(id=f"a{i}", text=t, role=r, session=session, speaker="Kirsty" if r == "user" else None)
-        for i, (r, t) in enumerate(turns)
-    ]
-    return [{(f.subject, f.predicate, f.object) for f in ex.facts} for ex in tier.extract(msgs)]
-
-
 def test_the_next_user_turn_answers_and_only_it() -> None:
-    facts = _turns(
+    facts = _session(
         [
             ("assistant", "A Fabia would suit you. What's the dog's name?"),
             ("user", "Bonnie. she'd take up the whole boot of anything smaller"),
@@ -70,12 +60,12 @@ def test_the_next_user_turn_answers_and_only_it() -> None:
             ("user", "Elaine Duffy, I think."),  # not the very next turn: no answer
         ]
     )
-    assert ("Kirsty", "has-dog", "Bonnie") in facts[1]
+    assert ("Lena", "has-dog", "Bonnie") in facts[1]
     assert not any(p == "has-manager" for _, p, _ in facts[3] | facts[4])
 
 
 def test_a_question_about_a_child_names_its_subject() -> None:
-    facts = _turns(
+    facts = _session(
         [
             ("assistant", "Which school will Isla go to?"),
             ("user", "Brudenell Primary, fingers crossed"),
@@ -88,7 +78,7 @@ def test_a_question_about_a_child_names_its_subject() -> None:
 
 
 def test_no_session_no_answer() -> None:
-    facts = _turns([("assistant", "What's the dog's name?"), ("user", "Bonnie.")], session=None)
+    facts = _session([("assistant", "What's the dog's name?"), ("user", "Bonnie.")], session=None)
     assert facts[1] == set()
 
 
