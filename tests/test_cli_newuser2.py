@@ -461,3 +461,13 @@ def test_forget_without_yes_and_without_a_terminal_says_to_pass_yes(tmp_path: Pa
     assert code == 1 and "Forget 3 facts, 1 entity, 4 messages redacted?" in said, said
     assert "nothing forgotten: no answer to the question (stdin is closed); pass --yes in a script" in said
     assert json.loads(cli("facts", "-w", ws, "--entity", "Tom", "--json")[1])  # still there
+
+
+def test_messages_speaker_filter_ignores_letter_case_and_unicode_form(tmp_path: Path) -> None:
+    """`messages --speaker maya` or a decomposed "Inês" found nothing: the match was byte for byte."""
+    ws = str(workspace_copy("sample", tmp_path))
+    exact = json.loads(cli("messages", "-w", ws, "--speaker", "Maya", "--json", "--limit", "0")[1])
+    assert exact and {m["speaker"] for m in exact} == {"Maya"}
+    for spelling in ("maya", unicodedata.normalize("NFD", "MAYA")):
+        code, out, err = cli("messages", "-w", ws, "--speaker", spelling, "--json", "--limit", "0")
+        assert code == 0 and json.loads(out) == exact, (spelling, err)

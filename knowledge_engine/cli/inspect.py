@@ -343,7 +343,9 @@ def messages(
     agent: AgentOpt = None,
     session: Annotated[str | None, typer.Option(help="Only this session key.")] = None,
     role: Annotated[str | None, typer.Option(help="Only this role (user, assistant).")] = None,
-    speaker: Annotated[str | None, typer.Option(help="Only this speaker.")] = None,
+    speaker: Annotated[
+        str | None, typer.Option(help="Only this speaker (any letter case or Unicode form).")
+    ] = None,
     entity: Annotated[
         str | None, typer.Option(help="Only messages an entity (name or id) was seen in.")
     ] = None,
@@ -437,8 +439,9 @@ def _select_messages(
             limit=None if filtered else (limit or None),
         )
     out = []
+    who = _folded(speaker) if speaker else None  # "maya" or a decomposed "Inês" finds the speaker too
     for m in found:
-        if (speaker and m.speaker != speaker) or (wanted is not None and m.id not in wanted):
+        if (who and _folded(m.speaker or "") != who) or (wanted is not None and m.id not in wanted):
             continue
         out.append(m)
         if limit and len(out) >= limit:
