@@ -26,6 +26,9 @@ from tests.test_extract_spacy import _session
         ("Which area are you looking at?", None),  # a plan, not a home
         ("Which school will Isla go to?", Slot("attends", "organization", subject="Isla")),
         ("what school does she go to?", None),  # a he/she is not resolved here
+        ("Is Mochi your only pet?", Slot("has-pet", "unknown", confirms="Mochi")),
+        ("Is Tom your husband?", Slot("is-married-to", "person", confirms="Tom")),
+        ("Is that your dog?", None),
     ],
 )
 def test_the_last_question_names_the_slot(question: str, slot: Slot | None) -> None:
@@ -62,6 +65,13 @@ def test_the_next_user_turn_answers_and_only_it() -> None:
     )
     assert ("Lena", "has-dog", "Bonnie") in facts[1]
     assert not any(p == "has-manager" for _, p, _ in facts[3] | facts[4])
+
+
+@pytest.mark.parametrize(
+    ("reply", "name"), [("yes just mochi. she is 7", "Mochi"), ("yep!", "Mochi"), ("No, two cats", None)]
+)
+def test_a_yes_confirms_what_the_question_named(reply: str, name: str | None) -> None:
+    assert answer(reply, Slot("has-pet", "unknown", confirms="Mochi")) == name
 
 
 def test_a_question_about_a_child_names_its_subject() -> None:

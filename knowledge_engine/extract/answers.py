@@ -29,6 +29,7 @@ _BOSS = r"(?:new |line |ward |team )?(manager|boss|team lead|supervisor)"
 _WHATS = r"what(?:'s|’s| is| was)"
 _SCHOOLS = r"(?i:school|nursery|daycare|preschool)"
 _PLACES = r"(?:city|town|area|suburb|neighbou?rhood|part of town)"
+_CONFIRM = re.compile(rf"\b(?i:is) ([A-Z][\w'’-]+) your (?i:only |new )?((?i:{_PETS[1:-1]}|{_KIN[1:-1]}))\b")
 
 
 @dataclass(frozen=True)
@@ -39,12 +40,16 @@ class Slot:
     predicate: str
     object_type: EntityType
     subject: str | None = None
+    confirms: str | None = None  # a yes/no question's object ("Is Mochi your only pet?" - "yes")
+
+
+def _animal(word: str) -> str:
+    animal = {"pup": "puppy", "bunny": "rabbit", "pony": "horse"}.get(word, word)
+    return "has-pet" if animal == "pet" else f"has-{animal}"
 
 
 def _pet(m: re.Match[str]) -> Slot:
-    word = m.group(1).lower()
-    animal = {"pup": "puppy", "bunny": "rabbit", "pony": "horse"}.get(word, word)
-    return Slot("has-pet" if animal == "pet" else f"has-{animal}", "unknown")
+    return Slot(_animal(m.group(1).lower()), "unknown")
 
 
 def _kin(m: re.Match[str]) -> Slot:
@@ -63,6 +68,13 @@ def _home(_: re.Match[str]) -> Slot:
     return Slot("lives-in", "location")
 
 
+def _confirm(m: re.Match[str]) -> Slot:
+    name, word = m.group(1), m.group(2).lower()
+    if re.fullmatch(_PETS, word):
+        return Slot(_animal(word), "unknown", confirms=name)
+    return Slot(RELATION_PREDICATES.get(word.replace("é", "e"), "has-partner"), "person", confirms=name)
+
+
 def _school(m: re.Match[str]) -> Slot:
     return Slot("attends", "organization", subject=m.group(1))
 
@@ -77,6 +89,8 @@ FRAMES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Slot]], ...] = (
     (re.compile(r"\bwhich (?:company|firm|employer)\b", re.I), _employer),
     (re.compile(r"\bwhere (?:do|are|will) you (?:live|living|based|staying)\b", re.I), _home),
     (re.compile(rf"\bwhich {_PLACES} (?:do|are) you (?:live in|living in|in|based in)\b", re.I), _home),
+    # a yes/no question that names someone: "Is Mochi your only pet?" - "yes just mochi"
+    (_CONFIRM, _confirm),
     # the child is named with its capital ("Which school will Isla go to?"); a he/she is left alone
     (
         re.compile(rf"\b(?i:which|what) {_SCHOOLS} (?i:is|does|will|did) ([A-Z]\w+)"),
@@ -96,6 +110,7 @@ _NOT_ANSWERS = frozenset(
 _OPENING = re.compile(r"^\s*([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})(?=\s*(?:[.!,;:)\-–—]|$|\s+[a-z]))")
 _CALENDAR = frozenset(w.lower() for w in (*calendar.day_name, *calendar.month_name) if w)
 _MAX_WORDS = 4
+_YES = frozenset({"yes", "yeah", "yep", "yup", "aye", "correct", "exactly", "indeed", "ja", "si", "sí"})
 
 
 def asked(text: str) -> Slot | None:
@@ -112,7 +127,11 @@ def asked(text: str) -> Slot | None:
 
 
 def answer(text: str, slot: Slot) -> str | None:
-    """The name the reply opens with ("Bonnie.", "Nadia Brooks, she's lovely"), or None."""
+    """The name the reply opens with ("Bonnie.", "Nadia Brooks, she's lovely"), or None; for a
+    yes/no question, its name when the reply opens with a yes."""
+    if slot.confirms is not None:
+        opening = re.match(r"\s*([a-z]+)", text.lower())
+        return slot.confirms if opening is not None and opening.group(1) in _YES else None
     found = _OPENING.match(text)
     if not found:
         return None
