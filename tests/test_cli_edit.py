@@ -116,8 +116,30 @@ def test_edit_is_kept_when_the_index_cannot_be_reached(ws: str, tmp_path: Path) 
     cfg.write_text(json.dumps({"chroma": {"url": "http://127.0.0.1:9"}}))
     old = next(f for f in _facts(ws, "--predicate", "works-at") if f["subject"] == "Maya")
     code, out, err = cli(
-        "edit", "-w", ws, "--config", str(cfg), "--fact", old["id"], "--object", "Helix Robotics GmbH", "--json"
+        "edit",
+        "-w",
+        ws,
+        "--config",
+        str(cfg),
+        "--fact",
+        old["id"],
+        "--object",
+        "Helix Robotics GmbH",
+        "--json",
     )
     assert code == 0, err
     assert "knowledge-engine sync" in err
     assert json.loads(out)["id"] in {f["id"] for f in _facts(ws, "--predicate", "works-at")}
+
+
+def test_an_edit_the_store_could_not_write_says_so(ws: str) -> None:
+    """A folder where a store write puts its backup link makes every write fail: the edit said
+    'stored' and exited 0 while nothing was on disk."""
+    old = next(f for f in _facts(ws, "--predicate", "works-at") if f["subject"] == "Maya")
+    for name in ("facts", "entities"):
+        (Path(ws) / f".{name}.json.bak.tmp" / "x").mkdir(parents=True)
+    code, _, err = cli("edit", "-w", ws, "--fact", old["id"], "--object", "Helix Robotics GmbH")
+    said = " ".join(err.split())
+    assert code == 1 and "could not be written" in said and "the edit is not saved" in said, said
+    code, _, err = cli("edit", "-w", ws, "--merge", "Maya", "--merge", "Tom")
+    assert code == 1 and "the merge is not saved" in " ".join(err.split())
