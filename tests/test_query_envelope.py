@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from knowledge_engine.config import load_config
+from knowledge_engine.index.embeddings import make_embedder
+from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.query import content_text, query_text, strip_envelope
+from knowledge_engine.retrieve.retriever import MAX_QUERY_CHARS, turn_query
 
 TELEGRAM = "\n".join(
     [
@@ -128,3 +132,17 @@ def test_channel_envelope_headers_removed_user_brackets_kept() -> None:
     assert strip_envelope("[Signal +1555 2026-03-01 10:14 UTC] hi") == "hi"
     assert strip_envelope("[TODO] fix the build") == "[TODO] fix the build"
     assert strip_envelope("[x](http://a) link") == "[x](http://a) link"
+
+
+def test_the_turn_query_is_cleaned_as_stored_text_is() -> None:
+    """Node writes an emoji cut in half as a lone surrogate: the query embedding failed on it and
+    the turn lost its vector arms. It is U+FFFD now, as in stored messages; a pasted document is
+    cut at a word and counted."""
+    cfg = load_config({})
+    query, reason = turn_query({"prompt": "where do I live now \ud83d"}, {}, cfg)
+    assert reason is None and query == "where do I live now \ufffd"
+    assert len(make_embedder(cfg.embeddings).embed([query])[0]) == 384
+    before = counters.get("retrieval.query_truncated")
+    long, _ = turn_query({"prompt": "word " * 2000}, {}, cfg)
+    assert len(long) <= MAX_QUERY_CHARS and long.rstrip().endswith("word")
+    assert counters.get("retrieval.query_truncated") == before + 1

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.config import EngineConfig
+from knowledge_engine.extract.text import prepare
 from knowledge_engine.host.types import parse_timestamp, payload_field
 from knowledge_engine.inject.format import render_block
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, Source, SourceResult
@@ -46,10 +47,11 @@ def retriever_for(engine: KnowledgeEngine, ws: Workspace) -> Retriever:
 def turn_query(event: Any, ctx: Any, cfg: EngineConfig) -> tuple[str, str | None]:
     """(query, skip reason or None) of a turn, as the hook decides them; shared with the `context`
     command so it shows exactly what the hook would do (envelope stripped, truncated, skip rules)."""
-    query = query_text(event) or ""  # envelope already stripped
-    if len(query) > MAX_QUERY_CHARS:
-        counters.inc("retrieval.query_truncated")
-        query = query[:MAX_QUERY_CHARS]  # a pasted document is not a better question
+    # envelope already stripped; cleaned as stored text is (a lone surrogate, as Node writes an emoji
+    # cut in half, made the query embedding fail and cost the vector arms)
+    query, cut = prepare(query_text(event) or "", MAX_QUERY_CHARS)
+    if cut:
+        counters.inc("retrieval.query_truncated")  # a pasted document is not a better question
     reason = should_skip(query, ctx, cfg.retrieval.skip)  # counts retrieval.skip.<reason>
     return query, reason or (None if query else "no_text")
 
