@@ -765,26 +765,24 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
 
 
 def _likes(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
-    """'I love hiking', 'I enjoy running in the mornings' (a gerund liked), "I've taken up climbing"
-    (a pastime begun) -> likes. A wish ("I'd love to ..."), a past liking, a pronoun or a plain
-    noun ("I love that idea") say nothing here."""
+    """'I love hiking', 'I enjoy running in the mornings' (a gerund the parser hangs as a clause),
+    "I've taken up climbing" (a pastime begun) -> loves / enjoys / likes. A wish ("I'd love to
+    ..."), a past liking, a pronoun or a plain noun say nothing here. Never claims the clause: a
+    list ("I love hiking, photography and old novels") is still read by the plain object rules."""
     if past or _is_irrealis(verb):
         return False
     taken_up = verb.lemma_ == "take" and any(c.dep_ == "prt" and c.lower_ == "up" for c in verb.children)
     if verb.lemma_ not in {"love", "like", "enjoy", "adore"} and not taken_up:
         return False
-    found = False
+    pred = "likes" if taken_up else f"{verb.lemma_}s"
     for obj in (c for c in verb.children if c.dep_ in {"xcomp", "dobj"}):
-        if (
-            not obj.lower_.endswith("ing")
-            or obj.tag_ not in {"VBG", "NN"}
-            or obj.lower_ in {"thing", "nothing"}
-        ):
+        if not obj.lower_.endswith("ing") or obj.tag_ not in {"VBG", "NN"}:
+            continue
+        if obj.lower_ in {"thing", "nothing", "something", "anything", "everything"}:
             continue
         end = max([obj.i, *(c.i for c in obj.children if c.dep_ in {"dobj", "compound"} and c.i > obj.i)])
-        _emit(ctx, subject, "likes", obj.doc[obj.i : end + 1].text, 0.5, obj_tok=None)
-        found = True
-    return found
+        _emit(ctx, subject, pred, obj.doc[obj.i : end + 1].text, 0.5, obj_tok=None)
+    return False
 
 
 def _passive(verb: Token) -> bool:
