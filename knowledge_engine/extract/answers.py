@@ -4,9 +4,11 @@ Why: a person talking to an assistant often answers its question with a name and
 reply alone says nothing the parse can read ("Bonnie. she'd take up the whole boot"); with the
 question before it, it names the speaker's dog. The assistant's last question in a session is read
 for the slot it asks about (`FRAMES`: a pet's, a manager's, a partner's or a child's name, the
-employer, the home town); the user's next turn in that session fills it when it opens with a name.
-Only the very next user turn answers, and only its opening words: "Yes, ..." or a sentence about
-something else fills nothing. In memory per session, bounded like `spacy_ner.SessionPeople`.
+employer, the home, a named child's school); the user's next turn in that session fills it when it
+opens with a name. A yes/no question that names someone ("Is Mochi your only pet?") is confirmed by
+a reply opening with a yes. Only the very next user turn answers, and only its opening words: "Yes,
+..." to a question asking for a name, or a sentence about something else, fills nothing. In memory
+per session, bounded like `spacy_ner.SessionPeople`.
 """
 
 from __future__ import annotations
