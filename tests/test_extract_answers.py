@@ -74,6 +74,32 @@ def test_a_yes_confirms_what_the_question_named(reply: str, name: str | None) ->
     assert answer(reply, Slot("has-pet", "unknown", confirms="Mochi")) == name
 
 
+@pytest.mark.parametrize(
+    ("reply", "age"),
+    [("Seven.", "7"), ("92 on Sunday", "92"), ("she's 6", "6"), ("just turned 40", "40"), ("no idea", None)],
+)
+def test_an_age_asked_is_the_number_the_reply_opens_with(reply: str, age: str | None) -> None:
+    slot = asked("Happy birthday to her! How old is Joan now?")
+    assert slot == Slot("is-aged", None, subject="Joan", kind="age")
+    assert answer(reply, slot) == age
+
+
+@pytest.mark.parametrize(
+    ("reply", "role"),
+    [
+        ("Nurse, at the Royal.", "nurse"),
+        ("I'm a data engineer at Helix", "data engineer"),
+        ("I work as a charge nurse", "charge nurse"),
+        ("Not much these days", None),
+        ("Whatever pays the bills", None),
+    ],
+)
+def test_a_job_asked_is_the_title_the_reply_opens_with(reply: str, role: str | None) -> None:
+    slot = asked("Nice to meet you. What do you do for work?")
+    assert slot == Slot("has-role", None, kind="role")
+    assert answer(reply, slot) == role
+
+
 def test_a_question_about_a_child_names_its_subject() -> None:
     facts = _session(
         [

@@ -4,8 +4,8 @@ Why: a person talking to an assistant often answers its question with a name and
 reply alone says nothing the parse can read ("Bonnie. she'd take up the whole boot"); with the
 question before it, it names the speaker's dog. The assistant's last question in a session is read
 for the slot it asks about (`FRAMES`: a pet's, a manager's, a partner's or a child's name, the
-employer, the home, a named child's school); the user's next turn in that session fills it when it
-opens with a name. A yes/no question that names someone ("Is Mochi your only pet?") is confirmed by
+employer, the home, a named child's school, a named person's age, the speaker's job); the user's
+next turn in that session fills it when it opens with a name (a number, a job title). A yes/no question that names someone ("Is Mochi your only pet?") is confirmed by
 a reply opening with a yes. Only the very next user turn answers, and only its opening words: "Yes,
 ..." to a question asking for a name, or a sentence about something else, fills nothing. In memory
 per session, bounded like `spacy_ner.SessionPeople`.
@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from knowledge_engine.extract.lexicon import FAMILY_NOUNS, RELATION_PREDICATES
+from knowledge_engine.extract.lexicon import FAMILY_NOUNS, JOB_TITLE_NOUNS, NUMBER_WORDS, RELATION_PREDICATES
 from knowledge_engine.model.extraction import Extraction, FactCandidate
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters
@@ -40,9 +40,10 @@ class Slot:
     `object_type`."""
 
     predicate: str
-    object_type: EntityType
+    object_type: EntityType | None  # None: a value (an age, a job title), not an entity
     subject: str | None = None
     confirms: str | None = None  # a yes/no question's object ("Is Mochi your only pet?" - "yes")
+    kind: str = "name"  # what the reply holds: a name, an "age" ("Seven."), a "role" ("Nurse, at the Royal")
 
 
 def _animal(word: str) -> str:
@@ -81,6 +82,14 @@ def _school(m: re.Match[str]) -> Slot:
     return Slot("attends", "organization", subject=m.group(1))
 
 
+def _age(m: re.Match[str]) -> Slot:
+    return Slot("is-aged", None, subject=m.group(1), kind="age")
+
+
+def _role(_: re.Match[str]) -> Slot:
+    return Slot("has-role", None, kind="role")
+
+
 FRAMES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Slot]], ...] = (
     (re.compile(rf"\b{_WHATS} (?:the |your |his |her )?{_PETS}(?:'s|’s)? (?:name|called)\b", re.I), _pet),
     (re.compile(rf"\bwhat do you call (?:the|your) {_PETS}\b", re.I), _pet),
@@ -98,6 +107,9 @@ FRAMES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Slot]], ...] = (
         re.compile(rf"\b(?i:which|what) {_SCHOOLS} (?i:is|does|will|did) ([A-Z]\w+)"),
         _school,
     ),
+    (re.compile(r"\b(?i:how old is) ([A-Z]\w+)"), _age),
+    (re.compile(r"\bwhat do you do(?: for (?:work|a living))?\?", re.I), _role),
+    (re.compile(r"\bwhat(?:'s|’s| is) your job\b", re.I), _role),
 )
 # Words that open a reply without being its answer.
 _NOT_ANSWERS = frozenset(
@@ -112,6 +124,7 @@ _NOT_ANSWERS = frozenset(
 _OPENING = re.compile(r"^\s*([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})(?=\s*(?:[.!,;:)\-–—]|$|\s+[a-z]))")
 _CALENDAR = frozenset(w.lower() for w in (*calendar.day_name, *calendar.month_name) if w)
 _MAX_WORDS = 4
+_AGE = re.compile(r"\s*(?:(?:she|he)(?:'s|’s| is)\s+|(?:just\s+)?turned\s+)?(\d{1,3}|[a-z]+)\b")
 _YES = frozenset({"yes", "yeah", "yep", "yup", "aye", "correct", "exactly", "indeed", "ja", "si", "sí"})
 
 
@@ -134,6 +147,10 @@ def answer(text: str, slot: Slot) -> str | None:
     if slot.confirms is not None:
         opening = re.match(r"\s*([a-z]+)", text.lower())
         return slot.confirms if opening is not None and opening.group(1) in _YES else None
+    if slot.kind == "age":
+        return _age_answer(text)
+    if slot.kind == "role":
+        return _role_answer(text)
     found = _OPENING.match(text)
     if not found:
         return None
@@ -143,6 +160,26 @@ def answer(text: str, slot: Slot) -> str | None:
     if len(words) > _MAX_WORDS or first in _NOT_ANSWERS or first in _CALENDAR or name.lower() in FAMILY_NOUNS:
         return None
     return name
+
+
+def _age_answer(text: str) -> str | None:
+    """'Seven.', '4, going on 14', "she's 6", 'just turned 92' -> the age."""
+    found = _AGE.match(text.lower())
+    if found is None:
+        return None
+    word = found.group(1)
+    age = int(word) if word.isdigit() else NUMBER_WORDS.get(word)
+    return str(age) if age is not None and 0 < age < 120 else None
+
+
+def _role_answer(text: str) -> str | None:
+    """'Nurse, at the Royal.', "I'm a data engineer" -> the job title (its last word a job noun)."""
+    clause = re.split(r"[.,;!?\n]| at | for | with ", text.strip().lower(), maxsplit=1)[0]
+    words = re.sub(r"^(?:i'm|i’m|i am|im|i work as)\s+", "", clause.strip()).split()
+    words = words[1:] if words and words[0] in {"a", "an"} else words
+    if not words or len(words) > _MAX_WORDS or words[-1] not in JOB_TITLE_NOUNS:
+        return None
+    return " ".join(words)
 
 
 class SessionAnswers:
@@ -189,6 +226,6 @@ class SessionAnswers:
             confidence=0.5,
             subject_type="person",
             object_type=slot.object_type,
-            object_type_implied=slot.object_type != "unknown",
+            object_type_implied=slot.object_type not in {None, "unknown"},
         )
         return ex.model_copy(update={"facts": [*ex.facts, fact]})
