@@ -29,6 +29,14 @@ from tests.test_extract_spacy import _session
         ("Is Mochi your only pet?", Slot("has-pet", "unknown", confirms="Mochi")),
         ("Is Tom your husband?", Slot("is-married-to", "person", confirms="Tom")),
         ("Is that your dog?", None),
+        (
+            "Congrats! So you're at Helix Robotics now?",
+            Slot("works-at", "organization", confirms="Helix Robotics"),
+        ),
+        ("Are you still working for Acme?", Slot("works-at", "organization", confirms="Acme")),
+        ("Are you still living in Leeds?", Slot("lives-in", "location", confirms="Leeds")),
+        ("Are you at the airport?", None),  # a visit
+        ("Are you in London this week?", None),
     ],
 )
 def test_the_last_question_names_the_slot(question: str, slot: Slot | None) -> None:

@@ -5,10 +5,11 @@ reply alone says nothing the parse can read ("Bonnie. she'd take up the whole bo
 question before it, it names the speaker's dog. The assistant's last question in a session is read
 for the slot it asks about (`FRAMES`: a pet's, a manager's, a partner's or a child's name, the
 employer, the home, a named child's school, a named person's age, the speaker's job); the user's
-next turn in that session fills it when it opens with a name (a number, a job title). A yes/no question that names someone ("Is Mochi your only pet?") is confirmed by
-a reply opening with a yes. Only the very next user turn answers, and only its opening words: "Yes,
-..." to a question asking for a name, or a sentence about something else, fills nothing. In memory
-per session, bounded like `spacy_ner.SessionPeople`.
+next turn in that session fills it when it opens with a name (a number, a job title). A yes/no
+question that names someone or restates a fact ("Is Mochi your only pet?", "So you're working at
+Helix now?") is confirmed by a reply opening with a yes. Only the very next user turn answers, and
+only its opening words: "Yes, ..." to a question asking for a name, or a sentence about something
+else, fills nothing. In memory per session, bounded like `spacy_ner.SessionPeople`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _BOSS = r"(?:new |line |ward |team )?(manager|boss|team lead|supervisor)"
 _WHATS = r"what(?:'s|’s| is| was)"
 _SCHOOLS = r"(?i:school|nursery|daycare|preschool)"
 _PLACES = r"(?:city|town|area|suburb|neighbou?rhood|part of town)"
+_YOU = r"(?i:you're|you’re|you are|are you)"
+_NAME = r"([A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,3})"
 _CONFIRM = re.compile(rf"\b(?i:is) ([A-Z][\w'’-]+) your (?i:only |new )?((?i:{_PETS[1:-1]}|{_KIN[1:-1]}))\b")
 
 
@@ -78,6 +81,14 @@ def _confirm(m: re.Match[str]) -> Slot:
     return Slot(RELATION_PREDICATES.get(word.replace("é", "e"), "has-partner"), "person", confirms=name)
 
 
+def _still_at(m: re.Match[str]) -> Slot:
+    return Slot("works-at", "organization", confirms=m.group(1))
+
+
+def _still_in(m: re.Match[str]) -> Slot:
+    return Slot("lives-in", "location", confirms=m.group(1))
+
+
 def _school(m: re.Match[str]) -> Slot:
     return Slot("attends", "organization", subject=m.group(1))
 
@@ -108,6 +119,13 @@ FRAMES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Slot]], ...] = (
         _school,
     ),
     (re.compile(r"\b(?i:how old is) ([A-Z]\w+)"), _age),
+    # a restatement to confirm: "So you're at Helix now?", "Are you still living in Leeds?" - "yes"
+    # ... but not a visit: "Are you at the airport?", "Are you in London this week?"
+    (re.compile(rf"\b{_YOU} (?i:still )?(?i:working|employed) (?i:at|for|by) {_NAME}"), _still_at),
+    (re.compile(rf"\b{_YOU} (?i:still) (?i:at|with) {_NAME}"), _still_at),
+    (re.compile(rf"\b{_YOU} (?i:at|with) {_NAME} (?i:now)\b"), _still_at),
+    (re.compile(rf"\b{_YOU} (?i:still )?(?i:living in|based in) {_NAME}"), _still_in),
+    (re.compile(rf"\b{_YOU} (?i:still) (?i:in) {_NAME}"), _still_in),
     (re.compile(r"\bwhat do you do(?: for (?:work|a living))?\?", re.I), _role),
     (re.compile(r"\bwhat(?:'s|’s| is) your job\b", re.I), _role),
 )
