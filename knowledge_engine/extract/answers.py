@@ -142,7 +142,8 @@ _NOT_ANSWERS = frozenset(
 _OPENING = re.compile(r"^\s*([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})(?=\s*(?:[.!,;:)\-–—]|$|\s+[a-z]))")
 _CALENDAR = frozenset(w.lower() for w in (*calendar.day_name, *calendar.month_name) if w)
 _MAX_WORDS = 4
-_AGE = re.compile(r"\s*(?:(?:she|he)(?:'s|’s| is)\s+|(?:just\s+)?turned\s+)?(\d{1,3}|[a-z]+)\b")
+# read with .match on the stripped reply; a word boundary first keeps a search over long text linear
+_AGE = re.compile(r"\b(?:(?:she|he)(?:'s|’s| is) |(?:just )?turned )?(\d{1,3}|[a-z]+)\b")
 _YES = frozenset({"yes", "yeah", "yep", "yup", "aye", "correct", "exactly", "indeed", "ja", "si", "sí"})
 
 
@@ -182,7 +183,7 @@ def answer(text: str, slot: Slot) -> str | None:
 
 def _age_answer(text: str) -> str | None:
     """'Seven.', '4, going on 14', "she's 6", 'just turned 92' -> the age."""
-    found = _AGE.match(text.lower())
+    found = _AGE.match(" ".join(text.lower().split()[:4]))
     if found is None:
         return None
     word = found.group(1)
