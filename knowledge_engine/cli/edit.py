@@ -223,8 +223,9 @@ def reindex(ws: Workspace, fact_ids: set[str]) -> None:
     from knowledge_engine.index.sync import index_facts
     from knowledge_engine.index.vector_index import open_vector_index
 
-    current = [f for f in (ws.facts.get(i) for i in sorted(fact_ids)) if f is not None]
-    gone = sorted(i for i in fact_ids if ws.facts.get(i) is None)
+    found = {i: ws.facts.get(i) for i in sorted(fact_ids)}
+    current = [f for f in found.values() if f is not None]
+    gone = [i for i, f in found.items() if f is None]
     try:
         embedder = make_embedder(ws.config.embeddings)
         index = open_vector_index(ws.folder, ws.agent_id, ws.config, embedder, create=False)

@@ -237,15 +237,9 @@ def _note_hashes(index: VectorIndex, kind: str, docs: list[_Doc], gone: list[str
         return
     path = Path(index.workspace) / HASHES_FILE
     data = _read_json(path)
-    entry = data.get(kind)
-    if not isinstance(entry, dict) or not isinstance(entry.get("hashes"), dict):
+    hashes = _cached_hashes(index, kind, data.get(kind))
+    if hashes is None:
         return
-    if (
-        entry.get("collection_id") != str(index.collection(kind).id)
-        or entry.get("model") != index.embedder.model_id
-    ):
-        return
-    hashes = entry["hashes"]
     added = sum(1 for d in docs if d.id not in hashes)
     removed = sum(1 for g in gone if g in hashes)
     if len(hashes) + added - removed != index.count(kind):
@@ -368,19 +362,25 @@ def _stored(index: VectorIndex, kind: str) -> dict[str, str]:
     """
     if index.shared:  # other nodes write it too: a local cache could miss their writes
         return index.stored_hashes(kind)
-    cached = _read_json(Path(index.workspace) / HASHES_FILE).get(kind)
-    col = index.collection(kind)
-    if (
-        isinstance(cached, dict)
-        and cached.get("collection_id") == str(col.id)
-        and cached.get("model") == index.embedder.model_id
-        and isinstance(cached.get("hashes"), dict)
-        and len(cached["hashes"]) == index.count(kind)
-    ):
+    hashes = _cached_hashes(index, kind, _read_json(Path(index.workspace) / HASHES_FILE).get(kind))
+    if hashes is not None and len(hashes) == index.count(kind):
         counters.inc("sync.hash_cache_hit")
-        return {str(k): str(v) for k, v in cached["hashes"].items()}
+        return {str(k): str(v) for k, v in hashes.items()}
     counters.inc("sync.hash_cache_miss")
     return index.stored_hashes(kind)
+
+
+def _cached_hashes(index: VectorIndex, kind: str, entry: Any) -> dict[str, Any] | None:
+    """The cache entry's hashes when it was written for this collection (its id is new after a
+    rebuild) and model; the caller checks the record count."""
+    if (
+        isinstance(entry, dict)
+        and entry.get("collection_id") == str(index.collection(kind).id)
+        and entry.get("model") == index.embedder.model_id
+        and isinstance(entry.get("hashes"), dict)
+    ):
+        return entry["hashes"]
+    return None
 
 
 def _save_hashes(index: VectorIndex, plans: dict[str, _Plan]) -> None:
