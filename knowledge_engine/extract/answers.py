@@ -58,8 +58,12 @@ def _pet(m: re.Match[str]) -> Slot:
     return Slot(_animal(m.group(1).lower()), "unknown")
 
 
+def _kin_predicate(word: str) -> str:
+    return RELATION_PREDICATES.get(word.lower().replace("é", "e"), "has-partner")
+
+
 def _kin(m: re.Match[str]) -> Slot:
-    return Slot(RELATION_PREDICATES.get(m.group(1).lower().replace("é", "e"), "has-partner"), "person")
+    return Slot(_kin_predicate(m.group(1)), "person")
 
 
 def _manager(_: re.Match[str]) -> Slot:
@@ -78,7 +82,7 @@ def _confirm(m: re.Match[str]) -> Slot:
     name, word = m.group(1), m.group(2).lower()
     if re.fullmatch(_PETS, word):
         return Slot(_animal(word), "unknown", confirms=name)
-    return Slot(RELATION_PREDICATES.get(word.replace("é", "e"), "has-partner"), "person", confirms=name)
+    return Slot(_kin_predicate(word), "person", confirms=name)
 
 
 def _still_at(m: re.Match[str]) -> Slot:

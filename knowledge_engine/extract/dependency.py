@@ -21,8 +21,8 @@ from knowledge_engine.extract.lexicon import (
     APPROXIMATORS,
     ASPECTUAL,
     CAR_GET_VERBS,
-    CAR_MAKES,
     CAR_MODELS,
+    CAR_NAMES,
     CAR_NOUNS,
     CHILDCARE_NOUNS,
     CLEAN_VALUE,
@@ -749,9 +749,9 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             _car_owned(verb, subject, ctx)
             or _work_facts(verb, subject, past, ctx)
             or _accepted(verb, subject, ctx)
-            or _likes(verb, subject, past, ctx)
         ):
             continue
+        _likes(verb, subject, past, ctx)  # adds to the plain object rules, never instead of them
         if subject == ctx.me and _found_home(verb, subject, ctx):
             continue
         if verb.lemma_ in LIGHT_VERBS:
@@ -764,16 +764,16 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         _prep_objects(verb, subject, pred, ctx, past)
 
 
-def _likes(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+def _likes(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
     """'I love hiking', 'I enjoy running in the mornings' (a gerund the parser hangs as a clause),
     "I've taken up climbing" (a pastime begun) -> loves / enjoys / likes. A wish ("I'd love to
-    ..."), a past liking, a pronoun or a plain noun say nothing here. Never claims the clause: a
-    list ("I love hiking, photography and old novels") is still read by the plain object rules."""
+    ..."), a past liking, a pronoun or a plain noun say nothing here. A list ("I love hiking,
+    photography and old novels") is still read by the plain object rules."""
     if past or _is_irrealis(verb):
-        return False
+        return
     taken_up = verb.lemma_ == "take" and any(c.dep_ == "prt" and c.lower_ == "up" for c in verb.children)
     if verb.lemma_ not in {"love", "like", "enjoy", "adore"} and not taken_up:
-        return False
+        return
     pred = "likes" if taken_up else f"{verb.lemma_}s"
     for obj in (c for c in verb.children if c.dep_ in {"xcomp", "dobj"}):
         if not obj.lower_.endswith("ing") or obj.tag_ not in {"VBG", "NN"}:
@@ -782,7 +782,6 @@ def _likes(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
             continue
         end = max([obj.i, *(c.i for c in obj.children if c.dep_ in {"dobj", "compound"} and c.i > obj.i)])
         _emit(ctx, subject, pred, obj.doc[obj.i : end + 1].text, 0.5, obj_tok=None)
-    return False
 
 
 def _passive(verb: Token) -> bool:
@@ -1533,9 +1532,8 @@ def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
 def _stayed(prep: Token, pobj: Token) -> bool:
     """'have been <prep> X for N years / since ...': a present perfect of duration."""
     verb = prep.head
-    perfect = any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children) and verb.lower_ == "been"
     span = [c.lower_ for c in verb.children if c.dep_ == "prep"] + [c.lower_ for c in pobj.children]
-    return perfect and bool({"for", "since"} & set(span))
+    return verb.lower_ == "been" and _perfect(verb) and bool({"for", "since"} & set(span))
 
 
 def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> None:
@@ -2048,7 +2046,7 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
         if n != ctx.me
         and n.lower() not in RELATION_PREDICATES
         and n.lower() not in FAMILY_NOUNS
-        and not all(w in CAR_MAKES or w in CAR_MODELS for w in n.split())  # "a used Renault Clio"
+        and not all(w in CAR_NAMES for w in n.split())  # "a used Renault Clio"
     }
     folded = {n.casefold() for n in names}
     # "Dana" and "Dana Reyes" are one person
@@ -2391,7 +2389,7 @@ def _car_owned(verb: Token, subject: str, ctx: _Ctx) -> bool:
 def _is_car(tok: Token) -> bool:
     """A car named by its make or model ('Skoda Octavia estate', 'RAV4', 'a 2019 Golf')."""
     words = [tok, *(c for c in tok.children if c.dep_ == "compound")]
-    named = any(w.text in CAR_MAKES or w.text in CAR_MODELS for w in words)
+    named = any(w.text in CAR_NAMES for w in words)
     return named and (tok.pos_ == "PROPN" or tok.text in CAR_MODELS or tok.lower_ in CAR_NOUNS)
 
 

@@ -305,6 +305,7 @@ CAR_MODELS = frozenset({
     "RAV4", "Sandero", "Sorento", "Sportage", "Swift", "Tacoma", "Tiguan", "Tucson", "Twingo", "Yaris",
     "Zafira", "Ute",
 })  # fmt: skip
+CAR_NAMES = CAR_MAKES | CAR_MODELS  # a span of these words is a car ("Renault Clio"), never a person
 CAR_NOUNS = frozenset(
     {"car", "estate", "hatchback", "suv", "truck", "van", "hybrid", "wagon", "ute", "sedan"}
 )

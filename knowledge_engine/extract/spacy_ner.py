@@ -102,7 +102,6 @@ _NOT_NOUN_INDEX = ("verb", "adj", "adv")
 _THOUSANDS = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kK]$")
 _NAME_TYPES = frozenset({"person", "organization", "location", "product", "concept", "unknown"})
 DEFAULT_MAX_CHARS = 32768
-_CAR_NAMES = lexicon.CAR_MAKES | lexicon.CAR_MODELS
 
 
 class SpacyTier:
@@ -418,7 +417,7 @@ def entity_mentions(doc: Doc) -> list[Mention]:
         if type_ == "person" and _the_one(span):
             type_ = "organization"  # "an appointment at the Bürgeramt", "the Kita called"
             counters.inc("extract.spacy.the_person")
-        if type_ in {"person", "organization", "location"} and all(t.text in _CAR_NAMES for t in span):
+        if type_ in {"person", "organization", "location"} and all(t.text in lexicon.CAR_NAMES for t in span):
             type_ = "product"  # "a used Renault Clio": a car, not someone a later "she" could mean
         value = " ".join(span.text.split())
         if not _keep(value, type_):
