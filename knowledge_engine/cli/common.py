@@ -100,6 +100,13 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def fail_if_unwritten(ws: Workspace, folder: Path, consequence: str) -> None:
+    """The store's last write failed too (a success resets `flush_errors`): say what is not on disk,
+    or the user believes a result that is lost."""
+    if ws.flush_errors:
+        fail(f"the store in {folder} could not be written (see the error above), so {consequence}")
+
+
 @contextlib.contextmanager
 def readable_store() -> Iterator[None]:
     """A store file the engine cannot read as its own ends the command with a clear error (exit 4)."""

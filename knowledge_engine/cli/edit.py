@@ -13,6 +13,7 @@ from knowledge_engine.cli.common import (
     JsonOpt,
     WorkspaceOpt,
     fail,
+    fail_if_unwritten,
     open_workspace,
     parse_time,
     print_json,
@@ -121,7 +122,9 @@ def edit(
         out = correct_fact(ws, fact, object_, lo, hi, still_valid)
     except KeyError:
         fail(f"no fact {fact!r}")
-    _written(ws, "the edit")
+    fail_if_unwritten(
+        ws, ws.folder, "the edit is not saved: run the same command again once the folder can be written"
+    )
     reindex(ws, {fact, out.id})
     ws.close()
     if json:
@@ -166,23 +169,15 @@ def _merge(ws: Workspace, names: list[str], json: bool) -> None:
             moved += 1
     merged = ws.entities.merge_into(keep.id, drop.id)
     ws.flush()
-    _written(ws, "the merge")
+    fail_if_unwritten(
+        ws, ws.folder, "the merge is not saved: run the same command again once the folder can be written"
+    )
     reindex(ws, touched)
     ws.close()
     if json:
         print_json({"entity": merged.model_dump(mode="json") if merged else None, "facts_moved": moved})
     else:
         say(f"merged {drop.value} into {keep.value}; {moved} facts now point to {keep.id}")
-
-
-def _written(ws: Workspace, what: str) -> None:
-    """A store write that failed to the end (disk full, read-only): say so, or the user believes a
-    correction that is not on disk."""
-    if ws.flush_errors:
-        fail(
-            f"the store in {ws.folder} could not be written (see the error above), so {what} is not saved: "
-            "run the same command again once the folder can be written"
-        )
 
 
 def _repoint(ws: Workspace, f: Fact, old: str, new: str, value: str) -> str:

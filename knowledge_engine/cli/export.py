@@ -19,6 +19,7 @@ from knowledge_engine.cli.common import (
     check_readable,
     creatable_folder,
     fail,
+    fail_if_unwritten,
     load_cfg,
     make_folder,
     open_workspace,
@@ -135,11 +136,9 @@ def import_(
     report = import_jsonl(ws, file)
     agent_id = ws.agent_id
     ws.close()
-    if ws.flush_errors:  # the last write failed too (a success resets it): nothing restored is on disk
-        fail(
-            f"the store in {folder} could not be written (see the error above), so the records are not "
-            "restored. Fix that and run the import again (records merge by id)"
-        )
+    fail_if_unwritten(
+        ws, folder, "the records are not restored. Fix that and run the import again (records merge by id)"
+    )
     index = None
     if cfg.embeddings.enabled and not no_sync and (report.facts or report.messages):
         from knowledge_engine.cli.sync import sync_folder

@@ -30,6 +30,7 @@ from knowledge_engine.cli.common import (
     creatable_folder,
     err_console,
     fail,
+    fail_if_unwritten,
     load_cfg,
     make_folder,
     print_json,
@@ -122,12 +123,12 @@ def ingest(
             "read is stored. Run the same ingest again to finish: stored lines are recognised",
             EXIT_INTERRUPTED,
         )
-    if ws.flush_errors:  # the last write failed too (a success resets it): what was added is not on disk
-        fail(
-            f"the store in {folder} could not be written (see the error above), so the entities and facts "
-            "of this run are not saved. Its messages are in the message log: run the same ingest again "
-            "once the folder can be written, and they are extracted again"
-        )
+    fail_if_unwritten(
+        ws,
+        folder,
+        "the entities and facts of this run are not saved. Its messages are in the message log: run the "
+        "same ingest again once the folder can be written, and they are extracted again",
+    )
     if report.errors or run.tally.conflicts:
         raise typer.Exit(EXIT_SKIPPED)
 

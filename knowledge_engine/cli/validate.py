@@ -16,7 +16,7 @@ from knowledge_engine.cli.common import (
     JsonOpt,
     WorkspaceOpt,
     counted,
-    fail,
+    fail_if_unwritten,
     load_cfg,
     open_engine,
     open_workspace,
@@ -119,9 +119,10 @@ def _check(
         engine.stop(timeout_s=10)
     else:
         ws.close()
-    if ws.flush_errors:  # the last write failed too (a success resets it): the repairs are in memory only
-        fail(
-            f"the store in {ws.folder} could not be written (see the error above), so the repairs are not "
-            "saved (a check of what is in memory would pass). Fix that and run validate --repair again"
-        )
+    fail_if_unwritten(
+        ws,
+        ws.folder,
+        "the repairs are not saved (a check of what is in memory would pass). Fix that and run validate "
+        "--repair again",
+    )
     return report
