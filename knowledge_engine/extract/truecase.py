@@ -209,9 +209,11 @@ def for_pipeline(nlp: Language) -> Truecaser:
     with _lock:
         found = _truecasers.get(key)
     if found is None:
-        found = Truecaser(names(), word_index(nlp.vocab), nlp.Defaults.stop_words, _irregular(nlp))
+        built = Truecaser(names(), word_index(nlp.vocab), nlp.Defaults.stop_words, _irregular(nlp))
         with _lock:
-            found = _truecasers.setdefault(key, found)
+            found = _truecasers.setdefault(key, built)
+        if found is built:  # where and when: a worker builds its own before it reports ready
+            counters.inc("extract.truecase.built")
     return found
 
 
