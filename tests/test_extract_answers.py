@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge_engine.extract.answers import SessionAnswers, Slot, answer, asked
+from knowledge_engine.extract.lexicon import PRONOUN
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
 from tests.test_extract_spacy import _session
@@ -25,16 +26,19 @@ from tests.test_extract_spacy import _session
         ("Which area do you live in?", Slot("lives-in", "location")),
         ("Which area are you looking at?", None),  # a plan, not a home
         ("Which school will Isla go to?", Slot("attends", "organization", subject="Isla")),
-        ("what school does she go to?", None),  # a he/she is not resolved here
+        ("what school does she go to?", Slot("attends", "organization", subject=f"{PRONOUN}:f")),
+        ("Where does Tom work these days?", Slot("works-at", "organization", subject="Tom")),
+        ("And what does he do for a living?", Slot("has-role", None, subject=f"{PRONOUN}:m", kind="role")),
+        ("What does he do with his weekends?", None),
         ("Is Mochi your only pet?", Slot("has-pet", "unknown", confirms="Mochi")),
         ("Is Tom your husband?", Slot("is-married-to", "person", confirms="Tom")),
         ("Is that your dog?", None),
         (
             "Congrats! So you're at Helix Robotics now?",
-            Slot("works-at", "organization", confirms="Helix Robotics"),
+            Slot("works-at", "organization", confirms="Helix Robotics", corrects=True),
         ),
-        ("Are you still working for Acme?", Slot("works-at", "organization", confirms="Acme")),
-        ("Are you still living in Leeds?", Slot("lives-in", "location", confirms="Leeds")),
+        ("Are you still working for Acme?", Slot("works-at", "organization", confirms="Acme", corrects=True)),
+        ("Are you still living in Leeds?", Slot("lives-in", "location", confirms="Leeds", corrects=True)),
         ("Are you at the airport?", None),  # a visit
         ("Are you in London this week?", None),
     ],
@@ -80,6 +84,65 @@ def test_the_next_user_turn_answers_and_only_it() -> None:
 )
 def test_a_yes_confirms_what_the_question_named(reply: str, name: str | None) -> None:
     assert answer(reply, Slot("has-pet", "unknown", confirms="Mochi")) == name
+
+
+@pytest.mark.parametrize(
+    ("reply", "name"),
+    [
+        ("No, Monzo.", "Monzo"),
+        ("nope, I'm at Monzo now", "Monzo"),
+        ("No - still Helix Robotics", "Helix Robotics"),
+        ("No, not yet", None),
+        ("No, I think I'll stay", None),
+        ("yes, since May", "Helix Robotics"),
+    ],
+)
+def test_a_no_to_a_restatement_may_name_the_right_one(reply: str, name: str | None) -> None:
+    assert answer(reply, asked("So you're at Helix Robotics now?")) == name
+
+
+def test_a_no_to_a_pet_question_names_nothing_new() -> None:
+    assert answer("No, Biscuit too", asked("Is Mochi your only pet?")) is None
+
+
+def test_a_he_or_she_asked_about_is_who_the_session_means_then() -> None:
+    facts = _session(
+        [
+            ("user", "My daughter Ella started school in September."),
+            ("assistant", "Lovely! How old is she now?"),
+            ("user", "Six."),
+            ("assistant", "Which school does she go to?"),
+            ("user", "Riverside Primary, just round the corner."),
+            ("user", "My husband Tom is fed up with his job though."),
+            ("assistant", "Sorry to hear that. What does he do?"),
+            ("user", "Nurse, at the Royal."),
+            ("assistant", "How old is she?"),  # the session's last named is Tom: not a she
+            ("user", "Seven."),
+        ]
+    )
+    assert ("Ella", "is-aged", "6") in facts[2]
+    assert ("Ella", "attends", "Riverside Primary") in facts[4]
+    assert ("Tom", "has-role", "nurse") in facts[7]
+    assert not any(p == "is-aged" for _, p, _ in facts[9])
+
+
+def test_a_he_or_she_asked_about_before_anyone_was_named_asks_nothing() -> None:
+    facts = _session([("assistant", "How old is he?"), ("user", "Seven.")])
+    assert facts[1] == set()
+
+
+def test_a_named_person_asked_about_gets_the_answer() -> None:
+    facts = _session(
+        [
+            ("assistant", "Where does Tom work these days?"),
+            ("user", "Brightline, in the warehouse."),
+            ("assistant", "So you're at Helix now?"),
+            ("user", "No, Monzo."),
+        ]
+    )
+    assert ("Tom", "works-at", "Brightline") in facts[1]
+    assert ("Lena", "works-at", "Monzo") in facts[3]
+    assert not any(o == "Helix" for _, _, o in facts[3])
 
 
 @pytest.mark.parametrize(
@@ -130,5 +193,22 @@ def test_sessions_stay_bounded() -> None:
     answers = SessionAnswers(limit=2)
     for i in range(5):
         msg = Message(id=f"q{i}", text="What's the dog's name?", role="assistant", session=f"s{i}")
-        answers.resolve([msg], [Extraction(message_id=msg.id)])
+        answers.one(msg, Extraction(message_id=msg.id))
     assert len(answers) == 2
+
+
+def test_a_he_or_she_after_the_user_spoke_of_an_animal_is_not_a_person() -> None:
+    facts = _session(
+        [
+            ("user", "My manager Kavya says she will push my review to Monday."),
+            ("user", "Also adopted a kitten!! named her Biscuit"),
+            ("assistant", "Lovely! How old is she?"),
+            ("user", "3, she sleeps on my keyboard"),
+        ]
+    )
+    assert not any(p == "is-aged" for _, p, _ in facts[3])
+
+
+@pytest.mark.parametrize("reply", ["2 months", "ten weeks old", "3 days"])
+def test_an_age_in_months_or_weeks_is_not_years(reply: str) -> None:
+    assert answer(reply, asked("How old is Biscuit?")) is None

@@ -4,10 +4,12 @@ Why: a person talking to an assistant often answers its question with a name and
 reply alone says nothing the parse can read ("Bonnie. she'd take up the whole boot"); with the
 question before it, it names the speaker's dog. The assistant's last question in a session is read
 for the slot it asks about (`FRAMES`: a pet's, a manager's, a partner's or a child's name, the
-employer, the home, a named child's school, a named person's age, the speaker's job); the user's
-next turn in that session fills it when it opens with a name (a number, a job title). A yes/no
-question that names someone or restates a fact ("Is Mochi your only pet?", "So you're working at
-Helix now?") is confirmed by a reply opening with a yes. Only the very next user turn answers, and
+employer, the home, the speaker's job; a child's school, someone's age, employer or job, asked by
+name or by a he/she the session resolves as the user's own he/she); the user's next turn in that
+session fills it when it opens with a name (a number, a job title). A yes/no question that names
+someone or restates a fact ("Is Mochi your only pet?", "So you're working at Helix now?") is
+confirmed by a reply opening with a yes; a "no" to a restatement may name the right one ("No,
+Monzo."). Only the very next user turn answers, and
 only its opening words: "Yes, ..." to a question asking for a name, or a sentence about something
 else, fills nothing. In memory per session, bounded like `spacy_ner.SessionPeople`.
 """
@@ -19,9 +21,15 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from knowledge_engine.extract.lexicon import FAMILY_NOUNS, JOB_TITLE_NOUNS, NUMBER_WORDS, RELATION_PREDICATES
+from knowledge_engine.extract.lexicon import (
+    FAMILY_NOUNS,
+    JOB_TITLE_NOUNS,
+    NUMBER_WORDS,
+    PRONOUN,
+    RELATION_PREDICATES,
+)
 from knowledge_engine.model.extraction import Extraction, FactCandidate
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters
@@ -34,6 +42,8 @@ _SCHOOLS = r"(?i:school|nursery|daycare|preschool)"
 _PLACES = r"(?:city|town|area|suburb|neighbou?rhood|part of town)"
 _YOU = r"(?i:you're|you’re|you are|are you)"
 _NAME = r"([A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,3})"
+# who a question is about: a name with its capital, or a he/she (resolved as the user's are)
+_WHO = r"([A-Z]\w+|(?i:she|he))"
 _CONFIRM = re.compile(rf"\b(?i:is) ([A-Z][\w'’-]+) your (?i:only |new )?((?i:{_PETS[1:-1]}|{_KIN[1:-1]}))\b")
 
 
@@ -46,6 +56,7 @@ class Slot:
     object_type: EntityType | None  # None: a value (an age, a job title), not an entity
     subject: str | None = None
     confirms: str | None = None  # a yes/no question's object ("Is Mochi your only pet?" - "yes")
+    corrects: bool = False  # a "no" may name the right one instead ("So you're at Helix now?" - "No, Monzo")
     kind: str = "name"  # what the reply holds: a name, an "age" ("Seven."), a "role" ("Nurse, at the Royal")
 
 
@@ -86,23 +97,37 @@ def _confirm(m: re.Match[str]) -> Slot:
 
 
 def _still_at(m: re.Match[str]) -> Slot:
-    return Slot("works-at", "organization", confirms=m.group(1))
+    return Slot("works-at", "organization", confirms=m.group(1), corrects=True)
 
 
 def _still_in(m: re.Match[str]) -> Slot:
-    return Slot("lives-in", "location", confirms=m.group(1))
+    return Slot("lives-in", "location", confirms=m.group(1), corrects=True)
+
+
+def _who(word: str) -> str:
+    """A name as asked, or a he/she as `PRONOUN:f` / `PRONOUN:m` for the session to resolve."""
+    low = word.lower()
+    return f"{PRONOUN}:{'f' if low == 'she' else 'm'}" if low in {"she", "he"} else word
 
 
 def _school(m: re.Match[str]) -> Slot:
-    return Slot("attends", "organization", subject=m.group(1))
+    return Slot("attends", "organization", subject=_who(m.group(1)))
 
 
 def _age(m: re.Match[str]) -> Slot:
-    return Slot("is-aged", None, subject=m.group(1), kind="age")
+    return Slot("is-aged", None, subject=_who(m.group(1)), kind="age")
 
 
 def _role(_: re.Match[str]) -> Slot:
     return Slot("has-role", None, kind="role")
+
+
+def _their_role(m: re.Match[str]) -> Slot:
+    return Slot("has-role", None, subject=_who(m.group(1)), kind="role")
+
+
+def _their_employer(m: re.Match[str]) -> Slot:
+    return Slot("works-at", "organization", subject=_who(m.group(1)))
 
 
 FRAMES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Slot]], ...] = (
@@ -117,12 +142,13 @@ FRAMES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Slot]], ...] = (
     (re.compile(rf"\bwhich {_PLACES} (?:do|are) you (?:live in|living in|in|based in)\b", re.I), _home),
     # a yes/no question that names someone: "Is Mochi your only pet?" - "yes just mochi"
     (_CONFIRM, _confirm),
-    # the child is named with its capital ("Which school will Isla go to?"); a he/she is left alone
-    (
-        re.compile(rf"\b(?i:which|what) {_SCHOOLS} (?i:is|does|will|did) ([A-Z]\w+)"),
-        _school,
-    ),
-    (re.compile(r"\b(?i:how old is) ([A-Z]\w+)"), _age),
+    # about someone else, named with a capital or a he/she: "Which school will Isla go to?",
+    # "How old is she now?", "Where does Tom work?", "What does he do?"
+    (re.compile(rf"\b(?i:which|what) {_SCHOOLS} (?i:is|does|will|did) {_WHO}\b"), _school),
+    (re.compile(rf"\b(?i:how old is) {_WHO}\b"), _age),
+    (re.compile(rf"\b(?i:where) (?i:does|is|will) {_WHO} (?i:work|working)\b"), _their_employer),
+    (re.compile(rf"\b(?i:who) (?i:does|is|will) {_WHO} (?i:work|working) (?i:for)\b"), _their_employer),
+    (re.compile(rf"\b(?i:what) (?i:does) {_WHO} (?i:do)(?: (?i:for (?:work|a living)))?\?"), _their_role),
     # a restatement to confirm: "So you're at Helix now?", "Are you still living in Leeds?" - "yes"
     # ... but not a visit: "Are you at the airport?", "Are you in London this week?"
     (re.compile(rf"\b{_YOU} (?i:still )?(?i:working|employed) (?i:at|for|by) {_NAME}"), _still_at),
@@ -147,7 +173,17 @@ _OPENING = re.compile(r"^\s*([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})(?=\s*(?
 _CALENDAR = frozenset(w.lower() for w in (*calendar.day_name, *calendar.month_name) if w)
 _MAX_WORDS = 4
 # read with .match on the stripped reply; a word boundary first keeps a search over long text linear
-_AGE = re.compile(r"\b(?:(?:she|he)(?:'s|’s| is) |(?:just )?turned )?(\d{1,3}|[a-z]+)\b")
+_AGE = re.compile(
+    r"\b(?:(?:she|he)(?:'s|’s| is) |(?:just )?turned )?(\d{1,3}|[a-z]+)\b"
+    r"(?! (?:months?|weeks?|days?|mo|wks?)\b)"
+)  # "2 months" is a pet's or a baby's age, not years
+# "No, Monzo.", "nope, I'm at Monzo now", "No - we're in Leeds": the one the "no" puts right
+_CORRECTION = re.compile(
+    r"\s*(?i:no|nope|nah|not quite|not anymore)\b[\s,.!:;\-–—]*"
+    r"(?:(?i:i'm|i’m|i am|we're|we’re|we are|it's|it’s|actually|now|still)\s+)?(?:(?i:at|with|in)\s+)?"
+    r"([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})(?=\s*(?:[.!,;:)\-–—]|$|\s+[a-z]))"
+)
+_ANIMAL = re.compile(rf"\b(?:{_PETS[1:-1]}|puppies|bunnies|ponies)s?\b", re.I)
 _YES = frozenset({"yes", "yeah", "yep", "yup", "aye", "correct", "exactly", "indeed", "ja", "si", "sí"})
 
 
@@ -169,15 +205,21 @@ def answer(text: str, slot: Slot) -> str | None:
     yes/no question, its name when the reply opens with a yes."""
     if slot.confirms is not None:
         opening = re.match(r"\s*([a-z]+)", text.lower())
-        return slot.confirms if opening is not None and opening.group(1) in _YES else None
+        if opening is not None and opening.group(1) in _YES:
+            return slot.confirms
+        corrected = _CORRECTION.match(text) if slot.corrects else None
+        return _name(corrected.group(1)) if corrected is not None else None
     if slot.kind == "age":
         return _age_answer(text)
     if slot.kind == "role":
         return _role_answer(text)
     found = _OPENING.match(text)
-    if not found:
-        return None
-    name = found.group(1).strip()
+    return _name(found.group(1)) if found else None
+
+
+def _name(opening: str) -> str | None:
+    """The capitalised words a reply opens with, unless they are a yes, a pronoun, a day or a kin word."""
+    name = opening.strip()
     words = name.split()
     first = words[0].lower()
     if len(words) > _MAX_WORDS or first in _NOT_ANSWERS or first in _CALENDAR or name.lower() in FAMILY_NOUNS:
@@ -205,20 +247,31 @@ def _role_answer(text: str) -> str | None:
     return " ".join(words)
 
 
-class SessionAnswers:
-    """Per session, the slot the assistant's last turn asked for; the user's next turn may fill it."""
+# who a he/she means at this point of the session: (agent, session), "f"/"m" -> the name or None
+Who = Callable[[tuple[str | None, str], str | None], str | None]
 
-    def __init__(self, limit: int = 2048) -> None:
+
+class SessionAnswers:
+    """Per session, the slot the assistant's last turn asked for; the user's next turn may fill it.
+
+    A question about a he/she ("How old is she?") is about whom `who` says the session means at
+    the question (spacy_ner.SessionPeople); without `who`, or when it cannot tell, it asks nothing.
+    """
+
+    def __init__(self, limit: int = 2048, who: Who | None = None) -> None:
         self.limit = limit
+        self.who = who
         self._asked: OrderedDict[tuple[str | None, str], Slot] = OrderedDict()
+        self._animals: OrderedDict[tuple[str | None, str], None] = OrderedDict()  # last user turn named a pet
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._asked)
 
-    def resolve(self, messages: list[Message], extractions: list[Extraction]) -> list[Extraction]:
+    def one(self, msg: Message, ex: Extraction) -> Extraction:
+        """Read one message of its session; the caller gives each session's messages in order."""
         with self._lock:
-            return [self._one(m, ex) for m, ex in zip(messages, extractions, strict=False)]
+            return self._one(msg, ex)
 
     def _one(self, msg: Message, ex: Extraction) -> Extraction:
         if not msg.session:
@@ -226,12 +279,14 @@ class SessionAnswers:
         key = (msg.agent_id, msg.session)
         slot = self._asked.pop(key, None)
         if msg.role == "assistant":
-            found = asked(msg.text)
+            found = self._about(key, asked(msg.text))
             if found is not None:
                 self._asked[key] = found
                 while len(self._asked) > self.limit:
                     self._asked.popitem(last=False)
             return ex
+        if msg.role == "user":
+            self._note_animals(key, msg.text)
         if slot is None or msg.role != "user" or not msg.speaker:
             return ex
         name = answer(msg.text, slot)
@@ -252,3 +307,21 @@ class SessionAnswers:
             object_type_implied=slot.object_type not in {None, "unknown"},
         )
         return ex.model_copy(update={"facts": [*ex.facts, fact]})
+
+    def _about(self, key: tuple[str | None, str], slot: Slot | None) -> Slot | None:
+        """The slot with its he/she subject resolved, or None when nobody can be told."""
+        if slot is None or slot.subject is None or not slot.subject.startswith(PRONOUN):
+            return slot
+        if key in self._animals:  # "adopted a kitten!" - "How old is she?": not a person
+            return None
+        gender = slot.subject.rpartition(":")[2]
+        name = self.who(key, gender) if self.who is not None else None
+        return replace(slot, subject=name) if name else None
+
+    def _note_animals(self, key: tuple[str | None, str], text: str) -> None:
+        """Whether the user's last turn in the session speaks of an animal, which a he/she may mean."""
+        self._animals.pop(key, None)
+        if _ANIMAL.search(text):
+            self._animals[key] = None
+            while len(self._animals) > self.limit:
+                self._animals.popitem(last=False)

@@ -125,7 +125,8 @@ class SpacyTier:
         self._unavailable = False
         self._closed = False
         self.people = SessionPeople()
-        self.answers = SessionAnswers()
+        self.answers = SessionAnswers(who=self.people.who)
+        self._sessions_lock = threading.Lock()  # one batch at a time reads the sessions, in order
 
     @property
     def nlp(self) -> Language | None:
@@ -160,7 +161,8 @@ class SpacyTier:
             out = self.extract_here(messages)
         else:
             out = pool.extract(messages, self.config.batch_size, self.max_chars, self.extract_here)
-        return self.answers.resolve(messages, self.people.resolve(messages, out))
+        with self._sessions_lock:  # message by message: a question's he/she is who it meant then
+            return [self.answers.one(m, self.people.one(m, ex)) for m, ex in zip(messages, out, strict=False)]
 
     def extract_here(self, messages: list[Message]) -> list[Extraction]:
         """The tier in this process: what each worker runs, and the fallback."""
@@ -287,9 +289,15 @@ class SessionPeople:
         """Sessions remembered (at most `limit`)."""
         return len(self._sessions)
 
-    def resolve(self, messages: list[Message], extractions: list[Extraction]) -> list[Extraction]:
+    def one(self, msg: Message, ex: Extraction) -> Extraction:
+        """Read one message of its session; the caller gives each session's messages in order."""
         with self._lock:
-            return [self._one(m, ex) for m, ex in zip(messages, extractions, strict=False)]
+            return self._one(msg, ex)
+
+    def who(self, key: tuple[str | None, str], gender: str | None) -> str | None:
+        """Whom a he/she (`gender` "f"/"m") of session `key` means now, if the session can tell."""
+        with self._lock:
+            return self._who(key, gender)
 
     def _one(self, msg: Message, ex: Extraction) -> Extraction:
         if msg.role == "assistant":
