@@ -377,8 +377,26 @@ def register(api: Any) -> KnowledgePlugin | None:
     return plugin
 
 
+def _pick_up_parked(engine: KnowledgeEngine) -> None:
+    """Open every agent folder holding work an unclean stop left: opening replays it (ingest/pickup.py
+    says why this cannot wait for the agent's next hook). Only after a crash is there anything to
+    open; it is done before the hooks run, so a drain right after start covers it."""
+    from knowledge_engine.ingest.pickup import parked_workspaces
+
+    try:
+        found = parked_workspaces(engine.config)
+        for folder, agent in found:
+            engine.open_workspace(folder, agent)
+    except Exception as exc:  # the agent's next hook opens its folder anyway
+        log.error("picking up parked work failed: %s", failure(exc))
+        return
+    if found:
+        emit("plugin.parked_work_opened", workspaces=len(found))
+
+
 def _hook(api: Any, plugin: KnowledgePlugin, config: EngineConfig) -> None:
     plugin.engine.warm_up()
+    _pick_up_parked(plugin.engine)
     if config.retrieval.enabled:  # the embedder and chromadb, loaded before the first turn needs them
         from knowledge_engine.retrieve.warmup import warm_engine
 
