@@ -280,11 +280,15 @@ class EmbeddingsConfig(_Section):
     sync_interval_minutes: float = Field(15, gt=0, description="How often the Chroma index is synced.")
     live_index: bool = Field(
         True,
-        description="Embed each stored batch of messages at once, on a background thread, so the next "
-        "prompt finds a new message by meaning, not only by its words (else it waits for the next sync).",
+        description="Embed each stored batch of messages, and the facts it stored or changed, at once, on a "
+        "background thread, so the next prompt finds them by meaning, not only by their words (else they "
+        "wait for the next sync).",
     )
     live_index_max_pending: int = Field(
-        5000, ge=1, description="Messages waiting for live indexing beyond which a batch is left to the next sync."
+        5000,
+        ge=1,
+        description="Messages waiting for live indexing (or facts changed at once) beyond which a batch is "
+        "left to the next sync.",
     )
     context_turns: int = Field(
         0,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from knowledge_engine.config import EmbeddingsConfig, EngineConfig
 from knowledge_engine.extract.pipeline import ExtractionPipeline
-from knowledge_engine.index.live import LiveIndexer
+from knowledge_engine.index.live import LiveIndexer, Mark
 from knowledge_engine.ingest.journal import IngestJournal
 from knowledge_engine.ingest.queue import IngestQueue, StoreUnavailable
 from knowledge_engine.model.extraction import Extraction
@@ -270,6 +270,7 @@ class KnowledgeEngine:
         if down:
             raise self._unavailable("the message log")
         n_ent = n_fact = 0
+        since = LiveIndexer.mark(ws)  # the facts this batch stores or changes are indexed at once too
         try:
             for msg in messages:
                 exs = results.get(msg.id)
@@ -281,6 +282,7 @@ class KnowledgeEngine:
             if self._store_down(exc):
                 raise self._unavailable("the store") from exc
             raise
+        self._index_live(ws, [], facts_since=since)
         batcher = self._batchers.get(folder)
         if batcher is not None:
             for msg in messages:
@@ -331,10 +333,12 @@ class KnowledgeEngine:
 
         def sink(msgs: list[Message], extractions: list[Extraction]) -> None:
             by_id = {m.id: m for m in msgs}
+            since = LiveIndexer.mark(ws)
             for ex in extractions:
                 msg = by_id.get(ex.message_id)
                 if msg is not None:
                     ws.apply(msg, [ex])
+            self._index_live(ws, [], facts_since=since)
             ws.schedule_flush()  # the flush that makes these facts durable releases the batch's inbox lines
 
         def known() -> list[tuple[str, str]]:
@@ -379,10 +383,13 @@ class KnowledgeEngine:
                 except Exception as exc:
                     log.error("closing extraction tier %s failed: %s", tier.name, type(exc).__name__)
 
-    def _index_live(self, ws: Workspace, messages: list[Message]) -> None:
-        """Hand stored messages to the live indexer (index/live.py), so they are found by meaning soon."""
+    def _index_live(self, ws: Workspace, messages: list[Message], facts_since: Mark | None = None) -> None:
+        """Hand stored messages, and the facts changed since `facts_since` (LiveIndexer.mark), to the
+        live indexer (index/live.py), so they are found by meaning soon."""
         emb = self.config.embeddings
-        if not messages or not emb.enabled or not emb.live_index or self.index_read_only or self._closing:
+        if not (messages or facts_since) or not emb.enabled or not emb.live_index:
+            return
+        if self.index_read_only or self._closing:
             return
         live = self._live
         if live is None:
@@ -391,6 +398,8 @@ class KnowledgeEngine:
                     self._live = LiveIndexer(self.chroma, emb.live_index_max_pending)
                 live = self._live
         live.submit(ws, messages)
+        if facts_since is not None:
+            live.submit_facts(ws, facts_since)
 
     def flush(self, timeout_s: float = 5.0, sync: bool = True) -> bool:
         """Process everything queued, send partial LLM batches, write every store, sync the index."""
