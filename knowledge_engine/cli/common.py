@@ -162,6 +162,26 @@ def existing_folder(folder: Path) -> Path:
     return folder
 
 
+def node_folder(cfg: EngineConfig, workspace: Path | None, agent: str | None) -> Path:
+    """The workspace folder the options name. Files: it must exist (a typo must not make an empty
+    store). Shared store: the records are in the database and the folder holds only this node's
+    journal and caches, so a node that has none (it never ran the engine) reads through a throwaway
+    folder removed at exit, as `stats` and `validate` do; the CLI makes no folder there (one made by
+    another user would lock the gateway out of that agent)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from knowledge_engine.store.backend import is_shared
+
+    folder = resolve_folder(cfg, workspace, agent)
+    if folder.is_dir() or folder.exists() or not is_shared(cfg.storage):
+        return existing_folder(folder)
+    tmp = Path(tempfile.mkdtemp(prefix="ke-node-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    return tmp
+
+
 def not_a_folder(folder: Path) -> str:
     return f"workspace {folder} is a file, not a folder: a workspace is the folder holding facts.json"
 
@@ -308,7 +328,7 @@ def open_workspace(workspace: Path | None, config: Path | None, agent: str | Non
     from knowledge_engine.store.workspace import Workspace
 
     cfg = load_cfg(config)
-    folder = existing_folder(resolve_folder(cfg, workspace, agent))
+    folder = node_folder(cfg, workspace, agent)
     try:
         ws = Workspace(folder, cfg, agent_of(folder, cfg, agent))
     except (RuntimeError, OSError) as exc:
@@ -364,7 +384,7 @@ def open_engine(workspace: Path | None, config: Path | None, agent: str | None) 
     from knowledge_engine.engine import KnowledgeEngine
 
     cfg = load_cfg(config)
-    folder = existing_folder(resolve_folder(cfg, workspace, agent))
+    folder = node_folder(cfg, workspace, agent)
     engine = KnowledgeEngine(cfg, ingest_owner=False)  # a host may be running on this workspace
     try:
         ws = engine.open_workspace(folder, agent_of(folder, cfg, agent))

@@ -171,11 +171,11 @@ def entities(
     json: JsonOpt = False,
 ) -> None:
     """List entities (most mentioned first), filtered by type, name, time seen and importance."""
-    from knowledge_engine.cli.common import existing_folder, load_cfg, resolve_folder
+    from knowledge_engine.cli.common import load_cfg, node_folder
     from knowledge_engine.cli.rawfacts import entity_store, store_agent
 
     cfg = load_cfg(config)
-    folder = existing_folder(resolve_folder(cfg, workspace, agent))
+    folder = node_folder(cfg, workspace, agent)
     store = entity_store(folder, cfg, store_agent(folder, cfg, agent))
     ents = select_entities(store, type_, name, since, until, min_importance, sort, limit)
     if not ents and type_:
@@ -273,10 +273,10 @@ def facts(
 ) -> None:
     """List facts with tier, confidence, relevance, validity and evidence message ids."""
     from knowledge_engine.cli import rawfacts
-    from knowledge_engine.cli.common import existing_folder, load_cfg, resolve_folder
+    from knowledge_engine.cli.common import load_cfg, node_folder
 
     cfg = load_cfg(config)
-    folder = existing_folder(resolve_folder(cfg, workspace, agent))
+    folder = node_folder(cfg, workspace, agent)
     _check_sort(sort)
     _check_choice("--tier", tier, TIERS)  # a typo matched nothing and printed "0 facts"
     if is_shared(cfg.storage):  # no facts.json to read raw: the records come from the database
@@ -359,11 +359,11 @@ def messages(
     json: JsonOpt = False,
 ) -> None:
     """List stored conversation messages, newest first, filtered by session, role, speaker, entity, time."""
-    from knowledge_engine.cli.common import existing_folder, load_cfg, resolve_folder
+    from knowledge_engine.cli.common import load_cfg, node_folder
     from knowledge_engine.cli.rawfacts import store_agent
 
     cfg = load_cfg(config)
-    folder = existing_folder(resolve_folder(cfg, workspace, agent))
+    folder = node_folder(cfg, workspace, agent)
     _check_choice("--role", role, ROLES)  # a typo matched nothing and printed "0 messages"
     if sort not in ("newest", "oldest"):
         fail("--sort must be newest or oldest")

@@ -131,6 +131,7 @@ def context(
     """Print exactly the block the before_prompt_build hook would inject for QUERY (stdout, verbatim),
     and its provenance (stderr). A message the hook skips ("thanks!") prints why and nothing else."""
     from knowledge_engine.retrieve.retriever import retriever_for, turn_query
+    from knowledge_engine.store.backend import is_shared
 
     if not query.strip():
         fail("the query is empty")
@@ -141,7 +142,7 @@ def context(
     if skipped:
         _print_context("", None, skipped, f"skipped ({skipped}): the hook injects nothing for this", json)
         return
-    if not folder.is_dir():  # what the hook would find on an agent's first turn: nothing (not created here)
+    if not folder.is_dir() and not is_shared(cfg.storage):  # an agent's first turn: nothing (not created here)
         _print_context("", None, None, f"workspace {folder} does not exist: nothing is stored yet", json)
         return
     engine, ws = _engine(workspace, config, agent, no_semantic)
