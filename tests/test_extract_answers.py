@@ -212,3 +212,27 @@ def test_a_he_or_she_after_the_user_spoke_of_an_animal_is_not_a_person() -> None
 @pytest.mark.parametrize("reply", ["2 months", "ten weeks old", "3 days"])
 def test_an_age_in_months_or_weeks_is_not_years(reply: str) -> None:
     assert answer(reply, asked("How old is Biscuit?")) is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "fact"),
+    [
+        ("Waffles hated the drive but now he's sleeping in the sun all day", ("Lena", "has-cat", "Waffles")),
+        ("Pretty good, he sleeps all day", None),
+        ("Everything's fine, thanks", None),
+        ("Honestly he hated the drive", None),
+    ],
+)
+def test_a_name_opening_the_reply_to_how_is_the_cat_is_the_cat(
+    reply: str, fact: tuple[str, str, str] | None
+) -> None:
+    facts = _session([("assistant", "Lots of firsts. How's the cat handling the move?"), ("user", reply)])
+    cats = {f for f in facts[1] if f[1] == "has-cat"}
+    assert cats == ({fact} if fact else set())
+
+
+def test_a_name_opening_the_reply_to_how_is_your_sister_is_the_sister() -> None:
+    facts = _session(
+        [("assistant", "How's your sister getting on in Munich?"), ("user", "Katrin's loving it")]
+    )
+    assert ("Lena", "has-sister", "Katrin") in facts[1]

@@ -36,6 +36,7 @@ from knowledge_engine.observe import counters
 
 _PETS = r"(dog|cat|puppy|pup|kitten|pet|rabbit|bunny|hamster|horse|pony)"
 _KIN = r"(husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|baby|mum|mom|mother|dad|father)"
+_SIBLINGS = "sister|brother"
 _BOSS = r"(?:new |line |ward |team )?(manager|boss|team lead|supervisor)"
 _WHATS = r"what(?:'s|’s| is| was)"
 _SCHOOLS = r"(?i:school|nursery|daycare|preschool)"
@@ -57,7 +58,9 @@ class Slot:
     subject: str | None = None
     confirms: str | None = None  # a yes/no question's object ("Is Mochi your only pet?" - "yes")
     corrects: bool = False  # a "no" may name the right one instead ("So you're at Helix now?" - "No, Monzo")
-    kind: str = "name"  # what the reply holds: a name, an "age" ("Seven."), a "role" ("Nurse, at the Royal")
+    # what the reply holds: a name, an "age" ("Seven."), a "role" ("Nurse, at the Royal"), or a "subject":
+    # a name that opens a sentence about them ("Waffles hated the drive")
+    kind: str = "name"
 
 
 def _animal(word: str) -> str:
@@ -126,6 +129,16 @@ def _their_role(m: re.Match[str]) -> Slot:
     return Slot("has-role", None, subject=_who(m.group(1)), kind="role")
 
 
+def _asked_after(m: re.Match[str]) -> Slot:
+    """'How's the cat handling the move?' - 'Waffles hated the drive': the name the reply opens with."""
+    word = m.group(1).lower()
+    if re.fullmatch(_PETS, word):
+        return Slot(_animal(word), "unknown", kind="subject")
+    if re.fullmatch(_SIBLINGS, word):
+        return Slot(f"has-{word}", "person", kind="subject")
+    return Slot(_kin_predicate(word), "person", kind="subject")
+
+
 def _their_employer(m: re.Match[str]) -> Slot:
     return Slot("works-at", "organization", subject=_who(m.group(1)))
 
@@ -156,6 +169,14 @@ FRAMES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Slot]], ...] = (
     (re.compile(rf"\b{_YOU} (?i:at|with) {_NAME} (?i:now)\b"), _still_at),
     (re.compile(rf"\b{_YOU} (?i:still )?(?i:living in|based in) {_NAME}"), _still_in),
     (re.compile(rf"\b{_YOU} (?i:still) (?i:in) {_NAME}"), _still_in),
+    # asked after one of theirs: "How's the cat handling the move?" - "Waffles hated the drive"
+    (
+        re.compile(
+            rf"\bhow(?:'s|’s| is| are| has) (?:the|your) (?:new )?({_PETS[1:-1]}|{_KIN[1:-1]}|{_SIBLINGS})\b",
+            re.I,
+        ),
+        _asked_after,
+    ),
     (re.compile(r"\bwhat do you do(?: for (?:work|a living))?\?", re.I), _role),
     (re.compile(r"\bwhat(?:'s|’s| is) your job\b", re.I), _role),
 )
@@ -183,6 +204,8 @@ _CORRECTION = re.compile(
     r"(?:(?i:i'm|i’m|i am|we're|we’re|we are|it's|it’s|actually|now|still)\s+)?(?:(?i:at|with|in)\s+)?"
     r"([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})(?=\s*(?:[.!,;:)\-–—]|$|\s+[a-z]))"
 )
+# one name opening a sentence about it: "Waffles hated the drive", "Katrin's loving Munich"
+_SUBJECT = re.compile(r"\s*([A-Z][a-z]+)(?=(?:'s|’s) [a-z]| [a-z]+(?:ed|s)\b| (?:is|was|has|had|loves)\b)")
 _ANIMAL = re.compile(rf"\b(?:{_PETS[1:-1]}|puppies|bunnies|ponies)s?\b", re.I)
 _YES = frozenset({"yes", "yeah", "yep", "yup", "aye", "correct", "exactly", "indeed", "ja", "si", "sí"})
 
@@ -213,6 +236,9 @@ def answer(text: str, slot: Slot) -> str | None:
         return _age_answer(text)
     if slot.kind == "role":
         return _role_answer(text)
+    if slot.kind == "subject":
+        found = _SUBJECT.match(text)
+        return _name(found.group(1)) if found else None
     found = _OPENING.match(text)
     return _name(found.group(1)) if found else None
 
@@ -249,6 +275,11 @@ def _role_answer(text: str) -> str | None:
 
 # who a he/she means at this point of the session: (agent, session), "f"/"m" -> the name or None
 Who = Callable[[tuple[str | None, str], str | None], str | None]
+
+
+def _a_name(word: str, ex: Extraction) -> bool:
+    """Whether the reply's own extraction took `word` for a name: an entity, or a fact's subject."""
+    return any(m.value == word for m in ex.mentions) or any(f.subject == word for f in ex.facts)
 
 
 class SessionAnswers:
@@ -295,6 +326,8 @@ class SessionAnswers:
             (slot.subject or "").casefold(),
         }:
             return ex
+        if slot.kind == "subject" and not _a_name(name, ex):
+            return ex  # "Everything's fine", "Pretty good": a word, not a name
         counters.inc("extract.spacy.answers")
         fact = FactCandidate(
             subject=slot.subject or msg.speaker,
