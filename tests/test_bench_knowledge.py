@@ -160,6 +160,7 @@ def test_one_story_through_the_engine(tmp_path: Path, capsys: pytest.CaptureFixt
     assert story["satisfied"] == 2 and story["current_satisfied"] == 2 and story["superseded_satisfied"] == 0
     assert total["tiers"]["spacy"]["rows_found"] == 2
     assert story["answered_facts"] >= 1 and story["answered_strict"] <= story["answered_facts"]
+    assert story["answerable_store"] == 1  # Northwind is stored; the dog was never said
 
 
 def test_the_bundled_stories_are_well_formed() -> None:

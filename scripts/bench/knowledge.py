@@ -12,6 +12,8 @@ of the tests (tests/servers/ollama_server.py). Then:
 - current-truth accuracy: share of the story's truth rows satisfied (rule in `row_satisfied`);
 - questions: each goes through `before_prompt_build`; answered when an answer string is in the
   block's Known Facts section; stale = superseded facts shown there for questions not about the past;
+  `answerable_store` = questions some stored fact answers (strict reading), shown or not: the
+  questions below it were lost to extraction, those between it and `answered_strict` to ranking;
 - per tier (regex, spacy, llm; a fact belongs to every tier in its `source` and its evidence's
   `tiers`): recall = share of truth rows the tier's facts match (any validity), precision = share
   of the tier's facts that match a truth row or an `also_true` row of the story.
@@ -410,10 +412,13 @@ async def ask(runner: Any, story: dict[str, Any], ctx: dict[str, Any], ws: Any) 
         shown = [
             fact_view(f) for f in (ws.facts.get(fid) for fid in _FACT_ID_RE.findall(section)) if f is not None
         ]
+        stored = [fact_view(f) for f in ws.facts.all()]
         out.append(
             {
                 "answered_facts": answered(section, q["answers"]),
                 "answered_strict": answered_by_fact(q, shown, str(story["user"])),
+                # a stored fact answers it, shown or not: the rest is lost to extraction, not to ranking
+                "answerable_store": answered_by_fact(q, stored, str(story["user"])),
                 "answered_block": answered(block, q["answers"]),
                 "stale": 0 if q.get("about_past") else sum(1 for f in shown if not f.valid),
                 "facts_shown": len(shown),
@@ -468,6 +473,7 @@ def score_story(
         "questions": len(questions),
         "answered_facts": sum(1 for q in questions if q["answered_facts"]),
         "answered_strict": sum(1 for q in questions if q["answered_strict"]),
+        "answerable_store": sum(1 for q in questions if q["answerable_store"]),
         "answered_block": sum(1 for q in questions if q["answered_block"]),
         "stale_injected": sum(int(q["stale"]) for q in questions),
         "facts": len(facts),
@@ -488,6 +494,7 @@ _COUNTS = (
     "questions",
     "answered_facts",
     "answered_strict",
+    "answerable_store",
     "answered_block",
     "stale_injected",
     "facts",
