@@ -67,6 +67,7 @@ def pool(cfg: PostgresStorageConfig) -> ConnectionPool:
         if found is not None and not found.closed:
             return found
         opts = f"-c statement_timeout={cfg.statement_timeout_ms}"
+        _probe(cfg)
         made = ConnectionPool(
             cfg.url,
             min_size=1,
@@ -94,6 +95,38 @@ def pool(cfg: PostgresStorageConfig) -> ConnectionPool:
             migrate(conn)
         _POOLS[key] = made
         return made
+
+
+# libpq's reason for a failed connection -> what to say (its own text is not shown: it may quote names)
+_REASONS = (
+    ("connection refused", "connection refused (is the server running, on that host and port?)"),
+    ("no such file or directory", "no server socket there (is the server running?)"),
+    ("password authentication failed", "password authentication failed"),
+    ("no password supplied", "no password supplied"),
+    ('role "', "no such role (user)"),  # FATAL:  role "x" does not exist
+    ('database "', "no such database"),
+    ("timeout expired", "no answer within storage.postgres.connectTimeoutMs"),
+    ("could not translate host name", "unknown host name"),
+    ("the database system is starting up", "the server is starting up"),
+    ("the database system is shutting down", "the server is shutting down"),
+)
+
+
+def _probe(cfg: PostgresStorageConfig) -> None:
+    """One direct connection before the pool is made. A server that refuses (stopped, wrong port, no
+    socket, wrong password) fails here at once with a reason; the pool would retry it in the background
+    until its timeout and end in a bare PoolTimeout, logging libpq's text (host, port) twice a second."""
+    timeout_s = max(1, cfg.connect_timeout_ms // 1000)
+    try:
+        psycopg.connect(
+            cfg.url, autocommit=True, connect_timeout=timeout_s,
+            **tcp_options(cfg.url, cfg.statement_timeout_ms + cfg.connect_timeout_ms),
+        ).close()  # fmt: skip
+    except psycopg.Error as exc:
+        text = str(exc).lower()
+        reason = next((say for key, say in _REASONS if key in text), type(exc).__name__)
+        where = describe(cfg.url)
+        raise StoreDatabaseError(f"cannot reach the PostgreSQL store at {where}: {reason}") from exc
 
 
 @contextmanager
