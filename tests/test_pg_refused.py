@@ -8,7 +8,10 @@ direct connection comes first and its failure is named: refused, no socket, no s
 
 from __future__ import annotations
 
+import json
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import psycopg
@@ -35,10 +38,10 @@ def _socket_dir(pg_url: str) -> str:
 
 
 def _cases(pg_url: str, tmp_path: Path) -> list[tuple[str, str]]:
-    host = _socket_dir(pg_url)
+    host = _socket_dir(pg_url) if pg_url else str(tmp_path)
     return [
         (f"postgresql://ke:{PASSWORD}@127.0.0.1:{_closed_port()}/knowledge", "connection refused"),
-        (f"postgresql://ke:{PASSWORD}@/knowledge?host={tmp_path}", "no server socket there"),
+        (f"postgresql://ke:{PASSWORD}@/knowledge?host={tmp_path}", "no server socket at that path"),
         (f"postgresql://postgres:{PASSWORD}@/no_such_db_here?host={host}", "no such database"),
         (f"postgresql://no_such_role:{PASSWORD}@/postgres?host={host}", "no such role"),
     ]
@@ -62,3 +65,18 @@ def test_the_pool_is_not_made_for_a_refusing_server(
         pool(PostgresStorageConfig(url=url))
     # no retry loop logging libpq's text (host and port) twice a second
     assert not [r for r in caplog.records if r.name.startswith("psycopg")]
+
+
+@pytest.mark.parametrize("command", [["facts"], ["show", "person:alice"], ["context", "Where do I live?"]])
+def test_commands_on_a_refusing_server_name_the_server(tmp_path: Path, command: list[str]) -> None:
+    """Exit 4 and the server's reason, as `stats`; not 'cannot open workspace <a throwaway folder>'."""
+    url, reason = _cases("", tmp_path)[0]
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(json.dumps({"storage": {"backend": "postgres", "postgres": {"url": url}},
+                               "workspace": str(tmp_path / "node" / "{agentId}")}))  # fmt: skip
+    exe = Path(sys.executable).parent / "knowledge-engine"
+    proc = subprocess.run([str(exe), *command, "--config", str(cfg), "--agent", "main"],
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert proc.returncode == 4, proc.stderr[-2000:]
+    assert "error: cannot reach the PostgreSQL store at 127.0.0.1:" in proc.stderr and reason in proc.stderr
+    assert "ke-node-" not in proc.stderr and "Traceback" not in proc.stderr and PASSWORD not in proc.stderr

@@ -332,9 +332,22 @@ def open_workspace(workspace: Path | None, config: Path | None, agent: str | Non
     try:
         ws = Workspace(folder, cfg, agent_of(folder, cfg, agent))
     except (RuntimeError, OSError) as exc:
-        fail(f"cannot open workspace {folder}: {exc}")
+        open_failed(folder, cfg, exc)
     check_readable(ws)
     return ws
+
+
+def open_failed(folder: Path, cfg: EngineConfig, exc: Exception) -> NoReturn:
+    """A shared store that cannot be reached is main's one line and exit 4 (it names the server; the
+    folder may be a throwaway one); anything else names the folder."""
+    from knowledge_engine.store.backend import is_shared
+
+    if is_shared(cfg.storage):
+        from knowledge_engine.store.postgres.connect import StoreDatabaseError
+
+        if isinstance(exc, StoreDatabaseError):
+            raise exc
+    fail(f"cannot open workspace {folder}: {exc}")
 
 
 def infer_agent(folder: Path, cfg: EngineConfig) -> str:
@@ -389,7 +402,7 @@ def open_engine(workspace: Path | None, config: Path | None, agent: str | None) 
     try:
         ws = engine.open_workspace(folder, agent_of(folder, cfg, agent))
     except (RuntimeError, OSError) as exc:
-        fail(f"cannot open workspace {folder}: {exc}")
+        open_failed(folder, cfg, exc)
     check_readable(ws)
     return engine, ws
 

@@ -99,8 +99,8 @@ def pool(cfg: PostgresStorageConfig) -> ConnectionPool:
 
 # libpq's reason for a failed connection -> what to say (its own text is not shown: it may quote names)
 _REASONS = (
-    ("connection refused", "connection refused (is the server running, on that host and port?)"),
-    ("no such file or directory", "no server socket there (is the server running?)"),
+    ("connection refused", "connection refused"),
+    ("no such file or directory", "no server socket at that path"),
     ("password authentication failed", "password authentication failed"),
     ("no password supplied", "no password supplied"),
     ('role "', "no such role (user)"),  # FATAL:  role "x" does not exist
