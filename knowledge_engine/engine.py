@@ -217,6 +217,8 @@ class KnowledgeEngine:
 
     def ingest(self, ws: Workspace, messages: Iterable[Message]) -> int:
         """Blocking: run messages through the same pipeline as the hooks (CLI, tests)."""
+        if ws.config.memory.enabled and ws.has_message_log:  # one that can only be read here: its
+            ws.messages.require_writable()  # clear error now, not a failed write per batch
         batch: list[Message] = []
         n = 0
         size = self.config.extraction.spacy.batch_size

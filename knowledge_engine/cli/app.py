@@ -122,8 +122,8 @@ def _message_log_unusable(exc: Exception) -> None:
         return
     if str(exc).endswith((os.strerror(errno.EROFS), os.strerror(errno.EACCES))):
         hint = (
-            "the message log (SQLite in WAL mode) is opened for writing even to be read, so the"
-            " workspace must be writable: work on a writable copy (cp -a)"
+            "this command writes to the workspace, which cannot be written here (stats, messages,"
+            " search and show can still read it): work on a writable copy (cp -a)"
         )
     else:
         hint = "the engine leaves it untouched: fix it, or move it away to start a new message log"

@@ -139,6 +139,7 @@ class MessageLogContract(Protocol):
     def close(self) -> None: ...
     def __enter__(self) -> Self: ...
     def __exit__(self, *exc: object) -> None: ...
+    def require_writable(self) -> None: ...
     def iter(
         self,
         since: datetime | None = None,
@@ -209,6 +210,10 @@ class MessageLogBase:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def require_writable(self) -> None:
+        """Raise the log's clear error when it can only be read here (a read-only folder): a command
+        that writes fails at once, not once per batch. A database log is always written."""
 
     # ------------------------------------------------------------------ reads
 

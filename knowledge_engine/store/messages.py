@@ -11,10 +11,16 @@ deleted document's terms in older index segments until they are merged, and the 
 keeps old page images until a checkpoint. `vacuum()` therefore merges the FTS index
 ('optimize'), rebuilds the file (VACUUM) and truncates the WAL: after it, no byte of a
 deleted message remains in the workspace files.
+
+A log this process cannot write (a read-only backup folder, a file of another user) is opened
+read-only (`read_only`), so `stats`, `messages`, `search` and `show` can inspect it; any write then
+fails with a MessageLogError naming the cause, as the open itself did before.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sqlite3
 import threading
@@ -24,6 +30,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from knowledge_engine.config import MemoryConfig
 from knowledge_engine.model.records import Message
@@ -43,6 +50,8 @@ from knowledge_engine.store.message_common import (
 )
 
 MESSAGES_FILE = "messages.sqlite3"  # the message log, in the workspace folder
+_NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+_INTEGRITY_CHECK = "INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)"
 SCHEMA_VERSION = 1
 _COLUMNS = "seq, id, session, role, speaker, agent_id, ts, ts_iso, text"
 
@@ -147,6 +156,8 @@ class MessageLog(MessageLogBase):
         self._init_search(roles, max_query_terms, extra_stop_words, match_budget)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self.read_only: str | None = None  # why the log was opened read-only (an OS error's text)
+        self._busy_timeout_ms = busy_timeout_ms
         try:
             self._conn = self._open(busy_timeout_ms)
         except sqlite3.DatabaseError as exc:
@@ -168,16 +179,63 @@ class MessageLog(MessageLogBase):
         try:
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
         except OSError as exc:
+            if exc.errno in _NOT_WRITABLE and self.path.is_file():
+                return self._open_read_only(busy_timeout_ms, exc.strerror or os.strerror(exc.errno))
             raise MessageLogError(f"cannot open message log {self.path}: {exc.strerror}") from None
         conn = sqlite3.connect(
             self.path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
         )
         try:
             return self._prepare(conn, busy_timeout_ms)
+        except sqlite3.OperationalError:
+            conn.close()
+            self._conn = None
+            if os.access(self.path.parent, os.W_OK):
+                raise
+            # the file is writable, its folder is not: SQLite cannot make the -wal and -shm files
+            return self._open_read_only(busy_timeout_ms, os.strerror(errno.EACCES))
         except BaseException:
             conn.close()
             self._conn = None
             raise
+
+    def _open_read_only(self, busy_timeout_ms: int, why: str) -> sqlite3.Connection:
+        """The log opened for reading only (`why`: the OS's reason it cannot be written).
+
+        A WAL database needs its -shm file even to be read: when the folder cannot hold one, and no
+        -wal file holds changes not yet in the main file (a clean close leaves none), the file is
+        read as `immutable`, which needs neither. A -wal file that cannot be read along is an error:
+        reading past it would miss the newest messages."""
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            conn = self._connect_read_only(uri, busy_timeout_ms)
+        except sqlite3.OperationalError:
+            if wal.exists() and wal.stat().st_size > 0:
+                raise MessageLogError(f"cannot open message log {self.path}: {why}") from None
+            conn = self._connect_read_only(uri + "&immutable=1", busy_timeout_ms)
+        self.read_only = why
+        counters.inc("memory.opened_read_only")
+        return conn
+
+    def _connect_read_only(self, uri: str, busy_timeout_ms: int) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            uri, uri=True, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            conn.execute("PRAGMA temp_store = MEMORY")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except BaseException:
+            conn.close()
+            raise
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise MessageLogError(
+                f"{self.path} has schema {version}, not this engine's {SCHEMA_VERSION}, and cannot be "
+                "written to bring it up to date"
+            )
+        return conn
 
     def _prepare(self, conn: sqlite3.Connection, busy_timeout_ms: int) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
@@ -221,6 +279,7 @@ class MessageLog(MessageLogBase):
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One IMMEDIATE transaction: takes the write lock up front, so it never fails half-way on BUSY."""
         with self._lock:
+            self._writable()
             conn = self.conn
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -229,6 +288,33 @@ class MessageLog(MessageLogBase):
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+
+    def require_writable(self) -> None:
+        with self._lock:
+            self._writable()
+
+    def _writable(self) -> None:
+        """Raise the clear error of a read-only log, unless it has become writable (its mode was fixed
+        while a host ran): then it is opened for writing from now on."""
+        if self.read_only is None:
+            return
+        old, why = self._conn, self.read_only
+        conn: sqlite3.Connection | None = None
+        try:
+            os.close(os.open(self.path, os.O_RDWR | os.O_NOFOLLOW))
+            self.read_only = None
+            conn = self._open(self._busy_timeout_ms)  # read-only again when SQLite cannot write either
+        except (OSError, sqlite3.DatabaseError, MessageLogError):
+            pass
+        if conn is not None and self.read_only is None:
+            if old is not None:
+                old.close()
+            self._conn = conn
+            return
+        if conn is not None:
+            conn.close()
+        self._conn, self.read_only = old, why
+        raise MessageLogError(f"cannot write message log {self.path}: it is read-only here: {why}")
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -343,12 +429,16 @@ class MessageLog(MessageLogBase):
         return not busy
 
     def check_index(self) -> bool:
-        """True when the keyword index matches the stored texts exactly (for `validate`)."""
+        """True when the keyword index matches the stored texts exactly (for `validate`). A read-only
+        log is checked in an in-memory copy: FTS5 takes the check as an INSERT, which it refuses."""
         try:
             with self._lock:
-                self.conn.execute(
-                    "INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)"
-                )
+                if self.read_only is None:
+                    self.conn.execute(_INTEGRITY_CHECK)
+                else:
+                    with contextlib.closing(sqlite3.connect(":memory:")) as copy:
+                        self.conn.backup(copy)
+                        copy.execute(_INTEGRITY_CHECK)
         except sqlite3.DatabaseError:
             emit("memory.index_check", ok=False)
             return False
