@@ -24,6 +24,7 @@ from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.sources.local import LocalSource
 from knowledge_engine.store.workspace import Workspace
 from tests.fixtures.chroma import _free_port
+from tests.fixtures.postgres import database_fixture, store_config
 
 DEADLINE_S = 120
 ASKED = "Who pays my salary?"  # shares no word with either fact
@@ -146,5 +147,23 @@ def test_a_dead_chroma_server_never_breaks_fact_ingestion(
         assert counters.get("index.live_failed") > failed
         assert _job(ws, "Northwind Labs").is_valid
         assert engine.flush(DEADLINE_S, sync=False)
+    finally:
+        engine.stop()
+
+
+pg_db = database_fixture("ke_live_facts")
+
+
+def test_on_postgres_facts_reach_pgvector_and_the_sync_finds_them(tmp_path: Path, pg_db: str) -> None:
+    """The shared backend: the fact table's change log is the database's, the index is pgvector."""
+    engine = _engine(tmp_path, **{**store_config(pg_db), "embeddings": {"enabled": True}})
+    ws = engine.open_workspace(tmp_path / "ws", "live")
+    try:
+        _say(engine, ws, "m1", "I work at Northwind Labs as a data engineer.")
+        fact = _job(ws, "Northwind Labs")
+        assert _until(lambda: fact.id in engine.chroma(ws).stored_hashes("facts"))
+        assert fact.id in _vector_arm(engine, ws)
+        report = engine.sync(ws).per_kind["facts"]
+        assert (report["embedded"], report["updated"], report["deleted"]) == (0, 0, 0), report
     finally:
         engine.stop()
