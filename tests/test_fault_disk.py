@@ -77,6 +77,7 @@ def test_flush_under_a_file_size_limit_keeps_the_old_file_and_writes_once_the_di
     errors = [msg for level, msg in out["logs"] if level == "ERROR"]
     assert len(errors) == 1, errors
     assert "could not write the store" in errors[0] and "retried" in errors[0]
+    assert "(OSError: File too large)" in errors[0]  # the system's reason, not the bare class
     assert any("recovered after 4 failed attempts" in msg for _, msg in out["logs"])
     ws = Workspace(workspace, load_config({}))
     assert len(ws.facts) == 200

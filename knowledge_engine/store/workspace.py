@@ -25,7 +25,7 @@ from knowledge_engine.gcpause import freeze_on_resume, gc_paused
 from knowledge_engine.model.extraction import TITLE_PREDICATES, Extraction, FactCandidate, Mention
 from knowledge_engine.model.predicates import ACCEPTED_OFFER, OFFER_PREDICATE
 from knowledge_engine.model.records import Entity, Evidence, Fact, Message, canonical, utcnow
-from knowledge_engine.observe import counters, emit
+from knowledge_engine.observe import counters, emit, failure
 from knowledge_engine.store import backend as store_backend
 from knowledge_engine.store.entities import EntityStore, vote_weight
 from knowledge_engine.store.facts import FactStore, last_said
@@ -366,7 +366,7 @@ class Workspace:
                 log.error(
                     "could not write the store in %s (%s); changes stay in memory and are retried",
                     self.folder,
-                    type(exc).__name__,
+                    failure(exc),  # 'OSError: Read-only file system' says what to fix; 'OSError' did not
                 )
             return False
         for (_, release), token in zip(hooks, tokens, strict=True):
