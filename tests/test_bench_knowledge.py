@@ -209,3 +209,42 @@ def test_folds_never_open_the_held_out_part(tmp_path: Path) -> None:
     assert [p for p, _ in kb.load_stories(tmp_path, skip=("heldout",))] == ["tune"]
     with pytest.raises(json.JSONDecodeError):
         kb.load_stories(tmp_path)
+
+
+def test_entities_are_scored_by_the_types_their_relations_give() -> None:
+    from knowledge_engine.model.records import Entity
+
+    story = {
+        "truth": [
+            _row("user", "employer", "Copperleaf Energy"),
+            _row("user", "lives_in", "Leeds"),
+            _row("user", "car", "Skoda Octavia"),
+            _row("user", "pet", "Mochi"),
+            _row("Mochi", "age", "7"),  # a pet's row: Mochi is no person
+            _row("Sam", "employer", "Leeds General Infirmary"),
+            _row("user", "job_title", "data analyst"),  # a value, not an entity
+        ],
+        "also_true": [],
+    }
+    assert kb.expected_entities(story) == {
+        "Copperleaf Energy": "organization",
+        "Leeds": "location",
+        "Skoda Octavia": "product",
+        "Sam": "person",
+        "Leeds General Infirmary": "organization",
+    }
+    entities = [
+        Entity(id="e1", type="organization", value="Copperleaf Energy", aliases=["Copperleaf"]),
+        Entity(id="e2", type="person", value="Leeds"),  # found, typed wrong
+        Entity(id="e3", type="product", value="Skoda Octavia estate"),
+        Entity(id="e4", type="product", value="Octavia"),  # the same car twice
+        Entity(id="e5", type="organization", value="Leeds General Infirmary"),
+        Entity(id="e6", type="concept", value="Dear Gareth"),
+    ]
+    assert kb.score_entities(story, entities) == {
+        "entities": 6,
+        "entity_names": 5,
+        "entity_found": 4,  # Sam was never stored
+        "entity_typed": 3,
+        "entity_doubled": 1,
+    }

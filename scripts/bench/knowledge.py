@@ -14,6 +14,9 @@ of the tests (tests/servers/ollama_server.py). Then:
   block's Known Facts section; stale = superseded facts shown there for questions not about the past;
   `answerable_store` = questions some stored fact answers (strict reading), shown or not: the
   questions below it were lost to extraction, those between it and `answered_strict` to ranking;
+- entities: the names the rows say are entities (objects of employer, lives_in, spouse, car...,
+  typed by `ENTITY_TYPES`; people as subjects): found (see `score_entities`),
+  typed (with the relation's type), doubled (held by two entities or more), and all entities stored;
 - per tier (regex, spacy, llm; a fact belongs to every tier in its `source` and its evidence's
   `tiers`): recall = share of truth rows the tier's facts match (any validity), precision = share
   of the tier's facts that match a truth row or an `also_true` row of the story.
@@ -269,6 +272,66 @@ def row_satisfied(row: dict[str, Any], facts: Iterable[FactView], user: str) -> 
     return False
 
 
+# The type a person gives the object of each relation (relations whose objects are values or
+# animals are left out: job titles, ages, conditions, likings, pets).
+ENTITY_TYPES: dict[str, str] = {
+    "employer": "organization",
+    "child_school": "organization",
+    "studies_at": "organization",
+    "lives_in": "location",
+    "from": "location",
+    "car": "product",
+    **dict.fromkeys(
+        ("spouse", "child", "parent", "sibling", "friend", "manager", "mentor", "colleague"), "person"
+    ),
+}
+
+
+def expected_entities(story: dict[str, Any]) -> dict[str, str]:
+    """Names the story's rows (truth and also_true) say are entities, with the type their relation
+    gives them: objects by `ENTITY_TYPES`, subjects other than the user are people. A name given two
+    types is left out."""
+    rows = [*story["truth"], *story.get("also_true", [])]
+    pets = {str(r["object"]) for r in rows if r["relation"] == "pet"}
+    seen: dict[str, set[str]] = {}
+    for row in rows:
+        type_ = ENTITY_TYPES.get(str(row["relation"]))
+        if type_ is not None:
+            seen.setdefault(str(row["object"]), set()).add(type_)
+        if row["subject"] != USER and row["subject"] not in pets:  # "Mochi age 7": a cat, not a person
+            seen.setdefault(str(row["subject"]), set()).add("person")
+    return {name: next(iter(types)) for name, types in seen.items() if len(types) == 1}
+
+
+def score_entities(story: dict[str, Any], entities: Iterable[Any]) -> dict[str, int]:
+    """Entity figures of one story: how many expected names an entity holds (its value or an alias
+    is the name, or, with the expected type, a longer or shorter form of it: "Skoda Octavia
+    estate", "Copperleaf"; "Leeds General Infirmary" does not hold "Leeds"), how many of those with
+    the expected type, how many more than once ("Octavia" beside "Skoda Octavia estate"), and how
+    many entities were stored in all."""
+    stored = [(e.type, [e.value, *e.aliases]) for e in entities]
+    found = typed = doubled = 0
+    for name, type_ in expected_entities(story).items():
+        holders = [
+            t
+            for t, names in stored
+            if any(
+                norm(n) == norm(name) or (t == type_ and (contains(n, name) or contains(name, n)))
+                for n in names
+            )
+        ]
+        found += bool(holders)
+        typed += type_ in holders
+        doubled += len(holders) > 1
+    return {
+        "entities": len(stored),
+        "entity_names": len(expected_entities(story)),
+        "entity_found": found,
+        "entity_typed": typed,
+        "entity_doubled": doubled,
+    }
+
+
 def row_extracted(row: dict[str, Any], facts: Iterable[FactView], user: str) -> bool:
     """Whether any fact (valid or not, in any tense) states the row's triple: extraction recall."""
     return any(match_kind(f, row, user) is not None for f in facts)
@@ -499,6 +562,11 @@ _COUNTS = (
     "stale_injected",
     "facts",
     "valid_facts",
+    "entities",
+    "entity_names",
+    "entity_found",
+    "entity_typed",
+    "entity_doubled",
 )
 
 
@@ -512,6 +580,8 @@ def summarise(scores: Sequence[dict[str, Any]]) -> dict[str, Any]:
     s["answered_facts_share"] = _ratio(s["answered_facts"], s["questions"])
     s["answered_strict_share"] = _ratio(s["answered_strict"], s["questions"])
     s["answered_block_share"] = _ratio(s["answered_block"], s["questions"])
+    s["entity_recall"] = _ratio(s["entity_found"], s["entity_names"])
+    s["entity_type_accuracy"] = _ratio(s["entity_typed"], s["entity_found"])
     tiers = {}
     for tier in (*TIERS, "all"):
         n = sum(x["tiers"][tier]["facts"] for x in scores)
@@ -569,7 +639,7 @@ def run(
                     ws = engine.workspace(ctx["agentId"], ctx["workspaceDir"])
                     facts = [fact_view(f) for f in ws.facts.all()]
                     questions = await ask(runner, story, ctx, ws)
-                    score = score_story(story, facts, questions)
+                    score = score_story(story, facts, questions) | score_entities(story, ws.entities.all())
                     rows = score.pop("rows")
                     per_story[str(story["id"])] = {"part": part, **score}
                     if detail and part != "heldout":
@@ -650,6 +720,11 @@ def print_table(out: dict[str, Any]) -> None:
             for t, v in s["tiers"].items()
         )
         print(f"[{part}] per tier (facts): {cells}")
+        print(
+            f"[{part}] entities: {s['entity_found']}/{s['entity_names']} named found, "
+            f"{s['entity_typed']} typed as their relation says, {s['entity_doubled']} held twice, "
+            f"{s['entities']} stored"
+        )
     for sid, d in out.get("detail", {}).items():
         print(f"\n== {sid}")
         for item in [*d["rows"], *d["questions"]]:
