@@ -73,6 +73,24 @@ def test_year_before_a_product_name(workspace: Path) -> None:
     assert again.id == car.id and car.value == "2019 Golf"
 
 
+def test_a_car_model_without_its_make_is_the_car(workspace: Path) -> None:
+    store = make_store(workspace)
+    fabia = store.observe("Skoda Fabia", "product", "spacy")
+    assert store.observe("Fabia", "product", "spacy").id == fabia.id
+    highlander = store.observe("Highlander", "product", "spacy")  # the short form first
+    assert store.observe("Toyota Highlander", "product", "spacy").id == highlander.id
+    assert store.get(highlander.id).value == "Toyota Highlander"
+    octavia = store.observe("Skoda Octavia estate", "product", "spacy")
+    assert store.observe("Octavia", "product", "spacy").id == octavia.id
+    assert len(store) == 3
+
+
+def test_a_make_that_opens_a_persons_name_is_no_car_make(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.observe("Mercedes Lopez", "person", "spacy")
+    assert store.resolve("Lopez", "person") is None
+
+
 def test_approximate_amount_is_the_amount(workspace: Path) -> None:
     store = make_store(workspace)
     exact = store.observe("$900", "money", "regex")

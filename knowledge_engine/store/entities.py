@@ -18,6 +18,7 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from knowledge_engine.config import StorageConfig
+from knowledge_engine.extract.lexicon import CAR_MAKES
 from knowledge_engine.model.records import (
     TIER_STRENGTH,
     Entity,
@@ -52,6 +53,7 @@ _NORP_OWNERS = {"organization", "product"}
 # such a word is a real NORP, so it joins only a name already known as an organisation or product.
 _DEMONYM = re.compile(r"(?:an|ese|ish|i|ic|ch|ss|ek|ean)$")
 _PREFIX_WORDS = 3  # long forms are indexed under their first 1..3 words
+_MAKES = frozenset(m.lower() for m in CAR_MAKES)
 # "about $900" is the amount $900.
 _APPROX = re.compile(r"^(?:about|around|roughly|approximately|approx\.?|circa|ca\.|~)\s*", re.I)
 
@@ -64,15 +66,19 @@ def normal_value(value: str, type_: str | None) -> str:
     return value
 
 
-def _short_forms(key: str) -> list[str]:
-    """Shorter names a long key may be written as: leading words, and the name without a year."""
+def _short_forms(key: str, type_: str | None = None) -> list[str]:
+    """Shorter names a long key may be written as: leading words, and the name without a year; a
+    product's without its car make ("Fabia" of "Skoda Fabia", "Octavia" of "Skoda Octavia estate")."""
     words = key.split()
     forms = [" ".join(words[:n]) for n in range(1, min(len(words), _PREFIX_WORDS + 1))]
     rest = words
     while len(rest) > 1 and rest[0].isdigit():
         rest = rest[1:]
         forms.append(" ".join(rest))
-    return forms
+    if type_ in (None, "product", "unknown") and len(rest) > 1 and rest[0] in _MAKES:
+        model = rest[1:]
+        forms += [" ".join(model[:n]) for n in range(1, min(len(model), _PREFIX_WORDS) + 1)]
+    return list(dict.fromkeys(forms))
 
 
 def _norp_owner(owner_type: str, key: str) -> bool:
@@ -219,7 +225,7 @@ class EntityStore:
             if len(parts) > 1:
                 self._first_names.setdefault(parts[0], set()).add(ent.id)
         if ent.type in _ALIASABLE:
-            for form in _short_forms(match_key(ent.value)):
+            for form in _short_forms(match_key(ent.value), ent.type):
                 self._long_forms.setdefault(form, set()).add(ent.id)
 
     def __len__(self) -> int:
@@ -270,7 +276,7 @@ class EntityStore:
             return owners[0]
         if owners or norp:
             return None
-        for form in _short_forms(key):  # the long form arrives after the short one
+        for form in _short_forms(key, type_):  # the long form arrives after the short one
             eid = self._by_key.get(form)
             ent = self.table.get(eid) if eid else None
             if ent is None or ent.type not in _ALIASABLE or not _compatible(ent.type, type_):
@@ -375,7 +381,7 @@ class EntityStore:
         if type_ != "unknown":
             ent.type_votes[type_] = ent.type_votes.get(type_, 0) + vote_weight(tier, type_)
         ent = self._retype(ent)
-        if ent.type in _ALIASABLE and match_key(ent.value) in _short_forms(match_key(surface)):
+        if ent.type in _ALIASABLE and match_key(ent.value) in _short_forms(match_key(surface), ent.type):
             # "Alex" then "Alex Smith", "Golf" then "2019 Golf": the fuller name becomes the display value
             ent.aliases = [a for a in ent.aliases if a != surface] + [ent.value]
             ent.value = surface
