@@ -20,7 +20,7 @@ from knowledge_engine.ingest.journal import IngestJournal
 from knowledge_engine.ingest.queue import IngestQueue, StoreUnavailable
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
-from knowledge_engine.observe import counters, emit
+from knowledge_engine.observe import counters, emit, failure
 from knowledge_engine.store.backend import is_shared, parked_store
 from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
 
@@ -244,8 +244,7 @@ class KnowledgeEngine:
                 ws.store_messages(messages)  # one write for the batch
             except Exception as exc:
                 if self._store_down(exc):
-                    counters.inc("memory.append_failed")
-                    log.error("message log append failed: %s", type(exc).__name__)
+                    _append_failed(exc)
                     down.append(exc)
                     return  # the whole batch is tried again (appending and applying are idempotent)
             else:
@@ -257,8 +256,7 @@ class KnowledgeEngine:
                     ws.store_message(msg)
                     stored.append(msg)
                 except Exception as exc:
-                    counters.inc("memory.append_failed")
-                    log.error("message log append failed: %s", type(exc).__name__)
+                    _append_failed(exc)
                     if self._store_down(exc):
                         down.append(exc)
                         break
@@ -457,3 +455,14 @@ class KnowledgeEngine:
             duration_ms=round((timeout_s - (deadline - time.monotonic())) * 1000),
         )
         return drained
+
+
+def _append_failed(exc: Exception) -> None:
+    """Count and log a message the log could not take. A MessageLogError's text is the log's path and
+    SQLite's or the system's reason, never content ('database disk image is malformed' says what to
+    fix; 'MessageLogError' did not); anything else is named by its class."""
+    from knowledge_engine.store.messages import MessageLogError
+
+    counters.inc("memory.append_failed")
+    why = str(exc) if isinstance(exc, MessageLogError) else failure(exc)
+    log.error("message log append failed: %s", why)
