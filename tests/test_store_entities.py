@@ -137,3 +137,20 @@ def test_names_that_differ_only_in_numbers_stay_apart(workspace: Path) -> None:
     c = store.observe("Acme Project 7", "concept", "spacy")
     d = store.observe("Acme Project 8", "concept", "spacy")
     assert a.id != b.id and c.id != d.id
+
+
+def test_two_writers_keep_the_type_a_relation_gave() -> None:
+    """One writer learned from a relation that Callum is a person, the other only counted NER
+    guesses since: the merged entity is a person, with both sides' votes."""
+    from knowledge_engine.model.records import Entity
+    from knowledge_engine.store.entities import merge_entities
+
+    base = Entity(id="e", type="organization", value="Callum", type_votes={"organization": 2})
+    mine = base.model_copy(
+        update={"type": "person", "relation_type": "person", "type_votes": {"organization": 2, "person": 5}}
+    )
+    theirs = base.model_copy(update={"type_votes": {"organization": 4}})
+    out = merge_entities(mine, theirs, base, cap=10)
+    assert (out.type, out.relation_type) == ("person", "person")
+    assert out.type_votes == {"organization": 4, "person": 5}
+    assert merge_entities(theirs, mine, base, cap=10).relation_type == "person"  # either side's

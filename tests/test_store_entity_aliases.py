@@ -130,6 +130,50 @@ def test_a_relation_types_the_entity_it_links(tmp_path: Path) -> None:
     assert ws.entities.resolve("Leo").type == "person"  # type: ignore[union-attr]
 
 
+def test_a_relation_type_outlasts_any_number_of_later_ner_guesses(workspace: Path) -> None:
+    """ "Callum attends Whitehill" makes Callum a person; the model calling him an organisation in
+    every later message does not undo it (it did, one vote at a time)."""
+    store = make_store(workspace)
+    callum = store.observe("Callum", "organization", "spacy")
+    store.constrain_type(callum.id, "person")
+    for _ in range(6):
+        store.observe("Callum", "organization", "spacy")
+    assert store.get(callum.id).type == "person"  # type: ignore[union-attr]
+
+
+def test_a_corrected_place_keeps_the_type_its_relation_gave(tmp_path: Path) -> None:
+    """ "sorry, I meant Dennistoun not Dalmarnock": the model calls Dennistoun a person in that very
+    message; the corrected fact's place is still a place."""
+    from knowledge_engine.model.extraction import FactCandidate
+    from knowledge_engine.store.workspace import Workspace
+
+    ws = Workspace(
+        tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
+    )
+    move = FactCandidate(
+        subject="Kirsty",
+        predicate="moves-to",
+        object="Dalmarnock",
+        tier="spacy",
+        subject_type="person",
+        object_type="location",
+        object_type_implied=True,
+    )
+    ws.apply(
+        Message(id="m1", text="We're moving to Dalmarnock!", role="user", speaker="Kirsty"),
+        [Extraction(message_id="m1", facts=[move])],
+    )
+    fix = Message(id="m2", text="sorry, I meant Dennistoun not Dalmarnock", role="user", speaker="Kirsty")
+    ws.apply(
+        fix,
+        [Extraction(message_id="m2", mentions=[Mention(value="Dennistoun", type="person", tier="spacy")])],
+    )
+    assert {(f.predicate, f.object) for f in ws.facts.all() if f.invalid_at is None} == {
+        ("moves-to", "Dennistoun")
+    }
+    assert ws.entities.resolve("Dennistoun").type == "location"  # type: ignore[union-attr]
+
+
 def test_words_of_a_job_title_are_no_entities(tmp_path: Path) -> None:
     from knowledge_engine.model.extraction import FactCandidate
     from knowledge_engine.store.workspace import Workspace
@@ -167,7 +211,7 @@ def test_a_name_tagged_a_nationality_joins_the_one_organisation_it_begins(worksp
 
 
 def test_one_message_naming_a_company_and_its_first_word_makes_one_entity(workspace: Path) -> None:
-    """"Helix Robotics offered me a job": the regex tier names the company (type undecided), the small
+    """ "Helix Robotics offered me a job": the regex tier names the company (type undecided), the small
     model tags "Helix" a nationality. The concept is applied last, so it finds the long form."""
     from knowledge_engine.store.workspace import Workspace
 

@@ -112,6 +112,9 @@ class Entity(_Record):
     last_seen: datetime = Field(default_factory=utcnow)
     sources: list[SourceTier] = Field(default_factory=list)
     type_votes: dict[str, int] = Field(default_factory=dict)
+    # the type a relation it takes part in implies (the object of works-at is an organization, whoever
+    # attends a school a person); it stays when later mentions are typed otherwise by the NER model
+    relation_type: EntityType | None = None
     updated_at: datetime = Field(default_factory=utcnow)
 
 

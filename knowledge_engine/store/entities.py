@@ -154,6 +154,8 @@ def merge_entities(mine: Entity, theirs: Entity, base: Entity | None, cap: int) 
     out.type_votes = votes
     if base is not None and (mine.value, mine.type) != (base.value, base.type):
         out.value, out.type = mine.value, mine.type
+    if mine.relation_type is not None and (base is None or mine.relation_type != base.relation_type):
+        out.relation_type, out.type = mine.relation_type, mine.relation_type
     aliases = _three_way(mine.aliases, theirs.aliases, base.aliases if base else [])
     out.aliases = [a for a in dict.fromkeys([*aliases, theirs.value, mine.value]) if a != out.value][-cap:]
     out.sources = list(dict.fromkeys([*theirs.sources, *mine.sources]))
@@ -390,8 +392,10 @@ class EntityStore:
 
     def constrain_type(self, eid: str, type_: EntityType) -> Entity | None:
         """A type implied by a relation the entity takes part in (the object of works-at is an
-        organization, a child a person) outweighs the NER guesses so far: the vote is raised to one
-        more than the strongest other type's, plus what an LLM vote would add."""
+        organization, a child a person) outweighs the NER guesses, before and after: the vote is
+        raised to one more than the strongest other type's, plus what an LLM vote would add, and
+        the type is kept as the entity's `relation_type`, which later votes do not change (the
+        model calls "Callum" an organisation in the next message too)."""
         with self.table.mutex:
             ent = self.table.get(eid)
             if ent is None or type_ not in _NAMED or type_ == "unknown":
@@ -399,12 +403,15 @@ class EntityStore:
             others = max((v for t, v in ent.type_votes.items() if t not in (type_, "unknown")), default=0)
             mine = ent.type_votes.get(type_, 0) + TIER_STRENGTH["llm"]
             ent.type_votes[type_] = max(mine, others + 1)
-            ent.type = type_  # now the strongest vote; no hysteresis against a relation (see _retype)
+            ent.type = ent.relation_type = type_  # now the strongest vote, and kept (see _retype)
             self.table.put(ent)
             self._index(ent)
             return ent
 
     def _retype(self, ent: Entity) -> Entity:
+        if ent.relation_type is not None:
+            ent.type = ent.relation_type
+            return ent
         votes = {t: v for t, v in ent.type_votes.items() if t != "unknown"}
         if not votes:
             return ent

@@ -308,6 +308,9 @@ class Workspace:
         ent = self.entities.resolve(value, type_)
         if ent is None and prior is not None:
             ent = self.entities.observe(value, prior.type, old.source, ev)
+        if ent is not None and prior is not None and prior.relation_type is not None:
+            # "I meant Dennistoun not Dalmarnock": the place the relation named, whatever NER says
+            ent = self.entities.constrain_type(ent.id, prior.relation_type) or ent
         return ent
 
     def _link(
