@@ -120,3 +120,18 @@ def test_a_relation_implied_type_still_wins_over_a_place(tmp_path: Path) -> None
     store.observe("Florence", "location", "spacy")
     ent = store.constrain_type(ent.id, "person") or ent  # "our daughter Florence"
     assert ent.type == "person"
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Alexandra Parade end, east end of Glasgow", ("Glasgow", "location")),
+        ("the family is in Dennistoun", ("Dennistoun", "location")),
+        ("I was in Tom's car when she rang", ("Tom", "person")),  # a possessive: a person's car
+        ("Dear Gareth Lloyd, thank you for three good years.", ("Gareth Lloyd", "person")),
+    ],
+)
+def test_where_a_name_stands_types_it(tier: SpacyTier, text: str, kept: tuple[str, str]) -> None:
+    """The model types each of these names otherwise; where it stands says what it is."""
+    raw, mentions = _raw_and_kept(tier, text)
+    assert kept in mentions

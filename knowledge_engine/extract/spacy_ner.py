@@ -41,6 +41,7 @@ _DETERMINERS = frozenset(
     {"the", "a", "an", "this", "that", "these", "those", "my", "our", "your", "his", "her", "their", "its"}
 )
 _POSSESSIVES = frozenset({"'s", "’s", "'", "’"})
+_GREETINGS = frozenset({"dear", "hi", "hey", "hello", "hiya", "morning"})
 _EDGE_PUNCT = frozenset("\"'“”‘’()[]{}<>,.;:!?-–—*_#")
 # Relative dates ("today", "a year", "last week") are not durable entities; keep a DATE/TIME
 # only when it names a day, month or number.
@@ -422,9 +423,14 @@ def entity_mentions(doc: Doc) -> list[Mention]:
         span = _trim(ent, type_)
         if span is None:
             continue
+        if type_ in {"organization", "concept"} and span.start > ent.start and ent[0].lower_ in _GREETINGS:
+            type_ = "person"  # "Dear Gareth Lloyd,": whom a letter greets is a person
         if type_ == "person" and _the_one(span):
             type_ = "organization"  # "an appointment at the Bürgeramt", "the Kita called"
             counters.inc("extract.spacy.the_person")
+        if type_ == "person" and _in_place(span):
+            type_ = "location"  # "relatives in Kochi", "the east end of Glasgow"
+            counters.inc("extract.spacy.place_person")
         if type_ in {"person", "organization", "location"} and all(t.text in lexicon.CAR_NAMES for t in span):
             type_ = "product"  # "a used Renault Clio": a car, not someone a later "she" could mean
         value = " ".join(span.text.split())
@@ -527,10 +533,11 @@ def _joined_people(m: Mention, implied: dict[str, EntityType]) -> list[Mention]:
 
 
 def _trim(ent: Span, type_: str) -> Any:
-    """Drop leading determiners, a trailing possessive and edge punctuation; add a currency sign."""
+    """Drop leading determiners and greetings ("Dear Gareth"), a trailing possessive and edge
+    punctuation; add a currency sign."""
     doc = ent.doc
     start, end = ent.start, ent.end
-    while end - start > 1 and doc[start].lower_ in _DETERMINERS:
+    while end - start > 1 and (doc[start].lower_ in _DETERMINERS or doc[start].lower_ in _GREETINGS):
         start += 1
     while end - start > 1 and (doc[end - 1].text in _POSSESSIVES or doc[end - 1].text in _EDGE_PUNCT):
         end -= 1
@@ -542,6 +549,19 @@ def _trim(ent: Span, type_: str) -> Any:
         start -= 1  # the small model leaves "$" outside "85,000"
     span = doc[start:end]
     return span if span.text.strip() else None
+
+
+def _in_place(span: Any) -> bool:
+    """A name right after "in", or after "of" in "the east end of", is a place: the small model calls
+    a place it does not know a PERSON ("relatives in Kochi", "east end of Glasgow"). Not a name
+    with a possessive ("in Tom's car")."""
+    doc, start = span.doc, span.start
+    if start == 0 or (span.end < len(doc) and doc[span.end].text in _POSSESSIVES):
+        return False
+    before = doc[start - 1].lower_
+    if before == "in":
+        return True
+    return before == "of" and start > 1 and doc[start - 2].lower_ in lexicon.PLACE_PARTS
 
 
 def _the_one(span: Any) -> bool:
