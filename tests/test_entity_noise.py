@@ -133,5 +133,5 @@ def test_a_relation_implied_type_still_wins_over_a_place(tmp_path: Path) -> None
 )
 def test_where_a_name_stands_types_it(tier: SpacyTier, text: str, kept: tuple[str, str]) -> None:
     """The model types each of these names otherwise; where it stands says what it is."""
-    raw, mentions = _raw_and_kept(tier, text)
+    _raw, mentions = _raw_and_kept(tier, text)
     assert kept in mentions

@@ -316,7 +316,8 @@ DISTRICT_NOUNS = frozenset(
 )
 # "the east end of Glasgow", "the outskirts of Leeds": what follows "of" is a place.
 PLACE_PARTS = frozenset(
-    {"end", "side", "part", "centre", "center", "outskirts", "north", "south", "east", "west", "edge", "heart"}
+    {"end", "side", "part", "centre", "center", "outskirts", "north", "south", "east", "west", "edge"}
+    | {"heart"}
 )
 # "at Tesco right now", "at the Hilton tonight": being somewhere for a while, not working there.
 VISIT_WORDS = frozenset(
