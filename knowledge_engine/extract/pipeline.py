@@ -33,6 +33,11 @@ def build_tiers(config: ExtractionConfig) -> list[Extractor]:
         spacy_tier = SpacyTier(config.spacy, max_chars=config.max_message_chars)
         if spacy_tier.available:
             tiers.append(spacy_tier)
+            nlp = None if spacy_tier.out_of_process else spacy_tier.nlp
+            if nlp is not None:  # in-process: its truecaser now, not on the first batch (workers do too)
+                from knowledge_engine.extract.truecase import for_pipeline
+
+                for_pipeline(nlp)
     return tiers
 
 
