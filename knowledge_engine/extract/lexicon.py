@@ -315,10 +315,7 @@ DISTRICT_NOUNS = frozenset(
     {"area", "neighbourhood", "neighborhood", "district", "suburb", "borough", "quarter", "barrio", "bairro"}
 )
 # "the east end of Glasgow", "the outskirts of Leeds": what follows "of" is a place.
-PLACE_PARTS = frozenset(
-    {"end", "side", "part", "centre", "center", "outskirts", "north", "south", "east", "west", "edge"}
-    | {"heart"}
-)
+PLACE_PARTS = _words("end side part centre center outskirts north south east west edge heart")
 # "at Tesco right now", "at the Hilton tonight": being somewhere for a while, not working there.
 VISIT_WORDS = frozenset(
     {"today", "tonight", "tomorrow", "yesterday", "right", "moment", "visiting", "week", "weekend"}
