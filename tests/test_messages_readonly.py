@@ -108,3 +108,46 @@ def test_the_child_really_cannot_write(tmp_path: Path) -> None:
     assert done.returncode != 0 and b"PermissionError" in done.stderr
     assert not (folder / "x").exists()
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+_CHILD = """
+import sys
+from datetime import UTC, datetime
+from knowledge_engine.model.records import Message
+from knowledge_engine.store.messages import MessageLog, MessageLogError
+
+log = MessageLog(sys.argv[1])
+msg = Message(id="late", text="Written once the folder is writable.", role="user",
+              timestamp=datetime(2026, 1, 1, tzinfo=UTC))
+try:
+    log.append_many([msg])
+except MessageLogError as exc:
+    print("refused:", exc, flush=True)
+print("read:", log.count(), "read_only:", log.read_only is not None, flush=True)
+sys.stdin.readline()  # the parent makes the folder writable meanwhile
+print("added:", log.append_many([msg]), "read_only:", log.read_only is not None, flush=True)
+log.close()
+"""
+
+
+def test_a_read_only_log_refuses_writes_then_takes_them_once_writable(tmp_path: Path) -> None:
+    """A host started on a folder it cannot write reads the log, refuses each write with the cause,
+    and writes again once the folder's mode is fixed, without a restart."""
+    ws = workspace_copy("sample", tmp_path)
+    _unwritable(ws, 0o444)
+    cmd = [*_prefix(), sys.executable, "-c", _CHILD, str(ws)]
+    try:
+        with subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as child:
+            assert child.stdin is not None and child.stdout is not None
+            refused, state = child.stdout.readline(), child.stdout.readline()
+            for path in [ws, *ws.rglob("*")]:
+                path.chmod(0o777 if path.is_dir() else 0o666)
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            added = child.stdout.readline()
+            assert child.wait(timeout=120) == 0
+    finally:
+        _restore(ws)
+    assert refused.startswith("refused: cannot write message log") and "read-only here" in refused
+    assert state.split() == ["read:", "50", "read_only:", "True"]
+    assert added.split() == ["added:", "1", "read_only:", "False"]
