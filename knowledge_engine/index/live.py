@@ -87,6 +87,8 @@ class LiveIndexer:
             queued = self._facts.get(ws.folder)
             if queued is None and unchanged:
                 return
+            if queued is not None and queued[1][0] != since[0]:  # reloaded meanwhile: the change log
+                counters.inc("index.live_facts_skipped")  # cannot say what changed before; the sync can
             # from the earliest known point: what changed between two batches (an LLM batch, upkeep) too
             for earlier in (self._indexed.get(ws.folder), queued[1] if queued else None):
                 if earlier is not None and earlier[0] == since[0] and earlier[1] < since[1]:
