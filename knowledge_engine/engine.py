@@ -47,6 +47,7 @@ class KnowledgeEngine:
         self._pipeline = pipeline
         self._pipeline_lock = threading.Lock()
         self._workspaces: dict[Path, Workspace] = {}
+        self._parked_logged: set[Path] = set()  # folders whose messages wait for the shared store (park)
         self._by_context: dict[tuple[str | None, str | None], Workspace] = {}
         self._ws_lock = threading.Lock()
         self._batchers: dict[Path, LlmBatcher] = {}
@@ -116,6 +117,7 @@ class KnowledgeEngine:
             if ws is None:
                 ws = Workspace(folder, self.config, agent_id)
                 self._workspaces[folder] = ws
+                self._parked_logged.discard(folder)
                 owner = self._claim_ingest(folder)
                 if owner:
                     journal = self.journal
@@ -214,6 +216,21 @@ class KnowledgeEngine:
     def submit(self, ws: Workspace, message: Message) -> bool:
         """Non-blocking: queue a message for extraction (the hook path)."""
         return self.queue.submit(ws.folder, message)
+
+    def store_unreachable(self, exc: Exception) -> bool:
+        """Whether `exc` (from opening or writing a workspace) is the shared database being down."""
+        return self._store_down(exc)
+
+    def park(self, agent_id: str | None, workspace_dir: str | None, msg: Message, why: Exception) -> bool:
+        """Keep a message for a workspace that cannot open now (its shared database is down, `why`) in
+        the agent's local folder; the workspace's open processes it (else an accepted message was
+        lost). Logged once per folder until it opens; counted (`ingest.parked`)."""
+        folder = resolve_workspace_dir(self.config, agent_id, workspace_dir)
+        parked = self.queue.park(folder, msg)
+        if parked and folder not in self._parked_logged:
+            self._parked_logged.add(folder)
+            log.warning("%s: messages are parked in %s until the workspace opens", why, folder)
+        return parked
 
     def ingest(self, ws: Workspace, messages: Iterable[Message]) -> int:
         """Blocking: run messages through the same pipeline as the hooks (CLI, tests)."""

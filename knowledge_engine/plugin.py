@@ -181,6 +181,9 @@ class KnowledgePlugin:
 
     def _submit(self, ws: Workspace, msg: Message, source: str) -> bool:
         """Queue a message unless this process already has it (same id, or same text by another hook)."""
+        return self._new(msg, source) and self.engine.submit(ws, msg)
+
+    def _new(self, msg: Message, source: str) -> bool:
         if msg.id in self.seen:
             counters.inc("hook.duplicate_message")
             return False
@@ -188,7 +191,22 @@ class KnowledgePlugin:
         if not self.recent.is_new(msg.session, msg.role, msg.text, source):
             counters.inc("hook.duplicate_message")
             return False
-        return self.engine.submit(ws, msg)
+        return True
+
+    def _open_or_park(
+        self, agent_id: str | None, ws_dir: str | None, msgs: list[Message], source: str
+    ) -> Workspace | None:
+        """The agent's workspace; None when its shared store is unreachable (it cannot open): then the
+        messages are parked in its local folder, not lost with a failed hook."""
+        try:
+            return self.engine.workspace(agent_id, ws_dir)
+        except Exception as exc:
+            if not self.engine.store_unreachable(exc):
+                raise
+            for msg in msgs:
+                if self._new(msg, source):
+                    self.engine.park(agent_id, ws_dir, msg, exc)
+            return None
 
     def _guarded(self, what: str, fn: Any, *args: Any) -> None:
         try:
@@ -206,15 +224,22 @@ class KnowledgePlugin:
         if agent_id and self._folder_unknown(agent_id, ws_dir):
             self.awaiting.hold(agent_id, msg, source)
             return
-        self._submit(self.engine.workspace(agent_id, ws_dir), msg, source)
+        ws = self._open_or_park(agent_id, ws_dir, [msg], source)
+        if ws is not None:
+            self._submit(ws, msg, source)
 
     def _capture_history(self, event: Any, ctx: Any) -> None:
         self._remember(event, ctx)
         if self._host_run(event, ctx):
             return
-        ws, session_key = self._workspace(event, ctx)
+        agent_id, ws_dir = self._locate(event, ctx)
+        session_key = capture.session_key_of(event, ctx)
         items = payload_field(event, "messages") or []
-        for msg in capture.history_messages(items if isinstance(items, list) else [], session_key, self.seen):
+        history = capture.history_messages(items if isinstance(items, list) else [], session_key, self.seen)
+        ws = self._open_or_park(agent_id, ws_dir, history, "agent_end")
+        if ws is None:
+            return
+        for msg in history:
             if _stored_before(ws, msg, self.started):  # by an earlier process: a restart replays the history
                 self.seen.add(msg.id)
                 continue

@@ -10,6 +10,7 @@ failing disk can drop a message, and that is counted and logged.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
@@ -20,7 +21,7 @@ from knowledge_engine.fsio import write_atomic
 from knowledge_engine.ingest.journal import IngestJournal, decode_message, encode_message
 from knowledge_engine.ingest.redact import Gate, Tally, rewrite_jsonl
 from knowledge_engine.model.records import Message
-from knowledge_engine.observe import counters
+from knowledge_engine.observe import counters, failure
 
 log = logging.getLogger("knowledge_engine.ingest.queue")
 
@@ -80,6 +81,23 @@ class IngestQueue:
             return True
         except queue.Full:
             return self._spill(folder, msg)
+
+    def park(self, folder: Path, msg: Message) -> bool:
+        """Keep a message whose workspace cannot be opened now (its shared database is down) in the
+        folder's spill file: opening the workspace (`recover`) processes it, in this process or the
+        next. Not scheduled here: processing it needs the workspace. False only if it was dropped."""
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(folder / SPILL_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with self._spill_lock, os.fdopen(fd, "ab") as fh:
+                fh.write(encode_message(msg))
+        except OSError as exc:
+            counters.inc("ingest.dropped")
+            log.error("a message could not be parked (%s): dropped", failure(exc))
+            return False
+        counters.inc("ingest.accepted")
+        counters.inc("ingest.parked")
+        return True
 
     def _spill(self, folder: Path, msg: Message, count: bool = True) -> bool:
         try:
