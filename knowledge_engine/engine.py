@@ -47,7 +47,7 @@ class KnowledgeEngine:
         self._pipeline = pipeline
         self._pipeline_lock = threading.Lock()
         self._workspaces: dict[Path, Workspace] = {}
-        self._parked_logged: set[Path] = set()  # folders whose messages wait for the shared store (park)
+        self._parked: dict[Path, str] = {}  # folder -> agent: messages wait there for the shared store (park)
         self._by_context: dict[tuple[str | None, str | None], Workspace] = {}
         self._ws_lock = threading.Lock()
         self._batchers: dict[Path, LlmBatcher] = {}
@@ -117,7 +117,7 @@ class KnowledgeEngine:
             if ws is None:
                 ws = Workspace(folder, self.config, agent_id)
                 self._workspaces[folder] = ws
-                self._parked_logged.discard(folder)
+                self._parked.pop(folder, None)
                 owner = self._claim_ingest(folder)
                 if owner:
                     journal = self.journal
@@ -227,10 +227,23 @@ class KnowledgeEngine:
         lost). Logged once per folder until it opens; counted (`ingest.parked`)."""
         folder = resolve_workspace_dir(self.config, agent_id, workspace_dir)
         parked = self.queue.park(folder, msg)
-        if parked and folder not in self._parked_logged:
-            self._parked_logged.add(folder)
+        if parked and folder not in self._parked:
+            self._parked[folder] = safe_agent_id(agent_id)
             log.warning("%s: messages are parked in %s until the workspace opens", why, folder)
         return parked
+
+    def open_parked(self) -> int:
+        """Open the folders `park` left messages in, so a drain stores them once the database answers;
+        the ones whose store is still unreachable wait for the next try. Returns how many opened."""
+        opened = 0
+        for folder, agent in list(self._parked.items()):
+            try:
+                self.open_workspace(folder, agent)
+                opened += 1
+            except Exception as exc:
+                if not self._store_down(exc):
+                    raise
+        return opened
 
     def ingest(self, ws: Workspace, messages: Iterable[Message]) -> int:
         """Blocking: run messages through the same pipeline as the hooks (CLI, tests)."""

@@ -69,3 +69,33 @@ def test_messages_wait_in_the_folder_until_the_store_answers(tmp_path: Path) -> 
             ws.close()
             close_all()  # before the server goes: no pool left retrying a deleted socket
         assert not (folder / SPILL_NAME).exists()
+
+
+def test_a_drain_stores_them_once_the_store_answers(tmp_path: Path) -> None:
+    """The sidecar's `/drain` reported drained with the parked messages still waiting for a hook."""
+    from knowledge_engine.sidecar.runtime import SidecarRuntime
+
+    async def run(server: Any, config: dict[str, Any]) -> tuple[bool, int]:
+        sidecar = SidecarRuntime(config)
+        await sidecar.start()
+        try:
+            server.stop()
+            text = "Write to erin@example.org"
+            event = {"from": "u1", "content": text, "messageId": "e1", "sessionKey": SESSION}
+            await sidecar.run_hook("message_received", event, {"channelId": "web"})
+            server.start()
+            return await sidecar.drain(120.0)
+        finally:
+            await sidecar.stop(5.0)
+
+    with pg_server_in_tempdir() as server:
+        url = fresh_database(server.url, "ke_down_at_open_drain")
+        config = {**store_config(url), "workspace": str(tmp_path / "agents" / "{agentId}"),
+                  "extraction": {"spacy": {"enabled": False}}}  # fmt: skip
+        assert asyncio.run(run(server, config)) == (True, 0)
+        ws = Workspace(tmp_path / "agents" / AGENT, load_config(config), AGENT)
+        try:
+            assert [m.id for m in ws.messages.get_many(["e1"])] == ["e1"]
+        finally:
+            ws.close()
+            close_all()

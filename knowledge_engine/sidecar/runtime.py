@@ -141,6 +141,7 @@ class SidecarRuntime:
         if runner is not None and runner.has_hooks(HOST_STOP_HOOK):
             await runner.run(HOST_STOP_HOOK, {"reason": REASON_REPLACEMENT}, {})
             await self._revive_if_stopped()
+        await asyncio.to_thread(self._open_parked, self.engine)
         left = max(0.05, deadline - time.monotonic())
         return await asyncio.to_thread(self._flush, self.engine, left)
 
@@ -151,6 +152,14 @@ class SidecarRuntime:
         log.warning("the plugin stopped its engine on a flush-only stop; registering it again")
         counters.inc("sidecar.reregistered")
         await self._register()
+
+    @staticmethod
+    def _open_parked(engine: Any) -> None:
+        """Messages parked while their shared store was down are stored by the drain once it answers."""
+        try:
+            engine.open_parked()
+        except Exception as exc:
+            log.error("opening parked workspaces failed: %s", type(exc).__name__)
 
     @staticmethod
     def _flush(engine: Any, timeout_s: float) -> bool:
