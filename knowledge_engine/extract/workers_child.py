@@ -99,7 +99,9 @@ def _serve(inbox: Connection, outbox: Connection) -> None:
             )
             tier = tiers.setdefault((batch_size, max_chars), SpacyTier(config, max_chars=max_chars))
         try:
-            reply: tuple[Any, ...] = (seq, "ok", tier.extract(messages))
+            # the parse only: the parent reads each session's messages in order (SessionPeople,
+            # SessionAnswers); a worker sees some of them, so it must not resolve a he/she itself
+            reply: tuple[Any, ...] = (seq, "ok", tier.extract_here(messages))
         except Exception as exc:
             reply = (seq, "error", type(exc).__name__)
         before = _send_reply(outbox, reply, before, capture)
