@@ -243,6 +243,21 @@ def test_a_pronoun_answering_the_assistant_is_the_one_person_it_asked_about() ->
     assert without[2] == set()  # two named, no gender, no question about one of them: ambiguous
 
 
+def test_a_question_names_a_person_the_session_knows_where_the_model_sees_no_name() -> None:
+    """The small model tags no entity in "Is Isla's school sorted?"; Isla is a person the session
+    named before, so the question is about her, not about Gareth, named last."""
+    facts = _session(
+        [
+            ("user", "My daughter Isla starts school in September."),
+            ("user", "Gareth and I still meet for coffee every month or so."),
+            ("assistant", "Very sensible, renting first is wise. Is Isla's school sorted?"),
+            ("user", "Yes! She's got a place at Brudenell Primary, starts in September."),
+        ]
+    )
+    assert ("Isla", "attends", "Brudenell Primary") in facts[3]
+    assert not any(s == "Gareth" for s, _, _ in facts[3])
+
+
 def test_pronoun_without_a_session_or_a_named_person_gives_nothing() -> None:
     assert (
         _session([("user", "my boyfriend jonas is lovely"), ("user", "he works at Airbus now")], None)[1]

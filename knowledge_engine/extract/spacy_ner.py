@@ -284,6 +284,7 @@ class SessionPeople:
         self.limit = limit
         self._sessions: OrderedDict[tuple[str | None, str], tuple[list[str], dict[str, str]]] = OrderedDict()
         self._users: dict[tuple[str | None, str], set[str]] = {}  # the user's own names, per session
+        self._known: dict[tuple[str | None, str], set[str]] = {}  # every person the user named, per session
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -324,8 +325,11 @@ class SessionPeople:
                 while len(self._sessions) > self.limit:
                     gone, _ = self._sessions.popitem(last=False)
                     self._users.pop(gone, None)
+                    self._known.pop(gone, None)
             if key in self._sessions and msg.speaker:  # bounded with the sessions
                 self._users.setdefault(key, set()).add(msg.speaker.strip().casefold())
+            if key in self._sessions and named:
+                self._known.setdefault(key, set()).update(named)
         return ex
 
     def _asked(self, msg: Message, ex: Extraction) -> None:
@@ -337,6 +341,8 @@ class SessionPeople:
             return
         users = self._users.get(key, set())
         named = [n for n in _people_named(msg, ex) if not _names_user(n.strip().casefold(), users)]
+        if not named:  # the model often misses a name in a question ("Is Isla's school sorted?")
+            named = [n for n in self._known.get(key, ()) if re.search(rf"\b{re.escape(n)}\b", msg.text)]
         if len(named) == 1:
             _, genders = self._sessions.pop(key)
             self._sessions[key] = (named, genders)
