@@ -232,6 +232,11 @@ class KnowledgeEngine:
             log.warning("%s: messages are parked in %s until the workspace opens", why, folder)
         return parked
 
+    def add_parked(self, folder: Path, agent_id: str) -> None:
+        """A folder holding work for a workspace not open here (left by an earlier process)."""
+        if folder not in self._workspaces:
+            self._parked.setdefault(folder, agent_id)
+
     def open_parked(self) -> int:
         """Open the folders `park` left messages in, so a drain stores them once the database answers;
         the ones whose store is still unreachable wait for the next try. Returns how many opened."""

@@ -411,12 +411,13 @@ def _pick_up_parked(engine: KnowledgeEngine) -> None:
     try:
         found = parked_workspaces(engine.config)
         for folder, agent in found:
-            engine.open_workspace(folder, agent)
+            engine.add_parked(folder, agent)
+        opened = engine.open_parked()  # a shared store still down: the next drain or hook tries again
     except Exception as exc:  # the agent's next hook opens its folder anyway
         log.error("picking up parked work failed: %s", failure(exc))
         return
     if found:
-        emit("plugin.parked_work_opened", workspaces=len(found))
+        emit("plugin.parked_work_opened", workspaces=opened, waiting=len(found) - opened)
 
 
 def _hook(api: Any, plugin: KnowledgePlugin, config: EngineConfig) -> None:

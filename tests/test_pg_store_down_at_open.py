@@ -99,3 +99,38 @@ def test_a_drain_stores_them_once_the_store_answers(tmp_path: Path) -> None:
         finally:
             ws.close()
             close_all()
+
+
+def test_work_left_by_a_kill_waits_for_a_store_down_at_start(tmp_path: Path) -> None:
+    """A sidecar restarted (after a kill) while the database is down: its start could not open the
+    folder with the parked work, and nothing tried again before the agent's next hook."""
+    from knowledge_engine.ingest.journal import encode_message
+    from knowledge_engine.model.records import Message
+    from knowledge_engine.sidecar.runtime import SidecarRuntime
+
+    folder = tmp_path / "agents" / AGENT
+    folder.mkdir(parents=True)
+    left = Message(id="k1", text="Write to kim@example.org", role="user", session=SESSION)
+    (folder / SPILL_NAME).write_bytes(encode_message(left))
+
+    async def run(server: Any, config: dict[str, Any]) -> tuple[bool, int]:
+        server.stop()
+        sidecar = SidecarRuntime(config)
+        await sidecar.start()  # its pickup finds the folder but cannot open it
+        try:
+            server.start()
+            return await sidecar.drain(120.0)
+        finally:
+            await sidecar.stop(5.0)
+
+    with pg_server_in_tempdir() as server:
+        url = fresh_database(server.url, "ke_down_at_start")
+        config = {**store_config(url), "workspace": str(tmp_path / "agents" / "{agentId}"),
+                  "extraction": {"spacy": {"enabled": False}}}  # fmt: skip
+        assert asyncio.run(run(server, config)) == (True, 0)
+        ws = Workspace(folder, load_config(config), AGENT)
+        try:
+            assert [m.id for m in ws.messages.get_many(["k1"])] == ["k1"]
+        finally:
+            ws.close()
+            close_all()
