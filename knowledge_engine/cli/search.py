@@ -142,7 +142,7 @@ def context(
     if skipped:
         _print_context("", None, skipped, f"skipped ({skipped}): the hook injects nothing for this", json)
         return
-    if not folder.is_dir() and not is_shared(cfg.storage):  # an agent's first turn: nothing (not created here)
+    if not folder.is_dir() and not is_shared(cfg.storage):  # a first turn: nothing (not created here)
         _print_context("", None, None, f"workspace {folder} does not exist: nothing is stored yet", json)
         return
     engine, ws = _engine(workspace, config, agent, no_semantic)
