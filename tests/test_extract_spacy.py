@@ -293,3 +293,19 @@ def test_session_people_stay_bounded_and_still_resolve() -> None:
     assert facts[0] == set()  # the oldest session was dropped by the limit
     assert facts[1] == {("Max", "works-at", "Airbus")}
     assert facts[2] == {("Tom", "works-at", "Airbus")}
+
+
+@pytest.mark.parametrize(
+    ("text", "genders"),
+    [
+        ("my wife Jenna starts Monday", {"jenna": "f"}),
+        ("Jonas, my brother, is visiting", {"jonas": "m"}),
+        ("yeah, Sam's my husband, he's a physio", {"sam": "m"}),
+        ("my brother, he's in Leeds now", {}),  # a pronoun is no name
+        ("it's my sister's car", {}),
+    ],
+)
+def test_kin_words_give_names_their_gender(text: str, genders: dict[str, str]) -> None:
+    from knowledge_engine.extract.spacy_ner import kin_genders
+
+    assert kin_genders(text) == genders

@@ -373,12 +373,21 @@ _NOT_NAMES = {
     "just",
     "said",
     "says",
+    "he",
+    "she",
+    "he's",
+    "she's",
+    "they",
+    "it",
+    "we",
+    "you",
 }
 
 
 def kin_genders(text: str) -> dict[str, str]:
-    """Names a message gives a gender by a kin word: 'my wife Jenna', 'Jonas, my brother' ->
-    {'jenna': 'f', 'jonas': 'm'} (casefolded names; only the gendered kin words of the lexicon)."""
+    """Names a message gives a gender by a kin word: 'my wife Jenna', 'Jonas, my brother', "Sam's
+    my husband" -> {'jenna': 'f', 'jonas': 'm', 'sam': 'm'} (casefolded names; only the gendered kin
+    words of the lexicon; a pronoun after the kin word is no name: "my brother, he's in Leeds")."""
     words = _WORDS.findall(text)
     low = [w.casefold() for w in words]
     out: dict[str, str] = {}
@@ -388,12 +397,14 @@ def kin_genders(text: str) -> dict[str, str]:
             continue
         after = i + 2 if i + 1 < len(low) and low[i + 1] == "," else i + 1  # "my wife, Jenna"
         owner = i - 1 if low[i - 1] in _OWNERS else i - 2
-        names = [after] if after < len(low) else []
+        names = [low[after]] if after < len(low) else []
         if owner >= 2 and low[owner - 1] in {",", "("}:  # "Jonas, my brother"
-            names.append(owner - 2)
-        for j in names:
-            if low[j] not in _NOT_NAMES and low[j] not in {",", "("} and low[j] not in lexicon.FAMILY_NOUNS:
-                out.setdefault(low[j], gender)
+            names.append(low[owner - 2])
+        if owner >= 1 and low[owner - 1].endswith(("'s", "’s")):  # "Sam's my husband"
+            names.append(low[owner - 1][:-2])
+        for name in names:
+            if name not in _NOT_NAMES and name not in {",", "("} and name not in lexicon.FAMILY_NOUNS:
+                out.setdefault(name, gender)
     return out
 
 
