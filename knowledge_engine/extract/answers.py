@@ -107,18 +107,18 @@ def _still_in(m: re.Match[str]) -> Slot:
     return Slot("lives-in", "location", confirms=m.group(1), corrects=True)
 
 
-def _who(word: str) -> str:
+def _asked_about(word: str) -> str:
     """A name as asked, or a he/she as `PRONOUN:f` / `PRONOUN:m` for the session to resolve."""
     low = word.lower()
     return f"{PRONOUN}:{'f' if low == 'she' else 'm'}" if low in {"she", "he"} else word
 
 
 def _school(m: re.Match[str]) -> Slot:
-    return Slot("attends", "organization", subject=_who(m.group(1)))
+    return Slot("attends", "organization", subject=_asked_about(m.group(1)))
 
 
 def _age(m: re.Match[str]) -> Slot:
-    return Slot("is-aged", None, subject=_who(m.group(1)), kind="age")
+    return Slot("is-aged", None, subject=_asked_about(m.group(1)), kind="age")
 
 
 def _role(_: re.Match[str]) -> Slot:
@@ -126,7 +126,7 @@ def _role(_: re.Match[str]) -> Slot:
 
 
 def _their_role(m: re.Match[str]) -> Slot:
-    return Slot("has-role", None, subject=_who(m.group(1)), kind="role")
+    return Slot("has-role", None, subject=_asked_about(m.group(1)), kind="role")
 
 
 def _asked_after(m: re.Match[str]) -> Slot:
@@ -140,7 +140,7 @@ def _asked_after(m: re.Match[str]) -> Slot:
 
 
 def _their_employer(m: re.Match[str]) -> Slot:
-    return Slot("works-at", "organization", subject=_who(m.group(1)))
+    return Slot("works-at", "organization", subject=_asked_about(m.group(1)))
 
 
 FRAMES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Slot]], ...] = (
@@ -225,7 +225,9 @@ def asked(text: str) -> Slot | None:
 
 def answer(text: str, slot: Slot) -> str | None:
     """The name the reply opens with ("Bonnie.", "Nadia Brooks, she's lovely"), or None; for a
-    yes/no question, its name when the reply opens with a yes."""
+    yes/no question, its name when the reply opens with a yes, or, to a restatement, the name a
+    "no" puts in its place; the age, the job title, or the name a sentence about them opens with,
+    when the slot asks for that."""
     if slot.confirms is not None:
         opening = re.match(r"\s*([a-z]+)", text.lower())
         if opening is not None and opening.group(1) in _YES:
