@@ -18,6 +18,7 @@ from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.index.live import LiveIndexer, Mark
 from knowledge_engine.ingest.journal import IngestJournal
 from knowledge_engine.ingest.queue import IngestQueue, StoreUnavailable
+from knowledge_engine.ingest.unlogged import LogBacklog
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit, failure
@@ -66,6 +67,7 @@ class KnowledgeEngine:
             config.extraction.spacy.batch_size,
             self.journal if ingest_owner else None,
         )
+        self.unlogged = LogBacklog(self.journal if ingest_owner else None)
         self._stopped = False
         self._closing = False  # set by stop(): tiers built after it close their workers at once
         # the maintenance scheduler: workspace_opened(engine, ws), engine_stopping(engine, timeout_s)
@@ -275,6 +277,7 @@ class KnowledgeEngine:
         down: list[Exception] = []  # the shared database could not take a message: the batch waits
 
         def store_messages() -> None:  # runs while the spaCy workers parse the batch
+            self.unlogged.retry(ws)  # what the log could not take before goes first
             try:
                 ws.store_messages(messages)  # one write for the batch
             except Exception as exc:
@@ -286,15 +289,19 @@ class KnowledgeEngine:
                 self._index_live(ws, messages)
                 return
             stored: list[Message] = []
+            failed = 0
             for msg in messages:  # one message spoiled the batch's write: the others are kept
                 try:
                     ws.store_message(msg)
                     stored.append(msg)
                 except Exception as exc:
+                    failed += 1
                     _append_failed(exc)
                     if self._store_down(exc):
                         down.append(exc)
                         break
+            if failed == len(messages) and not down:  # the log is broken, not one message: hold them
+                self.unlogged.hold(folder, messages)
             self._index_live(ws, stored)
 
         meanwhile: Callable[[], None] | None = store_messages

@@ -159,6 +159,14 @@ class IngestJournal:
             if st is not None:
                 st.pending = max(0, st.pending - n)
 
+    def hold(self, folder: Path, n: int) -> None:
+        """Count n processed messages pending again: their lines stay until `applied` says they are
+        durable (messages the message log could not take yet: ingest/unlogged.py)."""
+        with self._lock:
+            st = self._states.get(folder)
+            if st is not None:
+                st.pending += n
+
     def checkpoint(self, folder: Path) -> tuple[int, int] | None:
         """Taken just before a store flush: (lines, pending) at that moment."""
         with self._lock:
