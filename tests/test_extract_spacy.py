@@ -309,3 +309,17 @@ def test_kin_words_give_names_their_gender(text: str, genders: dict[str, str]) -
     from knowledge_engine.extract.spacy_ner import kin_genders
 
     assert kin_genders(text) == genders
+
+
+def test_a_session_remembers_a_bounded_number_of_people() -> None:
+    from knowledge_engine.extract.spacy_ner import KNOWN_PER_SESSION
+
+    tier = SpacyTier(SpacyConfig(workers=0))
+    names = [f"Person{i:03d}" for i in range(KNOWN_PER_SESSION + 10)]
+    msgs = [
+        Message(id=f"b{i}", text=f"My friend {n} called.", role="user", session="s1", speaker="Lena")
+        for i, n in enumerate(names)
+    ]
+    tier.extract(msgs)
+    known = tier.people._known[(None, "s1")]
+    assert len(known) <= KNOWN_PER_SESSION and names[-1] in known and names[0] not in known

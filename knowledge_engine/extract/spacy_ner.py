@@ -266,6 +266,9 @@ class SpacyTier:
         )
 
 
+KNOWN_PER_SESSION = 64  # people a session remembers for an assistant turn the model tags no name in
+
+
 class SessionPeople:
     """The people each session's user named last, for a he/she that opens a later message.
 
@@ -284,7 +287,8 @@ class SessionPeople:
         self.limit = limit
         self._sessions: OrderedDict[tuple[str | None, str], tuple[list[str], dict[str, str]]] = OrderedDict()
         self._users: dict[tuple[str | None, str], set[str]] = {}  # the user's own names, per session
-        self._known: dict[tuple[str | None, str], set[str]] = {}  # every person the user named, per session
+        # the people the user named last in each session (at most KNOWN_PER_SESSION), oldest first
+        self._known: dict[tuple[str | None, str], dict[str, None]] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -329,7 +333,12 @@ class SessionPeople:
             if key in self._sessions and msg.speaker:  # bounded with the sessions
                 self._users.setdefault(key, set()).add(msg.speaker.strip().casefold())
             if key in self._sessions and named:
-                self._known.setdefault(key, set()).update(named)
+                known = self._known.setdefault(key, {})
+                for name in named:
+                    known.pop(name, None)
+                    known[name] = None
+                for old in list(known)[: max(0, len(known) - KNOWN_PER_SESSION)]:
+                    del known[old]
         return ex
 
     def _asked(self, msg: Message, ex: Extraction) -> None:
