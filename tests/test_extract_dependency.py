@@ -389,7 +389,7 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("Carmen is coming from Seville for the wedding.", set()),
         (
             "We found a flat to rent. It's in Jericho, two bedrooms, £1,600 a month.",
-            {("Maya", "has-rent", "£1,600")},
+            {("Maya", "has-rent", "£1,600"), ("Maya", "moves-to", "Jericho")},  # "it": the flat found
         ),
         ("we could get a flat for 900 a month if we moved out of town", set()),
         ("grade 4 post, starts at £41,000. not bad", {("Maya", "has-salary", "£41,000")}),
@@ -438,6 +438,16 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("our old flat was in Partick", set()),
         ("Tom's flat is in Leith", set()),
         ("if our flat is in Leith we can walk", set()),
+        # "it" is the home the message spoke of before
+        (
+            "We've found a house to rent in Leeds! It's in Headingley, three bedrooms.",
+            {("Maya", "moves-to", "Leeds"), ("Maya", "moves-to", "Headingley")},
+        ),
+        ("Our new flat is lovely. It's in Altona.", {("Maya", "lives-in", "Altona")}),
+        ("Our old flat was nice. It was in Altona.", set()),
+        ("My sister found a flat. It's in Leith.", set()),
+        ("I might buy a house. It's in Leith.", set()),
+        ("I love my job. It's in London.", set()),
         ("I've been at Nubank for 4 years.", {("Maya", "works-at", "Nubank")}),
         ("We pay 1200 a month in rent.", {("Maya", "has-rent", "1200")}),
         # a school place, a role for an employer, notice handed in, a move in the present perfect

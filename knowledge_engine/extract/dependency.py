@@ -191,6 +191,7 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
             _monthly_rent(sent, ctx)
             _last_day(sent, ctx)
             _offers(sent, ctx)
+            _home_it(sent, ctx)
         before = len(ctx.out)
         for root in (t for t in sent if t.dep_ == "ROOT"):
             for clause_root in _clause_roots(root):
@@ -826,6 +827,40 @@ def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
                 _emit(ctx, subject, "moves-to", name, 0.55, obj_tok=pobj, obj_type="location")
                 found = True
     return found
+
+
+def _home_it(sent: Span, ctx: _Ctx) -> None:
+    """'We've found a house to rent in Leeds! It's in Headingley' -> moves-to Headingley; 'Our new
+    flat is lovely. It's in Altona.' -> lives-in Altona: "it" is the home the message spoke of
+    before (found or bought: where the speaker is moving; theirs now: where they live)."""
+    root = sent.root
+    if not _is_be(root) or root.tag_ == "VBD" or _is_irrealis(root):
+        return
+    if not any(c.dep_ == "nsubj" and c.lower_ == "it" for c in root.children):
+        return
+    predicate = _home_before(sent.doc[: sent.start])
+    if predicate is None:
+        return
+    ins = [c for c in root.children if c.dep_ == "prep" and c.lower_ == "in"]
+    for pobj in (p for prep in ins for p in _pobjs(prep)):
+        ent = ctx.ents.get(pobj.i)
+        name = _name_of(pobj, ctx) if ent is None or ent.label_ in {"GPE", "LOC", "FAC"} else None
+        if name and pobj.pos_ == "PROPN":
+            _emit(ctx, ctx.me, predicate, name, 0.55, obj_tok=pobj, obj_type="location")
+
+
+def _home_before(span: Span) -> str | None:
+    """The predicate for a home an earlier part of the message spoke of: found or bought ("found a
+    house", "found a house to rent") -> moves-to; the speaker's own now ("our new flat") -> lives-in."""
+    for tok in (t for t in span if t.lemma_.lower() in HOME_NOUNS):
+        verb = tok.head.head if tok.dep_ == "nsubj" and tok.head.dep_ in {"ccomp", "xcomp"} else tok.head
+        finders = {c.lower_ for c in verb.children if c.dep_ == "nsubj"}
+        if tok.dep_ in {"dobj", "nsubj"} and verb.lemma_ in HOME_FIND_VERBS and not _is_irrealis(verb):
+            return "moves-to" if finders <= {"i", "we"} else None  # not "my sister found a flat"
+        mine = any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in tok.children)
+        if mine and not any(c.lower_ in {"old", "last", "previous"} for c in tok.children):
+            return "lives-in"
+    return None
 
 
 def _for_someone(prep: Token) -> bool:
