@@ -101,6 +101,15 @@ _FOREIGN_INTERJECTIONS = frozenset(
 # there is a verb, adjective or adverb of English, rarely a name.
 _NOT_NOUN_INDEX = ("verb", "adj", "adv")
 _THOUSANDS = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kK]$")
+# A DATE/TIME that is a length of time ("20 hours", "up to 4 days", "a 14 year old"), a bare number
+# ("Dad's 91", "she is 7") or a clock time ("11pm", "5:30"): no day anyone can look up later.
+_DURATION = re.compile(
+    r"^(?:(?:up to|about|around|over|under|nearly|almost|only|just|at least|another)\s+)?"
+    r"\d+(?:[.,]\d+)?(?:\s*|-)(?:sec(?:ond)?s?|min(?:ute)?s?|h(?:ou)?rs?|days?|nights?|weeks?|fortnights?"
+    r"|months?|y(?:ea)?rs?|decades?)(?:[\s-]+old)?$",
+    re.IGNORECASE,
+)
+_NOT_A_DAY = re.compile(r"^(?:\d{1,3}|\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?)$", re.IGNORECASE)
 _NAME_TYPES = frozenset({"person", "organization", "location", "product", "concept", "unknown"})
 DEFAULT_MAX_CHARS = 32768
 
@@ -635,6 +644,9 @@ def _keep(value: str, type_: str) -> bool:
     if not value or len(value) > _MAX_VALUE_CHARS:
         return False
     if type_ == "date":
+        if _DURATION.match(value) or _NOT_A_DAY.match(value):
+            counters.inc("extract.spacy.not_a_day")
+            return False
         return any(c.isdigit() for c in value) or any(w in _CALENDAR_WORDS for w in value.lower().split())
     if type_ == "money":
         return any(c.isdigit() for c in value)

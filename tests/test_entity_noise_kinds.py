@@ -1,0 +1,56 @@
+"""Kinds of entity noise the engine no longer stores (issue 14): lengths of time, bare numbers and
+clock times the small model tags DATE/TIME; while real dates, and the names beside them, stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract.spacy_ner import SpacyTier, entity_mentions
+
+
+@pytest.fixture(scope="module")
+def tier() -> SpacyTier:
+    t = SpacyTier(SpacyConfig())
+    assert t.available, "the test environment must have the spaCy model installed"
+    return t
+
+
+def _raw_and_kept(tier: SpacyTier, text: str) -> tuple[set[str], set[tuple[str, str]]]:
+    nlp = tier.nlp
+    assert nlp is not None
+    doc = nlp(text)
+    return {e.text for e in doc.ents}, {(m.value, m.type) for m in entity_mentions(doc)}
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("The dog sleeps 20 hours a day.", "20 hours"),
+        ("It should only take 15 minutes.", "15 minutes"),
+        ("he's been off sick 2 days now", "2 days"),
+        ("I've worked there for 34 years.", "34 years"),
+        ("the car is a 14 year old Corsa", "14 year old"),
+        ("she is 7, tabby, very dramatic", "7"),
+        ("I was writing notes at 11pm after a shift.", "11pm"),
+    ],
+)
+def test_a_length_of_time_a_bare_number_or_a_clock_time_is_no_entity(
+    tier: SpacyTier, text: str, span: str
+) -> None:
+    raw, kept = _raw_and_kept(tier, text)
+    assert any(span in r for r in raw)  # the model does tag it
+    assert not any(t == "date" and span in v for v, t in kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("I start at the new place on 1st July.", "1st July"),
+        ("We met in 2019 at a climbing gym.", "2019"),
+        ("The interview is on Thursday.", "Thursday"),
+    ],
+)
+def test_a_day_month_or_year_stays_a_date(tier: SpacyTier, text: str, span: str) -> None:
+    _, kept = _raw_and_kept(tier, text)
+    assert (span, "date") in kept
