@@ -572,6 +572,8 @@ def test_a_bracketed_title_in_a_line_of_ones_own_work(triples: Callable[..., Tri
         ("Jonas said yes to Airbus.", ("Jonas", "works-at", "Airbus")),
         # what only a child has
         ("Caleb has soccer and Ruby's daycare closes at 5:30.", ("Maya", "has-child", "Ruby")),
+        # the small model calls "Callum" an organisation; a known first name is a name
+        ("can ye help me write a wee note for Callum's teacher?", ("Maya", "has-child", "Callum")),
         ("I work in Google now.", ("Maya", "works-at", "Google")),
         ("also doctor here say i have celiac disease!!", ("Maya", "has-condition", "celiac disease")),
         # a condition owned in passing

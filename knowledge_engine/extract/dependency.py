@@ -110,6 +110,7 @@ from knowledge_engine.extract.lexicon import (
     WORK_VERBS,
 )
 from knowledge_engine.extract.nlp import LABEL_TYPES
+from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.predicates import ACCEPTED_OFFER, DISTRICT_FACT, OFFER_PREDICATE
 from knowledge_engine.model.records import EntityType, Message
@@ -1839,14 +1840,16 @@ def _asserted_clause(head: Token) -> bool:
 
 def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:
     """ "Callum's teacher", "Ruby's daycare closes at 5:30": in a parent's chat, a named person with
-    a daycare, a nursery or a teacher is the speaker's child (a weak reading: confidence 0.5)."""
+    a daycare, a nursery or a teacher is the speaker's child (a weak reading: confidence 0.5). The
+    small model calls some first names an organisation ("Callum"); a known first name is a name."""
     doc = noun.doc
     if noun.i < 2 or doc[noun.i - 1].lower_ not in {"'s", "’s"}:  # by the words: the parse often
         return  # hangs "Ruby's daycare closes" anywhere
     for poss in (t for t in [doc[noun.i - 2]] if t.pos_ == "PROPN" and t.text[:1].isupper()):
         ent = ctx.ents.get(poss.i)
         name = _name_of(poss, ctx, person=True)
-        if name and (ent is None or ent.label_ == "PERSON") and name != ctx.me:
+        named = ent is None or ent.label_ == "PERSON" or (len(ent) == 1 and poss.lower_ in first_names())
+        if name and named and name != ctx.me:
             _emit(ctx, ctx.me, "has-child", name, 0.5, obj_tok=None, obj_type="person")
 
 
