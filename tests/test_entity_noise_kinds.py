@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract.regex import find_mentions
 from knowledge_engine.extract.spacy_ner import SpacyTier, entity_mentions
 
 
@@ -54,3 +55,33 @@ def test_a_length_of_time_a_bare_number_or_a_clock_time_is_no_entity(
 def test_a_day_month_or_year_stays_a_date(tier: SpacyTier, text: str, span: str) -> None:
     _, kept = _raw_and_kept(tier, text)
     assert (span, "date") in kept
+
+
+@pytest.mark.parametrize(
+    ("text", "noise"),
+    [
+        ("I GOT IT. charge nurse from 1st July!!", "GOT IT"),  # shouting
+        ("GUESS WHO GOT PROMOTED. Starting April 1 I'm the new manager", "GUESS WHO GOT PROMOTED"),
+        ("Leave the rows out, keep daily_seasonality=True, and add a regressor", "True"),  # code
+        ("Hiya, can ye help me write a note for the teacher?", "Hiya"),  # a greeting
+        ("Congratulations Lena! Is the speech for the wedding itself?", "Congratulations Lena"),
+        ("Here's a version you can send asking for remote Fridays.", "Fridays"),
+        ("What you need:\n5. Small fridge\n6. Bucket, mug, mop\n7. Extension boards", "Bucket"),  # list item
+    ],
+)
+def test_regex_noise_is_no_name(text: str, noise: str) -> None:
+    assert noise not in {m.value for m in find_mentions(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Congratulations Lena! Is the speech for the wedding itself?", "Lena"),
+        ("Maya, that looks great", "Maya"),  # addressed before a comma
+        ("The NHS UK site says so.", "NHS UK"),  # capitals without a function word
+        ("I asked the WHO about it.", "WHO"),
+        ("Sam's at the LGI. Biscuit, come here!", "Biscuit"),
+    ],
+)
+def test_regex_names_beside_the_noise_stay(text: str, name: str) -> None:
+    assert name in {m.value for m in find_mentions(text)}

@@ -109,10 +109,12 @@ _MONTHS = (
     "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec"
 )
 _WEEKDAYS = (
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun"
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun "
+    "Mondays Tuesdays Wednesdays Thursdays Fridays Saturdays Sundays"
 )
 _FUNCTION_WORDS = (
-    "A An The This That These Those There Here Hello Hi Hey Dear Thanks Thank Please Yes No Not Ok Okay OK "
+    "A An The This That These Those There Here Hello Hi Hiya Hey Dear Thanks Thank Please "
+    "Yes No Not Ok Okay OK "
     "Sure Maybe Well So And But Or Nor If Then Else When While Where What Which Who Whom Whose Why How "
     "I Me My Mine We Us Our Ours You Your Yours He Him His She Her Hers It Its They Them Their Theirs "
     "Myself Yourself Himself Herself Itself Ourselves Themselves Am Is Are Was Were Be Been Being "
@@ -131,7 +133,7 @@ _FUNCTION_WORDS = (
     "Get Made Make Paid Pay Bought Buy Sold Need Want Like Love Hate Think Thought Know Knew Guess "
     "Please Try Tried Find Found Keep Kept Put Set Show Write Wrote Read Use Used Add Added Fix Fixed "
     "Move Moved Start Started Stop Stopped Finish Finished Wait Hope Feel Felt Came Come Left Took Take "
-    "Meet Meeting Visit Visited Join Joined Ping Text Message Reply Invite Congrats Happy "
+    "Meet Meeting Visit Visited Join Joined Ping Text Message Reply Invite Congrats Congratulations Happy "
     "Install Run Runs Enable Disable Default Configure Open Close Create Delete Remove Build Test Deploy "
     "Example Usage Returns Return Optional Required See "
     "Everything Everyone Everybody Something Someone Somebody Anything Anyone Anybody Nothing Nobody None "
@@ -418,15 +420,32 @@ def _opener(text: str, value: str, start: int, end: int) -> bool:
     after = text[end : end + 1]
     if after == "'" or after == "’":
         return _is_has(text, end)
+    if after == "," and _LIST_MARKER.search(text, max(0, i - 8), i + 1) is not None:
+        return True  # "6. Bucket, mug, mop": a list item, not someone addressed
     return after != "," or not _looks_addressed(value)
+
+
+def _shouted(run: str) -> bool:
+    """Words in capitals that hold a function word are shouting, not a name ("I GOT IT", "GUESS WHO
+    GOT PROMOTED"); one word in capitals ("the WHO", "IT") and acronyms ("NHS UK") are left alone."""
+    words = run.split(" ")
+    return len(words) > 1 and run.isupper() and any(w.capitalize() in EXCLUDED_WORDS for w in words)
+
+
+# A numbered or bulleted list item's opening ("6. Bucket, mug, mop", "- Towels, soap"): what follows
+# is the item, not someone addressed before a comma.
+_LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*+(?:\d{1,3}[.)]|[-*•])[ \t]*+$")
 
 
 def _proper_nouns(text: str, runs: list[tuple[int, str]]) -> list[_Hit]:
     """Capitalised runs; a sentence-opening lone word counts only if the text also capitalises it
-    mid-sentence ("Berlin is big. I love Berlin." keeps both, "Install it." keeps nothing)."""
+    mid-sentence ("Berlin is big. I love Berlin." keeps both, "Install it." keeps nothing). A run
+    in capitals that shouts, and a value set in code ("daily_seasonality=True"), are no names."""
     hits: list[_Hit] = []
     openers: list[str] = []
     for start, run in runs:
+        if (start and text[start - 1] == "=") or (run.isupper() and _shouted(run)):
+            continue
         if " " in run or "'" in run or "’" in run:
             n = len(hits)
             _noun_segments(text, start, run, hits)
