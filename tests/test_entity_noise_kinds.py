@@ -85,3 +85,36 @@ def test_regex_noise_is_no_name(text: str, noise: str) -> None:
 )
 def test_regex_names_beside_the_noise_stay(text: str, name: str) -> None:
     assert name in {m.value for m in find_mentions(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("Sleeps 20 hours a day, honestly the perfect dog.", "Sleeps"),
+        (
+            "Project: rebuilt the dashboard in Tableau. Result: cut the reporting time from two days to "
+            "about three hours. Skill: I finally learnt dbt properly.",
+            "Skill",
+        ),
+    ],
+)
+def test_a_word_capitalised_as_a_sentence_opener_is_not_a_person(
+    tier: SpacyTier, text: str, word: str
+) -> None:
+    raw, kept = _raw_and_kept(tier, text)
+    assert word in raw  # the model calls it a PERSON
+    assert not any(v == word for v, _ in kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Rob said yes. Will said no.", "Rob"),  # a first name that is also a verb
+        ("Mum had a fall. Doc says it is mild.", "Mum"),
+        ("Mum had a fall. Doc says it is mild.", "Doc"),  # tagged a proper noun
+        ("My dad is Rob. Rob said yes.", "Rob"),
+    ],
+)
+def test_a_name_opening_a_sentence_stays_a_person(tier: SpacyTier, text: str, name: str) -> None:
+    _, kept = _raw_and_kept(tier, text)
+    assert (name, "person") in kept

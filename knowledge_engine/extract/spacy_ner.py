@@ -610,9 +610,10 @@ def _the_one(span: Any) -> bool:
 
 def _common_word(span: Any, type_: str) -> bool:
     """A named span that is a word, not a name: an interjection of another language ("danke",
-    any type), or, typed person, an English word written lower-case ("the flat", "a mug"). A
-    capitalised word is left alone, even one that only opens a sentence ("Sleeps 20 hours a
-    day"): there a name ("Grace", "Will") cannot be told from a word without more context.
+    any type), or, typed person, an English word written lower-case ("the flat", "a mug"), or one
+    capitalised only because it opens a sentence and the tagger reads as a common word ("Sleeps 20
+    hours a day", "Skill: I learnt dbt"; see _opening_word). Other capitalised words are left
+    alone: a name ("Grace", "Hope", "Banjo") cannot be told from a word without more context.
 
     Lower-case names in chatty text ("my brother arjun") stay: the test is the lemmatizer's word
     index, which lists no such name as a verb or adjective, and a noun only counts when the tagger
@@ -629,7 +630,38 @@ def _common_word(span: Any, type_: str) -> bool:
     index = word_index(span.doc.vocab)
     if index is None:
         return False
+    if len(words) == 1 and _opening_word(words[0], index):
+        return True
     return all(t.text == t.lower_ and _english_word(t, index) for t in words)
+
+
+_OPENING_POS = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
+_SENTENCE_ENDS = frozenset(".!?:;")
+
+
+def _opening_word(token: Any, index: dict[str, frozenset[str]]) -> bool:
+    """A Title-case word that opens a sentence, that the tagger reads as a common noun, verb,
+    adjective or adverb (not PROPN), that the word index lists and that is no known first name,
+    and that the text does not also capitalise mid-sentence: "Sleeps 20 hours a day". Without a
+    tagger (the NER-only pipeline) nothing is dropped; a name ("Hope called", "Banjo's asleep")
+    is tagged PROPN."""
+    text = token.text
+    if token.pos_ not in _OPENING_POS or not (text[:1].isupper() and text[1:].islower()):
+        return False
+    if not _opens_sentence(token):
+        return False
+    forms = {token.lower_, token.lemma_.lower()}
+    if not any(forms & words for words in index.values()) or token.lower_ in truecase.names():
+        return False
+    return not any(t.text == text and not _opens_sentence(t) for t in token.doc)
+
+
+def _opens_sentence(token: Any) -> bool:
+    """First in the text, or after a sentence's end or a line break (read from the words)."""
+    if token.i == 0:
+        return True
+    before = token.doc[token.i - 1]
+    return before.text in _SENTENCE_ENDS or "\n" in before.text_with_ws
 
 
 def _english_word(token: Any, index: dict[str, frozenset[str]]) -> bool:
