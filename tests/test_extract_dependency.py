@@ -572,6 +572,13 @@ def test_a_bracketed_title_in_a_line_of_ones_own_work(triples: Callable[..., Tri
         ("Jonas said yes to Airbus.", ("Jonas", "works-at", "Airbus")),
         # what only a child has
         ("Caleb has soccer and Ruby's daycare closes at 5:30.", ("Maya", "has-child", "Ruby")),
+        # a first day somewhere is a job begun there
+        ("Just finished my first week at Helix.", ("Maya", "works-at", "Helix")),
+        ("First day at Copperfield tomorrow, nervous", ("Maya", "works-at", "Copperfield")),
+        ("Tom's first shift at Tesco is on Sunday", ("Tom", "works-at", "Tesco")),
+        # notice handed in, said as chat says it; years somewhere with the "I've" dropped
+        ("Handing in my notice at Argos tomorrow.", ("Maya", "resigned-from", "Argos")),
+        ("Been at Nubank for 4 years, time to move", ("Maya", "works-at", "Nubank")),
         # the small model calls "Callum" an organisation; a known first name is a name
         ("can ye help me write a wee note for Callum's teacher?", ("Maya", "has-child", "Callum")),
         ("I work in Google now.", ("Maya", "works-at", "Google")),
@@ -596,6 +603,8 @@ def test_general_frames(triples: Callable[..., Triples], text: str, expected: tu
         "im not a doctor",
         "I work in London.",  # a place: works-in, not an employer
         "if i m engineer",
+        "If my first day at Acme goes well I'll stay.",  # a hypothetical
+        "Been at the gym for an hour.",  # no name: no workplace
     ],
 )
 def test_general_frames_do_not_overreach(triples: Callable[..., Triples], text: str) -> None:

@@ -1531,6 +1531,8 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
         obj = _name_of(pobj, ctx)
         if obj is None and prep.lower_ == "from":
             obj = _object_phrase(pobj, ctx)
+        if obj and _stayed(prep, pobj):
+            be = "is"  # "Been at Boots for six years": still there
         if obj and _lived_in(prep, pobj, be, ctx):
             _emit(ctx, subject, "lives-in", obj, 0.6, obj_tok=pobj)  # "we've been in Didsbury for five years"
         elif obj and _at_organisation(prep, pobj, ctx):
@@ -1566,10 +1568,19 @@ def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
 
 
 def _stayed(prep: Token, pobj: Token) -> bool:
-    """'have been <prep> X for N years / since ...': a present perfect of duration."""
+    """'have been <prep> X for N years / since ...': a present perfect of duration (chat drops the
+    "I've": "Been at Boots for six years")."""
     verb = prep.head
     span = [c.lower_ for c in verb.children if c.dep_ == "prep"] + [c.lower_ for c in pobj.children]
-    return verb.lower_ == "been" and _perfect(verb) and bool({"for", "since"} & set(span))
+    return verb.lower_ == "been" and _perfect_or_dropped(verb) and bool({"for", "since"} & set(span))
+
+
+def _perfect_or_dropped(verb: Token) -> bool:
+    """A present perfect, said whole or with its "I've" dropped at the start of a sentence."""
+    if _perfect(verb):
+        return True
+    bare = not any(c.dep_ in {"aux", "auxpass", "nsubj", "nsubjpass"} for c in verb.children)
+    return bare and verb.i == verb.sent.start
 
 
 def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> None:
@@ -1771,6 +1782,8 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
     for tok in sent:
         if tok.pos_ == "NOUN" and tok.lemma_.lower() in WORK_NOUNS:
             _workplace_of_relation(tok, ctx)
+        if user and tok.lemma_ in _FIRST_SPANS:
+            _first_day(tok, ctx)
         if tok.lemma_ in {"call", "name"} and any(c.dep_ == "auxpass" for c in tok.children):
             _called_relation(tok, ctx)
         if ctx.message.role == "user" and tok.lemma_ in {"call", "name"} and tok.tag_ == "VBD":
@@ -1851,6 +1864,32 @@ def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:
         named = ent is None or ent.label_ == "PERSON" or (len(ent) == 1 and poss.lower_ in first_names())
         if name and named and name != ctx.me:
             _emit(ctx, ctx.me, "has-child", name, 0.5, obj_tok=None, obj_type="person")
+
+
+_FIRST_SPANS = {"day", "week", "month", "shift"}
+
+
+def _first_day(noun: Token, ctx: _Ctx) -> None:
+    """'Just finished my first week at Helix', 'First day at Acme tomorrow', "Tom's first shift at
+    Tesco is on Sunday" -> works-at: a first day somewhere is a job begun there (a hypothetical one
+    is not)."""
+    if not any(c.dep_ == "amod" and c.lower_ == "first" for c in noun.children):
+        return
+    verb = noun.head if noun.dep_ in {"npadvmod", "dobj", "nsubj", "pobj"} else noun
+    if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
+        return
+    poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+    if poss is None or poss.lower_ in FIRST_PERSON_POSS:
+        owner: str | None = ctx.me
+    else:
+        owner = _name_of(poss, ctx, person=True) if poss.pos_ == "PROPN" else None
+    places = [p for prep in _preps(noun, verb, {"at", "with"}) for p in _pobjs(prep)]
+    for pobj in (p for p in places if owner and p.pos_ == "PROPN"):
+        ent = ctx.ents.get(pobj.i)
+        name = _name_of(pobj, ctx)
+        # "at" a name the model calls a place is still a workplace here ("first day at Copperfield")
+        if name and (ent is None or ent.label_ not in {"PERSON", "LOC", "DATE", "TIME"}):
+            _emit(ctx, owner, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
 
 
 def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
@@ -2195,8 +2234,13 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                         ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True
                     )
                     found = True
-    if lemma == "hand" and any(c.dep_ == "prt" and c.lower_ in {"in", "over"} for c in verb.children):
-        for dobj in (d for d in dobjs if d.lemma_.lower() in {"notice", "resignation"}):
+    handed_in = [  # "handing in my notice": the parser may hang the notice on an "in" preposition
+        p for c in verb.children if c.dep_ == "prep" and c.lower_ in {"in", "over"} for p in _pobjs(c)
+    ]
+    if lemma == "hand" and (
+        handed_in or any(c.dep_ == "prt" and c.lower_ in {"in", "over"} for c in verb.children)
+    ):
+        for dobj in (d for d in [*dobjs, *handed_in] if d.lemma_.lower() in {"notice", "resignation"}):
             # "I handed in my notice at Acme": the job at Acme ends ("my notice" alone: the one job)
             pobjs = [p for prep in _preps(dobj, verb, {"at", "to"}) for p in _pobjs(prep)]
             names = [n for n in (_name_of(p, ctx) for p in pobjs) if n]
