@@ -14,6 +14,8 @@ of the tests (tests/servers/ollama_server.py). Then:
   block's Known Facts section; stale = superseded facts shown there for questions not about the past;
   `answerable_store` = questions some stored fact answers (strict reading), shown or not: the
   questions below it were lost to extraction, those between it and `answered_strict` to ranking;
+- per relation of the truth rows (per part, never per held-out story): rows, extracted in any form,
+  satisfied;
 - entities: the names the rows say are entities (objects of employer, lives_in, spouse, car...,
   typed by `ENTITY_TYPES`; people as subjects): found (see `score_entities`),
   typed (with the relation's type), doubled (held by two entities or more), and all entities stored;
@@ -525,7 +527,14 @@ def score_story(
         correct = sum(1 for f in mine if fact_correct(f, story))
         found = sum(1 for r in truth if row_extracted(r, mine, user))
         tiers[tier] = {"facts": len(mine), "correct": correct, "rows_found": found}
+    by_relation: dict[str, list[int]] = {}
+    for r, ok in zip(truth, rows, strict=True):
+        cell = by_relation.setdefault(str(r["relation"]), [0, 0, 0])
+        cell[0] += 1
+        cell[1] += row_extracted(r, facts, user)
+        cell[2] += ok
     return {
+        "by_relation": by_relation,
         "messages": len(story["messages"]),
         "truth_rows": len(truth),
         "satisfied": sum(rows),
@@ -580,6 +589,12 @@ def summarise(scores: Sequence[dict[str, Any]]) -> dict[str, Any]:
     s["answered_facts_share"] = _ratio(s["answered_facts"], s["questions"])
     s["answered_strict_share"] = _ratio(s["answered_strict"], s["questions"])
     s["answered_block_share"] = _ratio(s["answered_block"], s["questions"])
+    relations: dict[str, list[int]] = {}
+    for x in scores:
+        for rel, cell in x.get("by_relation", {}).items():
+            relations[rel] = [a + b for a, b in zip(relations.get(rel, [0, 0, 0]), cell, strict=True)]
+    # per relation of the truth rows: [rows, extracted in any form, satisfied]
+    s["by_relation"] = dict(sorted(relations.items()))
     s["entity_recall"] = _ratio(s["entity_found"], s["entity_names"])
     s["entity_type_accuracy"] = _ratio(s["entity_typed"], s["entity_found"])
     tiers = {}
@@ -672,11 +687,14 @@ def run(
         p: summarise([s for s in per_story.values() if s["part"] == p])
         for p in dict.fromkeys(s["part"] for s in per_story.values())
     }
+    total = summarise(list(per_story.values()))
+    for score in per_story.values():
+        score.pop("by_relation")  # per part only: a held-out story is reported by its totals
     out: dict[str, Any] = {
         "llm": llm,
         "embeddings": embeddings,
         "elapsed_s": round(time.perf_counter() - t0, 1),
-        "total": summarise(list(per_story.values())),
+        "total": total,
         "parts": parts,
         "stories": per_story,
     }
@@ -720,6 +738,10 @@ def print_table(out: dict[str, Any]) -> None:
             for t, v in s["tiers"].items()
         )
         print(f"[{part}] per tier (facts): {cells}")
+        print(
+            f"[{part}] by relation (rows / extracted / satisfied): "
+            + ", ".join(f"{rel} {n}/{x}/{ok}" for rel, (n, x, ok) in s["by_relation"].items())
+        )
         print(
             f"[{part}] entities: {s['entity_found']}/{s['entity_names']} named found, "
             f"{s['entity_typed']} typed as their relation says, {s['entity_doubled']} held twice, "
