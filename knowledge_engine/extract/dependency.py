@@ -1883,8 +1883,10 @@ def _first_day(noun: Token, ctx: _Ctx) -> None:
         owner: str | None = ctx.me
     else:
         owner = _name_of(poss, ctx, person=True) if poss.pos_ == "PROPN" else None
+    if owner is None:
+        return
     places = [p for prep in _preps(noun, verb, {"at", "with"}) for p in _pobjs(prep)]
-    for pobj in (p for p in places if owner and p.pos_ == "PROPN"):
+    for pobj in (p for p in places if p.pos_ == "PROPN"):
         ent = ctx.ents.get(pobj.i)
         name = _name_of(pobj, ctx)
         # "at" a name the model calls a place is still a workplace here ("first day at Copperfield")
