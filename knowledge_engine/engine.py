@@ -18,12 +18,13 @@ from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.index.live import LiveIndexer, Mark
 from knowledge_engine.ingest.journal import IngestJournal
 from knowledge_engine.ingest.queue import IngestQueue, StoreUnavailable
+from knowledge_engine.ingest.reapply import unapplied
 from knowledge_engine.ingest.unlogged import LogBacklog
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit, failure
 from knowledge_engine.store.backend import is_shared, parked_store
-from knowledge_engine.store.workspace import Workspace, resolve_workspace_dir, safe_agent_id
+from knowledge_engine.store.workspace import APPLIED_WINDOW, Workspace, resolve_workspace_dir, safe_agent_id
 
 if TYPE_CHECKING:  # built on first use (importing them costs seconds a hook must not wait for)
     from knowledge_engine.extract.batcher import LlmBatcher
@@ -127,11 +128,23 @@ class KnowledgeEngine:
                         (lambda: journal.checkpoint(folder), lambda token: journal.release(folder, token))
                     )
                     self.queue.recover(folder)  # journal + spill + a killed drain's work, each message once
+                    self._reapply(ws, folder)
                 self._start_llm(ws, inbox=owner)
             else:
                 return ws
         self._notify("workspace_opened", ws)
         return ws
+
+    def _reapply(self, ws: Workspace, folder: Path) -> None:
+        """A facts file found corrupt was replaced by its last good copy: the messages the lost write
+        held go through extraction again (ingest/reapply.py), so nothing stored is lost for good."""
+        if ws.facts.table.recovered is None:
+            return
+        again = unapplied(ws, APPLIED_WINDOW)
+        for msg in again:
+            self.queue.submit(folder, msg)
+        counters.inc("ingest.reapplied", len(again))
+        emit("store.recovered", level=logging.WARNING, loaded=ws.facts.table.recovered, reapplied=len(again))
 
     def workspaces(self) -> list[Workspace]:
         with self._ws_lock:

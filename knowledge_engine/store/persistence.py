@@ -133,10 +133,13 @@ def _move_aside(path: Path) -> Path:
     return target
 
 
-def read_json_document(path: Path, key: str | None = None) -> dict[str, Any] | None:
+def read_json_document(
+    path: Path, key: str | None = None, fell_back: list[str] | None = None
+) -> dict[str, Any] | None:
     """Load a store document; fall back to the backup; None when neither exists.
 
-    A corrupt file is moved aside and reported loudly, and the backup is used. A file that parses
+    A corrupt file is moved aside and reported loudly, and the backup is used (and named in
+    `fell_back`, for a caller that must redo what the lost write held). A file that parses
     but is not this engine's (see `check_document`, with `key` the record list it must hold), or
     is a link or not a regular file, raises StoreUnreadableError: it may be someone's data, so it
     is neither replaced by the backup nor set aside.
@@ -163,6 +166,8 @@ def read_json_document(path: Path, key: str | None = None) -> dict[str, Any] | N
                     cand.name,
                     len(raw),
                 )
+            if errors and fell_back is not None:
+                fell_back.append(cand.name)
             return doc
         except (orjson.JSONDecodeError, ValueError) as exc:
             moved = _move_aside(cand) if i == 0 else cand
@@ -173,6 +178,8 @@ def read_json_document(path: Path, key: str | None = None) -> dict[str, Any] | N
     if errors and not any(c.exists() for c in candidates):
         # every copy was corrupt: the corrupt files are kept aside for the operator
         log.error("no readable copy of %s; starting empty (corrupt copies kept aside)", path.name)
+        if fell_back is not None:
+            fell_back.append("empty")
     return None
 
 

@@ -83,6 +83,9 @@ class BaseTable(Generic[R]):
         self._quarantine_keys: set[bytes] = set()
         self._released: set[bytes] = set()  # taken out of quarantine here: a merge must not bring it back
         self.unreadable: StoreUnreadableError | None = None  # set: the file is not ours; never written
+        # set when the file was corrupt at a load: the copy loaded instead (".bak") or "empty"; the
+        # newest write is lost, so the host extracts its messages again (ingest/reapply.py)
+        self.recovered: str | None = None
         self.generation = 0  # bumped on wholesale replacement (load, merge)
         self.version = 0  # bumped on changes other than relevance upkeep: "did anything change" for indexes
         self.on_put: Callable[[R], None] | None = None  # keeps a derived index current on single changes
@@ -335,8 +338,9 @@ class RecordTable(BaseTable[R]):
                 return
             self._reset_quarantine()
             self.unreadable = None
+            fell_back: list[str] = []
             try:
-                doc = read_json_document(self.path, self.key)
+                doc = read_json_document(self.path, self.key, fell_back)
             except StoreUnreadableError as exc:
                 self._refuse(exc)
                 doc = None
@@ -344,6 +348,8 @@ class RecordTable(BaseTable[R]):
                 self.records, self.meta, self.tombstones = {}, {}, {}
             else:
                 self.records, self.meta, self.tombstones = self._decode(doc)
+            if fell_back:
+                self.recovered = fell_back[0]
             self.generation += 1
             self.version += 1
             self._sig = sig

@@ -1,0 +1,29 @@
+"""Messages to extract again after a store file was recovered from its last good copy.
+
+Why: a `facts.json` found corrupt at start (a disk fault, a truncation while the host was stopped)
+is moved aside and its `.bak` is loaded: the knowledge of the newest write is gone, but its messages
+are in the message log. The store remembers which messages its facts hold (the applied keys,
+`Workspace.apply`); every message of the log it does not know, from the oldest one it remembers on
+(all of them when it remembers fewer than its window, or nothing at all), goes through extraction
+again. Applying is idempotent, so a message counted twice costs a parse, not a duplicate.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from knowledge_engine.model.records import Message
+
+if TYPE_CHECKING:
+    from knowledge_engine.store.workspace import Workspace
+
+
+def unapplied(ws: Workspace, window: int) -> list[Message]:
+    """The log's messages whose extraction the store does not hold, oldest first."""
+    keys = ws.facts.table.applied_keys(window)
+    applied = {key.rpartition("|")[0] for key in keys}
+    since = None
+    if len(keys) >= window:  # the window is full: older messages were applied before it
+        oldest = ws.messages.get(keys[0].rpartition("|")[0])
+        since = oldest.timestamp if oldest is not None else None
+    return [m for m in ws.messages.iter(since=since) if m.id not in applied]
