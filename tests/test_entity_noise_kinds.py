@@ -118,3 +118,52 @@ def test_a_word_capitalised_as_a_sentence_opener_is_not_a_person(
 def test_a_name_opening_a_sentence_stays_a_person(tier: SpacyTier, text: str, name: str) -> None:
     _, kept = _raw_and_kept(tier, text)
     assert (name, "person") in kept
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "value", "type_"),
+    [
+        ("budget is under 30k for the car", "under 30k", "under 30k", "money"),
+        ("salary is around 40k per month now", "around 40k per month", "40k per month", "money"),
+        ("For the user manual: EUR 1,680, payable within 14 days.", "EUR 1,680", "EUR 1,680", "money"),
+    ],
+)
+def test_an_amount_the_model_tags_a_date_or_an_org_is_money(
+    tier: SpacyTier, text: str, span: str, value: str, type_: str
+) -> None:
+    raw, kept = _raw_and_kept(tier, text)
+    assert span in raw
+    assert (value, type_) in kept
+    assert not any(v == value and t != type_ for v, t in kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "noise"),
+    [
+        ("Fantastic Mr Fox is the obvious winner there!", "Fantastic Mr"),  # cut after a title
+        ("Callum starts S1 at Whitehill in August.", "S1"),  # a school year is no person
+        ("The gym is open Tues/Thurs evenings.", "Tues/Thurs"),
+        ("I paid in EUR.", "EUR"),
+    ],
+)
+def test_a_span_that_cannot_be_a_name_is_no_entity(tier: SpacyTier, text: str, noise: str) -> None:
+    raw, kept = _raw_and_kept(tier, text)
+    assert noise in raw
+    assert not any(v == noise for v, _ in kept)
+
+
+def test_a_name_beside_a_title_stays(tier: SpacyTier) -> None:
+    _, kept = _raw_and_kept(tier, "Mrs Baird said the class is full.")
+    assert ("Mrs Baird", "person") in kept
+
+
+def test_regex_a_letter_with_a_number_is_no_name() -> None:
+    values = {m.value for m in find_mentions("so Isla is in P7 now, Callum in P1. The Q3 targets are set.")}
+    assert values == {"Isla", "Callum"}
+
+
+def test_a_person_with_a_number_beside_the_name_stays(tier: SpacyTier) -> None:
+    _, kept = _raw_and_kept(tier, "Callum starts S1 at Whitehill in August.")
+    assert not any(v == "S1" for v, _ in kept)
+    _, kept = _raw_and_kept(tier, "Tom 2 is the younger one.")
+    assert ("Tom 2", "person") in kept  # a name with a number: the name is in it

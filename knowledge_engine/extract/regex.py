@@ -337,7 +337,7 @@ def _noun_segments(text: str, start: int, run: str, out: list[_Hit]) -> None:
             title_next = False
             continue
         bare = _strip_possessive(word) if "'" in word or "’" in word else word
-        if bare in EXCLUDED_WORDS or len(bare) < 2 or not bare[0].isupper():
+        if bare in EXCLUDED_WORDS or len(bare) < 2 or not bare[0].isupper() or _code(bare):
             if seg_words:
                 _finish_segment(seg_words, seg_start, seg_end, out)
                 seg_words = []
@@ -425,6 +425,11 @@ def _opener(text: str, value: str, start: int, end: int) -> bool:
     return after != "," or not _looks_addressed(value)
 
 
+def _code(word: str) -> bool:
+    """A letter with a number is a code, not a name: "P7", "S1", "Q3"."""
+    return len(word) <= 3 and word[1:].isdigit()
+
+
 def _shouted(run: str) -> bool:
     """Words in capitals that hold a function word are shouting, not a name ("I GOT IT", "GUESS WHO
     GOT PROMOTED"); one word in capitals ("the WHO", "IT") and acronyms ("NHS UK") are left alone."""
@@ -440,11 +445,14 @@ _LIST_MARKER = re.compile(r"(?:^|\n)[ \t]*+(?:\d{1,3}[.)]|[-*•])[ \t]*+$")
 def _proper_nouns(text: str, runs: list[tuple[int, str]]) -> list[_Hit]:
     """Capitalised runs; a sentence-opening lone word counts only if the text also capitalises it
     mid-sentence ("Berlin is big. I love Berlin." keeps both, "Install it." keeps nothing). A run
-    in capitals that shouts, and a value set in code ("daily_seasonality=True"), are no names."""
+    in capitals that shouts, a value set in code ("daily_seasonality=True") and a letter with a
+    number ("P7", "Q3") are no names."""
     hits: list[_Hit] = []
     openers: list[str] = []
     for start, run in runs:
         if (start and text[start - 1] == "=") or (run.isupper() and _shouted(run)):
+            continue
+        if _code(run):
             continue
         if " " in run or "'" in run or "’" in run:
             n = len(hits)

@@ -110,6 +110,21 @@ _DURATION = re.compile(
     re.IGNORECASE,
 )
 _NOT_A_DAY = re.compile(r"^(?:\d{1,3}|\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?)$", re.IGNORECASE)
+# A DATE the small model makes of an amount in thousands or lakhs ("under 30k", "40k per month",
+# "around 1.15L per month"): money.
+_AMOUNT_AS_DATE = re.compile(r"(?<![\w.,])[$€£¥₹]?\d+(?:[.,]\d+)?\s?[kKL](?![\w])")
+# Words no name ends with: a span cut after a title ("Fantastic Mr" of "Fantastic Mr Fox").
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "mr.", "mrs.", "ms.", "dr.", "prof."})
+# Currency codes the model tags ORG ("EUR 1,680"): a unit, not a name.
+_CURRENCY_CODES = frozenset(
+    {"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "CAD", "AUD", "NZD", "INR", "SEK", "NOK", "DKK", "PLN", "BRL"}
+)
+_WEEKDAY_PARTS = frozenset(
+    {
+        "mon", "monday", "tue", "tues", "tuesday", "wed", "weds", "wednesday", "thu", "thur", "thurs",
+        "thursday", "fri", "friday", "sat", "saturday", "sun", "sunday",
+    }
+)  # fmt: skip
 _NAME_TYPES = frozenset({"person", "organization", "location", "product", "concept", "unknown"})
 DEFAULT_MAX_CHARS = 32768
 
@@ -451,8 +466,10 @@ def entity_mentions(doc: Doc) -> list[Mention]:
     mentions: list[Mention] = []
     for ent in doc.ents:
         type_ = LABEL_TYPES.get(ent.label_)
-        if type_ == "date" and _THOUSANDS.match(ent.text):
-            type_ = "money"  # "they offered me 85k": the small model calls it a date
+        if type_ == "date" and (_THOUSANDS.match(ent.text) or _AMOUNT_AS_DATE.search(ent.text)):
+            type_ = "money"  # "they offered me 85k", "under 30k": the small model calls it a date
+        elif type_ is not None and ent[0].text in _CURRENCY_CODES and any(c.isdigit() for c in ent.text):
+            type_ = "money"  # "EUR 1,680" tagged ORG
         if type_ is None:
             continue
         span = _trim(ent, type_)
@@ -470,6 +487,9 @@ def entity_mentions(doc: Doc) -> list[Mention]:
             type_ = "product"  # "a used Renault Clio": a car, not someone a later "she" could mean
         value = " ".join(span.text.split())
         if not _keep(value, type_):
+            continue
+        if type_ in _NAME_TYPES and _not_a_name(span, value, type_):
+            counters.inc("extract.spacy.not_a_name")
             continue
         if type_ in _NAME_TYPES and _common_word(span, type_):
             counters.inc("extract.spacy.common_word")
@@ -670,6 +690,18 @@ def _english_word(token: Any, index: dict[str, frozenset[str]]) -> bool:
     if any(forms & index.get(pos, frozenset()) for pos in _NOT_NOUN_INDEX):
         return True
     return token.pos_ == "NOUN" and bool(forms & index.get("noun", frozenset()))
+
+
+def _not_a_name(span: Any, value: str, type_: str) -> bool:
+    """A named span that cannot be a name: a person whose every word has a digit ("S1", a school
+    year; "Ella 7" stays), a span cut after a title ("Fantastic Mr"), a currency code ("EUR"), or
+    weekdays ("Tues/Thurs")."""
+    if type_ == "person" and all(any(c.isdigit() for c in word) for word in value.split()):
+        return True
+    if span[-1].lower_ in _TITLES or value in _CURRENCY_CODES:
+        return True
+    parts = re.findall(r"[^\W\d_]+", value.casefold())
+    return bool(parts) and all(p in _WEEKDAY_PARTS or p.rstrip("s") in _WEEKDAY_PARTS for p in parts)
 
 
 def _keep(value: str, type_: str) -> bool:
