@@ -160,20 +160,30 @@ class LiveIndexer:
         from knowledge_engine.index.sync import index_messages
 
         t0 = time.perf_counter()
-        try:
-            index = self._index_for(ws)
-            with index.lock:  # a sync's diff, or forget's delete, never interleaves with these writes
-                written = index_messages(index, ws.messages.get_many(ids), ws.messages)
-        except Exception as exc:  # the scheduled sync indexes them later
-            counters.inc("index.live_failed", len(ids))
-            log.warning(
-                "live indexing of %d messages failed (%s); left to the next sync",
-                len(ids),
-                type(exc).__name__,
-            )
+        written = self._write(
+            ws,
+            "messages",
+            len(ids),
+            lambda index: index_messages(index, ws.messages.get_many(ids), ws.messages),
+        )
+        if written is None:
             return
         counters.inc("index.live_indexed", written)
         emit("index.live", messages=written, duration_ms=round((time.perf_counter() - t0) * 1000, 2))
+
+    def _write(self, ws: Workspace, what: str, count: int, write: Callable[[VectorIndex], int]) -> int | None:
+        """Run one write on the workspace's index under its lock (a sync's diff, or forget's delete,
+        never interleaves with it); None when it failed: logged, counted, left to the next sync."""
+        try:
+            index = self._index_for(ws)
+            with index.lock:
+                return write(index)
+        except Exception as exc:
+            counters.inc("index.live_failed", count)
+            log.warning(
+                "live indexing of %d %s failed (%s); left to the next sync", count, what, type(exc).__name__
+            )
+            return None
 
     def _changed_facts(self, ws: Workspace, since: Mark) -> set[str] | None:
         """The ids of the facts put or deleted since `since` (None: unknown, or too many), and note
@@ -199,17 +209,8 @@ class LiveIndexer:
         found = {fid: ws.facts.get(fid) for fid in sorted(changed)}
         current = [f for f in found.values() if f is not None]
         gone = [fid for fid, f in found.items() if f is None]
-        try:
-            index = self._index_for(ws)
-            with index.lock:
-                written = index_facts(index, current, gone)
-        except Exception as exc:  # the scheduled sync writes them later
-            counters.inc("index.live_failed", len(changed))
-            log.warning(
-                "live indexing of %d facts failed (%s); left to the next sync",
-                len(changed),
-                type(exc).__name__,
-            )
+        written = self._write(ws, "facts", len(changed), lambda index: index_facts(index, current, gone))
+        if written is None:
             return
         counters.inc("index.live_facts_indexed", written)
         emit(
