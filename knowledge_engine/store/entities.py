@@ -53,6 +53,8 @@ _NORP_OWNERS = {"organization", "product"}
 # such a word is a real NORP, so it joins only a name already known as an organisation or product.
 _DEMONYM = re.compile(r"(?:an|ese|ish|i|ic|ch|ss|ek|ean)$")
 _PREFIX_WORDS = 3  # long forms are indexed under their first 1..3 words
+# Titles before a surname (match keys: lower-case, without the dot); the surname alone is the person.
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor"})
 _MAKES = frozenset(m.lower() for m in CAR_MAKES)
 # "about $900" is the amount $900.
 _APPROX = re.compile(r"^(?:about|around|roughly|approximately|approx\.?|circa|ca\.|~)\s*", re.I)
@@ -68,8 +70,13 @@ def normal_value(value: str, type_: str | None) -> str:
 
 def _short_forms(key: str, type_: str | None = None) -> list[str]:
     """Shorter names a long key may be written as: leading words, and the name without a year; a
-    product's without its car make ("Fabia" of "Skoda Fabia", "Octavia" of "Skoda Octavia estate")."""
+    product's without its car make ("Fabia" of "Skoda Fabia", "Octavia" of "Skoda Octavia estate");
+    a person's without a title ("Baird" of "Mrs Baird", "Raghavan" of "Prof. Raghavan")."""
     words = key.split()
+    if type_ in (None, "person", "unknown") and len(words) > 1 and words[0] in _TITLES:
+        words = words[1:]
+        forms = [" ".join(words[:n]) for n in range(1, min(len(words), _PREFIX_WORDS) + 1)]
+        return list(dict.fromkeys(forms))
     forms = [" ".join(words[:n]) for n in range(1, min(len(words), _PREFIX_WORDS + 1))]
     rest = words
     while len(rest) > 1 and rest[0].isdigit():
