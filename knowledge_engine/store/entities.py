@@ -99,6 +99,28 @@ def _compatible(a: str | None, b: str | None) -> bool:
     return a in (None, "unknown") or b in (None, "unknown") or a == b
 
 
+# The small model calls one word of a known organisation's or product's name a person on its own
+# ("Tallgrass" beside "Tallgrass Software"): such a word joins the one long name it begins, and its
+# person type is no vote. Not the other way round: a person seen first keeps her name when a school
+# named like her turns up, and an organisation's word does not join a person ("Bruno" / "Bruno
+# Lima"); both cost held-out names their type when tried.
+_CROSSING = frozenset({"organization", "product"})
+
+
+def _crossing(long_type: str | None, short_type: str | None, short_key: str) -> bool:
+    return long_type in _CROSSING and short_type == "person" and " " not in short_key
+
+
+def _cross_vote(ent: Entity, value: str, type_: EntityType) -> EntityType:
+    """The vote a mention casts: none for a one-word person form of an organisation or a product
+    (see _crossing)."""
+    if type_ != "person" or ent.type not in _CROSSING:
+        return type_
+    key = match_key(value)
+    known = key in {match_key(n) for n in (ent.value, *ent.aliases)}
+    return "unknown" if " " not in key and not known else type_
+
+
 def vote_weight(tier: str, type_: str) -> int:
     """A regex type is structural (a legal suffix, an @, a currency sign): as sure as the LLM."""
     if tier == "regex" and type_ != "unknown":
@@ -279,7 +301,11 @@ class EntityStore:
             e
             for eid in self._long_forms.get(key, ())
             if (e := self.table.get(eid)) is not None
-            and (_norp_owner(e.type, key) if norp else _compatible(e.type, type_))
+            and (
+                _norp_owner(e.type, key)
+                if norp
+                else _compatible(e.type, type_) or _crossing(e.type, type_, key)
+            )
         ]
         if len(owners) == 1:
             return owners[0]
@@ -337,7 +363,8 @@ class EntityStore:
             if ent is None:
                 ent = self._create(value, type_, tier, importance, now)
             else:
-                ent = self._merge(ent, value, type_, tier, now, new_message=seen is None)
+                vote = _cross_vote(ent, value, type_)
+                ent = self._merge(ent, value, vote, tier, now, new_message=seen is None)
             if seen is not None:
                 seen.tiers = [*seen.tiers, tier]
             elif evidence is not None:
