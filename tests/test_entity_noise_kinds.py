@@ -1,5 +1,6 @@
 """Kinds of entity noise the engine no longer stores (issue 14): lengths of time, bare numbers and
-clock times the small model tags DATE/TIME; while real dates, and the names beside them, stay."""
+clock times and lone weekdays the small model tags DATE/TIME, and other spans no name is; while
+real dates, and the names beside them, stay."""
 
 from __future__ import annotations
 
@@ -34,9 +35,11 @@ def _raw_and_kept(tier: SpacyTier, text: str) -> tuple[set[str], set[tuple[str, 
         ("the car is a 14 year old Corsa", "14 year old"),
         ("she is 7, tabby, very dramatic", "7"),
         ("I was writing notes at 11pm after a shift.", "11pm"),
+        ("The interview is on Thursday.", "Thursday"),  # a weekday alone is relative, like "today"
+        ("Can we do it next Monday instead?", "Monday"),
     ],
 )
-def test_a_length_of_time_a_bare_number_or_a_clock_time_is_no_entity(
+def test_a_length_of_time_a_number_a_clock_time_or_a_weekday_alone_is_no_entity(
     tier: SpacyTier, text: str, span: str
 ) -> None:
     raw, kept = _raw_and_kept(tier, text)
@@ -49,7 +52,8 @@ def test_a_length_of_time_a_bare_number_or_a_clock_time_is_no_entity(
     [
         ("I start at the new place on 1st July.", "1st July"),
         ("We met in 2019 at a climbing gym.", "2019"),
-        ("The interview is on Thursday.", "Thursday"),
+        ("The interview is on Thursday 12 June.", "Thursday 12 June"),
+        ("We get married in October.", "October"),
     ],
 )
 def test_a_day_month_or_year_stays_a_date(tier: SpacyTier, text: str, span: str) -> None:

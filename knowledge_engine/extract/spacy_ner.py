@@ -704,11 +704,23 @@ def _not_a_name(span: Any, value: str, type_: str) -> bool:
     return bool(parts) and all(p in _WEEKDAY_PARTS or p.rstrip("s") in _WEEKDAY_PARTS for p in parts)
 
 
+_RELATIVE = frozenset({"next", "last", "this", "every", "on", "the", "coming", "a", "each"})
+
+
+def _weekday_only(value: str) -> bool:
+    """"Friday", "next Monday", "saturdays": a weekday without a date is relative, like "today"."""
+    words = re.findall(r"[^\W\d_]+", value.casefold())
+    days = [w for w in words if w not in _RELATIVE]
+    if not days or any(c.isdigit() for c in value):
+        return False
+    return all(w in _WEEKDAY_PARTS or w.rstrip("s") in _WEEKDAY_PARTS for w in days)
+
+
 def _keep(value: str, type_: str) -> bool:
     if not value or len(value) > _MAX_VALUE_CHARS:
         return False
     if type_ == "date":
-        if _DURATION.match(value) or _NOT_A_DAY.match(value):
+        if _DURATION.match(value) or _NOT_A_DAY.match(value) or _weekday_only(value):
             counters.inc("extract.spacy.not_a_day")
             return False
         return any(c.isdigit() for c in value) or any(w in _CALENDAR_WORDS for w in value.lower().split())
