@@ -64,3 +64,12 @@ def test_a_person_and_an_organisation_named_after_them_stay_apart_when_typed_so(
     store.observe("Paris Hilton", "person", "spacy")
     store.observe("Paris", "location", "spacy")
     assert len(store) == 4
+
+
+def test_two_titles_are_two_people(workspace: Path) -> None:
+    """The fuzzy match took "Mr Baird" for "Mrs Baird" (one letter apart)."""
+    store = make_store(workspace)
+    mrs = store.observe("Mrs Baird", "person", "spacy")
+    mr = store.observe("Mr Baird", "person", "spacy")
+    assert mr.id != mrs.id and len(store) == 2
+    assert store.observe("Mrs. Baird", "person", "spacy").id == mrs.id  # the same title, written otherwise

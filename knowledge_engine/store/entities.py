@@ -88,6 +88,12 @@ def _short_forms(key: str, type_: str | None = None) -> list[str]:
     return list(dict.fromkeys(forms))
 
 
+def _title(key: str) -> str | None:
+    """The honorific a name key opens with ("mrs" of "mrs baird"), if any."""
+    first = key.split(" ", 1)[0]
+    return first if first in _TITLES else None
+
+
 def _norp_owner(owner_type: str, key: str) -> bool:
     """Whether a name tagged NORP may be the short form of a long name of this type: an organisation or
     product, or a still untyped name when the word is no demonym ("Helix" of "Helix Robotics", not
@@ -337,6 +343,9 @@ class EntityStore:
             return None
         # numbers name different things: "Company12" is not "Company1", "iPhone 15" not "iPhone 14"
         if _DIGITS.findall(cand) != _DIGITS.findall(key):
+            return None
+        # titles name different people: "Mrs Baird" is not "Mr Baird"
+        if _title(cand) != _title(key):
             return None
         return self.table.get(self._by_key[cand])
 
