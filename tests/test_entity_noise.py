@@ -7,17 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_engine.config import SpacyConfig, load_config
+from knowledge_engine.config import load_config
 from knowledge_engine.extract.spacy_ner import SpacyTier, entity_mentions
 from knowledge_engine.store.entities import EntityStore
 from knowledge_engine.store.persistence import WorkspaceLock
-
-
-@pytest.fixture(scope="module")
-def tier() -> SpacyTier:
-    t = SpacyTier(SpacyConfig())
-    assert t.available, "the test environment must have the spaCy model installed"
-    return t
 
 
 def _raw_and_kept(tier: SpacyTier, text: str) -> tuple[set[str], set[tuple[str, str]]]:
@@ -36,14 +29,14 @@ def _raw_and_kept(tier: SpacyTier, text: str) -> tuple[set[str], set[tuple[str, 
         ("no thats it for today. obrigado", "obrigado"),  # the model calls this one a place
     ],
 )
-def test_a_foreign_interjection_is_no_entity(tier: SpacyTier, text: str, word: str) -> None:
-    raw, kept = _raw_and_kept(tier, text)
+def test_a_foreign_interjection_is_no_entity(spacy_tier: SpacyTier, text: str, word: str) -> None:
+    raw, kept = _raw_and_kept(spacy_tier, text)
     assert word in raw  # the model does tag it
     assert not any(v.casefold() == word for v, _ in kept)
 
 
-def test_an_english_interjection_the_model_tags_is_no_entity(tier: SpacyTier) -> None:
-    raw, kept = _raw_and_kept(tier, "Congrats! There are several clubs around Tempelhofer Feld.")
+def test_an_english_interjection_the_model_tags_is_no_entity(spacy_tier: SpacyTier) -> None:
+    raw, kept = _raw_and_kept(spacy_tier, "Congrats! There are several clubs around Tempelhofer Feld.")
     assert "Congrats" in raw  # the model calls it a NORP
     assert {v for v, _ in kept} == {"Tempelhofer Feld"}
 
@@ -55,8 +48,8 @@ def test_an_english_interjection_the_model_tags_is_no_entity(tier: SpacyTier) ->
         ("3. Spatula, mug, towel", "mug"),
     ],
 )
-def test_a_common_word_is_not_a_person(tier: SpacyTier, text: str, word: str) -> None:
-    raw, kept = _raw_and_kept(tier, text)
+def test_a_common_word_is_not_a_person(spacy_tier: SpacyTier, text: str, word: str) -> None:
+    raw, kept = _raw_and_kept(spacy_tier, text)
     assert word in raw
     assert (word, "person") not in kept
 
@@ -70,8 +63,8 @@ def test_a_common_word_is_not_a_person(tier: SpacyTier, text: str, word: str) ->
         ("Danke schön, Maria!", "Maria"),
     ],
 )
-def test_lower_case_and_plain_names_stay_people(tier: SpacyTier, text: str, name: str) -> None:
-    _, kept = _raw_and_kept(tier, text)
+def test_lower_case_and_plain_names_stay_people(spacy_tier: SpacyTier, text: str, name: str) -> None:
+    _, kept = _raw_and_kept(spacy_tier, text)
     assert (name, "person") in kept
 
 
@@ -82,17 +75,17 @@ def test_lower_case_and_plain_names_stay_people(tier: SpacyTier, text: str, name
         ("We went to the Rathaus to register", "Rathaus"),
     ],
 )
-def test_one_word_after_the_is_no_person(tier: SpacyTier, text: str, word: str) -> None:
+def test_one_word_after_the_is_no_person(spacy_tier: SpacyTier, text: str, word: str) -> None:
     """The small model calls an unknown foreign noun a PERSON; after "the" it is an institution."""
-    nlp = tier.nlp
+    nlp = spacy_tier.nlp
     assert nlp is not None
     assert (word, "PERSON") in {(e.text, e.label_) for e in nlp(text).ents}
-    _, kept = _raw_and_kept(tier, text)
+    _, kept = _raw_and_kept(spacy_tier, text)
     assert (word, "organization") in kept
 
 
-def test_a_person_after_the_keeps_a_name_of_more_words(tier: SpacyTier) -> None:
-    _, kept = _raw_and_kept(tier, "I met Anna at the Rathaus and then Anna Weber at home")
+def test_a_person_after_the_keeps_a_name_of_more_words(spacy_tier: SpacyTier) -> None:
+    _, kept = _raw_and_kept(spacy_tier, "I met Anna at the Rathaus and then Anna Weber at home")
     assert ("Anna", "person") in kept and ("Anna Weber", "person") in kept
 
 
@@ -131,7 +124,7 @@ def test_a_relation_implied_type_still_wins_over_a_place(tmp_path: Path) -> None
         ("Dear Gareth Lloyd, thank you for three good years.", ("Gareth Lloyd", "person")),
     ],
 )
-def test_where_a_name_stands_types_it(tier: SpacyTier, text: str, kept: tuple[str, str]) -> None:
+def test_where_a_name_stands_types_it(spacy_tier: SpacyTier, text: str, kept: tuple[str, str]) -> None:
     """The model types each of these names otherwise; where it stands says what it is."""
-    _raw, mentions = _raw_and_kept(tier, text)
+    _raw, mentions = _raw_and_kept(spacy_tier, text)
     assert kept in mentions

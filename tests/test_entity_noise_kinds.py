@@ -6,23 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract.regex import find_mentions
-from knowledge_engine.extract.spacy_ner import SpacyTier, entity_mentions
-
-
-@pytest.fixture(scope="module")
-def tier() -> SpacyTier:
-    t = SpacyTier(SpacyConfig())
-    assert t.available, "the test environment must have the spaCy model installed"
-    return t
-
-
-def _raw_and_kept(tier: SpacyTier, text: str) -> tuple[set[str], set[tuple[str, str]]]:
-    nlp = tier.nlp
-    assert nlp is not None
-    doc = nlp(text)
-    return {e.text for e in doc.ents}, {(m.value, m.type) for m in entity_mentions(doc)}
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from tests.test_entity_noise import _raw_and_kept
 
 
 @pytest.mark.parametrize(
@@ -40,9 +26,9 @@ def _raw_and_kept(tier: SpacyTier, text: str) -> tuple[set[str], set[tuple[str, 
     ],
 )
 def test_a_length_of_time_a_number_a_clock_time_or_a_weekday_alone_is_no_entity(
-    tier: SpacyTier, text: str, span: str
+    spacy_tier: SpacyTier, text: str, span: str
 ) -> None:
-    raw, kept = _raw_and_kept(tier, text)
+    raw, kept = _raw_and_kept(spacy_tier, text)
     assert any(span in r for r in raw)  # the model does tag it
     assert not any(t == "date" and span in v for v, t in kept)
 
@@ -56,8 +42,8 @@ def test_a_length_of_time_a_number_a_clock_time_or_a_weekday_alone_is_no_entity(
         ("We get married in October.", "October"),
     ],
 )
-def test_a_day_month_or_year_stays_a_date(tier: SpacyTier, text: str, span: str) -> None:
-    _, kept = _raw_and_kept(tier, text)
+def test_a_day_month_or_year_stays_a_date(spacy_tier: SpacyTier, text: str, span: str) -> None:
+    _, kept = _raw_and_kept(spacy_tier, text)
     assert (span, "date") in kept
 
 
@@ -103,9 +89,9 @@ def test_regex_names_beside_the_noise_stay(text: str, name: str) -> None:
     ],
 )
 def test_a_word_capitalised_as_a_sentence_opener_is_not_a_person(
-    tier: SpacyTier, text: str, word: str
+    spacy_tier: SpacyTier, text: str, word: str
 ) -> None:
-    raw, kept = _raw_and_kept(tier, text)
+    raw, kept = _raw_and_kept(spacy_tier, text)
     assert word in raw  # the model calls it a PERSON
     assert not any(v == word for v, _ in kept)
 
@@ -119,8 +105,8 @@ def test_a_word_capitalised_as_a_sentence_opener_is_not_a_person(
         ("My dad is Rob. Rob said yes.", "Rob"),
     ],
 )
-def test_a_name_opening_a_sentence_stays_a_person(tier: SpacyTier, text: str, name: str) -> None:
-    _, kept = _raw_and_kept(tier, text)
+def test_a_name_opening_a_sentence_stays_a_person(spacy_tier: SpacyTier, text: str, name: str) -> None:
+    _, kept = _raw_and_kept(spacy_tier, text)
     assert (name, "person") in kept
 
 
@@ -133,9 +119,9 @@ def test_a_name_opening_a_sentence_stays_a_person(tier: SpacyTier, text: str, na
     ],
 )
 def test_an_amount_the_model_tags_a_date_or_an_org_is_money(
-    tier: SpacyTier, text: str, span: str, value: str, type_: str
+    spacy_tier: SpacyTier, text: str, span: str, value: str, type_: str
 ) -> None:
-    raw, kept = _raw_and_kept(tier, text)
+    raw, kept = _raw_and_kept(spacy_tier, text)
     assert span in raw
     assert (value, type_) in kept
     assert not any(v == value and t != type_ for v, t in kept)
@@ -150,14 +136,14 @@ def test_an_amount_the_model_tags_a_date_or_an_org_is_money(
         ("I paid in EUR.", "EUR"),
     ],
 )
-def test_a_span_that_cannot_be_a_name_is_no_entity(tier: SpacyTier, text: str, noise: str) -> None:
-    raw, kept = _raw_and_kept(tier, text)
+def test_a_span_that_cannot_be_a_name_is_no_entity(spacy_tier: SpacyTier, text: str, noise: str) -> None:
+    raw, kept = _raw_and_kept(spacy_tier, text)
     assert noise in raw
     assert not any(v == noise for v, _ in kept)
 
 
-def test_a_name_beside_a_title_stays(tier: SpacyTier) -> None:
-    _, kept = _raw_and_kept(tier, "Mrs Baird said the class is full.")
+def test_a_name_beside_a_title_stays(spacy_tier: SpacyTier) -> None:
+    _, kept = _raw_and_kept(spacy_tier, "Mrs Baird said the class is full.")
     assert ("Mrs Baird", "person") in kept
 
 
@@ -166,8 +152,8 @@ def test_regex_a_letter_with_a_number_is_no_name() -> None:
     assert values == {"Isla", "Callum"}
 
 
-def test_a_person_with_a_number_beside_the_name_stays(tier: SpacyTier) -> None:
-    _, kept = _raw_and_kept(tier, "Callum starts S1 at Whitehill in August.")
+def test_a_person_with_a_number_beside_the_name_stays(spacy_tier: SpacyTier) -> None:
+    _, kept = _raw_and_kept(spacy_tier, "Callum starts S1 at Whitehill in August.")
     assert not any(v == "S1" for v, _ in kept)
-    _, kept = _raw_and_kept(tier, "Tom 2 is the younger one.")
+    _, kept = _raw_and_kept(spacy_tier, "Tom 2 is the younger one.")
     assert ("Tom 2", "person") in kept  # a name with a number: the name is in it
