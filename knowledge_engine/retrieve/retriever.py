@@ -8,6 +8,7 @@ source down the turn runs as if the plugin were not there.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -106,7 +107,7 @@ class Retriever:
         if cached is not None:
             emit("timing", cacheHit=True, totalMs=round((time.perf_counter() - t0) * 1000, 2))
             return cached[0]
-        ref = _event_time(event) or newest_time(self.ws) or datetime.now(UTC)
+        ref = _event_time(event) or await self._newest_time() or datetime.now(UTC)
         block, provenance = await self.context(query, reference_time=ref, ctx=ctx)
         result: dict[str, str] | None = {str(self.cfg.retrieval.injection_target): block} if block else None
         if _degraded(provenance):  # a source failed: do not serve this answer after it recovers
@@ -122,6 +123,22 @@ class Retriever:
             target=self.cfg.retrieval.injection_target,
         )
         return result
+
+    async def _newest_time(self) -> datetime | None:
+        """The newest message's time. On the shared store, None when it does not come within a
+        quarter of the prompt's budget: a database that has just stopped makes the read wait out
+        its pool's timeout (5 s, more than the budget). The clock is then "now" (counted), and a
+        look at the database starts at once, so the sources know it down and answer from memory
+        instead of each waiting for it in turn."""
+        if not self.ws.shared:
+            return newest_time(self.ws)  # a local file: milliseconds
+        wait_s = self.cfg.retrieval.budget_ms / 1000 / 4
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(newest_time, self.ws), timeout=wait_s)
+        except TimeoutError:
+            counters.inc("retrieve.newest_time_timeouts")
+            await asyncio.to_thread(self.ws.follow_for_prompt, True)
+            return None
 
     async def context(
         self, query: str, reference_time: datetime | None = None, ctx: Any = None

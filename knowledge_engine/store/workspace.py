@@ -406,12 +406,13 @@ class Workspace:
             return
         self.refresh()  # a database error is logged and counted there, never raised
 
-    def follow_for_prompt(self) -> None:
+    def follow_for_prompt(self, now: bool = False) -> None:
         """Before a prompt: start the look of `follow` in the background (at most one at a time) and
         wait for it at most PROMPT_FOLLOW_WAIT_S. A database that stopped answering keeps the look
         waiting for the connect timeout; the prompt does not wait with it (`store_down` is true while
-        the look runs past that wait) and answers from memory; the look's outcome serves later prompts."""
-        if not self._follow_due():
+        the look runs past that wait) and answers from memory; the look's outcome serves later prompts.
+        `now`: look even if the last look was less than followMs ago (a read just hung)."""
+        if not (self._follow_due() or (now and self.shared and not self.closed)):
             return
         with self._follow_lock:
             thread = self._follow_thread
@@ -430,7 +431,7 @@ class Workspace:
 
     def _follow_in_background(self) -> None:
         try:
-            self.follow()
+            self.refresh()  # due, or asked for now (follow_for_prompt decided)
         except Exception as exc:  # a bug, not the database (refresh counts those): the prompt goes on
             counters.inc("store.follow_errors")
             log.error("looking for other nodes' changes failed (%s)", type(exc).__name__)
