@@ -35,6 +35,18 @@ def test_stats_reports_counts_index_state_and_size(ws: str) -> None:
     assert data["store_bytes"] > 0 and data["llm_pending_batches"] == 0
 
 
+def test_stats_says_why_the_index_counts_are_blank_before_a_sync(ws: str, tmp_path: Path) -> None:
+    """Blank index counts read as an empty index (new-user pass 3): a host indexes new records live
+    before any full sync, so `stats` says so until the first sync, and only then."""
+    synced = _json("stats", "--workspace", ws)
+    assert isinstance(synced, dict) and "note" not in synced["chroma"]  # the sample is synced
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    data = _json("stats", "--workspace", str(fresh))
+    assert isinstance(data, dict) and data["chroma"]["last_sync"] is None
+    assert "stats --index" in data["chroma"]["note"]
+
+
 def test_stats_table_for_people(ws: str) -> None:
     code, out, _ = cli("stats", "-w", ws)
     assert code == 0 and "entities_by_type.person" in out

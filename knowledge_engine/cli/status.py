@@ -22,6 +22,10 @@ from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
 
 SYNC_STATE_FILE = "chroma-sync.json"  # written by knowledge_engine.index.sync
+NO_SYNC_NOTE = (
+    "no full sync yet (maintenance, or `knowledge-engine sync`); a running host indexes new records "
+    "as they come: `stats --index` counts what the index holds"
+)
 
 
 def _size(folder: Path) -> int:
@@ -189,6 +193,9 @@ def folder_status(folder: Path, config: Any, agent: str = "default") -> dict[str
         "indexed_facts": counts.get("facts"),
         "indexed_messages": counts.get("messages"),
     }
+    if state.get("last_sync") is None and config.embeddings.enabled:
+        # blank counts read as an empty index: a host indexes new records live, before any sync
+        data["chroma"]["note"] = NO_SYNC_NOTE
     return data
 
 
