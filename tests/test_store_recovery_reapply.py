@@ -78,3 +78,24 @@ def test_a_clean_start_extracts_nothing_again(tmp_path: Path) -> None:
         assert counters.get("ingest.reapplied") == again
     finally:
         engine.stop(10)
+
+
+def test_with_no_readable_copy_every_message_is_extracted_again(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    ws = engine.workspace("maya")
+    engine.ingest(ws, [_say("m1", "I work at Acme Robotics.", 1)])
+    assert ws.flush()
+    engine.ingest(ws, [_say("m2", "My sister Ana lives in Porto.", 2)])
+    assert ws.flush()
+    before = _triples(engine)
+    folder = ws.folder
+    engine.stop(10)
+    for name in ("facts.json", "facts.json.bak"):
+        (folder / name).write_bytes(b'{"schema": 1, "facts": [')  # both cut short
+
+    engine = _engine(tmp_path)
+    try:
+        assert engine.workspace("maya").facts.table.recovered == "empty"
+        wait_for("every message's knowledge to come back", lambda: _triples(engine) == before)
+    finally:
+        engine.stop(10)

@@ -166,7 +166,7 @@ def read_json_document(
                     cand.name,
                     len(raw),
                 )
-            if errors and fell_back is not None:
+            if i > 0 and fell_back is not None:  # corrupt or missing: the backup is one write behind
                 fell_back.append(cand.name)
             return doc
         except (orjson.JSONDecodeError, ValueError) as exc:
@@ -178,8 +178,8 @@ def read_json_document(
     if errors and not any(c.exists() for c in candidates):
         # every copy was corrupt: the corrupt files are kept aside for the operator
         log.error("no readable copy of %s; starting empty (corrupt copies kept aside)", path.name)
-        if fell_back is not None:
-            fell_back.append("empty")
+    if errors and fell_back is not None:
+        fell_back.append("empty")  # a copy existed and none could be read: everything it held is lost
     return None
 
 
