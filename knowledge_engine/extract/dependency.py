@@ -859,9 +859,14 @@ def _home_before(span: Span) -> str | None:
         if tok.dep_ in {"dobj", "nsubj"} and verb.lemma_ in HOME_FIND_VERBS and not _is_irrealis(verb):
             return "moves-to" if finders <= {"i", "we"} else None  # not "my sister found a flat"
         mine = any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in tok.children)
-        if mine and not any(c.lower_ in {"old", "last", "previous"} for c in tok.children):
+        if mine and not _past_home(tok):
             return "lives-in"
     return None
+
+
+def _past_home(home: Token) -> bool:
+    """'our old flat', 'my last place', 'the previous house': a home that says nothing of now."""
+    return any(c.lower_ in {"old", "last", "previous"} for c in home.children)
 
 
 def _for_someone(prep: Token) -> bool:
@@ -1683,11 +1688,7 @@ def _home_in(verb: Token, subj_tok: Token, poss: Token | None, ctx: _Ctx) -> boo
     a past home, or a hypothetical one, says nothing of now)."""
     if poss is None or poss.lower_ not in {"my", "our"} or subj_tok.lemma_.lower() not in HOME_NOUNS:
         return False
-    if (
-        verb.tag_ == "VBD"
-        or _is_irrealis(verb)
-        or any(c.lower_ in {"old", "last", "previous"} for c in subj_tok.children)
-    ):
+    if verb.tag_ == "VBD" or _is_irrealis(verb) or _past_home(subj_tok):
         return False
     found = False
     for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "in"):
