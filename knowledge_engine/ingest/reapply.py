@@ -20,10 +20,10 @@ if TYPE_CHECKING:
 
 def unapplied(ws: Workspace, window: int) -> list[Message]:
     """The log's messages whose extraction the store does not hold, oldest first."""
-    keys = ws.facts.table.applied_keys(window)
-    applied = {key.rpartition("|")[0] for key in keys}
+    ids = ws.applied_messages()
     since = None
-    if len(keys) >= window:  # the window is full: older messages were applied before it
-        oldest = ws.messages.get(keys[0].rpartition("|")[0])
+    if len(ids) >= window:  # the window is full: older messages were applied before it
+        oldest = ws.messages.get(ids[0])
         since = oldest.timestamp if oldest is not None else None
+    applied = set(ids)
     return [m for m in ws.messages.iter(since=since) if m.id not in applied]

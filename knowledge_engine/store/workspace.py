@@ -151,6 +151,12 @@ class Workspace:
         with self._applied_lock:
             return _applied_key(message_id, tiers) in self._applied
 
+    def applied_messages(self) -> list[str]:
+        """The ids of the messages whose extraction the store remembers holding, one per applied key
+        (a message applied by two tier sets counts twice), oldest first; at most APPLIED_WINDOW."""
+        with self._applied_lock:
+            return [key.rpartition("|")[0] for key in self._applied]
+
     def apply(self, message: Message, extractions: Iterable[Extraction]) -> tuple[int, int]:
         """Merge what the tiers found in one message; returns (entities seen, facts stored)."""
         ev = Evidence(
@@ -412,7 +418,7 @@ class Workspace:
         waiting for the connect timeout; the prompt does not wait with it (`store_down` is true while
         the look runs past that wait) and answers from memory; the look's outcome serves later prompts.
         `now`: look even if the last look was less than followMs ago (a read just hung)."""
-        if not (self._follow_due() or (now and self.shared and not self.closed)):
+        if not self._follow_due(now):
             return
         with self._follow_lock:
             thread = self._follow_thread
@@ -424,10 +430,10 @@ class Workspace:
         if not self.store_down:  # known down: the prompt answers from memory at once
             thread.join(max(0.0, started + PROMPT_FOLLOW_WAIT_S - time.monotonic()))
 
-    def _follow_due(self) -> bool:
+    def _follow_due(self, now: bool = False) -> bool:
         if not self.shared or self.closed:
             return False
-        return time.monotonic() - self._followed_at >= self.config.storage.postgres.follow_ms / 1000
+        return now or time.monotonic() - self._followed_at >= self.config.storage.postgres.follow_ms / 1000
 
     def _follow_in_background(self) -> None:
         try:
