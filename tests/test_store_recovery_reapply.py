@@ -39,18 +39,26 @@ def _triples(engine: KnowledgeEngine) -> list[tuple[str, str, str]]:
     return sorted((f.subject, f.predicate, f.object) for f in engine.workspace("maya").facts.all())
 
 
-def test_the_lost_write_is_extracted_again_from_the_message_log(tmp_path: Path) -> None:
-    engine = _engine(tmp_path)
+def _two_writes(root: Path, *later: Message) -> tuple[Path, list[tuple[str, str, str]]]:
+    """A host that wrote m1's facts, then (if any) `later`'s, and stopped cleanly: facts.json holds
+    both writes, its .bak the first. Returns the folder and the facts it held."""
+    engine = _engine(root)
     ws = engine.workspace("maya")
     engine.ingest(ws, [_say("m1", "I work at Acme Robotics.", 1)])
     assert ws.flush()
-    engine.ingest(
-        ws, [_say("m2", "My sister Ana lives in Porto.", 2), _say("m3", "We have a dog called Rex.", 3)]
-    )
-    assert ws.flush()  # facts.json holds all three messages' facts; its .bak only the first's
-    before = _triples(engine)
-    facts = ws.folder / "facts.json"
+    if later:
+        engine.ingest(ws, list(later))
+        assert ws.flush()
+    facts = _triples(engine)
     engine.stop(10)
+    return ws.folder, facts
+
+
+def test_the_lost_write_is_extracted_again_from_the_message_log(tmp_path: Path) -> None:
+    folder, before = _two_writes(
+        tmp_path, _say("m2", "My sister Ana lives in Porto.", 2), _say("m3", "We have a dog called Rex.", 3)
+    )
+    facts = folder / "facts.json"
     facts.write_bytes(facts.read_bytes()[:50])  # truncated while the host was stopped
 
     again = counters.get("ingest.reapplied")
@@ -66,11 +74,7 @@ def test_the_lost_write_is_extracted_again_from_the_message_log(tmp_path: Path) 
 
 
 def test_a_clean_start_extracts_nothing_again(tmp_path: Path) -> None:
-    engine = _engine(tmp_path)
-    ws = engine.workspace("maya")
-    engine.ingest(ws, [_say("m1", "I work at Acme Robotics.", 1)])
-    assert ws.flush()
-    engine.stop(10)
+    _two_writes(tmp_path)
     again = counters.get("ingest.reapplied")
     engine = _engine(tmp_path)
     try:
@@ -81,15 +85,7 @@ def test_a_clean_start_extracts_nothing_again(tmp_path: Path) -> None:
 
 
 def test_with_no_readable_copy_every_message_is_extracted_again(tmp_path: Path) -> None:
-    engine = _engine(tmp_path)
-    ws = engine.workspace("maya")
-    engine.ingest(ws, [_say("m1", "I work at Acme Robotics.", 1)])
-    assert ws.flush()
-    engine.ingest(ws, [_say("m2", "My sister Ana lives in Porto.", 2)])
-    assert ws.flush()
-    before = _triples(engine)
-    folder = ws.folder
-    engine.stop(10)
+    folder, before = _two_writes(tmp_path, _say("m2", "My sister Ana lives in Porto.", 2))
     for name in ("facts.json", "facts.json.bak"):
         (folder / name).write_bytes(b'{"schema": 1, "facts": [')  # both cut short
 
