@@ -53,6 +53,12 @@ class SpacyConfig(_Section):
         "messages) before parsing, so the model sees them as names. Off by default: it helped the lower-case "
         "tune story but lost one row on the held-out stories (docs/benchmarks.md).",
     )
+    by_example: bool = Field(
+        True,
+        description="Read the speaker's employer or home from a sentence's meaning where no rule matched its "
+        "wording: the sentence, its organisation or place masked, is compared with example sentences on the "
+        "local MiniLM embedder (extract/by_example.py). Off when that model is not installed.",
+    )
     workers: int | Literal["auto"] = Field(
         "auto",
         description="Processes that run the spaCy tier off the host's GIL: 0 = in-process, N = N workers, "

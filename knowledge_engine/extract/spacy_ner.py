@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge_engine.config import SpacyConfig
-from knowledge_engine.extract import dependency, lexicon, truecase
+from knowledge_engine.extract import by_example, dependency, lexicon, truecase
 from knowledge_engine.extract.answers import SessionAnswers
 from knowledge_engine.extract.nlp import (
     LABEL_TYPES,
@@ -152,6 +152,8 @@ class SpacyTier:
         self.people = SessionPeople()
         self.answers = SessionAnswers(who=self.people.who)
         self._sessions_lock = threading.Lock()  # one batch at a time reads the sessions, in order
+        self._examples: by_example.Examples | Literal[False] | None = None  # False: unavailable
+        self._examples_lock = threading.Lock()
 
     @property
     def nlp(self) -> Language | None:
@@ -186,8 +188,21 @@ class SpacyTier:
             out = self.extract_here(messages)
         else:
             out = pool.extract(messages, self.config.batch_size, self.max_chars, self.extract_here)
+        out = self._by_example(messages, out)
         with self._sessions_lock:  # message by message: a question's he/she is who it meant then
             return [self.answers.one(m, self.people.one(m, ex)) for m, ex in zip(messages, out, strict=False)]
+
+    def _by_example(self, messages: list[Message], out: list[Extraction]) -> list[Extraction]:
+        """Employers and homes the rules missed, read by example in this process (one model for the
+        workers' batches; by_example.py)."""
+        if not (self.config.by_example and self.config.facts):
+            return out
+        with self._examples_lock:
+            if self._examples is None:
+                self._examples = by_example.local_examples() or False
+        if self._examples is False:
+            return out
+        return by_example.add_relations(self._examples, messages, out, by_example.Thresholds())
 
     def extract_here(self, messages: list[Message]) -> list[Extraction]:
         """The tier in this process: what each worker runs, and the fallback."""

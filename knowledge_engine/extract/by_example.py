@@ -1,0 +1,411 @@
+"""Relations by example: the speaker's employer or home, read from a sentence's meaning, not its wording.
+
+The dependency rules know the forms they were written for; unseen writers word a new job or a move
+in other ways. This pass embeds each sentence of a user turn that names an organisation or a place
+with that name masked ("X"), and compares it with example sentences of each relation and of near
+misses (a visit, a purchase, someone else's job, a past home). The nearest example's relation is
+taken only when it is close and clearly closer than the nearest near miss. Only names no rule used
+are read, only where the speaker is the sentence's only person ("my husband got a job at X" is his,
+which this pass cannot tell apart, so it says nothing), and never in a question. A rule's reading
+always wins; this one fills the gaps, with a lower confidence.
+
+The local MiniLM embedder (the engine's offline default) gives the vectors: the examples were
+written against it, so another model would need its own thresholds. Without it the pass is off.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from knowledge_engine.extract.lexicon import PRONOUN
+from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
+from knowledge_engine.model.records import EntityType, Message
+from knowledge_engine.observe import counters, log
+
+MASK = "X"
+MAX_SENTENCE_CHARS = 300  # a longer "sentence" is a run-on paragraph: its meaning is not one relation
+
+# Example sentences per relation, written from no story (generic chat about work and home). A key
+# that is no predicate ("-visit", ...) is a near miss: when it is nearest, nothing is said.
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "works-at": (
+        "I work at X",
+        "I got a job at X",
+        "I start at X next month",
+        "I accepted the offer from X",
+        "I joined X as an engineer",
+        "my company X is restructuring",
+        "I've been at X for three years",
+        "my employer is X",
+        "I'm a developer at X",
+        "X hired me",
+        "I'm an engineer at X",
+        "first day at X tomorrow",
+        "signed the contract with X",
+        "I'm on the team at X",
+        "I'm with X now",
+        "got the job at X!!",
+        "new job at X",
+        "X took me on",
+        "he works at X",
+        "she got a job at X",
+        "he's starting at X on Monday",
+        "she's a nurse at X",
+        "he teaches at X",
+        "she's been with X since 2019",
+    ),
+    "lives-in": (
+        "I live in X",
+        "we live in X",
+        "our flat in X",
+        "we're renting a place in X",
+        "I'm based in X",
+        "we are in X now",
+        "home is X these days",
+        "we settled in X",
+        "our house in X",
+        "we're in X",
+        "our apartment in X",
+        "living in X now",
+        "she lives in X",
+        "they live in X",
+    ),
+    "moves-to": (
+        "we moved to X",
+        "we're moving to X",
+        "our new place is in X",
+        "we bought a house in X",
+        "we found a flat in X",
+        "relocating to X next month",
+        "we got the keys to our place in X",
+        "he moved to X",
+    ),
+    "worked-at": (
+        "my last day at X is Friday",
+        "I'm leaving X",
+        "I handed in my notice at X",
+        "I used to work at X",
+        "I quit X",
+        "I was laid off from X",
+        "I worked at X for five years",
+        "my old job at X",
+        "he left X",
+        "she quit her job at X",
+    ),
+    "lived-in": (
+        "we used to live in X",
+        "we moved away from X",
+        "we left X last year",
+        "I grew up in X",
+        "back when we lived in X",
+        "she used to live in X",
+    ),
+    "-visit": (
+        "I visited X",
+        "we went to X on holiday",
+        "we're flying to X",
+        "a weekend in X",
+        "trip to X",
+        "a conference in X",
+        "the hotel in X was nice",
+        "a care home in X has a room",
+        "the hospital in X",
+    ),
+    "-customer": (
+        "I bought it at X",
+        "I ordered from X",
+        "my bank is X",
+        "I called X customer service",
+        "X delivered my parcel",
+        "I have an appointment at X",
+    ),
+    "-other": (
+        "X is a great company",
+        "what do you think of X",
+        "I read about X",
+        "X was closed",
+        "I watched X",
+        "can you help me write to X",
+        "X is in the news",
+        "the weather in X",
+        "I applied to X",
+        "an interview at X",
+    ),
+    "-maybe": (
+        "I want to move to X",
+        "we might move to X one day",
+        "thinking about a job at X",
+        "I'd love to work at X",
+        "should we live in X",
+    ),
+    "-someone": ("my friend works at X", "my kids go to X", "my sister lives in X", "my dad worked at X"),
+}
+
+# A mention's type says which relations it can hold (a rule or NER typing it says what it is).
+_FITS: dict[str, frozenset[EntityType]] = {
+    "works-at": frozenset({"organization"}),
+    "worked-at": frozenset({"organization"}),
+    "lives-in": frozenset({"location"}),
+    "moves-to": frozenset({"location"}),
+    "lived-in": frozenset({"location"}),
+}
+_TYPES: frozenset[EntityType] = frozenset({"organization", "location"})
+_OBJECT_TYPE: dict[str, EntityType] = {p: next(iter(types)) for p, types in _FITS.items()} | {
+    "moved-to": "location"
+}
+# Which facts of one message and subject exclude each other: one job now, one job left, one home...
+FAMILIES: dict[str, str] = {
+    "works-at": "work",
+    "worked-at": "work-past",
+    "lives-in": "home",
+    "moves-to": "home",
+    "moved-to": "home",
+    "lived-in": "home-past",
+}
+_RULE_FAMILIES: dict[str, str] = {
+    "works-at": "work",
+    "worked-at": "work-past",
+    "left": "work-past",
+    "quit": "work-past",
+    "lived-in": "home-past",
+    "moved-from": "home-past",
+    "starts-at": "work",
+    "joins": "work",
+    "joined": "work",
+    "lives-in": "home",
+    "moves-to": "home",
+    "moved-to": "home",
+    "rents-in": "home",
+    "is-in": "home",
+}
+
+_MOVES = frozenset({"moves-to", "moved-to", "relocates-to", "relocated-to", "is-moving-to"})
+_MOVED = re.compile(r"\bmoved\b", re.I)
+_I = re.compile(r"\b(?:i|i'm|im|i've|ive|i'll|i'd|me|we|we're|we've|us)\b", re.I)  # the speaker as a subject
+_HE_SHE = re.compile(r"\b(?:he|she)(?:'s|'ll|'d)?\b", re.I)
+_KIN = re.compile(
+    r"\b(?:husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|hubby|son|daughter|mum|mom|mam|dad|mother|"
+    r"father|brother|sister|friend|boss|manager|colleague|cousin|aunt|uncle|grandma|grandpa|nan)\b",
+    re.I,
+)
+_OTHER_PERSON = re.compile(
+    r"\b(?:he|she|they|his|her|him|their|them|he's|she's|they're|"
+    r"husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|hubby|son|daughter|kids?|children|baby|"
+    r"mum|mom|mam|dad|mother|father|parents?|brother|sister|friend|boss|manager|colleague|cousin|"
+    r"aunt|uncle|grandma|grandpa|nan|neighbou?r)\b",
+    re.I,
+)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """How close an example must be (cosine) and by how much it must beat the nearest near miss."""
+
+    similarity: float = 0.50
+    margin: float = 0.08
+
+
+class Examples:
+    """The example vectors, embedded once per process on first use."""
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+        self._lock = threading.Lock()
+        self._labels: list[str] = []
+        self._matrix: Any = None
+
+    def scores(self, sentences: Sequence[str]) -> list[dict[str, float]]:
+        """Per sentence, the best cosine of each relation's (and near miss's) examples."""
+        import numpy as np
+
+        labels, matrix = self._ready()
+        vecs = np.asarray(self.embedder.embed(list(sentences)), dtype=np.float32)
+        vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-9)
+        sims = vecs @ matrix.T
+        out: list[dict[str, float]] = []
+        for row in sims:
+            best: dict[str, float] = {}
+            for label, sim in zip(labels, row, strict=True):
+                best[label] = max(best.get(label, -1.0), float(sim))
+            out.append(best)
+        return out
+
+    def _ready(self) -> tuple[list[str], Any]:
+        import numpy as np
+
+        with self._lock:
+            if self._matrix is None:
+                texts = [t for ts in EXAMPLES.values() for t in ts]
+                labels = [k for k, ts in EXAMPLES.items() for _ in ts]
+                m = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+                m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
+                self._labels, self._matrix = labels, m
+            return self._labels, self._matrix
+
+
+def local_examples() -> Examples | None:
+    """Examples on the packaged MiniLM, or None (logged once) when it is not installed."""
+    try:
+        from knowledge_engine.index.embeddings.local import LocalEmbedder
+
+        embedder = LocalEmbedder()
+        embedder.embed(["ok"])  # loads the model now: a missing package shows here, not mid-batch
+    except Exception as exc:
+        log.warning("relations by example are off: local embedder unavailable (%s)", type(exc).__name__)
+        return None
+    return Examples(embedder)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    index: int  # the message's position in the batch
+    mention: Mention
+    masked: str
+    subject: str  # the speaker, a person the sentence names, or an unresolved he/she (lexicon.PRONOUN)
+    own: bool  # the subject is the speaker
+    said: frozenset[str]  # the families a rule already gave this subject in this message
+    moving: bool  # a rule read a move of the subject in this sentence ("... so we're moving to Y")
+
+
+def add_relations(
+    examples: Examples, messages: Sequence[Message], extractions: list[Extraction], limits: Thresholds
+) -> list[Extraction]:
+    """The extractions with the facts the examples add (one embedding call for the whole batch)."""
+    todo = [
+        c for i, (m, ex) in enumerate(zip(messages, extractions, strict=True)) for c in _candidates(i, m, ex)
+    ]
+    if not todo:
+        return extractions
+    try:
+        scores = examples.scores([c.masked for c in todo])
+    except Exception as exc:
+        counters.inc("extract.by_example.failed")
+        log.warning("relations by example failed for a batch (%s)", type(exc).__name__)
+        return extractions
+    out = list(extractions)
+    taken: set[tuple[int, str, str]] = set()  # one fact per message, subject and family: the closest
+    ranked = sorted(zip(todo, scores, strict=True), key=lambda cs: -max(cs[1].values()))
+    for cand, score in ranked:
+        predicate = _decide(score, cand, limits)
+        if predicate == "moves-to" and _MOVED.search(cand.masked):
+            predicate = "moved-to"  # the rules' tense: "he moved back to X"
+        if predicate == "lives-in" and cand.moving:
+            predicate = "lived-in"  # the home left: "the landlord in X is selling, so we're moving to Y"
+        slot = (cand.index, cand.subject, FAMILIES.get(predicate or "", ""))
+        if predicate is None or slot in taken or FAMILIES[predicate] in cand.said:
+            continue
+        taken.add(slot)
+        out[cand.index] = _with_fact(out[cand.index], cand, predicate)
+        counters.inc("extract.by_example.facts")
+    return out
+
+
+def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate]:
+    """Organisations and places of a user turn that no rule used, each in its sentence, masked, with
+    whose job or home the sentence would tell."""
+    if message.role != "user" or not ex.mentions:
+        return []
+    speaker = (message.speaker or "").strip() or "user"
+    said = {
+        (f.subject.casefold(), _RULE_FAMILIES[f.predicate]) for f in ex.facts if f.predicate in _RULE_FAMILIES
+    }
+    # said: (subject, family) pairs a rule already gave in this message
+    used = {f.object.casefold() for f in ex.facts} | {f.subject.casefold() for f in ex.facts}
+    out: list[_Candidate] = []
+    seen: set[str] = set()
+    for mention in ex.mentions:
+        key = mention.value.casefold()
+        if mention.type not in _TYPES or mention.start < 0 or key in used or key in seen:
+            continue
+        sentence = _sentence_of(message.text, mention.start, mention.end)
+        if sentence is None:
+            continue
+        start, end = sentence
+        masked = message.text[start : mention.start] + MASK + message.text[mention.end : end]
+        others = [m for m in ex.mentions if start <= m.start < end and m is not mention]
+        subject = _subject(masked, others, speaker)
+        if subject is None or not _open_families(mention, subject, said):
+            continue  # nobody the sentence is clearly about, or a rule already said it all
+        seen.add(key)
+        closed = frozenset(f for who, f in said if who == subject.casefold())
+        moving = any(
+            f.predicate in _MOVES
+            and f.subject.casefold() == subject.casefold()
+            and f.object.casefold() in masked.casefold()
+            for f in ex.facts
+        )
+        out.append(_Candidate(index, mention, masked.strip(), subject, subject == speaker, closed, moving))
+    return out
+
+
+def _sentence_of(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span of the sentence holding [start, end), or None for a question or a run-on paragraph."""
+    for match in _SENTENCE.finditer(text):
+        if match.start() <= start and end <= match.end():
+            s, e = match.span()
+            if e - s > MAX_SENTENCE_CHARS or "?" in match.group():
+                return None
+            return s, e
+    return None
+
+
+def _open_families(mention: Mention, subject: str, said: set[tuple[str, str]]) -> bool:
+    """Whether a job or home this name could be is still unsaid for the subject in this message."""
+    families = {FAMILIES[p] for p, types in _FITS.items() if mention.type in types or mention.value.islower()}
+    return any((subject.casefold(), f) not in said for f in families)
+
+
+def _subject(masked: str, others: Sequence[Mention], speaker: str) -> str | None:
+    """Whom the sentence is about: the speaker when it names nobody else ("Settled in X now": chat
+    drops its "I"); the one person it names when the speaker is no subject in it ("Tom got a job at
+    X", "my husband Tom ..."); an unresolved he/she, for the session to resolve ("she starts at X
+    Monday"). Several people, or a kin word without a name ("my husband got a job at X"): None."""
+    people = {m.value for m in others if m.type == "person" and m.value.casefold() != speaker.casefold()}
+    pronouns = {w.casefold() for w in _HE_SHE.findall(masked)}
+    me = _I.search(masked) is not None
+    if not people and not _OTHER_PERSON.search(masked):
+        return speaker
+    if me:
+        return None
+    if len(people) == 1:
+        return next(iter(people))
+    if not people and len(pronouns) == 1 and not _KIN.search(masked):
+        return f"{PRONOUN}:{'f' if pronouns == {'she'} else 'm'}"
+    return None
+
+
+def _decide(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> str | None:
+    """The relation whose examples are nearest, if close enough and ahead of every near miss (for
+    another person's sentence, "my friend works at X" is no near miss: it is what they say)."""
+    mention = cand.mention
+    if not cand.own:
+        score = {p: s for p, s in score.items() if p != "-someone"}
+    fits = {p: s for p, s in score.items() if not p.startswith("-")}
+    predicate = max(fits, key=lambda p: fits[p])
+    best = fits[predicate]
+    rivals = [s for p, s in score.items() if FAMILIES.get(p) != FAMILIES[predicate]]  # lives-in ~ moves-to
+    # a capitalised name's type holds ("Leeds" is no employer); the model's type of a name written
+    # in lower case is a guess ("nubank" a place)
+    if mention.type not in _FITS[predicate] and not mention.value.islower():
+        return None
+    if best < limits.similarity or (rivals and best < max(rivals) + limits.margin):
+        return None
+    return predicate
+
+
+def _with_fact(ex: Extraction, cand: _Candidate, predicate: str) -> Extraction:
+    fact = FactCandidate(
+        subject=cand.subject,
+        predicate=predicate,
+        object=cand.mention.value,
+        tier="spacy",
+        confidence=0.4,
+        subject_type="person",
+        object_type=_OBJECT_TYPE[predicate],
+    )
+    return ex.model_copy(update={"facts": [*ex.facts, fact]})

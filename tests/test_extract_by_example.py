@@ -1,0 +1,114 @@
+"""Relations by example (extract/by_example.py): employers and homes read from a sentence's meaning,
+on the real spaCy model and the packaged MiniLM embedder."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract import by_example
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.extraction import Extraction, Mention
+from knowledge_engine.model.records import Message
+from knowledge_engine.observe import counters
+
+
+@pytest.fixture(scope="module")
+def rules_only() -> SpacyTier:
+    return SpacyTier(SpacyConfig(workers=0, by_example=False))
+
+
+def _facts(tier: SpacyTier, text: str, session: str = "s1") -> set[tuple[str, str, str]]:
+    msg = Message(id=f"m-{abs(hash(text))}", text=text, role="user", speaker="Maya", session=session)
+    return {(f.subject, f.predicate, f.object) for f in tier.extract([msg])[0].facts}
+
+
+def test_a_job_in_wording_no_rule_knows(spacy_tier: SpacyTier, rules_only: SpacyTier) -> None:
+    text = "Signed my contract with Brightwave yesterday, first day is Monday."
+    assert not any(p == "works-at" for _, p, _ in _facts(rules_only, text))
+    assert ("Maya", "works-at", "Brightwave") in _facts(spacy_tier, text)
+
+
+def test_a_named_persons_job_is_theirs(spacy_tier: SpacyTier, rules_only: SpacyTier) -> None:
+    text = "Tom has been with Northwind since 2019."
+    assert not any(p == "works-at" for _, p, _ in _facts(rules_only, text))
+    facts = _facts(spacy_tier, text)
+    assert ("Tom", "works-at", "Northwind") in facts
+    assert not any(s == "Maya" for s, _, _ in facts)
+
+
+def test_a_job_left_is_history_not_the_job_now(spacy_tier: SpacyTier) -> None:
+    facts = _facts(spacy_tier, "Handed in my notice at Brightwave today, last day is the 30th.")
+    assert ("Maya", "worked-at", "Brightwave") in facts
+    assert ("Maya", "works-at", "Brightwave") not in facts
+
+
+def test_the_home_left_in_a_move(spacy_tier: SpacyTier) -> None:
+    """A rule reads the move; the other place of the same sentence, read as a home, is the one left."""
+    facts = _facts(
+        spacy_tier, "The landlord in Partick is selling up so we're moving to Dalmarnock end of July."
+    )
+    assert ("Maya", "moves-to", "Dalmarnock") in facts
+    assert ("Maya", "lived-in", "Partick") in facts
+    assert ("Maya", "lives-in", "Partick") not in facts
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My sister got a job at Northwind.",  # a kin word without a name: whose job, this pass cannot tell
+        "Should I apply to Brightwave?",  # a question states nothing
+        "Ordered a new kettle from Argos.",  # a customer, not an employee
+        "We spent a weekend in Porto, lovely city.",  # a visit, not a home
+    ],
+)
+def test_near_misses_say_nothing(spacy_tier: SpacyTier, rules_only: SpacyTier, text: str) -> None:
+    assert _facts(spacy_tier, text) == _facts(rules_only, text)
+
+
+def test_a_rule_reading_wins(spacy_tier: SpacyTier, rules_only: SpacyTier) -> None:
+    text = "Tom started at Northwind Logistics last week."
+    assert ("Tom", "works-at", "Northwind Logistics") in _facts(rules_only, text)
+    assert _facts(spacy_tier, text) == _facts(rules_only, text)
+
+
+def test_assistant_turns_are_not_read(spacy_tier: SpacyTier) -> None:
+    msg = Message(id="a1", text="Signed the contract with Brightwave, first day Monday.", role="assistant")
+    assert not any(f.predicate == "works-at" for f in spacy_tier.extract([msg])[0].facts)
+
+
+def test_a_he_she_is_resolved_by_the_session(spacy_tier: SpacyTier) -> None:
+    """The pass gives an unresolved he/she; the session's last named person takes it."""
+    first = Message(
+        id="p1", text="My husband Daniel is an architect.", role="user", speaker="Maya", session="s9"
+    )
+    second = Message(
+        id="p2",
+        text="He has been with Foster Partners since 2019.",
+        role="user",
+        speaker="Maya",
+        session="s9",
+    )
+    out = spacy_tier.extract([first, second])
+    assert ("Daniel", "works-at", "Foster Partners") in {
+        (f.subject, f.predicate, f.object) for f in out[1].facts
+    }
+
+
+class _BrokenEmbedder:
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("model file unreadable")
+
+
+def test_a_failing_embedder_costs_the_batch_only_its_guesses() -> None:
+    msg = Message(id="b1", text="Signed my contract with Brightwave yesterday.", role="user", speaker="Maya")
+    ex = Extraction(
+        message_id="b1",
+        mentions=[Mention(value="Brightwave", type="organization", tier="spacy", start=24, end=34)],
+    )
+    before = counters.get("extract.by_example.failed")
+    out = by_example.add_relations(
+        by_example.Examples(_BrokenEmbedder()), [msg], [ex], by_example.Thresholds()
+    )
+    assert out == [ex]
+    assert counters.get("extract.by_example.failed") == before + 1
