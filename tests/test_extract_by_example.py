@@ -112,3 +112,39 @@ def test_a_failing_embedder_costs_the_batch_only_its_guesses() -> None:
     )
     assert out == [ex]
     assert counters.get("extract.by_example.failed") == before + 1
+
+
+def test_a_child_at_a_school_attends_it(spacy_tier: SpacyTier) -> None:
+    """A he/she at a school or nursery is schooling, not a job; the session says who she is."""
+    first = Message(id="c1", text="My daughter Isla is three now.", role="user", speaker="Maya", session="s8")
+    second = Message(
+        id="c2",
+        text="She's at Wee Sparrows nursery on weekdays, loves it.",
+        role="user",
+        speaker="Maya",
+        session="s8",
+    )
+    facts = {(f.subject, f.predicate, f.object) for f in spacy_tier.extract([first, second])[1].facts}
+    assert ("Isla", "attends", "Wee Sparrows") in facts
+    assert not any(p == "works-at" for _, p, _ in facts)
+
+
+def test_the_speakers_own_school_line_is_left_to_the_rules(
+    spacy_tier: SpacyTier, rules_only: SpacyTier
+) -> None:
+    text = "Starting at Oakfield Academy next week, so nervous!"  # a parent writes this of a child too
+    assert _facts(spacy_tier, text) == _facts(rules_only, text)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "speakers"),
+    [
+        ("Settled in X now", True),
+        ("got the job at X!!", True),
+        ("Finally moved into our place in X", True),
+        ("Isla started at X last week", False),  # a name the model missed: whose line, unknown
+        ("X, east end of Glasgow", False),
+    ],
+)
+def test_a_line_without_i_is_the_speakers_only_as_chat_that_dropped_it(sentence: str, speakers: bool) -> None:
+    assert by_example._dropped_i(sentence) is speakers

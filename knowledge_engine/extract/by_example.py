@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from knowledge_engine.extract.lexicon import PRONOUN
+from knowledge_engine.extract.lexicon import PRONOUN, SCHOOL_WORDS
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, log
@@ -155,7 +155,8 @@ _FITS: dict[str, frozenset[EntityType]] = {
 }
 _TYPES: frozenset[EntityType] = frozenset({"organization", "location"})
 _OBJECT_TYPE: dict[str, EntityType] = {p: next(iter(types)) for p, types in _FITS.items()} | {
-    "moved-to": "location"
+    "moved-to": "location",
+    "attends": "organization",
 }
 # Which facts of one message and subject exclude each other: one job now, one job left, one home...
 FAMILIES: dict[str, str] = {
@@ -165,6 +166,7 @@ FAMILIES: dict[str, str] = {
     "moves-to": "home",
     "moved-to": "home",
     "lived-in": "home-past",
+    "attends": "school",
 }
 _RULE_FAMILIES: dict[str, str] = {
     "works-at": "work",
@@ -184,9 +186,19 @@ _RULE_FAMILIES: dict[str, str] = {
 }
 
 _MOVES = frozenset({"moves-to", "moved-to", "relocates-to", "relocated-to", "is-moving-to"})
+_TEACHING = re.compile(r"\b(?:teach\w*|taught|staff|work\w*|job|employ\w*|hired)\b", re.I)
 _MOVED = re.compile(r"\bmoved\b", re.I)
 _I = re.compile(r"\b(?:i|i'm|im|i've|ive|i'll|i'd|me|we|we're|we've|us)\b", re.I)  # the speaker as a subject
-_HE_SHE = re.compile(r"\b(?:he|she)(?:'s|'ll|'d)?\b", re.I)
+_HE_SHE = re.compile(r"\b(he|she)(?:'s|'ll|'d)?\b", re.I)
+_MINE = re.compile(r"\b(?:my|our)\b", re.I)
+_FIRST_WORD = re.compile(r"\W*([A-Za-z']+)")
+# Capitalised openers of a line whose "I" chat dropped ("Got the job at X!", "Finally settled in X")
+_OPENERS = frozenset(
+    {
+        "got", "had", "been", "just", "finally", "still", "now", "new", "first", "back", "off", "so", "also",
+        "and", "but", "start", "today", "yesterday",
+    }
+)  # fmt: skip
 _KIN = re.compile(
     r"\b(?:husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|hubby|son|daughter|mum|mom|mam|dad|mother|"
     r"father|brother|sister|friend|boss|manager|colleague|cousin|aunt|uncle|grandma|grandpa|nan)\b",
@@ -292,6 +304,8 @@ def add_relations(
     ranked = sorted(zip(todo, scores, strict=True), key=lambda cs: -max(cs[1].values()))
     for cand, score in ranked:
         predicate = _decide(score, cand, limits)
+        if predicate is not None and _school(cand):
+            predicate = _at_school(predicate, cand)
         if predicate == "moves-to" and _MOVED.search(cand.masked):
             predicate = "moved-to"  # the rules' tense: "he moved back to X"
         if predicate == "lives-in" and cand.moving:
@@ -343,6 +357,17 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
     return out
 
 
+def _dropped_i(masked: str) -> bool:
+    """A line without "I" is the speaker's when it opens as chat that dropped it: in lower case, with a
+    verb in -ed/-ing or an opener ("Settled in X now", "Got the job at X"). A capitalised word of no such
+    kind may be a name the model missed ("Isla started at X"): whose, unknown."""
+    first = _FIRST_WORD.match(masked)
+    if first is None or first.group(1) == MASK:
+        return False
+    word = first.group(1)
+    return word.islower() or word.casefold() in _OPENERS or word.casefold().endswith(("ed", "ing"))
+
+
 def _sentence_of(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The span of the sentence holding [start, end), or None for a question or a run-on paragraph."""
     for match in _SENTENCE.finditer(text):
@@ -356,7 +381,7 @@ def _sentence_of(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 def _open_families(mention: Mention, subject: str, said: set[tuple[str, str]]) -> bool:
     """Whether a job or home this name could be is still unsaid for the subject in this message."""
-    families = {FAMILIES[p] for p, types in _FITS.items() if mention.type in types or mention.value.islower()}
+    families = {FAMILIES[p] for p in _FITS if _can_hold(mention, p)}
     return any((subject.casefold(), f) not in said for f in families)
 
 
@@ -369,7 +394,7 @@ def _subject(masked: str, others: Sequence[Mention], speaker: str) -> str | None
     pronouns = {w.casefold() for w in _HE_SHE.findall(masked)}
     me = _I.search(masked) is not None
     if not people and not _OTHER_PERSON.search(masked):
-        return speaker
+        return speaker if me or _MINE.search(masked) or _dropped_i(masked) else None
     if me:
         return None
     if len(people) == 1:
@@ -380,22 +405,48 @@ def _subject(masked: str, others: Sequence[Mention], speaker: str) -> str | None
 
 
 def _decide(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> str | None:
-    """The relation whose examples are nearest, if close enough and ahead of every near miss (for
-    another person's sentence, "my friend works at X" is no near miss: it is what they say)."""
-    mention = cand.mention
+    """The relation whose examples are nearest among those the name can hold, if close enough and
+    ahead of every near miss and every other family it can hold (for another person's sentence, "my
+    friend works at X" is no near miss: it is what they say)."""
     if not cand.own:
         score = {p: s for p, s in score.items() if p != "-someone"}
-    fits = {p: s for p, s in score.items() if not p.startswith("-")}
+    fits = {p: s for p, s in score.items() if not p.startswith("-") and _can_hold(cand.mention, p)}
+    if not fits:
+        return None
     predicate = max(fits, key=lambda p: fits[p])
     best = fits[predicate]
-    rivals = [s for p, s in score.items() if FAMILIES.get(p) != FAMILIES[predicate]]  # lives-in ~ moves-to
-    # a capitalised name's type holds ("Leeds" is no employer); the model's type of a name written
-    # in lower case is a guess ("nubank" a place)
-    if mention.type not in _FITS[predicate] and not mention.value.islower():
-        return None
+    misses = [s for p, s in score.items() if p.startswith("-")]
+    rivals = [
+        *misses,
+        *(s for p, s in fits.items() if FAMILIES[p] != FAMILIES[predicate]),
+    ]  # lives-in ~ moves-to
     if best < limits.similarity or (rivals and best < max(rivals) + limits.margin):
         return None
     return predicate
+
+
+def _can_hold(mention: Mention, predicate: str) -> bool:
+    """A capitalised name's type holds ("Leeds" is no employer); the model's type of a name written in
+    lower case is a guess ("nubank" a place), so it may hold either."""
+    return mention.type in _FITS[predicate] or mention.value.islower()
+
+
+def _school(cand: _Candidate) -> bool:
+    """A school, nursery or college: by its name ("Riverside Primary") or the word after it ("X nursery")."""
+    after = cand.masked.split(MASK, 1)[1].split()[:1] if MASK in cand.masked else []
+    words = [w.casefold().strip(".,!") for w in [*cand.mention.value.split(), *after]]
+    return any(w in SCHOOL_WORDS for w in words)
+
+
+def _at_school(predicate: str, cand: _Candidate) -> str | None:
+    """Being at a school is a child's schooling, not a job, unless the sentence speaks of teaching or
+    work ("she teaches at X"); the speaker's own school sentences are left to the rules (a parent writes
+    "starting at X next week" of their child)."""
+    if _TEACHING.search(cand.masked):
+        return predicate
+    if cand.own or predicate != "works-at":
+        return None
+    return "attends"
 
 
 def _with_fact(ex: Extraction, cand: _Candidate, predicate: str) -> Extraction:

@@ -202,7 +202,12 @@ class SpacyTier:
                 self._examples = by_example.local_examples() or False
         if self._examples is False:
             return out
-        return by_example.add_relations(self._examples, messages, out, by_example.Thresholds())
+        try:
+            return by_example.add_relations(self._examples, messages, out, by_example.Thresholds())
+        except Exception as exc:  # a guess that fails must not cost the batch the rules' facts
+            counters.inc("extract.by_example.failed")
+            log.warning("relations by example failed (%d messages, %s)", len(messages), type(exc).__name__)
+            return out
 
     def extract_here(self, messages: list[Message]) -> list[Extraction]:
         """The tier in this process: what each worker runs, and the fallback."""
