@@ -148,3 +148,42 @@ def test_the_speakers_own_school_line_is_left_to_the_rules(
 )
 def test_a_line_without_i_is_the_speakers_only_as_chat_that_dropped_it(sentence: str, speakers: bool) -> None:
     assert by_example._dropped_i(sentence) is speakers
+
+
+def test_pay_in_a_line_of_job_news(spacy_tier: SpacyTier, rules_only: SpacyTier) -> None:
+    text = "Got the offer letter, 52k plus bonus!"
+    assert not any(p == "has-salary" for _, p, _ in _facts(rules_only, text))
+    assert ("Maya", "has-salary", "52k") in _facts(spacy_tier, text)
+
+
+def test_the_car_chosen_is_read_in_its_clause(spacy_tier: SpacyTier, rules_only: SpacyTier) -> None:
+    """The clause of the name is what is compared: the rest of a long line blurs it."""
+    text = "Actually scratch the Golf, we test drove a Mazda CX-5 today and we're getting that."
+    assert not any(p == "has-car" for _, p, _ in _facts(rules_only, text))
+    facts = _facts(spacy_tier, text)
+    assert ("Maya", "has-car", "CX-5") in facts
+    assert not any(o == "Golf" for _, _, o in facts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The repair came to £340, ugh.",  # money spent is no pay and no rent
+        "Spent £85 on tickets for Saturday.",
+        "Jenna wants a Subaru, everyone here drives one.",  # a wish is no car
+    ],
+)
+def test_money_and_products_near_misses(spacy_tier: SpacyTier, rules_only: SpacyTier, text: str) -> None:
+    assert _facts(spacy_tier, text) == _facts(rules_only, text)
+
+
+def test_the_clause_of_a_name() -> None:
+    """The comma piece holding the name; a piece too short to mean anything takes the next one."""
+    text = "I've been offered a job at Copperleaf Energy in Leeds, we'd move in June."
+    at = text.index("Leeds")
+    start, end = by_example._clause(text, 0, len(text), at, at + 5)
+    assert text[start:end].strip() == "I've been offered a job at Copperleaf Energy in Leeds,"
+    text = "Scratch that, the Golf, we're getting a Mazda."
+    at = text.index("Golf")
+    start, end = by_example._clause(text, 0, len(text), at, at + 4)
+    assert text[start:end].strip() == "the Golf, we're getting a Mazda."

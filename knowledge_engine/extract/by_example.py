@@ -104,6 +104,54 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "back when we lived in X",
         "she used to live in X",
     ),
+    "has-salary": (
+        "I earn X",
+        "my salary is X",
+        "they're paying me X",
+        "the offer is X a year",
+        "X base plus bonus",
+        "I'm on X now",
+        "got a raise to X",
+        "she earns X",
+        "my take-home is X a month",
+    ),
+    "has-rent": (
+        "our rent is X",
+        "we pay X a month for the flat",
+        "rent went up to X",
+        "the flat is X per month",
+        "X a month for a two-bed",
+        "my mortgage is X",
+    ),
+    "has-car": (
+        "we drive a X",
+        "my car is a X",
+        "I bought a X",
+        "picked up our new X today",
+        "the X is at the garage",
+        "we got a used X",
+        "she drives a X",
+    ),
+    "sold": ("we sold the X", "traded in the X", "the old X finally died", "got rid of the X"),
+    "-spend": (
+        "it cost X",
+        "I spent X on shoes",
+        "the tickets were X",
+        "the deposit was X",
+        "saved X so far",
+        "the bill came to X",
+        "X for the repair",
+        "the budget is X",
+        "I owe X",
+    ),
+    "-gadget": (
+        "I bought a new X phone",
+        "my X laptop is slow",
+        "playing X tonight",
+        "the X app",
+        "watching X on Netflix",
+        "my X watch",
+    ),
     "-visit": (
         "I visited X",
         "we went to X on holiday",
@@ -141,6 +189,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "thinking about a job at X",
         "I'd love to work at X",
         "should we live in X",
+        "she wants a X",
+        "we're thinking of getting a X",
+        "looking at buying a X",
     ),
     "-someone": ("my friend works at X", "my kids go to X", "my sister lives in X", "my dad worked at X"),
 }
@@ -152,8 +203,13 @@ _FITS: dict[str, frozenset[EntityType]] = {
     "lives-in": frozenset({"location"}),
     "moves-to": frozenset({"location"}),
     "lived-in": frozenset({"location"}),
+    "has-salary": frozenset({"money"}),
+    "has-rent": frozenset({"money"}),
+    "has-car": frozenset({"product"}),
+    "sold": frozenset({"product"}),
 }
-_TYPES: frozenset[EntityType] = frozenset({"organization", "location"})
+_TYPES: frozenset[EntityType] = frozenset({"organization", "location", "money", "product"})
+_PLACES: frozenset[EntityType] = frozenset({"organization", "location"})  # a lower-case name may be either
 _OBJECT_TYPE: dict[str, EntityType] = {p: next(iter(types)) for p, types in _FITS.items()} | {
     "moved-to": "location",
     "attends": "organization",
@@ -167,6 +223,10 @@ FAMILIES: dict[str, str] = {
     "moved-to": "home",
     "lived-in": "home-past",
     "attends": "school",
+    "has-salary": "salary",
+    "has-rent": "rent",
+    "has-car": "car",
+    "sold": "car-past",
 }
 _RULE_FAMILIES: dict[str, str] = {
     "works-at": "work",
@@ -183,8 +243,17 @@ _RULE_FAMILIES: dict[str, str] = {
     "moved-to": "home",
     "rents-in": "home",
     "is-in": "home",
+    "has-salary": "salary",
+    "earns": "salary",
+    "has-rent": "rent",
+    "pays-rent": "rent",
+    "has-car": "car",
+    "drives": "car",
+    "sold": "car-past",
 }
 
+_CLAUSE_CUT = re.compile(r"[,;:()]|\s[-–—]\s")
+MIN_CLAUSE_WORDS = 4
 _MOVES = frozenset({"moves-to", "moved-to", "relocates-to", "relocated-to", "is-moving-to"})
 _TEACHING = re.compile(r"\b(?:teach\w*|taught|staff|work\w*|job|employ\w*|hired)\b", re.I)
 _MOVED = re.compile(r"\bmoved\b", re.I)
@@ -282,6 +351,7 @@ class _Candidate:
     own: bool  # the subject is the speaker
     said: frozenset[str]  # the families a rule already gave this subject in this message
     moving: bool  # a rule read a move of the subject in this sentence ("... so we're moving to Y")
+    probe: str  # the clause of the name, masked: what is embedded (a long sentence's other clauses blur it)
 
 
 def add_relations(
@@ -294,7 +364,7 @@ def add_relations(
     if not todo:
         return extractions
     try:
-        scores = examples.scores([c.masked for c in todo])
+        scores = examples.scores([c.probe for c in todo])
     except Exception as exc:
         counters.inc("extract.by_example.failed")
         log.warning("relations by example failed for a batch (%s)", type(exc).__name__)
@@ -341,8 +411,10 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
             continue
         start, end = sentence
         masked = message.text[start : mention.start] + MASK + message.text[mention.end : end]
+        c_start, c_end = _clause(message.text, start, end, mention.start, mention.end)
+        probe = message.text[c_start : mention.start] + MASK + message.text[mention.end : c_end]
         others = [m for m in ex.mentions if start <= m.start < end and m is not mention]
-        subject = _subject(masked, others, speaker)
+        subject = _subject(masked, others, speaker, opens_chat=mention.type == "money")
         if subject is None or not _open_families(mention, subject, said):
             continue  # nobody the sentence is clearly about, or a rule already said it all
         seen.add(key)
@@ -353,8 +425,31 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
             and f.object.casefold() in masked.casefold()
             for f in ex.facts
         )
-        out.append(_Candidate(index, mention, masked.strip(), subject, subject == speaker, closed, moving))
+        out.append(
+            _Candidate(
+                index, mention, masked.strip(), subject, subject == speaker, closed, moving, probe.strip()
+            )
+        )
     return out
+
+
+def _clause(text: str, start: int, end: int, m_start: int, m_end: int) -> tuple[int, int]:
+    """The span of the comma/semicolon/dash piece of the sentence [start, end) holding the name, widened
+    by the pieces after (then before) it to at least MIN_CLAUSE_WORDS words."""
+    cuts = [
+        start,
+        *(m.end() for m in _CLAUSE_CUT.finditer(text, start, end) if not m_start < m.end() <= m_end),
+        end,
+    ]
+    cuts = sorted(set(cuts))
+    i = max(k for k in range(len(cuts) - 1) if cuts[k] <= m_start)
+    lo, hi = i, i + 1
+    while len(text[cuts[lo] : cuts[hi]].split()) < MIN_CLAUSE_WORDS and (lo > 0 or hi < len(cuts) - 1):
+        if hi < len(cuts) - 1:
+            hi += 1
+        else:
+            lo -= 1
+    return cuts[lo], cuts[hi]
 
 
 def _dropped_i(masked: str) -> bool:
@@ -385,16 +480,18 @@ def _open_families(mention: Mention, subject: str, said: set[tuple[str, str]]) -
     return any((subject.casefold(), f) not in said for f in families)
 
 
-def _subject(masked: str, others: Sequence[Mention], speaker: str) -> str | None:
+def _subject(masked: str, others: Sequence[Mention], speaker: str, opens_chat: bool = False) -> str | None:
     """Whom the sentence is about: the speaker when it names nobody else ("Settled in X now": chat
-    drops its "I"); the one person it names when the speaker is no subject in it ("Tom got a job at
+    drops its "I"; `opens_chat`: a line opening with the value itself, "X a month, not bad", for
+    money); the one person it names when the speaker is no subject in it ("Tom got a job at
     X", "my husband Tom ..."); an unresolved he/she, for the session to resolve ("she starts at X
     Monday"). Several people, or a kin word without a name ("my husband got a job at X"): None."""
     people = {m.value for m in others if m.type == "person" and m.value.casefold() != speaker.casefold()}
     pronouns = {w.casefold() for w in _HE_SHE.findall(masked)}
     me = _I.search(masked) is not None
     if not people and not _OTHER_PERSON.search(masked):
-        return speaker if me or _MINE.search(masked) or _dropped_i(masked) else None
+        dropped = _dropped_i(masked) or (opens_chat and masked.lstrip().startswith(MASK))
+        return speaker if me or _MINE.search(masked) or dropped else None
     if me:
         return None
     if len(people) == 1:
@@ -428,7 +525,9 @@ def _decide(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> st
 def _can_hold(mention: Mention, predicate: str) -> bool:
     """A capitalised name's type holds ("Leeds" is no employer); the model's type of a name written in
     lower case is a guess ("nubank" a place), so it may hold either."""
-    return mention.type in _FITS[predicate] or mention.value.islower()
+    if mention.type in _FITS[predicate]:
+        return True
+    return mention.value.islower() and mention.type in _PLACES and bool(_FITS[predicate] & _PLACES)
 
 
 def _school(cand: _Candidate) -> bool:
