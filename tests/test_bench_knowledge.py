@@ -54,6 +54,22 @@ def test_a_superseded_row_needs_the_old_fact_kept_in_history() -> None:
     assert kb.row_satisfied(row, [_fact(USER, "lived-in", "Porto")], USER)
 
 
+def test_status_misses_tell_an_ended_current_row_from_an_old_row_never_ended() -> None:
+    truth = [
+        _row("user", "employer", "Northwind"),  # ended: only an invalid fact
+        _row("user", "lives_in", "Porto", "superseded"),  # still current
+        _row("user", "employer", "Acme", "superseded"),  # satisfied: no miss
+        _row("user", "car", "Golf"),  # never extracted: no status miss
+    ]
+    facts = [
+        _fact(USER, "works-at", "Northwind", valid=False),
+        _fact(USER, "lives-in", "Porto"),
+        _fact(USER, "worked-at", "Acme"),
+    ]
+    rows = [kb.row_satisfied(r, facts, USER) for r in truth]
+    assert kb.status_misses(truth, rows, facts, USER) == {"employer": [1, 0], "lives_in": [0, 1]}
+
+
 def test_inverse_and_named_subjects() -> None:
     child = _row("user", "child", "Leo")
     assert kb.row_satisfied(child, [_fact(USER, "has-son", "Leo")], USER)

@@ -535,6 +535,7 @@ def score_story(
         cell[2] += ok
     return {
         "by_relation": by_relation,
+        "status_misses": status_misses(truth, rows, facts, user),
         "messages": len(story["messages"]),
         "truth_rows": len(truth),
         "satisfied": sum(rows),
@@ -553,6 +554,24 @@ def score_story(
         "tiers": tiers,
         "rows": rows,
     }
+
+
+def status_misses(
+    truth: Sequence[dict[str, Any]], rows: Sequence[bool], facts: Sequence[FactView], user: str
+) -> dict[str, list[int]]:
+    """Per relation, rows extracted but missed for their status: [a current row whose facts were all
+    ended (superseded or ended wrongly), an old row whose fact is still current (never ended)]."""
+    out: dict[str, list[int]] = {}
+    for r, ok in zip(truth, rows, strict=True):
+        kinds = [(f.valid, k) for f in facts if (k := match_kind(f, r, user)) is not None]
+        if ok or not kinds:
+            continue
+        cell = out.setdefault(str(r["relation"]), [0, 0])
+        if r.get("status", "current") == "current":
+            cell[0] += all(not valid for valid, _ in kinds)
+        else:
+            cell[1] += any(valid and k in ("current", "inverse") for valid, k in kinds)
+    return out
 
 
 _COUNTS = (
@@ -595,6 +614,11 @@ def summarise(scores: Sequence[dict[str, Any]]) -> dict[str, Any]:
             relations[rel] = [a + b for a, b in zip(relations.get(rel, [0, 0, 0]), cell, strict=True)]
     # per relation of the truth rows: [rows, extracted in any form, satisfied]
     s["by_relation"] = dict(sorted(relations.items()))
+    misses: dict[str, list[int]] = {}
+    for x in scores:
+        for rel, cell in x.get("status_misses", {}).items():
+            misses[rel] = [a + b for a, b in zip(misses.get(rel, [0, 0]), cell, strict=True)]
+    s["status_misses"] = dict(sorted(misses.items()))
     s["entity_recall"] = _ratio(s["entity_found"], s["entity_names"])
     s["entity_type_accuracy"] = _ratio(s["entity_typed"], s["entity_found"])
     tiers = {}
@@ -690,6 +714,7 @@ def run(
     total = summarise(list(per_story.values()))
     for score in per_story.values():
         score.pop("by_relation")  # per part only: a held-out story is reported by its totals
+        score.pop("status_misses")
     out: dict[str, Any] = {
         "llm": llm,
         "embeddings": embeddings,
@@ -741,6 +766,10 @@ def print_table(out: dict[str, Any]) -> None:
         print(
             f"[{part}] by relation (rows / extracted / satisfied): "
             + ", ".join(f"{rel} {n}/{x}/{ok}" for rel, (n, x, ok) in s["by_relation"].items())
+        )
+        print(
+            f"[{part}] extracted, status missed (a current row ended / an old row still current): "
+            + (", ".join(f"{rel} {a}/{b}" for rel, (a, b) in s["status_misses"].items()) or "none")
         )
         print(
             f"[{part}] entities: {s['entity_found']}/{s['entity_names']} named found, "
