@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge_engine.config import SpacyConfig
-from knowledge_engine.extract import by_example
+from knowledge_engine.extract import by_example, kin
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.model.extraction import Extraction, Mention
 from knowledge_engine.model.records import Message
@@ -56,7 +56,7 @@ def test_the_home_left_in_a_move(spacy_tier: SpacyTier) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "My sister got a job at Northwind.",  # a kin word without a name: whose job, this pass cannot tell
+        "My sister got a job at Northwind.",  # a kin word the speaker never named: whose job, unknown
         "Should I apply to Brightwave?",  # a question states nothing
         "Ordered a new kettle from Argos.",  # a customer, not an employee
         "We spent a weekend in Porto, lovely city.",  # a visit, not a home
@@ -187,3 +187,56 @@ def test_the_clause_of_a_name() -> None:
     at = text.index("Golf")
     start, end = by_example._clause(text, 0, len(text), at, at + 4)
     assert text[start:end].strip() == "the Golf, we're getting a Mazda."
+
+
+def test_a_kin_word_takes_the_name_the_speaker_gave_it_in_another_session() -> None:
+    tier = SpacyTier(SpacyConfig(workers=0))
+    named = Message(id="k1", text="My husband Tom is a nurse.", role="user", speaker="Maya", session="a")
+    later = Message(
+        id="k2",
+        text="My husband started a new job at Northwind Logistics last week.",
+        role="user",
+        speaker="Maya",
+        session="b",
+    )
+    facts = {(f.subject, f.predicate, f.object) for f in tier.extract([named, later])[1].facts}
+    assert ("Tom", "works-at", "Northwind Logistics") in facts
+    assert not any(s.startswith(kin.KIN_PREFIX) for s, _, _ in facts)
+
+
+def test_a_kin_word_that_stood_for_two_names_or_another_speakers_says_nothing() -> None:
+    tier = SpacyTier(SpacyConfig(workers=0))
+    msgs = [
+        Message(id="t1", text="My sister Katrin is a teacher.", role="user", speaker="Maya", session="a"),
+        Message(id="t2", text="My sister Anna is a nurse.", role="user", speaker="Maya", session="a"),
+        Message(id="t3", text="My sister Katrin lives in Leeds.", role="user", speaker="Sam", session="c"),
+        Message(id="t4", text="My sister got a job at Brightwave.", role="user", speaker="Maya", session="b"),
+        Message(id="t5", text="My brother got a job at Brightwave.", role="user", speaker="Sam", session="c"),
+    ]
+    out = tier.extract(msgs)
+    assert not any(f.object == "Brightwave" for f in out[3].facts)  # Katrin or Anna
+    assert not any(f.object == "Brightwave" for f in out[4].facts)  # Sam named no brother
+
+
+def test_kin_pairs_and_genders() -> None:
+    text = "Jonas, my brother, and my wife, Jenna, met Sam's my husband"
+    assert kin.kin_pairs("My husband Tom and our son leo") == [("husband", "Tom"), ("son", "leo")]
+    assert kin.kin_pairs("my brother, he's in Leeds") == []
+    assert kin.kin_genders(text) == {"jonas": "m", "jenna": "f", "sam": "m"}
+
+
+def test_the_rules_reading_of_a_spouse_names_the_kin_word() -> None:
+    """ "He's my husband" after "Paul reckons ...": the rules read is-married-to Paul; his job in the same
+    line, said of "my husband", is Paul's."""
+    tier = SpacyTier(SpacyConfig(workers=0))
+    msg = Message(
+        id="h1",
+        text="Paul reckons I should see a planner. "
+        "He's my husband, still working, civil engineer with Queensland Rail.",
+        role="user",
+        speaker="Maya",
+        session="a",
+    )
+    facts = {(f.subject, f.predicate, f.object) for f in tier.extract([msg])[0].facts}
+    assert ("Maya", "is-married-to", "Paul") in facts
+    assert ("Paul", "works-at", "Queensland Rail") in facts

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from knowledge_engine.extract import lexicon
+from knowledge_engine.extract.kin import KIN_PREFIX, KIN_WORDS
 from knowledge_engine.extract.lexicon import PRONOUN, SCHOOL_WORDS
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
 from knowledge_engine.model.records import EntityType, Message
@@ -254,6 +256,12 @@ _RULE_FAMILIES: dict[str, str] = {
 
 _CLAUSE_CUT = re.compile(r"[,;:()]|\s[-–—]\s")
 MIN_CLAUSE_WORDS = 4
+_MY_KIN = re.compile(
+    r"\b(?:my|our)\s+(?:(?:new|little|big|older|younger|eldest|oldest|youngest|other)\s+)?("
+    + "|".join(sorted(KIN_WORDS, key=len, reverse=True))
+    + r")\b",
+    re.I,
+)
 _MOVES = frozenset({"moves-to", "moved-to", "relocates-to", "relocated-to", "is-moving-to"})
 _TEACHING = re.compile(r"\b(?:teach\w*|taught|staff|work\w*|job|employ\w*|hired)\b", re.I)
 _MOVED = re.compile(r"\bmoved\b", re.I)
@@ -427,7 +435,14 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
         )
         out.append(
             _Candidate(
-                index, mention, masked.strip(), subject, subject == speaker, closed, moving, probe.strip()
+                index,
+                mention,
+                masked.strip(),
+                subject,
+                subject == speaker,
+                closed,
+                moving,
+                _as_pronoun(probe, subject),
             )
         )
     return out
@@ -498,7 +513,27 @@ def _subject(masked: str, others: Sequence[Mention], speaker: str, opens_chat: b
         return next(iter(people))
     if not people and len(pronouns) == 1 and not _KIN.search(masked):
         return f"{PRONOUN}:{'f' if pronouns == {'she'} else 'm'}"
+    kin = {m.group(1).casefold() for m in _MY_KIN.finditer(masked)}
+    if not people and len(kin) == 1 and not (pronouns - {_gender_word(next(iter(kin)))}):
+        return KIN_PREFIX + next(iter(kin))  # "my husband got a job at X": KinNames gives the name
     return None
+
+
+def _as_pronoun(probe: str, subject: str) -> str:
+    """The probe with another person's subject said as he/she/they, as the examples say it: "my
+    husband" or "Tom" is a word the embedding weighs more than the relation ("my husband started at X"
+    sits as near "he left X" as "he works at X")."""
+    if subject.startswith(KIN_PREFIX):
+        kin = subject[len(KIN_PREFIX) :]
+        probe = _MY_KIN.sub(_gender_word(kin) or "they", probe, count=1)
+    elif not subject.startswith(PRONOUN) and subject in probe:
+        probe = probe.replace(subject, "they", 1)
+    return probe.strip()
+
+
+def _gender_word(kin: str) -> str:
+    """The pronoun a kin word takes ("my sister ... she"), or "" when it has none ("my partner")."""
+    return "she" if kin in lexicon.FEMALE_KIN else "he" if kin in lexicon.MALE_KIN else ""
 
 
 def _decide(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> str | None:

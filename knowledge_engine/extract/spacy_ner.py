@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract import by_example, dependency, lexicon, truecase
 from knowledge_engine.extract.answers import SessionAnswers
+from knowledge_engine.extract.kin import KinNames, kin_genders
 from knowledge_engine.extract.nlp import (
     LABEL_TYPES,
     exclude_for,
@@ -151,6 +152,7 @@ class SpacyTier:
         self._closed = False
         self.people = SessionPeople()
         self.answers = SessionAnswers(who=self.people.who)
+        self.kin = KinNames()  # "my husband" -> Tom, per speaker, for facts by example about kin
         self._sessions_lock = threading.Lock()  # one batch at a time reads the sessions, in order
         self._examples: by_example.Examples | Literal[False] | None = None  # False: unavailable
         self._examples_lock = threading.Lock()
@@ -190,7 +192,10 @@ class SpacyTier:
             out = pool.extract(messages, self.config.batch_size, self.max_chars, self.extract_here)
         out = self._by_example(messages, out)
         with self._sessions_lock:  # message by message: a question's he/she is who it meant then
-            return [self.answers.one(m, self.people.one(m, ex)) for m, ex in zip(messages, out, strict=False)]
+            return [
+                self.answers.one(m, self.people.one(m, self.kin.one(m, ex)))
+                for m, ex in zip(messages, out, strict=False)
+            ]
 
     def _by_example(self, messages: list[Message], out: list[Extraction]) -> list[Extraction]:
         """Employers and homes the rules missed, read by example in this process (one model for the
@@ -408,57 +413,6 @@ class SessionPeople:
             return None if gender and known and known != gender else named[0]
         fits = [n for n in named if gender and genders.get(n.casefold()) == gender]
         return fits[0] if len(fits) == 1 else None
-
-
-_WORDS = re.compile(r"[A-Za-z][\w'-]*|[,(]")
-_OWNERS = {"my", "our"}
-_NOT_NAMES = {
-    "and",
-    "is",
-    "was",
-    "has",
-    "had",
-    "who",
-    "i",
-    "me",
-    "too",
-    "also",
-    "just",
-    "said",
-    "says",
-    "he",
-    "she",
-    "he's",
-    "she's",
-    "they",
-    "it",
-    "we",
-    "you",
-}
-
-
-def kin_genders(text: str) -> dict[str, str]:
-    """Names a message gives a gender by a kin word: 'my wife Jenna', 'Jonas, my brother', "Sam's
-    my husband" -> {'jenna': 'f', 'jonas': 'm', 'sam': 'm'} (casefolded names; only the gendered kin
-    words of the lexicon; a pronoun after the kin word is no name: "my brother, he's in Leeds")."""
-    words = _WORDS.findall(text)
-    low = [w.casefold() for w in words]
-    out: dict[str, str] = {}
-    for i, kin in enumerate(low):
-        gender = "f" if kin in lexicon.FEMALE_KIN else "m" if kin in lexicon.MALE_KIN else None
-        if gender is None or not ({low[i - 1] if i else "", low[i - 2] if i > 1 else ""} & _OWNERS):
-            continue
-        after = i + 2 if i + 1 < len(low) and low[i + 1] == "," else i + 1  # "my wife, Jenna"
-        owner = i - 1 if low[i - 1] in _OWNERS else i - 2
-        names = [low[after]] if after < len(low) else []
-        if owner >= 2 and low[owner - 1] in {",", "("}:  # "Jonas, my brother"
-            names.append(low[owner - 2])
-        if owner >= 1 and low[owner - 1].endswith(("'s", "’s")):  # "Sam's my husband"
-            names.append(low[owner - 1][:-2])
-        for name in names:
-            if name not in _NOT_NAMES and name not in {",", "("} and name not in lexicon.FAMILY_NOUNS:
-                out.setdefault(name, gender)
-    return out
 
 
 def _names_user(name: str, users: set[str]) -> bool:

@@ -1,0 +1,220 @@
+"""Kin words and the names they stand for: "my wife Jenna", "Jonas, my brother", "Sam's my husband".
+
+Two uses. `kin_genders` gives the session's pronoun resolution the gender a kin word shows. `KinNames`
+remembers, per agent and speaker, which name each of their kin words stood for, so that a later
+"my husband got a job at X" (no name) is about Tom: a fact whose subject is `KIN_PREFIX + "husband"`
+(relations by example give such subjects) takes the name, or is dropped when the speaker never named
+one or named two ("my sister" for Katrin and for Anna). Kept in memory only (a restart forgets it),
+for the `limit` speakers that named kin last.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Collection
+
+from knowledge_engine.extract import lexicon
+from knowledge_engine.model.extraction import Extraction
+from knowledge_engine.model.records import Message
+
+KIN_PREFIX = "__kin__:"  # a fact's subject that is the speaker's kin by its word: "__kin__:husband"
+
+# Kin words a person has one of at a time, or that name one person in a chat: the ones the map keeps.
+KIN_WORDS = lexicon.FEMALE_KIN | lexicon.MALE_KIN | frozenset({"partner", "boss", "manager"})
+
+_WORDS = re.compile(r"[A-Za-z][\w'-]*|[,(]")
+_OWNERS = {"my", "our"}
+_NOT_NAMES = {
+    "and",
+    "is",
+    "was",
+    "has",
+    "had",
+    "who",
+    "i",
+    "me",
+    "too",
+    "also",
+    "just",
+    "said",
+    "says",
+    "he",
+    "she",
+    "he's",
+    "she's",
+    "they",
+    "it",
+    "we",
+    "you",
+}
+
+
+def kin_pairs(text: str, kin_words: Collection[str] = KIN_WORDS) -> list[tuple[str, str]]:
+    """(kin word, name as written) for each possessed kin word a message names: 'my wife Jenna',
+    'my wife, Jenna', 'Jonas, my brother', "Sam's my husband" (a pronoun after the kin word is no
+    name: "my brother, he's in Leeds")."""
+    words = _WORDS.findall(text)
+    low = [w.casefold() for w in words]
+    out: list[tuple[str, str]] = []
+    for i, kin in enumerate(low):
+        if kin not in kin_words or not ({low[i - 1] if i else "", low[i - 2] if i > 1 else ""} & _OWNERS):
+            continue
+        after = i + 2 if i + 1 < len(low) and low[i + 1] == "," else i + 1  # "my wife, Jenna"
+        owner = i - 1 if low[i - 1] in _OWNERS else i - 2
+        names = [words[after]] if after < len(low) else []
+        if owner >= 2 and low[owner - 1] in {",", "("}:  # "Jonas, my brother"
+            names.append(words[owner - 2])
+        if owner >= 1 and low[owner - 1].endswith(("'s", "’s")):  # "Sam's my husband"
+            names.append(words[owner - 1][:-2])
+        for name in names:
+            key = name.casefold()
+            if key not in _NOT_NAMES and key not in {",", "("} and key not in lexicon.FAMILY_NOUNS:
+                out.append((kin, name))
+    return out
+
+
+def kin_genders(text: str) -> dict[str, str]:
+    """Names a message gives a gender by a kin word: 'my wife Jenna', 'Jonas, my brother', "Sam's
+    my husband" -> {'jenna': 'f', 'jonas': 'm', 'sam': 'm'} (casefolded names; only the gendered kin
+    words of the lexicon)."""
+    out: dict[str, str] = {}
+    for kin, name in kin_pairs(text, lexicon.FEMALE_KIN | lexicon.MALE_KIN):
+        out.setdefault(name.casefold(), "f" if kin in lexicon.FEMALE_KIN else "m")
+    return out
+
+
+class KinNames:
+    """Which name each kin word of a speaker stood for (None once it stood for two)."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self._names: OrderedDict[tuple[str | None, str], dict[str, str | None]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def one(self, msg: Message, ex: Extraction) -> Extraction:
+        """Learn the kin a user turn names, then give its kin subjects their names (in message order)."""
+        if msg.role != "user":
+            return ex
+        key = (msg.agent_id, (msg.speaker or "").strip().casefold())
+        with self._lock:
+            self._learn(key, msg.text, _from_facts(ex, key[1]))
+            if not any(f.subject.startswith(KIN_PREFIX) for f in ex.facts):
+                return ex
+            known = self._names.get(key, {})
+            facts = []
+            for f in ex.facts:
+                if not f.subject.startswith(KIN_PREFIX):
+                    facts.append(f)
+                elif name := known.get(f.subject[len(KIN_PREFIX) :]):
+                    facts.append(f.model_copy(update={"subject": name}))
+            return ex.model_copy(update={"facts": facts})
+
+    def _learn(self, key: tuple[str | None, str], text: str, read: list[tuple[str, str]]) -> None:
+        lower_case = not any(c.isupper() for c in text)  # "my husband tom": chat without capitals
+        pairs = [(k, n) for k, n in kin_pairs(text) if _a_name(n, lower_case)] + read
+        if not pairs:
+            return
+        names = self._names.pop(key, {})
+        for kin, name in pairs:
+            if kin not in names:
+                names[kin] = name
+            elif (known := names[kin]) is not None and known.casefold() != name.casefold():
+                names[kin] = None  # "my sister Katrin" ... "my sister Anna": which one, unknown
+        self._names[key] = names
+        while len(self._names) > self.limit:
+            self._names.popitem(last=False)
+
+
+SPOUSE_WORDS = frozenset({"husband", "wife", "hubby", "hubs", "missus", "wifey", "partner"})
+
+
+def _from_facts(ex: Extraction, speaker: str) -> list[tuple[str, str]]:
+    """The kin the rules read for the speaker in this message ("He's my husband" after "Paul
+    reckons ...": is-married-to Paul): has-<kin> X, and a spouse for is-married-to."""
+    out: list[tuple[str, str]] = []
+    for f in ex.facts:
+        if f.subject.strip().casefold() != speaker or f.ends:
+            continue
+        if f.predicate == "is-married-to":
+            out += [(word, f.object) for word in sorted(SPOUSE_WORDS)]
+        elif f.predicate.startswith("has-") and f.predicate[4:] in KIN_WORDS:
+            out.append((f.predicate[4:], f.object))
+    return out
+
+
+# Words that follow a kin word in chat and are no name: "my sister got a job", "my husband just said"
+_AFTER_KIN = frozenset(
+    {
+        "got",
+        "gets",
+        "get",
+        "is",
+        "was",
+        "has",
+        "had",
+        "just",
+        "will",
+        "would",
+        "works",
+        "worked",
+        "work",
+        "started",
+        "starts",
+        "start",
+        "starting",
+        "lives",
+        "lived",
+        "moved",
+        "moves",
+        "said",
+        "says",
+        "and",
+        "also",
+        "too",
+        "who",
+        "can",
+        "could",
+        "does",
+        "did",
+        "loves",
+        "loved",
+        "hates",
+        "wants",
+        "needs",
+        "went",
+        "goes",
+        "came",
+        "comes",
+        "took",
+        "takes",
+        "made",
+        "makes",
+        "found",
+        "left",
+        "quit",
+        "turned",
+        "turns",
+        "seems",
+        "looks",
+        "called",
+        "thinks",
+        "thought",
+        "knows",
+        "finally",
+        "still",
+        "really",
+        "now",
+        "then",
+    }
+)
+
+
+def _a_name(word: str, lower_case: bool) -> bool:
+    """A name the map may keep: capitalised, or in a message written all in lower case, a word that
+    is not one chat puts after a kin word."""
+    key = word.casefold()
+    if key in _AFTER_KIN:
+        return False
+    return word[:1].isupper() or lower_case
