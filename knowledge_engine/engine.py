@@ -18,7 +18,7 @@ from knowledge_engine.extract.pipeline import ExtractionPipeline
 from knowledge_engine.index.live import LiveIndexer, Mark
 from knowledge_engine.ingest.journal import IngestJournal
 from knowledge_engine.ingest.queue import IngestQueue, StoreUnavailable
-from knowledge_engine.ingest.reapply import unapplied
+from knowledge_engine.ingest.reapply import extract_again
 from knowledge_engine.ingest.unlogged import LogBacklog
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
@@ -136,15 +136,16 @@ class KnowledgeEngine:
         return ws
 
     def _reapply(self, ws: Workspace, folder: Path) -> None:
-        """A facts file found corrupt was replaced by its last good copy: the messages the lost write
+        """A store file found corrupt was replaced by its last good copy: the messages the lost write
         held go through extraction again (ingest/reapply.py), so nothing stored is lost for good."""
-        if ws.facts.table.recovered is None:
+        loaded = ws.facts.table.recovered or ws.entities.table.recovered
+        if loaded is None:
             return
-        again = unapplied(ws, APPLIED_WINDOW)
+        again = extract_again(ws, APPLIED_WINDOW)
         for msg in again:
             self.queue.submit(folder, msg)
         counters.inc("ingest.reapplied", len(again))
-        emit("store.recovered", level=logging.WARNING, loaded=ws.facts.table.recovered, reapplied=len(again))
+        emit("store.recovered", level=logging.WARNING, loaded=loaded, reapplied=len(again))
 
     def workspaces(self) -> list[Workspace]:
         with self._ws_lock:

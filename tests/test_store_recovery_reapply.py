@@ -95,3 +95,37 @@ def test_with_no_readable_copy_every_message_is_extracted_again(tmp_path: Path) 
         wait_for("every message's knowledge to come back", lambda: _triples(engine) == before)
     finally:
         engine.stop(10)
+
+
+def _mentions(engine: KnowledgeEngine) -> dict[str, list[str]]:
+    """Each entity's value and the messages that mentioned it."""
+    return {
+        e.value: sorted({m.message_id for m in e.mentions}) for e in engine.workspace("maya").entities.all()
+    }
+
+
+def test_an_entities_file_lost_alone_gets_its_newest_writes_mentions_back(tmp_path: Path) -> None:
+    """entities.json is written first, facts.json last: the facts' newest write says which messages the
+    lost entities write held (its applied keys beside the .bak's); they are applied again, the facts a
+    replay, the mentions back."""
+    folder, facts_before = _two_writes(
+        tmp_path, _say("m2", "My sister Ana lives in Porto.", 2), _say("m3", "Tom joined Northwind Labs.", 3)
+    )
+    engine = _engine(tmp_path)
+    mentions_before = _mentions(engine)
+    engine.stop(10)
+    entities = folder / "entities.json"
+    entities.write_bytes(entities.read_bytes()[:40])  # truncated while the host was stopped
+
+    again = counters.get("ingest.reapplied")
+    engine = _engine(tmp_path)
+    try:
+        ws = engine.workspace("maya")
+        assert ws.entities.table.recovered == "entities.json.bak"
+        assert ws.facts.table.recovered is None
+        wait_for("the lost mentions to come back", lambda: _mentions(engine) == mentions_before)
+        assert counters.get("ingest.reapplied") == again + 2  # m2 and m3; m1 is in the .bak
+        assert _triples(engine) == facts_before  # a replay: no fact added or reinforced twice
+        assert all(len(f.evidence) == 1 for f in ws.facts.all())
+    finally:
+        engine.stop(10)

@@ -6,6 +6,10 @@ are in the message log. The store remembers which messages its facts hold (the a
 `Workspace.apply`); every message of the log it does not know, from the oldest one it remembers on
 (all of them when it remembers fewer than its window, or nothing at all), goes through extraction
 again. Applying is idempotent, so a message counted twice costs a parse, not a duplicate.
+
+An `entities.json` recovered alone lost the mentions of its newest write, while the facts kept theirs
+and the applied keys that say so: the messages of that write (the keys the facts' newest write added,
+`Workspace.entity_write_lost`) are applied again, their facts a replay, their mentions back.
 """
 
 from __future__ import annotations
@@ -27,3 +31,11 @@ def unapplied(ws: Workspace, window: int) -> list[Message]:
         since = oldest.timestamp if oldest is not None else None
     applied = set(ids)
     return [m for m in ws.messages.iter(since=since) if m.id not in applied]
+
+
+def extract_again(ws: Workspace, window: int) -> list[Message]:
+    """What a recovered store file's lost write held: every unapplied message when the facts were
+    recovered; the messages of the entities' lost write when only they were."""
+    if ws.facts.table.recovered is not None:
+        return unapplied(ws, window)
+    return [m for i in ws.entity_write_lost() if (m := ws.messages.get(i)) is not None]

@@ -133,6 +133,22 @@ def _move_aside(path: Path) -> Path:
     return target
 
 
+def read_backup(path: Path, key: str) -> dict[str, Any] | None:
+    """The last good copy of a store file (`<name>.bak`, one write behind), read only: None when it is
+    missing, unreadable or not this engine's. Nothing is moved or logged: a caller compares it."""
+    bak = path.with_name(path.name + ".bak")
+    try:
+        check_store_file(bak)
+        with gc_paused():
+            doc = orjson.loads(bak.read_bytes())
+        if not isinstance(doc, dict):
+            return None
+        check_document(bak, doc, key)
+    except (OSError, ValueError, StoreUnreadableError):
+        return None
+    return doc
+
+
 def read_json_document(
     path: Path, key: str | None = None, fell_back: list[str] | None = None
 ) -> dict[str, Any] | None:

@@ -34,6 +34,7 @@ from knowledge_engine.store.persistence import (
     WorkspaceLock,
     file_signature,
     log,
+    read_backup,
     read_json_document,
 )
 
@@ -124,6 +125,11 @@ class BaseTable(Generic[R]):
         write as the records it stands for. `window` is every key remembered, oldest first, for a
         backend that stores them as one value."""
         raise NotImplementedError
+
+    def backup_applied_keys(self) -> list[str] | None:
+        """The applied keys of the last good copy, one write behind (None: no readable copy, or a
+        backend without one): what the newest write added is what this holds and that does not."""
+        return None
 
     @property
     def invalid_records(self) -> int:
@@ -385,6 +391,12 @@ class RecordTable(BaseTable[R]):
 
     def note_applied(self, key: str, window: Iterable[str]) -> None:
         self.set_meta("applied", list(window))
+
+    def backup_applied_keys(self) -> list[str] | None:
+        doc = read_backup(self.path, self.key)
+        meta = doc.get("meta") if doc is not None else None
+        keys = meta.get("applied") if isinstance(meta, dict) else None
+        return [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else None
 
     def changed_on_disk(self) -> bool:
         return file_signature(self.path) != self._sig

@@ -157,6 +157,23 @@ class Workspace:
         with self._applied_lock:
             return [key.rpartition("|")[0] for key in self._applied]
 
+    def entity_write_lost(self) -> list[str]:
+        """When `entities.json` alone was recovered from its last good copy: the ids of the messages
+        its lost write held (the applied keys the facts' own last write added: entities are written
+        first, facts last, so the two files' newest writes hold the same messages). Their applied keys
+        are forgotten, so they can be applied again (idempotent for facts: a replay; entities get the
+        mentions back). Empty when nothing was recovered or the facts were recovered too (then every
+        unapplied message goes through again anyway)."""
+        if self.entities.table.recovered is None or self.facts.table.recovered is not None:
+            return []
+        before = self.facts.table.backup_applied_keys()
+        held = set(before) if before is not None else set()
+        with self._applied_lock:
+            lost = [k for k in self._applied if k not in held]
+            for key in lost:
+                del self._applied[key]
+        return list(dict.fromkeys(key.rpartition("|")[0] for key in lost))
+
     def apply(self, message: Message, extractions: Iterable[Extraction]) -> tuple[int, int]:
         """Merge what the tiers found in one message; returns (entities seen, facts stored)."""
         ev = Evidence(
