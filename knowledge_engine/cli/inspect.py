@@ -102,7 +102,8 @@ def _short(value: Any) -> Any:
         changed = ", ".join(f"{k}={v}" for k, v in (value.get("changed") or {}).items())
         note = value.get("reason") or value.get("error") or changed
         when = str(value["started_at"])[:19]
-        return f"{value['status']} at {when} ({value.get('duration_ms')} ms) {note}".strip()
+        took = f" ({value['duration_ms']} ms)" if value.get("duration_ms") is not None else ""
+        return f"{value['status']} at {when}{took} {note}".strip()
     if isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items() if not isinstance(v, dict | list))
     return value

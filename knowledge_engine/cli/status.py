@@ -54,15 +54,16 @@ def _quarantined(head: dict[str, Any]) -> int:
 
 
 def _maintenance_runs(folder: Path, meta: dict[str, Any]) -> dict[str, Any]:
-    """The last run of each maintenance job: the live record file, else its mirror in the facts meta."""
-    try:
-        from knowledge_engine.maintenance.runs import read_runs
-
-        live = read_runs(folder)
-    except ImportError:
-        live = {}
+    """The last run of each maintenance job: the live record file, else its mirror in the facts meta;
+    a run a dead process left unfinished (its marker, no lock holder) shows as "interrupted"."""
     mirror = meta.get("maintenance_runs", {})
-    return {**(mirror if isinstance(mirror, dict) else {}), **live}
+    last = dict(mirror) if isinstance(mirror, dict) else {}
+    try:
+        from knowledge_engine.maintenance.runs import interrupted_runs, read_runs
+    except ImportError:
+        return last
+    last |= read_runs(folder)
+    return {**last, **interrupted_runs(folder, last)}
 
 
 def _sync_state(folder: Path) -> dict[str, Any]:

@@ -185,8 +185,12 @@ def run_job(engine: KnowledgeEngine, ws: Workspace, name: str, ctx: RunContext |
                 counters.inc("maintenance.skipped_running_elsewhere")
                 log.info("maintenance job %s skipped: running elsewhere", name)
             else:
+                _note_interrupted(ws, name)
+                _mark_running(ws.folder, name)
                 rec = _guarded(engine, ws, spec.name, spec.store, ctx, t0)
             _save_quietly(ws, rec)
+            if got:
+                _unmark(ws.folder, name)
     except Exception as exc:  # the shared store's lock could not be taken (database down): recorded
         counters.inc("maintenance.failed")
         log.error("maintenance job %s could not take its lock (%s)", name, failure(exc))
@@ -231,6 +235,80 @@ def _run_store_job(engine: KnowledgeEngine, ws: Workspace, name: str, ctx: RunCo
             ws.facts.table.flush(force=force)
     rec["duration_ms"] = round((time.perf_counter() - t0) * 1000, 1)
     return rec
+
+
+# --------------------------------------------------------------------------- interrupted runs
+# A run killed mid-job (kill -9, a crash, the host stopped hard) records nothing at its end. Its job
+# writes a marker when it starts and removes it once its record is saved; a marker whose job lock is
+# free was left by a process that died, and is recorded as an "interrupted" run (by the next run of
+# the job, and shown by `stats` before that).
+INTERRUPTED = "interrupted"
+INTERRUPTED_REASON = "the process stopped before the job ended (killed or crashed)"
+
+
+def _marker(folder: Path, job: str) -> Path:
+    return maintenance_dir(folder) / f"{job}.running"
+
+
+def _mark_running(folder: Path, job: str) -> None:
+    started = {"job": job, "started_at": utcnow().isoformat(), "pid": os.getpid()}
+    try:
+        write_atomic(_marker(folder, job), orjson.dumps(started))
+    except OSError as exc:  # no marker: a kill goes unrecorded, as before; the job still runs
+        log.warning("could not mark the %s run as started (%s)", job, failure(exc))
+
+
+def _unmark(folder: Path, job: str) -> None:
+    with contextlib.suppress(OSError):
+        _marker(folder, job).unlink(missing_ok=True)
+
+
+def interrupted_run(folder: Path, job: str, last: Record | None) -> Record | None:
+    """The run a dead process left unfinished, as a record, or None. The caller holds the job's lock
+    or has checked that nobody does; `last` is the job's last record (a marker of a run whose record
+    was saved just before a kill is no interruption)."""
+    try:
+        started = orjson.loads(_marker(folder, job).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(started, dict) or not isinstance(started.get("started_at"), str):
+        return None
+    if last and str(last.get("started_at", "")) >= started["started_at"]:
+        return None
+    return {
+        "job": job, "status": INTERRUPTED, "started_at": started.get("started_at"), "duration_ms": None,
+        "changed": {}, "pid": started.get("pid"), "reason": INTERRUPTED_REASON,
+    }
+
+
+def interrupted_runs(folder: Path, last: dict[str, Record]) -> dict[str, Record]:
+    """{job: interrupted record} for the markers no live process holds (what `stats` shows)."""
+    out: dict[str, Record] = {}
+    for marker in sorted((folder / DIR).glob("*.running")):
+        job = marker.name.removesuffix(".running")
+        try:
+            alive = job not in JOBS or job_running_elsewhere(folder, job)
+        except OSError:  # a read-only copy: its lock cannot be tried, so whether it runs is unknown
+            continue
+        rec = None if alive else interrupted_run(folder, job, last.get(job))
+        if rec is not None:
+            out[job] = rec
+    return out
+
+
+def _note_interrupted(ws: Workspace, job: str) -> None:
+    """Record the run a dead process left unfinished, if any (this process holds the job's lock)."""
+    try:
+        shared = is_shared(ws.config.storage)
+        last = read_shared_runs(ws.config.storage.postgres, ws.agent_id) if shared else read_runs(ws.folder)
+    except Exception:  # the shared store is down: the job's own run records that soon enough
+        return
+    rec = interrupted_run(ws.folder, job, last.get(job))
+    if rec is not None:
+        counters.inc("maintenance.interrupted")
+        log.warning("maintenance job %s: the run started at %s did not end", job, rec["started_at"])
+        _save_quietly(ws, rec)
+        emit("maintenance.run", job=job, status=INTERRUPTED, duration_ms=None, error=None, changed={})
 
 
 def _save_quietly(ws: Workspace, rec: Record) -> None:
