@@ -23,18 +23,34 @@ def _facts(tier: SpacyTier, text: str, session: str = "s1") -> set[tuple[str, st
     return {(f.subject, f.predicate, f.object) for f in tier.extract([msg])[0].facts}
 
 
-def test_a_job_in_wording_no_rule_knows(spacy_tier: SpacyTier, rules_only: SpacyTier) -> None:
-    text = "Signed my contract with Brightwave yesterday, first day is Monday."
-    assert not any(p == "works-at" for _, p, _ in _facts(rules_only, text))
-    assert ("Maya", "works-at", "Brightwave") in _facts(spacy_tier, text)
-
-
-def test_a_named_persons_job_is_theirs(spacy_tier: SpacyTier, rules_only: SpacyTier) -> None:
-    text = "Tom has been with Northwind since 2019."
-    assert not any(p == "works-at" for _, p, _ in _facts(rules_only, text))
+@pytest.mark.parametrize(
+    ("text", "found", "absent"),
+    [
+        # a job in wording no rule knows; chat dropped its "I"
+        (
+            "Signed my contract with Brightwave yesterday, first day is Monday.",
+            ("Maya", "works-at", "Brightwave"),
+            "",
+        ),
+        # a named person's job is theirs, not the speaker's
+        ("Tom has been with Northwind since 2019.", ("Tom", "works-at", "Northwind"), "Maya"),
+        # pay in a line of job news
+        ("Got the offer letter, 52k plus bonus!", ("Maya", "has-salary", "52k"), ""),
+        # the clause of the name is compared: the rest of a long line blurs it
+        (
+            "Actually scratch the Golf, we test drove a Mazda CX-5 today and we're getting that.",
+            ("Maya", "has-car", "CX-5"),
+            "Golf",
+        ),
+    ],
+)
+def test_the_pass_reads_what_no_rule_does(
+    spacy_tier: SpacyTier, rules_only: SpacyTier, text: str, found: tuple[str, str, str], absent: str
+) -> None:
+    assert not any(p == found[1] for _, p, _ in _facts(rules_only, text))
     facts = _facts(spacy_tier, text)
-    assert ("Tom", "works-at", "Northwind") in facts
-    assert not any(s == "Maya" for s, _, _ in facts)
+    assert found in facts
+    assert not absent or not any(absent in (s, o) for s, _, o in facts)
 
 
 def test_a_job_left_is_history_not_the_job_now(spacy_tier: SpacyTier) -> None:
@@ -148,21 +164,6 @@ def test_the_speakers_own_school_line_is_left_to_the_rules(
 )
 def test_a_line_without_i_is_the_speakers_only_as_chat_that_dropped_it(sentence: str, speakers: bool) -> None:
     assert by_example._dropped_i(sentence) is speakers
-
-
-def test_pay_in_a_line_of_job_news(spacy_tier: SpacyTier, rules_only: SpacyTier) -> None:
-    text = "Got the offer letter, 52k plus bonus!"
-    assert not any(p == "has-salary" for _, p, _ in _facts(rules_only, text))
-    assert ("Maya", "has-salary", "52k") in _facts(spacy_tier, text)
-
-
-def test_the_car_chosen_is_read_in_its_clause(spacy_tier: SpacyTier, rules_only: SpacyTier) -> None:
-    """The clause of the name is what is compared: the rest of a long line blurs it."""
-    text = "Actually scratch the Golf, we test drove a Mazda CX-5 today and we're getting that."
-    assert not any(p == "has-car" for _, p, _ in _facts(rules_only, text))
-    facts = _facts(spacy_tier, text)
-    assert ("Maya", "has-car", "CX-5") in facts
-    assert not any(o == "Golf" for _, _, o in facts)
 
 
 @pytest.mark.parametrize(
