@@ -4,13 +4,15 @@ places and ambiguous short forms stay apart."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from knowledge_engine.config import load_config
-from knowledge_engine.model.extraction import Extraction, Mention
-from knowledge_engine.model.records import Message
+from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
+from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.store.entities import EntityStore
 from knowledge_engine.store.persistence import WorkspaceLock
+from knowledge_engine.store.workspace import Workspace
 
 
 def make_store(folder: Path) -> EntityStore:
@@ -104,7 +106,6 @@ def test_a_relation_types_the_entity_it_links(tmp_path: Path) -> None:
     whose object is a person) outweighs them, and stays the type when one more NER guess comes."""
     from knowledge_engine.config import SpacyConfig
     from knowledge_engine.extract.spacy_ner import SpacyTier
-    from knowledge_engine.store.workspace import Workspace
 
     ws = Workspace(
         tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
@@ -145,7 +146,6 @@ def test_a_corrected_place_keeps_the_type_its_relation_gave(tmp_path: Path) -> N
     """ "sorry, I meant Dennistoun not Dalmarnock": the model calls Dennistoun a person in that very
     message; the corrected fact's place is still a place."""
     from knowledge_engine.model.extraction import FactCandidate
-    from knowledge_engine.store.workspace import Workspace
 
     ws = Workspace(
         tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
@@ -176,7 +176,6 @@ def test_a_corrected_place_keeps_the_type_its_relation_gave(tmp_path: Path) -> N
 
 def test_words_of_a_job_title_are_no_entities(tmp_path: Path) -> None:
     from knowledge_engine.model.extraction import FactCandidate
-    from knowledge_engine.store.workspace import Workspace
 
     ws = Workspace(
         tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
@@ -213,7 +212,6 @@ def test_a_name_tagged_a_nationality_joins_the_one_organisation_it_begins(worksp
 def test_one_message_naming_a_company_and_its_first_word_makes_one_entity(workspace: Path) -> None:
     """ "Helix Robotics offered me a job": the regex tier names the company (type undecided), the small
     model tags "Helix" a nationality. The concept is applied last, so it finds the long form."""
-    from knowledge_engine.store.workspace import Workspace
 
     ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
     msg = Message(id="m1", text="Big news: Helix Robotics offered me a job!", speaker="Maya")
@@ -224,3 +222,53 @@ def test_one_message_naming_a_company_and_its_first_word_makes_one_entity(worksp
     ws.apply(msg, [Extraction(message_id="m1", mentions=mentions)])
     assert [(e.value, e.aliases) for e in ws.entities.all()] == [("Helix Robotics", ["Helix"])]
     ws.close()
+
+
+def _said(
+    ws: Workspace,
+    mid: str,
+    mentions: Sequence[tuple[str, EntityType]],
+    facts: Sequence[tuple[str, str, str]] = (),
+) -> None:
+    ws.apply(
+        Message(id=mid, text="...", role="user", speaker="Maya"),
+        [
+            Extraction(
+                message_id=mid,
+                mentions=[Mention(value=v, type=t, tier="spacy") for v, t in mentions],
+                facts=[FactCandidate(subject=s, predicate=p, object=o, tier="spacy") for s, p, o in facts],
+            )
+        ],
+    )
+
+
+def test_a_long_form_takes_every_short_form_stored_before_it(tmp_path: Path) -> None:
+    """ "Toyota" and "Highlander" (the tagger's NORP) were two entities; "Toyota Highlander" joins the
+    first as before and now takes the second too, with the facts that pointed to it."""
+
+    ws = Workspace(
+        tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
+    )
+    _said(ws, "m1", [("Toyota", "product")])
+    _said(ws, "m2", [("Highlander", "concept")], [("Maya", "test-drove", "Highlander")])
+    highlander = ws.entities.resolve("Highlander")
+    assert highlander is not None and highlander.value == "Highlander"
+    _said(ws, "m3", [("Toyota Highlander", "product")])
+    car = ws.entities.resolve("Toyota Highlander")
+    assert car is not None and {"Toyota", "Highlander"} <= set(car.aliases)
+    assert ws.entities.resolve("Highlander") == car and ws.entities.get(highlander.id) is None
+    drove = next(f for f in ws.facts.all() if f.predicate == "test-drove")
+    assert drove.object_id == car.id and drove.object == "Highlander"  # the text as said
+    assert "manual" not in car.sources
+
+
+def test_a_short_form_two_long_names_share_joins_neither(tmp_path: Path) -> None:
+    ws = Workspace(
+        tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
+    )
+    _said(ws, "m1", [("Toyota Corolla", "product")])
+    _said(ws, "m2", [("Highlander", "product")])
+    _said(ws, "m3", [("Toyota Highlander", "product")])
+    assert ws.entities.resolve("Highlander") == ws.entities.resolve("Toyota Highlander")
+    assert ws.entities.resolve("Toyota Corolla") != ws.entities.resolve("Toyota Highlander")
+    assert len(ws.entities) == 2  # the Corolla stays its own car

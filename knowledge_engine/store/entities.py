@@ -491,15 +491,34 @@ class EntityStore:
             self.reindex()
             return gone
 
-    def merge_into(self, keep_id: str, drop_id: str) -> Entity | None:
-        """Operator merge: `drop` becomes an alias of `keep`."""
+    def short_forms_of(self, ent: Entity) -> list[Entity]:
+        """Other entities stored under a short form of this one's name that no other long name carries:
+        "Toyota" and "Highlander" when "Toyota Highlander" arrives (the long form joined one of them;
+        the other is the same car). With "Toyota Corolla" also known, "Toyota" is nobody's alone."""
+        if ent.type not in _ALIASABLE or " " not in ent.value.strip():
+            return []
+        out: list[Entity] = []
+        for form in _short_forms(match_key(ent.value), ent.type):
+            other = self.table.get(self._by_key.get(form, ""))
+            if other is None or other.id == ent.id or match_key(other.value) != form:
+                continue
+            norp = other.type == "concept" and _norp_owner(ent.type, form)  # "the Highlander" tagged NORP
+            if not norp and (other.type not in _ALIASABLE or not _compatible(other.type, ent.type)):
+                continue
+            if not self._long_forms.get(form, set()) - {ent.id, other.id}:
+                out.append(other)
+        return out
+
+    def merge_into(self, keep_id: str, drop_id: str, manual: bool = True) -> Entity | None:
+        """`drop` becomes an alias of `keep` (an operator's merge, or a short form joining its long form)."""
         keep, drop = self.table.get(keep_id), self.table.get(drop_id)
         if keep is None or drop is None or keep_id == drop_id:
             return None
         keep.aliases = list(dict.fromkeys([*keep.aliases, drop.value, *drop.aliases]))
         keep.count += drop.count
         keep.mentions = (keep.mentions + drop.mentions)[-self.storage.max_mentions :]
-        keep.sources = list(dict.fromkeys([*keep.sources, *drop.sources, "manual"]))
+        by_hand: list[SourceTier] = ["manual"] if manual else []
+        keep.sources = list(dict.fromkeys([*keep.sources, *drop.sources, *by_hand]))
         keep.updated_at = utcnow()
         self.table.put(keep)
         self.table.delete(drop_id)

@@ -202,9 +202,12 @@ class Workspace:
             # (NORP, event, language: the tagger's least specific class, and its usual misfire on a
             # company's first word) last, so "Helix" finds "Helix Robotics" to be the short form of
             mentions.sort(key=lambda m: (_WEAK_TYPES.get(m.type, 0), -vote_weight(m.tier, m.type)))
+            observed: dict[str, Entity] = {}
             for m in mentions:
-                self.entities.observe(m.value, m.type, m.tier, ev, m.importance)
+                ent = self.entities.observe(m.value, m.type, m.tier, ev, m.importance)
+                observed[ent.id] = ent
                 n_ent += 1
+            self._join_short_forms(observed.values())
             added: list[Fact] = []
             for ex in extractions:
                 # an acceptance after the offers: "Helix offered me a job and I took it"
@@ -249,6 +252,25 @@ class Workspace:
         job = accepted_job(cand, offers)
         counters.inc("facts.acceptances" if job is not None else "facts.acceptances_unresolved")
         return job
+
+    def _join_short_forms(self, entities: Iterable[Entity]) -> None:
+        """A long name that joined one of its stored short forms takes the others too ("Toyota" and
+        "Highlander", then "Toyota Highlander"): their facts point to it, their names become aliases.
+        Fact texts stay as they were said; only the entity they point to changes."""
+        for ent in entities:
+            for short in self.entities.short_forms_of(ent):
+                for f in self.facts.all():
+                    if short.id in (f.subject_id, f.object_id):
+                        self.facts.table.put(
+                            f.model_copy(
+                                update={
+                                    "subject_id": ent.id if f.subject_id == short.id else f.subject_id,
+                                    "object_id": ent.id if f.object_id == short.id else f.object_id,
+                                }
+                            )
+                        )
+                self.entities.merge_into(ent.id, short.id, manual=False)
+                counters.inc("entities.short_forms_joined")
 
     def add_fact(self, cand: FactCandidate, ev: Evidence) -> Fact | None:
         """Resolve the triple's ends to entities and store it."""
