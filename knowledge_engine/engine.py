@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from knowledge_engine.config import EmbeddingsConfig, EngineConfig
 from knowledge_engine.extract.pipeline import ExtractionPipeline
+from knowledge_engine.index.embeddings.local import LocalEmbedder
 from knowledge_engine.index.live import LiveIndexer, Mark
 from knowledge_engine.ingest.journal import IngestJournal
 from knowledge_engine.ingest.queue import IngestQueue, StoreUnavailable
@@ -94,7 +95,7 @@ class KnowledgeEngine:
         """The local tiers, built on first use (loading spaCy takes about a second)."""
         with self._pipeline_lock:
             if self._pipeline is None:
-                self._pipeline = ExtractionPipeline(self.config.extraction)
+                self._pipeline = ExtractionPipeline(self.config.extraction, embedder=LocalEmbedder)
                 if self._closing:  # stop() ran while the tiers were loading: no workers outlive it
                     self._close_pipeline(self._pipeline, 1.0)
             return self._pipeline

@@ -8,6 +8,7 @@ import pytest
 from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract import by_example, kin
 from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.index.embeddings.local import LocalEmbedder
 from knowledge_engine.model.extraction import Extraction, Mention
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
@@ -15,7 +16,13 @@ from knowledge_engine.observe import counters
 
 @pytest.fixture(scope="module")
 def rules_only() -> SpacyTier:
-    return SpacyTier(SpacyConfig(workers=0, by_example=False))
+    return SpacyTier(SpacyConfig(workers=0, by_example=False), embedder=LocalEmbedder)
+
+
+@pytest.fixture(scope="module")
+def spacy_tier() -> SpacyTier:
+    """The tier as the engine builds it: with the local MiniLM for relations by example."""
+    return SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
 
 
 def _facts(tier: SpacyTier, text: str, session: str = "s1") -> set[tuple[str, str, str]]:
@@ -191,7 +198,7 @@ def test_the_clause_of_a_name() -> None:
 
 
 def test_a_kin_word_takes_the_name_the_speaker_gave_it_in_another_session() -> None:
-    tier = SpacyTier(SpacyConfig(workers=0))
+    tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
     named = Message(id="k1", text="My husband Tom is a nurse.", role="user", speaker="Maya", session="a")
     later = Message(
         id="k2",
@@ -206,7 +213,7 @@ def test_a_kin_word_takes_the_name_the_speaker_gave_it_in_another_session() -> N
 
 
 def test_a_kin_word_that_stood_for_two_names_or_another_speakers_says_nothing() -> None:
-    tier = SpacyTier(SpacyConfig(workers=0))
+    tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
     msgs = [
         Message(id="t1", text="My sister Katrin is a teacher.", role="user", speaker="Maya", session="a"),
         Message(id="t2", text="My sister Anna is a nurse.", role="user", speaker="Maya", session="a"),
@@ -229,7 +236,7 @@ def test_kin_pairs_and_genders() -> None:
 def test_the_rules_reading_of_a_spouse_names_the_kin_word() -> None:
     """ "He's my husband" after "Paul reckons ...": the rules read is-married-to Paul; his job in the same
     line, said of "my husband", is Paul's."""
-    tier = SpacyTier(SpacyConfig(workers=0))
+    tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
     msg = Message(
         id="h1",
         text="Paul reckons I should see a planner. "
@@ -241,3 +248,11 @@ def test_the_rules_reading_of_a_spouse_names_the_kin_word() -> None:
     facts = {(f.subject, f.predicate, f.object) for f in tier.extract([msg])[0].facts}
     assert ("Maya", "is-married-to", "Paul") in facts
     assert ("Paul", "works-at", "Queensland Rail") in facts
+
+
+def test_without_an_embedder_the_pass_is_off(rules_only: SpacyTier) -> None:
+    """A tier built without the engine's embedder factory (extraction may not import the index) says
+    only what the rules say."""
+    bare = SpacyTier(SpacyConfig(workers=0))
+    text = "Signed my contract with Brightwave yesterday, first day is Monday."
+    assert _facts(bare, text) == _facts(rules_only, text)

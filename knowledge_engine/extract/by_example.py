@@ -10,14 +10,16 @@ which this pass cannot tell apart, so it says nothing), and never in a question.
 always wins; this one fills the gaps, with a lower confidence.
 
 The local MiniLM embedder (the engine's offline default) gives the vectors: the examples were
-written against it, so another model would need its own thresholds. Without it the pass is off.
+written against it, so another model would need its own thresholds. The engine hands the tier a
+factory for it (`SpacyTier(embedder=...)`: extraction sits below the index); without one, or when the
+model cannot load, the pass is off.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -337,12 +339,11 @@ class Examples:
             return self._labels, self._matrix
 
 
-def local_examples() -> Examples | None:
-    """Examples on the packaged MiniLM, or None (logged once) when it is not installed."""
+def examples_on(make_embedder: Callable[[], Any]) -> Examples | None:
+    """Examples on the embedder `make_embedder` builds (the engine gives the packaged MiniLM; this floor
+    may not import the index), or None (logged once) when it cannot load."""
     try:
-        from knowledge_engine.index.embeddings.local import LocalEmbedder
-
-        embedder = LocalEmbedder()
+        embedder = make_embedder()
         embedder.embed(["ok"])  # loads the model now: a missing package shows here, not mid-batch
     except Exception as exc:
         log.warning("relations by example are off: local embedder unavailable (%s)", type(exc).__name__)

@@ -20,8 +20,9 @@ from knowledge_engine.observe import counters
 log = logging.getLogger("knowledge_engine.extract")
 
 
-def build_tiers(config: ExtractionConfig) -> list[Extractor]:
-    """The local tiers enabled in the config, cheapest first."""
+def build_tiers(config: ExtractionConfig, embedder: Callable[[], Any] | None = None) -> list[Extractor]:
+    """The local tiers enabled in the config, cheapest first; `embedder` builds the model the spaCy
+    tier's relations by example read with (the engine gives the local MiniLM; None: that pass is off)."""
     tiers: list[Extractor] = []
     if config.regex.enabled:
         from knowledge_engine.extract.regex import RegexTier
@@ -30,7 +31,7 @@ def build_tiers(config: ExtractionConfig) -> list[Extractor]:
     if config.spacy.enabled:
         from knowledge_engine.extract.spacy_ner import SpacyTier
 
-        spacy_tier = SpacyTier(config.spacy, max_chars=config.max_message_chars)
+        spacy_tier = SpacyTier(config.spacy, max_chars=config.max_message_chars, embedder=embedder)
         if spacy_tier.available:
             tiers.append(spacy_tier)
             nlp = None if spacy_tier.out_of_process else spacy_tier.nlp
@@ -44,9 +45,14 @@ def build_tiers(config: ExtractionConfig) -> list[Extractor]:
 class ExtractionPipeline:
     """Runs every local tier over a batch of messages."""
 
-    def __init__(self, config: ExtractionConfig, tiers: list[Extractor] | None = None) -> None:
+    def __init__(
+        self,
+        config: ExtractionConfig,
+        tiers: list[Extractor] | None = None,
+        embedder: Callable[[], Any] | None = None,
+    ) -> None:
         self.config = config
-        self.tiers = tiers if tiers is not None else build_tiers(config)
+        self.tiers = tiers if tiers is not None else build_tiers(config, embedder)
 
     @property
     def tier_names(self) -> list[str]:

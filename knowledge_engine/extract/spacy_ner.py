@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge_engine.config import SpacyConfig
@@ -141,8 +142,14 @@ class SpacyTier:
 
     name = "spacy"
 
-    def __init__(self, config: SpacyConfig | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+    def __init__(
+        self,
+        config: SpacyConfig | None = None,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        embedder: Callable[[], Any] | None = None,
+    ) -> None:
         self.config = config or SpacyConfig()
+        self._make_embedder = embedder  # builds the model relations by example read with (None: pass off)
         # Parser memory grows with text length; callers prepare() texts, this is a backstop.
         self.max_chars = max_chars
         self.workers = resolve_workers(self.config.workers) if self.config.enabled else 0
@@ -200,11 +207,11 @@ class SpacyTier:
     def _by_example(self, messages: list[Message], out: list[Extraction]) -> list[Extraction]:
         """Employers and homes the rules missed, read by example in this process (one model for the
         workers' batches; by_example.py)."""
-        if not (self.config.by_example and self.config.facts):
+        if not (self.config.by_example and self.config.facts) or self._make_embedder is None:
             return out
         with self._examples_lock:
             if self._examples is None:
-                self._examples = by_example.local_examples() or False
+                self._examples = by_example.examples_on(self._make_embedder) or False
         if self._examples is False:
             return out
         try:

@@ -36,6 +36,7 @@ from knowledge_engine.config import SpacyConfig  # noqa: E402
 from knowledge_engine.extract.spacy_ner import SpacyTier  # noqa: E402
 from knowledge_engine.extract.workers import resolve_workers  # noqa: E402
 from knowledge_engine.host import HookRunner, PluginApi  # noqa: E402
+from knowledge_engine.index.embeddings.local import LocalEmbedder  # noqa: E402
 from knowledge_engine.model.records import Message  # noqa: E402
 from knowledge_engine.plugin import KnowledgePlugin, register  # noqa: E402
 from scripts.bench.ingest import load_texts  # noqa: E402
@@ -58,7 +59,7 @@ def _cpu_s(pids: list[int]) -> float:
 
 def spacy_throughput(n: int, batch: int, workers: int | str = "auto", repeat: int = 1) -> dict[str, Any]:
     """Best of `repeat` passes; keys prefixed `spacy_` (pool) or `spacy_inprocess_` (workers = 0)."""
-    tier = SpacyTier(SpacyConfig(batch_size=batch, workers=workers))
+    tier = SpacyTier(SpacyConfig(batch_size=batch, workers=workers), embedder=LocalEmbedder)
     assert tier.available, "spaCy model not installed"
     texts = load_texts(n)
     msgs = [Message(id=f"t{i}", text=t, role="user", speaker="Alex") for i, t in enumerate(texts)]
@@ -85,7 +86,7 @@ def spacy_throughput(n: int, batch: int, workers: int | str = "auto", repeat: in
 
 
 def labelled_quality() -> dict[str, Any]:
-    tier = SpacyTier(SpacyConfig())
+    tier = SpacyTier(SpacyConfig(), embedder=LocalEmbedder)  # as the engine builds it
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
     msgs = [
         Message(id=str(r["id"]), text=str(r["text"]), role=str(r["role"]), speaker=r["speaker"]) for r in rows
