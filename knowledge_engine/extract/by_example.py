@@ -382,13 +382,7 @@ def add_relations(
     taken: set[tuple[int, str, str]] = set()  # one fact per message, subject and family: the closest
     ranked = sorted(zip(todo, scores, strict=True), key=lambda cs: -max(cs[1].values()))
     for cand, score in ranked:
-        predicate = _decide(score, cand, limits)
-        if predicate is not None and _school(cand):
-            predicate = _at_school(predicate, cand)
-        if predicate == "moves-to" and _MOVED.search(cand.masked):
-            predicate = "moved-to"  # the rules' tense: "he moved back to X"
-        if predicate == "lives-in" and cand.moving:
-            predicate = "lived-in"  # the home left: "the landlord in X is selling, so we're moving to Y"
+        predicate = _reading(score, cand, limits)
         slot = (cand.index, cand.subject, FAMILIES.get(predicate or "", ""))
         if predicate is None or slot in taken or FAMILIES[predicate] in cand.said:
             continue
@@ -535,6 +529,19 @@ def _as_pronoun(probe: str, subject: str) -> str:
 def _gender_word(kin: str) -> str:
     """The pronoun a kin word takes ("my sister ... she"), or "" when it has none ("my partner")."""
     return "she" if kin in lexicon.FEMALE_KIN else "he" if kin in lexicon.MALE_KIN else ""
+
+
+def _reading(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> str | None:
+    """The relation the candidate's sentence states: the examples' choice, then what they cannot tell
+    alone (a school, the tense of a move, the home a move leaves)."""
+    predicate = _decide(score, cand, limits)
+    if predicate is not None and _school(cand):
+        predicate = _at_school(predicate, cand)
+    if predicate == "moves-to" and _MOVED.search(cand.masked):
+        return "moved-to"  # the rules' tense: "he moved back to X"
+    if predicate == "lives-in" and cand.moving:
+        return "lived-in"  # the home left: "the landlord in X is selling, so we're moving to Y"
+    return predicate
 
 
 def _decide(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> str | None:
