@@ -25,6 +25,15 @@ def spacy_tier() -> SpacyTier:
     return SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
 
 
+def _last(tier: SpacyTier, *lines: tuple[str, str]) -> set[tuple[str, str, str]]:
+    """Maya's (session, text) lines read in order; the facts of the last one."""
+    msgs = [
+        Message(id=f"l{i}-{abs(hash(t))}", text=t, role="user", speaker="Maya", session=sess)
+        for i, (sess, t) in enumerate(lines)
+    ]
+    return {(f.subject, f.predicate, f.object) for f in tier.extract(msgs)[-1].facts}
+
+
 def _facts(tier: SpacyTier, text: str, session: str = "s1") -> set[tuple[str, str, str]]:
     msg = Message(id=f"m-{abs(hash(text))}", text=text, role="user", speaker="Maya", session=session)
     return {(f.subject, f.predicate, f.object) for f in tier.extract([msg])[0].facts}
@@ -102,20 +111,12 @@ def test_assistant_turns_are_not_read(spacy_tier: SpacyTier) -> None:
 
 def test_a_he_she_is_resolved_by_the_session(spacy_tier: SpacyTier) -> None:
     """The pass gives an unresolved he/she; the session's last named person takes it."""
-    first = Message(
-        id="p1", text="My husband Daniel is an architect.", role="user", speaker="Maya", session="s9"
+    facts = _last(
+        spacy_tier,
+        ("s9", "My husband Daniel is an architect."),
+        ("s9", "He has been with Foster Partners since 2019."),
     )
-    second = Message(
-        id="p2",
-        text="He has been with Foster Partners since 2019.",
-        role="user",
-        speaker="Maya",
-        session="s9",
-    )
-    out = spacy_tier.extract([first, second])
-    assert ("Daniel", "works-at", "Foster Partners") in {
-        (f.subject, f.predicate, f.object) for f in out[1].facts
-    }
+    assert ("Daniel", "works-at", "Foster Partners") in facts
 
 
 class _BrokenEmbedder:
@@ -139,15 +140,11 @@ def test_a_failing_embedder_costs_the_batch_only_its_guesses() -> None:
 
 def test_a_child_at_a_school_attends_it(spacy_tier: SpacyTier) -> None:
     """A he/she at a school or nursery is schooling, not a job; the session says who she is."""
-    first = Message(id="c1", text="My daughter Isla is three now.", role="user", speaker="Maya", session="s8")
-    second = Message(
-        id="c2",
-        text="She's at Wee Sparrows nursery on weekdays, loves it.",
-        role="user",
-        speaker="Maya",
-        session="s8",
+    facts = _last(
+        spacy_tier,
+        ("s8", "My daughter Isla is three now."),
+        ("s8", "She's at Wee Sparrows nursery on weekdays, loves it."),
     )
-    facts = {(f.subject, f.predicate, f.object) for f in spacy_tier.extract([first, second])[1].facts}
     assert ("Isla", "attends", "Wee Sparrows") in facts
     assert not any(p == "works-at" for _, p, _ in facts)
 
@@ -199,15 +196,11 @@ def test_the_clause_of_a_name() -> None:
 
 def test_a_kin_word_takes_the_name_the_speaker_gave_it_in_another_session() -> None:
     tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
-    named = Message(id="k1", text="My husband Tom is a nurse.", role="user", speaker="Maya", session="a")
-    later = Message(
-        id="k2",
-        text="My husband started a new job at Northwind Logistics last week.",
-        role="user",
-        speaker="Maya",
-        session="b",
+    facts = _last(
+        tier,
+        ("a", "My husband Tom is a nurse."),
+        ("b", "My husband started a new job at Northwind Logistics last week."),
     )
-    facts = {(f.subject, f.predicate, f.object) for f in tier.extract([named, later])[1].facts}
     assert ("Tom", "works-at", "Northwind Logistics") in facts
     assert not any(s.startswith(kin.KIN_PREFIX) for s, _, _ in facts)
 
