@@ -27,6 +27,7 @@ from knowledge_engine.extract import lexicon
 from knowledge_engine.extract.kin import KIN_PREFIX, KIN_WORDS
 from knowledge_engine.extract.lexicon import PRONOUN, SCHOOL_WORDS
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
+from knowledge_engine.model.predicates import MOVE_PREDICATES, store_families
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, log
 
@@ -218,43 +219,25 @@ _OBJECT_TYPE: dict[str, EntityType] = {p: next(iter(types)) for p, types in _FIT
     "moved-to": "location",
     "attends": "organization",
 }
-# Which facts of one message and subject exclude each other: one job now, one job left, one home...
-FAMILIES: dict[str, str] = {
-    "works-at": "work",
-    "worked-at": "work-past",
-    "lives-in": "home",
-    "moves-to": "home",
-    "moved-to": "home",
-    "lived-in": "home-past",
-    "attends": "school",
-    "has-salary": "salary",
-    "has-rent": "rent",
-    "has-car": "car",
+# Which facts of one message and subject exclude each other: the store's single-valued families (one
+# employer, one home, one salary...; `predicates.store_families`) and their past sides, for the rules'
+# facts (a family a rule gave the subject is not read again) and this pass's own (one per family).
+_PAST: dict[str, str] = {
+    "worked-at": "employer-past",
+    "left": "employer-past",
+    "quit": "employer-past",
+    "lived-in": "residence-past",
+    "moved-from": "residence-past",
     "sold": "car-past",
 }
 _RULE_FAMILIES: dict[str, str] = {
-    "works-at": "work",
-    "worked-at": "work-past",
-    "left": "work-past",
-    "quit": "work-past",
-    "lived-in": "home-past",
-    "moved-from": "home-past",
-    "starts-at": "work",
-    "joins": "work",
-    "joined": "work",
-    "lives-in": "home",
-    "moves-to": "home",
-    "moved-to": "home",
-    "rents-in": "home",
-    "is-in": "home",
-    "has-salary": "salary",
-    "earns": "salary",
-    "has-rent": "rent",
-    "pays-rent": "rent",
-    "has-car": "car",
-    "drives": "car",
-    "sold": "car-past",
+    **{p: family for family, members in store_families().items() for p in members},
+    **_PAST,
+    "joins": "employer",
+    "joined": "employer",
+    "is-in": "residence",
 }
+FAMILIES: dict[str, str] = {p: _RULE_FAMILIES[p] for p in (*_FITS, "moved-to", "attends")}
 
 _CLAUSE_CUT = re.compile(r"[,;:()]|\s[-–—]\s")
 MIN_CLAUSE_WORDS = 4
@@ -264,7 +247,6 @@ _MY_KIN = re.compile(
     + r")\b",
     re.I,
 )
-_MOVES = frozenset({"moves-to", "moved-to", "relocates-to", "relocated-to", "is-moving-to"})
 _TEACHING = re.compile(r"\b(?:teach\w*|taught|staff|work\w*|job|employ\w*|hired)\b", re.I)
 _MOVED = re.compile(r"\bmoved\b", re.I)
 _I = re.compile(r"\b(?:i|i'm|im|i've|ive|i'll|i'd|me|we|we're|we've|us)\b", re.I)  # the speaker as a subject
@@ -423,7 +405,7 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
         seen.add(key)
         closed = frozenset(f for who, f in said if who == subject.casefold())
         moving = any(
-            f.predicate in _MOVES
+            f.predicate in MOVE_PREDICATES
             and f.subject.casefold() == subject.casefold()
             and f.object.casefold() in masked.casefold()
             for f in ex.facts
