@@ -260,16 +260,16 @@ _OPENERS = frozenset(
         "and", "but", "start", "today", "yesterday",
     }
 )  # fmt: skip
-_KIN = re.compile(
-    r"\b(?:husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|hubby|son|daughter|mum|mom|mam|dad|mother|"
-    r"father|brother|sister|friend|boss|manager|colleague|cousin|aunt|uncle|grandma|grandpa|nan)\b",
-    re.I,
-)
+# Words for other people: the kin words of kin.py, and people a speaker has many of
+_PEOPLE = KIN_WORDS | {
+    "friend", "colleague", "cousin", "neighbour", "neighbor", "kid", "kids", "children", "baby", "parent",
+    "parents",
+}  # fmt: skip
+_KIN = re.compile(r"\b(?:" + "|".join(sorted(_PEOPLE, key=len, reverse=True)) + r")\b", re.I)
 _OTHER_PERSON = re.compile(
     r"\b(?:he|she|they|his|her|him|their|them|he's|she's|they're|"
-    r"husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|hubby|son|daughter|kids?|children|baby|"
-    r"mum|mom|mam|dad|mother|father|parents?|brother|sister|friend|boss|manager|colleague|cousin|"
-    r"aunt|uncle|grandma|grandpa|nan|neighbou?r)\b",
+    + "|".join(sorted(_PEOPLE, key=len, reverse=True))
+    + r")\b",
     re.I,
 )
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
