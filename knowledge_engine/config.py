@@ -55,9 +55,9 @@ class SpacyConfig(_Section):
     )
     by_example: bool = Field(
         True,
-        description="Read the speaker's employer or home from a sentence's meaning where no rule matched its "
-        "wording: the sentence, its organisation or place masked, is compared with example sentences on the "
-        "local MiniLM embedder (extract/by_example.py). Off when that model is not installed.",
+        description="Read an employer, home, pay, rent or car from a sentence's meaning where no rule matched its "
+        "wording: the name's clause, masked, is compared with example sentences of each relation and of near "
+        "misses on the local MiniLM embedder (extract/by_example.py). Off when that model is not installed.",
     )
     workers: int | Literal["auto"] = Field(
         "auto",
