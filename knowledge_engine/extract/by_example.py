@@ -1,13 +1,14 @@
-"""Relations by example: the speaker's employer or home, read from a sentence's meaning, not its wording.
+"""Relations by example: an employer, home, pay, rent or car read from a sentence's meaning, not its wording.
 
-The dependency rules know the forms they were written for; unseen writers word a new job or a move
-in other ways. This pass embeds each sentence of a user turn that names an organisation or a place
-with that name masked ("X"), and compares it with example sentences of each relation and of near
-misses (a visit, a purchase, someone else's job, a past home). The nearest example's relation is
-taken only when it is close and clearly closer than the nearest near miss. Only names no rule used
-are read, only where the speaker is the sentence's only person ("my husband got a job at X" is his,
-which this pass cannot tell apart, so it says nothing), and never in a question. A rule's reading
-always wins; this one fills the gaps, with a lower confidence.
+The dependency rules know the forms they were written for; unseen writers word a new job, a move, a
+pay rise or a new car in other ways. This pass takes each organisation, place, amount or product of a
+user turn that no rule used, masks it ("X") in its clause, and compares the clause's embedding with
+example sentences of each relation and of near misses (a visit, a purchase, money spent, a plan,
+someone else's job). The nearest relation is taken only when it is close and clearly ahead of every
+near miss. Whose relation: the speaker when the sentence names nobody else; the one person it names;
+a he/she the session resolves; a kin word the speaker named before ("my husband" -> Tom, kin.py);
+otherwise nothing. Never in a question. A rule's reading always wins; this one fills the gaps, with a
+lower confidence.
 
 The local MiniLM embedder (the engine's offline default) gives the vectors: the examples were
 written against it, so another model would need its own thresholds. The engine hands the tier a
