@@ -285,7 +285,7 @@ class Thresholds:
 
 
 class Examples:
-    """The example vectors, embedded once per process on first use."""
+    """The example vectors, embedded on first use once per process and model."""
 
     def __init__(self, embedder: Any) -> None:
         self.embedder = embedder
@@ -310,16 +310,29 @@ class Examples:
         return out
 
     def _ready(self) -> tuple[list[str], Any]:
-        import numpy as np
-
         with self._lock:
             if self._matrix is None:
-                texts = [t for ts in EXAMPLES.values() for t in ts]
-                labels = [k for k, ts in EXAMPLES.items() for _ in ts]
-                m = np.asarray(self.embedder.embed(texts), dtype=np.float32)
-                m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
-                self._labels, self._matrix = labels, m
+                model = str(getattr(self.embedder, "model_id", ""))
+                if not model:  # an embedder without a model id keeps its own vectors
+                    self._labels, self._matrix = self._embed_examples()
+                else:
+                    with _SHARED_LOCK:  # every engine of a process on one model embeds them once
+                        if model not in _SHARED:
+                            _SHARED[model] = self._embed_examples()
+                        self._labels, self._matrix = _SHARED[model]
             return self._labels, self._matrix
+
+    def _embed_examples(self) -> tuple[list[str], Any]:
+        import numpy as np
+
+        texts = [t for ts in EXAMPLES.values() for t in ts]
+        m = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
+        return [k for k, ts in EXAMPLES.items() for _ in ts], m
+
+
+_SHARED: dict[str, tuple[list[str], Any]] = {}  # model id -> the example labels and vectors
+_SHARED_LOCK = threading.Lock()
 
 
 def examples_on(make_embedder: Callable[[], Any]) -> Examples | None:
