@@ -139,13 +139,20 @@ def read_backup(path: Path, key: str) -> dict[str, Any] | None:
     bak = path.with_name(path.name + ".bak")
     try:
         check_store_file(bak)
-        with gc_paused():
-            doc = orjson.loads(bak.read_bytes())
-        if not isinstance(doc, dict):
-            return None
-        check_document(bak, doc, key)
-    except (OSError, ValueError, StoreUnreadableError):
+        return _decode_document(bak, bak.read_bytes(), key)
+    except (OSError, ValueError):  # StoreUnreadableError is an OSError, JSONDecodeError a ValueError
         return None
+
+
+def _decode_document(path: Path, raw: bytes, key: str | None) -> dict[str, Any]:
+    """A store file's bytes as its document; ValueError when they are no JSON object,
+    StoreUnreadableError when the object is not this engine's (`check_document`)."""
+    with gc_paused():  # a large store is hundreds of thousands of dicts: see gcpause
+        doc = orjson.loads(raw)
+    if not isinstance(doc, dict):
+        raise ValueError("top level is not an object")
+    if key is not None:
+        check_document(path, doc, key)
     return doc
 
 
@@ -169,12 +176,7 @@ def read_json_document(
         except FileNotFoundError:
             continue
         try:
-            with gc_paused():  # a large store is hundreds of thousands of dicts: see gcpause
-                doc = orjson.loads(raw)
-            if not isinstance(doc, dict):
-                raise ValueError("top level is not an object")
-            if key is not None:
-                check_document(cand, doc, key)
+            doc = _decode_document(cand, raw, key)
             if i > 0:
                 log.error(
                     "store file %s was unreadable; loaded the last good copy %s (%d bytes)",

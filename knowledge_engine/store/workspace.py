@@ -155,7 +155,7 @@ class Workspace:
         """The ids of the messages whose extraction the store remembers holding, one per applied key
         (a message applied by two tier sets counts twice), oldest first; at most APPLIED_WINDOW."""
         with self._applied_lock:
-            return [key.rpartition("|")[0] for key in self._applied]
+            return [_applied_message(key) for key in self._applied]
 
     def entity_write_lost(self) -> list[str]:
         """When `entities.json` alone was recovered from its last good copy: the ids of the messages
@@ -172,7 +172,7 @@ class Workspace:
             lost = [k for k in self._applied if k not in held]
             for key in lost:
                 del self._applied[key]
-        return list(dict.fromkeys(key.rpartition("|")[0] for key in lost))
+        return list(dict.fromkeys(_applied_message(key) for key in lost))
 
     def apply(self, message: Message, extractions: Iterable[Extraction]) -> tuple[int, int]:
         """Merge what the tiers found in one message; returns (entities seen, facts stored)."""
@@ -589,6 +589,11 @@ _WEAK_TYPES = {"unknown": 1, "concept": 2}
 def _applied_key(message_id: str, tiers: str) -> str:
     """How the store remembers that a message's extraction by these tiers was applied."""
     return f"{message_id}|{tiers}"
+
+
+def _applied_message(key: str) -> str:
+    """The message id of an applied key (`_applied_key`)."""
+    return key.rpartition("|")[0]
 
 
 def flush_all_open() -> None:
