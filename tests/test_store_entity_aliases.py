@@ -22,6 +22,13 @@ def make_store(folder: Path) -> EntityStore:
     return store
 
 
+def _workspace(folder: Path) -> Workspace:
+    """A workspace that writes only when asked (no debounced flush mid-test), without embeddings."""
+    return Workspace(
+        folder, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
+    )
+
+
 def test_short_form_joins_the_one_long_form(workspace: Path) -> None:
     store = make_store(workspace)
     long = store.observe("Northwind Logistics", "organization", "spacy")
@@ -107,9 +114,7 @@ def test_a_relation_types_the_entity_it_links(tmp_path: Path) -> None:
     from knowledge_engine.config import SpacyConfig
     from knowledge_engine.extract.spacy_ner import SpacyTier
 
-    ws = Workspace(
-        tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
-    )
+    ws = _workspace(tmp_path)
     leo_org = Mention(value="Leo", type="organization", tier="spacy")
     for i in range(3):
         ws.apply(
@@ -147,9 +152,7 @@ def test_a_corrected_place_keeps_the_type_its_relation_gave(tmp_path: Path) -> N
     message; the corrected fact's place is still a place."""
     from knowledge_engine.model.extraction import FactCandidate
 
-    ws = Workspace(
-        tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
-    )
+    ws = _workspace(tmp_path)
     move = FactCandidate(
         subject="Kirsty",
         predicate="moves-to",
@@ -177,9 +180,7 @@ def test_a_corrected_place_keeps_the_type_its_relation_gave(tmp_path: Path) -> N
 def test_words_of_a_job_title_are_no_entities(tmp_path: Path) -> None:
     from knowledge_engine.model.extraction import FactCandidate
 
-    ws = Workspace(
-        tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
-    )
+    ws = _workspace(tmp_path)
     msg = Message(id="m1", text="I'm now Head of Design at Northwind.", role="user", speaker="Maya")
     regex = Extraction(
         message_id="m1",
@@ -246,9 +247,7 @@ def test_a_long_form_takes_every_short_form_stored_before_it(tmp_path: Path) -> 
     """ "Toyota" and "Highlander" (the tagger's NORP) were two entities; "Toyota Highlander" joins the
     first as before and now takes the second too, with the facts that pointed to it."""
 
-    ws = Workspace(
-        tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
-    )
+    ws = _workspace(tmp_path)
     _said(ws, "m1", [("Toyota", "product")])
     _said(ws, "m2", [("Highlander", "concept")], [("Maya", "test-drove", "Highlander")])
     highlander = ws.entities.resolve("Highlander")
@@ -263,9 +262,7 @@ def test_a_long_form_takes_every_short_form_stored_before_it(tmp_path: Path) -> 
 
 
 def test_a_short_form_two_long_names_share_joins_neither(tmp_path: Path) -> None:
-    ws = Workspace(
-        tmp_path, load_config({"storage": {"writeDebounceMs": 600000}, "embeddings": {"enabled": False}})
-    )
+    ws = _workspace(tmp_path)
     _said(ws, "m1", [("Toyota Corolla", "product")])
     _said(ws, "m2", [("Highlander", "product")])
     _said(ws, "m3", [("Toyota Highlander", "product")])

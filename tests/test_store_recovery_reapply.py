@@ -54,12 +54,17 @@ def _two_writes(root: Path, *later: Message) -> tuple[Path, list[tuple[str, str,
     return ws.folder, facts
 
 
+def _truncated(folder: Path, name: str, keep: int) -> None:
+    """A store file cut short while the host was stopped."""
+    path = folder / name
+    path.write_bytes(path.read_bytes()[:keep])
+
+
 def test_the_lost_write_is_extracted_again_from_the_message_log(tmp_path: Path) -> None:
     folder, before = _two_writes(
         tmp_path, _say("m2", "My sister Ana lives in Porto.", 2), _say("m3", "We have a dog called Rex.", 3)
     )
-    facts = folder / "facts.json"
-    facts.write_bytes(facts.read_bytes()[:50])  # truncated while the host was stopped
+    _truncated(folder, "facts.json", 50)
 
     again = counters.get("ingest.reapplied")
     engine = _engine(tmp_path)
@@ -114,8 +119,7 @@ def test_an_entities_file_lost_alone_gets_its_newest_writes_mentions_back(tmp_pa
     engine = _engine(tmp_path)
     mentions_before = _mentions(engine)
     engine.stop(10)
-    entities = folder / "entities.json"
-    entities.write_bytes(entities.read_bytes()[:40])  # truncated while the host was stopped
+    _truncated(folder, "entities.json", 40)
 
     again = counters.get("ingest.reapplied")
     engine = _engine(tmp_path)
