@@ -264,3 +264,32 @@ def test_entities_are_scored_by_the_types_their_relations_give() -> None:
         "entity_typed": 3,
         "entity_doubled": 1,
     }
+
+
+def test_tune_only_never_opens_the_held_out_part_and_set_reaches_the_engine_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tune").mkdir()
+    (tmp_path / "heldout").mkdir()
+    (tmp_path / "tune" / "a.json").write_text(json.dumps(_story()))
+    (tmp_path / "heldout" / "b.json").write_text("not json: would fail if opened")
+    kb.main(
+        [
+            "--stories",
+            str(tmp_path),
+            "--tune-only",
+            "--json",
+            "--no-embeddings",
+            "--set",
+            "extraction.spacy.truecase=true",
+        ]
+    )
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(out["parts"]) == {"tune"}
+    assert out["overrides"] == {"extraction.spacy.truecase": True}
+    cfg = kb.plugin_config(
+        tmp_path, None, True, {"extraction.spacy.truecase": True, "retrieval.cacheTtlMs": 5}
+    )
+    assert cfg["extraction"]["spacy"] == {"truecase": True}
+    assert cfg["extraction"]["llm"] == {"enabled": False}  # the bench's own keys stay beside an override
+    assert cfg["retrieval"]["cacheTtlMs"] == 5

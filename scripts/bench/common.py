@@ -145,3 +145,26 @@ def fill_budget(texts: Sequence[tuple[str, str]], budget: int) -> list[str]:
         out.append(item_id)
         used += cost
     return out
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, Any]:
+    """--set retrieval.recencyFloor=0.9 -> {"retrieval.recencyFloor": 0.9} (JSON values, else text)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, raw = pair.partition("=")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw
+    return out
+
+
+def apply_overrides(cfg: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """`cfg` with each dotted key of `overrides` set (sections made as needed)."""
+    for key, value in (overrides or {}).items():
+        node = cfg
+        *path, last = key.split(".")
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return cfg

@@ -57,6 +57,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from scripts.bench.common import apply_overrides, parse_overrides  # noqa: E402
+
 STORIES = ROOT / "scripts" / "bench" / "stories"
 PARTS = ("tune", "heldout")
 TIERS = ("regex", "spacy", "llm")
@@ -406,11 +408,13 @@ def check_story(story: dict[str, Any], path: Path) -> None:
 # --------------------------------------------------------------------------- the engine
 
 
-def plugin_config(root: Path, llm_url: str | None, embeddings: bool) -> dict[str, Any]:
+def plugin_config(
+    root: Path, llm_url: str | None, embeddings: bool, overrides: dict[str, Any] | None = None
+) -> dict[str, Any]:
     llm: dict[str, Any] = {"enabled": False}
     if llm_url:
         llm = {"enabled": True, "endpoint": llm_url, "cooldownMs": 600000, "retryBackoffMs": 50}
-    return {
+    cfg = {
         "workspaceTemplate": "{workspaceDir}/ke",
         "workspaceRoot": str(root / "agents"),
         "storage": {"writeDebounceMs": 200},
@@ -419,6 +423,7 @@ def plugin_config(root: Path, llm_url: str | None, embeddings: bool) -> dict[str
         "extraction": {"llm": llm},
         "retrieval": {"cacheTtlMs": 0},
     }
+    return apply_overrides(cfg, overrides)
 
 
 def _ctx(story: dict[str, Any], root: Path) -> dict[str, Any]:
@@ -646,6 +651,7 @@ def run(
     llm: bool = False,
     embeddings: bool = True,
     detail: bool = False,
+    overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     from knowledge_engine.host import HookRunner, PluginApi
     from knowledge_engine.plugin import register
@@ -662,7 +668,7 @@ def run(
         with tempfile.TemporaryDirectory(prefix="ke-knowledge-") as tmp:
             root = Path(tmp)
             api = PluginApi(
-                "knowledge-engine", plugin_config(root, server.url if server else None, embeddings)
+                "knowledge-engine", plugin_config(root, server.url if server else None, embeddings, overrides)
             )
             plugin = register(api)
             assert plugin is not None
@@ -844,10 +850,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         default="",
         help="With --detail: hide this tune story's rows and facts (its figures still print).",
     )
+    p.add_argument(
+        "--tune-only", action="store_true", help="Run the tune stories only (heldout/ is not opened)."
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="Engine config override, dotted keys (--set extraction.spacy.truecase=true).",
+    )
     args = p.parse_args(argv)
     logging.getLogger("knowledge_engine").setLevel(logging.ERROR)
-    stories = load_stories(args.stories, skip=("heldout",) if args.folds else ())
-    out = run(stories, llm=args.llm, embeddings=not args.no_embeddings, detail=args.detail)
+    stories = load_stories(args.stories, skip=("heldout",) if args.folds or args.tune_only else ())
+    overrides = parse_overrides(args.set)
+    out = run(
+        stories, llm=args.llm, embeddings=not args.no_embeddings, detail=args.detail, overrides=overrides
+    )
+    out["overrides"] = overrides
     if args.leave_out:
         left = [sid for sid in out.get("detail", {}) if args.leave_out in (sid, sid.removeprefix("tune-"))]
         for sid in left:

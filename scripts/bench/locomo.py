@@ -53,8 +53,10 @@ from scripts.bench.common import (
     LOCOMO_DEV,
     Conversation,
     Question,
+    apply_overrides,
     fill_budget,
     load_locomo,
+    parse_overrides,
     percentile,
 )
 
@@ -77,25 +79,7 @@ def plugin_config(root: Path, budget: int, overrides: dict[str, Any] | None = No
         "retrieval": {"maxInjectChars": budget, "totalMaxChars": budget, "cacheTtlMs": 0,
                       "provenanceReport": "metadata"},
     }
-    for key, value in (overrides or {}).items():
-        node = cfg
-        *path, last = key.split(".")
-        for part in path:
-            node = node.setdefault(part, {})
-        node[last] = value
-    return cfg
-
-
-def parse_overrides(pairs: list[str]) -> dict[str, Any]:
-    """--set retrieval.recencyFloor=0.9 -> {"retrieval.recencyFloor": 0.9} (JSON values, else text)."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, _, raw = pair.partition("=")
-        try:
-            out[key.strip()] = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            out[key.strip()] = raw
-    return out
+    return apply_overrides(cfg, overrides)
 
 
 @contextlib.contextmanager

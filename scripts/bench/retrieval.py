@@ -39,8 +39,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from scripts.bench.common import LOCOMO_DEV, load_locomo, percentile
-from scripts.bench.locomo import parse_overrides
+from scripts.bench.common import LOCOMO_DEV, load_locomo, parse_overrides, percentile
 
 PREDICATES = ("likes", "visited", "mentioned", "enjoys", "bought", "attended", "reads", "plays", "made",
               "recommended", "talked-about", "plans", "painted", "adopted", "learned")
