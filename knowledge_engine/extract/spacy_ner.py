@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge_engine.config import SpacyConfig
-from knowledge_engine.extract import by_example, dependency, lexicon, truecase
+from knowledge_engine.extract import by_example, chatter, dependency, lexicon, truecase
 from knowledge_engine.extract.answers import SessionAnswers
 from knowledge_engine.extract.kin import KinNames, kin_genders
 from knowledge_engine.extract.nlp import (
@@ -229,7 +229,7 @@ class SpacyTier:
             return out
         todo = [i for i, m in enumerate(messages) if worth_extracting(m.text)]
         texts = [self._text(messages[i]) for i in todo]
-        texts = truecase.restore(nlp, texts, names=self.config.truecase)  # car names always
+        texts = truecase.restore(nlp, chatter.blank_all(texts), names=self.config.truecase)  # cars always
         docs = self._parse(nlp, texts)
         for i, doc in zip(todo, docs, strict=True):
             if doc is not None:
@@ -480,8 +480,8 @@ def entity_mentions(doc: Doc) -> list[Mention]:
                 value=value,
                 type=type_,
                 tier="spacy",
-                start=span.start_char,
-                end=span.end_char,
+                start=span.start_char + len(span.text) - len(span.text.lstrip()),
+                end=span.start_char + len(span.text.rstrip()),  # a blanked "tbh" after a name (chatter.py)
                 importance=initial_importance(type_, value),
             )
         )

@@ -24,7 +24,7 @@ import unicodedata
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING
 
-from knowledge_engine.extract import lexicon
+from knowledge_engine.extract import lexicon, places
 from knowledge_engine.extract.nlp import word_index
 from knowledge_engine.observe import counters
 
@@ -64,6 +64,25 @@ _CARS = {w.lower(): w for w in (*lexicon.CAR_MAKES, *lexicon.CAR_MODELS) if w.is
 _MAKES = frozenset(w.lower() for w in lexicon.CAR_MAKES if w.isalpha())
 _MODELS_LOWER = frozenset(w.lower() for w in lexicon.CAR_MODELS if w.isalpha())
 _INFLECTIONS = ("s", "es", "ies", "ied", "ed", "d", "ing", "er", "ers", "est", "ly", "n", "en")
+# After these a lower-case place or unknown word is a name: "moved to pune", "internship at zoho".
+_LOCATIVE = frozenset({"in", "from", "near", "around", "outside", "via", "to"})  # "to": not before a verb
+_INTRODUCERS = _LOCATIVE | {
+    "at", "with", "for", "join", "joined", "joining", "joins", "left", "leaving", "quit", "quitting",
+    "called", "named",
+}  # fmt: skip
+# Chat words no dictionary lists: never a name after a preposition ("in like 5 mins", "with ppl").
+_CHAT_WORDS = frozenset(
+    {
+        "haha", "hahaha", "lmao", "lmfao", "rofl", "tbh", "imho", "pls", "plz", "thx", "thnx", "gonna",
+        "wanna", "gotta", "kinda", "sorta", "dunno", "yeah", "yep", "yup", "nope", "okay", "tmrw", "tonite",
+        "bday", "hubby", "wifey", "mins", "hrs", "yrs", "secs", "ppl", "abt", "bcuz", "cuz", "coz", "tho",
+        "thru", "omg", "idk", "btw", "fyi", "asap", "lol", "brb", "ikr", "smh", "ugh", "hmm", "hmmm", "meh",
+        "nah", "aww", "awww", "woohoo", "yay", "whoa", "convo", "info", "pics", "vids", "uni", "gym",
+    }
+)  # fmt: skip
+MAX_NAME_WORDS = 3  # an unknown name after a preposition: "clinica dental sorrisos" at most
+MIN_UNKNOWN_CHARS = 4  # shorter unknown words are mostly chat ("sth", "rn") or acronyms
+COMMON_PLACE_POPULATION = 50_000  # a place whose name is also an English word (bath, cork) must be this big
 _MIN_WORDS = 3  # a message shorter than this says too little about its writer's casing
 _MAX_CAPITAL_SHARE = 0.1  # "mostly lower case": at most this share of words start upper-case
 
@@ -120,6 +139,11 @@ class Truecaser:
         self.names = frozenset(first_names)
         self.ambiguous = frozenset(n for n in self.names if n in other or n in stop or n in _CALENDAR)
         self.english = frozenset({*other, *nouns, *stop, *inflected})
+        self.verbs = frozenset(index.get("verb", ()))
+        # Words that are never a place's name in chat, whatever a gazetteer says ("nice", "march")
+        self.not_places = frozenset(
+            {*index.get("adj", ()), *index.get("adv", ()), *stop, *_CALENDAR, *_DETERMINERS}
+        )
 
     def __call__(self, text: str, names: bool = True) -> str:
         """`text` with car names (and, with `names`, known first names) capitalised; the same length,
@@ -127,9 +151,10 @@ class Truecaser:
         words = list(_WORD.finditer(text))
         chars = list(text)
         cars = self._cars(words, chars)
-        if not names or not any(m.group().lower() in self.names for m in words):
-            return "".join(chars) if cars else text
         casual = _mostly_lower(text, words)
+        placed = names and casual and self._places_and_names(text, words, chars)
+        if not names or not any(m.group().lower() in self.names for m in words):
+            return "".join(chars) if cars or placed else text
         previous = before = ""
         restored = False
         for m in words:
@@ -163,6 +188,72 @@ class Truecaser:
             changed = True
         return changed
 
+    def _places_and_names(self, text: str, words: list[re.Match[str]], chars: list[str]) -> bool:
+        """In casual writing, capitalise the places a gazetteer knows ("cost of life in lisbon") and
+        an unknown word after a preposition or a verb of joining ("internship at zoho", "offer from
+        feedzai", "in koramangala"), with the unknown words that follow it ("clinica sorriso")."""
+        changed = False
+        i = 0
+        while i < len(words):
+            previous = _previous(text, words, i)
+            span = self._place_at(text, words, i, previous)
+            if not span and previous in _INTRODUCERS and self._unknown(words[i].group()):
+                span = 1
+                while span < MAX_NAME_WORDS and i + span < len(words) and _joined(text, words, i + span):
+                    if not self._unknown(words[i + span].group()):
+                        break
+                    span += 1
+            for m in words[i : i + span]:
+                chars[m.start()] = m.group()[0].upper()
+                changed = True
+            i += max(span, 1)
+        return changed
+
+    def _place_at(self, text: str, words: list[re.Match[str]], i: int, previous: str) -> int:
+        """How many words from `i` a known place's lower-case name takes (0: none). A name made of
+        English words ("bath", "new york") counts only after "in", "from", "near"... (after "to",
+        not when it is a verb: "going to cork it") and when the place is big."""
+        if previous in _DETERMINERS:
+            return 0
+        known = places.places()
+        for n in range(min(places.MAX_WORDS, len(words) - i), 0, -1):
+            group = words[i : i + n]
+            if any(m.group() != m.group().lower() for m in group):
+                continue
+            if n > 1 and not all(_joined(text, words, k) for k in range(i + 1, i + n)):
+                continue
+            key = places.fold(" ".join(m.group() for m in group))
+            population = known.get(key)
+            if population is None:
+                continue
+            lows = [m.group() for m in group]
+            if n == 1 and lows[0] in self.not_places:
+                return 0
+            english = [w for w in lows if not self._unknown(w, chat=False)]  # words, names, short
+            if not english:
+                return n
+            if len(english) < n or self._common_place(lows, previous, population):
+                return n
+            return 0
+        return 0
+
+    def _common_place(self, lows: list[str], previous: str, population: int) -> bool:
+        """A place whose every word is English: only as a place after a locative word, big enough,
+        and not as a verb after "to"."""
+        if previous not in _LOCATIVE or population < COMMON_PLACE_POPULATION:
+            return False
+        return not (previous == "to" and lows[0] in self.verbs)
+
+    def _unknown(self, word: str, chat: bool = True) -> bool:
+        """A lower-case word no dictionary of the parser lists, nor an inflection of one, nor a chat
+        word (`chat`): likely a name its writer did not capitalise."""
+        if word != word.lower() or not word.isalpha() or len(word) < MIN_UNKNOWN_CHARS:
+            return False
+        if word in self.english or word in self.names or word in _CALENDAR or (chat and word in _CHAT_WORDS):
+            return False
+        stems = [word[: -len(end)] for end in _INFLECTIONS if word.endswith(end)]
+        return not any(s in self.english or s + "e" in self.english or s + "y" in self.english for s in stems)
+
     def _is_name(self, low: str, previous: str, casual: bool, naming: bool) -> bool:
         if low not in self.names:
             return False
@@ -181,6 +272,16 @@ class Truecaser:
             return False
         stems = [low[: -len(end)] for end in _INFLECTIONS if low.endswith(end)]
         return not any(s in self.english or s + "e" in self.english or s + "y" in self.english for s in stems)
+
+
+def _previous(text: str, words: list[re.Match[str]], i: int) -> str:
+    """The word before word `i` in lower case when only a space parts them, else ""."""
+    return words[i - 1].group().lower() if i > 0 and _joined(text, words, i) else ""
+
+
+def _joined(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Whether word `i` follows word `i - 1` after a single space (one phrase, no punctuation)."""
+    return text[words[i - 1].end() : words[i].start()] == " "
 
 
 def _mostly_lower(text: str, words: list[re.Match[str]]) -> bool:

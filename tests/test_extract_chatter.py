@@ -1,0 +1,72 @@
+"""Chat interjections are blanked before the parse (extract/chatter.py): offsets stay valid and a
+trailing "btw" or "lol" no longer joins a predicate or becomes a name, on the real spaCy model."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract import chatter
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
+from knowledge_engine.observe import counters
+
+
+@pytest.fixture(scope="module")
+def tier() -> SpacyTier:
+    return SpacyTier(SpacyConfig(workers=0))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Zanele is my gf btw", "Zanele is my gf    "),
+        ("LOL we moved to Leeds", "    we moved to Leeds"),
+        ("hahaha my boss Dana, tbh.", "       my boss Dana,    ."),
+        ("lollll ok", "       ok"),
+    ],
+)
+def test_interjections_become_spaces(text: str, expected: str) -> None:
+    assert chatter.blank(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a lollipop for Hahn",  # inside a word
+        "idk where he works, jk",  # words that carry meaning stay
+        "the Btw-Group office",  # part of a hyphenated name
+    ],
+)
+def test_other_words_stay(text: str) -> None:
+    assert chatter.blank(text) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("btwlohaBTWLOH ,.'-\n")), max_size=60))
+def test_only_interjections_change_and_the_length_holds(text: str) -> None:
+    out = chatter.blank(text)
+    assert len(out) == len(text)
+    assert all(a == b or b == " " for a, b in zip(text, out, strict=True))
+
+
+def _read(tier: SpacyTier, text: str) -> tuple[set[tuple[str, str, str]], list[tuple[str, str]]]:
+    (ex,) = tier.extract([Message(id=f"m-{abs(hash(text))}", text=text, role="user", speaker="Lwazi")])
+    return {(f.subject, f.predicate, f.object) for f in ex.facts}, [
+        (m.value, text[m.start : m.end]) for m in ex.mentions
+    ]
+
+
+def test_a_trailing_btw_is_no_part_of_the_fact(tier: SpacyTier) -> None:
+    before = counters.get("extract.spacy.chatter_blanked")
+    facts, _ = _read(tier, "Zanele is my gf btw")
+    assert ("Lwazi", "has-partner", "Zanele") in facts
+    assert not any("btw" in f"{p} {o}".lower() for _, p, o in facts)
+    assert counters.get("extract.spacy.chatter_blanked") == before + 1
+
+
+def test_a_name_before_a_blanked_word_keeps_its_own_offsets(tier: SpacyTier) -> None:
+    _, mentions = _read(tier, "idk if Tom works at Acme tbh")
+    assert ("Acme", "Acme") in mentions and ("Tom", "Tom") in mentions
