@@ -249,3 +249,18 @@ def test_without_an_embedder_the_pass_is_off(rules_only: SpacyTier) -> None:
     bare = SpacyTier(SpacyConfig(workers=0))
     text = "Signed my contract with Brightwave yesterday, first day is Monday."
     assert _facts(bare, text) == _facts(rules_only, text)
+
+
+def test_a_job_held_or_left_is_told_by_the_clause_when_the_examples_cannot(spacy_tier: SpacyTier) -> None:
+    """ "my last day at X" sits as near "I work at X" as "I left X" (within the margin): the domain is
+    clear (a job), the tense is the clause's ending word."""
+    facts = _facts(spacy_tier, "last day in nubank is 12 june.")  # "Nubank": truecased for the parse
+    assert ("Maya", "worked-at", "Nubank") in facts
+    assert not any(p == "works-at" for _, p, _ in facts)
+
+
+def test_a_name_restored_from_lower_case_may_hold_either_type() -> None:
+    """The parse sees "Zoho" (truecased) and calls it a place; its writer wrote "zoho", so the model's
+    type is a guess and the examples may read it as a job."""
+    tier = SpacyTier(SpacyConfig(workers=0, truecase=True), embedder=LocalEmbedder)
+    assert ("Maya", "worked-at", "Zoho") in _facts(tier, "my last day at zoho is friday")

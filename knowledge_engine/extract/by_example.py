@@ -239,6 +239,15 @@ _RULE_FAMILIES: dict[str, str] = {
     "is-in": "residence",
 }
 FAMILIES: dict[str, str] = {p: _RULE_FAMILIES[p] for p in (*_FITS, "moved-to", "attends")}
+# A family and its past side are one domain: whether the name is a job or a home is the examples'
+# call, whether it is held now or was is the clause's (_tense).
+_DOMAINS: dict[str, str] = {p: f.removesuffix("-past") for p, f in FAMILIES.items()}
+_PAST_SIDE: dict[str, bool] = {p: f.endswith("-past") for p, f in FAMILIES.items()}
+_ENDED = re.compile(
+    r"\b(?:last day|left|leaving|quit|quitting|used to|old|former|ex|previous|"
+    r"retired|laid off|let go|fired|notice|resigned|sold|selling|moved (?:out|away)|no longer|anymore)\b",
+    re.I,
+)
 
 _CLAUSE_CUT = re.compile(r"[,;:()]|\s[-–—]\s")
 MIN_CLAUSE_WORDS = 4
@@ -357,6 +366,7 @@ class _Candidate:
     said: frozenset[str]  # the families a rule already gave this subject in this message
     moving: bool  # a rule read a move of the subject in this sentence ("... so we're moving to Y")
     probe: str  # the clause of the name, masked: what is embedded (a long sentence's other clauses blur it)
+    lower: bool  # written in lower case: the model's type is a guess (the parse may have seen it truecased)
 
 
 def add_relations(
@@ -414,7 +424,8 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
         probe = message.text[c_start : mention.start] + MASK + message.text[mention.end : c_end]
         others = [m for m in ex.mentions if start <= m.start < end and m is not mention]
         subject = _subject(masked, others, speaker, opens_chat=mention.type == "money")
-        if subject is None or not _open_families(mention, subject, said):
+        lower = message.text[mention.start : mention.end].islower()
+        if subject is None or not _open_families(mention, lower, subject, said):
             continue  # nobody the sentence is clearly about, or a rule already said it all
         seen.add(key)
         closed = frozenset(f for who, f in said if who == subject.casefold())
@@ -434,6 +445,7 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
                 closed,
                 moving,
                 _as_pronoun(probe, subject),
+                lower,
             )
         )
     return out
@@ -480,9 +492,9 @@ def _sentence_of(text: str, start: int, end: int) -> tuple[int, int] | None:
     return None
 
 
-def _open_families(mention: Mention, subject: str, said: set[tuple[str, str]]) -> bool:
+def _open_families(mention: Mention, lower: bool, subject: str, said: set[tuple[str, str]]) -> bool:
     """Whether a job or home this name could be is still unsaid for the subject in this message."""
-    families = {FAMILIES[p] for p in _FITS if _can_hold(mention, p)}
+    families = {FAMILIES[p] for p in _FITS if _can_hold(mention, lower, p)}
     return any((subject.casefold(), f) not in said for f in families)
 
 
@@ -546,7 +558,9 @@ def _decide(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> st
     friend works at X" is no near miss: it is what they say)."""
     if not cand.own:
         score = {p: s for p, s in score.items() if p != "-someone"}
-    fits = {p: s for p, s in score.items() if not p.startswith("-") and _can_hold(cand.mention, p)}
+    fits = {
+        p: s for p, s in score.items() if not p.startswith("-") and _can_hold(cand.mention, cand.lower, p)
+    }
     if not fits:
         return None
     predicate = max(fits, key=lambda p: fits[p])
@@ -554,19 +568,30 @@ def _decide(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> st
     misses = [s for p, s in score.items() if p.startswith("-")]
     rivals = [
         *misses,
-        *(s for p, s in fits.items() if FAMILIES[p] != FAMILIES[predicate]),
-    ]  # lives-in ~ moves-to
+        *(s for p, s in fits.items() if _DOMAINS[p] != _DOMAINS[predicate]),
+    ]  # lives-in ~ moves-to ~ lived-in: one domain, the tense decided below
     if best < limits.similarity or (rivals and best < max(rivals) + limits.margin):
         return None
-    return predicate
+    return _tense(predicate, fits, cand, limits)
 
 
-def _can_hold(mention: Mention, predicate: str) -> bool:
-    """A capitalised name's type holds ("Leeds" is no employer); the model's type of a name written in
-    lower case is a guess ("nubank" a place), so it may hold either."""
+def _tense(predicate: str, fits: dict[str, float], cand: _Candidate, limits: Thresholds) -> str:
+    """The examples tell a job from a home well, a job held from a job left badly ("my last day at X"
+    sits near "I work at X"): when the other tense of the same domain is within the margin, an ending
+    or past word in the clause makes it the past; without one the nearest examples' tense stands."""
+    twins = [p for p in fits if _DOMAINS[p] == _DOMAINS[predicate] and _PAST_SIDE[p] != _PAST_SIDE[predicate]]
+    close = [p for p in twins if fits[p] + limits.margin > fits[predicate]]
+    if _PAST_SIDE[predicate] or not close or _ENDED.search(cand.probe) is None:
+        return predicate
+    return max(close, key=lambda p: fits[p])
+
+
+def _can_hold(mention: Mention, lower: bool, predicate: str) -> bool:
+    """A capitalised name's type holds ("Leeds" is no employer); the model's type of a name its writer
+    wrote in lower case is a guess ("nubank" a place), so it may hold either."""
     if mention.type in _FITS[predicate]:
         return True
-    return mention.value.islower() and mention.type in _PLACES and bool(_FITS[predicate] & _PLACES)
+    return lower and mention.type in _PLACES and bool(_FITS[predicate] & _PLACES)
 
 
 def _school(cand: _Candidate) -> bool:
