@@ -89,6 +89,9 @@ def test_possessive_copular(triples: Callable[..., Triples]) -> None:
     assert triples("Alex's manager is Sam.") == {("Alex", "has-manager", "Sam")}
     assert triples("My sister is Maria.") == {("Maya", "has-sister", "Maria")}
     assert triples("Jordan is my best friend from college.") == {("Maya", "has-best-friend", "Jordan")}
+    # a modifier that leaves the relation as it is stays out of the predicate
+    assert triples("My actual supervisor is Kim Lutz.") == {("Maya", "has-supervisor", "Kim Lutz")}
+    assert triples("My direct manager is Dana.") == {("Maya", "has-manager", "Dana")}
     assert triples("My email is maya.r@example.com if you need it.") == {
         ("Maya", "has-email", "maya.r@example.com")
     }
@@ -408,6 +411,8 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("Mum had a fall last week, she's 84.", set()),
         ("We've got a cockapoo called Teddy.", {("Maya", "has-dog", "Teddy")}),
         ("I earn about 45k before tax.", {("Maya", "has-salary", "45k")}),
+        ("my take-home is £2,080 a month", {("Maya", "has-salary", "£2,080")}),  # pay, not a home's rent
+        ("My paycheck is $1,900 every two weeks.", {("Maya", "has-salary", "$1,900")}),
         ("Our rent went up to £1,150 in April.", {("Maya", "has-rent", "£1,150")}),
         ("we moved into a flat in Canton last month", {("Maya", "moved-to", "Canton")}),
         # conditions one has (not one had)

@@ -73,6 +73,7 @@ from knowledge_engine.extract.lexicon import (
     MOVE_VERBS,
     MULTIPLE_BIRTHS,
     NAME_BREAKS,
+    NEUTRAL_MODIFIERS,
     NOT_NAME_ENDINGS,
     NOT_NAMES,
     NUMBER_WORDS,
@@ -565,7 +566,7 @@ def _relation_predicate(noun: Token) -> str:
     if noun.lemma_.lower() in PET_BREEDS:
         return _pet_predicate(noun)  # "a cockapoo called Teddy" -> has-dog
     if _is_manager_noun(noun) and not any(
-        c.dep_ == "amod" and c.lower_ not in {"new", "current"} for c in noun.children
+        c.dep_ == "amod" and c.lower_ not in NEUTRAL_MODIFIERS for c in noun.children
     ):
         return "has-manager"  # "my ward manager", "my line manager", "my team lead", "my teamlead"
     rel = _relation_noun(noun)
@@ -595,7 +596,7 @@ def _relation_noun(noun: Token) -> str:
     mods = [
         c.lower_
         for c in noun.children
-        if c.dep_ in {"amod", "compound"} and c.i < noun.i and c.lower_ not in {"new", "current"}
+        if c.dep_ in {"amod", "compound"} and c.i < noun.i and c.lower_ not in NEUTRAL_MODIFIERS
     ]
     return _kebab(" ".join([*mods, noun.lemma_.lower()]))
 
@@ -1301,6 +1302,8 @@ def _home_costs(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     per month) count, and nothing when the line speaks of buying, a price or a deposit."""
     if subj_tok.lemma_.lower() not in HOME_NOUNS or ctx.message.role != "user" or _is_irrealis(verb):
         return
+    if any(c.lower_ in PAY_CUES for c in subj_tok.children):
+        return  # "my take-home is 2,080 a month": pay
     if any(c.dep_ == "advcl" and _has_mark(c, CONDITIONAL_MARKS) for c in verb.children):
         return
     dets = {c.lower_ for c in subj_tok.children if c.dep_ in {"det", "poss"}}

@@ -245,7 +245,10 @@ RELATION_PREDICATES = {
     **dict.fromkeys(["mum", "mom", "mother", "mam", "mommy", "mummy"], "has-mother"),
     **dict.fromkeys(["dad", "father", "daddy", "papa"], "has-father"),
     **dict.fromkeys(["boss", "manager", "line-manager", "teamlead", "team-lead"], "has-manager"),
-    **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation", "stipend"], "has-salary"),
+    **dict.fromkeys(
+        ["salary", "pay", "income", "wage", "wages", "compensation", "stipend", "take", "take-home"],
+        "has-salary",
+    ),  # "my take home is £2,080": the parse leaves "take" as the noun
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
 }
 MOVE_VERBS = {"move", "relocate"}
@@ -362,15 +365,25 @@ TRAINEESHIPS = {
     "traineeship": "trainee",
     "residency": "resident",
 }
+# Modifiers of a relation noun that leave the relation as it is ("my actual supervisor", "my direct
+# manager", "my new boss"): dropped from the predicate, unlike "best friend" or "former boss".
+NEUTRAL_MODIFIERS = frozenset(
+    {"new", "current", "actual", "real", "direct", "immediate", "present", "official"}
+)
 MANAGER_NOUNS = {"manager", "boss", "teamlead", "line-manager"}  # a supervisor may be a PhD one
 MULTIPLE_BIRTHS = {"twins", "triplets", "quadruplets"}
-SALARY_NOUNS = {"salary", "pay", "income", "wage", "wages", "compensation", "stipend"}
+SALARY_NOUNS = {
+    *("salary", "pay", "income", "wage", "wages", "compensation", "stipend"),
+    *("paycheck", "paycheque", "payslip"),
+    "take-home",  # "take home": the parse's noun is "take" (RELATION_PREDICATES), "home" is no home then
+}
 HOME_NOUNS = {"house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow"}
 WORK_NOUNS = {"manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"}
 VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
 PAY_WORDS = {*VALUE_NOUNS, "base"}
 PAY_CUES = {
     *SALARY_NOUNS,
+    "take",  # "my take-home is 2,080 a month": pay, though "home" follows
     "earn",
     "make",
     "paid",
