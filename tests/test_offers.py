@@ -81,3 +81,26 @@ def test_an_acceptance_with_no_offer_stores_nothing(tier: SpacyTier, workspace: 
     assert not [f for f in ws.facts.all() if f.predicate == "accepted-offer"]
     assert counters.snapshot().get("facts.acceptances_unresolved", 0) == before + 2
     ws.close()
+
+
+def test_the_role_an_offer_named_becomes_the_role_once_accepted(tier: SpacyTier, workspace: Path) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "I'm a clinical pharmacist at the General."),
+            (10, "s2", "Queensway Carleton offered me the Pharmacy Clinical Coordinator position."),
+            (12, "s2", "I accepted, and my start date is January 6th."),  # accepted, no object said
+        ],
+        speaker="Lin",
+    )
+    facts = [f for f in ws.facts.all() if f.subject == "Lin"]  # with history
+    current = {(f.predicate, f.object) for f in facts if f.invalid_at is None}
+    assert {("works-at", "Queensway Carleton"), ("has-role", "Pharmacy Clinical Coordinator")} <= current
+    assert ("has-offered-role", "Pharmacy Clinical Coordinator") in current
+    # the old job and role went to history when the offer was accepted, not when it was made
+    ended = {(f.predicate, f.object): f.invalid_at for f in facts if f.invalid_at is not None}
+    assert ended.keys() == {("works-at", "General"), ("has-role", "clinical pharmacist")}
+    assert set(ended.values()) == {T0 + timedelta(days=12)}
+    ws.close()

@@ -113,7 +113,7 @@ from knowledge_engine.extract.lexicon import (
 from knowledge_engine.extract.nlp import LABEL_TYPES
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import FactCandidate
-from knowledge_engine.model.predicates import ACCEPTED_OFFER, DISTRICT_FACT, OFFER_PREDICATE
+from knowledge_engine.model.predicates import ACCEPTED_OFFER, DISTRICT_FACT, OFFER_PREDICATE, OFFERED_ROLE
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, emit
 
@@ -2514,6 +2514,22 @@ def _offer_verb(verb: Token, ctx: _Ctx) -> None:
     for owner in (o for o in owners if o):
         for org in orgs:
             _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")
+        for title in (t for t in map(_offered_title, jobs) if t and orgs):
+            _emit(ctx, owner, OFFERED_ROLE, title, 0.5, obj_tok=None)
+
+
+def _offered_title(job: Token) -> str | None:
+    """'the Pharmacy Clinical Coordinator position', 'a senior engineer role' -> the title before the
+    job noun (its compound and adjective words), or None ('the job', 'a great job')."""
+    words = [c for c in job.children if c.dep_ in {"compound", "amod"} and c.i < job.i]
+    if not words or job.lemma_.lower() not in {"position", "role", "job", "post"}:
+        return None
+    start = min(t.i for w in words for t in w.subtree)  # "Pharmacy Clinical Coordinator": the chain
+    span = job.doc[start : job.i]
+    titled = any(_is_job(t) or t.lower_ in TITLE_HEADS for t in span)
+    if not titled or any(t.lower_ in EVALUATIVE for t in span):
+        return None  # "a great job", "the full-time one": no title
+    return _drop_new(span.text)
 
 
 def _orgs_of(noun: Token, preps: set[str], ctx: _Ctx) -> list[str]:
@@ -2547,6 +2563,10 @@ def _accepted(verb: Token, subject: str, ctx: _Ctx) -> bool:
         objs = [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
     elif lemma in {"accept", "take"}:
         objs = [c for c in verb.children if c.dep_ == "dobj"]
+        bare = not objs and not any(c.dep_ in {"prep", "ccomp", "xcomp"} for c in verb.children)
+        if lemma == "accept" and bare:
+            _emit(ctx, subject, ACCEPTED_OFFER, "offer", 0.55, obj_tok=None)  # "I accepted, and I start..."
+            return True
     else:
         return False
     for obj in objs:

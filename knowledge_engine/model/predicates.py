@@ -162,6 +162,9 @@ PROMPT_ORDER: tuple[str, ...] = (
 # gives (or "offer") and resolved by the store against the subject's offers (store/offers.py).
 OFFER_PREDICATE = "has-offer-from"
 ACCEPTED_OFFER = "accepted-offer"
+# The role an offer names ("Queensway offered me the Pharmacy Coordinator position"): the subject's
+# role (has-role) once the offer is accepted, with the job.
+OFFERED_ROLE = "has-offered-role"
 
 # "Kreuzberg is a lively area", "Clifton, a suburb of Bristol": a place inside a city. A home there
 # does not end the home city (nor the city the district), and the local tiers state it as this fact.

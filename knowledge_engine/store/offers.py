@@ -2,6 +2,8 @@
 an offer the subject received: the newest valid `has-offer-from` whose name holds the words the
 acceptance gave ("Council" -> "Sunshine Coast Council"). Resolved when the acceptance is stored, so an
 offer from an earlier session counts; with no such offer the acceptance says nothing and is dropped.
+The role the offer named ("offered me the Coordinator position", `has-offered-role`, said with or after
+it) becomes the subject's role with the job.
 """
 
 from __future__ import annotations
@@ -13,15 +15,18 @@ from knowledge_engine.model.records import Fact, canonical
 from knowledge_engine.store.facts import began
 
 
-def accepted_job(acceptance: FactCandidate, offers: Iterable[Fact]) -> FactCandidate | None:
-    """works-at the offer's organisation, or None when no valid offer of the subject fits."""
+def accepted_job(
+    acceptance: FactCandidate, offers: Iterable[Fact], roles: Iterable[Fact] = ()
+) -> list[FactCandidate]:
+    """works-at the offer's organisation (and has-role the role it named), or nothing when no valid
+    offer of the subject fits."""
     named = canonical(acceptance.object)
     words = set() if named == "offer" else set(named.split())
     fits = [f for f in offers if f.invalid_at is None and words <= set(canonical(f.object).split())]
     if not fits:
-        return None
+        return []
     offer = max(fits, key=began)
-    return acceptance.model_copy(
+    job = acceptance.model_copy(
         update={
             "predicate": "works-at",
             "object": offer.object,
@@ -29,3 +34,9 @@ def accepted_job(acceptance: FactCandidate, offers: Iterable[Fact]) -> FactCandi
             "object_type_implied": True,
         }
     )
+    named_roles = [r for r in roles if r.invalid_at is None and began(r) >= began(offer)]
+    if not named_roles:
+        return [job]
+    role = max(named_roles, key=began)
+    title = {"predicate": "has-role", "object": role.object, "object_type": None}
+    return [job, acceptance.model_copy(update=title)]

@@ -23,7 +23,7 @@ from knowledge_engine.config import EngineConfig
 from knowledge_engine.extract.corrections import Correction, parse_correction
 from knowledge_engine.gcpause import freeze_on_resume, gc_paused
 from knowledge_engine.model.extraction import TITLE_PREDICATES, Extraction, FactCandidate, Mention
-from knowledge_engine.model.predicates import ACCEPTED_OFFER, OFFER_PREDICATE
+from knowledge_engine.model.predicates import ACCEPTED_OFFER, OFFER_PREDICATE, OFFERED_ROLE
 from knowledge_engine.model.records import Entity, Evidence, Fact, Message, canonical, utcnow
 from knowledge_engine.observe import counters, emit, failure
 from knowledge_engine.store import backend as store_backend
@@ -214,13 +214,11 @@ class Workspace:
                 for said in sorted(ex.facts, key=lambda c: c.predicate == ACCEPTED_OFFER):
                     if fix is not None and _states_wrong(said, fix):
                         continue  # "I meant Leeds not Leicester" says nothing of Leicester
-                    cand = self._accepted_job(said) if said.predicate == ACCEPTED_OFFER else said
-                    if cand is None:
-                        continue
-                    fact = self.add_fact(cand, ev)
-                    if fact is not None:
-                        added.append(fact)
-                        n_fact += 1
+                    for cand in self._accepted_job(said) if said.predicate == ACCEPTED_OFFER else [said]:
+                        fact = self.add_fact(cand, ev)
+                        if fact is not None:
+                            added.append(fact)
+                            n_fact += 1
             if fix is not None:
                 n_fact += self._correct(fix, message, ev, added)
             self._mark_applied(key)  # last: the key never stands for records not yet in memory
@@ -239,18 +237,21 @@ class Workspace:
                 self._applied.popitem(last=False)
             self.facts.table.note_applied(key, self._applied.keys())
 
-    def _accepted_job(self, cand: FactCandidate) -> FactCandidate | None:
-        """An acceptance naming no employer -> works-at the subject's offer (store/offers.py), else a
-        counted skip."""
+    def _accepted_job(self, cand: FactCandidate) -> list[FactCandidate]:
+        """An acceptance naming no employer -> works-at the subject's offer and has-role the role it
+        named (store/offers.py), else a counted skip."""
         person = self.entities.resolve(cand.subject.strip(), "person")
         keys = {canonical(cand.subject), *((person.id, canonical(person.value)) if person else ())}
-        offers = [
-            f
-            for f in self.facts.query(predicate=OFFER_PREDICATE)
-            if f.subject_id in keys or canonical(f.subject) in keys
-        ]
-        job = accepted_job(cand, offers)
-        counters.inc("facts.acceptances" if job is not None else "facts.acceptances_unresolved")
+
+        def subjects(predicate: str) -> list[Fact]:
+            return [
+                f
+                for f in self.facts.query(predicate=predicate)
+                if f.subject_id in keys or canonical(f.subject) in keys
+            ]
+
+        job = accepted_job(cand, subjects(OFFER_PREDICATE), subjects(OFFERED_ROLE))
+        counters.inc("facts.acceptances" if job else "facts.acceptances_unresolved")
         return job
 
     def _join_short_forms(self, entities: Iterable[Entity]) -> None:
