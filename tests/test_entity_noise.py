@@ -128,3 +128,9 @@ def test_where_a_name_stands_types_it(spacy_tier: SpacyTier, text: str, kept: tu
     """The model types each of these names otherwise; where it stands says what it is."""
     _raw, mentions = _raw_and_kept(spacy_tier, text)
     assert kept in mentions
+
+
+def test_a_school_year_is_no_name(spacy_tier: SpacyTier) -> None:
+    raw, kept = _raw_and_kept(spacy_tier, "Our daughter Chloé is in Grade 10 at Nepean High School.")
+    assert "Grade 10" in raw  # the model calls it a place
+    assert "Grade 10" not in {v for v, _ in kept} and "Nepean High School" in {v for v, _ in kept}

@@ -412,6 +412,13 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("We've got a cockapoo called Teddy.", {("Maya", "has-dog", "Teddy")}),
         ("I earn about 45k before tax.", {("Maya", "has-salary", "45k")}),
         ("my take-home is £2,080 a month", {("Maya", "has-salary", "£2,080")}),  # pay, not a home's rent
+        # a school year beside a place makes it someone's school, unless the sentence speaks of work
+        ("Chloé is in Grade 10 at Lakeside, she loves it.", {("Chloé", "attends", "Lakeside")}),
+        ("Ella is in year 3 at Brookfield.", {("Ella", "attends", "Brookfield")}),
+        (
+            "Jenna teaches 7th grade science at Lamar Middle School.",
+            {("Jenna", "teaches", "7th grade science"), ("Jenna", "works-at", "Lamar Middle School")},
+        ),
         ("My paycheck is $1,900 every two weeks.", {("Maya", "has-salary", "$1,900")}),
         ("Our rent went up to £1,150 in April.", {("Maya", "has-rent", "£1,150")}),
         ("we moved into a flat in Canton last month", {("Maya", "moved-to", "Canton")}),
@@ -530,6 +537,10 @@ def test_a_title_after_job_news_is_the_speakers_role(triples: Callable[..., Trip
 
 def test_a_perfect_read_as_is_is_where_one_is(triples: Callable[..., Triples]) -> None:
     assert ("Tom", "is-at", "Oakfield Primary") in triples(
+        "Tom is nervous. he's been at Oakfield Primary for ages"
+    )
+    # with a school year in the sentence, being at the place is going to school there
+    assert ("Tom", "attends", "Oakfield Primary") in triples(
         "Tom is nervous. he's been at Oakfield Primary since year 1"
     )
     assert ("Tom", "is-in", "Leeds") in triples("Tom's been in Leeds since May")

@@ -95,6 +95,8 @@ from knowledge_engine.extract.lexicon import (
     SCHEDULED_MODALS,
     SCHEDULED_VERBS,
     SCHOOL_WORDS,
+    SCHOOL_YEAR,
+    SCHOOL_YEAR_SAID,
     SKIP_ENT_LABELS,
     START_VERBS,
     STUDENT_NOUNS,
@@ -177,33 +179,55 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
         if len(sent) > MAX_SENTENCE_TOKENS:
             counters.inc("extract.spacy.facts_skipped_long_sentence")
             continue
-        _relation_sweep(sent, ctx)  # "my husband Tom" holds in a question or a plan too
-        _districts(sent, ctx)  # "Kreuzberg is a lively area": geography, whoever says it
-        if _is_question(sent):
-            continue
-        _age_facts(sent, ctx)
-        if ctx.message.role == "user":
-            _fragments(sent, ctx)
-        for verb in sent:
-            _pay_facts(verb, ctx)
-            _salary_change(verb, ctx)
-            if verb.lemma_ == "start" and ctx.message.role == "user":
-                _pay_starts_at(verb, ctx)
-        if ctx.message.role == "user":
-            _monthly_rent(sent, ctx)
-            _last_day(sent, ctx)
-            _offers(sent, ctx)
-            _home_it(sent, ctx)
-        before = len(ctx.out)
-        for root in (t for t in sent if t.dep_ == "ROOT"):
-            for clause_root in _clause_roots(root):
-                for head, subjects, past in _clauses(clause_root, ctx):
-                    ctx.ending = head.i in ctx.ended or _used_to(head)
-                    _clause_facts(head, subjects, past, ctx)
-                ctx.ending = False
-        if ctx.message.role == "user" and not any(f.predicate == "has-role" for f in ctx.out[before:]):
-            _i_am_title(sent, ctx)
+        first = len(ctx.out)
+        _sentence_facts(sent, ctx)
+        if SCHOOL_YEAR_SAID.search(sent.text) and not any(t.lemma_.lower() in _TEACHING for t in sent):
+            said = (_at_school(f, ctx) for f in ctx.out[first:])
+            ctx.out[first:] = [f for f in said if not SCHOOL_YEAR.fullmatch(f.object)]  # "is-in Grade 10"
     return dedupe_facts(ctx.out)
+
+
+# Where someone else is "at" a place in a sentence that gives their school year, the place is their
+# school ("Chloé is in Grade 10 at Lakeside"), unless the sentence speaks of teaching or work.
+_AT_PLACE = frozenset({"works-at", "is-at", "goes-at", "started-at", "starts-at"})
+_TEACHING = frozenset({"teach", "taught", "teacher", "work", "job", "staff", "employ", "hire", "coach"})
+
+
+def _at_school(fact: FactCandidate, ctx: _Ctx) -> FactCandidate:
+    if fact.predicate not in _AT_PLACE or fact.subject == ctx.me:
+        return fact
+    counters.inc("extract.spacy.school_year")
+    return fact.model_copy(update={"predicate": "attends", "object_type": "organization"})
+
+
+def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
+    """The facts of one sentence, appended to ctx.out."""
+    _relation_sweep(sent, ctx)  # "my husband Tom" holds in a question or a plan too
+    _districts(sent, ctx)  # "Kreuzberg is a lively area": geography, whoever says it
+    if _is_question(sent):
+        return
+    _age_facts(sent, ctx)
+    if ctx.message.role == "user":
+        _fragments(sent, ctx)
+    for verb in sent:
+        _pay_facts(verb, ctx)
+        _salary_change(verb, ctx)
+        if verb.lemma_ == "start" and ctx.message.role == "user":
+            _pay_starts_at(verb, ctx)
+    if ctx.message.role == "user":
+        _monthly_rent(sent, ctx)
+        _last_day(sent, ctx)
+        _offers(sent, ctx)
+        _home_it(sent, ctx)
+    before = len(ctx.out)
+    for root in (t for t in sent if t.dep_ == "ROOT"):
+        for clause_root in _clause_roots(root):
+            for head, subjects, past in _clauses(clause_root, ctx):
+                ctx.ending = head.i in ctx.ended or _used_to(head)
+                _clause_facts(head, subjects, past, ctx)
+            ctx.ending = False
+    if ctx.message.role == "user" and not any(f.predicate == "has-role" for f in ctx.out[before:]):
+        _i_am_title(sent, ctx)
 
 
 def _clause_roots(root: Token) -> list[Token]:

@@ -365,6 +365,18 @@ TRAINEESHIPS = {
     "traineeship": "trainee",
     "residency": "resident",
 }
+# A school year or class as a span the model names ("Grade 10", "Year 3", "P7", "S1"): no name.
+SCHOOL_YEAR = re.compile(r"(?:grade|year|yr|class|form|p|s)\s?\d{1,2}", re.I)
+# A school year said in a sentence, in the ways of several school systems ("Grade 2 at X", "going into
+# 7th at X", "in third class at the X", "7th grade", "kindergarten"): the name beside it is a school.
+_ORDINALS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth"
+_MONTHS = "of|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|"
+_MONTHS += "august|september|october|november|december"
+SCHOOL_YEAR_SAID = re.compile(
+    rf"\b(?:{SCHOOL_YEAR.pattern}|\d{{1,2}}(?:st|nd|rd|th)\s+(?:grade|class)|(?:{_ORDINALS})\s+(?:grade|class)|"
+    rf"(?:in|into)\s+\d{{1,2}}(?:st|nd|rd|th)(?!\s+(?:{_MONTHS})\b)|kindergarten|pre-?k)\b",
+    re.I,
+)
 # Modifiers of a relation noun that leave the relation as it is ("my actual supervisor", "my direct
 # manager", "my new boss"): dropped from the predicate, unlike "best friend" or "former boss".
 NEUTRAL_MODIFIERS = frozenset(

@@ -675,9 +675,11 @@ def _english_word(token: Any, index: dict[str, frozenset[str]]) -> bool:
 
 def _not_a_name(span: Any, value: str, type_: str) -> bool:
     """A named span that cannot be a name: a person whose every word has a digit ("S1", a school
-    year; "Ella 7" stays), a span cut after a title ("Fantastic Mr"), a currency code ("EUR"), or
-    weekdays ("Tues/Thurs")."""
+    year; "Ella 7" stays), a school year of any type ("Grade 10", "Year 3"), a span cut after a title
+    ("Fantastic Mr"), a currency code ("EUR"), or weekdays ("Tues/Thurs")."""
     if type_ == "person" and all(any(c.isdigit() for c in word) for word in value.split()):
+        return True
+    if lexicon.SCHOOL_YEAR.fullmatch(value):
         return True
     if span[-1].lower_ in _TITLES or value in _CURRENCY_CODES:
         return True
