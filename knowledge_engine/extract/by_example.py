@@ -595,11 +595,10 @@ def _can_hold(mention: Mention, lower: bool, predicate: str) -> bool:
 
 
 def _school(cand: _Candidate) -> bool:
-    """A school, nursery or college: by its name ("Riverside Primary"), the word after it ("X nursery")
-    or a school year in its sentence ("he's in 6th at X", "Grade 2 at X")."""
+    """A school, nursery or college: by its name ("Riverside Primary") or the word after it ("X nursery")."""
     after = cand.masked.split(MASK, 1)[1].split()[:1] if MASK in cand.masked else []
     words = [w.casefold().strip(".,!") for w in [*cand.mention.value.split(), *after]]
-    return any(w in SCHOOL_WORDS for w in words) or lexicon.SCHOOL_YEAR_SAID.search(cand.masked) is not None
+    return any(w in SCHOOL_WORDS for w in words)
 
 
 def _at_school(predicate: str, cand: _Candidate) -> str | None:
