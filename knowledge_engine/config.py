@@ -815,7 +815,8 @@ def _apply_flat_aliases(raw: dict[str, Any]) -> dict[str, Any]:
         node.setdefault(target[-1], value)
     if gemini_key:
         pg = out.setdefault("pgvector", {})
-        pg.setdefault("embeddings", {"provider": "gemini", "apiKey": gemini_key})
+        if isinstance(pg, dict):  # a pgvector that is no section is left for validation to name
+            pg.setdefault("embeddings", {"provider": "gemini", "apiKey": gemini_key})
     if "testMode" in out and isinstance(out["testMode"], bool):
         out["testMode"] = {"enabled": out["testMode"]}
     return out

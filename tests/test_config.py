@@ -78,6 +78,14 @@ def test_openclaw_knowledge_flat_keys_map_to_sections() -> None:
     assert cfg.test_mode.enabled
 
 
+@pytest.mark.parametrize("pgvector", [None, 5, "on"])
+def test_a_flat_gemini_key_beside_a_pgvector_that_is_no_section_is_a_config_error(pgvector: object) -> None:
+    """Found by the fuzzer: the alias move crashed (AttributeError) instead of naming the bad key."""
+    with pytest.raises(ConfigError) as err:
+        load_config({"geminiApiKey": "k", "pgvector": pgvector})
+    assert any(str(p).startswith("pgvector:") for p in err.value.problems)
+
+
 def test_every_problem_is_listed_with_path_value_and_hint() -> None:
     with pytest.raises(ConfigError) as err:
         load_config(
