@@ -155,6 +155,32 @@ def test_tense_by_clause(question: str, tenses: dict[str, str]) -> None:
     assert parse_relation(question).tenses == tenses
 
 
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("What was my salary before the new job?", "salary"),  # "job" only says when
+        ("Which company did I work for after I moved?", "employer"),
+        ("Where did I live before I got the job at Helix?", "home"),
+    ],
+)
+def test_a_relation_said_only_in_a_time_clause_comes_after_the_one_asked(question: str, first: str) -> None:
+    families = parse_relation(question).families
+    assert families[0] == first and len(families) > 1, families
+
+
+def test_the_asked_relation_leads_the_facts_shown(tmp_path: Any) -> None:
+    told = [
+        (0, "Maya", "works-at", "Northwind"),
+        (0, "Maya", "has-role", "analyst"),
+        (0, "Maya", "has-salary", "£48,000"),
+        (40, "Maya", "works-at", "Helix"),
+        (40, "Maya", "has-role", "lead"),
+        (40, "Maya", "has-salary", "£61,000"),
+    ]
+    shown = _shown(tmp_path, told, "What was my salary before the new job?")
+    assert shown[0] == ("has-salary", "£48,000", True), shown
+
+
 def _shown(
     tmp_path: Any, told: list[tuple[int, str, str, str]], question: str
 ) -> list[tuple[str, str, bool]]:

@@ -228,6 +228,7 @@ _PRESENT = re.compile(r"\b(?:now|currently|current|these days|today|at the momen
 # live before?"): each relation takes the tense of the clause that names it. A clause with a present
 # auxiliary and no past word is in the present; one with no tense word at all takes the question's.
 _CLAUSE = re.compile(r"[,;?!]|\b(?:and|but|while|whereas)\b")
+_WHEN = re.compile(r"\b(?:before|after|since|until|till)\b")
 _PRESENT_AUX = re.compile(r"\b(?:do|does|is|are|am)\b")
 _WORD = re.compile(r"[^\W_][\w'’-]*")
 
@@ -282,6 +283,10 @@ def parse_relation(query: str) -> RelationQuery:
     out.families = [f.name for f in FAMILIES if _WORDS[f.name].search(q)]
     if not out.families:
         return out
+    # a family said only in a time clause is when, not what, the question asks: "what was my salary
+    # before the new job?" asks the salary first
+    asked = _WHEN.split(q, maxsplit=1)[0]
+    out.families.sort(key=lambda name: _WORDS[name].search(asked) is None)
     out.first_person = bool(_FIRST_PERSON.search(q))
     out.via = [name for name, pattern in _PERSON.items() if name in out.families and pattern.search(q)]
     out.past = _tense(q) or ""
