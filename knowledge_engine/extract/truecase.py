@@ -249,10 +249,9 @@ class Truecaser:
         word (`chat`): likely a name its writer did not capitalise."""
         if word != word.lower() or not word.isalpha() or len(word) < MIN_UNKNOWN_CHARS:
             return False
-        if word in self.english or word in self.names or word in _CALENDAR or (chat and word in _CHAT_WORDS):
+        if word in self.names or word in _CALENDAR or (chat and word in _CHAT_WORDS):
             return False
-        stems = [word[: -len(end)] for end in _INFLECTIONS if word.endswith(end)]
-        return not any(s in self.english or s + "e" in self.english or s + "y" in self.english for s in stems)
+        return not self._english(word)
 
     def _is_name(self, low: str, previous: str, casual: bool, naming: bool) -> bool:
         if low not in self.names:
@@ -266,12 +265,16 @@ class Truecaser:
         return casual and previous not in _DETERMINERS
 
     def _surname(self, low: str) -> bool:
-        """An unknown word after a restored first name: no English word (nor an inflection of
-        one: the index lists lemmas, "lives" is "live"), no stop word."""
-        if len(low) < 3 or low in self.english:
-            return False
-        stems = [low[: -len(end)] for end in _INFLECTIONS if low.endswith(end)]
-        return not any(s in self.english or s + "e" in self.english or s + "y" in self.english for s in stems)
+        """An unknown word after a restored first name: no English word, no stop word."""
+        return len(low) >= 3 and not self._english(low)
+
+    def _english(self, word: str) -> bool:
+        """A word of the parser's index, a stop word, or an inflection of one (the index lists
+        lemmas: "lives" is "live")."""
+        if word in self.english:
+            return True
+        stems = [word[: -len(end)] for end in _INFLECTIONS if word.endswith(end)]
+        return any(s in self.english or s + "e" in self.english or s + "y" in self.english for s in stems)
 
 
 def _previous(text: str, words: list[re.Match[str]], i: int) -> str:
