@@ -193,10 +193,11 @@ class Truecaser:
         an unknown word after a preposition or a verb of joining ("internship at zoho", "offer from
         feedzai", "in koramangala"), with the unknown words that follow it ("clinica sorriso")."""
         changed = False
+        known = places.places()  # read once per process; the lock once per message
         i = 0
         while i < len(words):
             previous = _previous(text, words, i)
-            span = self._place_at(text, words, i, previous)
+            span = self._place_at(text, words, i, previous, known)
             if not span and previous in _INTRODUCERS and self._unknown(words[i].group()):
                 span = 1
                 while span < MAX_NAME_WORDS and i + span < len(words) and _joined(text, words, i + span):
@@ -209,13 +210,14 @@ class Truecaser:
             i += max(span, 1)
         return changed
 
-    def _place_at(self, text: str, words: list[re.Match[str]], i: int, previous: str) -> int:
+    def _place_at(
+        self, text: str, words: list[re.Match[str]], i: int, previous: str, known: Mapping[str, int]
+    ) -> int:
         """How many words from `i` a known place's lower-case name takes (0: none). A name made of
         English words ("bath", "new york") counts only after "in", "from", "near"... (after "to",
         not when it is a verb: "going to cork it") and when the place is big."""
         if previous in _DETERMINERS:
             return 0
-        known = places.places()
         for n in range(min(places.MAX_WORDS, len(words) - i), 0, -1):
             group = words[i : i + n]
             if any(m.group() != m.group().lower() for m in group):
