@@ -1290,7 +1290,7 @@ def _job_fragment(words: list[Token], role_key: bool, ctx: _Ctx) -> None:
         end < len(words) and end < 6 and words[end].is_alpha and words[end].pos_ in {"NOUN", "ADJ", "PROPN"}
     ):
         end += 1
-    if end == 0 or not (_is_job(words[end - 1]) or words[end - 1].lower_ in TITLE_HEADS):
+    if end == 0 or not _is_title_word(words[end - 1]):
         at = next((k for k, t in enumerate(words[:5]) if t.lower_ in {"at", "with"}), None)
         org = _name_run(words[at + 1 :]) if at is not None else None
         if org:  # "new job: casual at Bunnings Caloundra"
@@ -2550,7 +2550,7 @@ def _offered_title(job: Token) -> str | None:
         return None
     start = min(t.i for w in words for t in w.subtree)  # "Pharmacy Clinical Coordinator": the chain
     span = job.doc[start : job.i]
-    titled = any(_is_job(t) or t.lower_ in TITLE_HEADS for t in span)
+    titled = any(_is_title_word(t) for t in span)
     if not titled or any(t.lower_ in EVALUATIVE for t in span):
         return None  # "a great job", "the full-time one": no title
     return _drop_new(span.text)
@@ -2689,6 +2689,11 @@ def _is_job(noun: Token) -> bool:
     """A noun naming an occupation ("nurse", "senior translator"); students study, they hold no job."""
     lemma = noun.lemma_.lower()
     return lemma in JOB_TITLE_NOUNS and lemma not in STUDENT_NOUNS and noun.pos_ in {"NOUN", "PROPN"}
+
+
+def _is_title_word(tok: Token) -> bool:
+    """An occupation noun ("nurse") or a title's head word ("Coordinator", "Head")."""
+    return _is_job(tok) or tok.lower_ in TITLE_HEADS
 
 
 def _is_title(attr: Token) -> bool:
