@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
+from knowledge_engine.extract.cars import Cars
 from knowledge_engine.extract.lexicon import (
     ADJECTIVE_ENDINGS,
     ANIMAL_NOUNS,
@@ -132,6 +133,7 @@ class _Ctx:
     moved: str | None = None  # who moved, without saying where yet: "we moved!! hamburg altona"
     ended: set[int] = field(default_factory=set)  # verbs of an ended state: "I no longer work at X"
     ending: bool = False  # the clause being read says its relation ended (its facts carry `ends`)
+    cars: Cars = field(default_factory=lambda: Cars(_is_irrealis))  # the speaker's cars, by their names
 
     @property
     def me(self) -> str:
@@ -228,6 +230,17 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
             ctx.ending = False
     if ctx.message.role == "user" and not any(f.predicate == "has-role" for f in ctx.out[before:]):
         _i_am_title(sent, ctx)
+    if ctx.message.role == "user":
+        _cars_named(sent, ctx)
+
+
+def _cars_named(sent: Span, ctx: _Ctx) -> None:
+    """The speaker's cars said around a purchase or in passing (extract/cars.py), unless the
+    sentence's clauses named the same car already ('bought a 2019 Golf' is not also 'Golf')."""
+    said = [f.object.lower() for f in ctx.out if f.predicate in {"has-car", "drives", "sold"}]
+    for car in ctx.cars.owned(sent):
+        if not any(car.text.lower() in o or o in car.text.lower() for o in said):
+            _emit(ctx, ctx.me, "has-car", car.text, 0.6, obj_tok=car.root, obj_type="product")
 
 
 def _clause_roots(root: Token) -> list[Token]:

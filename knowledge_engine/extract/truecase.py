@@ -172,20 +172,26 @@ class Truecaser:
         return "".join(chars)
 
     def _cars(self, words: list[re.Match[str]], chars: list[str]) -> bool:
-        """Write a lower-case make with the model after it ("vw polo", "ford focus") as the names are
-        written; a make alone only when it is no English word ("skoda", not "ford" or "seat")."""
+        """Write lower-case car names as they are written: a make with the model after it ("vw polo",
+        "ford focus", "VW polo vivo": an unknown word after the model is part of its name); a make or
+        a model alone only when it is no English word ("skoda", "yaris"; not "ford", "seat", "golf")."""
         changed = False
         for i, m in enumerate(words):
             low = m.group().lower()
-            if low not in _MAKES or m.group() != low:
+            if m.group() != low and low not in _MAKES:
                 continue
             nxt = words[i + 1] if i + 1 < len(words) else None
-            model = nxt is not None and nxt.group() == nxt.group().lower() and nxt.group() in _MODELS_LOWER
-            if not model and (low in self.english or low in self.names):
-                continue
-            for word in (m, nxt) if model and nxt is not None else (m,):
-                chars[word.start() : word.end()] = _CARS[word.group()]
-            changed = True
+            model = nxt is not None and nxt.group() in _MODELS_LOWER and low in _MAKES
+            if model and nxt is not None:
+                after = words[i + 2] if i + 2 < len(words) else None
+                tail = [after] if after is not None and self._unknown(after.group()) else []
+                for word in (m, nxt, *tail):
+                    if word.group().islower():
+                        chars[word.start() : word.end()] = _CARS.get(word.group(), word.group().capitalize())
+                changed = True
+            elif m.group() == low and low in _CARS and not (self._english(low) or low in self.names):
+                chars[m.start() : m.end()] = _CARS[low]
+                changed = True
         return changed
 
     def _places_and_names(self, text: str, words: list[re.Match[str]], chars: list[str]) -> bool:

@@ -1,0 +1,167 @@
+"""Cars a speaker owns, said the way people say it in chat rather than as "I drive a X".
+
+Why: a car is mostly named around the purchase, not as the object of "buy": "I bought a car! 2019
+Honda CR-V EX, 61k miles", "we bought a car finally, used VW Polo", "I got the car! Went with the
+Yaris in the end"; or in passing: "the transmission went in my F-150", "Selling the Commodore too".
+The parse of such lines is poor (the model after "car" is a fragment, an apposition, or the object
+of "used"), so the car's name is found by its words (`car_spans`: a make or model of the lexicon
+with the words of the model after it) and the statement by a few cues around it:
+
+- `my`/`our` before the name (not "my old X", not in a line that sells or loses a car);
+- a past "went with / settled on / chose / picked" the name;
+- a past purchase of a generic car ("bought a car", "got the car") and a name after it, in the
+  same sentence or the next one (`Cars.pending` carries it over);
+- selling that is not yet done ("selling the Commodore"): only an owner sells.
+
+Another person's car ("my dad's Corsa", "she bought a car") is not the speaker's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spacy.tokens import Span, Token
+
+from knowledge_engine.extract.lexicon import CAR_MAKES, CAR_MODELS, CAR_NAMES, CAR_NOUNS
+
+_MODEL_PART = re.compile(r"[A-Z0-9][\w-]*|-")  # "CR", "-", "V", "EX", "F-150", "Hybrid"
+_PAST_TAGS = frozenset({"VBD", "VBN"})
+_CHOOSE = {("go", "with"), ("go", "for"), ("settle", "on"), ("decide", "on")}
+_CHOOSE_VERBS = frozenset({"choose", "pick"})
+_BUY_VERBS = frozenset({"buy", "get", "pick", "collect", "lease"})
+_LOSS_VERBS = frozenset({"sell", "trade", "scrap", "die", "total", "crash", "write", "steal"})
+_NOT_MINE = frozenset({"old", "previous", "former", "last", "dad", "mum", "mom", "friend"})
+_OWNERS = frozenset({"my", "our"})
+_SPEAKERS = frozenset({"i", "we"})
+
+
+def car_spans(sent: Span) -> list[Span]:
+    """Car names in the sentence: a make or model word (as cased), then the model's words (names,
+    numbers, a hyphen, 'Hybrid'): 'Honda CR-V EX', 'VW Polo Vivo', 'F-150'. A year before it is
+    left out ('2019 Honda CR-V EX' -> 'Honda CR-V EX')."""
+    spans: list[Span] = []
+    i = sent.start
+    while i < sent.end:
+        tok = sent.doc[i]
+        if tok.text not in CAR_NAMES or (tok.text not in CAR_MAKES and tok.pos_ not in {"PROPN", "NOUN"}):
+            i += 1
+            continue
+        j = i + 1
+        while j < sent.end and _model_part(sent.doc[j], sent.doc[j - 1]):
+            j += 1
+        while j - 1 > i and sent.doc[j - 1].text == "-":
+            j -= 1
+        spans.append(sent.doc[i:j])
+        i = j
+    return spans
+
+
+def _model_part(tok: Token, before: Token) -> bool:
+    if tok.text in CAR_MODELS or tok.lower_ in {"hybrid", "estate"}:
+        return True
+    glued = tok.idx == before.idx + len(before.text)  # "CR-V" is three tokens written as one
+    return (
+        bool(_MODEL_PART.fullmatch(tok.text))
+        and (glued or tok.text != "-")
+        and tok.pos_ != "PRON"
+        and not tok.is_sent_start
+    )
+
+
+@dataclass
+class Cars:
+    """Per message: the cars its speaker owns, sentence by sentence."""
+
+    irrealis: Callable[[Token], bool]
+    pending: bool = False  # a generic car was bought and not named yet (in this message)
+
+    def owned(self, sent: Span) -> list[Span]:
+        """The car names this sentence says the speaker owns."""
+        spans = car_spans(sent)
+        bought = self._bought_generic(sent)
+        found: list[Span] = []
+        for span in spans:
+            if (
+                (self.pending and not found)
+                or (bought is not None and span.start > bought.i)
+                or self._mine(span, sent)
+                or self._chosen(span)
+                or self._bought(span)
+                or self._selling(span)
+            ):
+                found.append(span)
+        if found:
+            self.pending = False  # named: the next car named is not this purchase's
+        if bought is not None and not any(s.start > bought.i for s in found):
+            self.pending = True
+        return found
+
+    def _bought_generic(self, sent: Span) -> Token | None:
+        """The object of a past purchase by the speaker that is a car by its noun only ('a car')."""
+        for verb in sent:
+            if verb.lemma_ not in _BUY_VERBS or verb.tag_ not in _PAST_TAGS or self.irrealis(verb):
+                continue
+            if not _by_speaker(verb):
+                continue
+            for obj in (c for c in verb.children if c.dep_ == "dobj" and c.lower_ in CAR_NOUNS):
+                if not _for_someone(obj) and not _for_someone(verb) and obj.text not in CAR_NAMES:
+                    return obj
+        return None
+
+    def _mine(self, span: Span, sent: Span) -> bool:
+        if any(t.lemma_ in _LOSS_VERBS for t in sent):
+            return False  # "sold my Corsa": the ending is read elsewhere
+        k = span.start - 1
+        while k >= sent.start and sent.doc[k].pos_ in {"ADJ", "NUM"} and sent.doc[k].lower_ not in _NOT_MINE:
+            k -= 1
+        return k >= sent.start and sent.doc[k].lower_ in _OWNERS
+
+    def _chosen(self, span: Span) -> bool:
+        head = span.root.head
+        verb = head.head if head.dep_ == "prep" else head
+        prep = head.lower_ if head.dep_ == "prep" else ""
+        if (verb.lemma_, prep) not in _CHOOSE and not (verb.lemma_ in _CHOOSE_VERBS and not prep):
+            return False
+        return verb.tag_ in _PAST_TAGS and not self.irrealis(verb) and _by_speaker(verb)
+
+    def _bought(self, span: Span) -> bool:
+        """'got a 2018 VW Polo Vivo' when the parser took a word of the name for the object."""
+        obj = next((t for t in span if t.dep_ == "dobj"), None)
+        verb = obj.head if obj is not None else None
+        return (
+            verb is not None
+            and verb.lemma_ in _BUY_VERBS
+            and verb.tag_ in _PAST_TAGS
+            and not self.irrealis(verb)
+            and _by_speaker(verb)
+            and not _for_someone(verb)
+            and not _for_someone(obj)
+        )
+
+    def _selling(self, span: Span) -> bool:
+        verb = span.root.head
+        return (
+            verb.lemma_ == "sell"
+            and span.root.dep_ == "dobj"
+            and verb.tag_ not in _PAST_TAGS
+            and not any(c.dep_ == "aux" and c.lower_ == "did" for c in verb.children)  # "we did sell it"
+            and _by_speaker(verb)
+        )
+
+
+def _for_someone(tok: Token | None) -> bool:
+    """'a Polo for my daughter', 'bought it for him': the car is someone else's ('for weekends' is not)."""
+    pobjs = (
+        [p for c in tok.children if c.lower_ == "for" for p in c.children if p.dep_ == "pobj"] if tok else []
+    )
+    return any(p.pos_ in {"PROPN", "PRON"} or any(c.dep_ == "poss" for c in p.children) for p in pobjs)
+
+
+def _by_speaker(verb: Token) -> bool:
+    """The verb's subject is I or we, or the chat left it out ('Went with the Yaris')."""
+    subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
+    if verb.dep_ == "conj" and not subjects:
+        subjects = [c for c in verb.head.children if c.dep_ == "nsubj"]
+    return all(s.lower_ in _SPEAKERS for s in subjects)

@@ -1,0 +1,64 @@
+"""The speaker's cars as chat names them (issue 14, extract/cars.py): around a purchase, in passing,
+in lower case; on the real English pipeline through the spaCy tier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
+
+
+@pytest.fixture(scope="module")
+def tier() -> Iterator[SpacyTier]:
+    tier = SpacyTier(SpacyConfig(workers=0))
+    yield tier
+    tier.close()
+
+
+def cars(tier: SpacyTier, text: str) -> set[str]:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Maya")])
+    return {f.object for f in extraction.facts if f.subject == "Maya" and f.predicate == "has-car"}
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [
+        (
+            "update, I bought a car! 2019 Honda CR-V EX, 61k miles, silver, $21,400 out the door.",
+            "Honda CR-V EX",
+        ),
+        ("I got the car! Went with the Yaris in the end, 2022, silver, automatic.", "Yaris"),
+        ("also we bought a car finally, used vw polo, for weekends outside the city", "VW Polo"),
+        ("bought a car!! not the etios in the end lol. got a 2018 VW polo vivo, 68 000km", "VW Polo Vivo"),
+        ("I owe about 3k from when the transmission went in my F-150 last fall.", "F-150"),
+        ("Selling the Commodore too, too thirsty for all the driving up here.", "Commodore"),
+        ("the school run is easier now that our new Skoda Octavia has the big boot", "Skoda Octavia"),
+    ],
+)
+def test_a_car_named_around_a_purchase_or_in_passing_is_the_speakers(
+    tier: SpacyTier, text: str, car: str
+) -> None:
+    assert car in cars(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My dad's Corsa broke down again.",  # his car
+        "She bought a car last week, a Fiat Punto.",  # hers
+        "We might buy a car next year, maybe a Clio.",  # a plan
+        "I sold my old Corsa.",  # gone: read as sold, not owned
+        "we went for a drive in the golf and played polo after",  # English words, no car names
+        "Is the Yaris any good?",  # a question
+    ],
+)
+def test_no_car_of_the_speakers_where_none_was_said(tier: SpacyTier, text: str) -> None:
+    assert cars(tier, text) == set()
+
+
+def test_a_car_bought_with_its_year_is_not_stored_twice(tier: SpacyTier) -> None:
+    assert cars(tier, "I bought a 2019 Golf.") == {"2019 Golf"}
