@@ -196,6 +196,9 @@ def test_worker_processes_follow_the_key() -> None:
         ("we got a skoda last week", "we got a Skoda last week"),
         ("we need to ford the river", "we need to ford the river"),  # an English word, no model after it
         ("the seat is broken", "the seat is broken"),
+        ("got a 2018 VW polo vivo", "got a 2018 VW Polo Vivo"),  # an unknown word after the model
+        ("the corsa died lol", "the Corsa died lol"),  # a model alone that is no English word
+        ("a drive in the golf then polo", "a drive in the golf then polo"),  # English words
     ],
 )
 def test_car_names_are_written_as_names(truecaser: Truecaser, text: str, expected: str) -> None:
