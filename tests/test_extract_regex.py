@@ -101,6 +101,13 @@ def test_date_negative(text: str) -> None:
         ("fee of USD 100", "USD 100"),
         ("£20 each", "£20"),
         ("$5 million deal", "$5 million"),
+        ("My salary here is AED 11,500 monthly.", "AED 11,500"),
+        ("theyre talking R62k a month", "R62k"),
+        ("R12 500 for the deposit", "R12 500"),
+        ("salary is 19k reais per month", "19k reais"),
+        ("18 LPA CTC", "18 LPA"),
+        ("I earn Rs 45,000 a month", "Rs 45,000"),
+        ("rent is ₱18,000", "₱18,000"),
     ],
 )
 def test_money_positive(text: str, value: str) -> None:
@@ -108,7 +115,17 @@ def test_money_positive(text: str, value: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["I have 12 apples", "call 555 1234", "5 months later", "$ sign alone", "USDA approved"]
+    "text",
+    [
+        "I have 12 apples",
+        "call 555 1234",
+        "5 months later",
+        "$ sign alone",
+        "USDA approved",
+        "R2D2 and R&D",  # the rand's R wants an amount in thousands
+        "she's in grade R2",
+        "the R 500 bus",
+    ],
 )
 def test_money_negative(text: str) -> None:
     assert values_of(text, "money") == []

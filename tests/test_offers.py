@@ -104,3 +104,23 @@ def test_the_role_an_offer_named_becomes_the_role_once_accepted(tier: SpacyTier,
     assert ended.keys() == {("works-at", "General"), ("has-role", "clinical pharmacist")}
     assert set(ended.values()) == {T0 + timedelta(days=12)}
     ws.close()
+
+
+def test_the_pay_an_offer_named_becomes_the_salary_once_accepted(tier: SpacyTier, workspace: Path) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "I'm an intern at Zoho, my stipend is 40k per month."),
+            (10, "s2", "GOT IT!!! I got an offer from Freshworks. 18 LPA CTC"),
+            (12, "s2", "I accepted, I start in June."),
+        ],
+        speaker="Meera",
+    )
+    facts = [f for f in ws.facts.all() if f.subject == "Meera"]
+    current = {(f.predicate, f.object) for f in facts if f.invalid_at is None}
+    assert {("works-at", "Freshworks"), ("has-salary", "18 LPA")} <= current
+    ended = {(f.predicate, f.object) for f in facts if f.invalid_at is not None}
+    assert ("has-salary", "40k") in ended  # the stipend went to history with the acceptance
+    ws.close()

@@ -81,6 +81,8 @@ from knowledge_engine.extract.lexicon import (
     OFFER_GET_VERBS,
     PASSIVE_PREPS,
     PAY_CUES,
+    PAY_MARKED,
+    PAY_MARKED_AFTER,
     PAY_WORDS,
     PERSON_SUBJECT_PREDICATES,
     PET_BREEDS,
@@ -114,9 +116,16 @@ from knowledge_engine.extract.lexicon import (
     WORK_VERBS,
 )
 from knowledge_engine.extract.nlp import LABEL_TYPES
+from knowledge_engine.extract.regex import CURRENCY_CODES
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import FactCandidate
-from knowledge_engine.model.predicates import ACCEPTED_OFFER, DISTRICT_FACT, OFFER_PREDICATE, OFFERED_ROLE
+from knowledge_engine.model.predicates import (
+    ACCEPTED_OFFER,
+    DISTRICT_FACT,
+    OFFER_PREDICATE,
+    OFFERED_PAY,
+    OFFERED_ROLE,
+)
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, emit
 
@@ -218,6 +227,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
             _pay_starts_at(verb, ctx)
     if ctx.message.role == "user":
         _monthly_rent(sent, ctx)
+        _pay_marked(sent, ctx)
         _last_day(sent, ctx)
         _offers(sent, ctx)
         _home_it(sent, ctx)
@@ -1244,6 +1254,30 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         return
 
 
+def _pay_marked(sent: Span, ctx: _Ctx) -> None:
+    """An amount that says it is pay by its own words, with no pay noun or verb: 'band 5 so about
+    33k before tax', '18 LPA CTC', '62k euro per annum gross'. In a message about a job offer
+    it is the offer's pay (has-salary-offer, made the salary when the offer is accepted)."""
+    words = {t.lemma_.lower() for t in sent}
+    if _is_question(sent) or words & (PURCHASE_WORDS | FRAGMENT_IRREALIS | CAR_NOUNS | HOME_NOUNS | {"rent"}):
+        return
+    doc = sent.doc
+    amounts = [e for e in sent.ents if e.label_ == "MONEY"]
+    amounts += [doc[t.i : t.i + 1] for t in sent if MONEY_SHORT.match(t.text) and t.i not in ctx.ents]
+    for amount in amounts:
+        after = " ".join(t.lower_ for t in doc[amount.end : min(amount.end + 3, len(doc))])
+        unit = PAY_MARKED.search(amount.text)
+        if not (unit or PAY_MARKED_AFTER.match(after)):
+            continue
+        if any(f.predicate.startswith("has-salary") for f in ctx.out):
+            return  # a rule with a pay word read this line already
+        value = _money_value(amount[-1], ctx)
+        offer = any(t.lemma_.lower() == "offer" for t in doc)
+        if value and (unit or _big_enough(value)):
+            _emit(ctx, ctx.me, OFFERED_PAY if offer else "has-salary", value, 0.5, obj_tok=None)
+        return
+
+
 def _lowercase_name_run(tok: Token) -> str | None:
     """'sandeep', 'kavya reddy' as a whole value (a line ends there): the name, capitalised."""
     doc = tok.doc
@@ -2207,10 +2241,15 @@ def _money_value(tok: Token, ctx: _Ctx) -> str | None:
         return None
     while start > 0 and doc[start - 1].is_currency:
         start -= 1
-    while end - start > 1 and not doc[start].is_currency and not any(c.isdigit() for c in doc[start].text):
+    while end - start > 1 and not _currency(doc[start]) and not any(c.isdigit() for c in doc[start].text):
         start += 1  # "about $70,000", "up to $95,000", "a $5,000": the amount
     text = doc[start:end].text
     return text if any(c.isdigit() for c in text) else None
+
+
+def _currency(tok: Token) -> bool:
+    """A sign or a code that belongs to the amount: '$', 'AED 11,500', 'Rs 45,000'."""
+    return tok.is_currency or tok.text in CURRENCY_CODES or tok.text in {"Rs", "Rs."}
 
 
 def _has_digit(text: str) -> bool:
@@ -2405,15 +2444,14 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
             if name and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "NORP"}):
                 _emit(ctx, subject, _workplace_pred(name, False), name, 0.6, obj_tok=dobj)
                 found = _role_as(verb, verb, subject, ctx) or True
-    if past:
-        return found
     if lemma in {"earn", "make"} and not any(c.tag_ == "VBG" for c in verb.children):
         about = [p for prep in _preps(verb, verb, APPROXIMATORS) for p in _pobjs(prep)]  # "earn about 45k"
         for dobj in dobjs + about:  # "I make $20 an hour tutoring" is a side income, not a salary
             money = _money_value(dobj, ctx)
             units = {t.lemma_.lower() for t in dobj.subtree} | {t.lemma_.lower() for t in verb.children}
             if money and not units & {"hour", "day", "week", "shift", "side", "extra"}:
-                _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+                # "made about 62k last year": pay as it was (history), not the salary now
+                _emit(ctx, subject, "earned" if past else "has-salary", money, 0.55, obj_tok=None)
                 found = True
     return found
 
@@ -2436,7 +2474,7 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
     for dobj in (c for c in verb.children if c.dep_ == "dobj" and c is not dative):
         money = _money_value(dobj, ctx)
         if money:
-            pred = "has-salary" if verb.lemma_ == "pay" else "has-salary-offer"
+            pred = "has-salary" if verb.lemma_ == "pay" else OFFERED_PAY
             _emit(ctx, ctx.me, pred, money, 0.55, obj_tok=None)
 
 

@@ -393,6 +393,9 @@ HOME_NOUNS = {"house", "flat", "apartment", "place", "room", "studio", "home", "
 WORK_NOUNS = {"manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"}
 VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
 PAY_WORDS = {*VALUE_NOUNS, "base"}
+# An amount that is pay by its own unit ("18 LPA": lakhs per annum) or by the words after it.
+PAY_MARKED = re.compile(r"\b(?:LPA|CTC)\b|\blakhs? per annum\b", re.IGNORECASE)
+PAY_MARKED_AFTER = re.compile(r"(?:before tax|after tax|pre-tax|pretax|gross|net\b|ctc|lpa|per annum|p\.a\.)")
 PAY_CUES = {
     *SALARY_NOUNS,
     "take",  # "my take-home is 2,080 a month": pay, though "home" follows

@@ -52,14 +52,24 @@ ENGLISH_DATE = re.compile(
     rf"|{_ORD}[ \t]++(?:of[ \t]++)?{_EN_MONTHS}\.?(?:,?[ \t]++\d{{4}})?"
     rf"|{_EN_MONTHS}[ \t]++\d{{4}})(?![\w])"
 )
-_CODES = "USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|INR|SEK|NOK|DKK|PLN|CZK|BRL|MXN|KRW|SGD|HKD|ZAR|TRY|BTC|ETH"
-_SYMS = r"US\$|A\$|C\$|NZ\$|HK\$|R\$|[$€£¥₹₩₽₺₪₫฿]"
+_CODES = (
+    "USD|EUR|GBP|CHF|JPY|CNY|CAD|AUD|NZD|INR|SEK|NOK|DKK|PLN|CZK|BRL|MXN|KRW|SGD|HKD|ZAR|TRY|BTC|ETH"
+    "|AED|SAR|QAR|KWD|EGP|NGN|KES|GHS|PHP|IDR|MYR|THB|VND|PKR|LKR|BDT|ILS|HUF|RON|UAH|ARS|CLP|COP|PEN|TWD"
+)
+CURRENCY_CODES = frozenset(_CODES.split("|"))  # "EUR 1,680": a unit, never a name
+_SYMS = r"US\$|A\$|C\$|NZ\$|HK\$|R\$|Rs\.?|[$€£¥₹₩₽₺₪₫฿₱₦₴₵]"
 _NUM = r"(?>\d{1,3}(?:[,.'\u00a0\u202f ]\d{3})++(?:[.,]\d{1,2})?|\d++(?:[.,]\d{1,2})?)(?![\d])"
 _MULT = r"(?:[ \t]?(?:k|K|m|M|bn|mn|Mio|Mrd|thousand|million|billion|trillion)(?![A-Za-z]))?"
-_WORDCUR = r"dollars?|euros?|pounds?|bucks|yen|yuan|francs?|rupees?|cents?|pence|quid"
+_WORDCUR = (
+    r"dollars?|euros?|pounds?|bucks|yen|yuan|francs?|rupees?|cents?|pence|quid"
+    r"|reais|rand|dirhams?|pesos?|naira|shillings?|ringgit|baht|rupiah|z[łl]oty|lakhs?|crores?|LPA"
+)
+# The rand's bare R only with an amount no other reading has: "R62k", "R12 500", "R139,000".
+_RAND = r"R(?:\d{1,3}(?:[, \u00a0]\d{3})++|\d++(?:[.,]\d)?[ \t]?[kK])(?![\w])"
 MONEY = re.compile(
-    rf"(?<![\w$€£¥₹₩₽₺₪₫฿])(?:(?:{_SYMS})[ \t]?|(?:{_CODES})[ \t]?){_NUM}{_MULT}"
-    rf"|(?<![\w.,$€£¥₹₩₽₺₪₫฿]){_NUM}{_MULT}[ \t]?(?:{_SYMS}|(?:{_CODES}|{_WORDCUR})(?![\w]))"
+    rf"(?<![\w$€£¥₹₩₽₺₪₫฿₱₦₴₵])(?:(?:{_SYMS})[ \t]?|(?:{_CODES})[ \t]?){_NUM}{_MULT}"
+    rf"|(?<![\w.,$€£¥₹₩₽₺₪₫฿₱₦₴₵]){_NUM}{_MULT}[ \t]?(?:{_SYMS}|(?:{_CODES}|{_WORDCUR})(?![\w]))"
+    rf"|(?<![\w$]){_RAND}"
 )
 _SUFFIXES = (
     r"Inc\.?|Incorporated|LLC|L\.L\.C\.|LLP|Ltd\.?|Limited|Corp\.?|Corporation|Co\.|GmbH|gGmbH|AG|KGaA|KG"

@@ -27,7 +27,7 @@ from knowledge_engine.extract.nlp import (
     warn_unavailable,
     word_index,
 )
-from knowledge_engine.extract.regex import initial_importance
+from knowledge_engine.extract.regex import CURRENCY_CODES, MONEY, initial_importance
 from knowledge_engine.extract.text import worth_extracting
 from knowledge_engine.extract.workers import SpacyWorkerPool, acquire, release, resolve_workers
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
@@ -117,10 +117,6 @@ _NOT_A_DAY = re.compile(r"^(?:\d{1,3}|\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?)$
 _AMOUNT_AS_DATE = re.compile(r"(?<![\w.,])[$€£¥₹]?\d+(?:[.,]\d+)?\s?[kKL](?![\w])")
 # Words no name ends with: a span cut after a title ("Fantastic Mr" of "Fantastic Mr Fox").
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "mr.", "mrs.", "ms.", "dr.", "prof."})
-# Currency codes the model tags ORG ("EUR 1,680"): a unit, not a name.
-_CURRENCY_CODES = frozenset(
-    {"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "CAD", "AUD", "NZD", "INR", "SEK", "NOK", "DKK", "PLN", "BRL"}
-)
 _WEEKDAY_PARTS = frozenset(
     {
         "mon", "monday", "tue", "tues", "tuesday", "wed", "weds", "wednesday", "thu", "thur", "thurs",
@@ -309,6 +305,7 @@ class SpacyTier:
         return docs
 
     def _from_doc(self, doc: Doc, message: Message) -> Extraction:
+        money_entities(doc)
         mentions = entity_mentions(doc)
         facts: list[FactCandidate] = []
         if self.config.facts:
@@ -442,6 +439,24 @@ def _people_named(msg: Message, ex: Extraction) -> list[str]:
     return [folded[d] for d in distinct]
 
 
+def money_entities(doc: Doc) -> None:
+    """Make the amounts the regex tier reads as money MONEY entities of the doc, over whatever the
+    small model made of them ("62k euro" a place, "AED 11,500" a product, "R62k" nothing), so the
+    mentions and the parse's salary and rent rules see money."""
+    from spacy.util import filter_spans
+
+    spans = [
+        span
+        for m in MONEY.finditer(doc.text)
+        if (span := doc.char_span(m.start(), m.end(), label="MONEY", alignment_mode="expand")) is not None
+    ]
+    if not spans:
+        return
+    taken = {t.i for span in spans for t in span}
+    kept = [e for e in doc.ents if not any(t.i in taken for t in e)]
+    doc.ents = filter_spans([*kept, *spans])
+
+
 def entity_mentions(doc: Doc) -> list[Mention]:
     """Typed mentions of a parsed Doc's entities, trimmed to the name itself."""
     mentions: list[Mention] = []
@@ -449,7 +464,7 @@ def entity_mentions(doc: Doc) -> list[Mention]:
         type_ = LABEL_TYPES.get(ent.label_)
         if type_ == "date" and (_THOUSANDS.match(ent.text) or _AMOUNT_AS_DATE.search(ent.text)):
             type_ = "money"  # "they offered me 85k", "under 30k": the small model calls it a date
-        elif type_ is not None and ent[0].text in _CURRENCY_CODES and any(c.isdigit() for c in ent.text):
+        elif type_ is not None and ent[0].text in CURRENCY_CODES and any(c.isdigit() for c in ent.text):
             type_ = "money"  # "EUR 1,680" tagged ORG
         if type_ is None:
             continue
@@ -681,7 +696,7 @@ def _not_a_name(span: Any, value: str, type_: str) -> bool:
         return True
     if lexicon.SCHOOL_YEAR.fullmatch(value):
         return True
-    if span[-1].lower_ in _TITLES or value in _CURRENCY_CODES:
+    if span[-1].lower_ in _TITLES or value in CURRENCY_CODES:
         return True
     parts = re.findall(r"[^\W\d_]+", value.casefold())
     return bool(parts) and all(p in _WEEKDAY_PARTS or p.rstrip("s") in _WEEKDAY_PARTS for p in parts)

@@ -165,6 +165,9 @@ ACCEPTED_OFFER = "accepted-offer"
 # The role an offer names ("Queensway offered me the Pharmacy Coordinator position"): the subject's
 # role (has-role) once the offer is accepted, with the job.
 OFFERED_ROLE = "has-offered-role"
+# The pay an offer names ("they offered me 85k", "offer came. 18 LPA CTC"): the subject's salary
+# (has-salary) once the offer is accepted.
+OFFERED_PAY = "has-salary-offer"
 
 # "Kreuzberg is a lively area", "Clifton, a suburb of Bristol": a place inside a city. A home there
 # does not end the home city (nor the city the district), and the local tiers state it as this fact.

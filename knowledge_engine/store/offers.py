@@ -3,7 +3,7 @@ an offer the subject received: the newest valid `has-offer-from` whose name hold
 acceptance gave ("Council" -> "Sunshine Coast Council"). Resolved when the acceptance is stored, so an
 offer from an earlier session counts; with no such offer the acceptance says nothing and is dropped.
 The role the offer named ("offered me the Coordinator position", `has-offered-role`, said with or after
-it) becomes the subject's role with the job.
+it) becomes the subject's role with the job, and the pay it named (`has-salary-offer`) the salary.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from knowledge_engine.store.facts import began
 
 
 def accepted_job(
-    acceptance: FactCandidate, offers: Iterable[Fact], roles: Iterable[Fact] = ()
+    acceptance: FactCandidate, offers: Iterable[Fact], roles: Iterable[Fact] = (), pay: Iterable[Fact] = ()
 ) -> list[FactCandidate]:
-    """works-at the offer's organisation (and has-role the role it named), or nothing when no valid
-    offer of the subject fits."""
+    """works-at the offer's organisation (and has-role the role, has-salary the pay it named), or
+    nothing when no valid offer of the subject fits."""
     named = canonical(acceptance.object)
     words = set() if named == "offer" else set(named.split())
     fits = [f for f in offers if f.invalid_at is None and words <= set(canonical(f.object).split())]
@@ -34,9 +34,14 @@ def accepted_job(
             "object_type_implied": True,
         }
     )
-    named_roles = [r for r in roles if r.invalid_at is None and began(r) >= began(offer)]
-    if not named_roles:
-        return [job]
-    role = max(named_roles, key=began)
-    title = {"predicate": "has-role", "object": role.object, "object_type": None}
-    return [job, acceptance.model_copy(update=title)]
+    out = [job]
+    for terms, predicate in ((roles, "has-role"), (pay, "has-salary")):
+        named_terms = [t for t in terms if t.invalid_at is None and began(t) >= began(offer)]
+        if named_terms:
+            term = max(named_terms, key=began)
+            out.append(
+                acceptance.model_copy(
+                    update={"predicate": predicate, "object": term.object, "object_type": None}
+                )
+            )
+    return out

@@ -23,7 +23,7 @@ from knowledge_engine.config import EngineConfig
 from knowledge_engine.extract.corrections import Correction, parse_correction
 from knowledge_engine.gcpause import freeze_on_resume, gc_paused
 from knowledge_engine.model.extraction import TITLE_PREDICATES, Extraction, FactCandidate, Mention
-from knowledge_engine.model.predicates import ACCEPTED_OFFER, OFFER_PREDICATE, OFFERED_ROLE
+from knowledge_engine.model.predicates import ACCEPTED_OFFER, OFFER_PREDICATE, OFFERED_PAY, OFFERED_ROLE
 from knowledge_engine.model.records import Entity, Evidence, Fact, Message, canonical, utcnow
 from knowledge_engine.observe import counters, emit, failure
 from knowledge_engine.store import backend as store_backend
@@ -250,7 +250,7 @@ class Workspace:
                 if f.subject_id in keys or canonical(f.subject) in keys
             ]
 
-        job = accepted_job(cand, subjects(OFFER_PREDICATE), subjects(OFFERED_ROLE))
+        job = accepted_job(cand, subjects(OFFER_PREDICATE), subjects(OFFERED_ROLE), subjects(OFFERED_PAY))
         counters.inc("facts.acceptances" if job else "facts.acceptances_unresolved")
         return job
 

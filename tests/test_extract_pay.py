@@ -1,0 +1,60 @@
+"""Pay said with currencies beyond $/€/£ and without a pay word (issue 14): the regex tier's money
+becomes the parse's money, an amount marked as pay by its own words is a salary, and pay earned in
+the past is history; on the real English pipeline through the spaCy tier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
+
+
+@pytest.fixture(scope="module")
+def tier() -> Iterator[SpacyTier]:
+    tier = SpacyTier(SpacyConfig(workers=0))
+    yield tier
+    tier.close()
+
+
+def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Ro")])
+    return {(f.predicate, f.object) for f in extraction.facts if f.subject == "Ro"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My salary here is AED 11,500 monthly.", ("has-salary", "AED 11,500")),
+        ("I earn Rs 45,000 a month at the clinic.", ("has-salary", "Rs 45,000")),
+        ("also salary is 19k reais per month", ("has-salary", "19k reais")),
+        ("band 5 so about 33k before tax", ("has-salary", "33k")),
+        ("I got an offer from Freshworks. 18 LPA CTC", ("has-salary-offer", "18 LPA")),
+        ("I earned 40k at my old job.", ("earned", "40k")),
+    ],
+)
+def test_pay_is_read_whatever_its_currency_or_wording(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the car was 20k before tax",  # a price
+        "the flat is AED 4,200 before tax, is that normal?",  # a question about rent
+        "if they offered 18 LPA I'd take it",  # a hypothetical
+    ],
+)
+def test_an_amount_that_is_no_pay_is_no_salary(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in pay(tier, text) if p in {"has-salary", "earned"}}
+
+
+def test_the_amount_keeps_its_currency_code_as_one_mention(tier: SpacyTier) -> None:
+    (extraction,) = tier.extract([Message(id="m", text="offer from feedzai, 62k euro per year", role="user")])
+    assert ("62k euro", "money") in {(m.value, m.type) for m in extraction.mentions}
+    assert not any(m.value == "62k" and m.type == "location" for m in extraction.mentions)
