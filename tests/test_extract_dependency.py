@@ -785,3 +785,26 @@ def test_notice_handed_in_ends_the_job(nlp: Language) -> None:
     assert [(f.predicate, f.object, f.ends) for f in at] == [("resigned-from", "Acme", True)]
     bare = extract_triples(nlp("I handed in my notice today."), msg)
     assert [(f.predicate, f.object, f.ends) for f in bare] == [("left", "job", True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I finished up as district supervisor in the Castlebar office when I retired in 2004.",
+            ("Maya", "worked-as", "district supervisor"),
+        ),
+        ("Started out as a linesman in 1966.", ("Maya", "worked-as", "linesman")),
+        ("I retired as head teacher last year.", ("Maya", "worked-as", "head teacher")),
+    ],
+)
+def test_a_role_at_a_careers_start_or_end_is_history(
+    triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in triples(text)
+
+
+def test_a_career_verb_without_an_occupation_is_no_role(triples: Callable[..., Triples]) -> None:
+    assert not {
+        t for t in triples("It ended up as a mess, and I started as a volunteer.") if t[1] == "worked-as"
+    }

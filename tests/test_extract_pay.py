@@ -34,6 +34,11 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("band 5 so about 33k before tax", ("has-salary", "33k")),
         ("I got an offer from Freshworks. 18 LPA CTC", ("has-salary-offer", "18 LPA")),
         ("I earned 40k at my old job.", ("earned", "40k")),
+        (
+            "Acme Logistics offered me the dispatcher job!! 50k salary, M-F 7 to 4.",
+            ("has-salary-offer", "50k"),
+        ),
+        ("Acme Logistics offered me the dispatcher job!! 50k salary.", ("has-offered-role", "dispatcher")),
     ],
 )
 def test_pay_is_read_whatever_its_currency_or_wording(

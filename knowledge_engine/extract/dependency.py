@@ -25,6 +25,7 @@ from knowledge_engine.extract.lexicon import (
     CAR_MODELS,
     CAR_NAMES,
     CAR_NOUNS,
+    CAREER_VERBS,
     CHILDCARE_NOUNS,
     CLEAN_VALUE,
     CLINICIANS,
@@ -796,7 +797,8 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             continue
         _named_possessions(verb, subject, ctx)
         if (
-            _car_owned(verb, subject, ctx)
+            (past and _career_as(verb, subject, ctx))
+            or _car_owned(verb, subject, ctx)
             or _work_facts(verb, subject, past, ctx)
             or _accepted(verb, subject, ctx)
         ):
@@ -1263,7 +1265,11 @@ def _pay_marked(sent: Span, ctx: _Ctx) -> None:
         return
     doc = sent.doc
     amounts = [e for e in sent.ents if e.label_ == "MONEY"]
-    amounts += [doc[t.i : t.i + 1] for t in sent if MONEY_SHORT.match(t.text) and t.i not in ctx.ents]
+    amounts += [
+        doc[t.i : t.i + 1]
+        for t in sent
+        if MONEY_SHORT.match(t.text) and ctx.ents.get(t.i, doc[t.i : t.i]).label_ in {"", "CARDINAL", "DATE"}
+    ]  # "33k", "50k": an amount in thousands the model took for a number or a date
     for amount in amounts:
         after = " ".join(t.lower_ for t in doc[amount.end : min(amount.end + 3, len(doc))])
         unit = PAY_MARKED.search(amount.text)
@@ -2736,6 +2742,20 @@ def _role_as(tok: Token, verb: Token, subject: str, ctx: _Ctx) -> bool:
     return found
 
 
+def _career_as(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I started out as a linesman', 'finished up as district supervisor when I retired', 'she
+    retired as head teacher' -> worked-as: a role held once, told as a career's start or end."""
+    if verb.lemma_ not in CAREER_VERBS or _is_irrealis(verb):
+        return False
+    found = False
+    for pobj in (p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)):
+        obj = _object_phrase(pobj, ctx, with_of=True) if pobj.pos_ in {"NOUN", "PROPN"} else None
+        if obj and any(_is_title_word(t) for t in pobj.subtree):
+            _emit(ctx, subject, "worked-as", _drop_new(obj), 0.55, obj_tok=None)
+            found = True
+    return found
+
+
 def _is_job(noun: Token) -> bool:
     """A noun naming an occupation ("nurse", "senior translator"); students study, they hold no job."""
     lemma = noun.lemma_.lower()
@@ -2744,7 +2764,8 @@ def _is_job(noun: Token) -> bool:
 
 def _is_title_word(tok: Token) -> bool:
     """An occupation noun ("nurse") or a title's head word ("Coordinator", "Head")."""
-    return _is_job(tok) or tok.lower_ in TITLE_HEADS
+    lower = tok.lower_  # "the dispatcher job": tagged an adjective of lemma "dispatch"
+    return _is_job(tok) or lower in TITLE_HEADS or (lower in JOB_TITLE_NOUNS and lower not in STUDENT_NOUNS)
 
 
 def _is_title(attr: Token) -> bool:

@@ -395,7 +395,9 @@ VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
 PAY_WORDS = {*VALUE_NOUNS, "base"}
 # An amount that is pay by its own unit ("18 LPA": lakhs per annum) or by the words after it.
 PAY_MARKED = re.compile(r"\b(?:LPA|CTC)\b|\blakhs? per annum\b", re.IGNORECASE)
-PAY_MARKED_AFTER = re.compile(r"(?:before tax|after tax|pre-tax|pretax|gross|net\b|ctc|lpa|per annum|p\.a\.)")
+PAY_MARKED_AFTER = re.compile(
+    r"(?:before tax|after tax|pre-tax|pretax|gross|net\b|ctc|lpa|per annum|p\.a\.|salary\b|base salary)"
+)
 PAY_CUES = {
     *SALARY_NOUNS,
     "take",  # "my take-home is 2,080 a month": pay, though "home" follows
@@ -578,6 +580,8 @@ SCHOOL_WORDS = {
     "infants",
     "juniors",
 }
+# Verbs of a career's start or end: "started out as a linesman", "retired as head teacher" (past).
+CAREER_VERBS = frozenset({"start", "begin", "finish", "end", "retire"})
 # Heads of job titles written without an article: "I'm now Head of Design", "I'm Lead Engineer".
 TITLE_HEADS = {
     "head",
@@ -637,7 +641,12 @@ JOB_TITLE_NOUNS = TITLE_HEADS | _words(
     mathematician statistician auditor actuary underwriter teller courier postman
     welder roofer painter decorator gardener landscaper butcher fishmonger tailor
     housekeeper janitor caretaker guard warden officer detective sergeant constable
-    worker assistant staffer employee tester estimator surveyor planner buyer executive exec rep"""
+    worker assistant staffer employee tester estimator surveyor planner buyer executive exec rep
+    dispatcher trucker linesman lineman foreman operator machinist miner dietitian nutritionist
+    sonographer phlebotomist hygienist optometrist podiatrist chiropractor bricklayer plasterer
+    joiner tiler locksmith conductor steward stewardess reporter presenter archivist curator
+    musician singer dancer artist author novelist realtor broker valuer inspector
+    telemarketer storekeeper shopkeeper stocker packer picker forklift labourer laborer"""
 )
 APPROXIMATORS = {"about", "around", "roughly", "approximately", "approx", "approx.", "circa", "~", "some"}
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve"
