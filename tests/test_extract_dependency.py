@@ -808,3 +808,35 @@ def test_a_career_verb_without_an_occupation_is_no_role(triples: Callable[..., T
     assert not {
         t for t in triples("It ended up as a mess, and I started as a volunteer.") if t[1] == "worked-as"
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("My flat in Leith is freezing.", "Leith"),
+        ("rent is £900 for my flat in Leith", "Leith"),
+        ("our house in Clontarf needs a new roof", "Clontarf"),
+        ("rent is $1,150 for a 3 bedroom duplex in Belmont, thats in Dayton.", "Belmont"),
+    ],
+)
+def test_the_speakers_home_in_a_place_is_where_they_live(
+    triples: Callable[..., Triples], text: str, place: str
+) -> None:
+    assert ("Maya", "lives-in", place) in triples(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my old flat in Leith was damp",
+        "my sister's flat in Leith is nice",
+        "our holiday cottage in Kerry is let out",
+        "Is my flat in Leith worth more now?",
+        "we might sell our house in Clontarf",
+        "the flat in Leith we viewed was tiny",  # not ours, and no rent said
+    ],
+)
+def test_a_home_not_lived_in_now_says_nothing_of_where_one_lives(
+    triples: Callable[..., Triples], text: str
+) -> None:
+    assert not {t for t in triples(text) if t[1] == "lives-in"}

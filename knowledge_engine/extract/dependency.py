@@ -80,6 +80,7 @@ from knowledge_engine.extract.lexicon import (
     NOT_NAMES,
     NUMBER_WORDS,
     OFFER_GET_VERBS,
+    OLD_HOME_WORDS,
     PASSIVE_PREPS,
     PAY_CUES,
     PAY_MARKED,
@@ -243,6 +244,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _i_am_title(sent, ctx)
     if ctx.message.role == "user":
         _cars_named(sent, ctx)
+        _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
 
 
 def _cars_named(sent: Span, ctx: _Ctx) -> None:
@@ -900,6 +902,30 @@ def _home_it(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, predicate, name, 0.55, obj_tok=pobj, obj_type="location")
 
 
+def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
+    """'rent is R9,500 for my place in melville', 'our house in Clontarf needs a roof', '$1,150 for a
+    3 bedroom duplex in Belmont' (a rent line) -> lives-in the place: the speaker's home is there.
+    Not an old or second home ('my old flat in Leith', 'our holiday cottage in Kerry'), nor
+    another's ('my sister's flat'), nor in a plan or a question."""
+    rent_line = any(t.lemma_.lower() in {"rent", "mortgage"} for t in sent) and any(
+        t.like_num or t.ent_type_ == "MONEY" for t in sent
+    )
+    said = {f.object for f in ctx.out if f.subject == ctx.me}
+    for home in (t for t in sent if t.lemma_.lower() in HOME_NOUNS | {"duplex", "townhouse", "semi"}):
+        owners = {c.lower_ for c in home.children if c.dep_ == "poss"}
+        mine = owners & {"my", "our"} or (rent_line and not owners)
+        if _past_home(home) or not mine or _is_irrealis(home.head):
+            continue
+        after = home.right_edge.i + 1  # "rent is £900 for my flat in Leith": "in" hangs on "is"
+        ins = [c for c in home.children if c.lower_ == "in"]
+        ins += [sent.doc[after]] if after < sent.end and sent.doc[after].lower_ == "in" else []
+        for pobj in (p for prep in ins for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx) if ent is None or ent.label_ in {"GPE", "LOC", "FAC"} else None
+            if name and pobj.pos_ == "PROPN" and name not in said:  # "moved into our flat in X"
+                _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+
+
 def _home_before(span: Span) -> str | None:
     """The predicate for a home an earlier part of the message spoke of: found or bought ("found a
     house", "found a house to rent") -> moves-to; the speaker's own now ("our new flat") -> lives-in."""
@@ -915,8 +941,8 @@ def _home_before(span: Span) -> str | None:
 
 
 def _past_home(home: Token) -> bool:
-    """'our old flat', 'my last place', 'the previous house': a home that says nothing of now."""
-    return any(c.lower_ in {"old", "last", "previous"} for c in home.children)
+    """'our old flat', 'my last place', 'the holiday cottage': a home that says nothing of now."""
+    return any(c.lower_ in OLD_HOME_WORDS for c in home.children)
 
 
 def _for_someone(prep: Token) -> bool:

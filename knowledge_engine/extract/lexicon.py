@@ -390,6 +390,10 @@ SALARY_NOUNS = {
     "take-home",  # "take home": the parse's noun is "take" (RELATION_PREDICATES), "home" is no home then
 }
 HOME_NOUNS = {"house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow"}
+# A home no longer or not mainly lived in: "my old flat in Leith", "our holiday cottage in Kerry".
+OLD_HOME_WORDS = frozenset(
+    {"old", "previous", "former", "last", "holiday", "second", "summer", "first", "childhood"}
+)
 WORK_NOUNS = {"manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"}
 VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
 PAY_WORDS = {*VALUE_NOUNS, "base"}
