@@ -536,7 +536,8 @@ def test_a_title_after_job_news_is_the_speakers_role(triples: Callable[..., Trip
 
 
 def test_a_perfect_read_as_is_is_where_one_is(triples: Callable[..., Triples]) -> None:
-    assert ("Tom", "is-at", "Oakfield Primary") in triples(
+    # being at a place whose name says it is a school is attending it (no school year needed)
+    assert ("Tom", "attends", "Oakfield Primary") in triples(
         "Tom is nervous. he's been at Oakfield Primary for ages"
     )
     # with a school year in the sentence, being at the place is going to school there
@@ -840,3 +841,30 @@ def test_a_home_not_lived_in_now_says_nothing_of_where_one_lives(
     triples: Callable[..., Triples], text: str
 ) -> None:
     assert not {t for t in triples(text) if t[1] == "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # the school year in the next sentence, whose "teacher" is the school's, not Aoife's job
+            "Aoife started at Salerno last week. She's in first year and has a teacher she's terrified of.",
+            ("Aoife", "attends", "Salerno"),
+        ),
+        (
+            "Hello. Aoife started at Salerno last week. She's in first year. "
+            "Oisín is in third class at the Gaelscoil now.",
+            ("Oisín", "attends", "Gaelscoil"),
+        ),
+        ("Isla is settled at Didsbury Road Primary.", ("Isla", "attends", "Didsbury Road Primary")),
+        ("Isla loves Didsbury Road Primary.", ("Isla", "attends", "Didsbury Road Primary")),
+    ],
+)
+def test_a_school_said_by_its_year_or_its_name_is_attended(
+    triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in triples(text)
+
+
+def test_a_job_started_is_no_school_without_a_school_year(triples: Callable[..., Triples]) -> None:
+    found = triples("Tom started at Acme last week. He's loving it.")
+    assert ("Tom", "works-at", "Acme") in found and not {t for t in found if t[1] == "attends"}

@@ -188,16 +188,22 @@ def pronoun_gender(subject: str) -> str | None:
 
 def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
     ctx = _Ctx(message=message, ents={t.i: e for e in doc.ents for t in e})
+    before, prev = 0, None  # the previous sentence and where its facts start
     for sent in doc.sents:
         if len(sent) > MAX_SENTENCE_TOKENS:
             counters.inc("extract.spacy.facts_skipped_long_sentence")
             continue
         first = len(ctx.out)
         _sentence_facts(sent, ctx)
-        if SCHOOL_YEAR_SAID.search(sent.text) and not any(t.lemma_.lower() in _TEACHING for t in sent):
-            said = (_at_school(f, ctx) for f in ctx.out[first:])
-            ctx.out[first:] = [f for f in said if not SCHOOL_YEAR.fullmatch(f.object)]  # "is-in Grade 10"
-    return dedupe_facts(ctx.out)
+        # "Aoife started at Salerno last week. She's in first year.": the year may come next (then
+        # the place's sentence is the one that must not speak of teaching or work)
+        follows = prev is not None and sent[0].lower_ in {"she", "he"}
+        start, place = (before, prev) if follows and prev is not None else (first, sent)
+        if SCHOOL_YEAR_SAID.search(sent.text) and not any(t.lemma_.lower() in _TEACHING for t in place):
+            said = (_at_school(f, ctx) for f in ctx.out[start:])
+            ctx.out[start:] = [f for f in said if not SCHOOL_YEAR.fullmatch(f.object)]  # "is-in Grade 10"
+        before, prev = first, sent
+    return dedupe_facts([_at_named_school(f, ctx) for f in ctx.out])
 
 
 # Where someone else is "at" a place in a sentence that gives their school year, the place is their
@@ -210,6 +216,24 @@ def _at_school(fact: FactCandidate, ctx: _Ctx) -> FactCandidate:
     if fact.predicate not in _AT_PLACE or fact.subject == ctx.me:
         return fact
     counters.inc("extract.spacy.school_year")
+    return fact.model_copy(update={"predicate": "attends", "object_type": "organization"})
+
+
+# Being at a place whose name says it is a school ("settled at Didsbury Road Primary", "happy in
+# St Anne's Primary", "loves Wee Sparrows nursery") is attending it, for anyone but the speaker.
+_AT_SCHOOL_NAMED = re.compile(
+    r"(?:is-)?(?:settled|happy|doing-well|thriving|enrolled|registered)-(?:at|in)|is-at|is-in|loves"
+)
+
+
+def _at_named_school(fact: FactCandidate, ctx: _Ctx) -> FactCandidate:
+    if (
+        fact.subject == ctx.me
+        or not _AT_SCHOOL_NAMED.fullmatch(fact.predicate)
+        or not _is_school(fact.object)
+    ):
+        return fact
+    counters.inc("extract.spacy.school_named")
     return fact.model_copy(update={"predicate": "attends", "object_type": "organization"})
 
 

@@ -374,7 +374,8 @@ _MONTHS = "of|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|febru
 _MONTHS += "august|september|october|november|december"
 SCHOOL_YEAR_SAID = re.compile(
     rf"\b(?:{SCHOOL_YEAR.pattern}|\d{{1,2}}(?:st|nd|rd|th)\s+(?:grade|class)|(?:{_ORDINALS})\s+(?:grade|class)|"
-    rf"(?:in|into)\s+\d{{1,2}}(?:st|nd|rd|th)(?!\s+(?:{_MONTHS})\b)|kindergarten|pre-?k)\b",
+    rf"(?:in|into)\s+\d{{1,2}}(?:st|nd|rd|th)(?!\s+(?:{_MONTHS})\b)|(?:in|into)\s+(?:{_ORDINALS})\s+year|"
+    rf"kindergarten|pre-?k)\b",
     re.I,
 )
 # Modifiers of a relation noun that leave the relation as it is ("my actual supervisor", "my direct
