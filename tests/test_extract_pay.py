@@ -63,3 +63,21 @@ def test_the_amount_keeps_its_currency_code_as_one_mention(tier: SpacyTier) -> N
     (extraction,) = tier.extract([Message(id="m", text="offer from feedzai, 62k euro per year", role="user")])
     assert ("62k euro", "money") in {(m.value, m.type) for m in extraction.mentions}
     assert not any(m.value == "62k" and m.type == "location" for m in extraction.mentions)
+
+
+def test_the_employers_counter_and_a_bare_yes_to_it_are_an_offer_and_its_acceptance(tier: SpacyTier) -> None:
+    said = pay(
+        tier, "I asked for 54 and he came back with 52k plus on call pay. I said yes!! start date is May 13"
+    )
+    assert {("has-salary-offer", "52k"), ("accepted-offer", "offer")} <= said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He proposed last night and I said yes!!",  # no job in the message
+        "I came back with 2k of shopping, oops",  # the speaker's own haul
+    ],
+)
+def test_a_yes_or_a_coming_back_that_is_no_job_says_nothing_of_one(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in pay(tier, text) if p in {"accepted-offer", "has-salary-offer"}}

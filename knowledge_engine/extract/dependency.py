@@ -2513,7 +2513,10 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
 
 
 def _pay_facts(verb: Token, ctx: _Ctx) -> None:
-    """'They pay me $85,000' -> has-salary; 'they offered me 85k' -> has-salary-offer (not yet pay)."""
+    """'They pay me $85,000' -> has-salary; 'they offered me 85k', 'he came back with 52k' (the
+    employer's counter) -> has-salary-offer (not yet pay)."""
+    if _counter_offer(verb, ctx):
+        return
     if verb.lemma_ not in {"pay", "offer"} or _is_irrealis(verb):
         return
     if verb.lemma_ == "pay" and _is_past(verb):
@@ -2532,6 +2535,23 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
         if money:
             pred = "has-salary" if verb.lemma_ == "pay" else OFFERED_PAY
             _emit(ctx, ctx.me, pred, money, 0.55, obj_tok=None)
+
+
+def _counter_offer(verb: Token, ctx: _Ctx) -> bool:
+    """'he came back with 52k' in the speaker's message: the other side's offer of pay."""
+    back = any(c.dep_ in {"prt", "advmod"} and c.lower_ == "back" for c in verb.children)
+    if verb.lemma_ != "come" or not back or ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is None or subj.lower_ in {"i", "we"}:
+        return False  # "I came back with 2k of shopping"
+    found = False
+    for pobj in (p for prep in _preps(verb, verb, {"with"}) for p in _pobjs(prep)):
+        money = _money_value(pobj, ctx)
+        if money and _big_enough(money):
+            _emit(ctx, ctx.me, OFFERED_PAY, money, 0.5, obj_tok=None)
+            found = True
+    return found
 
 
 def _salary_change(verb: Token, ctx: _Ctx) -> None:
@@ -2692,6 +2712,9 @@ def _accepted(verb: Token, subject: str, ctx: _Ctx) -> bool:
     said_yes = lemma == "say" and any(c.lower_ == "yes" for c in verb.children)
     if said_yes:
         objs = [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
+        if not objs and _about_a_job(verb.doc):  # "... I said yes!! start date is May 13"
+            _emit(ctx, subject, ACCEPTED_OFFER, "offer", 0.55, obj_tok=None)
+            return True
     elif lemma in {"accept", "take"}:
         objs = [c for c in verb.children if c.dep_ == "dobj"]
         bare = not objs and not any(c.dep_ in {"prep", "ccomp", "xcomp"} for c in verb.children)
@@ -2715,6 +2738,13 @@ def _accepted(verb: Token, subject: str, ctx: _Ctx) -> bool:
         _emit(ctx, subject, ACCEPTED_OFFER, name or "offer", 0.55, obj_tok=None)
         return True
     return False
+
+
+def _about_a_job(doc: Doc) -> bool:
+    """A message that speaks of a job's terms (an offer, a salary, a start date, an amount): a bare
+    'I said yes' in it answers the job, not a proposal."""
+    words = {"offer", "job", "role", "position", "salary", "contract", "start"}
+    return any(t.lemma_.lower() in words or t.ent_type_ == "MONEY" for t in doc)
 
 
 def _named_job(job: Token, subject: str, ctx: _Ctx) -> bool:
