@@ -767,6 +767,10 @@ def test_a_visit_or_a_friend_is_no_job(triples: Callable[..., Triples], text: st
     [
         ("Big news: Helix Robotics offered me a job!", {("Maya", "has-offer-from", "Helix Robotics")}),
         ("I got an offer from Monzo!", {("Maya", "has-offer-from", "Monzo")}),
+        (  # the country leads the list; the employer follows it
+            "I got offer from UK, Royal Berkshire NHS Foundation Trust in Reading.",
+            {("Maya", "has-offer-from", "Royal Berkshire NHS Foundation Trust")},
+        ),
         ("I didn't get the offer from Monzo.", set()),
         ("If I get an offer from Monzo I'll take it.", set()),
         ("I accepted it.", {("Maya", "accepted-offer", "offer")}),

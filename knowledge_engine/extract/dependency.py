@@ -2685,8 +2685,22 @@ def _offered_title(job: Token) -> str | None:
 
 def _orgs_of(noun: Token, preps: set[str], ctx: _Ctx) -> list[str]:
     """Names after a noun's (or its verb's) prepositions: 'an offer from Monzo', 'a job with the Council'."""
-    pobjs = (p for prep in _preps(noun, noun.head, preps) for p in _pobjs(prep))
+    pobjs = (_org_behind_place(p, ctx) for prep in _preps(noun, noun.head, preps) for p in _pobjs(prep))
     return [n for p in pobjs if (n := _name_of(p, ctx) or _proper_lower(p, ctx))]
+
+
+def _org_behind_place(pobj: Token, ctx: _Ctx) -> Token:
+    """'an offer from UK, Royal Berkshire NHS Foundation Trust': the organisation the country leads to."""
+    ent = ctx.ents.get(pobj.i)
+    if ent is None or ent.label_ != "GPE":
+        return pobj
+    orgs = [c for c in pobj.children if c.dep_ in {"appos", "conj"} and _label(c, ctx) == "ORG"]
+    return orgs[0] if orgs else pobj
+
+
+def _label(tok: Token, ctx: _Ctx) -> str:
+    ent = ctx.ents.get(tok.i)
+    return ent.label_ if ent is not None else ""
 
 
 def _proper_lower(tok: Token, ctx: _Ctx) -> str | None:
