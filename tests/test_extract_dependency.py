@@ -872,3 +872,9 @@ def test_a_school_said_by_its_year_or_its_name_is_attended(
 def test_a_job_started_is_no_school_without_a_school_year(triples: Callable[..., Triples]) -> None:
     found = triples("Tom started at Acme last week. He's loving it.")
     assert ("Tom", "works-at", "Acme") in found and not {t for t in found if t[1] == "attends"}
+
+
+def test_a_job_started_as_a_role_is_the_role_now(triples: Callable[..., Triples]) -> None:
+    found = triples("I started as a data analyst at Acme in March.")
+    assert ("Maya", "has-role", "data analyst") in found
+    assert not {t for t in found if t[1] == "worked-as"}

@@ -2838,9 +2838,12 @@ def _role_as(tok: Token, verb: Token, subject: str, ctx: _Ctx) -> bool:
 
 def _career_as(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'I started out as a linesman', 'finished up as district supervisor when I retired', 'she
-    retired as head teacher' -> worked-as: a role held once, told as a career's start or end."""
+    retired as head teacher' -> worked-as: a role held once, told as a career's start or end ("started
+    out"; a plain "started as" is a job begun, the role now)."""
     if verb.lemma_ not in CAREER_VERBS or _is_irrealis(verb):
         return False
+    if verb.lemma_ in {"start", "begin"} and not any(c.lower_ in {"out", "off"} for c in verb.children):
+        return False  # "I started as a data analyst at X in March" is the job now
     found = False
     for pobj in (p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)):
         obj = _object_phrase(pobj, ctx, with_of=True) if pobj.pos_ in {"NOUN", "PROPN"} else None
