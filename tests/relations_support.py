@@ -23,8 +23,9 @@ Story = list[tuple[int, str, list[tuple[str, str, str]]]]
 
 
 @contextmanager
-def story_retriever(root: Path, story: Story, t0: datetime) -> Iterator[Retriever]:
-    """Maya's workspace under `root` holding `story` (day d, message i at t0 + d days + i minutes), synced."""
+def story_retriever(root: Path, story: Story, t0: datetime, speaker: str = "Maya") -> Iterator[Retriever]:
+    """Maya's workspace under `root` holding `story` (day d, message i at t0 + d days + i minutes), synced.
+    The log's speaker is `speaker`; the facts name Maya as the entity "Maya" (its id as subject_id)."""
     engine = KnowledgeEngine(load_config({
         "workspaceTemplate": "{workspaceDir}/ke", "workspaceRoot": str(root / "agents"),
         "extraction": {"llm": {"enabled": False}},
@@ -34,11 +35,12 @@ def story_retriever(root: Path, story: Story, t0: datetime) -> Iterator[Retrieve
     messages = []
     for i, (day, text, facts) in enumerate(story):
         ts = t0 + timedelta(days=day, minutes=i)
-        messages.append(Message(id=f"m{i}", text=text, role="user", speaker="Maya", session=f"s{day}",
+        messages.append(Message(id=f"m{i}", text=text, role="user", speaker=speaker, session=f"s{day}",
                                 timestamp=ts))
         for s, p, o in facts:
             ev = Evidence(message_id=f"m{i}", session=f"s{day}", role="user", timestamp=ts)
-            ws.facts.add(s, p, o, evidence=[ev], confidence=0.6, now=ts)
+            sid = ws.entities.observe(s, "person", "spacy", ev).id if s == "Maya" else None
+            ws.facts.add(s, p, o, evidence=[ev], confidence=0.6, now=ts, subject_id=sid)
     ws.messages.append_many(messages)
     engine.sync(ws)
     r = retriever_for(engine, ws)

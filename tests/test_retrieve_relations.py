@@ -82,6 +82,21 @@ def test_the_current_fact_of_the_asked_subject_and_relation_comes_first(retrieve
         assert not any("(past;" in line for line in facts), (question, facts)
 
 
+def test_a_speaker_whose_facts_are_under_a_short_form_of_the_name_is_still_i(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # The log's speaker is "Maya Lindqvist"; she wrote "I'm Maya", and the store keeps her facts under
+    # the entity "Maya". "I" must reach them through that entity, not by the log's name alone
+    # (before, the relation facts of such a user were never found: tune story fresh4-eamon).
+    root = tmp_path_factory.mktemp("short_form")
+    with story_retriever(root, STORY, T0, speaker="Maya Lindqvist") as r:
+        now = T0 + timedelta(days=90)
+        facts = relations_support.known_facts(r, "where do I work now?", now)
+        assert facts and facts[0].startswith("- Maya | works-at | Helix Robotics ("), facts
+        facts = relations_support.known_facts(r, "what was my previous job?", now)
+        assert facts and facts[0].startswith("- Maya | works-at | Northwind Logistics (past;"), facts
+
+
 def test_a_question_about_the_past_gets_the_superseded_fact_marked_as_past(retriever: Retriever) -> None:
     cases = {
         "what was my previous job?":

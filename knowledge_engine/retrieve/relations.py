@@ -397,8 +397,20 @@ class UserNames:
             with contextlib.suppress(Exception):  # a busy or missing log: "I" is `user` only
                 latest = ws.messages.iter(role="user", order="desc", limit=USER_SAMPLE)
                 keys |= {canonical(m.speaker) for m in latest if m.speaker}
+        keys |= _entity_keys(ws, keys - {"user"})
         self.keys = keys
         return keys
+
+
+def _entity_keys(ws: Workspace, speakers: set[str]) -> set[str]:
+    """The entity each speaker's name resolves to, by id and name: "Eamon Duffy" writes "I'm Eamon",
+    and the store keeps his facts under the entity "Eamon" that the long name joined."""
+    keys: set[str] = set()
+    for name in speakers:
+        ent = ws.entities.resolve(name, "person")
+        if ent is not None:
+            keys |= {ent.id, canonical(ent.value)}
+    return keys
 
 
 @dataclass
