@@ -118,6 +118,7 @@ from knowledge_engine.extract.lexicon import (
     WORK_VERBS,
 )
 from knowledge_engine.extract.nlp import LABEL_TYPES
+from knowledge_engine.extract.pets import pet_of_breed, pets_in
 from knowledge_engine.extract.regex import CURRENCY_CODES
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import FactCandidate
@@ -241,6 +242,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
     """The facts of one sentence, appended to ctx.out."""
     _relation_sweep(sent, ctx)  # "my husband Tom" holds in a question or a plan too
     _districts(sent, ctx)  # "Kreuzberg is a lively area": geography, whoever says it
+    _pets_named(sent, ctx)
     if _is_question(sent):
         return
     _age_facts(sent, ctx)
@@ -268,6 +270,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _i_am_title(sent, ctx)
     if ctx.message.role == "user":
         _cars_named(sent, ctx)
+        _pets_by_breed(before, ctx)
         _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
 
 
@@ -278,6 +281,30 @@ def _cars_named(sent: Span, ctx: _Ctx) -> None:
     for car in ctx.cars.owned(sent):
         if not any(car.text.lower() in o or o in car.text.lower() for o in said):
             _emit(ctx, ctx.me, "has-car", car.text, 0.6, obj_tok=car.root, obj_type="product")
+
+
+def _pets_named(sent: Span, ctx: _Ctx) -> None:
+    """The speaker's pets named by what they are (extract/pets.py): 'Jess is the dog', 'we have dog,
+    paçoca' (held in a line that goes on to ask: "..., can dog fly to europe?")."""
+    if ctx.message.role == "user":
+        _pets(pets_in(sent, lambda tok: _name_of(tok, ctx, person=True)), ctx)
+
+
+def _pets_by_breed(before: int, ctx: _Ctx) -> None:
+    """A name the clauses made a breed ("Banjo ... he's a red kelpie": is-a red kelpie) is a pet."""
+    found = []
+    for fact in ctx.out[before:]:
+        kind = pet_of_breed(fact.object) if fact.predicate == "is-a" and fact.subject != ctx.me else None
+        if kind:
+            found.append((kind, fact.subject))
+    _pets(found, ctx)
+
+
+def _pets(found: list[tuple[str, str]], ctx: _Ctx) -> None:
+    said = {f.object for f in ctx.out if f.predicate.startswith("has-")}
+    for kind, name in found:
+        if _capitalised(name) not in said:  # "my brother Sam" is no pet, "my dog Rex" is said once
+            _emit(ctx, ctx.me, f"has-{kind}", _capitalised(name), 0.55, obj_tok=None, obj_type="unknown")
 
 
 def _clause_roots(root: Token) -> list[Token]:

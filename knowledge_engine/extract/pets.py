@@ -1,0 +1,83 @@
+"""The speaker's pets as chat introduces them, beside "my dog Rex" and "a cat called Mochi".
+
+Why: people name a pet by what it is more often than by whose it is: "Jess is the dog, an old
+sheepdog cross", "we have dog, paçoca, vira-lata", "Banjo's already found the beach. he's a red
+kelpie". The parse reads these as an identity ("Jess is the dog"), an apposition to the object of
+"have", or a he/she that the dependency pass already resolved to the name ("Banjo is-a red
+kelpie"); each is the speaker's pet when the message is the speaker's and names no other owner.
+
+A breed that is also a word for a person ("Tom is a boxer", "a shepherd") is not read from an
+identity, nor is a name the model tags as a person in a sentence without an animal word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from spacy.tokens import Span, Token
+
+from knowledge_engine.extract.lexicon import ANIMAL_NOUNS, PET_BREEDS
+
+_PERSON_BREEDS = frozenset({"boxer", "shepherd", "pointer", "setter", "lab", "persian", "siamese"})
+_OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
+_SPEAKERS = frozenset({"i", "we"})
+
+Name = Callable[[Token], str | None]
+
+
+def animal(noun: Token) -> str | None:
+    """'dog' for "dog", "sheepdog" or "red kelpie"; None for any other noun."""
+    lemma = noun.lemma_.lower()
+    if lemma in ANIMAL_NOUNS and lemma != "pet":
+        return lemma
+    return PET_BREEDS.get(lemma)
+
+
+def pets_in(sent: Span, name_of: Name) -> list[tuple[str, str]]:
+    """(animal, name) for each pet of the speaker the sentence introduces."""
+    if any(t.lower_ in _OTHER_OWNERS for t in sent):
+        return []  # "her dog Rex", "their cat": someone else's
+    found: list[tuple[str, str]] = []
+    for tok in sent:
+        kind = animal(tok) if tok.pos_ == "NOUN" else None
+        if kind is None:
+            continue
+        pair = _is_the_pet(tok, kind, name_of) or _have_pet(tok, kind, name_of)
+        if pair:
+            found.append(pair)
+    return found
+
+
+def pet_of_breed(breed_phrase: str) -> str | None:
+    """'red kelpie' -> 'dog': the animal an identity names by its breed (not a person's word)."""
+    words = breed_phrase.lower().split()
+    if not words or words[-1] in _PERSON_BREEDS:
+        return None
+    return PET_BREEDS.get(words[-1])
+
+
+def _is_the_pet(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:
+    """'Jess is the dog' (the household's one dog, said with "the")."""
+    verb = noun.head
+    if noun.dep_ != "attr" or verb.lemma_ != "be" or not any(c.lower_ == "the" for c in noun.children):
+        return None
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is None or subj.pos_ != "PROPN":
+        return None
+    name = name_of(subj)
+    return (kind, name) if name else None
+
+
+def _have_pet(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:
+    """'we have dog, paçoca', 'I have a cat, Mochi': the name in apposition to the animal had."""
+    verb = noun.head
+    if noun.dep_ != "dobj" or verb.lemma_ != "have" or verb.tag_ not in {"VBP", "VB"}:
+        return None
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is None or subj.lower_ not in _SPEAKERS:
+        return None
+    listed = any(c.dep_ == "cc" for c in noun.children)  # "a dog and Tom": two things had
+    deps = {"appos"} if listed else {"appos", "conj"}
+    appos = next((c for c in noun.children if c.pos_ == "PROPN" and c.dep_ in deps), None)
+    name = name_of(appos) if appos is not None else None
+    return (kind, name) if name else None

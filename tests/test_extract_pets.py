@@ -1,0 +1,64 @@
+"""The speaker's pets named by what they are (issue 14, extract/pets.py): "Jess is the dog", "we have
+dog, paçoca", a name made a breed by a he/she ("Banjo ... he's a red kelpie"); on the real English
+pipeline through the spaCy tier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract.pets import pet_of_breed
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
+
+
+@pytest.fixture(scope="module")
+def tier() -> Iterator[SpacyTier]:
+    tier = SpacyTier(SpacyConfig(workers=0))
+    yield tier
+    tier.close()
+
+
+def pets(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Eamon")])
+    return {
+        (f.predicate, f.object)
+        for f in extraction.facts
+        if f.subject == "Eamon" and f.predicate in {"has-dog", "has-cat", "has-rabbit", "has-horse"}
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("Too big for one man and a dog. Jess is the dog, an old sheepdog cross.", ("has-dog", "Jess")),
+        ("also we have dog, paçoca, vira-lata, can dog fly to europe?", ("has-dog", "Paçoca")),
+        ("I have a cat, Mochi.", ("has-cat", "Mochi")),
+        ("Moved in! Banjo's already found the beach. he's a red kelpie, 4", ("has-dog", "Banjo")),
+    ],
+)
+def test_a_pet_named_by_what_it_is_is_the_speakers(tier: SpacyTier, text: str, pet: tuple[str, str]) -> None:
+    assert pet in pets(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom is a boxer.",  # a person's trade, though a breed too
+        "Her neighbour Tom, he's a boxer.",
+        "Rex is her dog.",  # hers
+        "We have a dog and Tom.",  # a list of two, not a name for the dog
+        "Do you have a dog, Rex?",  # the assistant's, asked
+        "Jess is the dog lover in the family.",  # a person
+    ],
+)
+def test_no_pet_of_the_speakers_where_none_was_said(tier: SpacyTier, text: str) -> None:
+    assert pets(tier, text) == set()
+
+
+def test_a_breed_that_is_also_a_persons_word_names_no_animal() -> None:
+    assert pet_of_breed("red kelpie") == "dog"
+    assert pet_of_breed("boxer") is None
+    assert pet_of_breed("civil engineer") is None
