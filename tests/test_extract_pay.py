@@ -34,6 +34,8 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("band 5 so about 33k before tax", ("has-salary", "33k")),
         ("I got an offer from Freshworks. 18 LPA CTC", ("has-salary-offer", "18 LPA")),
         ("I earned 40k at my old job.", ("earned", "40k")),
+        ("The ESB pension comes to about €1,950 a month.", ("has-salary", "€1,950")),  # a retiree's income
+        ("The pension went up to €2,040 a month in January.", ("has-salary", "€2,040")),
         (
             "Acme Logistics offered me the dispatcher job!! 50k salary, M-F 7 to 4.",
             ("has-salary-offer", "50k"),
@@ -81,3 +83,9 @@ def test_the_employers_counter_and_a_bare_yes_to_it_are_an_offer_and_its_accepta
 )
 def test_a_yes_or_a_coming_back_that_is_no_job_says_nothing_of_one(tier: SpacyTier, text: str) -> None:
     assert not {p for p, _ in pay(tier, text) if p in {"accepted-offer", "has-salary-offer"}}
+
+
+def test_a_pension_beside_a_home_is_income_not_rent(tier: SpacyTier) -> None:
+    facts = pay(tier, "I'm in the same house since 1974. The pension comes to about €1,950 a month.")
+    assert ("has-salary", "€1,950") in facts
+    assert not {o for p, o in facts if p == "has-rent"}

@@ -86,6 +86,7 @@ from knowledge_engine.extract.lexicon import (
     PAY_MARKED,
     PAY_MARKED_AFTER,
     PAY_WORDS,
+    PENSION_NOUNS,
     PERSON_SUBJECT_PREDICATES,
     PET_BREEDS,
     PET_NOUNS,
@@ -114,6 +115,7 @@ from knowledge_engine.extract.lexicon import (
     VERB_PREPS,
     VISIT_WORDS,
     WH_TAGS,
+    WORK_FOR_VERBS,
     WORK_NOUNS,
     WORK_VERBS,
 )
@@ -1690,6 +1692,7 @@ def _condition_state(tok: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
 def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     """'is from Porto' always; 'is in/at X' only for named places and organisations."""
     for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+        pobj = _org_owner(pobj, ctx)
         obj = _name_of(pobj, ctx)
         if obj is None and prep.lower_ == "from":
             obj = _object_phrase(pobj, ctx)
@@ -1704,6 +1707,16 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, pred, obj, 0.55, obj_tok=pobj, obj_type="organization")
         elif obj:
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+def _org_owner(pobj: Token, ctx: _Ctx) -> Token:
+    """"at The Ottawa Hospital's General Campus": the organisation that owns the site the model left
+    unnamed is where one is; any other object stays as it is."""
+    poss = next((c for c in pobj.children if c.dep_ == "poss"), None)
+    if poss is None or pobj.i in ctx.ents:
+        return pobj
+    ent = ctx.ents.get(poss.i)
+    return poss if ent is not None and ent.label_ == "ORG" else pobj
 
 
 def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
@@ -1734,7 +1747,22 @@ def _stayed(prep: Token, pobj: Token) -> bool:
     "I've": "Been at Boots for six years")."""
     verb = prep.head
     span = [c.lower_ for c in verb.children if c.dep_ == "prep"] + [c.lower_ for c in pobj.children]
-    return verb.lower_ == "been" and _perfect_or_dropped(verb) and bool({"for", "since"} & set(span))
+    if verb.lower_ == "been" and _perfect_or_dropped(verb) and bool({"for", "since"} & set(span)):
+        return True
+    return _been_there(verb)
+
+
+def _been_there(verb: Token) -> bool:
+    """'im at korvus, been there since 2022', 'I drive for Buckeye, been there going on 6 years': a
+    clause beside this one says how long the speaker has been there."""
+    beside = [c for c in verb.children if c.dep_ == "conj"]
+    if verb.dep_ in {"ccomp", "conj"}:
+        beside.append(verb.head)
+    for other in beside:
+        words = {t.lower_ for t in other.subtree}
+        if other.lower_ == "been" and "there" in words and words & {"since", "for", "years", "yrs"}:
+            return True
+    return False
 
 
 def _perfect_or_dropped(verb: Token) -> bool:
@@ -2431,6 +2459,13 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                 if name and ent is not None and ent.label_ == "ORG":
                     _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
                     # not `found`: the clause's role ("as a civil engineer") is read as before
+    if lemma in WORK_FOR_VERBS and not _is_irrealis(verb):  # "I drive OTR for Buckeye Freightways"
+        for pobj in (p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx)
+            if name and ent is not None and ent.label_ == "ORG":
+                pred = "worked-at" if past else "works-at"
+                _emit(ctx, subject, pred, name, 0.55, obj_tok=None, obj_type="organization")
     if lemma in {"rent", "lease"} and not past:  # "renting a little house for $2,900 a month"
         for dobj in (d for d in dobjs if d.lemma_.lower() in HOME_NOUNS):
             for pobj in (p for prep in _preps(dobj, verb, {"for"}) for p in _pobjs(prep)):
@@ -2588,11 +2623,11 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
         return
     if verb.lemma_ in {"bump", "raise", "increase", "up", "put"}:  # the amount raised by someone
         subj = next((c for c in verb.children if c.dep_ == "dobj"), None)
-    elif verb.lemma_ in {"go", "rise", "increase", "jump", "climb", "move"}:
+    elif verb.lemma_ in {"go", "rise", "increase", "jump", "climb", "move", "come"}:  # "comes to €1,950"
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     else:
         return
-    if subj is None or subj.lemma_.lower() not in {*SALARY_NOUNS, "base", "rent"}:
+    if subj is None or subj.lemma_.lower() not in {*SALARY_NOUNS, *PENSION_NOUNS, "base", "rent"}:
         return  # "my salary went up to £58,000" is the salary now, whatever the tense
     poss = next((c for c in subj.children if c.dep_ == "poss"), None)
     owner = _owner(poss, ctx, subj) if poss is not None else (ctx.me if ctx.message.role == "user" else None)

@@ -162,6 +162,12 @@ EVALUATIVE = {
 }
 # Prepositions kept after a verb; "on" only with work ("works on the payments team").
 VERB_PREPS = {"at", "in", "to", "from", "with", "for", "as", "into"}
+# Verbs of a trade whose "for" and a named organisation is the employer: "I drive OTR for Buckeye
+# Freightways", "she teaches for the Toronto board", "I write for The Guardian".
+WORK_FOR_VERBS = {
+    *("drive", "haul", "deliver", "fly", "ride", "teach", "nurse", "code", "program", "develop", "test"),
+    *("design", "write", "consult", "contract", "freelance", "cook", "clean", "build", "sell"),
+}
 # Verbs whose "for" names an employer or a goal ("works for", "trains for", "signed up for").
 FOR_VERBS = {
     "work",
@@ -403,8 +409,11 @@ PAY_MARKED = re.compile(r"\b(?:LPA|CTC)\b|\blakhs? per annum\b", re.IGNORECASE)
 PAY_MARKED_AFTER = re.compile(
     r"(?:before tax|after tax|pre-tax|pretax|gross|net\b|ctc|lpa|per annum|p\.a\.|salary\b|base salary)"
 )
+# A retired speaker's income: "the ESB pension comes to about €1,950 a month" is pay, never a home's rent.
+PENSION_NOUNS = {"pension", "pensions"}
 PAY_CUES = {
     *SALARY_NOUNS,
+    *PENSION_NOUNS,
     "take",  # "my take-home is 2,080 a month": pay, though "home" follows
     "earn",
     "make",

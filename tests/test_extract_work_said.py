@@ -1,0 +1,64 @@
+"""Workplaces said the way people say them in chat (issue 14): a trade's verb "for" a company, a
+site of an organisation ("The Ottawa Hospital's General Campus"), a place followed by how long one has
+been there ("im at korvus, been there since 2022"); on the real English pipeline through the spaCy
+tier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
+
+
+@pytest.fixture(scope="module")
+def tier() -> Iterator[SpacyTier]:
+    tier = SpacyTier(SpacyConfig(workers=0))
+    yield tier
+    tier.close()
+
+
+def work(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Lin")])
+    return {
+        (f.predicate, f.object)
+        for f in extraction.facts
+        if f.subject == "Lin" and f.predicate in {"works-at", "worked-at"}
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I drive OTR for Buckeye Freightways out of Columbus.", ("works-at", "Buckeye Freightways")),
+        (
+            "I used to teach for the Toronto District School Board.",
+            ("worked-at", "Toronto District School Board"),
+        ),
+        (
+            "I have been a clinical pharmacist in oncology at The Ottawa Hospital's General Campus for"
+            " nine years.",
+            ("works-at", "Ottawa Hospital"),
+        ),
+        ("I've been at Tesco's Leeds store for 3 years.", ("works-at", "Tesco")),
+        ("im at korvus in rosebank, been there since 2022", ("works-at", "Korvus")),
+    ],
+)
+def test_a_workplace_said_in_passing_is_read(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I cook for my family every night.",  # no organisation
+        "Should I drive for Lyft?",  # a question, a plan
+        "I'm at my mum's house, been there since Friday.",  # a stay, not a job
+        "I'm at the Hilton tonight.",  # a visit
+    ],
+)
+def test_no_workplace_where_none_was_said(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == set()
