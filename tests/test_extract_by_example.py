@@ -119,6 +119,20 @@ def test_a_he_she_is_resolved_by_the_session(spacy_tier: SpacyTier) -> None:
     assert ("Daniel", "works-at", "Foster Partners") in facts
 
 
+def test_a_he_she_after_a_name_in_the_same_message_is_that_person_whatever_the_session(
+    spacy_tier: SpacyTier,
+) -> None:
+    """What a message says must not hang on the session the host remembers (a restart forgets it):
+    a she after a name of the same message is that person, not one of an earlier message. Found by
+    the kill -9 harness (tests/test_integrity_harness.py): a fact the never-killed control made from
+    the session was missing after a restart between the two messages."""
+    line = "Also, Inês is coming to Berlin for Christmas. She still works at Hospital de São João in Porto."
+    before = "Dana Reyes moved to Oslo last week and joined Initech."
+    after = _last(spacy_tier, ("s10", before), ("s10", line))
+    assert after == _facts(spacy_tier, line, session="s11")
+    assert not {f for f in after if f[0] == "Dana Reyes"}
+
+
 class _BrokenEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         raise RuntimeError("model file unreadable")

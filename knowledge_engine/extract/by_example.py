@@ -424,6 +424,8 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
         probe = message.text[c_start : mention.start] + MASK + message.text[mention.end : c_end]
         others = [m for m in ex.mentions if start <= m.start < end and m is not mention]
         subject = _subject(masked, others, speaker, opens_chat=mention.type == "money")
+        if subject is not None and subject.startswith(PRONOUN):
+            subject = _named_before(ex.mentions, start, speaker) or subject
         lower = message.text[mention.start : mention.end].islower()
         if subject is None or not _open_families(mention, lower, subject, said):
             continue  # nobody the sentence is clearly about, or a rule already said it all
@@ -520,6 +522,21 @@ def _subject(masked: str, others: Sequence[Mention], speaker: str, opens_chat: b
     if not people and len(kin) == 1 and not (pronouns - {_gender_word(next(iter(kin)))}):
         return KIN_PREFIX + next(iter(kin))  # "my husband got a job at X": KinNames gives the name
     return None
+
+
+def _named_before(mentions: Sequence[Mention], start: int, speaker: str) -> str | None:
+    """The one person the message named before this sentence ("Inês is coming to Berlin. She still
+    works in Porto"): a he/she means them, not someone of an earlier message, so what a message says
+    does not hang on what the host still remembers of its session (a restart forgets it)."""
+    people = {
+        m.value
+        for m in mentions
+        if m.type == "person" and 0 <= m.start < start and m.value.casefold() != speaker.casefold()
+    }
+    folded = {p.casefold() for p in people}
+    # "Dana" and "Dana Reyes" are one person
+    distinct = {p for p in people if not any(o.startswith(p.casefold() + " ") for o in folded)}
+    return next(iter(distinct)) if len(distinct) == 1 else None
 
 
 def _as_pronoun(probe: str, subject: str) -> str:
