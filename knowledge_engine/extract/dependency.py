@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
+from knowledge_engine.extract.arrival import arrival_places
 from knowledge_engine.extract.cars import Cars
 from knowledge_engine.extract.lexicon import (
     ADJECTIVE_ENDINGS,
@@ -206,7 +207,19 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
             said = (_at_school(f, ctx) for f in ctx.out[start:])
             ctx.out[start:] = [f for f in said if not SCHOOL_YEAR.fullmatch(f.object)]  # "is-in Grade 10"
         before, prev = first, sent
+    if message.role == "user":
+        _arrived(doc, ctx)
     return dedupe_facts([_at_named_school(f, ctx) for f in ctx.out])
+
+
+def _arrived(doc: Doc, ctx: _Ctx) -> None:
+    """A move told by its arrival (extract/arrival.py): 'Hello again from Knocknacarra! ... The move
+    went grand' -> moved-to Knocknacarra, unless the message already gave the speaker's home there."""
+    homes = {f.object for f in ctx.out if f.subject == ctx.me and f.predicate in {"lives-in", "moved-to"}}
+    for tok in arrival_places(doc, {i: e.label_ for i, e in ctx.ents.items()}):
+        name = _name_of(tok, ctx)
+        if name and name not in homes:
+            _emit(ctx, ctx.me, "moved-to", name, 0.55, obj_tok=None, obj_type="location")
 
 
 # Where someone else is "at" a place in a sentence that gives their school year, the place is their
@@ -1614,6 +1627,8 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
         for pobj in (c for c in prep.children if c.dep_ == "pobj"):
             for tok in [pobj, *_conjuncts(pobj)]:
                 family = _family(verb, p, pred, past)
+                if family in {"lives-in", "lived-in"} and _kind_beside_place(tok, preps, ctx):
+                    continue  # "living in Ballina in the same house": the place, not "same house"
                 ent = ctx.ents.get(tok.i)
                 if verb.lemma_ == "work" and p == "in" and ent is not None and ent.label_ == "ORG":
                     family = "worked-at" if past else "works-at"  # "I work in Google": a company, not a field
@@ -1632,6 +1647,10 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
         name = _name_of(appos, ctx)
         if name:
             _possessive_relation(tok, name, ctx)
+    if name is None and pred in {"lives-in", "lived-in"}:
+        where = _home_place(tok, ctx)
+        if where is not None:  # "I live in a shared house in Headingley": Headingley, not "shared house"
+            tok, name = where
     obj = name or _object_phrase(tok, ctx)
     school = (name is not None and _is_school(name)) or tok.lemma_.lower() in SCHOOL_WORDS
     if obj and pred in {"goes-to", "went-to"} and school:
@@ -1639,6 +1658,26 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
     if obj:
         conf = 0.65 if name else 0.55
         _emit(ctx, subject, PREDICATE_ALIASES.get(pred, pred), obj, conf, obj_tok=tok)
+
+
+def _kind_beside_place(tok: Token, preps: list[Token], ctx: _Ctx) -> bool:
+    """A home said by its kind ("a flat", "the same house") beside a named place of the same verb."""
+    kind = tok.pos_ == "NOUN" or tok.lower_ in HOME_NOUNS  # "a flat" is often tagged an adjective
+    if not kind or _name_of(tok, ctx) or _home_place(tok, ctx):
+        return False
+    return any(_name_of(p, ctx) for prep in preps if prep.lower_ == "in" for p in _pobjs(prep))
+
+
+def _home_place(home: Token, ctx: _Ctx) -> tuple[Token, str] | None:
+    """The named place a home said by its kind is in ("a coloc in X", "a small town in Ohio")."""
+    if home.pos_ != "NOUN":
+        return None
+    ins = [prep for prep in home.children if prep.dep_ == "prep" and prep.lower_ == "in"]
+    for pobj in (p for prep in ins for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx)
+        if name:
+            return pobj, name
+    return None
 
 
 def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: bool, ctx: _Ctx) -> None:

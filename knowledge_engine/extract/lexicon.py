@@ -431,6 +431,15 @@ PAY_CUES = {
 CURRENCY_WORDS = _words(
     "euro euros eur dollars dollar usd bucks pounds pound quid gbp chf francs yen k grand"
 )
+# A message that arrives from a place (extract/arrival.py): words of a move made or of the new home
+# being lived in, and words of a trip, which make the place a visit instead.
+MOVE_CUES = _words(
+    """move moved movers unpack unpacking boxes settle settling settled lease apartment flat house rent
+    renting living neighbours neighbors landlord"""
+)
+TRIP_CUES = _words(
+    "holiday holidays vacation trip hotel hostel flight conference visiting visit tour airbnb honeymoon"
+)
 ANIMAL_NOUNS = {"dog", "cat", "puppy", "kitten", "pet", "horse", "rabbit", "hamster", "parrot", "pony"}
 # A breed names the animal: "a rescue greyhound called Biscuit" -> has-dog Biscuit.
 PET_BREEDS = {

@@ -1,0 +1,77 @@
+"""Homes said the way people say them in chat (issue 14): a home by its kind beside its place ("a
+shared house in Headingley": the place, not "shared house"), and a move told by its arrival ("Hello
+again from Knocknacarra! ... The move went grand", "We made it to Denver!! Living in Wash Park");
+on the real English pipeline through the spaCy tier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
+
+
+@pytest.fixture(scope="module")
+def tier() -> Iterator[SpacyTier]:
+    tier = SpacyTier(SpacyConfig(workers=0))
+    yield tier
+    tier.close()
+
+
+def homes(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Eamon")])
+    return {
+        (f.predicate, f.object)
+        for f in extraction.facts
+        if f.subject == "Eamon" and f.predicate in {"lives-in", "moved-to", "lived-in"}
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live in a shared house in Headingley.", {("lives-in", "Headingley")}),
+        ("We live in a small town in Ohio.", {("lives-in", "Ohio")}),
+        ("I live in a flat in Leith.", {("lives-in", "Leith")}),
+        (
+            "I'm living in Ballina in County Mayo in the same house we bought in 1974.",
+            {("lives-in", "Ballina"), ("lives-in", "County Mayo")},
+        ),
+        ("I live in a flat.", {("lives-in", "flat")}),  # no place said: the kind is all there is
+    ],
+)
+def test_a_home_said_by_its_kind_gives_its_place(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert homes(tier, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        (
+            "Hello again from Knocknacarra! I'm here a week and a half now. The move went grand.",
+            "Knocknacarra",
+        ),
+        ("We made it to Denver!! Living in Wash Park, renting a little house for $2,900 a month", "Denver"),
+    ],
+)
+def test_a_move_told_by_its_arrival_is_a_move(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("moved-to", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hello from Paris! The hotel is lovely.",  # a trip
+        "Hello from Lisbon! The flat we rented for the holiday is lovely.",  # a trip, though a flat
+        "Hi from Tom and the kids! We're settling in.",  # a greeting from people
+        "They made it to Leeds, the move went fine.",  # someone else's move
+        "We made it to the final!! The house is buzzing.",  # no place
+    ],
+)
+def test_no_move_where_none_was_said(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in homes(tier, text) if p == "moved-to"}
