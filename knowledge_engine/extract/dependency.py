@@ -17,6 +17,7 @@ from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract.arrival import arrival_places
 from knowledge_engine.extract.cars import Cars
+from knowledge_engine.extract.kids import child_age, possessive_ages, speaks_of_own_kids
 from knowledge_engine.extract.lexicon import (
     ADJECTIVE_ENDINGS,
     ANIMAL_NOUNS,
@@ -209,7 +210,25 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
         before, prev = first, sent
     if message.role == "user":
         _arrived(doc, ctx)
+        _kids_by_age(doc, ctx)
     return dedupe_facts([_at_named_school(f, ctx) for f in ctx.out])
+
+
+def _kids_by_age(doc: Doc, ctx: _Ctx) -> None:
+    """Children named by their ages beside a word for the speaker's kids (extract/kids.py): 'she keeps
+    the kids when I'm out, Caleb is 12 and Maddie's 8' -> has-child Caleb, Maddie (and their ages)."""
+    for tok, age in possessive_ages(doc):  # "Maddie's 8": the parse reads a possessive
+        name = _name_of(tok, ctx, person=True)
+        aged = any(f.subject == name and f.predicate == "is-aged" for f in ctx.out)
+        if name and name != ctx.me and not aged:
+            _emit(ctx, name, "is-aged", age, 0.55, obj_tok=None, subj_type="person")
+    if not speaks_of_own_kids(doc):
+        return
+    related = {f.object for f in ctx.out if f.predicate.startswith("has-") or f.predicate == "is-married-to"}
+    for fact in list(ctx.out):
+        if fact.predicate == "is-aged" and fact.subject not in related | {ctx.me} and child_age(fact.object):
+            _emit(ctx, ctx.me, "has-child", fact.subject, 0.5, obj_tok=None, obj_type="person")
+            related.add(fact.subject)
 
 
 def _arrived(doc: Doc, ctx: _Ctx) -> None:
@@ -653,7 +672,7 @@ def _appos_relation(tok: Token, name: str, ctx: _Ctx) -> None:
 def _possessive_relation(noun: Token, name: str, ctx: _Ctx) -> None:
     """'my sister Maria' / "Alex's manager, Sam" -> owner has-sister/has-manager name."""
     poss = next((c for c in noun.children if c.dep_ == "poss"), None)
-    if poss is None:
+    if poss is None or noun.like_num:  # "Maddie's 8": an age (extract/kids.py), no relation "has-8"
         return
     owner = _owner(poss, ctx, noun)
     if owner and owner != name:
@@ -1813,6 +1832,8 @@ def _perfect_or_dropped(verb: Token) -> bool:
 
 
 def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> None:
+    if attr.like_num:
+        return  # "Caleb is 12 and Maddie's 8": ages (_age_facts, extract/kids.py), no relation "has-8"
     if any(c.dep_ == "poss" for c in attr.children):
         owner = _owner(next(c for c in attr.children if c.dep_ == "poss"), ctx, attr)
         if owner and owner != subject:  # "Jordan is my best friend"

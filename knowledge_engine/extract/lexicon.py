@@ -241,7 +241,12 @@ IRREGULAR_PAST = {
 RELATION_PREDICATES = {
     **dict.fromkeys(["husband", "wife", "spouse", "hubby", "hubs", "wifey", "missus"], "is-married-to"),
     **dict.fromkeys(
-        ["partner", "girlfriend", "boyfriend", "fiance", "fiancé", "fiancee", "fiancée", "bf", "gf", "boyf"],
+        [
+            *("partner", "girlfriend", "boyfriend", "fiance", "fiancé", "fiancee", "fiancée"),
+            *("bf", "gf", "boyf"),
+            # the word a French, Spanish or Portuguese speaker keeps in English chat: "my copine léa"
+            *("copine", "copain", "novia", "novio", "namorada", "namorado"),
+        ],
         "has-partner",
     ),
     **dict.fromkeys(
@@ -688,12 +693,12 @@ MAX_VALUE_WORDS = 8
 # Subject of a he/she the message cannot resolve (see extract_triples' keep_pronouns).
 PRONOUN = "__pronoun__"  # an unresolved he/she; "__pronoun__:f" / ":m" carry which one
 FEMALE_KIN = _words(
-    "wife wifey missus girlfriend gf fiancee fiancée mum mom mother mam mommy mummy sister sis "
-    "daughter stepdaughter aunt auntie niece grandma granny nan nana grandmother"
+    "wife wifey missus girlfriend gf fiancee fiancée copine novia namorada mum mom mother mam mommy mummy "
+    "sister sis daughter stepdaughter aunt auntie niece grandma granny nan nana grandmother"
 )
 MALE_KIN = _words(
-    "husband hubby hubs boyfriend bf boyf fiance fiancé dad father daddy papa brother bro son stepson "
-    "uncle nephew grandpa grandad granddad grandfather"
+    "husband hubby hubs boyfriend bf boyf fiance fiancé copain novio namorado dad father daddy papa "
+    "brother bro son stepson uncle nephew grandpa grandad granddad grandfather"
 )
 DATE_WORDS = {"today", "yesterday", "tomorrow", "tonight", "now", "lately", "recently"}
 # Words that follow a relation noun without being a name ("my boss meeting", "my sister's wedding").

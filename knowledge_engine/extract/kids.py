@@ -1,0 +1,53 @@
+"""The speaker's children named by their ages: "she keeps the kids when I'm out, Caleb is 12 and
+Maddie's 8".
+
+Why: a parent introduces children in passing, by a word for the kids and then each name with an
+age, never as "my son Caleb". A name given a child's age in a message that speaks of the speaker's
+own kids ("the kids", "my kids", "our two boys") is a child of the speaker. Not when the kids are
+someone else's ("her kids", "my sister's kids"), and not a name with an adult's age.
+
+The chat form "Maddie's 8" parses as a possessive; `possessive_ages` reads it as an age.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc, Token
+
+KID_WORDS = frozenset({"kids", "children", "boys", "girls", "kiddos", "twins"})
+_OWN = frozenset({"my", "our", "the"})
+_OTHERS = frozenset({"his", "her", "their", "your"})
+MAX_CHILD_AGE = 17
+
+
+def speaks_of_own_kids(doc: Doc) -> bool:
+    """'the kids', 'my kids', 'our two boys' in the message, and no other owner's kids."""
+    own = False
+    for tok in doc:
+        if tok.lower_ not in KID_WORDS:
+            continue
+        owner = next((c for c in tok.children if c.dep_ in {"poss", "det"}), None)
+        if owner is None:  # "we have two kids": the speaker's by the verb
+            subj = next((c for c in tok.head.children if c.dep_ == "nsubj"), None)
+            had = tok.dep_ == "dobj" and tok.head.lemma_ == "have"
+            own = own or (had and subj is not None and subj.lower_ in {"i", "we"})
+            continue
+        if owner.lower_ in _OTHERS or owner.tag_ == "NNP" or any(c.dep_ == "case" for c in owner.children):
+            return False  # "her kids", "Tom's kids", "my sister's kids"
+        own = own or owner.lower_ in _OWN
+    return own
+
+
+def child_age(age: str) -> bool:
+    return age.isdigit() and int(age) <= MAX_CHILD_AGE
+
+
+def possessive_ages(doc: Doc) -> list[tuple[Token, str]]:
+    """'Maddie's 8' (and, or the end of the clause, after it): (the name, its age)."""
+    out: list[tuple[Token, str]] = []
+    for tok in doc[1:-1]:
+        name, num = doc[tok.i - 1], doc[tok.i + 1]
+        after = doc[num.i + 1] if num.i + 1 < len(doc) else None
+        ends = after is None or after.is_punct or after.lower_ in {"and", "now", "too"}
+        if tok.lower_ in {"'s", "’s"} and name.pos_ == "PROPN" and num.like_num and ends:
+            out.append((name, num.text))
+    return out

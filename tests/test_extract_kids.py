@@ -1,0 +1,73 @@
+"""Family said in passing (issue 14): children named by their ages beside a word for the speaker's
+kids (extract/kids.py: "she keeps the kids when I'm out, Caleb is 12 and Maddie's 8"), and the
+partner word a French, Spanish or Portuguese speaker keeps in English ("my copine léa"); on the real
+English pipeline through the spaCy tier."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from knowledge_engine.config import SpacyConfig
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
+
+
+@pytest.fixture(scope="module")
+def tier() -> Iterator[SpacyTier]:
+    tier = SpacyTier(SpacyConfig(workers=0))
+    yield tier
+    tier.close()
+
+
+def facts(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Travis")])
+    return {(f.subject, f.predicate, f.object) for f in extraction.facts}
+
+
+def children(tier: SpacyTier, text: str) -> set[str]:
+    return {o for s, p, o in facts(tier, text) if s == "Travis" and p == "has-child"}
+
+
+@pytest.mark.parametrize(
+    ("text", "kids"),
+    [
+        (
+            "I give my mom 600 a month bc she keeps the kids when I'm out, Caleb is 12 and Maddie's 8.",
+            {"Caleb", "Maddie"},
+        ),
+        ("We have two kids. Leo is 4 and Mia is 7.", {"Leo", "Mia"}),
+    ],
+)
+def test_children_named_by_their_ages_beside_the_speakers_kids(
+    tier: SpacyTier, text: str, kids: set[str]
+) -> None:
+    assert children(tier, text) == kids
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My sister's kids are lovely, Tom is 5 and Lily is 3.",  # hers
+        "Her kids are lovely, Tom is 5 and Lily is 3.",
+        "Tom is 40 and the kids adore him.",  # an adult
+        "Leo is 4 and Mia is 7.",  # no word of the speaker's kids
+    ],
+)
+def test_no_child_where_the_kids_are_not_the_speakers(tier: SpacyTier, text: str) -> None:
+    assert children(tier, text) == set()
+
+
+def test_a_childs_age_said_as_a_possessive_is_an_age_not_a_relation(tier: SpacyTier) -> None:
+    found = facts(tier, "The kids are great, Caleb is 12 and Maddie's 8.")
+    assert ("Maddie", "is-aged", "8") in found
+    assert not {p for _, p, _ in found if p == "has-8"}
+
+
+@pytest.mark.parametrize(
+    ("text", "partner"),
+    [("my copine léa wants we move together", "Léa"), ("My novio Carlos got a job at Indra.", "Carlos")],
+)
+def test_a_partner_word_of_another_language_is_a_partner(tier: SpacyTier, text: str, partner: str) -> None:
+    assert ("Travis", "has-partner", partner) in facts(tier, text)
