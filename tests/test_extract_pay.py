@@ -85,6 +85,20 @@ def test_a_yes_or_a_coming_back_that_is_no_job_says_nothing_of_one(tier: SpacyTi
     assert not {p for p, _ in pay(tier, text) if p in {"accepted-offer", "has-salary-offer"}}
 
 
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My take home is about £2,080.", ("has-take-home-pay", "£2,080")),
+        ("Also my first Band 4 payslip came, £1,862 after tax.", ("has-take-home-pay", "£1,862")),
+        ("so about 33k after tax", ("has-take-home-pay", "33k")),
+    ],
+)
+def test_pay_after_tax_is_take_home_not_the_salary(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    facts = pay(tier, text)
+    assert fact in facts
+    assert not {o for p, o in facts if p == "has-salary"}
+
+
 def test_a_pension_beside_a_home_is_income_not_rent(tier: SpacyTier) -> None:
     facts = pay(tier, "I'm in the same house since 1974. The pension comes to about €1,950 a month.")
     assert ("has-salary", "€1,950") in facts

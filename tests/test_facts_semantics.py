@@ -52,6 +52,14 @@ def test_a_move_ends_the_old_home_but_not_the_job(workspace: Path) -> None:
     assert [f.object for f in store.history(moved.id)] == ["Porto", "Ghent"]
 
 
+def test_pay_after_tax_and_the_salary_are_two_values_neither_ends_the_other(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Ro", "has-salary", "£29,970", evidence=[ev("m1", day(1))])
+    store.add("Ro", "has-take-home-pay", "£1,862", evidence=[ev("m2", day(2))])
+    store.add("Ro", "has-take-home-pay", "£2,080", evidence=[ev("m3", day(5))])  # ends the older take-home
+    assert current(store, "Ro") == {("has-salary", "£29,970"), ("has-take-home-pay", "£2,080")}
+
+
 def test_a_new_job_in_other_words_ends_the_old_one(workspace: Path) -> None:
     store = make_store(workspace)
     store.add("Ravi", "works-at", "Ocado", evidence=[ev("m1", day(1))])

@@ -119,7 +119,12 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "I'm on X now",
         "got a raise to X",
         "she earns X",
+    ),
+    "has-take-home-pay": (
         "my take-home is X a month",
+        "I take home about X",
+        "my payslip came, X",
+        "net pay is X",
     ),
     "has-rent": (
         "our rent is X",
@@ -210,6 +215,7 @@ _FITS: dict[str, frozenset[EntityType]] = {
     "moves-to": frozenset({"location"}),
     "lived-in": frozenset({"location"}),
     "has-salary": frozenset({"money"}),
+    "has-take-home-pay": frozenset({"money"}),
     "has-rent": frozenset({"money"}),
     "has-car": frozenset({"product"}),
     "sold": frozenset({"product"}),

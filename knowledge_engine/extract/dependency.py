@@ -77,6 +77,7 @@ from knowledge_engine.extract.lexicon import (
     MOVE_VERBS,
     MULTIPLE_BIRTHS,
     NAME_BREAKS,
+    NET_MARKED_AFTER,
     NEUTRAL_MODIFIERS,
     NOT_NAME_ENDINGS,
     NOT_NAMES,
@@ -108,6 +109,8 @@ from knowledge_engine.extract.lexicon import (
     SKIP_ENT_LABELS,
     START_VERBS,
     STUDENT_NOUNS,
+    TAKE_HOME,
+    TAKE_HOME_NOUNS,
     TIME_PARTS,
     TITLE_HEADS,
     TRAINEESHIPS,
@@ -1390,8 +1393,9 @@ def _pay_marked(sent: Span, ctx: _Ctx) -> None:
             return  # a rule with a pay word read this line already
         value = _money_value(amount[-1], ctx)
         offer = any(t.lemma_.lower() == "offer" for t in doc)
+        pred = OFFERED_PAY if offer else TAKE_HOME if NET_MARKED_AFTER.match(after) else "has-salary"
         if value and (unit or _big_enough(value)):
-            _emit(ctx, ctx.me, OFFERED_PAY if offer else "has-salary", value, 0.5, obj_tok=None)
+            _emit(ctx, ctx.me, pred, value, 0.5, obj_tok=None)
         return
 
 
@@ -2706,7 +2710,8 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
     for tok in targets:
         money = _money_value(tok, ctx)
         if money:  # "our rent went up to $2,400": the rent now
-            pred = "has-rent" if subj.lemma_.lower() == "rent" else "has-salary"
+            lemma = subj.lemma_.lower()
+            pred = "has-rent" if lemma == "rent" else TAKE_HOME if lemma in TAKE_HOME_NOUNS else "has-salary"
             _emit(ctx, owner, pred, money, 0.55, obj_tok=None)
             return
 

@@ -236,6 +236,8 @@ IRREGULAR_PAST = {
     "spend": "spent",
     "study": "studied",
 }
+TAKE_HOME = "has-take-home-pay"  # model/predicates.py: its own family beside the salary
+TAKE_HOME_NOUNS = ("take", "take-home", "payslip", "paycheck", "paycheque")
 # Relation nouns folded into one predicate, whichever word the speaker used: "my husband Tom"
 # and "Tom, my wife's ..." both read `is-married-to`; a son, a daughter and a kid are `has-child`.
 RELATION_PREDICATES = {
@@ -256,10 +258,9 @@ RELATION_PREDICATES = {
     **dict.fromkeys(["mum", "mom", "mother", "mam", "mommy", "mummy"], "has-mother"),
     **dict.fromkeys(["dad", "father", "daddy", "papa"], "has-father"),
     **dict.fromkeys(["boss", "manager", "line-manager", "teamlead", "team-lead"], "has-manager"),
-    **dict.fromkeys(
-        ["salary", "pay", "income", "wage", "wages", "compensation", "stipend", "take", "take-home"],
-        "has-salary",
-    ),  # "my take home is £2,080": the parse leaves "take" as the noun
+    **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation", "stipend"], "has-salary"),
+    # pay after tax, a value of its own: "my take home is £2,080" (the parse leaves "take" as the noun)
+    **dict.fromkeys(TAKE_HOME_NOUNS, TAKE_HOME),
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
 }
 MOVE_VERBS = {"move", "relocate"}
@@ -411,6 +412,8 @@ VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
 PAY_WORDS = {*VALUE_NOUNS, "base"}
 # An amount that is pay by its own unit ("18 LPA": lakhs per annum) or by the words after it.
 PAY_MARKED = re.compile(r"\b(?:LPA|CTC)\b|\blakhs? per annum\b", re.IGNORECASE)
+# The words after an amount that make it pay after tax (has-take-home-pay), not the salary.
+NET_MARKED_AFTER = re.compile(r"(?:after tax|net\b|take[- ]home|in hand)")
 PAY_MARKED_AFTER = re.compile(
     r"(?:before tax|after tax|pre-tax|pretax|gross|net\b|ctc|lpa|per annum|p\.a\.|salary\b|base salary)"
 )

@@ -136,6 +136,9 @@ FAMILIES: tuple[Family, ...] = (
         _r("has-salary", "pay, salary, income", "earns",
            written=("is-paid", "has-pay", "has-income", "earns-salary", "has-annual-salary")),
     )),
+    # pay after tax ("my take-home is £2,080 a month", a payslip's amount): its own value, which a
+    # gross salary said beside it ("£29,970 a year") neither ends nor is ended by
+    Family("take-home", (_r("has-take-home-pay", "", "has-net-pay", kept=("has-net-pay",)),)),
     Family("rent", (_r("has-rent", "", "pays-rent", kept=("pays-rent",)),)),
     Family("car", (_r("drives", "", "has-car", kept=("has-car",), ended_by=("drove", "sold", "had-car")),)),
     Family("school", (

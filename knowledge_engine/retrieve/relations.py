@@ -152,6 +152,11 @@ FAMILIES: tuple[Family, ...] = (
        r"how much do (?:i|you|they|we|he|she) make|makes? a year)\b",
        r"has-(?:wage|raise|rate|hourly-rate|bonus|compensation)|earned|gets-paid|makes",
        single=True, vocab="salary"),
+    # pay after tax, beside the salary and no newer value of it ("£2,080 a month" beside "£29,970 a year")
+    _f("take-home",
+       r"\b(?:take[- ]home|payslip|paycheck|paycheque|net pay|after tax)\b",
+       r"has-take-home-pay",
+       single=True, vocab="take-home"),
     _f("pets",
        r"\b(?:pets?|dogs?|cats?|pupp(?:y|ies)|kittens?|rabbits?|hamsters?|parrots?|horses?)\b",
        r"has-(?:pet|dog|cat|puppy|kitten|rabbit|hamster|parrot|horse|bird|fish)|adopted",
