@@ -58,6 +58,7 @@ def test_a_workplace_said_in_passing_is_read(tier: SpacyTier, text: str, fact: t
         "Should I drive for Lyft?",  # a question, a plan
         "I'm at my mum's house, been there since Friday.",  # a stay, not a job
         "I'm at the Hilton tonight.",  # a visit
+        "I'm at Gatwick, been there since 6am.",  # a wait of hours, not a job's years
     ],
 )
 def test_no_workplace_where_none_was_said(tier: SpacyTier, text: str) -> None:

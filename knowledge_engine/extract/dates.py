@@ -26,7 +26,7 @@ from datetime import UTC, date, datetime, timedelta
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.retrieval import as_utc
 
-_MONTHS = {
+MONTHS = {
     name: i
     for i, names in enumerate(
         [
@@ -218,16 +218,16 @@ def _resolve(g: dict[str, str | None], today: date, direction: int) -> date | No
         if g["iso"]:
             return date(int(g["iy"] or 0), int(g["im"] or 0), int(g["id"] or 0))
         if g["m1"] or g["d2"]:
-            month = _MONTHS[(g["m1"] or g["m2"] or "").lower().rstrip(".")]
+            month = MONTHS[(g["m1"] or g["m2"] or "").lower().rstrip(".")]
             day = int(g["d1"] or g["d2"] or 0)
             year = g["y1"] or g["y2"]
             if year:
                 return date(int(year), month, day)
             return _pick([_safe(today.year + k, month, day) for k in (-1, 0, 1)], today, direction)
         if g["m3"]:
-            return date(int(g["y3"] or 0), _MONTHS[g["m3"].lower().rstrip(".")], 1)
+            return date(int(g["y3"] or 0), MONTHS[g["m3"].lower().rstrip(".")], 1)
         if g["m4"]:
-            return _month(_MONTHS[g["m4"].lower().rstrip(".")], (g["mmod"] or "").lower(), today, direction)
+            return _month(MONTHS[g["m4"].lower().rstrip(".")], (g["mmod"] or "").lower(), today, direction)
         if g["y5"]:
             return date(int(g["y5"]), 1, 1)
         if g["wd"]:

@@ -17,6 +17,7 @@ from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract.arrival import arrival_places
 from knowledge_engine.extract.cars import Cars
+from knowledge_engine.extract.dates import MONTHS
 from knowledge_engine.extract.kids import child_age, possessive_ages, speaks_of_own_kids
 from knowledge_engine.extract.lexicon import (
     ADJECTIVE_ENDINGS,
@@ -1822,9 +1823,19 @@ def _been_there(verb: Token) -> bool:
         beside.append(verb.head)
     for other in beside:
         words = {t.lower_ for t in other.subtree}
-        if other.lower_ == "been" and "there" in words and words & {"since", "for", "years", "yrs"}:
+        if other.lower_ == "been" and "there" in words and _long_stay(other):
             return True
     return False
+
+
+def _long_stay(verb: Token) -> bool:
+    """'since 2022', 'since March', 'for 3 years', 'going on 6 years': a stay of months or years (a
+    job), not 'since 6am' or 'since Friday' (a visit)."""
+    words = [t.lower_ for t in verb.subtree]
+    if {"years", "yrs", "year", "months", "month"} & set(words):
+        return True
+    after = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "since"]
+    return any(w in MONTHS or (w.isdigit() and len(w) == 4) for w in after)
 
 
 def _perfect_or_dropped(verb: Token) -> bool:
