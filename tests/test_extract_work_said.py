@@ -63,3 +63,23 @@ def test_a_workplace_said_in_passing_is_read(tier: SpacyTier, text: str, fact: t
 )
 def test_no_workplace_where_none_was_said(tier: SpacyTier, text: str) -> None:
     assert work(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "boss"),
+    [
+        ("My problem now is my head nurse, Ms. Leena Thomas.", "Leena Thomas"),
+        ("my lead nandi wants us to move to playwright anyway", "Nandi"),
+    ],
+)
+def test_the_head_of_the_speakers_team_is_the_manager(tier: SpacyTier, text: str, boss: str) -> None:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Lin")])
+    managers = {f.object for f in extraction.facts if f.subject == "Lin" and f.predicate == "has-manager"}
+    assert any(boss in m for m in managers), managers
+
+
+def test_a_lead_that_is_no_ones_team_lead_is_no_manager(tier: SpacyTier) -> None:
+    (extraction,) = tier.extract(
+        [Message(id="m", text="The lead singer Bono was great.", role="user", speaker="Lin")]
+    )
+    assert not {f for f in extraction.facts if f.predicate == "has-manager"}

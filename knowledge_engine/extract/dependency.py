@@ -58,6 +58,7 @@ from knowledge_engine.extract.lexicon import (
     FRAGMENT_OWNERS,
     FRAGMENT_ROLE_KEYS,
     GENERIC_OBJECTS,
+    HEADED_ROLES,
     HEDGE_VERBS,
     HEDGES,
     HIRE_VERBS,
@@ -721,9 +722,14 @@ def _relation_predicate(noun: Token) -> str:
 
 
 def _is_manager_noun(noun: Token) -> bool:
-    return noun.lemma_.lower() in MANAGER_NOUNS or (
-        noun.lemma_.lower() == "lead" and any(c.lower_ == "team" for c in noun.children)
-    )
+    """'manager', 'boss', 'team lead', 'my lead' (a team's), 'my head nurse' (a ward's)."""
+    lemma = noun.lemma_.lower()
+    if lemma in MANAGER_NOUNS:
+        return True
+    kids = list(noun.children)
+    if lemma == "lead":
+        return any(c.lower_ == "team" or (c.dep_ == "poss" and c.lower_ in {"my", "our"}) for c in kids)
+    return lemma in HEADED_ROLES and any(c.lower_ == "head" and c.dep_ in {"compound", "amod"} for c in kids)
 
 
 def _manager_subject(verb: Token) -> bool:

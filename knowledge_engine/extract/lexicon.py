@@ -396,6 +396,8 @@ NEUTRAL_MODIFIERS = frozenset(
     {"new", "current", "actual", "real", "direct", "immediate", "present", "official"}
 )
 MANAGER_NOUNS = {"manager", "boss", "teamlead", "line-manager"}  # a supervisor may be a PhD one
+# Roles whose "head" runs the speaker's team: "my head nurse, Ms. Leena Thomas", "the head chef".
+HEADED_ROLES = {"nurse", "chef"}
 MULTIPLE_BIRTHS = {"twins", "triplets", "quadruplets"}
 SALARY_NOUNS = {
     *("salary", "pay", "income", "wage", "wages", "compensation", "stipend"),
