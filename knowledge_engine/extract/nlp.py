@@ -97,6 +97,9 @@ def try_load(model: str, exclude: Sequence[str]) -> tuple[Language | None, str]:
         import spacy
 
         nlp = spacy.load(model, exclude=list(exclude))
+        from knowledge_engine.extract import contractions
+
+        contractions.install(nlp)  # chat's "im" parsed as "I'm"
     except ImportError:
         return None, "spaCy is not installed"
     except OSError:  # spaCy's E050: no package or folder with that name

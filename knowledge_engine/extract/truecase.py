@@ -137,7 +137,11 @@ class Truecaser:
         other = set().union(*(index.get(pos, ()) for pos in ("verb", "adj", "adv")))
         nouns = index.get("noun", ())
         self.names = frozenset(first_names)
-        self.ambiguous = frozenset(n for n in self.names if n in other or n in stop or n in _CALENDAR)
+        # also a job's word ("im backend dev at nubank": no Dev), which is never a name without "my"...
+        roles = lexicon.JOB_TITLE_NOUNS
+        self.ambiguous = frozenset(
+            n for n in self.names if n in other or n in stop or n in _CALENDAR or n in roles
+        )
         self.english = frozenset({*other, *nouns, *stop, *inflected})
         self.verbs = frozenset(index.get("verb", ()))
         # Words that are never a place's name in chat, whatever a gazetteer says ("nice", "march")
