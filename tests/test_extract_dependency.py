@@ -411,7 +411,8 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("Mum had a fall last week, she's 84.", set()),
         ("We've got a cockapoo called Teddy.", {("Maya", "has-dog", "Teddy")}),
         ("I earn about 45k before tax.", {("Maya", "has-salary", "45k")}),
-        ("my take-home is £2,080 a month", {("Maya", "has-take-home-pay", "£2,080")}),  # pay after tax, not rent
+        # pay after tax, not a home's rent
+        ("my take-home is £2,080 a month", {("Maya", "has-take-home-pay", "£2,080")}),
         # a school year beside a place makes it someone's school, unless the sentence speaks of work
         ("Chloé is in Grade 10 at Lakeside, she loves it.", {("Chloé", "attends", "Lakeside")}),
         ("Ella is in year 3 at Brookfield.", {("Ella", "attends", "Brookfield")}),
@@ -419,7 +420,8 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
             "Jenna teaches 7th grade science at Lamar Middle School.",
             {("Jenna", "teaches", "7th grade science"), ("Jenna", "works-at", "Lamar Middle School")},
         ),
-        ("My paycheck is $1,900 every two weeks.", {("Maya", "has-take-home-pay", "$1,900")}),  # what lands: after tax
+        # what lands: after tax
+        ("My paycheck is $1,900 every two weeks.", {("Maya", "has-take-home-pay", "$1,900")}),
         ("Our rent went up to £1,150 in April.", {("Maya", "has-rent", "£1,150")}),
         ("we moved into a flat in Canton last month", {("Maya", "moved-to", "Canton")}),
         # conditions one has (not one had)
