@@ -268,7 +268,7 @@ _MOVED = re.compile(r"\bmoved\b", re.I)
 _I = re.compile(r"\b(?:i|i'm|im|i've|ive|i'll|i'd|me|we|we're|we've|us)\b", re.I)  # the speaker as a subject
 _HE_SHE = re.compile(r"\b(he|she)(?:'s|'ll|'d)?\b", re.I)
 _MINE = re.compile(r"\b(?:my|our)\b", re.I)
-_FIRST_WORD = re.compile(r"\W*([A-Za-z']+)")
+_FIRST_WORD = re.compile(r"\A\W*([A-Za-z']+)")  # \A: linear under search too (the ReDoS scan)
 # Capitalised openers of a line whose "I" chat dropped ("Got the job at X!", "Finally settled in X")
 _OPENERS = frozenset(
     {
