@@ -83,3 +83,30 @@ def test_a_lead_that_is_no_ones_team_lead_is_no_manager(tier: SpacyTier) -> None
         [Message(id="m", text="The lead singer Bono was great.", role="user", speaker="Lin")]
     )
     assert not {f for f in extraction.facts if f.predicate == "has-manager"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "news!! i pass all interviews. offer from feedzai, senior software engineer, 62k euro per year",
+        "Got an offer from Feedzai: senior software engineer, 62k.",
+    ],
+)
+def test_the_terms_listed_after_an_offers_employer_are_the_offers(tier: SpacyTier, text: str) -> None:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Lin")])
+    found = {(f.predicate, f.object) for f in extraction.facts if f.subject == "Lin"}
+    assert ("has-offer-from", "Feedzai") in found
+    assert ("has-offered-role", "senior software engineer") in found
+    assert {o for p, o in found if p == "has-salary-offer"} & {"62k", "62k euro"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I got an offer from Monzo, Dana says hi.",  # no term after the employer
+        "Tom got an offer from Airbus, senior engineer, 70k.",  # his offer: its terms are not read as mine
+    ],
+)
+def test_no_offered_terms_where_none_are_listed_for_the_speaker(tier: SpacyTier, text: str) -> None:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Lin")])
+    assert not {f for f in extraction.facts if f.predicate in {"has-offered-role", "has-salary-offer"}}

@@ -2784,13 +2784,58 @@ def _offers(sent: Span, ctx: _Ctx) -> None:
         verb = tok if tok.pos_ == "VERB" or tok.dep_ == "ROOT" else tok.head
         if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
             continue  # "I didn't get the offer", "if I get an offer from X"
-        if tok.pos_ == "VERB":
+        # "offer from feedzai, ...": a lower-case line's first word the tagger makes a verb
+        line = tok.dep_ == "ROOT" and _opens_sentence(tok) and not _has_subject(tok)
+        line = line and bool(_preps(tok, tok, {"from"}))
+        if tok.pos_ == "VERB" and not line:
             _offer_verb(tok, ctx)
-        elif tok.pos_ == "NOUN" and (tok.dep_ == "ROOT" or tok.head.lemma_ in OFFER_GET_VERBS):
+        elif line or (tok.pos_ == "NOUN" and (tok.dep_ == "ROOT" or tok.head.lemma_ in OFFER_GET_VERBS)):
             owners = _subjects(tok.head, ctx) if tok.dep_ != "ROOT" else [ctx.me]
-            for org in _orgs_of(tok, {"from"}, ctx):
+            if not owners and ctx.message.role == "user" and _opens_sentence(tok.head):
+                owners = [ctx.me]  # "Got an offer from Feedzai: ...": chat dropped the "I"
+            orgs = _orgs_of(tok, {"from"}, ctx)
+            for org in orgs:
                 for owner in owners:
                     _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")
+            if orgs and owners == [ctx.me]:
+                _offer_terms(tok, ctx)
+
+
+def _opens_sentence(tok: Token) -> bool:
+    return all(t.is_punct for t in tok.doc[tok.sent.start : tok.i])
+
+
+def _offer_terms(offer: Token, ctx: _Ctx) -> None:
+    """The terms listed after an offer's employer: 'offer from feedzai, senior software engineer, 62k
+    euro per year' -> has-offered-role and has-salary-offer (made the role and salary when the offer
+    is accepted). Fragments parted by commas or a colon, read in order until one is neither."""
+    doc, sent = offer.doc, offer.sent
+    pobjs = [p.i for prep in offer.children if prep.dep_ == "prep" for p in _pobjs(prep)]
+    start = max(pobjs, default=offer.i)  # the employer's head word ends its name
+    fragment: list[Token] = []
+    for tok in [*doc[start + 1 : sent.end], None]:
+        if tok is not None and tok.text not in {",", ":", ";", "-", "–", "(", ")", "|", "."}:
+            fragment.append(tok)
+            continue
+        if fragment and not _offer_term(fragment, ctx):
+            return
+        fragment = []
+
+
+def _offer_term(words: list[Token], ctx: _Ctx) -> bool:
+    """One listed term of an offer: its pay or its title; False when it is neither."""
+    for tok in words:
+        amount = ctx.ents.get(tok.i) is not None or MONEY_SHORT.match(tok.text)
+        money = _money_value(tok, ctx) if amount else None
+        if money and _big_enough(money):
+            _emit(ctx, ctx.me, OFFERED_PAY, money, 0.5, obj_tok=None)
+            return True
+    words = [t for t in words if t.dep_ != "det"]
+    titled = 0 < len(words) <= 6 and _is_title_word(words[-1])
+    if titled and all(t.pos_ in {"NOUN", "PROPN", "ADJ", "NUM"} or t.text == "-" for t in words):
+        _emit(ctx, ctx.me, OFFERED_ROLE, _drop_new(" ".join(t.text for t in words)), 0.5, obj_tok=None)
+        return True
+    return False
 
 
 def _offer_verb(verb: Token, ctx: _Ctx) -> None:
