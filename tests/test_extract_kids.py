@@ -71,3 +71,22 @@ def test_a_childs_age_said_as_a_possessive_is_an_age_not_a_relation(tier: SpacyT
 )
 def test_a_partner_word_of_another_language_is_a_partner(tier: SpacyTier, text: str, partner: str) -> None:
     assert ("Travis", "has-partner", partner) in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        ("sharp. also its my bday saturday, turning 29 😬 zanele is planning something", "29"),
+        ("Birthday tomorrow, turning 41!", "41"),
+        ("big week, turning 30 on friday", "30"),
+    ],
+)
+def test_the_speakers_birthday_turn_with_the_i_dropped_is_their_age(
+    tier: SpacyTier, text: str, age: str
+) -> None:
+    assert ("Travis", "is-aged", age) in facts(tier, text)
+
+
+def test_anothers_turn_is_not_the_speakers_age(tier: SpacyTier) -> None:
+    found = facts(tier, "my dad, turning 70 next week, wants a party")
+    assert not {f for f in found if f[0] == "Travis" and f[1] == "is-aged"}

@@ -2352,6 +2352,19 @@ def _age_of(verb: Token) -> int | None:
     return None
 
 
+def _own_birthday_turn(verb: Token, ctx: _Ctx) -> bool:
+    """'its my bday saturday, turning 29', 'Turned 40 last week!': the speaker's age, said with the
+    "I" chat drops, at the start of a sentence or a clause."""
+    if verb.lemma_ != "turn" or ctx.message.role != "user":
+        return False
+    if verb.dep_ in {"advcl", "acl", "xcomp", "relcl"}:  # "my dad, turning 70 next week, wants ...": his age
+        subj = next((c for c in verb.head.children if c.dep_ == "nsubj"), None)
+        if verb.head.pos_ not in {"VERB", "AUX"} or (subj is not None and subj.lower_ not in FIRST_PERSON):
+            return False
+    before = verb.doc[verb.i - 1] if verb.i > verb.sent.start else None
+    return before is None or before.text in {",", "-", "–", ";"} or before.lower_ in {"just", "finally"}
+
+
 def _age_facts(sent: Span, ctx: _Ctx) -> None:
     """'Our son Leo is four', 'Leo, he's four', 'Mia just turned six' -> is-aged N."""
     for verb in sent:
@@ -2363,6 +2376,9 @@ def _age_facts(sent: Span, ctx: _Ctx) -> None:
             continue
         age = _age_of(verb)
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if age is not None and subj is None and _own_birthday_turn(verb, ctx):
+            _emit(ctx, ctx.me, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
+            continue
         if age is None or subj is None:
             continue
         if subj.lower_ in {"he", "she"}:
