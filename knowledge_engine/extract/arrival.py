@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Span, Token
 
-from knowledge_engine.extract.lexicon import MOVE_CUES, TRIP_CUES
+from knowledge_engine.extract.lexicon import MOVE_CUES, SPEAKER_SUBJECTS, TRIP_CUES
 
 GREETINGS = frozenset({"hello", "hi", "hey", "greetings", "howdy", "hiya"})
 _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
@@ -51,7 +51,7 @@ def _made_it_to(sent: Span) -> list[Token]:
     for verb in (t for t in sent if t.lemma_ == "make" and t.tag_ in {"VBD", "VBN"}):
         kids = list(verb.children)
         subj = next((c for c in kids if c.dep_ == "nsubj"), None)
-        if subj is None or subj.lower_ not in {"i", "we"} or not any(c.lower_ == "it" for c in kids):
+        if subj is None or subj.lower_ not in SPEAKER_SUBJECTS or not any(c.lower_ == "it" for c in kids):
             continue
         for prep in (c for c in kids if c.dep_ == "prep" and c.lower_ == "to"):
             out += [c for c in prep.children if c.dep_ == "pobj"]

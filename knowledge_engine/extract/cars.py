@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from spacy.tokens import Span, Token
 
-from knowledge_engine.extract.lexicon import CAR_MAKES, CAR_MODELS, CAR_NAMES, CAR_NOUNS
+from knowledge_engine.extract.lexicon import CAR_MAKES, CAR_MODELS, CAR_NAMES, CAR_NOUNS, SPEAKER_SUBJECTS
 
 _MODEL_PART = re.compile(r"[A-Z0-9][\w-]*|-")  # "CR", "-", "V", "EX", "F-150", "Hybrid"
 _PAST_TAGS = frozenset({"VBD", "VBN"})
@@ -34,7 +34,6 @@ _BUY_VERBS = frozenset({"buy", "get", "pick", "collect", "lease"})
 _LOSS_VERBS = frozenset({"sell", "trade", "scrap", "die", "total", "crash", "write", "steal"})
 _NOT_MINE = frozenset({"old", "previous", "former", "last", "dad", "mum", "mom", "friend"})
 _OWNERS = frozenset({"my", "our"})
-_SPEAKERS = frozenset({"i", "we"})
 
 
 def car_spans(sent: Span) -> list[Span]:
@@ -164,4 +163,4 @@ def _by_speaker(verb: Token) -> bool:
     subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
     if verb.dep_ == "conj" and not subjects:
         subjects = [c for c in verb.head.children if c.dep_ == "nsubj"]
-    return all(s.lower_ in _SPEAKERS for s in subjects)
+    return all(s.lower_ in SPEAKER_SUBJECTS for s in subjects)

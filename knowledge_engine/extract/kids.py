@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
+from knowledge_engine.extract.lexicon import OTHER_POSSESSIVES, SPEAKER_SUBJECTS
+
 KID_WORDS = frozenset({"kids", "children", "boys", "girls", "kiddos", "twins"})
 _OWN = frozenset({"my", "our", "the"})
-_OTHERS = frozenset({"his", "her", "their", "your"})
 MAX_CHILD_AGE = 17
 
 
@@ -29,9 +30,10 @@ def speaks_of_own_kids(doc: Doc) -> bool:
         if owner is None:  # "we have two kids": the speaker's by the verb
             subj = next((c for c in tok.head.children if c.dep_ == "nsubj"), None)
             had = tok.dep_ == "dobj" and tok.head.lemma_ == "have"
-            own = own or (had and subj is not None and subj.lower_ in {"i", "we"})
+            own = own or (had and subj is not None and subj.lower_ in SPEAKER_SUBJECTS)
             continue
-        if owner.lower_ in _OTHERS or owner.tag_ == "NNP" or any(c.dep_ == "case" for c in owner.children):
+        possessed = owner.tag_ == "NNP" or any(c.dep_ == "case" for c in owner.children)
+        if owner.lower_ in OTHER_POSSESSIVES or possessed:
             return False  # "her kids", "Tom's kids", "my sister's kids"
         own = own or owner.lower_ in _OWN
     return own

@@ -689,6 +689,8 @@ MONEY_SHORT = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kKmM]$")
 IRREGULAR_PRESENT = {"be": "is", "have": "has", "do": "does", "go": "goes"}
 FIRST_PERSON = {"i", "me", "myself"}
 FIRST_PERSON_POSS = {"my", "mine"}
+SPEAKER_SUBJECTS = frozenset({"i", "we"})  # the speaker, alone or with the household
+OTHER_POSSESSIVES = frozenset({"his", "her", "their", "your"})  # someone else's: "her dog", "their kids"
 WH_TAGS = {"WP", "WRB", "WDT", "WP$"}
 
 

@@ -16,11 +16,9 @@ from collections.abc import Callable
 
 from spacy.tokens import Span, Token
 
-from knowledge_engine.extract.lexicon import ANIMAL_NOUNS, PET_BREEDS
+from knowledge_engine.extract.lexicon import ANIMAL_NOUNS, OTHER_POSSESSIVES, PET_BREEDS, SPEAKER_SUBJECTS
 
 _PERSON_BREEDS = frozenset({"boxer", "shepherd", "pointer", "setter", "lab", "persian", "siamese"})
-_OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
-_SPEAKERS = frozenset({"i", "we"})
 
 Name = Callable[[Token], str | None]
 
@@ -35,7 +33,7 @@ def animal(noun: Token) -> str | None:
 
 def pets_in(sent: Span, name_of: Name) -> list[tuple[str, str]]:
     """(animal, name) for each pet of the speaker the sentence introduces."""
-    if any(t.lower_ in _OTHER_OWNERS for t in sent):
+    if any(t.lower_ in OTHER_POSSESSIVES for t in sent):
         return []  # "her dog Rex", "their cat": someone else's
     found: list[tuple[str, str]] = []
     for tok in sent:
@@ -74,7 +72,7 @@ def _have_pet(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:
     if noun.dep_ != "dobj" or verb.lemma_ != "have" or verb.tag_ not in {"VBP", "VB"}:
         return None
     subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-    if subj is None or subj.lower_ not in _SPEAKERS:
+    if subj is None or subj.lower_ not in SPEAKER_SUBJECTS:
         return None
     listed = any(c.dep_ == "cc" for c in noun.children)  # "a dog and Tom": two things had
     deps = {"appos"} if listed else {"appos", "conj"}
