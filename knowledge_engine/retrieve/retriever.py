@@ -28,8 +28,14 @@ from knowledge_engine.retrieve.parallel import WARMING, gather_sources
 from knowledge_engine.retrieve.query import content_text, query_text
 from knowledge_engine.retrieve.rank import is_compact, rank_local
 from knowledge_engine.retrieve.skip import should_skip
-from knowledge_engine.retrieve.sources.local import LocalSource, newest_time
+from knowledge_engine.retrieve.sources.local import (
+    LocalSource,
+    newest_time,
+    note_newest_time_error,
+    read_newest_time,
+)
 from knowledge_engine.retrieve.temporal import parse_time_window
+from knowledge_engine.store.messages import MessageLogError
 
 if TYPE_CHECKING:
     from knowledge_engine.engine import KnowledgeEngine
@@ -125,20 +131,22 @@ class Retriever:
         return result
 
     async def _newest_time(self) -> datetime | None:
-        """The newest message's time. On the shared store, None when it does not come within a
-        quarter of the prompt's budget: a database that has just stopped makes the read wait out
-        its pool's timeout (5 s, more than the budget). The clock is then "now" (counted), and a
-        look at the database starts at once, so the sources know it down and answer from memory
-        instead of each waiting for it in turn."""
+        """The newest message's time. On the shared store, None when the read fails or does not come
+        within a quarter of the prompt's budget: a database that has just stopped fails the read on
+        a connection it killed, or makes it wait out its pool's timeout (5 s, more than the budget).
+        Either way the clock is "now" (counted), and a look at the database starts at once, so the
+        sources know it down and answer from memory instead of each waiting for it in turn."""
         if not self.ws.shared:
             return newest_time(self.ws)  # a local file: milliseconds
         wait_s = self.cfg.retrieval.budget_ms / 1000 / 4
         try:
-            return await asyncio.wait_for(asyncio.to_thread(newest_time, self.ws), timeout=wait_s)
+            return await asyncio.wait_for(asyncio.to_thread(read_newest_time, self.ws), timeout=wait_s)
         except TimeoutError:
             counters.inc("retrieve.newest_time_timeouts")
-            await asyncio.to_thread(self.ws.follow_for_prompt, True)
-            return None
+        except MessageLogError as exc:
+            note_newest_time_error(exc)
+        await asyncio.to_thread(self.ws.follow_for_prompt, True)
+        return None
 
     async def context(
         self, query: str, reference_time: datetime | None = None, ctx: Any = None

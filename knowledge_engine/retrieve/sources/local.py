@@ -437,16 +437,27 @@ def _consume(task: asyncio.Future[Any]) -> None:
 
 
 def newest_time(ws: Workspace) -> datetime | None:
-    """The newest message time: the reference "now" of a replayed conversation."""
+    """The newest message time: the reference "now" of a replayed conversation; None (counted,
+    logged) when the shared database cannot say."""
+    try:
+        return read_newest_time(ws)
+    except MessageLogError as exc:  # the shared database is down: the prompt is still answered
+        note_newest_time_error(exc)
+        return None
+
+
+def read_newest_time(ws: Workspace) -> datetime | None:
+    """`newest_time`, raising MessageLogError: a caller that must react to a database gone down
+    (the prompt starts a look at it) tells a failed read from an empty log."""
     if not ws.has_message_log or ws.store_down:
         return None
-    try:
-        newest = list(ws.messages.iter(order="desc", limit=1))
-    except MessageLogError as exc:  # the shared database is down: the prompt is still answered
-        counters.inc("retrieve.newest_time_errors")
-        log.warning("the newest message time is unavailable (%s); the clock is used", type(exc).__name__)
-        return None
+    newest = list(ws.messages.iter(order="desc", limit=1))
     if not newest:
         return None
     ts: datetime = newest[0].timestamp
     return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+
+
+def note_newest_time_error(exc: MessageLogError) -> None:
+    counters.inc("retrieve.newest_time_errors")
+    log.warning("the newest message time is unavailable (%s); the clock is used", type(exc).__name__)
