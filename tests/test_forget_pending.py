@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import orjson
 
+from knowledge_engine.config import LlmConfig
+from knowledge_engine.extract.batcher import LlmBatcher
 from knowledge_engine.extract.inbox import INBOX_NAME, LlmInbox
+from knowledge_engine.extract.llm import LlmTier
+from knowledge_engine.extract.parked import FileParked
 from knowledge_engine.ingest.redact import ForgetRequest, Gate, Redactor, rewrite_batch_file
+from knowledge_engine.llm.factory import make_client
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
 from knowledge_engine.model.records import Message
+from tests.servers.ollama_server import FakeOllamaServer
+from tests.test_llm_batcher import WAIT, Sink
 
 
 def req(**kw: object) -> ForgetRequest:
@@ -70,3 +78,59 @@ def test_a_parked_batch_loses_only_the_forgotten_messages(tmp_path: Path) -> Non
     assert path.stat().st_mode & 0o077 == 0
     tally = rewrite_batch_file(path, Redactor(req(message_ids=["p2"])))
     assert tally.files_removed == 1 and not path.exists()  # nothing left in it
+
+
+class HeldParked(FileParked):
+    """Holds the first rewrite of a parked batch (a failed retry writing it back) open until told:
+    the window between the batcher's scrub of the batch and its landing on disk."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder)
+        self.writing = threading.Event()
+        self.go = threading.Event()
+
+    def write(self, key: str, body: bytes, create: bool) -> None:
+        if not create and not self.writing.is_set():
+            self.writing.set()
+            self.go.wait(WAIT)
+        super().write(key, body, create)
+
+
+def test_a_forget_during_a_retrys_write_back_leaves_no_copy_of_the_name(
+    tmp_path: Path, ollama_server: FakeOllamaServer
+) -> None:
+    """A CI run of the host test found a parked batch still naming the forgotten entity: a retry had
+    scrubbed the batch before the forget and written it back after the forget's rewrite."""
+    ollama_server.default = "http500"  # every call fails: the batch is parked, then written back
+    config = LlmConfig.model_validate(
+        {
+            "endpoint": ollama_server.url,
+            "enabled": True,
+            "maxRetries": 0,
+            "failureThreshold": 99,
+            "retryBackoffMs": 1,
+        }
+    )
+    parked = HeldParked(tmp_path / "pending")
+    batcher = LlmBatcher(
+        config, LlmTier(config, make_client(config)), tmp_path / "pending", Sink(), list, parked=parked
+    )
+    batcher.add(Message(id="m0", text="Zorblax Quint works at Initech in Boston."))
+    assert batcher.flush(WAIT) and batcher.stats()["pending_batches"] == 1
+    retry = threading.Thread(target=batcher.retry_pending)
+    retry.start()
+    assert parked.writing.wait(WAIT)  # scrubbed with no gate yet, held before its write
+    forget = threading.Thread(target=batcher.forget, args=(Gate(Redactor(req())),))
+    forget.start()
+    # The racy order lets the forget finish while the write is held; the fix makes it wait for the
+    # write. This bounded join only ends early in the racy order: a slow machine can make the test
+    # miss the race, never fail a correct batcher.
+    forget.join(2.0)
+    parked.go.set()
+    retry.join(WAIT)
+    forget.join(WAIT)
+    assert not retry.is_alive() and not forget.is_alive()
+    bodies = [p.read_bytes() for p in (tmp_path / "pending").glob("batch-*.json")]
+    assert len(bodies) == 1 and b"initech" in bodies[0].lower()  # the batch is still there, redacted
+    assert b"zorblax" not in bodies[0].lower(), bodies[0]
+    batcher.stop(1.0)

@@ -94,6 +94,7 @@ class LlmBatcher:
         self._inbox = LlmInbox(self._pending_dir / INBOX_NAME) if inbox else None
         self._delivered: set[str] = set()  # parked batches whose facts wait for a store flush (claimed)
         self._gates: list[Gate] = []  # forgets applied while this batcher ran (see forget())
+        self._write_lock = threading.Lock()  # a parked write (scrub + write) or a forget's rewrite, not both
         self._retry_lock = threading.Lock()  # one retry pass at a time: a second one waits, never races
         self._retried_unreported = 0  # parked batches delivered since the last take_retried()
 
@@ -251,7 +252,8 @@ class LlmBatcher:
                     redactor.message(msg)
         if self._inbox is not None:
             tally.add(self._inbox.forget(redactor, gate.watch))
-        tally.add(self._parked.forget(redactor, gate.watch))
+        with self._write_lock:  # a batch scrubbed before the gate must not land after this rewrite
+            tally.add(self._parked.forget(redactor, gate.watch))
         return tally
 
     def _scrub(self, messages: list[Message]) -> list[Message]:
@@ -493,6 +495,12 @@ class LlmBatcher:
         self._schedule_pending_retry()
 
     def _write(self, batch: _Batch, key: str, reason: str, create: bool) -> None:
+        """Scrub and write under the write lock: a forget's rewrite of the same file comes wholly
+        before (the scrub then sees its gate) or wholly after (it redacts what this wrote)."""
+        with self._write_lock:
+            self._write_scrubbed(batch, key, reason, create)
+
+    def _write_scrubbed(self, batch: _Batch, key: str, reason: str, create: bool) -> None:
         messages = self._scrub(batch.messages)
         if not messages:  # every message in it was forgotten
             if not create:
