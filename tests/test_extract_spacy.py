@@ -14,6 +14,8 @@ from knowledge_engine.extract import dependency
 from knowledge_engine.extract.nlp import INSTALL_HINT, exclude_for, load_nlp, parse
 from knowledge_engine.extract.spacy_ner import LABEL_TYPES, SpacyTier, entity_mentions, money_entities
 from knowledge_engine.extract.text import prepare
+from knowledge_engine.index.embeddings.local import LocalEmbedder
+from knowledge_engine.ingest.redact import ForgetRequest, Redactor
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 
@@ -258,6 +260,29 @@ def test_a_question_names_a_person_the_session_knows_where_the_model_sees_no_nam
     )
     assert ("Isla", "attends", "Brudenell Primary") in facts[3]
     assert not any(s == "Gareth" for s, _, _ in facts[3])
+
+
+def test_a_forget_reaches_what_the_sessions_remember() -> None:
+    """After a forget, a later he/she, kin word or answer does not bring the forgotten name back;
+    the people the forget does not name stay, and a forgotten session is forgotten whole."""
+    tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)  # kin words are read by example
+
+    def say(mid: str, text: str, session: str = "s1", role: str = "user") -> set[tuple[str, str, str]]:
+        msg = Message(id=mid, text=text, role=role, session=session, speaker="Lena")
+        return {(f.subject, f.predicate, f.object) for f in tier.extract([msg])[0].facts}
+
+    say("a", "My husband Zorblax Quint is a nurse.")
+    say("b", "My sister Ana moved to Munich.", session="s2")
+    say("c", "My son Zorblax Quint started school.", session="s3")
+    say("d", "How old is he?", session="s3", role="assistant")
+    tier.forget(Redactor(ForgetRequest.model_validate({"id": "r", "terms": ["Zorblax Quint"]})).names)
+    assert say("e", "He moved to Boston last week.") == set()
+    kin = say("f", "My husband started a new job at Northwind Logistics last week.", session="s4")
+    assert not any("Zorblax" in s for s, _, _ in kin)
+    assert say("g", "Seven.", session="s3") == set()
+    assert say("h", "She works at Siemens now.", session="s2") == {("Ana", "works-at", "Siemens")}
+    tier.forget(Redactor(ForgetRequest.model_validate({"id": "r2", "terms": []})).names, session="s2")
+    assert say("i", "She works at Bosch now.", session="s2") == set()
 
 
 def test_pronoun_without_a_session_or_a_named_person_gives_nothing() -> None:

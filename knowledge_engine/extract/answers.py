@@ -306,6 +306,17 @@ class SessionAnswers:
         with self._lock:
             return self._one(msg, ex)
 
+    def forget(self, names: Callable[[str], bool], session: str | None = None) -> None:
+        """After a forget: no pending question about a forgotten person, none in a forgotten session."""
+        with self._lock:
+            for key in list(self._asked):
+                subject = self._asked[key].subject
+                if (session is not None and key[1] == session) or (subject is not None and names(subject)):
+                    del self._asked[key]
+            if session is not None:
+                for key in [k for k in self._animals if k[1] == session]:
+                    del self._animals[key]
+
     def _one(self, msg: Message, ex: Extraction) -> Extraction:
         if not msg.session:
             return ex

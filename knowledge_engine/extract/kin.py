@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from knowledge_engine.extract import lexicon
 from knowledge_engine.model.extraction import Extraction
@@ -162,6 +162,17 @@ class KinNames:
                 elif name := known.get(f.subject[len(KIN_PREFIX) :]):
                     facts.append(f.model_copy(update={"subject": name}))
             return ex.model_copy(update={"facts": facts})
+
+    def forget(self, names: Callable[[str], bool]) -> None:
+        """After a forget: a kin word no longer stands for a forgotten name, and a forgotten
+        speaker's kin are dropped (a later "my brother got a job" must not bring the name back)."""
+        with self._lock:
+            for key in list(self._names):
+                if key[1] and names(key[1]):
+                    del self._names[key]
+                else:
+                    kept = self._names[key].items()
+                    self._names[key] = {k: n for k, n in kept if n is None or not names(n)}
 
     def _learn(self, key: tuple[str | None, str], text: str, read: list[tuple[str, str]]) -> None:
         lower_case = not any(c.isupper() for c in text)  # "my husband tom": chat without capitals

@@ -58,6 +58,13 @@ class ExtractionPipeline:
     def tier_names(self) -> list[str]:
         return [t.name for t in self.tiers]
 
+    def forget(self, names: Callable[[str], bool], session: str | None = None) -> None:
+        """Apply a forget to what the tiers remember between messages (spaCy's session memory)."""
+        for tier in self.tiers:
+            forget = getattr(tier, "forget", None)  # spaCy is imported only when its tier is built
+            if forget is not None:
+                forget(names, session)
+
     def prepare(self, messages: list[Message]) -> list[Message]:
         """Clean and cut texts; skip what is not worth extracting (counted)."""
         ready: list[Message] = []

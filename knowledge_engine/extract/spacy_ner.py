@@ -160,6 +160,12 @@ class SpacyTier:
         self._examples: by_example.Examples | Literal[False] | None = None  # False: unavailable
         self._examples_lock = threading.Lock()
 
+    def forget(self, names: Callable[[str], bool], session: str | None = None) -> None:
+        """A forget reaches what the sessions remember (people, kin, questions), not just the stores."""
+        self.people.forget(names, session)
+        self.kin.forget(names)
+        self.answers.forget(names, session)
+
     @property
     def nlp(self) -> Language | None:
         """The pipeline loaded in this process (the in-process tier, and the pool's fallback)."""
@@ -408,6 +414,24 @@ class SessionPeople:
         if len(named) == 1:
             _, genders = self._sessions.pop(key)
             self._sessions[key] = (named, genders)
+
+    def forget(self, names: Callable[[str], bool], session: str | None = None) -> None:
+        """After a forget: no person it names is whom a later he/she means, and a forgotten
+        session is forgotten whole (a forget must not come back through the next pronoun)."""
+        with self._lock:
+            for key in list(self._sessions):
+                if session is not None and key[1] == session:
+                    del self._sessions[key]
+                    self._users.pop(key, None)
+                    self._known.pop(key, None)
+                    continue
+                last, genders = self._sessions[key]
+                self._sessions[key] = (
+                    [n for n in last if not names(n)],
+                    {n: g for n, g in genders.items() if not names(n)},
+                )
+                if key in self._known:
+                    self._known[key] = {n: None for n in self._known[key] if not names(n)}
 
     def _who(self, key: tuple[str | None, str], gender: str | None) -> str | None:
         named, genders = self._sessions.get(key, ([], {}))

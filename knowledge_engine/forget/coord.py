@@ -221,6 +221,9 @@ def apply_on_host(engine: Any, ws: Workspace, req: ForgetRequest) -> Tally:
         batcher = getattr(engine, "_batchers", {}).get(folder)  # the workspace's LLM tier, if enabled
         if batcher is not None:
             tally.add(batcher.forget(gate))
+        pipeline = getattr(engine, "_pipeline", None)  # not built yet: the sessions remember nothing
+        if pipeline is not None:
+            pipeline.forget(redactor.names, req.session)
         plan = host_plan(ws, req)
         _remove_from_stores(ws, plan)
         _rewrite_json(ws, plan)
