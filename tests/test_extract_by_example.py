@@ -219,6 +219,18 @@ def test_a_kin_word_takes_the_name_the_speaker_gave_it_in_another_session() -> N
     assert not any(s.startswith(kin.KIN_PREFIX) for s, _, _ in facts)
 
 
+def test_a_kin_word_given_a_full_name_takes_the_full_name() -> None:
+    """The text reads "my husband Tom" where the parse reads "Tom Hardy": one person, not two (the
+    kin word was taken for ambiguous and said nothing)."""
+    tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
+    facts = _last(
+        tier,
+        ("a", "My husband Tom Hardy works at Initech."),
+        ("b", "My husband started a new job at Northwind Logistics last week."),
+    )
+    assert ("Tom Hardy", "works-at", "Northwind Logistics") in facts
+
+
 def test_a_kin_word_that_stood_for_two_names_or_another_speakers_says_nothing() -> None:
     tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
     msgs = [

@@ -183,7 +183,11 @@ class KinNames:
         for kin, name in pairs:
             if kin not in names:
                 names[kin] = name
-            elif (known := names[kin]) is not None and known.casefold() != name.casefold():
+            elif (known := names[kin]) is None:
+                continue
+            elif _one_person(known, name):  # "my husband Tom" read as "Tom" and as "Tom Hardy"
+                names[kin] = max(known, name, key=len)
+            else:
                 names[kin] = None  # "my sister Katrin" ... "my sister Anna": which one, unknown
         self._names[key] = names
         while len(self._names) > self.limit:
@@ -205,6 +209,12 @@ def _from_facts(ex: Extraction, speaker: str) -> list[tuple[str, str]]:
         elif f.predicate.startswith("has-") and f.predicate[4:] in KIN_WORDS:
             out.append((f.predicate[4:], f.object))
     return out
+
+
+def _one_person(a: str, b: str) -> bool:
+    """The same name, or one its first name: the text gives "Tom" where the parse gives "Tom Hardy"."""
+    x, y = sorted((a.casefold(), b.casefold()), key=len)
+    return x == y or y.startswith(x + " ")
 
 
 def _a_name(word: str, lower_case: bool) -> bool:
