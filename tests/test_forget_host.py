@@ -141,7 +141,8 @@ def test_the_running_hosts_next_flush_does_not_write_a_forgotten_entity_back(tmp
         assert report["pending_applied_by"] == "host" and report["final"] is True
         assert report["remaining"] == []
 
-        host.send("say", messages=[["m4", "Omar works at Globex."]])
+        # "He" would have been the forgotten person, whom the session named last (m3)
+        host.send("say", messages=[["m4", "He moved to Boston last week."], ["m5", "Omar works at Globex."]])
         host.send("drain")
         host.send("flush")  # before the fix: this flush wrote the entity back
         assert files_with(folder, "zorblax") == []
@@ -152,7 +153,7 @@ def test_the_running_hosts_next_flush_does_not_write_a_forgotten_entity_back(tmp
             m["id"]: m for m in json.loads(cli("messages", "-w", str(folder), "--json", "--limit", "0")[1])
         }
         assert msgs["m3"]["text"] == "[redacted] moved to Berlin last week."
-        assert set(msgs) == {"m1", "m2", "m3", "m4"}
+        assert set(msgs) == {"m1", "m2", "m3", "m4", "m5"}
     finally:
         host.stop()
 
