@@ -323,7 +323,7 @@ class KnowledgeEngine:
         if self._pipeline is None:  # the tiers are still loading (seconds): the log need not wait for them
             store_messages()
             meanwhile = None
-        results = self.pipeline.run(messages, meanwhile=meanwhile)
+        results = self.pipeline.run(messages, meanwhile=meanwhile, scope=str(folder))
         if down:
             raise self._unavailable("the message log")
         n_ent = n_fact = 0

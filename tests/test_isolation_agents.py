@@ -20,6 +20,7 @@ from chromadb.config import Settings
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
 from knowledge_engine.host import HookRunner, PluginApi
+from knowledge_engine.model.records import Message
 from knowledge_engine.plugin import KnowledgePlugin, register
 from knowledge_engine.retrieve.retriever import retriever_for
 from knowledge_engine.store.workspace import Workspace
@@ -207,5 +208,38 @@ def test_agent_ids_that_sanitise_alike_never_share_a_workspace(tmp_path: Path) -
     b = engine.workspace("team:a", None)
     try:
         assert a.folder != b.folder
+    finally:
+        engine.stop(5)
+
+
+def test_two_workspaces_sessions_of_one_id_remember_their_own_people(tmp_path: Path) -> None:
+    """A Python host that calls both agents' conversations "main": the spaCy tier's session memory
+    (whom a later he/she means, the name a kin word stands for) is per workspace. It was keyed by
+    the message's agent and session only, so Bob's "He moved to Boston" became a fact about the
+    brother Alice had named, stored in Bob's workspace."""
+    cfg = load_config(
+        {
+            "workspaceRoot": str(tmp_path / "agents"),
+            "embeddings": {"enabled": False},
+            "extraction": {"spacy": {"workers": 0}, "llm": {"enabled": False}},
+            "maintenance": {"enabled": False},
+        }
+    )
+    engine = KnowledgeEngine(cfg)
+    alice, bob = engine.workspace("alice", None), engine.workspace("bob", None)
+
+    def say(ws: Workspace, mid: str, speaker: str, text: str) -> set[tuple[str, str, str]]:
+        engine.submit(ws, Message(id=mid, text=text, speaker=speaker, session="main"))
+        assert engine.queue.drain(120)
+        return {(f.subject, f.predicate, f.object) for f in ws.facts.all()}
+
+    try:
+        say(alice, "a1", "Alice", "My brother Zorblax Quint works at Initech.")
+        assert not any("Zorblax" in s for s, _, _ in say(bob, "b1", "Bob", "He moved to Boston last week."))
+        lisbon = say(alice, "a2", "Alice", "He moved to Lisbon last week.")
+        assert ("Zorblax Quint", "moved-to", "Lisbon") in lisbon  # Alice's own session still knows him
+        engine.pipeline.forget(lambda name: "zorblax" in name.casefold(), scope=str(bob.folder))
+        porto = say(alice, "a3", "Alice", "He moved to Porto last week.")
+        assert ("Zorblax Quint", "moved-to", "Porto") in porto  # a forget in Bob's workspace is Bob's
     finally:
         engine.stop(5)

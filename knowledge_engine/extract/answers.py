@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from knowledge_engine.extract.kin import owner
 from knowledge_engine.extract.lexicon import (
     FAMILY_NOUNS,
     JOB_TITLE_NOUNS,
@@ -301,26 +302,30 @@ class SessionAnswers:
     def __len__(self) -> int:
         return len(self._asked)
 
-    def one(self, msg: Message, ex: Extraction) -> Extraction:
+    def one(self, msg: Message, ex: Extraction, scope: str | None = None) -> Extraction:
         """Read one message of its session; the caller gives each session's messages in order."""
         with self._lock:
-            return self._one(msg, ex)
+            return self._one(msg, ex, owner(msg, scope))
 
-    def forget(self, names: Callable[[str], bool], session: str | None = None) -> None:
+    def forget(
+        self, names: Callable[[str], bool], session: str | None = None, scope: str | None = None
+    ) -> None:
         """After a forget: no pending question about a forgotten person, none in a forgotten session."""
         with self._lock:
             for key in list(self._asked):
+                if scope is not None and key[0] != scope:
+                    continue
                 subject = self._asked[key].subject
                 if (session is not None and key[1] == session) or (subject is not None and names(subject)):
                     del self._asked[key]
             if session is not None:
-                for key in [k for k in self._animals if k[1] == session]:
+                for key in [k for k in self._animals if k[1] == session and scope in (None, k[0])]:
                     del self._animals[key]
 
-    def _one(self, msg: Message, ex: Extraction) -> Extraction:
+    def _one(self, msg: Message, ex: Extraction, scope: str | None) -> Extraction:
         if not msg.session:
             return ex
-        key = (msg.agent_id, msg.session)
+        key = (scope, msg.session)
         slot = self._asked.pop(key, None)
         if msg.role == "assistant":
             found = self._about(key, asked(msg.text))

@@ -145,11 +145,12 @@ class KinNames:
         self._names: OrderedDict[tuple[str | None, str], dict[str, str | None]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def one(self, msg: Message, ex: Extraction) -> Extraction:
-        """Learn the kin a user turn names, then give its kin subjects their names (in message order)."""
+    def one(self, msg: Message, ex: Extraction, scope: str | None = None) -> Extraction:
+        """Learn the kin a user turn names, then give its kin subjects their names (in message order).
+        `scope` (the workspace) keeps two workspaces' speakers of one name apart."""
         if msg.role != "user":
             return ex
-        key = (msg.agent_id, (msg.speaker or "").strip().casefold())
+        key = (owner(msg, scope), (msg.speaker or "").strip().casefold())
         with self._lock:
             self._learn(key, msg.text, _from_facts(ex, key[1]))
             if not any(f.subject.startswith(KIN_PREFIX) for f in ex.facts):
@@ -163,11 +164,14 @@ class KinNames:
                     facts.append(f.model_copy(update={"subject": name}))
             return ex.model_copy(update={"facts": facts})
 
-    def forget(self, names: Callable[[str], bool]) -> None:
+    def forget(self, names: Callable[[str], bool], scope: str | None = None) -> None:
         """After a forget: a kin word no longer stands for a forgotten name, and a forgotten
-        speaker's kin are dropped (a later "my brother got a job" must not bring the name back)."""
+        speaker's kin are dropped (a later "my brother got a job" must not bring the name back).
+        With `scope`, only that workspace's speakers."""
         with self._lock:
             for key in list(self._names):
+                if scope is not None and key[0] != scope:
+                    continue
                 if key[1] and names(key[1]):
                     del self._names[key]
                 else:
@@ -209,6 +213,11 @@ def _from_facts(ex: Extraction, speaker: str) -> list[tuple[str, str]]:
         elif f.predicate.startswith("has-") and f.predicate[4:] in KIN_WORDS:
             out.append((f.predicate[4:], f.object))
     return out
+
+
+def owner(msg: Message, scope: str | None) -> str | None:
+    """Whose session memory a message is read into: the workspace's scope, else the message's agent."""
+    return scope if scope is not None else msg.agent_id
 
 
 def _one_person(a: str, b: str) -> bool:

@@ -58,12 +58,14 @@ class ExtractionPipeline:
     def tier_names(self) -> list[str]:
         return [t.name for t in self.tiers]
 
-    def forget(self, names: Callable[[str], bool], session: str | None = None) -> None:
-        """Apply a forget to what the tiers remember between messages (spaCy's session memory)."""
+    def forget(
+        self, names: Callable[[str], bool], session: str | None = None, scope: str | None = None
+    ) -> None:
+        """Apply a forget to what the tiers remember between messages (spaCy's session memory) of
+        the workspace `scope` (None: every workspace's)."""
         for tier in self.tiers:
-            forget = getattr(tier, "forget", None)  # spaCy is imported only when its tier is built
-            if forget is not None:
-                forget(names, session)
+            if getattr(tier, "remembers_sessions", False):  # spaCy is imported only when its tier is built
+                tier.forget(names, session, scope)  # type: ignore[attr-defined]
 
     def prepare(self, messages: list[Message]) -> list[Message]:
         """Clean and cut texts; skip what is not worth extracting (counted)."""
@@ -84,7 +86,7 @@ class ExtractionPipeline:
         return ready
 
     def run(
-        self, messages: list[Message], meanwhile: Callable[[], None] | None = None
+        self, messages: list[Message], meanwhile: Callable[[], None] | None = None, scope: str | None = None
     ) -> dict[str, list[Extraction]]:
         """Extractions per message id, from every tier (a failing tier is logged and skipped).
 
@@ -98,12 +100,15 @@ class ExtractionPipeline:
         background = [t for t in self.tiers if ready and getattr(t, "out_of_process", False)]
         helper = None
         if background:
-            helper = threading.Thread(target=self._run_tiers, args=(background, ready, results), daemon=True)
+            helper = threading.Thread(
+                target=self._run_tiers, args=(background, ready, results, scope), daemon=True
+            )
             helper.start()
         try:
             if meanwhile is not None:
                 meanwhile()
-            self._run_tiers([t for t in self.tiers if t not in background] if ready else [], ready, results)
+            here = [t for t in self.tiers if t not in background] if ready else []
+            self._run_tiers(here, ready, results, scope)
         finally:
             if helper is not None:
                 helper.join()
@@ -117,11 +122,17 @@ class ExtractionPipeline:
 
     @staticmethod
     def _run_tiers(
-        tiers: list[Extractor], ready: list[Message], results: dict[str, list[Extraction] | None]
+        tiers: list[Extractor],
+        ready: list[Message],
+        results: dict[str, list[Extraction] | None],
+        scope: str | None = None,
     ) -> None:
         for tier in tiers:
             try:
-                results[tier.name] = tier.extract(ready)
+                if getattr(tier, "remembers_sessions", False):  # its sessions are the workspace's
+                    results[tier.name] = tier.extract(ready, scope=scope)  # type: ignore[call-arg]
+                else:
+                    results[tier.name] = tier.extract(ready)
             except Exception as exc:
                 counters.inc(f"extract.tier_failed.{tier.name}")
                 log.error(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract import by_example, chatter, dependency, lexicon, truecase
 from knowledge_engine.extract.answers import SessionAnswers
-from knowledge_engine.extract.kin import KinNames, kin_genders
+from knowledge_engine.extract.kin import KinNames, kin_genders, owner
 from knowledge_engine.extract.nlp import (
     LABEL_TYPES,
     exclude_for,
@@ -137,6 +137,7 @@ class SpacyTier:
     """
 
     name = "spacy"
+    remembers_sessions = True  # the pipeline gives `extract` and `forget` the workspace's scope
 
     def __init__(
         self,
@@ -160,11 +161,13 @@ class SpacyTier:
         self._examples: by_example.Examples | Literal[False] | None = None  # False: unavailable
         self._examples_lock = threading.Lock()
 
-    def forget(self, names: Callable[[str], bool], session: str | None = None) -> None:
+    def forget(
+        self, names: Callable[[str], bool], session: str | None = None, scope: str | None = None
+    ) -> None:
         """A forget reaches what the sessions remember (people, kin, questions), not just the stores."""
-        self.people.forget(names, session)
-        self.kin.forget(names)
-        self.answers.forget(names, session)
+        self.people.forget(names, session, scope)
+        self.kin.forget(names, scope)
+        self.answers.forget(names, session, scope)
 
     @property
     def nlp(self) -> Language | None:
@@ -191,7 +194,8 @@ class SpacyTier:
         """True when extraction runs in the worker processes: the caller's thread only waits."""
         return self._pool is not None and not self._closed
 
-    def extract(self, messages: list[Message]) -> list[Extraction]:
+    def extract(self, messages: list[Message], scope: str | None = None) -> list[Extraction]:
+        """Extractions of `messages` in order; `scope` (the workspace) is whose sessions they are."""
         if not self.config.enabled or self._unavailable or not messages:
             return [Extraction(message_id=m.id) for m in messages]
         pool = self._ensure_pool()
@@ -202,7 +206,7 @@ class SpacyTier:
         out = self._by_example(messages, out)
         with self._sessions_lock:  # message by message: a question's he/she is who it meant then
             return [
-                self.answers.one(m, self.people.one(m, self.kin.one(m, ex)))
+                self.answers.one(m, self.people.one(m, self.kin.one(m, ex, scope), scope), scope)
                 for m, ex in zip(messages, out, strict=False)
             ]
 
@@ -354,21 +358,22 @@ class SessionPeople:
         """Sessions remembered (at most `limit`)."""
         return len(self._sessions)
 
-    def one(self, msg: Message, ex: Extraction) -> Extraction:
-        """Read one message of its session; the caller gives each session's messages in order."""
+    def one(self, msg: Message, ex: Extraction, scope: str | None = None) -> Extraction:
+        """Read one message of its session; the caller gives each session's messages in order.
+        `scope` (the workspace) keeps two workspaces' sessions of one id apart."""
         with self._lock:
-            return self._one(msg, ex)
+            return self._one(msg, ex, owner(msg, scope))
 
     def who(self, key: tuple[str | None, str], gender: str | None) -> str | None:
         """Whom a he/she (`gender` "f"/"m") of session `key` means now, if the session can tell."""
         with self._lock:
             return self._who(key, gender)
 
-    def _one(self, msg: Message, ex: Extraction) -> Extraction:
+    def _one(self, msg: Message, ex: Extraction, scope: str | None) -> Extraction:
         if msg.role == "assistant":
-            self._asked(msg, ex)
+            self._asked(msg, ex, scope)
             return ex
-        key = (msg.agent_id, msg.session) if msg.session and msg.role == "user" else None
+        key = (scope, msg.session) if msg.session and msg.role == "user" else None
         if any(dependency.is_pronoun(f.subject) for f in ex.facts):
             facts = []
             for f in ex.facts:
@@ -400,11 +405,11 @@ class SessionPeople:
                     del known[old]
         return ex
 
-    def _asked(self, msg: Message, ex: Extraction) -> None:
+    def _asked(self, msg: Message, ex: Extraction, scope: str | None) -> None:
         """The one person an assistant turn asks or speaks about ("Is Isla's school sorted?") is who
         the user's next he/she means ("She's got a place at Brudenell Primary"). The user's own
         name, and a turn naming several people, change nothing."""
-        key = (msg.agent_id, msg.session) if msg.session else None
+        key = (scope, msg.session) if msg.session else None
         if key is None or key not in self._sessions:
             return
         users = self._users.get(key, set())
@@ -415,11 +420,16 @@ class SessionPeople:
             _, genders = self._sessions.pop(key)
             self._sessions[key] = (named, genders)
 
-    def forget(self, names: Callable[[str], bool], session: str | None = None) -> None:
+    def forget(
+        self, names: Callable[[str], bool], session: str | None = None, scope: str | None = None
+    ) -> None:
         """After a forget: no person it names is whom a later he/she means, and a forgotten
-        session is forgotten whole (a forget must not come back through the next pronoun)."""
+        session is forgotten whole (a forget must not come back through the next pronoun).
+        With `scope`, only that workspace's sessions."""
         with self._lock:
             for key in list(self._sessions):
+                if scope is not None and key[0] != scope:
+                    continue
                 if session is not None and key[1] == session:
                     del self._sessions[key]
                     self._users.pop(key, None)

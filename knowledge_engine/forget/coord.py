@@ -223,7 +223,7 @@ def apply_on_host(engine: Any, ws: Workspace, req: ForgetRequest) -> Tally:
             tally.add(batcher.forget(gate))
         pipeline = getattr(engine, "_pipeline", None)  # not built yet: the sessions remember nothing
         if pipeline is not None:
-            pipeline.forget(redactor.names, req.session)
+            pipeline.forget(redactor.names, req.session, scope=str(folder))
         plan = host_plan(ws, req)
         _remove_from_stores(ws, plan)
         _rewrite_json(ws, plan)
