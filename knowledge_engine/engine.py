@@ -25,6 +25,7 @@ from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit, failure
 from knowledge_engine.store.backend import is_shared, parked_store
+from knowledge_engine.store.sessions import SessionMemory
 from knowledge_engine.store.workspace import APPLIED_WINDOW, Workspace, resolve_workspace_dir, safe_agent_id
 
 if TYPE_CHECKING:  # built on first use (importing them costs seconds a hook must not wait for)
@@ -49,6 +50,7 @@ class KnowledgeEngine:
         self._ingest_owner = ingest_owner
         self._pipeline = pipeline
         self._pipeline_lock = threading.Lock()
+        self.sessions = SessionMemory()  # what the tiers remember between messages, across restarts
         self._workspaces: dict[Path, Workspace] = {}
         self._parked: dict[Path, str] = {}  # folder -> agent: messages wait there for the shared store (park)
         self._by_context: dict[tuple[str | None, str | None], Workspace] = {}
@@ -127,6 +129,13 @@ class KnowledgeEngine:
                     journal = self.journal
                     ws.flush_hooks.append(
                         (lambda: journal.checkpoint(folder), lambda token: journal.release(folder, token))
+                    )
+                    self.sessions.opened(folder)  # before the replay below reads messages into it
+                    ws.flush_hooks.append(  # after the journal's: the memory covers what it releases
+                        (
+                            lambda: self.sessions.checkpoint(self._pipeline, folder),
+                            lambda memory: self.sessions.release(folder, memory),
+                        )
                     )
                     self.queue.recover(folder)  # journal + spill + a killed drain's work, each message once
                     self._reapply(ws, folder)
@@ -230,6 +239,13 @@ class KnowledgeEngine:
         return False
 
     # ------------------------------------------------------------------ ingest
+    def forget_session_memory(self, folder: Path, names: Callable[[str], bool], session: str | None) -> None:
+        """A forget applied by this host: the workspace's session memory drops the people it names
+        (or the session), in the tiers and in its file. Nothing remembered, nothing loaded."""
+        if self._pipeline is None and not self.sessions.waiting(folder):
+            return
+        self.sessions.forget(self.pipeline, folder, names, session)
+
     def submit(self, ws: Workspace, message: Message) -> bool:
         """Non-blocking: queue a message for extraction (the hook path)."""
         return self.queue.submit(ws.folder, message)
@@ -323,7 +339,9 @@ class KnowledgeEngine:
         if self._pipeline is None:  # the tiers are still loading (seconds): the log need not wait for them
             store_messages()
             meanwhile = None
-        results = self.pipeline.run(messages, meanwhile=meanwhile, scope=str(folder))
+        pipeline = self.pipeline
+        self.sessions.before_batch(pipeline, folder)
+        results = pipeline.run(messages, meanwhile=meanwhile, scope=str(folder))
         if down:
             raise self._unavailable("the message log")
         n_ent = n_fact = 0

@@ -21,7 +21,8 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 from knowledge_engine.extract.kin import owner
 from knowledge_engine.extract.lexicon import (
@@ -321,6 +322,33 @@ class SessionAnswers:
             if session is not None:
                 for key in [k for k in self._animals if k[1] == session and scope in (None, k[0])]:
                     del self._animals[key]
+
+    def state(self, scope: str | None) -> dict[str, Any]:
+        """The workspace `scope`'s open questions and sessions whose last turn named a pet."""
+        with self._lock:
+            return {
+                "asked": [
+                    {"session": k[1], **asdict(slot)} for k, slot in self._asked.items() if k[0] == scope
+                ],
+                "animals": [k[1] for k in self._animals if k[0] == scope],
+            }
+
+    def restore(self, scope: str | None, state: dict[str, Any]) -> None:
+        """Take back what `state` gave (after a restart); what this process saw since wins."""
+        with self._lock:
+            for rec in reversed(state.get("asked", [])):
+                key = (scope, str(rec["session"]))
+                if key not in self._asked:
+                    self._asked[key] = Slot(**{k: v for k, v in rec.items() if k != "session"})
+                    self._asked.move_to_end(key, last=False)
+            for session in reversed(state.get("animals", [])):
+                key = (scope, str(session))
+                if key not in self._animals:
+                    self._animals[key] = None
+                    self._animals.move_to_end(key, last=False)
+            for table in (self._asked, self._animals):
+                while len(table) > self.limit:
+                    table.popitem(last=False)
 
     def _one(self, msg: Message, ex: Extraction, scope: str | None) -> Extraction:
         if not msg.session:

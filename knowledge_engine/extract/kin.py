@@ -14,6 +14,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
+from typing import Any
 
 from knowledge_engine.extract import lexicon
 from knowledge_engine.model.extraction import Extraction
@@ -177,6 +178,24 @@ class KinNames:
                 else:
                     kept = self._names[key].items()
                     self._names[key] = {k: n for k, n in kept if n is None or not names(n)}
+
+    def state(self, scope: str | None) -> list[dict[str, Any]]:
+        """The workspace `scope`'s speakers' kin names, oldest first, as JSON-ready records."""
+        with self._lock:
+            mine = [(key[1], names) for key, names in self._names.items() if key[0] == scope]
+            return [{"speaker": speaker, "kin": dict(names)} for speaker, names in mine]
+
+    def restore(self, scope: str | None, records: list[dict[str, Any]]) -> None:
+        """Take back what `state` gave (after a restart); what this process learnt since wins."""
+        with self._lock:
+            for rec in reversed(records):
+                key = (scope, str(rec["speaker"]))
+                if key in self._names:
+                    continue
+                self._names[key] = {str(k): None if n is None else str(n) for k, n in rec["kin"].items()}
+                self._names.move_to_end(key, last=False)
+            while len(self._names) > self.limit:
+                self._names.popitem(last=False)
 
     def _learn(self, key: tuple[str | None, str], text: str, read: list[tuple[str, str]]) -> None:
         lower_case = not any(c.isupper() for c in text)  # "my husband tom": chat without capitals

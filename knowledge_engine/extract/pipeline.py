@@ -67,6 +67,18 @@ class ExtractionPipeline:
             if getattr(tier, "remembers_sessions", False):  # spaCy is imported only when its tier is built
                 tier.forget(names, session, scope)  # type: ignore[attr-defined]
 
+    def memory(self, scope: str) -> dict[str, Any]:
+        """What the tiers remember between messages for the workspace `scope` (store/sessions.py
+        keeps it across restarts), per tier name."""
+        tiers = [t for t in self.tiers if getattr(t, "remembers_sessions", False)]
+        return {t.name: t.memory(scope) for t in tiers}  # type: ignore[attr-defined]
+
+    def restore_memory(self, scope: str, memory: dict[str, Any]) -> None:
+        """Give each tier back what `memory` holds for it (a tier not in it starts empty)."""
+        for tier in self.tiers:
+            if getattr(tier, "remembers_sessions", False) and isinstance(memory.get(tier.name), dict):
+                tier.restore_memory(scope, memory[tier.name])  # type: ignore[attr-defined]
+
     def prepare(self, messages: list[Message]) -> list[Message]:
         """Clean and cut texts; skip what is not worth extracting (counted)."""
         ready: list[Message] = []

@@ -169,6 +169,21 @@ class SpacyTier:
         self.kin.forget(names, scope)
         self.answers.forget(names, session, scope)
 
+    def memory(self, scope: str | None) -> dict[str, Any]:
+        """What the workspace `scope`'s sessions remember between messages, JSON-ready."""
+        return {
+            "people": self.people.state(scope),
+            "kin": self.kin.state(scope),
+            "answers": self.answers.state(scope),
+        }
+
+    def restore_memory(self, scope: str | None, memory: dict[str, Any]) -> None:
+        """Take back what `memory` gave; raises KeyError/TypeError/ValueError on a malformed one."""
+        with self._sessions_lock:
+            self.people.restore(scope, memory.get("people", []))
+            self.kin.restore(scope, memory.get("kin", []))
+            self.answers.restore(scope, memory.get("answers", {}))
+
     @property
     def nlp(self) -> Language | None:
         """The pipeline loaded in this process (the in-process tier, and the pool's fallback)."""
@@ -363,6 +378,40 @@ class SessionPeople:
         `scope` (the workspace) keeps two workspaces' sessions of one id apart."""
         with self._lock:
             return self._one(msg, ex, owner(msg, scope))
+
+    def state(self, scope: str | None) -> list[dict[str, Any]]:
+        """What the workspace `scope`'s sessions remember, oldest first, as JSON-ready records."""
+        with self._lock:
+            return [
+                {
+                    "session": key[1],
+                    "named": list(named),
+                    "genders": dict(genders),
+                    "users": sorted(self._users.get(key, ())),
+                    "known": list(self._known.get(key, {})),
+                }
+                for key, (named, genders) in self._sessions.items()
+                if key[0] == scope
+            ]
+
+    def restore(self, scope: str | None, records: list[dict[str, Any]]) -> None:
+        """Take back what `state` gave (after a restart); what this process learnt since wins."""
+        with self._lock:
+            for rec in reversed(records):  # each goes in front of what this process saw: newest last
+                key = (scope, str(rec["session"]))
+                if key in self._sessions:
+                    continue
+                genders = {str(k): str(v) for k, v in rec["genders"].items()}
+                self._sessions[key] = ([str(n) for n in rec["named"]], genders)
+                self._sessions.move_to_end(key, last=False)
+                if rec.get("users"):
+                    self._users[key] = {str(u) for u in rec["users"]}
+                if rec.get("known"):
+                    self._known[key] = {str(n): None for n in rec["known"]}
+            while len(self._sessions) > self.limit:
+                gone, _ = self._sessions.popitem(last=False)
+                self._users.pop(gone, None)
+                self._known.pop(gone, None)
 
     def who(self, key: tuple[str | None, str], gender: str | None) -> str | None:
         """Whom a he/she (`gender` "f"/"m") of session `key` means now, if the session can tell."""

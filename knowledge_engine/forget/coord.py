@@ -53,6 +53,7 @@ from knowledge_engine.ingest.redact import (
     rewrite_jsonl,
 )
 from knowledge_engine.observe import counters, emit
+from knowledge_engine.store import sessions
 from knowledge_engine.store.backend import is_shared
 from knowledge_engine.store.workspace import Workspace
 
@@ -186,6 +187,7 @@ def forget_files(folder: Path, redactor: Redactor) -> Tally:
     tally.add(rewrite_jsonl(folder / "llm-pending" / INBOX_NAME, redactor))
     for path in batch_files(folder / "llm-pending"):
         tally.add(rewrite_batch_file(path, redactor))
+    sessions.remove(folder)  # whom a he/she meant: the next host starts without it (it may name them)
     reqdir = folder / REQUESTS_DIR
     if reqdir.is_dir():
         for stale in reqdir.iterdir():
@@ -221,9 +223,7 @@ def apply_on_host(engine: Any, ws: Workspace, req: ForgetRequest) -> Tally:
         batcher = getattr(engine, "_batchers", {}).get(folder)  # the workspace's LLM tier, if enabled
         if batcher is not None:
             tally.add(batcher.forget(gate))
-        pipeline = getattr(engine, "_pipeline", None)  # not built yet: the sessions remember nothing
-        if pipeline is not None:
-            pipeline.forget(redactor.names, req.session, scope=str(folder))
+        engine.forget_session_memory(folder, redactor.names, req.session)
         plan = host_plan(ws, req)
         _remove_from_stores(ws, plan)
         _rewrite_json(ws, plan)

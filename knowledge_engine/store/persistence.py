@@ -81,7 +81,7 @@ def check_document(path: Path, doc: dict[str, Any], key: str) -> None:
 ENGINE_DIRS = ("chroma", "llm-pending", "maintenance", "quarantine")
 ENGINE_FILES = (
     "facts.json", "entities.json", MESSAGES_FILE, "store.lock", "ingest", "chroma-sync", "feedback.json",
-    "forget",
+    "forget", "session-memory",
 )  # fmt: skip
 
 
