@@ -61,8 +61,12 @@ QUERIES = [
 LATE_QUERY = "Which orbital timetable did Ignatova promise Halcyonwright before autumn?"
 REPLY = "Quorvina works at Zephyrlux Dynamics; Ignatova builds Moonquarry."
 # files that hold the knowledge itself, per backend (and their .bak, -wal, -shm): on the shared store the
-# records, messages and vectors are in the database, the folder only has the journal and local state
-STORES = {"files": ("facts.json", "entities.json", "messages.sqlite3"), "postgres": ()}
+# records, messages and vectors are in the database, the folder only has the journal and local state; on
+# both, session-memory.json holds the names the node's sessions last spoke of (store/sessions.py)
+STORES = {
+    "files": ("facts.json", "entities.json", "messages.sqlite3", "session-memory.json"),
+    "postgres": ("session-memory.json",),
+}
 STORE_DIRS = {"files": ("chroma", "llm-pending"), "postgres": ("llm-pending",)}
 DB_NAME = "ke_priv_session"
 DEADLINE_S = 120.0  # generous: a busy 2-core machine; nothing asserts a duration
