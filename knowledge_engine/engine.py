@@ -341,7 +341,7 @@ class KnowledgeEngine:
             meanwhile = None
         pipeline = self.pipeline
         self.sessions.before_batch(pipeline, folder)
-        results = pipeline.run(messages, meanwhile=meanwhile, scope=str(folder))
+        results = pipeline.run(messages, meanwhile=meanwhile, scope=str(folder), screen=ws.screen)
         if down:
             raise self._unavailable("the message log")
         n_ent = n_fact = 0

@@ -6,18 +6,20 @@ import json
 import logging
 import uuid
 from importlib.resources import files
+from pathlib import Path
 
 import pytest
 
-from knowledge_engine.config import SpacyConfig
+from knowledge_engine.config import EngineConfig, SpacyConfig
 from knowledge_engine.extract import dependency
 from knowledge_engine.extract.nlp import INSTALL_HINT, exclude_for, load_nlp, parse
 from knowledge_engine.extract.spacy_ner import LABEL_TYPES, SpacyTier, entity_mentions, money_entities
 from knowledge_engine.extract.text import prepare
 from knowledge_engine.index.embeddings.local import LocalEmbedder
-from knowledge_engine.ingest.redact import ForgetRequest, Redactor
+from knowledge_engine.ingest.redact import ForgetRequest, Gate, Redactor
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
+from knowledge_engine.store.workspace import Workspace
 
 MODEL = SpacyConfig().model
 
@@ -283,6 +285,22 @@ def test_a_forget_reaches_what_the_sessions_remember() -> None:
     assert say("h", "She works at Siemens now.", session="s2") == {("Ana", "works-at", "Siemens")}
     tier.forget(Redactor(ForgetRequest.model_validate({"id": "r2", "terms": []})).names, session="s2")
     assert say("i", "She works at Bosch now.", session="s2") == set()
+
+
+def test_a_message_forgotten_while_it_was_parsed_teaches_the_sessions_nothing(tmp_path: Path) -> None:
+    """The forget came while the batch was in the parser: the workspace's gate watches the message, and
+    its screen takes the forgotten name out before the session learns whom a later "he" means."""
+    ws = Workspace(tmp_path, EngineConfig())
+    gate = Gate(Redactor(ForgetRequest.model_validate({"id": "r", "terms": ["Zorblax Quint"]})))
+    gate.watch("m1")
+    ws.gates.append(gate)
+    first = "My brother Zorblax Quint works at Initech."
+    for screen, expected in ((None, {("Zorblax Quint", "moved-to", "Boston")}), (ws.screen, set())):
+        tier = SpacyTier(SpacyConfig(workers=0))
+        tier.extract([Message(id="m1", text=first, session="s1", speaker="Lena")], scope="w", screen=screen)
+        he = Message(id="m2", text="He moved to Boston last week.", session="s1", speaker="Lena")
+        facts = tier.extract([he], scope="w")[0].facts
+        assert {(f.subject, f.predicate, f.object) for f in facts} == expected
 
 
 def test_pronoun_without_a_session_or_a_named_person_gives_nothing() -> None:

@@ -98,7 +98,11 @@ class ExtractionPipeline:
         return ready
 
     def run(
-        self, messages: list[Message], meanwhile: Callable[[], None] | None = None, scope: str | None = None
+        self,
+        messages: list[Message],
+        meanwhile: Callable[[], None] | None = None,
+        scope: str | None = None,
+        screen: Callable[[Message, Extraction], Extraction] | None = None,
     ) -> dict[str, list[Extraction]]:
         """Extractions per message id, from every tier (a failing tier is logged and skipped).
 
@@ -113,14 +117,14 @@ class ExtractionPipeline:
         helper = None
         if background:
             helper = threading.Thread(
-                target=self._run_tiers, args=(background, ready, results, scope), daemon=True
+                target=self._run_tiers, args=(background, ready, results, scope, screen), daemon=True
             )
             helper.start()
         try:
             if meanwhile is not None:
                 meanwhile()
             here = [t for t in self.tiers if t not in background] if ready else []
-            self._run_tiers(here, ready, results, scope)
+            self._run_tiers(here, ready, results, scope, screen)
         finally:
             if helper is not None:
                 helper.join()
@@ -138,11 +142,12 @@ class ExtractionPipeline:
         ready: list[Message],
         results: dict[str, list[Extraction] | None],
         scope: str | None = None,
+        screen: Callable[[Message, Extraction], Extraction] | None = None,
     ) -> None:
         for tier in tiers:
             try:
                 if getattr(tier, "remembers_sessions", False):  # its sessions are the workspace's
-                    results[tier.name] = tier.extract(ready, scope=scope)  # type: ignore[call-arg]
+                    results[tier.name] = tier.extract(ready, scope=scope, screen=screen)  # type: ignore[call-arg]
                 else:
                     results[tier.name] = tier.extract(ready)
             except Exception as exc:

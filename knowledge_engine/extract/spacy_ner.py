@@ -209,8 +209,14 @@ class SpacyTier:
         """True when extraction runs in the worker processes: the caller's thread only waits."""
         return self._pool is not None and not self._closed
 
-    def extract(self, messages: list[Message], scope: str | None = None) -> list[Extraction]:
-        """Extractions of `messages` in order; `scope` (the workspace) is whose sessions they are."""
+    def extract(
+        self,
+        messages: list[Message],
+        scope: str | None = None,
+        screen: Callable[[Message, Extraction], Extraction] | None = None,
+    ) -> list[Extraction]:
+        """Extractions of `messages` in order; `scope` (the workspace) is whose sessions they are, and
+        `screen` takes out what a forget made while they were parsed, before the sessions learn it."""
         if not self.config.enabled or self._unavailable or not messages:
             return [Extraction(message_id=m.id) for m in messages]
         pool = self._ensure_pool()
@@ -219,6 +225,8 @@ class SpacyTier:
         else:
             out = pool.extract(messages, self.config.batch_size, self.max_chars, self.extract_here)
         out = self._by_example(messages, out)
+        if screen is not None:
+            out = [screen(m, ex) for m, ex in zip(messages, out, strict=False)]
         with self._sessions_lock:  # message by message: a question's he/she is who it meant then
             return [
                 self.answers.one(m, self.people.one(m, self.kin.one(m, ex, scope), scope), scope)

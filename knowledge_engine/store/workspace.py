@@ -509,6 +509,14 @@ class Workspace:
             self._messages.close()
             self._messages = None
 
+    def screen(self, message: Message, extraction: Extraction) -> Extraction:
+        """An extraction without what a forget made while its message waited (the gates filter it
+        again when it is applied): the tiers' session memory must not learn the forgotten name."""
+        for gate in list(self.gates):
+            kept = gate.filter(message, [extraction])
+            extraction = kept[0] if kept else Extraction(message_id=extraction.message_id)
+        return extraction
+
     def _keeps(self, message: Message) -> bool:
         """Whether the message log takes this message (memory on, its role kept, not forgotten meanwhile)."""
         if self.closed or not self.config.memory.enabled or message.role not in self.config.memory.roles:
