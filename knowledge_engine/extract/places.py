@@ -55,6 +55,14 @@ def _load() -> dict[str, int]:
     return out
 
 
+BIG_PLACE = 100_000  # a city this large is known by its name alone; smaller ones share names with people
+
+
+def big_place(name: str) -> bool:
+    """Whether the name is a country, a US state or a city of at least BIG_PLACE people."""
+    return places().get(fold(" ".join(name.split())), 0) >= BIG_PLACE
+
+
 def _add(out: dict[str, int], name: str, population: int) -> None:
     words = fold(name).split()
     if not words or len(words) > MAX_WORDS or not all(w.replace("-", "").isalpha() for w in words):

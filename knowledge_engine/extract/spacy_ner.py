@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge_engine.config import SpacyConfig
-from knowledge_engine.extract import by_example, chatter, dependency, lexicon, truecase
+from knowledge_engine.extract import by_example, chatter, dependency, lexicon, places, truecase
 from knowledge_engine.extract.answers import SessionAnswers
 from knowledge_engine.extract.kin import KinNames, kin_genders, owner
 from knowledge_engine.extract.nlp import (
@@ -570,6 +570,9 @@ def entity_mentions(doc: Doc) -> list[Mention]:
         if type_ == "person" and _in_place(span):
             type_ = "location"  # "relatives in Kochi", "the east end of Glasgow"
             counters.inc("extract.spacy.place_person")
+        elif type_ == "organization" and places.big_place(span.text):
+            type_ = "location"  # "Chennai", "Pune": the small model's ORG for a city it knows less well
+            counters.inc("extract.spacy.big_place")
         if type_ in {"person", "organization", "location"} and all(t.text in lexicon.CAR_NAMES for t in span):
             type_ = "product"  # "a used Renault Clio": a car, not someone a later "she" could mean
         value = " ".join(span.text.split())
