@@ -51,6 +51,9 @@ def _engine_with_a_fact(url: str, tmp_path: Path) -> tuple[KnowledgeEngine, Work
     assert ws.flush()
     retriever = retriever_for(engine, ws)
     assert "Acme Robotics" in _ask(retriever, "Where does Ann work?")
+    # the prompt touched the fact, and on the shared store its write is due within followMs: written
+    # now, so no write meets the stopped server before the next prompt does (a loaded run saw it)
+    ws.flush()
     return engine, ws, retriever
 
 
