@@ -5,7 +5,10 @@
    (../shared/data/locomo) or the bundled sample conversation, in the engine's batch size; with
    the default `extraction.spacy.workers` (worker processes) and in-process (`spacy_inprocess_*`).
 2. Precision/recall on tests/data/facts_labelled.jsonl, scored exactly as
-   tests/test_extract_dependency_quality.py scores it (same matching rule).
+   tests/test_extract_dependency_quality.py scores it (same matching rule). `--save-rows FILE` keeps
+   each row's prediction as a digest; `--changed-rows FILE` then counts, per split, the rows whose
+   prediction changed since (dev rows by id; held-out rows only counted, never shown, since a
+   digest cannot be read back). `--labelled-only` runs this part alone (seconds).
 3. LLM batches vs messages: a burst of n messages through the hooks into an engine with the LLM
    tier on, against the loopback Ollama server (tests/servers/ollama_server.py); counts the
    /api/chat calls (expected ceil(n / batchSize)) and checks every message got its LLM fact.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import math
 import os
@@ -85,7 +89,26 @@ def spacy_throughput(n: int, batch: int, workers: int | str = "auto", repeat: in
     }
 
 
-def labelled_quality() -> dict[str, Any]:
+def row_digest(predicted: list[tuple[str, str, str]]) -> str:
+    """A row's prediction, compared between runs without being readable (held-out rows stay unread)."""
+    return hashlib.sha256(json.dumps(sorted(predicted)).encode()).hexdigest()[:16]
+
+
+def changed_rows(before: dict[str, dict[str, str]], now: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """Per split: how many rows' predictions differ from `before` (a row in only one of them counts);
+    the dev split also names them."""
+    out: dict[str, Any] = {}
+    for split in sorted(set(before) | set(now)):
+        old, new = before.get(split, {}), now.get(split, {})
+        ids = sorted(i for i in set(old) | set(new) if old.get(i) != new.get(i))
+        out[f"changed_{split}"] = len(ids)
+        if split == "dev":
+            out["changed_dev_ids"] = ids
+    return out
+
+
+def labelled_quality(digests: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+    """Precision and recall per split; each row's prediction digest goes into `digests` (per split)."""
     tier = SpacyTier(SpacyConfig(), embedder=LocalEmbedder)  # as the engine builds it
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
     msgs = [
@@ -96,6 +119,8 @@ def labelled_quality() -> dict[str, Any]:
     tier.close()
     for row, ex in zip(rows, extractions, strict=True):
         predicted = [(f.subject, f.predicate, f.object) for f in ex.facts]
+        if digests is not None:
+            digests.setdefault(str(row.get("split", "dev")), {})[str(row["id"])] = row_digest(predicted)
         counts = score(predicted, [tuple(t) for t in row["triples"]])
         for split in ("all", str(row.get("split", "dev"))):
             totals[split] = [a + b for a, b in zip(totals[split], counts, strict=True)]
@@ -214,6 +239,32 @@ def llm_end_to_end(root: Path, runs: int) -> dict[str, Any]:
     }
 
 
+def labelled_report(save: Path | None, since: Path | None) -> dict[str, Any]:
+    """Part 2, printed; with the digests saved and/or compared with an earlier run's."""
+    digests: dict[str, dict[str, str]] = {}
+    result = labelled_quality(digests)
+    print(
+        f"labelled set ({result['labelled_messages']} messages): P {result['precision_all']} "
+        f"R {result['recall_all']} (held-out P {result['precision_heldout']} R {result['recall_heldout']})"
+    )
+    if since is not None:
+        result.update(changed_rows(json.loads(since.read_text(encoding="utf-8")), digests))
+        print(
+            "rows changed since "
+            + str(since)
+            + ": "
+            + ", ".join(
+                f"{k[len('changed_') :]} {v}"
+                for k, v in result.items()
+                if k.startswith("changed_") and k != "changed_dev_ids"
+            )
+            + (f" (dev: {', '.join(result['changed_dev_ids'])})" if result.get("changed_dev_ids") else "")
+        )
+    if save is not None:
+        save.write_text(json.dumps(digests, sort_keys=True), encoding="utf-8")
+    return result
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--messages", type=int, default=2000, help="Messages for the spaCy throughput run.")
@@ -222,7 +273,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--llm-batch-size", type=int, default=10, help="extraction.llm.batchSize.")
     p.add_argument("--e2e-runs", type=int, default=10, help="Messages timed end to end.")
     p.add_argument("--repeat", type=int, default=1, help="spaCy throughput passes; the best is kept.")
+    p.add_argument("--labelled-only", action="store_true", help="Only the labelled set's part (2).")
+    p.add_argument("--save-rows", type=Path, help="Write each labelled row's prediction digest here.")
+    p.add_argument("--changed-rows", type=Path, help="Count the rows changed since a --save-rows file.")
     args = p.parse_args(argv)
+    if args.labelled_only:
+        result = labelled_report(args.save_rows, args.changed_rows)
+        print(json.dumps(result))
+        return result
     result: dict[str, Any] = {"spacy_workers": resolve_workers(SpacyConfig().workers)}
     result.update(spacy_throughput(args.messages, args.batch, repeat=args.repeat))
     result.update(spacy_throughput(args.messages, args.batch, workers=0, repeat=args.repeat))
@@ -232,11 +290,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"{result[f'{prefix}_msg_per_cpu_s']} msg per CPU-s, "
             f"over {result[f'{prefix}_messages']} messages"
         )
-    result.update(labelled_quality())
-    print(
-        f"labelled set ({result['labelled_messages']} messages): P {result['precision_all']} "
-        f"R {result['recall_all']} (held-out P {result['precision_heldout']} R {result['recall_heldout']})"
-    )
+    result.update(labelled_report(args.save_rows, args.changed_rows))
     with tempfile.TemporaryDirectory(prefix="ke-facts-") as tmp:
         result.update(llm_batches(Path(tmp), args.llm_messages, args.llm_batch_size))
         print(
