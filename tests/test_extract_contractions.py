@@ -3,25 +3,15 @@ that is also a first name ("dev") left lower case by the truecaser; on the real 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract.nlp import try_load
 from knowledge_engine.extract.spacy_ner import SpacyTier
-from knowledge_engine.model.records import Message
-
-
-@pytest.fixture(scope="module")
-def tier() -> Iterator[SpacyTier]:
-    tier = SpacyTier(SpacyConfig(workers=0))
-    yield tier
-    tier.close()
+from tests.fixtures.common import spoken
 
 
 def facts(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
-    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Rafa")])
+    extraction = spoken(tier, text, "Rafa")
     return {(f.subject, f.predicate, f.object) for f in extraction.facts}
 
 

@@ -4,25 +4,15 @@ pipeline through the spaCy tier."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract.pets import pet_of_breed
 from knowledge_engine.extract.spacy_ner import SpacyTier
-from knowledge_engine.model.records import Message
-
-
-@pytest.fixture(scope="module")
-def tier() -> Iterator[SpacyTier]:
-    tier = SpacyTier(SpacyConfig(workers=0))
-    yield tier
-    tier.close()
+from tests.fixtures.common import spoken
 
 
 def pets(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
-    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Eamon")])
+    extraction = spoken(tier, text, "Eamon")
     return {
         (f.predicate, f.object)
         for f in extraction.facts

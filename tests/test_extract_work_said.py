@@ -5,24 +5,15 @@ tier."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.model.records import Message
-
-
-@pytest.fixture(scope="module")
-def tier() -> Iterator[SpacyTier]:
-    tier = SpacyTier(SpacyConfig(workers=0))
-    yield tier
-    tier.close()
+from tests.fixtures.common import spoken
 
 
 def work(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
-    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Lin")])
+    extraction = spoken(tier, text, "Lin")
     return {
         (f.predicate, f.object)
         for f in extraction.facts
@@ -73,7 +64,7 @@ def test_no_workplace_where_none_was_said(tier: SpacyTier, text: str) -> None:
     ],
 )
 def test_the_head_of_the_speakers_team_is_the_manager(tier: SpacyTier, text: str, boss: str) -> None:
-    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Lin")])
+    extraction = spoken(tier, text, "Lin")
     managers = {f.object for f in extraction.facts if f.subject == "Lin" and f.predicate == "has-manager"}
     assert any(boss in m for m in managers), managers
 
@@ -93,7 +84,7 @@ def test_a_lead_that_is_no_ones_team_lead_is_no_manager(tier: SpacyTier) -> None
     ],
 )
 def test_the_terms_listed_after_an_offers_employer_are_the_offers(tier: SpacyTier, text: str) -> None:
-    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Lin")])
+    extraction = spoken(tier, text, "Lin")
     found = {(f.predicate, f.object) for f in extraction.facts if f.subject == "Lin"}
     assert ("has-offer-from", "Feedzai") in found
     assert ("has-offered-role", "senior software engineer") in found
@@ -108,5 +99,5 @@ def test_the_terms_listed_after_an_offers_employer_are_the_offers(tier: SpacyTie
     ],
 )
 def test_no_offered_terms_where_none_are_listed_for_the_speaker(tier: SpacyTier, text: str) -> None:
-    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Lin")])
+    extraction = spoken(tier, text, "Lin")
     assert not {f for f in extraction.facts if f.predicate in {"has-offered-role", "has-salary-offer"}}
