@@ -64,19 +64,19 @@ class ExtractionPipeline:
         """Apply a forget to what the tiers remember between messages (spaCy's session memory) of
         the workspace `scope` (None: every workspace's)."""
         for tier in self.tiers:
-            if getattr(tier, "remembers_sessions", False):  # spaCy is imported only when its tier is built
+            if _remembers(tier):
                 tier.forget(names, session, scope)  # type: ignore[attr-defined]
 
     def memory(self, scope: str) -> dict[str, Any]:
         """What the tiers remember between messages for the workspace `scope` (store/sessions.py
         keeps it across restarts), per tier name."""
-        tiers = [t for t in self.tiers if getattr(t, "remembers_sessions", False)]
+        tiers = [t for t in self.tiers if _remembers(t)]
         return {t.name: t.memory(scope) for t in tiers}  # type: ignore[attr-defined]
 
     def restore_memory(self, scope: str, memory: dict[str, Any]) -> None:
         """Give each tier back what `memory` holds for it (a tier not in it starts empty)."""
         for tier in self.tiers:
-            if getattr(tier, "remembers_sessions", False) and isinstance(memory.get(tier.name), dict):
+            if _remembers(tier) and isinstance(memory.get(tier.name), dict):
                 tier.restore_memory(scope, memory[tier.name])  # type: ignore[attr-defined]
 
     def prepare(self, messages: list[Message]) -> list[Message]:
@@ -146,7 +146,7 @@ class ExtractionPipeline:
     ) -> None:
         for tier in tiers:
             try:
-                if getattr(tier, "remembers_sessions", False):  # its sessions are the workspace's
+                if _remembers(tier):  # its sessions are the workspace's
                     results[tier.name] = tier.extract(ready, scope=scope, screen=screen)  # type: ignore[call-arg]
                 else:
                     results[tier.name] = tier.extract(ready)
@@ -159,6 +159,12 @@ class ExtractionPipeline:
                     type(exc).__name__,
                 )
                 results[tier.name] = None
+
+
+def _remembers(tier: Extractor) -> bool:
+    """A tier with session memory (spaCy's) takes a scope, a screen, a forget and a restore; asked by
+    attribute, since spaCy is imported only when its tier is built."""
+    return bool(getattr(tier, "remembers_sessions", False))
 
 
 def _speaker_is_person(msg: Message, ex: Extraction) -> None:
