@@ -327,6 +327,31 @@ def test_close_during_a_batch_kills_the_workers_and_the_batch_raises() -> None:
     assert _wait_gone(pids, 0.0)
 
 
+@pytest.mark.slow
+def test_a_batch_cut_by_engine_stop_is_a_stop_not_a_failure(caplog: pytest.LogCaptureFixture) -> None:
+    """Engine stop closes the pool under the ingest worker's batch (already parked by then): the
+    pipeline counts a stop, and no error or warning tells the operator a tier failed or a worker was lost."""
+    config = load_config({"extraction": {"spacy": {"workers": 1, "facts": False}}})
+    pipeline = ExtractionPipeline(config.extraction)
+    spacy = next(t for t in pipeline.tiers if isinstance(t, SpacyTier))
+    assert spacy.available
+    msgs = [Message(id=str(i), text=f"Alice Johnson moved to London in {i}.") for i in range(5000)]
+    stopped, failed = counters.get("extract.tier_stopped.spacy"), counters.get("extract.tier_failed.spacy")
+    out: list[dict[str, object]] = []
+    with caplog.at_level(logging.WARNING, logger="knowledge_engine"):
+        thread = threading.Thread(target=lambda: out.append(pipeline.run(msgs)))
+        thread.start()
+        pool = spacy._pool
+        deadline = time.monotonic() + 60
+        while not (pool is not None and pool._lock.locked()) and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the worker has the batch
+        spacy.close(1.0)
+        thread.join(60)
+    assert len(out) == 1  # the regex tier's results still came back
+    assert counters.get("extract.tier_stopped.spacy") == stopped + 1
+    assert counters.get("extract.tier_failed.spacy") == failed
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
 _HOST_SCRIPT = """
 import json, os, sys, time
 sys.path.insert(0, {root!r})

@@ -151,6 +151,10 @@ class ExtractionPipeline:
                 else:
                     results[tier.name] = tier.extract(ready)
             except Exception as exc:
+                results[tier.name] = None
+                if type(exc).__name__ == "WorkerPoolClosed":  # engine stop: the batch is parked, not lost
+                    counters.inc(f"extract.tier_stopped.{tier.name}")
+                    continue
                 counters.inc(f"extract.tier_failed.{tier.name}")
                 log.error(
                     "extraction tier %s failed on a batch of %d: %s",
@@ -158,7 +162,6 @@ class ExtractionPipeline:
                     len(ready),
                     type(exc).__name__,
                 )
-                results[tier.name] = None
 
 
 def _remembers(tier: Extractor) -> bool:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from knowledge_engine.exitwait import outlived
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
 
@@ -125,6 +126,7 @@ class LiveIndexer:
             counters.inc("index.live_facts_left_to_sync", facts_left)
         if thread is not None:
             thread.join(max(0.0, timeout_s))
+            outlived(thread)  # still embedding: the interpreter's exit waits for it (exitwait.py)
 
     # ------------------------------------------------------------------ the thread
     def _start(self) -> None:
@@ -148,13 +150,23 @@ class LiveIndexer:
                 self._busy = True
             try:
                 for ws, ids in batch:
-                    self._index(ws, ids)
+                    if not self._stopped_meanwhile(len(ids)):
+                        self._index(ws, ids)
                 for ws, since in facts:
-                    self._index_facts(ws, since)
+                    if not self._stopped_meanwhile(0):
+                        self._index_facts(ws, since)
             finally:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
+
+    def _stopped_meanwhile(self, messages: int) -> bool:
+        """stop() came during the batch: what is not started yet is left to the next sync (counted)."""
+        with self._cond:
+            if not self._stopping:
+                return False
+        counters.inc("index.live_left_to_sync", messages)
+        return True
 
     def _index(self, ws: Workspace, ids: list[str]) -> None:
         from knowledge_engine.index.sync import index_messages

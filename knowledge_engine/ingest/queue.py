@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from knowledge_engine.exitwait import outlived
 from knowledge_engine.fsio import write_atomic
 from knowledge_engine.ingest.journal import IngestJournal, decode_message, encode_message
 from knowledge_engine.ingest.redact import Gate, Tally, rewrite_jsonl
@@ -292,6 +293,7 @@ class IngestQueue:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=0.5)
+            outlived(self._thread)  # mid-batch: parked below; the interpreter's exit waits for it
         leftovers: list[tuple[Path, Message]] = []
         with self._idle:
             leftovers.extend(self._current)  # still being processed: parked too (apply is idempotent)

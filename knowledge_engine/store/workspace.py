@@ -395,6 +395,8 @@ class Workspace:
 
     def flush(self) -> bool:
         """Write pending changes now; a disk error is logged once and retried on the next flush."""
+        if self.closed:  # close() flushed; a worker that outlived stop() changes nothing after it
+            return True
         with self._timer_lock:
             if self._timer is not None:
                 self._timer.cancel()
@@ -505,6 +507,7 @@ class Workspace:
     def close(self) -> None:
         self.flush()
         self.closed = True
+        _OPEN.discard(self)  # the exit's flush must not write a folder its owner has let go of
         if self._messages is not None:
             self._messages.close()
             self._messages = None
@@ -608,6 +611,8 @@ def _applied_message(key: str) -> str:
 def flush_all_open() -> None:
     """atexit: nothing acknowledged is lost on a normal interpreter exit."""
     for ws in list(_OPEN):
+        if ws.closed:
+            continue
         try:
             ws.flush()
         except Exception:  # pragma: no cover - best effort at exit
