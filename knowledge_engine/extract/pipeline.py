@@ -13,6 +13,7 @@ from typing import Any
 from knowledge_engine.config import ExtractionConfig
 from knowledge_engine.extract.dates import attach_valid_at
 from knowledge_engine.extract.text import prepare, worth_extracting
+from knowledge_engine.extract.workers import WorkerPoolClosed
 from knowledge_engine.model.extraction import Extraction, Extractor
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
@@ -152,7 +153,7 @@ class ExtractionPipeline:
                     results[tier.name] = tier.extract(ready)
             except Exception as exc:
                 results[tier.name] = None
-                if type(exc).__name__ == "WorkerPoolClosed":  # engine stop: the batch is parked, not lost
+                if isinstance(exc, WorkerPoolClosed):  # engine stop: the batch is parked, not lost
                     counters.inc(f"extract.tier_stopped.{tier.name}")
                     continue
                 counters.inc(f"extract.tier_failed.{tier.name}")

@@ -363,10 +363,9 @@ class SpacyWorkerPool:
 
     def _lost(self, i: int, why: str) -> None:
         w = self._workers[i]
-        if self._closed:  # close() ended it under a batch: expected, the batch is parked
-            return
-        counters.inc("extract.spacy.workers.lost")
-        log.warning("spaCy worker %s lost (%s)", w.pid, why)
+        if not self._closed:  # else close() ended it under a batch: expected, the batch is parked
+            counters.inc("extract.spacy.workers.lost")
+            log.warning("spaCy worker %s lost (%s)", w.pid, why)
         if w.proc is not None and w.alive:
             w.proc.kill()
         w.reap(1.0)

@@ -150,22 +150,23 @@ class LiveIndexer:
                 self._busy = True
             try:
                 for ws, ids in batch:
-                    if not self._stopped_meanwhile(len(ids)):
+                    if not self._stopped_meanwhile("index.live_left_to_sync", len(ids)):
                         self._index(ws, ids)
                 for ws, since in facts:
-                    if not self._stopped_meanwhile(0):
+                    if not self._stopped_meanwhile("index.live_facts_left_to_sync", 1):
                         self._index_facts(ws, since)
             finally:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
 
-    def _stopped_meanwhile(self, messages: int) -> bool:
-        """stop() came during the batch: what is not started yet is left to the next sync (counted)."""
+    def _stopped_meanwhile(self, counter: str, n: int) -> bool:
+        """stop() came during the batch: what is not started yet is left to the next sync, counted as
+        stop() counts what was still waiting (messages; workspaces whose changed facts wait)."""
         with self._cond:
             if not self._stopping:
                 return False
-        counters.inc("index.live_left_to_sync", messages)
+        counters.inc(counter, n)
         return True
 
     def _index(self, ws: Workspace, ids: list[str]) -> None:

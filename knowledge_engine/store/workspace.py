@@ -611,8 +611,6 @@ def _applied_message(key: str) -> str:
 def flush_all_open() -> None:
     """atexit: nothing acknowledged is lost on a normal interpreter exit."""
     for ws in list(_OPEN):
-        if ws.closed:
-            continue
         try:
             ws.flush()
         except Exception:  # pragma: no cover - best effort at exit
