@@ -98,7 +98,7 @@ def test_the_package_has_no_import_circle_at_all() -> None:
 
 # ------------------------------------------------------------------------------------------- layers
 
-GROUND = ("model", "config", "observe", "fsio", "gcpause", "host.types")
+GROUND = ("model", "config", "observe", "fsio", "gcpause", "exitwait", "host.types")
 STAGES = ("llm", "ingest", "extract", "store", "index", "inject", "retrieve")
 TOP = (
     "engine",
