@@ -101,3 +101,54 @@ def test_the_terms_listed_after_an_offers_employer_are_the_offers(tier: SpacyTie
 def test_no_offered_terms_where_none_are_listed_for_the_speaker(tier: SpacyTier, text: str) -> None:
     extraction = spoken(tier, text, "Lin")
     assert not {f for f in extraction.facts if f.predicate in {"has-offered-role", "has-salary-offer"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "My new job at Atlassian starts Monday.",
+            ("works-at", "Atlassian"),
+        ),  # a name parsed as an adjective
+        ("I'm enjoying my job at Lidl.", ("works-at", "Lidl")),  # 'at' hung on the verb
+        ("I don't like my job at Aldi.", ("works-at", "Aldi")),  # disliked, still held
+        ("My job at Tesco pays badly.", ("works-at", "Tesco")),
+        ("My old job at Barclays was awful.", ("worked-at", "Barclays")),
+    ],
+)
+def test_a_job_named_with_its_employer_says_where_one_works(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in work(tier, text)
+
+
+def test_a_kins_job_at_an_employer_is_the_kins(tier: SpacyTier) -> None:
+    extraction = spoken(tier, "My husband Tom's job at Initech is stressful.", "Lin")
+    assert ("Tom", "works-at", "Initech") in {(f.subject, f.predicate, f.object) for f in extraction.facts}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My dream job at Google would be amazing.",  # wished for
+        "My job at Christmas is carving the turkey.",  # a feast, not an employer
+        "My job at Easter is hiding eggs.",
+        "My role at Sarah's wedding was best man.",  # a person's event
+        "My job at the moment is tiring.",
+    ],
+)
+def test_a_job_at_no_employer_is_no_workplace(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("I'm a team lead now.", "Lin"),  # parsed as 'team' and a verb 'lead'
+        ("Dan is a team lead at Tesco.", "Dan"),  # parsed as 'team' the subject of 'lead'
+    ],
+)
+def test_a_team_lead_is_a_role_not_a_team(tier: SpacyTier, text: str, subject: str) -> None:
+    facts = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert (subject, "has-role", "team lead") in facts
+    assert not {f for f in facts if f[2] in {"team", "lead"}}

@@ -62,6 +62,7 @@ from knowledge_engine.extract.lexicon import (
     HEDGE_VERBS,
     HEDGES,
     HIRE_VERBS,
+    HOLIDAYS,
     HOME_FIND_VERBS,
     HOME_NOUNS,
     IRREGULAR_PAST,
@@ -69,6 +70,7 @@ from knowledge_engine.extract.lexicon import (
     JOB_GET_VERBS,
     JOB_NOUNS,
     JOB_TITLE_NOUNS,
+    LEAD_WORDS,
     LIGHT_VERBS,
     MANAGER_NOUNS,
     MARKS,
@@ -86,7 +88,9 @@ from knowledge_engine.extract.lexicon import (
     NUMBER_WORDS,
     OFFER_GET_VERBS,
     OLD_HOME_WORDS,
+    OWN_JOB_NOUNS,
     PASSIVE_PREPS,
+    PAST_JOB_MODS,
     PAY_CUES,
     PAY_MARKED,
     PAY_MARKED_AFTER,
@@ -116,6 +120,7 @@ from knowledge_engine.extract.lexicon import (
     TIME_PARTS,
     TITLE_HEADS,
     TRAINEESHIPS,
+    UNREAL_JOB_MODS,
     VALUE_NOUNS,
     VALUE_PREDICATES,
     VERB_FAMILIES,
@@ -124,6 +129,7 @@ from knowledge_engine.extract.lexicon import (
     WH_TAGS,
     WORK_FOR_VERBS,
     WORK_NOUNS,
+    WORK_PREDICATES,
     WORK_VERBS,
 )
 from knowledge_engine.extract.nlp import LABEL_TYPES
@@ -311,6 +317,60 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _cars_named(sent, ctx)
         _pets_by_breed(before, ctx)
         _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
+        _job_of_mine(sent, before, ctx)
+
+
+def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'My new job at Atlassian starts Monday', 'my job at Lidl is boring', "Dan's job with the NHS"
+    -> the owner works-at the employer, whatever the sentence says of the job; 'my old job at X'
+    -> worked-at. A clause rule that read the employer already wins; a dream job is no job."""
+    seen = {f.object.lower() for f in ctx.out[before:] if f.predicate in WORK_PREDICATES}
+    for job in (t for t in sent if t.pos_ == "NOUN" and t.lemma_.lower() in OWN_JOB_NOUNS):
+        poss = next((c for c in job.children if c.dep_ == "poss"), None)
+        mods = {c.lower_ for c in job.children if c.dep_ == "amod"}
+        lost = _negated(job.head) and job.head.lemma_ in {"have", "get", "keep"}  # "don't have my job at X"
+        if poss is None or mods & UNREAL_JOB_MODS or _supposed(job.head) or lost:
+            continue
+        owner = _owner(poss, ctx, job)
+        verb = job.head if job.dep_ == "dobj" else job  # "enjoying my job at Lidl": 'at' on the verb
+        for pobj in (p for prep in _preps(job, verb, {"at", "with"}) for p in _employers(prep, ctx)):
+            if _is_date(pobj, ctx) or pobj.lower_ in HOLIDAYS:
+                continue  # "my job at Christmas is carving the turkey": a time, not a place
+            name = _name_of(pobj, ctx, with_of=True) or _cased_entity(pobj, ctx)
+            if not owner or not name or name.lower() in seen:
+                continue
+            past = bool(mods & PAST_JOB_MODS)
+            _emit(ctx, owner, _workplace_pred(name, past), name, 0.55, obj_tok=None, obj_type="organization")
+            seen.add(name.lower())
+
+
+def _employers(prep: Token, ctx: _Ctx) -> list[Token]:
+    """The objects of 'at'/'with', or the organisation right after it that the parse hung elsewhere
+    ('My new job at Atlassian starts Monday': 'Atlassian' parsed as an adjective of 'starts'; the
+    small model types shops and firms as anything, so any name counts)."""
+    pobjs = [p for p in _pobjs(prep) if p.pos_ == "PROPN" or p.i in ctx.ents]
+    ent = ctx.ents.get(prep.i + 1)
+    if pobjs or ent is None or ent.label_ in SKIP_ENT_LABELS | {"PERSON"} or ent.start != prep.i + 1:
+        return pobjs  # "my role at Sarah's wedding": a person's event, no employer
+    return [ent.root] if ent.root.dep_ != "poss" else []
+
+
+def _cased_entity(tok: Token, ctx: _Ctx) -> str | None:
+    """The entity a capitalised word the parse took for no name begins ('Atlassian' as an adjective)."""
+    ent = ctx.ents.get(tok.i)
+    if ent is None or ent.label_ in SKIP_ENT_LABELS or not tok.text[:1].isupper():
+        return None
+    return _strip_det(ent, keep_possessive=False) or None
+
+
+def _supposed(verb: Token) -> bool:
+    """A modal, hedged or conditional clause; a negated one still speaks of a job held ("I don't like
+    my job at Aldi")."""
+    return _is_irrealis(verb) and not _negated(verb)
+
+
+def _negated(verb: Token) -> bool:
+    return any(c.dep_ == "neg" or c.lower_ in {"never", "not", "n't"} for c in verb.children)
 
 
 def _cars_named(sent: Span, ctx: _Ctx) -> None:
@@ -1458,7 +1518,10 @@ def _job_fragment(words: list[Token], role_key: bool, ctx: _Ctx) -> None:
     """'Brightwell Labs!' (an employer) or 'barista at Grindhouse' / 'senior buyer' (a title)."""
     name = _name_run(words)
     if name is not None and not role_key:
-        _emit(ctx, ctx.me, _workplace_pred(name, False), name, 0.55, obj_tok=None, obj_type="organization")
+        if not _no_employer(words[0], ctx):
+            _emit(
+                ctx, ctx.me, _workplace_pred(name, False), name, 0.55, obj_tok=None, obj_type="organization"
+            )
         return
     end = 0
     while (
@@ -1467,7 +1530,8 @@ def _job_fragment(words: list[Token], role_key: bool, ctx: _Ctx) -> None:
         end += 1
     if end == 0 or not _is_title_word(words[end - 1]):
         at = next((k for k, t in enumerate(words[:5]) if t.lower_ in {"at", "with"}), None)
-        org = _name_run(words[at + 1 :]) if at is not None else None
+        after = words[at + 1 :] if at is not None else []
+        org = _name_run(after) if after and not _no_employer(after[0], ctx) else None
         if org:  # "new job: casual at Bunnings Caloundra"
             _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.55, obj_tok=None, obj_type="organization")
         return
@@ -1477,6 +1541,18 @@ def _job_fragment(words: list[Token], role_key: bool, ctx: _Ctx) -> None:
         org = _name_run(words[end + 1 :])
         if org:
             _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.55, obj_tok=None, obj_type="organization")
+
+
+def _no_employer(first: Token, ctx: _Ctx) -> bool:
+    """'my job at Christmas', 'my role at Sarah's wedding': a feast or a person's event."""
+    ent = ctx.ents.get(first.i)
+    owner = (
+        ent is not None
+        and ent.label_ == "PERSON"
+        and ent.end < len(first.doc)
+        and first.doc[ent.end].tag_ == "POS"
+    )
+    return owner or _is_date(first, ctx) or first.lower_ in HOLIDAYS
 
 
 def _moved_to(words: list[Token], mover: str, ctx: _Ctx) -> None:
@@ -1860,6 +1936,12 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
         if owner and owner != subject:  # "Jordan is my best friend"
             _emit(ctx, owner, _relation_predicate(attr), subject, 0.6, obj_tok=None, obj_type="person")
         return
+    lead = _lead_role(attr)
+    if lead is not None:  # "He's a team lead now": the parse splits the title
+        if not past:
+            _emit(ctx, subject, "has-role", lead, 0.6, obj_tok=None)
+        _org_of_role(attr, subject, past, ctx)
+        return
     if attr.lemma_ == "fan":  # "I'm a huge fan of X" -> likes X
         inner = _of_object(attr)
         obj = (_name_of(inner, ctx) or _object_phrase(inner, ctx)) if inner is not None else None
@@ -1897,6 +1979,20 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     elif obj:
         _emit(ctx, subject, f"{be}-a", _drop_new(obj), 0.6, obj_tok=None)
     _org_of_role(attr, subject, past, ctx)
+
+
+def _lead_role(attr: Token) -> str | None:
+    """'a team lead', 'a shift leader' that the small model parses as a noun and a verb ('team' the
+    attribute, 'lead' a clause) or as a subject and its noun ('team' the subject of 'lead')."""
+    doc = attr.doc
+    if attr.lower_ in LEAD_WORDS and attr.i > 0:
+        before = doc[attr.i - 1]
+        split = before.pos_ == "NOUN" and before.dep_ in {"nsubj", "npadvmod", "dobj"}
+        return f"{before.lower_} {attr.lower_}" if split else None
+    after = doc[attr.i + 1] if attr.i + 1 < len(doc) else None
+    if attr.pos_ == "NOUN" and after is not None and after.lower_ in LEAD_WORDS and after.pos_ == "VERB":
+        return f"{attr.lower_} {after.lower_}"
+    return None
 
 
 def _org_of_role(attr: Token, subject: str, past: bool, ctx: _Ctx) -> None:

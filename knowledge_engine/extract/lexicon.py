@@ -573,6 +573,17 @@ PERSON_SUBJECT_PREDICATES = PERSON_PREDICATES | {
 VALUE_PREDICATES = {"has-role", "is-aged", "is-a", "was-a"}
 # Nouns naming a job one gets, takes or starts ("got a job at X", "accepted a position with X").
 JOB_NOUNS = {"job", "position", "role", "post", "gig", "contract", "internship", "placement", "offer"}
+# The heads of a title the small model reads as a verb ("a team lead", "a shift leader").
+LEAD_WORDS = {"lead", "leader"}
+# Feasts the small model may take for a place or a name ("my job at Easter").
+HOLIDAYS = _words("christmas xmas easter thanksgiving halloween diwali eid hanukkah passover")
+# A job someone has, named with its employer: "my job at X", "her new role with Y".
+OWN_JOB_NOUNS = {"job", "position", "role", "post", "gig", "internship", "placement", "workplace"}
+# "my dream job at Google" is no job; "my old job at X" is one that ended.
+UNREAL_JOB_MODS = {"dream", "ideal", "perfect", "potential", "possible", "hypothetical"}
+PAST_JOB_MODS = {"old", "former", "previous", "last", "first", "prior", "earlier"}
+# The predicates that say where someone works or worked.
+WORK_PREDICATES = {"works-at", "worked-at", "works-for", "resigned-from", "attends", "attended"}
 JOB_GET_VERBS = {"get", "land", "take", "accept", "start", "begin", "find", "secure", "score", "have"}
 # "I got an offer from Monzo", "we received an offer from X": an offer held, not yet a job.
 OFFER_GET_VERBS = {"get", "receive", "have", "come"}
