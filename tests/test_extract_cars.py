@@ -52,3 +52,25 @@ def test_no_car_of_the_speakers_where_none_was_said(tier: SpacyTier, text: str) 
 
 def test_a_car_bought_with_its_year_is_not_stored_twice(tier: SpacyTier) -> None:
     assert cars(tier, "I bought a 2019 Golf.") == {"2019 Golf"}
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [
+        ("We traded the Fiesta in for a Kia Niro.", "Kia Niro"),
+        ("I swapped the Golf for a Tesla Model 3.", "Tesla Model 3"),
+    ],
+)
+def test_the_car_a_trade_brought_is_the_speakers(tier: SpacyTier, text: str, car: str) -> None:
+    assert car in cars(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We might trade the Fiesta in for a Kia Niro.",  # a plan
+        "My dad traded his Astra for a Ford Puma.",  # his car
+    ],
+)
+def test_a_trade_planned_or_by_someone_else_gives_the_speaker_no_car(tier: SpacyTier, text: str) -> None:
+    assert cars(tier, text) == set()

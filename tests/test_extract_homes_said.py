@@ -65,3 +65,19 @@ def test_a_move_told_by_its_arrival_is_a_move(tier: SpacyTier, text: str, place:
 )
 def test_no_move_where_none_was_said(tier: SpacyTier, text: str) -> None:
     assert not {p for p, _ in homes(tier, text) if p == "moved-to"}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("Home is Cardiff these days.", "Cardiff"), ("My home is Leeds now.", "Leeds")],
+)
+def test_home_named_as_a_place_is_where_one_lives(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("lives-in", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Home was Leeds back then.", "Home is where the heart is.", "My old home is Leeds, I think."],
+)
+def test_a_home_that_was_or_is_no_place_gives_none(tier: SpacyTier, text: str) -> None:
+    assert homes(tier, text) == set()

@@ -152,3 +152,58 @@ def test_a_team_lead_is_a_role_not_a_team(tier: SpacyTier, text: str, subject: s
     facts = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
     assert (subject, "has-role", "team lead") in facts
     assert not {f for f in facts if f[2] in {"team", "lead"}}
+
+
+def roles(tier: SpacyTier, text: str) -> set[str]:
+    return {
+        f.object for f in spoken(tier, text, "Lin").facts if f.subject == "Lin" and f.predicate == "has-role"
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("They promoted me to senior analyst in March.", "senior analyst"),
+        ("My boss promoted me to head of marketing.", "head of marketing"),
+        ("They promoted me to team lead.", "team lead"),  # 'lead' parsed as a verb
+        ("They've made me team lead.", "team lead"),
+        ("They made me a manager last year.", "manager"),
+    ],
+)
+def test_a_title_given_to_the_speaker_is_their_role(tier: SpacyTier, text: str, role: str) -> None:
+    assert role in roles(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "They made me cry.",
+        "She made me coffee.",
+        "They made me redundant.",
+        "They might promote me to manager.",
+    ],
+)
+def test_making_or_promoting_that_gives_no_title_gives_no_role(tier: SpacyTier, text: str) -> None:
+    assert roles(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "employer"),
+    [
+        ("I do contract work for the NHS.", "NHS"),
+        ("I pick up shifts at Boots.", "Boots"),
+        ("I do weekends at Tesco.", "Tesco"),
+    ],
+)
+def test_shifts_or_work_done_for_an_organisation_is_a_workplace(
+    tier: SpacyTier, text: str, employer: str
+) -> None:
+    assert ("works-at", employer) in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I did some work for Google once.", "I do a lot of work for charity.", "I might do shifts at Boots."],
+)
+def test_work_done_once_or_for_no_organisation_is_no_workplace(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == set()

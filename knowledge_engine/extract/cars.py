@@ -32,6 +32,7 @@ _CHOOSE = {("go", "with"), ("go", "for"), ("settle", "on"), ("decide", "on")}
 _CHOOSE_VERBS = frozenset({"choose", "pick"})
 _BUY_VERBS = frozenset({"buy", "get", "pick", "collect", "lease"})
 _LOSS_VERBS = frozenset({"sell", "trade", "scrap", "die", "total", "crash", "write", "steal"})
+_SWAP_VERBS = frozenset({"trade", "swap", "exchange", "switch", "change"})
 _NOT_MINE = frozenset({"old", "previous", "former", "last", "dad", "mum", "mom", "friend"})
 _OWNERS = frozenset({"my", "our"})
 
@@ -89,6 +90,7 @@ class Cars:
                 or self._chosen(span)
                 or self._bought(span)
                 or self._selling(span)
+                or self._swapped_for(span)
             ):
                 found.append(span)
         if found:
@@ -137,6 +139,19 @@ class Cars:
             and _by_speaker(verb)
             and not _for_someone(verb)
             and not _for_someone(obj)
+        )
+
+    def _swapped_for(self, span: Span) -> bool:
+        """'traded the Fiesta in for a Kia Niro', 'swapped the Golf for a Model 3': the car got."""
+        prep = span.root.head
+        if span.root.dep_ != "pobj" or prep.lower_ != "for":
+            return False
+        verb = prep.head.head if prep.head.dep_ in {"prt", "prep"} else prep.head  # "traded ... in for"
+        return (
+            verb.lemma_ in _SWAP_VERBS
+            and verb.tag_ in _PAST_TAGS
+            and not self.irrealis(verb)
+            and _by_speaker(verb)
         )
 
     def _selling(self, span: Span) -> bool:

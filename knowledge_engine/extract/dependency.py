@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
+from knowledge_engine.extract import places
 from knowledge_engine.extract.arrival import arrival_places
 from knowledge_engine.extract.cars import Cars
 from knowledge_engine.extract.dates import MONTHS
@@ -112,6 +113,7 @@ from knowledge_engine.extract.lexicon import (
     SCHOOL_WORDS,
     SCHOOL_YEAR,
     SCHOOL_YEAR_SAID,
+    SHIFT_NOUNS,
     SKIP_ENT_LABELS,
     START_VERBS,
     STUDENT_NOUNS,
@@ -298,6 +300,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _salary_change(verb, ctx)
         if verb.lemma_ == "start" and ctx.message.role == "user":
             _pay_starts_at(verb, ctx)
+        _promoted_me(verb, ctx)  # "They promoted me to X": whoever "they" are, the title is mine
     if ctx.message.role == "user":
         _monthly_rent(sent, ctx)
         _pay_marked(sent, ctx)
@@ -2063,6 +2066,20 @@ def _home_in(verb: Token, subj_tok: Token, poss: Token | None, ctx: _Ctx) -> boo
     return found
 
 
+def _home_is(verb: Token, subj_tok: Token, poss: Token | None, attr: Token, ctx: _Ctx) -> bool:
+    """'Home is Cardiff these days', 'my home is Leeds now' -> the speaker lives-in the named place."""
+    mine = poss is None or poss.lower_ in {"my", "our"}
+    if subj_tok.lower_ != "home" or not mine or ctx.message.role != "user":
+        return False
+    if verb.tag_ == "VBD" or _is_irrealis(verb) or any(c.dep_ in {"det", "amod"} for c in subj_tok.children):
+        return False  # "home was Leeds", "my old home is ...", "the home is ...": not where one lives now
+    ent = ctx.ents.get(attr.i)
+    name = _name_of(attr, ctx) if ent is None or ent.label_ in {"GPE", "LOC"} else None
+    if name and (ent is not None or places.fold(name) in places.places()):  # untagged: a known town
+        _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=attr, obj_type="location")
+    return bool(name)
+
+
 def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     """'My sister is Maria', "Alex's manager is Sam", 'My email is x@y.z' -> owner has-<noun> value."""
     poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
@@ -2089,6 +2106,8 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
             return
         if poss is None:  # "My husband's name is Tom": the relation is the husband
             return
+    if _home_is(verb, subj_tok, poss, attr, ctx):
+        return
     if poss is None:  # chat drops the "my": "Salary is £61,000", "rent is only 980 euro", "The base is $X"
         dets = [c.lower_ for c in subj_tok.children if c.dep_ in {"det", "poss", "prep"}]
         bare = not dets or (dets == ["the"] and subj_tok.lower_ in PAY_WORDS)
@@ -2582,6 +2601,72 @@ def _is_school(name: str) -> bool:
     return any(w in SCHOOL_WORDS for w in name.lower().split())
 
 
+def _promoted_me(verb: Token, ctx: _Ctx) -> bool:
+    """'They promoted me to senior analyst', "they've made me team lead" -> the speaker's title. The
+    small model parses the title after "me" every which way ('lead' a verb, 'head' a clause), so
+    the words are read in order: up to five title words after "me" (and "to")."""
+    if verb.lemma_ not in {"promote", "make"} or ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    doc = verb.doc
+    me = verb.i + 1 if verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ == "me" else None
+    if me is None:
+        return False
+    start = me + 1
+    if verb.lemma_ == "promote" and start < len(doc) and doc[start].lower_ == "to":
+        start += 1
+    elif verb.lemma_ == "promote":
+        return False
+    while start < len(doc) and doc[start].pos_ == "DET":
+        start += 1
+    words = list(doc[start : min(start + 5, verb.sent.end)])
+    end = next((k for k, w in enumerate(words) if _title_ends(w, ctx)), len(words))
+    words = words[:end]
+    nouny = all(w.pos_ in {"NOUN", "PROPN", "ADJ", "VERB"} or w.lower_ == "of" for w in words)
+    titled = any(_is_title_word(w) or w.lower_ in LEAD_WORDS for w in words)
+    if not words or not nouny or not (titled or verb.lemma_ == "promote") or words[-1].lower_ == "of":
+        return False
+    _emit(ctx, ctx.me, "has-role", _drop_new(" ".join(w.text for w in words)), 0.55, obj_tok=None)
+    return True
+
+
+def _title_ends(tok: Token, ctx: _Ctx) -> bool:
+    """Where a title said after "me" ends: punctuation, a date, a preposition other than 'of'."""
+    return (
+        tok.is_punct
+        or _is_date(tok, ctx)
+        or (tok.pos_ == "ADP" and tok.lower_ != "of")
+        or tok.lower_
+        in {
+            "last",
+            "next",
+            "this",
+            "and",
+            "but",
+        }
+    )
+
+
+def _shifts_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'doing nights at the Co-op', 'I do contract work for the NHS', 'I pick up shifts at Boots' ->
+    works-at: shifts or work done for a named organisation."""
+    if verb.lemma_ not in {"do", "work", "pick", "cover"} or past or _is_irrealis(verb):
+        return False  # "I did some work for Google once": a client then, no employer now
+    found = False
+    for dobj in (d for d in dobjs if d.lemma_.lower() in SHIFT_NOUNS):
+        for pobj in (p for prep in _preps(dobj, verb, {"at", "for", "with"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx, with_of=True) or _short_org(pobj, ctx)
+            if name and _org_or_unknown(pobj, ctx):
+                _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+                found = True
+    return found
+
+
+def _short_org(tok: Token, ctx: _Ctx) -> str | None:
+    """'the NHS', 'the Co-op': an organisation the small model left untagged, written in capitals."""
+    word = tok.text
+    return word if word[:1].isupper() and (word.isupper() or "-" in word) and len(word) > 1 else None
+
+
 def _workplace_pred(name: str, past: bool) -> str:
     if _is_school(name):
         return "attended" if past else "attends"
@@ -2598,7 +2683,7 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     """
     lemma = verb.lemma_
     dobjs = [c for c in verb.children if c.dep_ == "dobj"]
-    found = False
+    found = _shifts_at(verb, dobjs, subject, past, ctx)
     if lemma == "say" and any(c.lower_ == "yes" for c in verb.children):  # "he said yes to Airbus"
         for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
             ent = ctx.ents.get(pobj.i)

@@ -577,6 +577,8 @@ JOB_NOUNS = {"job", "position", "role", "post", "gig", "contract", "internship",
 LEAD_WORDS = {"lead", "leader"}
 # Feasts the small model may take for a place or a name ("my job at Easter").
 HOLIDAYS = _words("christmas xmas easter thanksgiving halloween diwali eid hanukkah passover")
+# Work done at or for an employer: "doing nights at the Co-op", "contract work for the NHS".
+SHIFT_NOUNS = _words("shift night nights day days weekend weekends overtime work locum placement")
 # A job someone has, named with its employer: "my job at X", "her new role with Y".
 OWN_JOB_NOUNS = {"job", "position", "role", "post", "gig", "internship", "placement", "workplace"}
 # "my dream job at Google" is no job; "my old job at X" is one that ended.
