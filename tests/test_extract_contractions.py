@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge_engine.extract import copula
 from knowledge_engine.extract.nlp import try_load
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from tests.fixtures.common import spoken
@@ -43,3 +44,48 @@ def test_im_reads_as_i_am(tier: SpacyTier, text: str, fact: tuple[str, str, str]
     found = facts(tier, text)
     assert fact in found
     assert not {p for _, p, _ in found if p.startswith("backends")}  # "dev" is no name Dev
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Dan's working at Tesco now.", "Dan is working at Tesco now."),
+        ("Hannah's a pharmacist.", "Hannah is a pharmacist."),
+        ("Mia’s been at Oakfield since May.", "Mia has been at Oakfield since May."),
+        ("Dan's just started at Aldi.", "Dan has just started at Aldi."),
+        ("Tom's now a manager.", "Tom is now a manager."),
+        # possessives and the words the model reads right stay as written
+        ("Dan's car is red.", "Dan's car is red."),
+        ("Hannah's mum is a nurse.", "Hannah's mum is a nurse."),
+        ("Dan's wedding was lovely.", "Dan's wedding was lovely."),
+        ("It's a nurse. Let's go.", "It's a nurse. Let's go."),
+    ],
+)
+def test_a_names_s_that_means_is_or_has_is_written_out(text: str, said: str) -> None:
+    assert copula.written_out(text) == said
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Dan's working at Tesco now.", ("Dan", "works-at", "Tesco")),
+        ("Mia's been at Oakfield Primary since September.", ("Mia", "attends", "Oakfield Primary")),
+        ("My brother Dan's just started at Aldi.", ("Dan", "works-at", "Aldi")),
+        ("Tom's a nurse at the Royal.", ("Tom", "has-role", "nurse")),
+    ],
+)
+def test_a_names_news_said_with_s_is_read(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_the_written_out_parse_keeps_the_texts_entities_and_offsets(tier: SpacyTier) -> None:
+    text = "Moved in! Banjo's already found the beach. he's a red kelpie, 4, thinks he's a lifesaver"
+    extraction = spoken(tier, text, "Rafa")
+    banjo = next(m for m in extraction.mentions if m.value == "Banjo")
+    assert text[banjo.start : banjo.end] == "Banjo"  # offsets of the text as written
+    # "he" is the Banjo the text's own parse tags a name (beside "has" the model tags none)
+    assert ("Rafa", "has-dog", "Banjo") in {(f.subject, f.predicate, f.object) for f in extraction.facts}
+
+
+def test_a_possessive_gives_no_fact_of_its_owner(tier: SpacyTier) -> None:
+    assert not {f for f in facts(tier, "Dan's car is red.") if f[0] == "Dan"}

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge_engine.config import SpacyConfig
-from knowledge_engine.extract import by_example, chatter, dependency, lexicon, places, truecase
+from knowledge_engine.extract import by_example, chatter, copula, dependency, lexicon, places, truecase
 from knowledge_engine.extract.answers import SessionAnswers
 from knowledge_engine.extract.kin import KinNames, kin_genders, owner
 from knowledge_engine.extract.nlp import (
@@ -260,9 +260,24 @@ class SpacyTier:
         texts = [self._text(messages[i]) for i in todo]
         texts = truecase.restore(nlp, chatter.blank_all(texts), names=self.config.truecase)  # cars always
         docs = self._parse(nlp, texts)
-        for i, doc in zip(todo, docs, strict=True):
+        for i, doc, said in zip(todo, docs, self._written_out(nlp, texts), strict=True):
             if doc is not None:
-                out[i] = self._from_doc(doc, messages[i])
+                out[i] = self._from_doc(doc, messages[i], said)
+        return out
+
+    def _written_out(self, nlp: Language, texts: list[str]) -> list[Doc | None]:
+        """For the fact rules, a parse of each text whose names' "'s" mean "is" or "has" written out
+        (copula.py); None where nothing was."""
+        if not self.config.facts:
+            return [None] * len(texts)
+        rewritten = [copula.written_out(t) for t in texts]
+        changed = [k for k, (a, b) in enumerate(zip(texts, rewritten, strict=True)) if a != b]
+        if changed:
+            counters.inc("extract.spacy.copula_written_out", len(changed))
+        docs = self._parse(nlp, [rewritten[k] for k in changed])
+        out: list[Doc | None] = [None] * len(texts)
+        for k, doc in zip(changed, docs, strict=True):
+            out[k] = doc
         return out
 
     def pids(self) -> list[int]:
@@ -337,19 +352,36 @@ class SpacyTier:
                 docs.append(None)
         return docs
 
-    def _from_doc(self, doc: Doc, message: Message) -> Extraction:
+    def _from_doc(self, doc: Doc, message: Message, said: Doc | None = None) -> Extraction:
+        """Mentions from the text as written; facts from `said` (its "'s" written out) when given."""
         money_entities(doc)
         mentions = entity_mentions(doc)
         facts: list[FactCandidate] = []
         if self.config.facts:
             try:
-                facts = list(dependency.extract_triples(doc, message, keep_pronouns=True))
+                if said is not None:
+                    _same_entities(said, doc)
+                    money_entities(said)
+                facts = list(dependency.extract_triples(said or doc, message, keep_pronouns=True))
             except Exception as exc:
                 counters.inc("extract.spacy.facts_failed")
                 log.warning("dependency facts failed for message %s: %s", message.id, type(exc).__name__)
         return Extraction(
             message_id=message.id, mentions=typed_by_facts(mentions, facts, doc.text), facts=facts
         )
+
+
+def _same_entities(said: Doc, doc: Doc) -> None:
+    """The entities of the text as written on its written-out parse: "'s" became one word, so the
+    tokens line up, and the model tags a name less surely beside "has" ("Banjo has already found")."""
+    if len(said) != len(doc):
+        return
+    from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
+
+    try:
+        said.ents = [SpanOf(said, e.start, e.end, label=e.label_) for e in doc.ents]
+    except ValueError:  # overlapping spans cannot happen from doc.ents; keep the parse's own
+        counters.inc("extract.spacy.copula_ents_kept")
 
 
 KNOWN_PER_SESSION = 64  # people a session remembers for an assistant turn the model tags no name in
