@@ -653,6 +653,7 @@ def test_said_yes_to_a_person_and_a_company_nursery_are_not_jobs_or_children(
         ("Tom got fired from Tesco last week.", ("Tom", "worked-at", "Tesco")),
         ("We moved out of Lisbon in June.", ("Maya", "moved-out-of", "Lisbon")),
         ("We moved away from Leeds.", ("Maya", "moved-out-of", "Leeds")),
+        ("We moved from Leeds to York last year.", ("Maya", "moved-from", "Leeds")),
         ("We sold the Golf.", ("Maya", "sold", "Golf")),
         ("I quit my job!", ("Maya", "left", "job")),
         ("I lost my job.", ("Maya", "left", "job")),

@@ -207,3 +207,28 @@ def test_shifts_or_work_done_for_an_organisation_is_a_workplace(
 )
 def test_work_done_once_or_for_no_organisation_is_no_workplace(tier: SpacyTier, text: str) -> None:
     assert work(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "school"),
+    [
+        ("Ollie will be going to Westfield Juniors after half term.", "Westfield Juniors"),
+        ("Ollie will go to Oakfield Primary in September.", "Oakfield Primary"),
+    ],
+)
+def test_a_school_a_child_will_go_to_is_the_childs_school(tier: SpacyTier, text: str, school: str) -> None:
+    assert ("Ollie", "attends", school) in {
+        (f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We will go to Paris in May.",
+        "Ollie might go to Westfield Juniors.",
+        "If we move, Ollie will go to Oakfield Primary.",
+    ],
+)
+def test_a_place_one_will_or_might_go_to_is_no_school(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in spoken(tier, text, "Lin").facts if f.predicate == "attends"}

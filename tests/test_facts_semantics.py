@@ -374,6 +374,13 @@ def test_leaving_a_city_ends_the_home_and_selling_the_car_ends_it(workspace: Pat
     assert [f.object for f in store.history(home.id)] == ["Leeds"]  # kept in history, not forgotten
 
 
+def test_moving_from_a_city_ends_the_home_there(workspace: Path) -> None:
+    store = make_store(workspace)
+    home, _ = store.add("Tom", "lives-in", "Derby", evidence=[ev("m1", day(1))])
+    store.add("Tom", "moved-from", "Derby", evidence=[ev("m2", day(5))], ends=True)  # "we moved from Derby"
+    assert home.invalid_at == day(5)
+
+
 def test_an_ending_older_than_the_current_fact_leaves_it(workspace: Path) -> None:
     store = make_store(workspace)
     # back at Northwind since May; an old message replayed late says "I left Northwind" in March

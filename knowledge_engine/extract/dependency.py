@@ -502,6 +502,8 @@ def _is_irrealis(verb: Token) -> bool:
                 continue  # "I'll start at Acme on June 8": a date set, not a plan
             if low in SCHEDULED_MODALS and verb.lemma_ == "be" and _manager_subject(verb):
                 continue  # "my teamlead will be Birgit": who one reports to from the start
+            if low in SCHEDULED_MODALS and verb.lemma_ == "go" and _to_school(verb):
+                continue  # "Ollie will be going to Westfield Juniors after half term": a school place
             return True
         negated = low in HEDGES or any(g.dep_ == "neg" for g in child.children)
         if child.dep_ == "advmod" and negated and not _detached(child, verb):
@@ -513,6 +515,16 @@ def _is_irrealis(verb: Token) -> bool:
         if child.dep_ == "xcomp" and child.lemma_ == "go" and verb.lemma_ == "be":
             return True
     return verb.lemma_ == "go" and any(c.dep_ == "xcomp" for c in verb.children)
+
+
+def _to_school(verb: Token) -> bool:
+    """'going to Westfield Juniors': a named school after the verb's 'to'."""
+    return any(
+        p.pos_ == "PROPN" and _is_school(p.doc[p.left_edge.i : p.i + 1].text)
+        for prep in verb.children
+        if prep.dep_ == "prep" and prep.lower_ == "to"
+        for p in _pobjs(prep)
+    )
 
 
 def _detached(mod: Token, verb: Token) -> bool:

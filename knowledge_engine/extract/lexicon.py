@@ -345,6 +345,7 @@ ENDING_PREDICATES = frozenset(
         "retired-from",
         "sold",
         "moved-out-of",
+        "moved-from",
         "was-laid-off-from",
     }
 )

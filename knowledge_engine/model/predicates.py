@@ -96,7 +96,7 @@ FAMILIES: tuple[Family, ...] = (
         _r("lives-in", "home town, city or district",
            "lives-at", "resides-in", "is-based-in", "based-in", "settled-in", "rents-in",
            kept=("lives-at", "rents-in"), written=("is-living-in",),
-           ended_by=("lived-in", "left", "moved-out-of")),
+           ended_by=("lived-in", "left", "moved-out-of", "moved-from")),
         _r("moved-to", "a move", "moves-to", "relocated-to", "relocates-to", written=("is-moving-to",)),
     )),
     Family("employer", (
@@ -234,6 +234,7 @@ GENERIC_VALUES: dict[str, frozenset[str]] = {
 # plan until its date; after it the fact is history of the event, said in the past tense.
 EVENT_PAST: dict[str, str] = {
     "moves-to": "moved-to",
+    "moves-from": "moved-from",
     "is-moving-to": "moved-to",
     "relocates-to": "relocated-to",
     "starts-at": "started-at",
