@@ -94,3 +94,28 @@ def test_a_pension_beside_a_home_is_income_not_rent(tier: SpacyTier) -> None:
     facts = pay(tier, "I'm in the same house since 1974. The pension comes to about €1,950 a month.")
     assert ("has-salary", "€1,950") in facts
     assert not {o for p, o in facts if p == "has-rent"}
+
+
+@pytest.mark.parametrize(
+    ("text", "salary"),
+    [
+        ("Starting at Amazon in April as a shift manager, 34k.", "34k"),  # '34k' tagged a date
+        ("I start at Acme on Monday as a data analyst, £41,000.", "£41,000"),
+    ],
+)
+def test_an_amount_listed_after_a_new_job_is_its_pay(tier: SpacyTier, text: str, salary: str) -> None:
+    assert ("has-salary", salary) in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I joined Stripe last week, 2024.",  # a year
+        "Starting at Amazon in April, 34k miles on the car though.",  # miles, not pay
+        "Dan starts at Amazon in April, 34k.",  # his job: whose pay is unsaid
+    ],
+)
+def test_no_pay_after_a_job_where_the_amount_is_not_listed_alone_for_the_speaker(
+    tier: SpacyTier, text: str
+) -> None:
+    assert not {p for p, _ in pay(tier, text) if p.startswith("has-salary")}

@@ -321,6 +321,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _pets_by_breed(before, ctx)
         _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
         _job_of_mine(sent, before, ctx)
+        _start_pay(sent, before, ctx)
 
 
 def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
@@ -370,6 +371,26 @@ def _supposed(verb: Token) -> bool:
     """A modal, hedged or conditional clause; a negated one still speaks of a job held ("I don't like
     my job at Aldi")."""
     return _is_irrealis(verb) and not _negated(verb)
+
+
+def _start_pay(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'Starting at Amazon in April as a shift manager, 34k': an amount listed on its own after a
+    new job of the speaker's, in the same sentence, is its pay."""
+    new_job = any(f.subject == ctx.me and f.predicate in {"works-at", "has-role"} for f in ctx.out[before:])
+    if not new_job or any(f.predicate.startswith("has-salary") for f in ctx.out[before:]):
+        return
+    words = [t for t in sent if not t.is_space]
+    while words and words[-1].is_punct:
+        words.pop()
+    cut = max((k for k, t in enumerate(words) if t.text in {",", ";", ":", "-", "–"}), default=None)
+    tail = words[cut + 1 :] if cut is not None else []
+    if tail and tail[0].is_currency:
+        tail = tail[1:]  # "£34,000": the sign is its own token
+    if len(tail) != 1 or not (MONEY_SHORT.match(tail[0].text) or tail[0].ent_type_ == "MONEY"):
+        return
+    value = _money_value(tail[0], ctx) or _amount(tail[0])
+    if value and _big_enough(value):  # "34k": the small model may tag it a date
+        _emit(ctx, ctx.me, "has-salary", value, 0.5, obj_tok=None)
 
 
 def _negated(verb: Token) -> bool:
