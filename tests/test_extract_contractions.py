@@ -54,6 +54,11 @@ def test_im_reads_as_i_am(tier: SpacyTier, text: str, fact: tuple[str, str, str]
         ("Mia’s been at Oakfield since May.", "Mia has been at Oakfield since May."),
         ("Dan's just started at Aldi.", "Dan has just started at Aldi."),
         ("Tom's now a manager.", "Tom is now a manager."),
+        ("My partner's called Sam.", "My partner is called Sam."),  # a relation after an owner
+        ("my son's at Oakfield", "my son is at Oakfield"),
+        ("Rent's £1,200 now.", "Rent is £1,200 now."),  # a cost and its amount
+        ("My son's school is great.", "My son's school is great."),
+        ("The company's based in Leeds.", "The company's based in Leeds."),  # no one's relation
         # possessives and the words the model reads right stay as written
         ("Dan's car is red.", "Dan's car is red."),
         ("Hannah's mum is a nurse.", "Hannah's mum is a nurse."),
@@ -72,6 +77,8 @@ def test_a_names_s_that_means_is_or_has_is_written_out(text: str, said: str) -> 
         ("Mia's been at Oakfield Primary since September.", ("Mia", "attends", "Oakfield Primary")),
         ("My brother Dan's just started at Aldi.", ("Dan", "works-at", "Aldi")),
         ("Tom's a nurse at the Royal.", ("Tom", "has-role", "nurse")),
+        ("My partner's called Sam, she works for the BBC.", ("Rafa", "has-partner", "Sam")),
+        ("Rent's £1,200 now, ugh.", ("Rafa", "has-rent", "£1,200")),
     ],
 )
 def test_a_names_news_said_with_s_is_read(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:

@@ -1,17 +1,20 @@
-"""A name's "'s" that means "is" or "has", written out for the fact parse: "Dan's working at Tesco".
+"""An "'s" that means "is" or "has", written out for the fact parse: "Dan's working at Tesco".
 
 Why: the small English model reads "Name's" as a possessive almost always, so "Dan's working at
 Tesco now", "Hannah's at Boots", "Tom's a nurse at the Royal" and "Mia's been at Oakfield since
 September" parse as "Dan's working", "Hannah's at", "Tom's nurse": no subject, no verb, no fact.
-Chat says people's news this way all the time. Where the word after the "'s" (or after an adverb
-such as "just", "now", "still") cannot follow a possessive, the fact rules get a second parse of the
-text with the "'s" written out ("Dan is working", "Mia has been"). Entities and their offsets still
+Chat says people's news this way all the time, and their kin's ("my partner's called Sam",
+"my son's at Oakfield") and their costs ("Rent's £1,200 now"). Where the word after the "'s" (or
+after an adverb such as "just", "now", "still") cannot follow a possessive, the fact rules get a
+second parse of the text with the "'s" written out ("Dan is working", "Mia has been"). Entities and their offsets still
 come from the text as written; facts are strings, so their parse may differ in length.
 """
 
 from __future__ import annotations
 
 import re
+
+from knowledge_engine.extract.lexicon import FAMILY_NOUNS, PAY_WORDS, RELATION_PREDICATES
 
 
 def _words(text: str) -> frozenset[str]:
@@ -41,27 +44,49 @@ _NOT_NAMES = _words(
     """it that what there here he she who where how when why let this everything nothing something
     everyone someone one today tomorrow yesterday"""
 )
-_NAME_S = re.compile(r"\b([A-Z][\w-]*)['’]s\s+([A-Za-z-]+)(?:\s+([A-Za-z-]+))?")
+# "my partner's called Sam", "my son's at Oakfield": a relation noun after an owner word.
+_RELATION_NOUNS = (
+    frozenset(RELATION_PREDICATES)
+    | frozenset(FAMILY_NOUNS)
+    | _words("brother sister friend flatmate roommate housemate colleague")
+)
+_PAY_NOUNS = frozenset(PAY_WORDS)  # "Rent's £1,200 now", "my salary's 40k"
+_NAMED = _words("called named")
+_S = re.compile(r"\b(?:(my|our|his|her|their)\s+)?([A-Za-z][\w-]*)['’]s\s+(\S+)(?:\s+([A-Za-z-]+))?", re.I)
+_AMOUNT = re.compile(r"[£$€¥₹]?\d")
 
 
 def written_out(text: str) -> str:
-    """`text` with each name's "'s" that means "is" or "has" written out; unchanged when none does."""
-    return _NAME_S.sub(_expand, text)
+    """`text` with each "'s" that means "is" or "has" written out; unchanged when none does."""
+    return _S.sub(_expand, text)
 
 
 def _expand(match: re.Match[str]) -> str:
-    name, first, second = match.group(1), match.group(2), match.group(3)
-    whole = match.group(0)
-    if name.lower() in _NOT_NAMES:
-        return whole
-    verb = _verb_for(first.lower(), (second or "").lower())
+    owner, noun, first, second = match.group(1, 2, 3, 4)
+    verb = _verb(owner, noun, first, (second or "").lower())
     if verb is None:
-        return whole
-    return f"{name} {verb}" + whole[whole.index("s", len(name)) + 1 :]
+        return match.group(0)
+    cut = match.end(2) - match.start(0)  # the "'s" right after the noun
+    whole = match.group(0)
+    return f"{whole[:cut]} {verb}{whole[cut + 2 :]}"
+
+
+def _verb(owner: str | None, noun: str, first: str, second: str) -> str | None:
+    """'is', 'has' or None (a possessive, or words that do not tell) for the "'s" after `noun`."""
+    low, word = noun.lower(), first.rstrip(".,!?;:").lower()
+    if low in _PAY_NOUNS and _AMOUNT.match(first):
+        return "is"
+    if owner is not None:
+        if low not in _RELATION_NOUNS:
+            return None
+        return "is" if word in _NAMED else _verb_for(word, second)
+    if not noun[:1].isupper() or low in _NOT_NAMES:
+        return None
+    return _verb_for(word, second)
 
 
 def _verb_for(first: str, second: str) -> str | None:
-    """'is', 'has' or None (a possessive, or a word that does not tell)."""
+    """'is' or 'has' by the word after the "'s" (or after its adverb); None when it does not tell."""
     word = second if first in _ADVERBS and second else first
     if word in _HAS_NEXT:
         return "has"
