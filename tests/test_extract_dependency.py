@@ -428,6 +428,8 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         ("I've had type 1 diabetes since I was a kid.", {("Maya", "has-condition", "type 1 diabetes")}),
         ("Joan has dementia, it's getting worse.", {("Joan", "has-condition", "dementia")}),
         ("I had covid last month, still tired.", set()),
+        ("I've got high blood pressure.", {("Maya", "has-condition", "high blood pressure")}),  # have got
+        ("I had got asthma as a child.", set()),
         # conditions said as what one is, as a compound, learned, or misparsed ("type" as the verb)
         ("I'm lactose intolerant.", {("Maya", "has-condition", "lactose intolerant")}),
         ("Turns out I'm coeliac.", {("Maya", "has-condition", "coeliac")}),

@@ -1639,7 +1639,8 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     has-condition (a simple past 'had' is over: nothing)."""
     if verb.lemma_ not in {"have", "get"} or (past and verb.lemma_ == "have" and verb.tag_ == "VBD"):
         return False
-    if verb.lemma_ == "get" and not any(c.lower_ in {"diagnosed"} for c in verb.children):
+    have_got = verb.lemma_ == "get" and _perfect(verb) and not past  # "I've got high blood pressure"
+    if verb.lemma_ == "get" and not have_got and not any(c.lower_ in {"diagnosed"} for c in verb.children):
         return False
     found = False
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
