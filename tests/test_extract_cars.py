@@ -74,3 +74,16 @@ def test_the_car_a_trade_brought_is_the_speakers(tier: SpacyTier, text: str, car
 )
 def test_a_trade_planned_or_by_someone_else_gives_the_speaker_no_car(tier: SpacyTier, text: str) -> None:
     assert cars(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [("Our car is a Toyota Corolla.", "Toyota Corolla"), ("My car's a Kia Ceed.", "Kia Ceed")],
+)
+def test_the_car_the_speakers_car_is_is_theirs(tier: SpacyTier, text: str, car: str) -> None:
+    assert car in cars(tier, text)
+
+
+@pytest.mark.parametrize("text", ["My dad's car is a Honda Civic.", "My old car was a Ford Fiesta."])
+def test_someone_elses_or_an_old_car_is_not_the_speakers_car(tier: SpacyTier, text: str) -> None:
+    assert cars(tier, text) == set()

@@ -91,6 +91,7 @@ class Cars:
                 or self._bought(span)
                 or self._selling(span)
                 or self._swapped_for(span)
+                or self._is_my_car(span)
             ):
                 found.append(span)
         if found:
@@ -152,6 +153,22 @@ class Cars:
             and verb.tag_ in _PAST_TAGS
             and not self.irrealis(verb)
             and _by_speaker(verb)
+        )
+
+    def _is_my_car(self, span: Span) -> bool:
+        """'Our car is a Toyota Corolla', "my car's a Kia Ceed" (written out, extract/copula.py)."""
+        verb = span.root.head
+        if span.root.dep_ != "attr" or verb.lemma_ != "be" or verb.tag_ == "VBD" or self.irrealis(verb):
+            return False
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        owner = next((c for c in subj.children if c.dep_ == "poss"), None) if subj is not None else None
+        mods = {c.lower_ for c in subj.children} if subj is not None else set()
+        return (
+            subj is not None
+            and subj.lower_ in CAR_NOUNS
+            and owner is not None
+            and owner.lower_ in _OWNERS
+            and not mods & _NOT_MINE
         )
 
     def _selling(self, span: Span) -> bool:

@@ -6,15 +6,16 @@ September" parse as "Dan's working", "Hannah's at", "Tom's nurse": no subject, n
 Chat says people's news this way all the time, and their kin's ("my partner's called Sam",
 "my son's at Oakfield") and their costs ("Rent's £1,200 now"). Where the word after the "'s" (or
 after an adverb such as "just", "now", "still") cannot follow a possessive, the fact rules get a
-second parse of the text with the "'s" written out ("Dan is working", "Mia has been"). Entities and their offsets still
-come from the text as written; facts are strings, so their parse may differ in length.
+second parse of the text with the "'s" written out ("Dan is working", "Mia has been"). Entities
+and their offsets still come from the text as written; facts are strings, so their parse may differ
+in length.
 """
 
 from __future__ import annotations
 
 import re
 
-from knowledge_engine.extract.lexicon import FAMILY_NOUNS, PAY_WORDS, RELATION_PREDICATES
+from knowledge_engine.extract.lexicon import CAR_NOUNS, FAMILY_NOUNS, PAY_WORDS, RELATION_PREDICATES
 
 
 def _words(text: str) -> frozenset[str]:
@@ -49,6 +50,7 @@ _RELATION_NOUNS = (
     frozenset(RELATION_PREDICATES)
     | frozenset(FAMILY_NOUNS)
     | _words("brother sister friend flatmate roommate housemate colleague")
+    | CAR_NOUNS  # "my car's a Kia Ceed"
 )
 _PAY_NOUNS = frozenset(PAY_WORDS)  # "Rent's £1,200 now", "my salary's 40k"
 _NAMED = _words("called named")
