@@ -59,6 +59,8 @@ def test_im_reads_as_i_am(tier: SpacyTier, text: str, fact: tuple[str, str, str]
         ("Rent's £1,200 now.", "Rent is £1,200 now."),  # a cost and its amount
         ("My son's school is great.", "My son's school is great."),
         ("The company's based in Leeds.", "The company's based in Leeds."),  # no one's relation
+        ("I work at Sainsbury's in Leeds.", "I work at Sainsbury's in Leeds."),  # a place's own name
+        ("Leo's starting at St Mark's in May.", "Leo is starting at St Mark's in May."),
         # possessives and the words the model reads right stay as written
         ("Dan's car is red.", "Dan's car is red."),
         ("Hannah's mum is a nurse.", "Hannah's mum is a nurse."),
@@ -79,6 +81,7 @@ def test_a_names_s_that_means_is_or_has_is_written_out(text: str, said: str) -> 
         ("Tom's a nurse at the Royal.", ("Tom", "has-role", "nurse")),
         ("My partner's called Sam, she works for the BBC.", ("Rafa", "has-partner", "Sam")),
         ("Rent's £1,200 now, ugh.", ("Rafa", "has-rent", "£1,200")),
+        ("Leo's starting school at St Mark's in September.", ("Leo", "attends", "St Mark's")),  # not "Leo is"
     ],
 )
 def test_a_names_news_said_with_s_is_read(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:

@@ -54,6 +54,8 @@ _RELATION_NOUNS = (
 )
 _PAY_NOUNS = frozenset(PAY_WORDS)  # "Rent's £1,200 now", "my salary's 40k"
 _NAMED = _words("called named")
+# Words before a name whose "'s" is the name's own: "at McDonald's", "to St Anne's", "of Lloyd's".
+_NAME_LEADS = _words("at in to from for with by near of into st st. saint the")
 _S = re.compile(r"\b(?:(my|our|his|her|their)\s+)?([A-Za-z][\w-]*)['’]s\s+(\S+)(?:\s+([A-Za-z-]+))?", re.I)
 _AMOUNT = re.compile(r"[£$€¥₹]?\d")
 
@@ -65,12 +67,24 @@ def written_out(text: str) -> str:
 
 def _expand(match: re.Match[str]) -> str:
     owner, noun, first, second = match.group(1, 2, 3, 4)
+    if owner is None and _inside_a_name(match):
+        return match.group(0)
     verb = _verb(owner, noun, first, (second or "").lower())
     if verb is None:
         return match.group(0)
     cut = match.end(2) - match.start(0)  # the "'s" right after the noun
     whole = match.group(0)
     return f"{whole[:cut]} {verb}{whole[cut + 2 :]}"
+
+
+def _inside_a_name(match: re.Match[str]) -> bool:
+    """"at Sainsbury's in Leeds", "St Mark's in September": the "'s" of a place's name, after a
+    preposition or another word of the name."""
+    before = match.string[: match.start()].split()
+    if not before:
+        return False
+    word = before[-1].strip("(\"'")
+    return word.lower() in _NAME_LEADS or (word[:1].isupper() and not word.endswith((".", "!", "?", ",")))
 
 
 def _verb(owner: str | None, noun: str, first: str, second: str) -> str | None:

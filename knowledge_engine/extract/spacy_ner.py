@@ -378,8 +378,15 @@ def _same_entities(said: Doc, doc: Doc) -> None:
         return
     from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
 
+    spans = []
+    for e in doc.ents:
+        end = e.end
+        while end > e.start and said[end - 1].text != doc[end - 1].text:
+            end -= 1  # "Leo's" tagged whole: the written-out "is" is no part of the name
+        if end > e.start:
+            spans.append(SpanOf(said, e.start, end, label=e.label_))
     try:
-        said.ents = [SpanOf(said, e.start, e.end, label=e.label_) for e in doc.ents]
+        said.ents = spans
     except ValueError:  # overlapping spans cannot happen from doc.ents; keep the parse's own
         counters.inc("extract.spacy.copula_ents_kept")
 
