@@ -232,3 +232,22 @@ def test_a_school_a_child_will_go_to_is_the_childs_school(tier: SpacyTier, text:
 )
 def test_a_place_one_will_or_might_go_to_is_no_school(tier: SpacyTier, text: str) -> None:
     assert not {f for f in spoken(tier, text, "Lin").facts if f.predicate == "attends"}
+
+
+@pytest.mark.parametrize(
+    ("text", "boss"),
+    [
+        ("Sarah became my boss in May.", "Sarah"),
+        ("Dave took over as my manager.", "Dave"),
+        ("Priti's my line manager.", "Priti"),  # the "'s" written out (extract/copula.py)
+    ],
+)
+def test_who_became_the_speakers_boss_is_their_manager(tier: SpacyTier, text: str, boss: str) -> None:
+    facts = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert ("Lin", "has-manager", boss) in facts
+
+
+def test_a_boss_one_might_get_is_no_manager(tier: SpacyTier) -> None:
+    assert not {
+        f for f in spoken(tier, "Sarah might become my boss.", "Lin").facts if f.predicate == "has-manager"
+    }

@@ -24,8 +24,8 @@ def _words(text: str) -> frozenset[str]:
 
 # After "Name's", these words make the "'s" an "is": an article, a preposition, a state.
 _IS_NEXT = _words(
-    """a an the at in from on with off into over back home here there still now currently also
-    married engaged pregnant retired unemployed freelance self-employed single divorced
+    """a an the my our your his her their at in from on with off into over back home here there still
+    now currently also married engaged pregnant retired unemployed freelance self-employed single divorced
     working going moving starting doing living staying teaching studying training leaving joining
     taking getting looking trying retiring coming switching changing applying interviewing dating
     seeing running managing heading helping waiting thinking planning hoping settling renting buying

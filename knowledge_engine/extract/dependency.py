@@ -988,6 +988,8 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
     for subject in subjects:
         if _engaged(verb, subject, ctx) or _condition(verb, subject, past, ctx):
             continue
+        if _became(verb, subject, ctx):  # "Sarah became my boss"
+            continue
         _named_possessions(verb, subject, ctx)
         if (
             (past and _career_as(verb, subject, ctx))
@@ -1658,6 +1660,27 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
             if obj:
                 _emit(ctx, subject, "has-condition", obj, 0.55, obj_tok=None)
                 found = True
+    return found
+
+
+def _became(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'Sarah became my boss in May', 'Dave took over as my manager' -> the owner's relation to the
+    subject, as 'Sarah is my boss' says it."""
+    if _is_irrealis(verb):
+        return False
+    if verb.lemma_ == "become":
+        nouns = [c for c in verb.children if c.dep_ == "attr"]
+    elif verb.lemma_ == "take" and any(c.dep_ == "prt" and c.lower_ == "over" for c in verb.children):
+        nouns = [p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)]
+    else:
+        return False
+    found = False
+    for noun in nouns:
+        poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+        owner = _owner(poss, ctx, noun) if poss is not None else None
+        if owner and owner != subject and noun.pos_ == "NOUN":
+            _emit(ctx, owner, _relation_predicate(noun), subject, 0.6, obj_tok=None, obj_type="person")
+            found = True
     return found
 
 
