@@ -251,3 +251,25 @@ def test_a_boss_one_might_get_is_no_manager(tier: SpacyTier) -> None:
     assert not {
         f for f in spoken(tier, "Sarah might become my boss.", "Lin").facts if f.predicate == "has-manager"
     }
+
+
+def test_a_lower_case_relation_word_is_no_part_of_the_name(tier: SpacyTier) -> None:
+    facts = {
+        (f.subject, f.predicate, f.object) for f in spoken(tier, "my gf priya works at google", "Lin").facts
+    }
+    assert {("Lin", "has-partner", "Priya"), ("Priya", "works-at", "Google")} <= facts  # not "gf Priya"
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("started at accenture last week, analyst role", "analyst"),
+        ("I joined Stripe in May, senior engineer.", "senior engineer"),
+    ],
+)
+def test_a_title_listed_after_a_new_job_is_the_role(tier: SpacyTier, text: str, role: str) -> None:
+    assert role in roles(tier, text)
+
+
+def test_a_remark_listed_after_a_new_job_is_no_role(tier: SpacyTier) -> None:
+    assert roles(tier, "I joined Stripe in May, great team.") == set()

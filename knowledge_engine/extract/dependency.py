@@ -386,11 +386,27 @@ def _start_pay(sent: Span, before: int, ctx: _Ctx) -> None:
     tail = words[cut + 1 :] if cut is not None else []
     if tail and tail[0].is_currency:
         tail = tail[1:]  # "£34,000": the sign is its own token
+    if _start_role(tail, before, ctx):
+        return
     if len(tail) != 1 or not (MONEY_SHORT.match(tail[0].text) or tail[0].ent_type_ == "MONEY"):
         return
     value = _money_value(tail[0], ctx) or _amount(tail[0])
     if value and _big_enough(value):  # "34k": the small model may tag it a date
         _emit(ctx, ctx.me, "has-salary", value, 0.5, obj_tok=None)
+
+
+def _start_role(tail: list[Token], before: int, ctx: _Ctx) -> bool:
+    """'started at accenture last week, analyst role': a title listed after the new job."""
+    if any(f.predicate == "has-role" for f in ctx.out[before:]):
+        return False
+    words = [t for t in tail if t.dep_ != "det"]
+    if words and words[-1].lower_ in {"role", "position", "post", "job"}:
+        words = words[:-1]
+    titled = 0 < len(words) <= 4 and _is_title_word(words[-1])
+    if not titled or not all(t.pos_ in {"NOUN", "PROPN", "ADJ"} for t in words):
+        return False
+    _emit(ctx, ctx.me, "has-role", _drop_new(" ".join(t.text for t in words)), 0.5, obj_tok=None)
+    return True
 
 
 def _negated(verb: Token) -> bool:
@@ -857,7 +873,11 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     if tok.pos_ != "PROPN" or _is_kin_word(tok):
         return None  # "Mum had a fall", "Hubby's name is Dev": a relation, not a name
     # Union of the entity span and the compound/number chain: NER often splits "2015 Honda Civic".
-    chain = [c.i for c in tok.children if c.dep_ in {"compound", "nummod"} and c.pos_ in {"PROPN", "NUM"}]
+    chain = [
+        c.i
+        for c in tok.children
+        if c.dep_ in {"compound", "nummod"} and c.pos_ in {"PROPN", "NUM"} and not _relation_word(c)
+    ]  # "my gf priya": the tagger may call a lower-case "gf" a name
     start = min([tok.i, *chain, *([ent.start] if ent is not None else [])])
     end = max([tok.i, *(c.i for c in tok.rights if c.dep_ == "nummod")])  # "iPhone 15"
     if ent is not None:
@@ -2431,7 +2451,8 @@ def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
     """'my sister katrin': the parser makes the relation noun a compound of the name."""
     for noun in name_tok.children:
         poss = next((c for t in (name_tok, noun) for c in t.children if c.dep_ == "poss"), None)
-        if poss is not None and noun.dep_ == "compound" and noun.pos_ == "NOUN" and _is_kin(noun):
+        kin = noun.pos_ == "NOUN" or _relation_word(noun)  # "my gf priya": "gf" tagged a name
+        if poss is not None and noun.dep_ == "compound" and kin and _is_kin(noun):
             name = _name_of(name_tok, ctx, person=True)
             owner = _owner(poss, ctx, noun)
             if name and owner and owner != name and not name.lower().startswith(noun.lower_):
@@ -2490,6 +2511,12 @@ def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
     name = _name_of(doc[noun.i + 1], ctx, person=True)
     if name and owner and owner != name:
         _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
+def _relation_word(tok: Token) -> bool:
+    """A relation word in lower case ("gf", "hubby", "bro"), never part of a name."""
+    low = tok.text
+    return low.islower() and (low in RELATION_PREDICATES or low in FAMILY_NOUNS)
 
 
 def _is_kin_word(tok: Token) -> bool:
