@@ -273,3 +273,27 @@ def test_a_title_listed_after_a_new_job_is_the_role(tier: SpacyTier, text: str, 
 
 def test_a_remark_listed_after_a_new_job_is_no_role(tier: SpacyTier) -> None:
     assert roles(tier, "I joined Stripe in May, great team.") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Currently I'm working as a barista at Costa.", ("works-at", "Costa")),  # 'Costa' tagged a place
+        ("I've just been made redundant from Arcadia.", ("worked-at", "Arcadia")),
+        ("I've been laid off from Ocado.", ("worked-at", "Ocado")),
+        ("I'm in sales, at a software company called Brightwave.", ("works-at", "Brightwave")),
+        ("I was at a startup called Zeta for two years.", ("worked-at", "Zeta")),
+    ],
+)
+def test_an_employer_said_around_a_role_an_ending_or_a_firms_name(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I work as a nurse at Leeds.", "I might be made redundant from Arcadia.", "I was laid off in Leeds."],
+)
+def test_a_city_or_a_feared_ending_is_no_employer(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == set()

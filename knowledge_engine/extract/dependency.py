@@ -49,6 +49,7 @@ from knowledge_engine.extract.lexicon import (
     FACTIVE_VERBS,
     FAMILY_NOUNS,
     FAMILY_VERBS,
+    FIRM_NOUNS,
     FIRST_PERSON,
     FIRST_PERSON_POSS,
     FOR_VERBS,
@@ -1917,6 +1918,8 @@ def _condition_state(tok: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
 def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     """'is from Porto' always; 'is in/at X' only for named places and organisations."""
     for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+        if _at_firm_called(prep, pobj, subject, be, ctx):
+            continue
         pobj = _org_owner(pobj, ctx)
         obj = _name_of(pobj, ctx)
         if obj is None and prep.lower_ == "from":
@@ -1932,6 +1935,17 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, pred, obj, 0.55, obj_tok=pobj, obj_type="organization")
         elif obj:
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+def _at_firm_called(prep: Token, pobj: Token, subject: str, be: str, ctx: _Ctx) -> bool:
+    """"I'm in sales, at a software company called Brightwave" -> works-at Brightwave."""
+    if prep.lower_ != "at" or pobj.lemma_.lower() not in FIRM_NOUNS:
+        return False
+    name = _called_name(pobj, ctx)
+    if name:
+        pred = "works-at" if be == "is" else "worked-at"
+        _emit(ctx, subject, pred, name, 0.55, obj_tok=None, obj_type="organization")
+    return bool(name)
 
 
 def _org_owner(pobj: Token, ctx: _Ctx) -> Token:
@@ -2816,9 +2830,8 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     if lemma == "work" and not past:  # "Paul works as a civil engineer for Queensland Rail"
         for role in (p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)):
             for pobj in (p for prep in _preps(role, verb, {"for", "at", "with"}) for p in _pobjs(prep)):
-                ent = ctx.ents.get(pobj.i)
                 name = _name_of(pobj, ctx)
-                if name and ent is not None and ent.label_ == "ORG":
+                if name and _employer_named(pobj, name, ctx):  # "working as a barista at Costa"
                     _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
                     # not `found`: the clause's role ("as a civil engineer") is read as before
     if lemma in WORK_FOR_VERBS and not _is_irrealis(verb):  # "I drive OTR for Buckeye Freightways"
@@ -3248,12 +3261,17 @@ def _laid_off(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'I was laid off from Northwind', 'Tom got fired from the bank': the job ended (worked-at, an
     ending)."""
     laid_off = verb.lemma_ == "lay" and any(c.dep_ == "prt" and c.lower_ == "off" for c in verb.children)
-    if not (laid_off or verb.lemma_ in {"fire", "sack"}) or _is_irrealis(verb) or not _is_past(verb):
+    redundant = [c for c in verb.children if c.dep_ in {"oprd", "acomp"} and c.lower_ == "redundant"]
+    made_redundant = verb.lemma_ == "make" and bool(redundant)  # "I've been made redundant from Arcadia"
+    ended = laid_off or made_redundant or verb.lemma_ in {"fire", "sack"}
+    done = _is_past(verb) or any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children)  # "I've been"
+    if not ended or _is_irrealis(verb) or not done:
         return False
+    preps = [prep for h in [verb, *redundant] for prep in _preps(h, h, {"from", "at", "by"})]
     names = [
         name
-        for pobj in (p for prep in _preps(verb, verb, {"from", "at", "by"}) for p in _pobjs(prep))
-        if (name := _name_of(pobj, ctx, with_of=True)) and _org_or_unknown(pobj, ctx)
+        for pobj in (p for prep in preps for p in _pobjs(prep))
+        if (name := _name_of(pobj, ctx, with_of=True)) and _employer_named(pobj, name, ctx)
     ]
     for name in names:
         _emit(ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
@@ -3264,6 +3282,16 @@ def _is_org(tok: Token, ctx: _Ctx) -> bool:
     """An organisation's name: tagged so, or untagged and no job title ('the Pilot job')."""
     ent = ctx.ents.get(tok.i)
     return ent.label_ == "ORG" if ent is not None else tok.lower_ not in JOB_TITLE_NOUNS
+
+
+def _employer_named(tok: Token, name: str, ctx: _Ctx) -> bool:
+    """A name that can be an employer where the clause says it is one: untagged, an organisation, or
+    a place or person tag the small model gives a firm ("Costa", "Arcadia") unless it is a known city
+    or country."""
+    ent = ctx.ents.get(tok.i)
+    if ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "DATE", "TIME"}:
+        return True
+    return ent.label_ in {"PERSON", "GPE"} and not places.big_place(name)
 
 
 def _org_or_unknown(tok: Token, ctx: _Ctx) -> bool:
