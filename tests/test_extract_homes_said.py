@@ -81,3 +81,10 @@ def test_home_named_as_a_place_is_where_one_lives(tier: SpacyTier, text: str, pl
 )
 def test_a_home_that_was_or_is_no_place_gives_none(tier: SpacyTier, text: str) -> None:
     assert homes(tier, text) == set()
+
+
+def test_settled_in_a_place_is_a_home(tier: SpacyTier) -> None:
+    extraction = spoken(tier, "We're settled in Brighton.", "Eamon")
+    assert ("Eamon", "settled-in", "Brighton") in {
+        (f.subject, f.predicate, f.object) for f in extraction.facts
+    }

@@ -297,3 +297,31 @@ def test_an_employer_said_around_a_role_an_ending_or_a_firms_name(
 )
 def test_a_city_or_a_feared_ending_is_no_employer(tier: SpacyTier, text: str) -> None:
     assert work(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My last job was at Aviva.", ("worked-at", "Aviva")),
+        ("I spent five years at the BBC.", ("worked-at", "BBC")),
+        ("I've spent two years at Google.", ("works-at", "Google")),
+        (
+            "I left teaching after ten years at Kingsway High.",
+            ("worked-at", "Kingsway High"),
+        ),  # taught, not pupil
+    ],
+)
+def test_a_past_job_said_by_its_years_or_as_the_last_one(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["We spent two weeks at the Hilton.", "My son spent three years at Oakfield.", "My job was at risk."],
+)
+def test_a_stay_anothers_years_or_a_job_at_risk_is_no_workplace_of_the_speaker(
+    tier: SpacyTier, text: str
+) -> None:
+    assert work(tier, text) == set()

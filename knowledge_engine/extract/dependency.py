@@ -116,6 +116,7 @@ from knowledge_engine.extract.lexicon import (
     SCHOOL_YEAR_SAID,
     SHIFT_NOUNS,
     SKIP_ENT_LABELS,
+    SPEAKER_SUBJECTS,
     START_VERBS,
     STUDENT_NOUNS,
     TAKE_HOME,
@@ -323,6 +324,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
         _job_of_mine(sent, before, ctx)
         _start_pay(sent, before, ctx)
+        _years_at(sent, before, ctx)
 
 
 def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
@@ -394,6 +396,35 @@ def _start_pay(sent: Span, before: int, ctx: _Ctx) -> None:
     value = _money_value(tail[0], ctx) or _amount(tail[0])
     if value and _big_enough(value):  # "34k": the small model may tag it a date
         _emit(ctx, ctx.me, "has-salary", value, 0.5, obj_tok=None)
+
+
+def _years_at(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'I spent five years at the BBC', 'I left teaching after ten years at Kingsway High' -> the
+    speaker worked there (works-at when the clause is not past: "I've got ten years at Tesco")."""
+    seen = {f.object.lower() for f in ctx.out[before:] if f.predicate in WORK_PREDICATES}
+    for span in (t for t in sent if t.lemma_.lower() in {"year", "month"} and _counted(t)):
+        verb = next((a for a in span.ancestors if a.pos_ in {"VERB", "AUX"}), None)
+        if verb is None or _supposed(verb) or not _by_me(verb, ctx):
+            continue
+        heads = [span, verb] if verb.lemma_ == "spend" else [span]  # "spent five years at the BBC"
+        work = any(t.lemma_.lower() in _TEACHING for t in sent)  # "left teaching after ten years at X"
+        for pobj in (p for h in heads for prep in _preps(h, h, {"at"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx, with_of=True)
+            if name and name.lower() not in seen and _employer_named(pobj, name, ctx):
+                past = _is_past(verb)
+                pred = ("worked-at" if past else "works-at") if work else _workplace_pred(name, past)
+                _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
+                seen.add(name.lower())
+
+
+def _counted(noun: Token) -> bool:
+    return any(c.dep_ == "nummod" for c in noun.children)
+
+
+def _by_me(verb: Token, ctx: _Ctx) -> bool:
+    """The clause's subject is the speaker ("I", "we"), or chat left it out."""
+    subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
+    return ctx.message.role == "user" and all(s.lower_ in SPEAKER_SUBJECTS for s in subjects)
 
 
 def _start_role(tail: list[Token], before: int, ctx: _Ctx) -> bool:
@@ -2133,10 +2164,14 @@ def _job_is_at(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     }:
         return
     owner = _owner(poss, ctx, subj_tok)
+    mods = {c.lower_ for c in subj_tok.children if c.dep_ == "amod"}
+    past = _is_past(verb)  # "My last job was at Aviva": the job that ended there
+    if past and not mods & PAST_JOB_MODS:
+        return
     for pobj in (p for prep in _preps(verb, verb, {"at", "with"}) for p in _pobjs(prep)):
         name = _name_of(pobj, ctx)
-        if owner and name and not _is_past(verb):
-            _emit(ctx, owner, _workplace_pred(name, False), name, 0.55, obj_tok=None, obj_type="organization")
+        if owner and name:
+            _emit(ctx, owner, _workplace_pred(name, past), name, 0.55, obj_tok=None, obj_type="organization")
 
 
 def _home_in(verb: Token, subj_tok: Token, poss: Token | None, ctx: _Ctx) -> bool:

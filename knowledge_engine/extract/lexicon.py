@@ -204,6 +204,8 @@ PREDICATE_ALIASES = {
     "brought-up-in": "grew-up-in",
     "raises-in": "grew-up-in",
     "raised-in": "grew-up-in",
+    # "we're settled in Brighton", "we're based in Glasgow": a home, as "settled in Brighton" says it
+    "is-settled-in": "settled-in",
 }
 IRREGULAR_PAST = {
     "be": "was",
