@@ -325,3 +325,39 @@ def test_a_stay_anothers_years_or_a_job_at_risk_is_no_workplace_of_the_speaker(
     tier: SpacyTier, text: str
 ) -> None:
     assert work(tier, text) == set()
+
+
+def schooling(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
+    return {
+        (f.subject, f.predicate, f.object)
+        for f in spoken(tier, text, "Lin").facts
+        if f.predicate in {"attends", "attended", "moves-to", "moved-to"}
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "We moved Ella from Parkside Primary to Oakfield Primary.",
+            {("Ella", "attends", "Oakfield Primary"), ("Ella", "attended", "Parkside Primary")},
+        ),
+        ("Ella got into Oakfield Academy!", {("Ella", "attends", "Oakfield Academy")}),
+        (
+            "Ella's moving up to Oakfield High in September.",
+            {("Ella", "attends", "Oakfield High")},
+        ),  # no new home
+    ],
+)
+def test_a_school_given_by_a_move_or_an_admission(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert schooling(tier, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["We might move Ella to Oakfield Primary.", "If she gets into Oakfield Academy we will celebrate."],
+)
+def test_a_school_move_or_admission_hoped_for_is_none(tier: SpacyTier, text: str) -> None:
+    assert schooling(tier, text) == set()

@@ -1873,6 +1873,8 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
     school = (name is not None and _is_school(name)) or tok.lemma_.lower() in SCHOOL_WORDS
     if obj and pred in {"goes-to", "went-to"} and school:
         pred = "attends" if pred == "goes-to" else "attended"  # "Mia goes to Oakwood Elementary"
+    elif obj and pred in {"moves-to", "moved-to"} and name is not None and _is_school(name):
+        pred = "attends"  # "Ella's moving up to Oakfield High": a school changed, not a home
     if obj:
         conf = 0.65 if name else 0.55
         _emit(ctx, subject, PREDICATE_ALIASES.get(pred, pred), obj, conf, obj_tok=tok)
@@ -2794,6 +2796,33 @@ def _shifts_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _
     return found
 
 
+def _school_changed(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
+    """'We moved Ella from Parkside Primary to Oakfield Primary' (attended, attends); 'Ella got into
+    Oakfield Academy' (attends): a school given by a move or an admission."""
+    if _is_irrealis(verb):
+        return False
+    schools = {
+        prep.lower_: name
+        for prep in verb.children
+        if prep.dep_ == "prep" and prep.lower_ in {"from", "to", "into"}
+        for p in _pobjs(prep)
+        if (name := _name_of(p, ctx)) and _is_school(name)
+    }
+    if verb.lemma_ == "get" and "into" in schools:
+        _emit(ctx, subject, "attends", schools["into"], 0.55, obj_tok=None, obj_type="organization")
+        return True
+    if verb.lemma_ not in {"move", "switch", "transfer"} or not schools:
+        return False
+    pupils = [n for d in dobjs if d.pos_ == "PROPN" and (n := _name_of(d, ctx, person=True))]
+    for pupil in pupils:
+        if "to" in schools:
+            _emit(ctx, pupil, "attends", schools["to"], 0.55, obj_tok=None, obj_type="organization")
+        if "from" in schools:
+            old = schools["from"]
+            _emit(ctx, pupil, "attended", old, 0.55, obj_tok=None, obj_type="organization", ends=True)
+    return bool(pupils)
+
+
 def _short_org(tok: Token, ctx: _Ctx) -> str | None:
     """'the NHS', 'the Co-op': an organisation the small model left untagged, written in capitals."""
     word = tok.text
@@ -2816,7 +2845,7 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     """
     lemma = verb.lemma_
     dobjs = [c for c in verb.children if c.dep_ == "dobj"]
-    found = _shifts_at(verb, dobjs, subject, past, ctx)
+    found = _shifts_at(verb, dobjs, subject, past, ctx) or _school_changed(verb, dobjs, subject, ctx)
     if lemma == "say" and any(c.lower_ == "yes" for c in verb.children):  # "he said yes to Airbus"
         for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
             ent = ctx.ents.get(pobj.i)
