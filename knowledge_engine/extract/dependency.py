@@ -277,11 +277,12 @@ _AT_SCHOOL_NAMED = re.compile(
 
 
 def _at_named_school(fact: FactCandidate, ctx: _Ctx) -> FactCandidate:
-    if (
-        fact.subject == ctx.me
-        or not _AT_SCHOOL_NAMED.fullmatch(fact.predicate)
-        or not _is_school(fact.object)
-    ):
+    if fact.subject == ctx.me or not _is_school(fact.object):
+        return fact
+    if fact.predicate in {"was-at", "was-in"}:  # "Ella was at Parkside Primary before"
+        counters.inc("extract.spacy.school_named")
+        return fact.model_copy(update={"predicate": "attended", "object_type": "organization"})
+    if not _AT_SCHOOL_NAMED.fullmatch(fact.predicate):
         return fact
     counters.inc("extract.spacy.school_named")
     return fact.model_copy(update={"predicate": "attends", "object_type": "organization"})
