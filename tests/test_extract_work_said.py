@@ -347,6 +347,7 @@ def schooling(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
             "Ella's moving up to Oakfield High in September.",
             {("Ella", "attends", "Oakfield High")},
         ),  # no new home
+        ("Ella was at Parkside Primary before.", {("Ella", "attended", "Parkside Primary")}),
     ],
 )
 def test_a_school_given_by_a_move_or_an_admission(
