@@ -362,3 +362,14 @@ def test_a_school_given_by_a_move_or_an_admission(
 )
 def test_a_school_move_or_admission_hoped_for_is_none(tier: SpacyTier, text: str) -> None:
     assert schooling(tier, text) == set()
+
+
+def test_a_job_that_ended_ends_the_workplace(tier: SpacyTier) -> None:
+    facts = spoken(tier, "Tom's job at Boots ended last week.", "Lin").facts
+    ended = {(f.subject, f.predicate, f.object, f.ends) for f in facts}
+    assert ("Tom", "worked-at", "Boots", True) in ended
+    assert not {f for f in facts if f.predicate == "works-at"}
+
+
+def test_a_job_that_will_end_is_still_held(tier: SpacyTier) -> None:
+    assert work(tier, "My job at Boots ends in May.") == {("works-at", "Boots")}

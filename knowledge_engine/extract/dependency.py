@@ -69,6 +69,7 @@ from knowledge_engine.extract.lexicon import (
     HOME_NOUNS,
     IRREGULAR_PAST,
     IRREGULAR_PRESENT,
+    JOB_END_VERBS,
     JOB_GET_VERBS,
     JOB_NOUNS,
     JOB_TITLE_NOUNS,
@@ -347,8 +348,13 @@ def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
             name = _name_of(pobj, ctx, with_of=True) or _cased_entity(pobj, ctx)
             if not owner or not name or name.lower() in seen:
                 continue
-            past = bool(mods & PAST_JOB_MODS)
-            _emit(ctx, owner, _workplace_pred(name, past), name, 0.55, obj_tok=None, obj_type="organization")
+            ending = job.dep_ == "nsubj" and job.head.lemma_ in JOB_END_VERBS  # "my job at Boots ended"
+            ended = ending and _is_past(job.head)
+            if ending and not ended:
+                continue  # "my job at Boots ends in May": held until then
+            past = ended or bool(mods & PAST_JOB_MODS)
+            pred = _workplace_pred(name, past)
+            _emit(ctx, owner, pred, name, 0.55, obj_tok=None, obj_type="organization", ends=ended)
             seen.add(name.lower())
 
 

@@ -584,6 +584,8 @@ HOLIDAYS = _words("christmas xmas easter thanksgiving halloween diwali eid hanuk
 SHIFT_NOUNS = _words("shift night nights day days weekend weekends overtime work locum placement")
 # Nouns for an employer named after them: "at a software company called Brightwave".
 FIRM_NOUNS = _words("company firm startup start-up agency charity consultancy business bank practice")
+# What a job does when it is over: "my job at Boots ended last week".
+JOB_END_VERBS = _words("end finish stop fold close")
 # A job someone has, named with its employer: "my job at X", "her new role with Y".
 OWN_JOB_NOUNS = {"job", "position", "role", "post", "gig", "internship", "placement", "workplace"}
 # "my dream job at Google" is no job; "my old job at X" is one that ended.
