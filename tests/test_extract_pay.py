@@ -119,3 +119,20 @@ def test_no_pay_after_a_job_where_the_amount_is_not_listed_alone_for_the_speaker
     tier: SpacyTier, text: str
 ) -> None:
     assert not {p for p, _ in pay(tier, text) if p.startswith("has-salary")}
+
+
+@pytest.mark.parametrize(
+    ("text", "rent"),
+    [
+        ("We pay £1,450 rent.", "£1,450"),
+        ("I pay 900 in rent.", "900"),
+        ("Rent on the new place is 1350.", "1350"),
+    ],
+)
+def test_rent_paid_or_said_of_a_place_is_the_rent(tier: SpacyTier, text: str, rent: str) -> None:
+    assert ("has-rent", rent) in pay(tier, text)
+
+
+@pytest.mark.parametrize("text", ["We pay £30 for parking.", "We paid £1,200 rent in London."])
+def test_no_rent_from_other_costs_or_rent_paid_before(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in pay(tier, text) if p == "has-rent"}

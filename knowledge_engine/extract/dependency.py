@@ -1978,7 +1978,7 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
 
 
 def _at_firm_called(prep: Token, pobj: Token, subject: str, be: str, ctx: _Ctx) -> bool:
-    """"I'm in sales, at a software company called Brightwave" -> works-at Brightwave."""
+    """ "I'm in sales, at a software company called Brightwave" -> works-at Brightwave."""
     if prep.lower_ != "at" or pobj.lemma_.lower() not in FIRM_NOUNS:
         return False
     name = _called_name(pobj, ctx)
@@ -2245,6 +2245,8 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         return
     if poss is None:  # chat drops the "my": "Salary is £61,000", "rent is only 980 euro", "The base is $X"
         dets = [c.lower_ for c in subj_tok.children if c.dep_ in {"det", "poss", "prep"}]
+        if subj_tok.lower_ in {"rent", "mortgage"}:  # "Rent on the new place is 1350"
+            dets = [d for d in dets if d not in {"on", "for"}]
         bare = not dets or (dets == ["the"] and subj_tok.lower_ in PAY_WORDS)
         known = subj_tok.lower_ in PAY_WORDS or _is_manager_noun(subj_tok)  # "new ward manager is X"
         if not bare or not known or ctx.message.role != "user":
@@ -3036,6 +3038,8 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
     if subj is not None and verb.lemma_ == "pay" and subj.lemma_.lower() in JOB_NOUNS - {"offer"}:
         _job_pays(verb, subj, ctx)  # "the new job pays 85k"
         return
+    if verb.lemma_ == "pay" and subj is not None and subj.lower_ in SPEAKER_SUBJECTS:
+        _rent_paid(verb, ctx)
     if dative is None:
         return
     for dobj in (c for c in verb.children if c.dep_ == "dobj" and c is not dative):
@@ -3043,6 +3047,27 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
         if money:
             pred = "has-salary" if verb.lemma_ == "pay" else OFFERED_PAY
             _emit(ctx, ctx.me, pred, money, 0.55, obj_tok=None)
+
+
+def _rent_paid(verb: Token, ctx: _Ctx) -> None:
+    """'We pay £1,450 rent', 'I pay 900 in rent' -> has-rent: an amount the speaker pays, said with
+    the word rent (or mortgage) right beside it."""
+    for dobj in (c for c in verb.children if c.dep_ == "dobj"):
+        kind = dobj.lower_ if dobj.lower_ in {"rent", "mortgage"} else None
+        amount = next((c for c in dobj.children if c.dep_ == "nummod"), None) if kind else dobj
+        if kind is None:  # "900 in rent"
+            kind = next(
+                (
+                    p.lower_
+                    for prep in _preps(verb, verb, {"in", "for"})
+                    for p in _pobjs(prep)
+                    if p.lower_ in {"rent", "mortgage"}
+                ),
+                None,
+            )
+        money = (_money_value(amount, ctx) or _amount(amount)) if amount is not None and kind else None
+        if money and _big_enough(money):
+            _emit(ctx, ctx.me, "has-rent", money, 0.55, obj_tok=None)
 
 
 def _counter_offer(verb: Token, ctx: _Ctx) -> bool:
