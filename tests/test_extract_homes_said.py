@@ -88,3 +88,12 @@ def test_settled_in_a_place_is_a_home(tier: SpacyTier) -> None:
     assert ("Eamon", "settled-in", "Brighton") in {
         (f.subject, f.predicate, f.object) for f in extraction.facts
     }
+
+
+def test_living_somewhere_said_after_a_move_is_the_home(tier: SpacyTier) -> None:
+    found = homes(tier, "We moved to Bristol last month, living in Clifton now.")
+    assert {("moved-to", "Bristol"), ("lives-in", "Clifton")} <= found
+
+
+def test_a_home_hoped_for_after_a_move_is_none(tier: SpacyTier) -> None:
+    assert ("lives-in", "Clifton") not in homes(tier, "We moved to Bristol, hoping to live in Clifton.")

@@ -659,6 +659,8 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
             and not _is_irrealis(advcl)
         ):
             _add_clause(advcl, subjects, result)  # "he quit Unilever, joining Nestle next month"
+        elif _trailing_home(advcl, root):
+            _add_clause(advcl, subjects, result)  # "we moved to Bristol, living in Clifton now"
     for conj in _verb_conjuncts(root):
         if _is_irrealis(conj) or _inherits_negation(root, conj):
             continue
@@ -666,6 +668,18 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
         has_own = any(c.dep_ in {"nsubj", "nsubjpass"} for c in conj.children)
         _add_clause(conj, own if has_own else subjects, result)
     return result
+
+
+def _trailing_home(advcl: Token, root: Token) -> bool:
+    """'We moved to Bristol last month, living in Clifton now': a subjectless '-ing' home verb after a
+    move is where the movers live."""
+    return (
+        advcl.tag_ == "VBG"
+        and advcl.lemma_ in {"live", "rent", "stay"}
+        and root.lemma_ in MOVE_VERBS
+        and not any(c.dep_ in {"nsubj", "nsubjpass", "mark", "aux"} for c in advcl.children)
+        and not _is_irrealis(advcl)
+    )
 
 
 def _ended_state(verb: Token) -> bool:
