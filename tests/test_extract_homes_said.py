@@ -91,8 +91,19 @@ def test_settled_in_a_place_is_a_home(tier: SpacyTier) -> None:
 
 
 def test_living_somewhere_said_after_a_move_is_the_home(tier: SpacyTier) -> None:
-    found = homes(tier, "We moved to Bristol last month, living in Clifton now.")
-    assert {("moved-to", "Bristol"), ("lives-in", "Clifton")} <= found
+    text = "We moved to Bristol last month, living in Clifton now."
+    assert {("moved-to", "Bristol"), ("lives-in", "Clifton")} <= homes(tier, text)
+    # a part of the city moved to: the store keeps the city beside it (tests/test_facts_semantics.py)
+    facts = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Eamon").facts}
+    assert {("Clifton", "is-a", "district"), ("Clifton", "is-in", "Bristol")} <= facts
+
+
+def test_a_big_place_lived_in_after_a_move_is_no_district(tier: SpacyTier) -> None:
+    facts = {
+        (f.subject, f.predicate)
+        for f in spoken(tier, "We moved to the UK, living in Leeds now.", "Eamon").facts
+    }
+    assert ("Leeds", "is-a") not in facts
 
 
 def test_a_home_hoped_for_after_a_move_is_none(tier: SpacyTier) -> None:

@@ -661,6 +661,7 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
             _add_clause(advcl, subjects, result)  # "he quit Unilever, joining Nestle next month"
         elif _trailing_home(advcl, root):
             _add_clause(advcl, subjects, result)  # "we moved to Bristol, living in Clifton now"
+            _district_of_move(advcl, root, ctx)
     for conj in _verb_conjuncts(root):
         if _is_irrealis(conj) or _inherits_negation(root, conj):
             continue
@@ -680,6 +681,18 @@ def _trailing_home(advcl: Token, root: Token) -> bool:
         and not any(c.dep_ in {"nsubj", "nsubjpass", "mark", "aux"} for c in advcl.children)
         and not _is_irrealis(advcl)
     )
+
+
+def _district_of_move(advcl: Token, root: Token, ctx: _Ctx) -> None:
+    """The home named after a move to a city is a part of it ("moved to Bristol, living in Clifton"):
+    a district, so that the store keeps the city beside it. A known big place is no district."""
+    cities = [n for prep in _preps(root, root, {"to"}) for p in _pobjs(prep) if (n := _name_of(p, ctx))]
+    homes = [n for prep in _preps(advcl, advcl, {"in"}) for p in _pobjs(prep) if (n := _name_of(p, ctx))]
+    for home in homes:
+        for city in cities:
+            if home.lower() != city.lower() and not places.big_place(home):
+                _emit(ctx, home, *DISTRICT_FACT, 0.55, obj_tok=None, subj_type="location")
+                _emit(ctx, home, "is-in", city, 0.55, obj_tok=None, obj_type="location", subj_type="location")
 
 
 def _ended_state(verb: Token) -> bool:
