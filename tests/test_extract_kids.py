@@ -80,3 +80,13 @@ def test_the_speakers_birthday_turn_with_the_i_dropped_is_their_age(
 def test_anothers_turn_is_not_the_speakers_age(tier: SpacyTier) -> None:
     found = facts(tier, "my dad, turning 70 next week, wants a party")
     assert not {f for f in found if f[0] == "Travis" and f[1] == "is-aged"}
+
+
+def test_twins_named_in_apposition_are_two_children_of_that_age(tier: SpacyTier) -> None:
+    facts = {
+        (f.subject, f.predicate, f.object)
+        for f in spoken(tier, "Our twins, Ava and Noah, turn 6 next week.", "Maya").facts
+    }
+    assert {("Maya", "has-child", "Ava"), ("Maya", "has-child", "Noah")} <= facts
+    assert {("Ava", "is-aged", "6"), ("Noah", "is-aged", "6")} <= facts
+    assert not {f for f in facts if "Ava and Noah" in (f[0], f[2])}  # not one child of two names

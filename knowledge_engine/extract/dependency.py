@@ -838,7 +838,7 @@ def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
         return name
     appos = next((c for c in tok.children if c.dep_ == "appos" and _name_of(c, ctx)), None)
     if appos is not None:
-        name = _name_of(appos, ctx)
+        name = _name_of(appos, ctx, person=True)  # "Our twins, Ava and Noah": one at a time
         if name:
             _possessive_relation(tok, name, ctx)
             return name
@@ -2615,7 +2615,12 @@ def _is_kin_word(tok: Token) -> bool:
 
 def _is_kin(noun: Token) -> bool:
     lemma = noun.lemma_.lower()
-    return lemma in FAMILY_NOUNS or lemma in RELATION_PREDICATES or lemma in {"friend", "cousin", "colleague"}
+    return (
+        lemma in FAMILY_NOUNS
+        or lemma in RELATION_PREDICATES
+        or lemma in {"friend", "cousin", "colleague"}
+        or noun.lower_ in MULTIPLE_BIRTHS  # "our twins, Ava and Noah"
+    )
 
 
 def _number(tok: Token) -> int | None:
@@ -2671,6 +2676,9 @@ def _age_facts(sent: Span, ctx: _Ctx) -> None:
             names = [_pronoun_name(subj, ctx) or _only_person_before(subj, ctx)]
         else:
             names = [_resolve_subject(t, ctx) for t in [subj, *_conjuncts(subj)]]
+            appos = next((c for c in subj.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+            if appos is not None and _is_kin(subj):  # "Our twins, Ava and Noah, turn 6": both are 6
+                names += [_name_of(t, ctx, person=True) for t in _conjuncts(appos) if t.pos_ == "PROPN"]
         for name in names:
             if name:
                 pet = any(f.object == name and f.object_type != "person" for f in ctx.out)
