@@ -108,3 +108,21 @@ def test_a_big_place_lived_in_after_a_move_is_no_district(tier: SpacyTier) -> No
 
 def test_a_home_hoped_for_after_a_move_is_none(tier: SpacyTier) -> None:
     assert ("lives-in", "Clifton") not in homes(tier, "We moved to Bristol, hoping to live in Clifton.")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live with my boyfriend Marco in Bath.", ("lives-in", "Bath")),
+        ("I'm living with my parents in Swindon at the moment.", ("lives-in", "Swindon")),
+        ("I lived with my aunt in Cork.", ("lived-in", "Cork")),
+    ],
+)
+def test_the_place_hung_on_whom_one_lives_with_is_the_home(
+    tier: SpacyTier, text: str, expected: tuple[str, str]
+) -> None:
+    assert expected in homes(tier, text)
+
+
+def test_living_with_someone_somewhere_as_a_plan_is_no_home(tier: SpacyTier) -> None:
+    assert homes(tier, "I might live with my sister in Leeds.") == set()

@@ -1076,6 +1076,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             continue
         if _became(verb, subject, ctx):  # "Sarah became my boss"
             continue
+        _home_with(verb, subject, past, ctx)
         _named_possessions(verb, subject, ctx)
         if (
             (past and _career_as(verb, subject, ctx))
@@ -1768,6 +1769,22 @@ def _became(verb: Token, subject: str, ctx: _Ctx) -> bool:
             _emit(ctx, owner, _relation_predicate(noun), subject, 0.6, obj_tok=None, obj_type="person")
             found = True
     return found
+
+
+def _home_with(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'I live with my boyfriend Marco in Bath', "I'm living with my parents in Swindon": the parse
+    hangs the place on the people lived with; it is where the subject lives."""
+    if verb.lemma_ != "live" or _is_irrealis(verb):
+        return
+    mates = [p for prep in _preps(verb, verb, {"with"}) for p in _pobjs(prep)]
+    mates += [c for m in mates for c in m.children if c.dep_ == "appos"]  # "my boyfriend Marco in Bath"
+    for mate in mates:
+        for place in (p for prep in _preps(mate, mate, {"in"}) for p in _pobjs(prep)):
+            ent = ctx.ents.get(place.i)
+            name = _name_of(place, ctx)
+            if name and (ent is None or ent.label_ in {"GPE", "LOC", "FAC"}):
+                pred = "lived-in" if past else "lives-in"
+                _emit(ctx, subject, pred, name, 0.55, obj_tok=place, obj_type="location")
 
 
 def _engaged(verb: Token, subject: str, ctx: _Ctx) -> bool:
