@@ -234,7 +234,6 @@ GENERIC_VALUES: dict[str, frozenset[str]] = {
 # plan until its date; after it the fact is history of the event, said in the past tense.
 EVENT_PAST: dict[str, str] = {
     "moves-to": "moved-to",
-    "moves-from": "moved-from",
     "is-moving-to": "moved-to",
     "relocates-to": "relocated-to",
     "starts-at": "started-at",
