@@ -373,3 +373,17 @@ def test_a_job_that_ended_ends_the_workplace(tier: SpacyTier) -> None:
 
 def test_a_job_that_will_end_is_still_held(tier: SpacyTier) -> None:
     assert work(tier, "My job at Boots ends in May.") == {("works-at", "Boots")}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Tom's left the bank and gone freelance.", ("Tom", "left", "bank")),  # was 'leaves', a plan
+        ("I've quit Ocado.", ("Lin", "quit", "Ocado")),  # was 'quited'
+        ("We've sold the Corsa.", ("Lin", "sold", "Corsa")),
+    ],
+)
+def test_an_ending_said_in_the_present_perfect_is_done(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}

@@ -43,6 +43,7 @@ from knowledge_engine.extract.lexicon import (
     DIET_ADJECTIVES,
     DISEASE_HEADS,
     DISTRICT_NOUNS,
+    DONE_BY_PERFECT,
     ENDED_STATE,
     ENDING_PREDICATES,
     EVALUATIVE,
@@ -1049,6 +1050,7 @@ def _called_name(tok: Token, ctx: _Ctx) -> str | None:
 
 
 def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> None:
+    past = past or (verb.lemma_ in DONE_BY_PERFECT and _perfect(verb))  # "Tom's left the bank": he left
     if _is_be(verb) and not any(c.dep_ == "auxpass" for c in verb.children):
         subj_tok = next((c for c in verb.children if c.dep_ == "nsubj"), None)
         _copular(verb, subj_tok, subjects, past, ctx)

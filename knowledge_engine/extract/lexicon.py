@@ -237,6 +237,10 @@ IRREGULAR_PAST = {
     "win": "won",
     "spend": "spent",
     "study": "studied",
+    "quit": "quit",
+    "find": "found",
+    "pay": "paid",
+    "lose": "lost",
 }
 TAKE_HOME = "has-take-home-pay"  # model/predicates.py: its own family beside the salary
 TAKE_HOME_NOUNS = ("take", "take-home", "payslip", "paycheck", "paycheque")
@@ -586,6 +590,8 @@ SHIFT_NOUNS = _words("shift night nights day days weekend weekends overtime work
 FIRM_NOUNS = _words("company firm startup start-up agency charity consultancy business bank practice")
 # What a job does when it is over: "my job at Boots ended last week".
 JOB_END_VERBS = _words("end finish stop fold close")
+# Verbs whose present perfect is the ending itself: "I've left Google", "we've sold the Corsa".
+DONE_BY_PERFECT = _words("leave quit sell")
 # A job someone has, named with its employer: "my job at X", "her new role with Y".
 OWN_JOB_NOUNS = {"job", "position", "role", "post", "gig", "internship", "placement", "workplace"}
 # "my dream job at Google" is no job; "my old job at X" is one that ended.
