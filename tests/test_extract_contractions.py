@@ -55,6 +55,8 @@ def test_im_reads_as_i_am(tier: SpacyTier, text: str, fact: tuple[str, str, str]
         ("Dan's just started at Aldi.", "Dan has just started at Aldi."),
         ("Tom's now a manager.", "Tom is now a manager."),
         ("My partner's called Sam.", "My partner is called Sam."),  # a relation after an owner
+        ("She's been at Boots for six years.", "She has been at Boots for six years."),  # a perfect
+        ("She's a nurse.", "She's a nurse."),  # the model reads a pronoun's "is" right
         ("my son's at Oakfield", "my son is at Oakfield"),
         ("Rent's £1,200 now.", "Rent is £1,200 now."),  # a cost and its amount
         ("My son's school is great.", "My son's school is great."),
@@ -99,3 +101,19 @@ def test_the_written_out_parse_keeps_the_texts_entities_and_offsets(tier: SpacyT
 
 def test_a_possessive_gives_no_fact_of_its_owner(tier: SpacyTier) -> None:
     assert not {f for f in facts(tier, "Dan's car is red.") if f[0] == "Dan"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "My wife Hannah is a pharmacist. She's been at Boots for six years.",
+            ("Hannah", "works-at", "Boots"),
+        ),
+        ("My new boss is a woman called Priti.", ("Rafa", "has-manager", "Priti")),
+    ],
+)
+def test_a_workplace_of_years_and_a_boss_called_by_name(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)

@@ -96,6 +96,8 @@ def _verb(owner: str | None, noun: str, first: str, second: str) -> str | None:
         if low not in _RELATION_NOUNS:
             return None
         return "is" if word in _NAMED else _verb_for(word, second)
+    if low in {"he", "she"}:  # "She's been at Boots for six years": the model reads a passive "is"
+        return "has" if _verb_for(word, second) == "has" else None
     if not noun[:1].isupper() or low in _NOT_NAMES:
         return None
     return _verb_for(word, second)

@@ -100,6 +100,7 @@ from knowledge_engine.extract.lexicon import (
     PAY_MARKED_AFTER,
     PAY_WORDS,
     PENSION_NOUNS,
+    PERSON_NOUNS,
     PERSON_SUBJECT_PREDICATES,
     PET_BREEDS,
     PET_NOUNS,
@@ -2049,6 +2050,9 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
     a person at a named organisation works or studies there, unless the clause says it is a visit
     ('at Tesco right now', 'at the Hilton tonight')."""
     ent = ctx.ents.get(pobj.i)
+    if prep.lower_ == "at" and ent is None and pobj.pos_ == "PROPN" and _stayed(prep, pobj):
+        # "She's been at Boots for six years": an untagged name where one has been for years
+        return not any(t.lower_ in VISIT_WORDS for t in prep.head.subtree)
     if prep.lower_ != "at" or ent is None:
         return False
     # "I've been at Nubank for 4 years": years at a name is a job, however the model typed the name
@@ -2302,6 +2306,8 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         owner = _owner(poss, ctx, subj_tok)
     pred = "has-salary" if subj_tok.lower_ == "base" else _relation_predicate(subj_tok)
     value = _value_of(attr, ctx)
+    if value is None and attr.lemma_.lower() in PERSON_NOUNS:  # "His manager is a guy called Pete"
+        value = _called_name(attr, ctx)
     if value is None and subj_tok.lower_ in PAY_WORDS:
         value = _amount(attr)
     if (

@@ -592,6 +592,8 @@ FIRM_NOUNS = _words("company firm startup start-up agency charity consultancy bu
 JOB_END_VERBS = _words("end finish stop fold close")
 # Verbs whose present perfect is the ending itself: "I've left Google", "we've sold the Corsa".
 DONE_BY_PERFECT = _words("leave quit sell")
+# Words for a person named after them: "my new boss is a guy called Pete".
+PERSON_NOUNS = _words("guy man woman lady bloke chap fella fellow girl boy person lad lass")
 # A job someone has, named with its employer: "my job at X", "her new role with Y".
 OWN_JOB_NOUNS = {"job", "position", "role", "post", "gig", "internship", "placement", "workplace"}
 # "my dream job at Google" is no job; "my old job at X" is one that ended.
