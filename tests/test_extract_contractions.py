@@ -8,6 +8,7 @@ import pytest
 from knowledge_engine.extract import copula
 from knowledge_engine.extract.nlp import try_load
 from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
 from tests.fixtures.common import spoken
 
 
@@ -117,3 +118,35 @@ def test_a_workplace_of_years_and_a_boss_called_by_name(
     tier: SpacyTier, text: str, fact: tuple[str, str, str]
 ) -> None:
     assert fact in facts(tier, text)
+
+
+def test_a_she_that_goes_on_from_a_she_is_the_same_person(tier: SpacyTier) -> None:
+    said = [
+        Message(
+            id="m1",
+            text="My wife Hannah has been job hunting for ages.",
+            role="user",
+            speaker="Rafa",
+            session="s",
+        ),
+        Message(
+            id="m2",
+            text="She's a pharmacist. She's been at Boots for six years.",
+            role="user",
+            speaker="Rafa",
+            session="s",
+        ),
+    ]
+    found = {(f.subject, f.predicate, f.object) for ex in tier.extract(said) for f in ex.facts}
+    assert {("Hannah", "has-role", "pharmacist"), ("Hannah", "works-at", "Boots")} <= found
+
+
+def test_a_she_after_another_subject_stays_unresolved(tier: SpacyTier) -> None:
+    said = [
+        Message(
+            id="m1", text="My wife Hannah has been job hunting.", role="user", speaker="Rafa", session="t"
+        ),
+        Message(id="m2", text="He's a plumber. She's at Boots.", role="user", speaker="Rafa", session="t"),
+    ]
+    found = {(f.subject, f.object) for ex in tier.extract(said) for f in ex.facts}
+    assert ("Hannah", "Boots") not in found

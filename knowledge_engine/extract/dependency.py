@@ -2735,13 +2735,28 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
     if (
         not distinct
         and ctx.message.role == "user"
-        and not any(t.pos_ in {"NOUN", "PROPN"} for t in pron.doc[: pron.i])
+        and (not any(t.pos_ in {"NOUN", "PROPN"} for t in pron.doc[: pron.i]) or _same_pronoun_before(pron))
     ):
         # the message opens with he/she ("he said yes to airbus"): an earlier one's
         return f"{PRONOUN}:{'f' if pron.lower_ == 'she' else 'm'}"
     if len(distinct) != 1:
         return None
     return max(names, key=len)
+
+
+def _same_pronoun_before(pron: Token) -> bool:
+    """'She's a pharmacist. She's been at Boots for six years': every sentence before this one is about
+    the same he/she, and no name came between, so this one is still that person."""
+    doc = pron.doc
+    before = [s for s in doc.sents if s.end <= pron.sent.start]
+    if not before or any(t.pos_ == "PROPN" for t in doc[: pron.i]):
+        return False
+    return all(
+        any(t.dep_ in {"nsubj", "nsubjpass"} and t.lower_ == pron.lower_ for t in s)
+        and not any(t.dep_ in {"nsubj", "nsubjpass"} and t.lower_ != pron.lower_ for t in s)
+        and s[0].lower_ == pron.lower_
+        for s in before
+    )
 
 
 def _pronoun_name(pron: Token, ctx: _Ctx) -> str | None:
