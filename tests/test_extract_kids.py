@@ -90,3 +90,24 @@ def test_twins_named_in_apposition_are_two_children_of_that_age(tier: SpacyTier)
     assert {("Maya", "has-child", "Ava"), ("Maya", "has-child", "Noah")} <= facts
     assert {("Ava", "is-aged", "6"), ("Noah", "is-aged", "6")} <= facts
     assert not {f for f in facts if "Ava and Noah" in (f[0], f[2])}  # not one child of two names
+
+
+@pytest.mark.parametrize(
+    "text", ["My other half, Chris, is a chef.", "Dan proposed!! We're getting married next summer."]
+)
+def test_a_partner_said_as_the_other_half_or_by_a_proposal(tier: SpacyTier, text: str) -> None:
+    partners = {
+        f.object
+        for f in spoken(tier, text, "Maya").facts
+        if f.subject == "Maya" and f.predicate == "has-partner"
+    }
+    assert partners & {"Chris", "Dan"}
+
+
+@pytest.mark.parametrize(
+    "text", ["Dan proposed a toast.", "Dan proposed to Sarah.", "The other half of the house is rented."]
+)
+def test_no_partner_from_a_toast_anothers_proposal_or_half_a_house(tier: SpacyTier, text: str) -> None:
+    assert not {
+        f for f in spoken(tier, text, "Maya").facts if f.predicate == "has-partner" and f.subject == "Maya"
+    }

@@ -883,6 +883,8 @@ def _relation_predicate(noun: Token) -> str:
     """'my husband' -> is-married-to, 'our son' -> has-child, 'my best friend' -> has-best-friend."""
     if noun.lower_ in MULTIPLE_BIRTHS:
         return "has-child"  # "our twins" are children; "my twin" (one) is a sibling
+    if _other_half(noun):
+        return "has-partner"
     if noun.lemma_.lower() in PET_BREEDS:
         return _pet_predicate(noun)  # "a cockapoo called Teddy" -> has-dog
     if _is_manager_noun(noun) and not any(
@@ -1077,7 +1079,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
     for subject in subjects:
         if _engaged(verb, subject, ctx) or _condition(verb, subject, past, ctx):
             continue
-        if _became(verb, subject, ctx):  # "Sarah became my boss"
+        if _became(verb, subject, ctx) or _proposed(verb, subject, ctx):  # "Sarah became my boss"
             continue
         _home_with(verb, subject, past, ctx)
         _named_possessions(verb, subject, ctx)
@@ -1788,6 +1790,18 @@ def _home_with(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
             if name and (ent is None or ent.label_ in {"GPE", "LOC", "FAC"}):
                 pred = "lived-in" if past else "lives-in"
                 _emit(ctx, subject, pred, name, 0.55, obj_tok=place, obj_type="location")
+
+
+def _proposed(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'Dan proposed!!' in the speaker's message: Dan is the speaker's partner (a toast or a plan
+    proposed has an object; "proposed to Sarah" is someone else's)."""
+    if verb.lemma_ != "propose" or subject == ctx.me or ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    to = [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
+    if any(c.dep_ in {"dobj", "ccomp", "xcomp"} for c in verb.children) or any(p.lower_ != "me" for p in to):
+        return False
+    _emit(ctx, ctx.me, "has-partner", subject, 0.55, obj_tok=None, obj_type="person")
+    return True
 
 
 def _engaged(verb: Token, subject: str, ctx: _Ctx) -> bool:
@@ -2611,16 +2625,21 @@ def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
     """'my fiancé Joost', 'My stepson Mateo' read from the words when the parse is broken
     (the small model tags "stepson" an adjective, or hangs "fiancé" on the verb)."""
     doc = noun.doc
-    if noun.i < 1 or noun.i + 1 >= len(doc) or doc[noun.i + 1].pos_ != "PROPN":
+    after = noun.i + 1
+    if _other_half(noun) and after + 1 < len(doc) and doc[after].text == ",":
+        after += 1  # "My other half, Chris, is a chef" (parsed as no apposition)
+    if noun.i < 1 or after >= len(doc) or doc[after].pos_ != "PROPN":
         return
     before = doc[noun.i - 1]
+    if _other_half(noun) and before.lower_ == "other" and noun.i >= 2:
+        before = doc[noun.i - 2]
     if before.tag_ == "PRP$":
         owner = _owner(before, ctx, noun)
     elif before.tag_ == "POS" and noun.i >= 2:
         owner = _name_of(doc[noun.i - 2], ctx)
     else:
         return
-    name = _name_of(doc[noun.i + 1], ctx, person=True)
+    name = _name_of(doc[after], ctx, person=True)
     if name and owner and owner != name:
         _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
 
@@ -2641,11 +2660,17 @@ def _is_kin_word(tok: Token) -> bool:
 def _is_kin(noun: Token) -> bool:
     lemma = noun.lemma_.lower()
     return (
-        lemma in FAMILY_NOUNS
+        _other_half(noun)
+        or lemma in FAMILY_NOUNS
         or lemma in RELATION_PREDICATES
         or lemma in {"friend", "cousin", "colleague"}
         or noun.lower_ in MULTIPLE_BIRTHS  # "our twins, Ava and Noah"
     )
+
+
+def _other_half(noun: Token) -> bool:
+    """'my other half': the speaker's partner."""
+    return noun.lower_ == "half" and any(c.dep_ == "amod" and c.lower_ == "other" for c in noun.children)
 
 
 def _number(tok: Token) -> int | None:
