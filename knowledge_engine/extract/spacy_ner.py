@@ -266,8 +266,8 @@ class SpacyTier:
         return out
 
     def _written_out(self, nlp: Language, texts: list[str]) -> list[Doc | None]:
-        """For the fact rules, a parse of each text whose names' "'s" mean "is" or "has" written out
-        (copula.py); None where nothing was."""
+        """For the fact rules, a parse of each text with its "'s" that mean "is" or "has" written out
+        (copula.py: names, relations after an owner, costs, he/she); None where nothing was."""
         if not self.config.facts:
             return [None] * len(texts)
         rewritten = [copula.written_out(t) for t in texts]
