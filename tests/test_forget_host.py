@@ -189,8 +189,8 @@ def test_forgotten_messages_are_not_replayed_after_kill_9(tmp_path: Path) -> Non
             "--wait",
             "120",
         )
-        assert code == 0, (out, err)
-        report = json.loads(out)
+        report = json.loads(out) if out.lstrip().startswith("{") else {}
+        assert code == 0, (report.get("remaining"), report.get("pending_applied_by"), err)  # which file
         assert report["pending_applied_by"] == "host" and report["final"] is True
         assert report["pending"]["dropped"] > 0  # the host still held forgotten messages: the race was run
     finally:

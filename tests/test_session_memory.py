@@ -15,6 +15,8 @@ import pytest
 
 from knowledge_engine.config import load_config
 from knowledge_engine.engine import KnowledgeEngine
+from knowledge_engine.forget.coord import apply_on_host
+from knowledge_engine.ingest.redact import ForgetRequest
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.sessions import SESSIONS_FILE
@@ -128,3 +130,26 @@ def test_forget_with_no_host_running_leaves_no_memory_naming_them(tmp_path: Path
     assert files_with(folder, "hardy") == []
     run_engine(tmp_path, [("m2", "s1", HE)])  # the next host starts without that memory
     assert not any(o == "Boston" for _, _, o in facts_of(folder))
+
+
+def test_a_forget_between_a_flush_checkpoint_and_its_write_is_not_undone(tmp_path: Path) -> None:
+    """The flush takes the memory before its store writes and saves it after; a host applying a
+    forget in between must not find the name written back by that flush (it was, and a forget
+    run beside a busy host ended 'not final' now and then)."""
+    engine = KnowledgeEngine(load_config(engine_config(tmp_path)))
+    try:
+        ws = engine.workspace("a")
+        engine.submit(ws, Message(id="m1", text=FIRST, speaker="Ana", session="s1"))
+        assert engine.queue.drain(300)
+        tokens = [checkpoint() for checkpoint, _ in ws.flush_hooks]  # the flush starts ...
+        assert any(tokens), "the memory names Tom Hardy and was never written: a checkpoint to take"
+        req = ForgetRequest(id="r1", terms=["Tom Hardy"])
+        apply_on_host(engine, ws, req)  # ... a forget lands ...
+        for (_, release), token in zip(ws.flush_hooks, tokens, strict=True):
+            release(token)  # ... and the flush ends
+        assert b"hardy" not in (ws.folder / SESSIONS_FILE).read_bytes().lower()
+        assert counters.get("sessions.stale_checkpoint") >= 1
+        assert engine.flush(300, sync=False)  # the next flush writes the memory since: no name in it
+        assert b"hardy" not in (ws.folder / SESSIONS_FILE).read_bytes().lower()
+    finally:
+        engine.stop(10)

@@ -164,10 +164,14 @@ class SpacyTier:
     def forget(
         self, names: Callable[[str], bool], session: str | None = None, scope: str | None = None
     ) -> None:
-        """A forget reaches what the sessions remember (people, kin, questions), not just the stores."""
-        self.people.forget(names, session, scope)
-        self.kin.forget(names, scope)
-        self.answers.forget(names, session, scope)
+        """A forget reaches what the sessions remember (people, kin, questions), not just the stores.
+
+        Under the lock a batch screens and learns under: a forget that came after the batch's screen
+        but before its sessions learned the names would be undone by them."""
+        with self._sessions_lock:
+            self.people.forget(names, session, scope)
+            self.kin.forget(names, scope)
+            self.answers.forget(names, session, scope)
 
     def memory(self, scope: str | None) -> dict[str, Any]:
         """What the workspace `scope`'s sessions remember between messages, JSON-ready."""
@@ -225,9 +229,9 @@ class SpacyTier:
         else:
             out = pool.extract(messages, self.config.batch_size, self.max_chars, self.extract_here)
         out = self._by_example(messages, out)
-        if screen is not None:
-            out = [screen(m, ex) for m, ex in zip(messages, out, strict=False)]
         with self._sessions_lock:  # message by message: a question's he/she is who it meant then
+            if screen is not None:  # under the lock a forget takes too: none lands between the two
+                out = [screen(m, ex) for m, ex in zip(messages, out, strict=False)]
             return [
                 self.answers.one(m, self.people.one(m, self.kin.one(m, ex, scope), scope), scope)
                 for m, ex in zip(messages, out, strict=False)

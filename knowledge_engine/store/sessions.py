@@ -85,6 +85,7 @@ class SessionMemory:
     def __init__(self) -> None:
         self._waiting: dict[Path, dict[str, Any]] = {}  # read at open, not yet given to the tiers
         self._saved: dict[Path, dict[str, Any]] = {}  # last written: an unchanged memory is not rewritten
+        self._forgets: dict[Path, int] = {}  # forgets applied: a checkpoint older than one is stale
         self._lock = threading.Lock()  # a flush's checkpoint never sees the memory half given back
 
     def opened(self, folder: Path) -> None:
@@ -118,22 +119,29 @@ class SessionMemory:
                 return
             counters.inc("sessions.restored")
 
-    def checkpoint(self, pipeline: Any, folder: Path) -> dict[str, Any] | None:
-        """The memory to save with the flush starting now (None: nothing new to write)."""
+    def checkpoint(self, pipeline: Any, folder: Path) -> tuple[int, dict[str, Any]] | None:
+        """The memory to save with the flush starting now (None: nothing new to write), with the
+        count of forgets applied so far, which `release` checks."""
         with self._lock:
             memory = self._waiting.get(folder)
             if memory is None and pipeline is not None:
                 memory = pipeline.memory(str(folder))
             if memory is None or memory == self._saved.get(folder):
                 return None
-            return memory
+            return self._forgets.get(folder, 0), memory
 
-    def release(self, folder: Path, memory: dict[str, Any] | None) -> None:
-        """After the flush succeeded: write the memory its checkpoint took."""
-        if memory is None:
+    def release(self, folder: Path, token: tuple[int, dict[str, Any]] | None) -> None:
+        """After the flush succeeded: write the memory its checkpoint took, unless a forget came
+        between the two (the flush's store writes run outside this lock): that memory may name what
+        was forgotten, and the forget wrote the file itself; the next flush writes the memory since."""
+        if token is None:
             return
-        save(folder, memory)
+        forgets, memory = token
         with self._lock:
+            if forgets != self._forgets.get(folder, 0):
+                counters.inc("sessions.stale_checkpoint")
+                return
+            save(folder, memory)
             self._saved[folder] = memory
 
     def forget(self, pipeline: Any, folder: Path, names: Any, session: str | None) -> None:
@@ -141,7 +149,8 @@ class SessionMemory:
         must not hold the name until the next flush). Memory not yet given back is given back first."""
         self.before_batch(pipeline, folder)
         pipeline.forget(names, session, scope=str(folder))
-        memory = pipeline.memory(str(folder))
-        save(folder, memory)
         with self._lock:
+            self._forgets[folder] = self._forgets.get(folder, 0) + 1
+            memory = pipeline.memory(str(folder))
+            save(folder, memory)
             self._saved[folder] = memory
