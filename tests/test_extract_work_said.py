@@ -387,3 +387,49 @@ def test_an_ending_said_in_the_present_perfect_is_done(
     tier: SpacyTier, text: str, fact: tuple[str, str, str]
 ) -> None:
     assert fact in {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+
+
+def employer(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    extraction = spoken(tier, text, "Lin")
+    return {(f.predicate, f.object) for f in extraction.facts if f.subject == "Lin"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Just had my last day at Boots.", ("worked-at", "Boots")),
+        ("I've had my last day at Halfords, onto the next thing.", ("worked-at", "Halfords")),
+        ("I do admin for a law firm called Harper Lowe.", ("works-at", "Harper Lowe")),
+        ("I'm a receptionist at a dental practice called Bright Smiles.", ("works-at", "Bright Smiles")),
+        ("My colleagues at Arup are lovely.", ("works-at", "Arup")),  # Arup tagged a person
+        ("My employer, Serco, won't budge on pay.", ("works-at", "Serco")),
+        ("Handed my notice in at Greggs.", ("resigned-from", "Greggs")),
+        ("They made me redundant at Wilko.", ("worked-at", "Wilko")),
+        ("I moved from Barclays to HSBC last month.", ("worked-at", "Barclays")),
+        ("I moved from Barclays to HSBC last month.", ("works-at", "HSBC")),
+    ],
+)
+def test_an_employer_said_in_passing(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in employer(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My last day in Spain was lovely.",
+        "Just had lunch at Nando's with Sam.",
+        "I handed my notice in to the landlord.",
+        "I moved from Leeds to York last month.",
+        "We might make him redundant at some point.",
+        "I work remotely for a startup called Fernweh.",  # the verb's own works-for; no second fact
+    ],
+)
+def test_no_employer_from_a_place_a_visit_or_a_plan(tier: SpacyTier, text: str) -> None:
+    found = employer(tier, text)
+    assert not {(p, o) for p, o in found if p in {"works-at", "worked-at", "resigned-from"}}
+    assert ("left", "job") not in found
+
+
+def test_a_verb_opening_a_chat_line_is_no_one_named_so(tier: SpacyTier) -> None:
+    extraction = spoken(tier, "Got offered a job at Rolls-Royce and took it!", "Lin")
+    assert not [f for f in extraction.facts if f.subject == "Got"]

@@ -4,6 +4,11 @@ Why: the small English model takes a trailing "btw", "lol" or "tbh" as part of t
 ("has-gf-btw", "Zanele is-a lol", a partner named "Btw"). These words carry no fact, so each is
 replaced by as many spaces before the parse: the text keeps its length and every offset stays valid.
 Words that do carry meaning ("idk", "jk") are left as written.
+
+A chat line also often ends with no full stop ("my new boss is Raj", "im 34"), and the small model,
+trained on edited text, then reads the last word as anything but a name or a number ("Raj" an
+adverb, "34" a modifier of nothing). Such a text gets " ." after it for the parse: every offset in
+the text stays valid, and the added token is past its end.
 """
 
 from __future__ import annotations
@@ -30,4 +35,22 @@ def blank_all(texts: list[str]) -> list[str]:
     changed = sum(1 for a, b in zip(texts, out, strict=True) if a != b)
     if changed:
         counters.inc("extract.spacy.chatter_blanked", changed)
+    return out
+
+
+_OPEN_END = re.compile(r"[^\W_]\s*\Z")  # the text ends in a letter or digit (no stop, "?", ")" or emoji)
+CLOSING = " ."
+
+
+def close(text: str) -> str:
+    """`text` with a closing full stop after it when it ends in a word ("... is Raj" -> "... is Raj .")."""
+    return text + CLOSING if _OPEN_END.search(text) else text
+
+
+def close_all(texts: list[str]) -> list[str]:
+    """The texts closed; counts the texts it changed."""
+    out = [close(t) for t in texts]
+    changed = sum(1 for a, b in zip(texts, out, strict=True) if a != b)
+    if changed:
+        counters.inc("extract.spacy.closed", changed)
     return out

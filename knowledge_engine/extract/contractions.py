@@ -7,6 +7,11 @@ the norm "'m" (the tokenizer's special case) the parser attaches the attribute a
 it does for "i'm", and the `chat_contractions` component (last in the pipeline) gives the "m" the
 lemma and tags of "'m", which the fact rules key on. Same text, same offsets: only token attributes
 change.
+
+spaCy's own tokenizer already splits "ive", "weve", "theyre", "hes" ("i" + "ve", "he" + "s"), with
+the right norm but the lemma "ve" / "re" / "s": the rules that ask for a perfect's "have" ("ive got
+asthma") or a copula ("hes a nurse") found none. The component gives those the lemma of the
+apostrophe form too ("s" before a participle is "has": "hes been at Tesco for years").
 """
 
 from __future__ import annotations
@@ -24,12 +29,33 @@ COMPONENT = "chat_contractions"
 _FORMS = ("im", "Im", "IM")
 
 
+# the verb half of an apostrophe-less contraction, by the pronoun it is glued to: its lemma
+_GLUED = {
+    ("i", "m"): "be",
+    ("i", "ve"): "have",
+    ("we", "ve"): "have",
+    ("you", "ve"): "have",
+    ("they", "ve"): "have",
+    ("we", "re"): "be",
+    ("you", "re"): "be",
+    ("they", "re"): "be",
+    ("he", "s"): "be",
+    ("she", "s"): "be",
+}
+
+
 @Language.component(COMPONENT)
 def _chat_contractions(doc: Doc) -> Doc:
     for tok in doc[1:]:
         prev = doc[tok.i - 1]
-        if tok.lower_ == "m" and prev.lower_ == "i" and not prev.whitespace_:
-            tok.lemma_, tok.pos_, tok.tag_ = "be", "AUX", "VBP"
+        lemma = _GLUED.get((prev.lower_, tok.lower_))
+        if lemma is None or prev.whitespace_:
+            continue
+        if tok.lower_ == "s" and tok.i + 1 < len(doc) and doc[tok.i + 1].tag_ == "VBN":
+            lemma = "have"  # "hes been at Tesco", "shes got a new job"
+        tok.lemma_, tok.pos_ = lemma, "AUX"
+        if tok.lower_ == "m":
+            tok.tag_ = "VBP"
     return doc
 
 

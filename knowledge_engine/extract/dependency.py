@@ -30,6 +30,7 @@ from knowledge_engine.extract.lexicon import (
     CAR_NAMES,
     CAR_NOUNS,
     CAREER_VERBS,
+    CHAT_VERBS_OPENING,
     CHILDCARE_NOUNS,
     CLEAN_VALUE,
     CLINICIANS,
@@ -307,10 +308,12 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         if verb.lemma_ == "start" and ctx.message.role == "user":
             _pay_starts_at(verb, ctx)
         _promoted_me(verb, ctx)  # "They promoted me to X": whoever "they" are, the title is mine
+        _made_me_redundant(verb, ctx)
     if ctx.message.role == "user":
         _monthly_rent(sent, ctx)
         _pay_marked(sent, ctx)
         _last_day(sent, ctx)
+        _firm_called_job(sent, ctx)
         _offers(sent, ctx)
         _home_it(sent, ctx)
     before = len(ctx.out)
@@ -942,6 +945,8 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         return None
     if tok.pos_ != "PROPN" or _is_kin_word(tok):
         return None  # "Mum had a fall", "Hubby's name is Dev": a relation, not a name
+    if tok.is_sent_start and tok.lower_ in CHAT_VERBS_OPENING:
+        return None  # "Got offered a job at X": chat's dropped "I", not someone called Got
     # Union of the entity span and the compound/number chain: NER often splits "2015 Honda Civic".
     chain = [
         c.i
@@ -1346,7 +1351,9 @@ def _last_day(sent: Span, ctx: _Ctx) -> None:
     'my last day is Friday' is a plan."""
     for day in (t for t in sent if t.lemma_ == "day" and any(c.lower_ == "last" for c in t.children)):
         be = day.head
-        if day.dep_ not in {"nsubj", "attr"} or be.lemma_ != "be" or be.tag_ != "VBD":
+        was = day.dep_ in {"nsubj", "attr"} and be.lemma_ == "be" and be.tag_ == "VBD"
+        had = day.dep_ == "dobj" and be.lemma_ == "have" and (be.tag_ == "VBD" or _perfect(be))
+        if not (was or had) or (had and not _by_me(be, ctx)):  # "Just had my last day at Boots"
             continue
         owner_tok = next((c for c in day.children if c.dep_ == "poss"), None)
         owner = _owner(owner_tok, ctx, day) if owner_tok is not None else None
@@ -1912,13 +1919,40 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
             continue  # "she's coming from the Royal Alex": a move, not where she is from
         for pobj in (c for c in prep.children if c.dep_ == "pobj"):
             for tok in [pobj, *_conjuncts(pobj)]:
+                if p != "with" and _a_month(tok, ctx):
+                    continue  # "moving to Bristol in may": when, not where
                 family = _family(verb, p, pred, past)
+                if p in {"from", "to"} and verb.lemma_ in MOVE_VERBS and _job_move(preps, ctx):
+                    family = "worked-at" if p == "from" else "works-at"  # "moved from Barclays to HSBC"
                 if family in {"lives-in", "lived-in"} and _kind_beside_place(tok, preps, ctx):
                     continue  # "living in Ballina in the same house": the place, not "same house"
                 ent = ctx.ents.get(tok.i)
                 if verb.lemma_ == "work" and p == "in" and ent is not None and ent.label_ == "ORG":
                     family = "worked-at" if past else "works-at"  # "I work in Google": a company, not a field
                 _prep_object(verb, subject, family, tok, ctx)
+
+
+def _job_move(preps: list[Token], ctx: _Ctx) -> bool:
+    """'I moved from Barclays to HSBC': a move from one organisation to another is a new job. Both
+    ends named, both tagged organisations, and neither a place the gazetteer knows."""
+    ends = {p.lower_: list(_pobjs(p)) for p in preps if p.lower_ in {"from", "to"}}
+    if set(ends) != {"from", "to"}:
+        return False
+    objs = [o for group in ends.values() for o in group]
+    known = places.places()
+    return all(
+        (ent := ctx.ents.get(o.i)) is not None and ent.label_ == "ORG" and places.fold(o.text) not in known
+        for o in objs
+    )
+
+
+def _a_month(tok: Token, ctx: _Ctx) -> bool:
+    """'in may', 'in June' the model left untagged or tagged a name: a month, alone."""
+    ent = ctx.ents.get(tok.i)
+    alone = not any(c.dep_ in {"compound", "nummod"} for c in tok.children)
+    return tok.lower_ in MONTHS and len(tok) > 3 - (tok.lower_ == "may") and alone and (
+        ent is None or ent.label_ in {"DATE", "PERSON", "ORG", "GPE"}
+    )
 
 
 def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) -> None:
@@ -2036,6 +2070,26 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, pred, obj, 0.55, obj_tok=pobj, obj_type="organization")
         elif obj:
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+def _firm_called_job(sent: Span, ctx: _Ctx) -> None:
+    """'I'm a receptionist at a dental practice called Bright Smiles', 'I do admin for a law firm
+    called Harper Lowe' -> works-at: a firm named where the speaker's role or work is (the model
+    calls such a name a person). A copula's own 'at a company called X' is _at_firm_called's, and
+    'I work for a startup called X' the verb's own."""
+    for firm in (t for t in sent if t.lemma_.lower() in FIRM_NOUNS and t.dep_ == "pobj"):
+        prep, name = firm.head, _called_name(firm, ctx)
+        if name is None or prep.lower_ not in {"at", "for"}:
+            continue
+        head = prep.head
+        role = head.dep_ == "attr" and _is_be(head.head)  # "I'm a receptionist at ..."
+        verb = head.head if role else head
+        if not (role or verb.lemma_ == "do") or not _by_me(verb, ctx) or _is_irrealis(verb):
+            continue
+        if any(c.dep_ in {"nsubj", "nsubjpass"} for c in verb.children):  # a subject, and it is me
+            past = verb.tag_ == "VBD"
+            pred = "worked-at" if past else "works-at"
+            _emit(ctx, ctx.me, pred, name, 0.55, obj_tok=None, obj_type="organization")
 
 
 def _at_firm_called(prep: Token, pobj: Token, subject: str, be: str, ctx: _Ctx) -> bool:
@@ -2488,8 +2542,7 @@ def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
     former = any(c.lower_ in {"old", "former", "ex", "previous"} for c in noun.children if c.dep_ == "amod")
     for pobj in (p for prep in _preps(noun, noun, {"at"}) for p in _pobjs(prep)):
         name = _name_of(pobj, ctx)
-        ent = ctx.ents.get(pobj.i)
-        if name and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "DATE", "TIME"}):
+        if name and _employer_named(pobj, name, ctx):  # "my colleagues at Arup" (tagged a person)
             pred = "worked-at" if former else "works-at"
             _emit(ctx, owner, pred, name, 0.5, obj_tok=None, obj_type="organization")
 
@@ -2980,11 +3033,19 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
         p for c in verb.children if c.dep_ == "prep" and c.lower_ in {"in", "over"} for p in _pobjs(c)
     ]
     if lemma == "hand" and (
-        handed_in or any(c.dep_ == "prt" and c.lower_ in {"in", "over"} for c in verb.children)
+        handed_in or any(c.dep_ in {"prt", "prep"} and c.lower_ in {"in", "over"} for c in verb.children)
     ):
         for dobj in (d for d in [*dobjs, *handed_in] if d.lemma_.lower() in {"notice", "resignation"}):
             # "I handed in my notice at Acme": the job at Acme ends ("my notice" alone: the one job)
             pobjs = [p for prep in _preps(dobj, verb, {"at", "to"}) for p in _pobjs(prep)]
+            pobjs += [  # "handed my notice in to the landlord": the "to" hangs on the particle
+                p
+                for part in verb.children
+                if part.dep_ == "prep" and part.lower_ in {"in", "over"}
+                for prep in part.children
+                if prep.dep_ == "prep" and prep.lower_ in {"at", "to"}
+                for p in _pobjs(prep)
+            ]
             names = [n for n in (_name_of(p, ctx) for p in pobjs) if n]
             for name in names:
                 _emit(
@@ -3472,6 +3533,21 @@ def _laid_off(verb: Token, subject: str, ctx: _Ctx) -> bool:
     for name in names:
         _emit(ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
     return bool(names)
+
+
+def _made_me_redundant(verb: Token, ctx: _Ctx) -> None:
+    """'They made me redundant at Wilko' -> worked-at Wilko, an ending: whoever 'they' are, the job
+    was mine (the passive 'I was made redundant' is _laid_off's)."""
+    if verb.lemma_ != "make" or ctx.message.role != "user" or _is_irrealis(verb) or not _is_past(verb):
+        return
+    for red in (c for c in verb.children if c.lower_ == "redundant"):
+        if not any(c.lower_ == "me" for c in [*verb.children, *red.children]):
+            continue
+        preps = [prep for h in (verb, red) for prep in _preps(h, h, {"from", "at", "by"})]
+        for pobj in (p for prep in preps for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx, with_of=True)
+            if name and _employer_named(pobj, name, ctx):
+                _emit(ctx, ctx.me, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
 
 
 def _is_org(tok: Token, ctx: _Ctx) -> bool:

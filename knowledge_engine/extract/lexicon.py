@@ -268,6 +268,7 @@ RELATION_PREDICATES = {
     # pay after tax, a value of its own: "my take home is £2,080" (the parse leaves "take" as the noun)
     **dict.fromkeys(TAKE_HOME_NOUNS, TAKE_HOME),
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
+    **dict.fromkeys(["employer", "workplace"], "works-at"),  # "my employer, Serco"
 }
 MOVE_VERBS = {"move", "relocate"}
 # What only a child has: "Ruby's daycare", "Callum's teacher" (not "school": adults work at one).
@@ -416,7 +417,10 @@ HOME_NOUNS = {"house", "flat", "apartment", "place", "room", "studio", "home", "
 OLD_HOME_WORDS = frozenset(
     {"old", "previous", "former", "last", "holiday", "second", "summer", "first", "childhood"}
 )
-WORK_NOUNS = {"manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"}
+WORK_NOUNS = {
+    *("manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"),
+    *("ceo", "workmate"),
+}
 VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
 PAY_WORDS = {*VALUE_NOUNS, "base"}
 # An amount that is pay by its own unit ("18 LPA": lakhs per annum) or by the words after it.
@@ -765,5 +769,7 @@ ADJECTIVE_ENDINGS = (
     "ent",
 )
 NOT_NAME_ENDINGS = ("ing", "tion", "ment", "ness", "ship", "ity", "ery", "ies")
-NAME_BREAKS = {"on", "in", "at", "from", "since", "for", "by", "with", "until", "next", "last"}
+# Verbs a chat line opens with when it drops its "I", which the small model may tag a name.
+CHAT_VERBS_OPENING = _words("got get been had started finished went left moved quit joined signed")
+NAME_BREAKS = {"on", "in", "at", "from", "since", "for", "by", "with", "until", "next", "last", "to"}
 MAX_SENTENCE_TOKENS = 60  # longer "sentences" are usually pasted text whose parse is unreliable
