@@ -32,6 +32,8 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
             ("has-salary-offer", "50k"),
         ),
         ("Acme Logistics offered me the dispatcher job!! 50k salary.", ("has-offered-role", "dispatcher")),
+        ("I'm on £38,000 now.", ("has-salary", "£38,000")),  # "on" hung on the amount, not on "am"
+        ("i'm on $95,000 a year", ("has-salary", "$95,000")),
     ],
 )
 def test_pay_is_read_whatever_its_currency_or_wording(
@@ -46,6 +48,7 @@ def test_pay_is_read_whatever_its_currency_or_wording(
         "the car was 20k before tax",  # a price
         "the flat is AED 4,200 before tax, is that normal?",  # a question about rent
         "if they offered 18 LPA I'd take it",  # a hypothetical
+        "I was on £30,000 before.",  # over
     ],
 )
 def test_an_amount_that_is_no_pay_is_no_salary(tier: SpacyTier, text: str) -> None:

@@ -2010,7 +2010,9 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
         return
     for subject in subjects:
         for child in verb.children:
-            if child.dep_ == "attr":
+            if child.dep_ == "attr" and (amount := _on_amount(child, past, ctx)):
+                _emit(ctx, subject, "has-salary", amount, 0.55, obj_tok=None)
+            elif child.dep_ == "attr":
                 if not _condition_state(child, subject, past, ctx):
                     _attr_fact(child, subject, be, past, ctx)
             elif child.dep_ == "acomp":
@@ -2036,6 +2038,13 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                     money = _money_value(pobj, ctx)
                     if money:
                         _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+
+
+def _on_amount(attr: Token, past: bool, ctx: _Ctx) -> str | None:
+    """"I'm on £38,000 a year": the model hangs "on" on the amount (a quantifier), not on "am"."""
+    if past or not any(c.dep_ == "quantmod" and c.lower_ == "on" for c in attr.children):
+        return None
+    return _money_value(attr, ctx)
 
 
 def _condition_state(tok: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
