@@ -126,3 +126,26 @@ def test_the_place_hung_on_whom_one_lives_with_is_the_home(
 
 def test_living_with_someone_somewhere_as_a_plan_is_no_home(tier: SpacyTier) -> None:
     assert homes(tier, "I might live with my sister in Leeds.") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("I'm so relieved we finally moved to Vancouver, the last year was chaos.", "Vancouver"),
+        ("I'm so happy we moved to Leeds.", "Leeds"),
+    ],
+)
+def test_a_move_told_through_a_feeling_about_it_is_a_move(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("moved-to", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm not happy we moved to Leeds.",  # kept out: a negated feeling asserts nothing here
+        "I'd be so glad if we moved to Leeds.",
+        "I'm worried we'll have to move to Hull.",
+    ],
+)
+def test_a_feeling_about_a_move_that_may_not_happen_is_no_move(tier: SpacyTier, text: str) -> None:
+    assert not homes(tier, text)

@@ -111,3 +111,45 @@ def test_no_partner_from_a_toast_anothers_proposal_or_half_a_house(tier: SpacyTi
     assert not {
         f for f in spoken(tier, text, "Maya").facts if f.predicate == "has-partner" and f.subject == "Maya"
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "kid"),
+    [
+        ("Our youngest, Kayden, started at Bayside Primary, bless him.", "Kayden"),
+        ("My eldest Sophie is 12.", "Sophie"),
+        ("our youngest zane started at st marys primary today", "Zane"),
+        ("Wife: Ingrid. Son - Leo, 4.", "Leo"),  # a chat line's key and value
+    ],
+)
+def test_a_child_named_by_rank_or_by_a_lines_key(tier: SpacyTier, text: str, kid: str) -> None:
+    assert kid in children(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my eldest sister Jo lives in Hull.", "Their youngest, Max, is at nursery.", "The son Tom was there."],
+)
+def test_a_rank_of_someone_elses_or_of_a_sibling_is_no_child(tier: SpacyTier, text: str) -> None:
+    assert not children(tier, text)
+
+
+def test_a_grammar_school_is_a_school_a_child_attends(tier: SpacyTier) -> None:
+    found = facts(tier, "Nervous wreck today, our son Oscar starts at Ashford Grammar tomorrow.")
+    assert ("Oscar", "attends", "Ashford Grammar") in found
+    assert not {p for s, p, _ in found if s == "Oscar" and p == "works-at"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("The hubby Craig's been diagnosed with gout.", ("Travis", "is-married-to", "Craig")),
+        ("the wife Sharon works at Asda", ("Travis", "is-married-to", "Sharon")),
+        ("Wife: Ingrid. 12 yrs married today.", ("Travis", "is-married-to", "Ingrid")),
+        ("Cat: Nori. Vet Tues.", ("Travis", "has-cat", "Nori")),
+    ],
+)
+def test_a_spouse_said_with_the_or_as_a_lines_key(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)

@@ -34,6 +34,8 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("Acme Logistics offered me the dispatcher job!! 50k salary.", ("has-offered-role", "dispatcher")),
         ("I'm on £38,000 now.", ("has-salary", "£38,000")),  # "on" hung on the amount, not on "am"
         ("i'm on $95,000 a year", ("has-salary", "$95,000")),
+        ("I'm on 95 grand now but the mortgage eats the lot.", ("has-salary", "95 grand")),  # tagged a date
+        ("I'm on about forty two grand now", ("has-salary", "forty two grand")),
     ],
 )
 def test_pay_is_read_whatever_its_currency_or_wording(
@@ -49,6 +51,7 @@ def test_pay_is_read_whatever_its_currency_or_wording(
         "the flat is AED 4,200 before tax, is that normal?",  # a question about rent
         "if they offered 18 LPA I'd take it",  # a hypothetical
         "I was on £30,000 before.",  # over
+        "The car was 20 grand.",
     ],
 )
 def test_an_amount_that_is_no_pay_is_no_salary(tier: SpacyTier, text: str) -> None:

@@ -50,6 +50,8 @@ def test_the_name_list_comes_from_the_installed_package() -> None:
         ("we named her grace", "we named her Grace"),
         ("my sister priya lives in pune", "my sister Priya lives in Pune"),  # "lives" is no surname
         ("i start 1 june and my boss is dana", "i start 1 june and my boss is Dana"),  # june: a month
+        ("my hubby kwame just got a new car", "my hubby Kwame just got a new car"),  # no name Faker lists
+        ("our youngest zane started school", "our youngest Zane started school"),
     ],
 )
 def test_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -> None:
@@ -66,6 +68,7 @@ def test_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -
         "tom?",  # too short to tell how its writer writes
         "Thanks so much, my faith has really helped me through all of this lately",  # "my": a noun
         "Honestly it was great to see everyone at the party and dana was there too",  # capitalised start
+        "my husband said hi",  # an English word after a kin word is no name
     ],
 )
 def test_ordinary_words_and_capitalised_text_are_left_alone(truecaser: Truecaser, text: str) -> None:

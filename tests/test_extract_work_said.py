@@ -407,6 +407,9 @@ def employer(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("They made me redundant at Wilko.", ("worked-at", "Wilko")),
         ("I moved from Barclays to HSBC last month.", ("worked-at", "Barclays")),
         ("I moved from Barclays to HSBC last month.", ("works-at", "HSBC")),
+        ("so yeah I finished at Sainsbury's on Friday and I start at John Lewis", ("left", "Sainsbury's")),
+        ("I got promoted to assistant store manager at Lidl last week.", ("works-at", "Lidl")),  # one "date"
+        ("I started at Arup last week.", ("started-at", "Arup")),
     ],
 )
 def test_an_employer_said_in_passing(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
@@ -422,6 +425,7 @@ def test_an_employer_said_in_passing(tier: SpacyTier, text: str, fact: tuple[str
         "I moved from Leeds to York last month.",
         "We might make him redundant at some point.",
         "I work remotely for a startup called Fernweh.",  # the verb's own works-for; no second fact
+        "I finished at 5 today.",
     ],
 )
 def test_no_employer_from_a_place_a_visit_or_a_plan(tier: SpacyTier, text: str) -> None:

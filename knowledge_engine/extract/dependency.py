@@ -45,6 +45,7 @@ from knowledge_engine.extract.lexicon import (
     DISEASE_HEADS,
     DISTRICT_NOUNS,
     DONE_BY_PERFECT,
+    EMOTIVE_ADJECTIVES,
     ENDED_STATE,
     ENDING_PREDICATES,
     EVALUATIVE,
@@ -513,6 +514,7 @@ def _clause_roots(root: Token) -> list[Token]:
     if _factive(root):
         # "I found out I have celiac disease", "turns out I'm coeliac": what was learned is asserted
         roots += [c for c in root.children if c.dep_ == "ccomp" and c.i > root.i and _has_subject(c)]
+    roots += _felt_clauses(root)
     if root.lemma_ in HEDGE_VERBS and not _judges_someone(root):
         return roots
     for child in root.children:
@@ -523,6 +525,20 @@ def _clause_roots(root: Token) -> list[Token]:
             reported = child.lemma_ in HEDGE_VERBS and not _clinician_subject(child)  # "doctor says" stays
             roots += [] if reported else _clause_roots(child)
     return roots
+
+
+def _felt_clauses(root: Token) -> list[Token]:
+    """'I'm so relieved we finally moved to Vancouver', 'so glad Dan got the job': the clause a
+    feeling is about happened (EMOTIVE_ADJECTIVES); a hedged or negated feeling asserts nothing."""
+    if _is_irrealis(root) or any(n.dep_ == "neg" for n in root.children):
+        return []
+    return [
+        c
+        for a in root.children
+        if a.dep_ == "acomp" and a.lower_ in EMOTIVE_ADJECTIVES
+        for c in a.children
+        if c.dep_ == "ccomp" and _has_subject(c) and not _has_mark(c, MARKS - {"that"})
+    ]
 
 
 def _factive(root: Token) -> bool:
@@ -860,11 +876,19 @@ def _appos_relation(tok: Token, name: str, ctx: _Ctx) -> None:
 def _possessive_relation(noun: Token, name: str, ctx: _Ctx) -> None:
     """'my sister Maria' / "Alex's manager, Sam" -> owner has-sister/has-manager name."""
     poss = next((c for c in noun.children if c.dep_ == "poss"), None)
-    if poss is None or noun.like_num:  # "Maddie's 8": an age (extract/kids.py), no relation "has-8"
+    if noun.like_num or (poss is None and not _the_spouse(noun, ctx)):  # "Maddie's 8": an age (kids.py)
         return
-    owner = _owner(poss, ctx, noun)
+    owner = _owner(poss, ctx, noun) if poss is not None else ctx.me
     if owner and owner != name:
         _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
+def _the_spouse(noun: Token, ctx: _Ctx) -> bool:
+    """'the hubby Craig', 'the other half, Dev', 'the missus': said with 'the', a spouse word is the
+    speaker's own (British chat); 'the manager' or 'the son' is nobody's in particular."""
+    the = any(c.dep_ == "det" and c.lower_ == "the" for c in noun.children)
+    spouse = RELATION_PREDICATES.get(noun.lemma_.lower()) == "is-married-to" or _other_half(noun)
+    return the and spouse and ctx.message.role == "user"
 
 
 def _kin_type(noun: Token) -> EntityType | None:
@@ -941,7 +965,9 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     if tok.i in ctx.names:
         return ctx.names[tok.i]
     ent = ctx.ents.get(tok.i)
-    if ent is not None and ent.label_ in SKIP_ENT_LABELS:
+    if ent is not None and _name_before_date(tok, ent):
+        ent = None  # "at Lidl last week" tagged one date: the name is Lidl
+    elif ent is not None and ent.label_ in SKIP_ENT_LABELS:
         return None
     if tok.pos_ != "PROPN" or _is_kin_word(tok):
         return None  # "Mum had a fall", "Hubby's name is Dev": a relation, not a name
@@ -974,6 +1000,19 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         end -= 1  # an entity span that swallowed the full stop ("is Gethin.")
     name = _strip_det(tok.doc[start : end + 1], keep_possessive=tok.dep_ in {"pobj", "dobj", "attr"})
     return _capitalised(name)
+
+
+def _name_before_date(tok: Token, ent: Span) -> bool:
+    """A name the model ran into the date after it: 'Lidl last week', 'Arup next month'."""
+    doc = tok.doc
+    return (
+        ent.label_ == "DATE"
+        and tok.i == ent.start
+        and tok.pos_ == "PROPN"
+        and tok.lower_ not in MONTHS
+        and ent.end - ent.start > 1
+        and doc[tok.i + 1].lower_ in {"last", "next", "this"}
+    )
 
 
 def _is_date(tok: Token, ctx: _Ctx) -> bool:
@@ -1410,6 +1449,17 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
         name = _name_run(words[j:]) or _lowercase_name_run(words[j])
         if name:
             _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+    elif j > i + 1 and words[j - 1].text in {":", "-", "–", "—"} and _kin_or_pet_key(words[i]):
+        name = _name_run(words[j:])  # "Wife: Ingrid.", "Cat: Nori. Vet Tues.", "son - Leo"
+        if name:
+            _emit(ctx, ctx.me, _relation_predicate(words[i]), name, 0.55, obj_tok=None)
+
+
+def _kin_or_pet_key(tok: Token) -> bool:
+    """A line's key that names whom or what the speaker has: a spouse, child or pet word."""
+    lemma = tok.lemma_.lower()
+    spouse_or_child = RELATION_PREDICATES.get(lemma) in {"is-married-to", "has-partner", "has-child"}
+    return tok.pos_ in {"NOUN", "PROPN"} and (spouse_or_child or lemma in PET_NOUNS)
 
 
 _NOT_A_TITLE_LINE = FRAGMENT_IRREALIS | {"not", "n't", "never", "if"}
@@ -2432,6 +2482,7 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _workplace_of_relation(tok, ctx)
         if user and tok.lemma_ in _FIRST_SPANS:
             _first_day(tok, ctx)
+        _child_by_rank(tok, ctx)
         if tok.lemma_ in {"call", "name"} and any(c.dep_ == "auxpass" for c in tok.children):
             _called_relation(tok, ctx)
         if ctx.message.role == "user" and tok.lemma_ in {"call", "name"} and tok.tag_ == "VBD":
@@ -2542,6 +2593,28 @@ def _first_day(noun: Token, ctx: _Ctx) -> None:
             _emit(ctx, owner, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
 
 
+_CHILD_RANKS = {"youngest", "eldest", "oldest"}
+
+
+def _child_by_rank(tok: Token, ctx: _Ctx) -> None:
+    """'our youngest, Kayden', 'my eldest Sophie' -> has-child: a rank among one's children said
+    with no noun ('my eldest sister' has one: no child)."""
+    if tok.lower_ not in _CHILD_RANKS or ctx.message.role != "user":
+        return
+    if tok.dep_ == "amod" and tok.head.pos_ == "PROPN":  # "our youngest Zane"
+        owner, named = tok.head, [tok.head]
+    elif tok.pos_ in {"ADJ", "NOUN"} and tok.dep_ not in {"amod", "compound"}:  # "Our youngest, Kayden,"
+        owner, named = tok, [c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
+    else:
+        return
+    if not any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in owner.children):
+        return
+    for tok_name in named:
+        name = _name_of(tok_name, ctx, person=True)
+        if name:
+            _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
+
+
 def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
     """'My manager at Copperleaf is Nadia': the owner works at Copperleaf ('my old boss at X': worked)."""
     poss = next((c for c in noun.children if c.dep_ == "poss"), None)
@@ -2640,13 +2713,21 @@ def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
     for noun in name_tok.children:
         poss = next((c for t in (name_tok, noun) for c in t.children if c.dep_ == "poss"), None)
         kin = noun.pos_ == "NOUN" or _relation_word(noun)  # "my gf priya": "gf" tagged a name
-        if poss is not None and noun.dep_ == "compound" and kin and _is_kin(noun):
+        the = poss is None and (_the_spouse(noun, ctx) or _the_spouse_of(name_tok, noun, ctx))
+        if (poss is not None or the) and noun.dep_ == "compound" and kin and _is_kin(noun):
             name = _name_of(name_tok, ctx, person=True)
-            owner = _owner(poss, ctx, noun)
+            owner = _owner(poss, ctx, noun) if poss is not None else ctx.me
             if name and owner and owner != name and not name.lower().startswith(noun.lower_):
                 _emit(
                     ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun)
                 )
+
+
+def _the_spouse_of(name_tok: Token, noun: Token, ctx: _Ctx) -> bool:
+    """'the hubby Craig' parsed with 'the' on the name and the spouse word its compound."""
+    the = any(c.dep_ == "det" and c.lower_ == "the" for c in name_tok.children)
+    spouse = RELATION_PREDICATES.get(noun.lemma_.lower()) == "is-married-to"
+    return the and spouse and ctx.message.role == "user"
 
 
 def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
@@ -2862,6 +2943,10 @@ def _money_value(tok: Token, ctx: _Ctx) -> str | None:
     """'$85,000', 'about $70,000' -> '$70,000', '85k'; the sign the model leaves outside is kept."""
     doc = tok.doc
     ent = ctx.ents.get(tok.i)
+    nums = [c for c in tok.children if c.dep_ in {"nummod", "quantmod"} and c.like_num and c.i < tok.i]
+    if tok.lower_ == "grand" and nums:  # "95 grand", "forty two grand" (the model may call it a date)
+        start = next(t.i for t in doc[nums[0].left_edge.i : tok.i] if t.like_num)  # not "about"
+        return doc[start : tok.i + 1].text
     if ent is not None and ent.label_ == "MONEY":
         start, end = ent.start, ent.end
     elif MONEY_SHORT.match(tok.text):

@@ -45,6 +45,11 @@ HEDGE_VERBS = {
 # Verbs of learning whose complement clause is asserted ("I learned that Tom works at X"); "find" and
 # "turn" count with "out" ("found out", "turns out").
 FACTIVE_VERBS = {"learn", "discover", "realise", "realize"}
+# Feelings about what happened: the clause after them is asserted ("I'm so relieved we finally moved
+# to Vancouver"); not worry or hope ("I'm worried we'll have to move").
+EMOTIVE_ADJECTIVES = _words(
+    "glad happy relieved thrilled chuffed proud gutted sad delighted pleased grateful thankful lucky"
+)
 # Verbs whose direct object is rarely a durable fact ("I need a break", "I have a meeting").
 LIGHT_VERBS = {
     "have",
@@ -190,6 +195,9 @@ SKIP_ENT_LABELS = {"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"}
 # Verb-preposition pairs renamed to the shared vocabulary (come from = is from); a wording of a
 # single-valued relation takes the one vocabulary's predicate (model/predicates.py).
 PREDICATE_ALIASES = {
+    # "I got promoted to store manager at Lidl": promoted where one works
+    **dict.fromkeys(["was-promoted-at", "promoted-at", "got-promoted-at", "is-promoted-at"], "works-at"),
+    "finished-at": "left",  # "I finished at Sainsbury's on Friday": the job ended
     "comes-from": "is-from",
     "came-from": "is-from",
     "bears-in": "born-in",
@@ -644,6 +652,10 @@ SCHOOL_WORDS = {
     "prep",
     "infants",
     "juniors",
+    "grammar",  # "Ashford Grammar"
+    "playschool",
+    "creche",
+    "crèche",
 }
 # Verbs of a career's start or end: "started out as a linesman", "retired as head teacher" (past).
 CAREER_VERBS = frozenset({"start", "begin", "finish", "end", "retire"})

@@ -9,7 +9,8 @@ The names are the first names Faker ships in its wheel (MIT; several locales, ac
 too). A name that is also an English verb, adjective or adverb (bill, mark, rose, grace), a
 stop word or a month or day (june) is restored only after "named"/"called". Any other name (tom,
 camila) is restored after a family or role noun ("my husband tom"), or anywhere in a mostly
-lower-case message unless a determiner makes it a common noun ("a crystal"). An unknown word
+lower-case message unless a determiner makes it a common noun ("a crystal"). After a family or role
+noun, a word no dictionary knows is a name too ("my hubby raj": Faker's lists lack it). An unknown word
 right after a restored name is taken as its surname ("ines carvalho"). The parser's own word
 index (WordNet, via the lemmatizer) says what is an English word.
 """
@@ -51,6 +52,7 @@ _KIN_ROLE = frozenset(
         "fiancée", "friend", "bestie", "mate", "roommate", "flatmate", "neighbour", "neighbor",
         "cousin", "aunt", "uncle", "niece", "nephew", "stepmom", "stepdad", "mentor", "supervisor",
         "therapist", "landlord", "landlady", "teacher", "tutor", "coach", "ex", "sis", "bro",
+        "hubby", "hubs", "wifey", "missus", "gf", "bf", "boyf", "youngest", "eldest", "oldest",
     }
 )  # fmt: skip
 # A name right after one of these is a common noun ("a crystal", "the hunter").
@@ -143,6 +145,7 @@ class Truecaser:
             n for n in self.names if n in other or n in stop or n in _CALENDAR or n in roles
         )
         self.english = frozenset({*other, *nouns, *stop, *inflected})
+        self.indexed = bool(nouns)  # without the index (no lemmatizer) every word looks unknown
         self.verbs = frozenset(index.get("verb", ()))
         # Words that are never a place's name in chat, whatever a gazetteer says ("nice", "march")
         self.not_places = frozenset(
@@ -157,7 +160,8 @@ class Truecaser:
         cars = self._cars(words, chars)
         casual = _mostly_lower(text, words)
         placed = names and casual and self._places_and_names(text, words, chars)
-        if not names or not any(m.group().lower() in self.names for m in words):
+        after_kin = any(m.group().lower() in _KIN_ROLE for m in words[:-1])  # "my hubby raj"
+        if not names or not (after_kin or any(m.group().lower() in self.names for m in words)):
             return "".join(chars) if cars or placed else text
         previous = before = ""
         restored = False
@@ -266,8 +270,8 @@ class Truecaser:
         return not self._english(word)
 
     def _is_name(self, low: str, previous: str, casual: bool, naming: bool) -> bool:
-        if low not in self.names:
-            return False
+        if low not in self.names:  # "my hubby kwame", "our youngest zane": a name Faker lacks
+            return self.indexed and previous in _KIN_ROLE - {"team", "lead", "ex"} and self._unknown(low)
         if naming:
             return True
         if low in self.ambiguous:
