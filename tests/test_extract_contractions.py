@@ -198,6 +198,19 @@ def test_the_closing_stop_leaves_the_texts_offsets_and_mentions_its_own(tier: Sp
 
 
 @pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Me girlfriend Róisín works at Dunnes.", "My girlfriend Róisín works at Dunnes."),
+        ("Vet bill for Digger, me kelpie, was 400 bucks.", "Vet bill for Digger, my kelpie, was 400 bucks."),
+        ("me old man Frank turned 80", "my old man Frank turned 80"),
+        ("give me a call", "give me a call"),  # "me" the object stays
+    ],
+)
+def test_chats_me_before_a_relation_is_my(text: str, said: str) -> None:
+    assert copula.written_out(text) == said
+
+
+@pytest.mark.parametrize(
     "text", ["we're moving to Bristol in may", "were moving to Leeds in june", "moving to Hull by May"]
 )
 def test_a_month_after_a_move_is_when_not_where(tier: SpacyTier, text: str) -> None:

@@ -149,3 +149,24 @@ def test_a_move_told_through_a_feeling_about_it_is_a_move(tier: SpacyTier, text:
 )
 def test_a_feeling_about_a_move_that_may_not_happen_is_no_move(tier: SpacyTier, text: str) -> None:
     assert not homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Been living in Newcastle for ten years now.", ("lives-in", "Newcastle")),  # "I've" dropped
+        ("I'm so lonely since moving to Phoenix, I know no one here.", ("moved-to", "Phoenix")),
+        ("After moving to Leeds we got a dog.", ("moved-to", "Leeds")),
+    ],
+)
+def test_a_home_said_without_its_subject_or_as_what_a_clause_dates_from(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Since moving to Bristol, Tom has been happier.", "I'd be happier after moving to York."]
+)
+def test_a_move_that_is_someone_elses_or_wished_is_not_mine(tier: SpacyTier, text: str) -> None:
+    assert not homes(tier, text)

@@ -153,3 +153,24 @@ def test_a_spouse_said_with_the_or_as_a_lines_key(
     tier: SpacyTier, text: str, fact: tuple[str, str, str]
 ) -> None:
     assert fact in facts(tier, text)
+
+
+def test_twins_named_as_a_subject_are_both_children(tier: SpacyTier) -> None:
+    text = "Our twins, Ada and Ezra, have both got places at Brookfield Infants for September."
+    assert {"Ada", "Ezra"} <= children(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Me girlfriend Róisín's on the tills in Dunnes.", ("Travis", "has-partner", "Róisín")),
+        ("My cat's name is Simba.", ("Travis", "has-cat", "Simba")),  # Simba tagged an adjective
+    ],
+)
+def test_chats_me_for_my_and_a_pets_name(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_me_for_my_gives_no_age_to_the_speaker(tier: SpacyTier) -> None:
+    found = facts(tier, "Me old man Frank turned 80 last week, still sharp as a tack.")
+    assert ("Travis", "is-aged", "80") not in found

@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import re
 
-from knowledge_engine.extract.lexicon import CAR_NOUNS, FAMILY_NOUNS, PAY_WORDS, RELATION_PREDICATES
+from knowledge_engine.extract.lexicon import (
+    CAR_NOUNS,
+    FAMILY_NOUNS,
+    PAY_WORDS,
+    PET_NOUNS,
+    RELATION_PREDICATES,
+)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -60,9 +66,20 @@ _S = re.compile(r"\b(?:(my|our|his|her|their)\s+)?([A-Za-z][\w-]*)['’]s\s+(\S+
 _AMOUNT = re.compile(r"[£$€¥₹]?\d")
 
 
+# "me mam", "me girlfriend Róisín", "me old man Frank": Irish, British and Australian chat's "me" for
+# "my" before whom or what one has (same length: "me" -> "my"); "me" anywhere else stays.
+_OWNED = sorted(map(re.escape, _RELATION_NOUNS | PET_NOUNS), key=len, reverse=True)
+_ME_OWNER = re.compile(
+    r"\b([Mm])e(?=\s+(?:(?:old|other|little|big|eldest|youngest)\s+)?(?:man|lady|fella|half|"
+    + "|".join(_OWNED)
+    + r")\b)"
+)
+
+
 def written_out(text: str) -> str:
-    """`text` with each "'s" that means "is" or "has" written out; unchanged when none does."""
-    return _S.sub(_expand, text)
+    """`text` with each "'s" that means "is" or "has" written out, and chat's "me" for "my" before a
+    relation ('me mam'); unchanged when neither is there."""
+    return _S.sub(_expand, _ME_OWNER.sub(lambda m: m.group(1) + "y", text))
 
 
 def _expand(match: re.Match[str]) -> str:

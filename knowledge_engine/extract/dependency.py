@@ -315,6 +315,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _pay_marked(sent, ctx)
         _last_day(sent, ctx)
         _firm_called_job(sent, ctx)
+        _since_moving(sent, ctx)
         _offers(sent, ctx)
         _home_it(sent, ctx)
     before = len(ctx.out)
@@ -810,11 +811,14 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
         or (verb.lemma_ in LIGHT_VERBS and not training and not home)
     ):
         return []
-    if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "aux", "auxpass", "csubj"} for c in verb.children):
+    # "Been living in Newcastle ten years": the perfect's "been" left of a dropped "I've"
+    been = {c.i for c in verb.children if c.dep_ == "aux" and c.lower_ == "been" and verb.tag_ == "VBG"}
+    kids = [c for c in verb.children if c.i not in been]
+    if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "aux", "auxpass", "csubj"} for c in kids):
         return []
     sent = verb.sent
     lead = {t.i for c in verb.children if c.dep_ == "advcl" and _leading_clause(c) for t in c.subtree}
-    before = [t for t in sent[: verb.i - sent.start] if t.i not in lead]
+    before = [t for t in sent[: verb.i - sent.start] if t.i not in lead | been]
     if any(t.pos_ not in {"ADV", "INTJ", "PUNCT", "CCONJ", "SPACE"} for t in before):
         return []
     return [ctx.me]
@@ -862,6 +866,8 @@ def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
         name = _name_of(appos, ctx, person=True)  # "Our twins, Ava and Noah": one at a time
         if name:
             _possessive_relation(tok, name, ctx)
+            for other in filter(None, (_name_of(c, ctx, person=True) for c in _conjuncts(appos))):
+                _possessive_relation(tok, other, ctx)  # ... and Noah
             return name
     return None
 
@@ -883,6 +889,12 @@ def _possessive_relation(noun: Token, name: str, ctx: _Ctx) -> None:
         _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
 
 
+def _named(tok: Token, ctx: _Ctx) -> bool:
+    """A proper noun, or a word the model tagged a person's name whatever its part of speech."""
+    ent = ctx.ents.get(tok.i)
+    return tok.pos_ == "PROPN" or (ent is not None and ent.label_ == "PERSON")
+
+
 def _the_spouse(noun: Token, ctx: _Ctx) -> bool:
     """'the hubby Craig', 'the other half, Dev', 'the missus': said with 'the', a spouse word is the
     speaker's own (British chat); 'the manager' or 'the son' is nobody's in particular."""
@@ -901,7 +913,9 @@ def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
         return ctx.me
     if poss.lower_ == "our":  # "our son Leo": the speaker's family; "our team": not the speaker's
         # "Graham, our ward manager": the boss of a group the speaker is in is the speaker's boss
-        family = noun is not None and (noun.lemma_.lower() in FAMILY_NOUNS or _is_manager_noun(noun))
+        family = noun is not None and (
+            noun.lemma_.lower() in FAMILY_NOUNS or noun.lower_ in MULTIPLE_BIRTHS or _is_manager_noun(noun)
+        )
         return ctx.me if family and ctx.message.role == "user" else None
     return _name_of(poss, ctx)
 
@@ -2131,6 +2145,20 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
 
 
+def _since_moving(sent: Span, ctx: _Ctx) -> None:
+    """"I'm so lonely since moving to Phoenix", 'after moving to Leeds we ...' -> moved-to: the move
+    the speaker's clause dates itself from happened."""
+    for move in (t for t in sent if t.dep_ == "pcomp" and t.tag_ == "VBG" and t.lemma_ in MOVE_VERBS):
+        prep = move.head
+        if prep.lower_ not in {"since", "after"} or not _by_me(prep.head, ctx) or _is_irrealis(prep.head):
+            continue
+        for pobj in (p for to in _preps(move, move, {"to"}) for p in _pobjs(to)):
+            name = _name_of(pobj, ctx)
+            ent = ctx.ents.get(pobj.i)
+            if name and (ent is None or ent.label_ in {"GPE", "LOC"}):
+                _emit(ctx, ctx.me, "moved-to", name, 0.55, obj_tok=None, obj_type="location")
+
+
 def _firm_called_job(sent: Span, ctx: _Ctx) -> None:
     """'I'm a receptionist at a dental practice called Bright Smiles', 'I do admin for a law firm
     called Harper Lowe' -> works-at: a firm named where the speaker's role or work is (the model
@@ -2404,8 +2432,13 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         return  # "the base is $140,000 if I negotiate" (unlike "my email is X if you need it")
     if attr is None and _is_manager_noun(subj_tok):  # "manager will be sandeep": a name tagged adjective
         attr = next((c for c in verb.children if c.dep_ == "acomp" and c.i == verb.i + 1), None)
+    if attr is None and subj_tok.lemma_ == "name":  # "My cat's name is Simba": Simba an adjective
+        attr = next((c for c in verb.children if c.dep_ == "acomp" and _named(c, ctx)), None)
     if attr is None or (subj_tok.pos_ != "NOUN" and subj_tok.lower_ not in VALUE_NOUNS):
         return
+    named = next((c for c in subj_tok.children if c.dep_ == "compound" and _kin_or_pet_key(c)), None)
+    if subj_tok.lemma_ == "name" and named is not None and poss is not None:
+        subj_tok = named  # "My cat name is Simba": the cat's name, "'s" left out
     if poss is not None and subj_tok.lemma_ == "name" and (poss.pos_ == "NOUN" or _is_kin_word(poss)):
         subj_tok, poss = poss, next((c for c in poss.children if c.dep_ == "poss"), None)
         if poss is None and _is_kin(subj_tok) and ctx.message.role == "user":
