@@ -170,3 +170,42 @@ def test_a_home_said_without_its_subject_or_as_what_a_clause_dates_from(
 )
 def test_a_move_that_is_someone_elses_or_wished_is_not_mine(tier: SpacyTier, text: str) -> None:
     assert not homes(tier, text)
+
+
+def test_a_past_clause_of_time_happened_and_a_present_one_is_a_plan(tier: SpacyTier) -> None:
+    said = spoken(tier, "we used to live in Swindon before we bought the house in Marlborough", "Eamon")
+    assert ("Eamon", "moves-to", "Marlborough") in {(f.subject, f.predicate, f.object) for f in said.facts}
+    plan = spoken(tier, "Before we move to Leeds we need to sell the flat.", "Eamon")
+    assert not [f for f in plan.facts if f.object == "Leeds"]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Rent's gone up to $580 a week in Bondi, we're cooked.", "Bondi"),
+        ("I'm on 95 grand now but the mortgage in Auckland eats the lot.", "Auckland"),
+    ],
+)
+def test_the_speakers_rent_or_mortgage_somewhere_is_their_home(
+    tier: SpacyTier, text: str, place: str
+) -> None:
+    assert ("lives-in", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Rents in London are crazy.",
+        "The rent in Paris was awful when I lived there.",
+        "Would the rent in Leeds be cheaper?",
+        "My sister's rent in York is 900.",
+        "my cousin keeps saying rent is cheaper up in Hilliard by Columbus but nah.",  # a comparison
+    ],
+)
+def test_rent_somewhere_that_is_not_the_speakers_now_is_no_home(tier: SpacyTier, text: str) -> None:
+    assert not {o for p, o in homes(tier, text) if p == "lives-in"}
+
+
+@pytest.mark.parametrize("text", ["Moved. Bath now. Tiny flat.", "Moved. Bath."])
+def test_a_terse_move_then_a_known_place_is_the_new_home(tier: SpacyTier, text: str) -> None:
+    assert ("lives-in", "Bath") in homes(tier, text)  # the model reads "Bath" as the noun

@@ -174,3 +174,7 @@ def test_chats_me_for_my_and_a_pets_name(tier: SpacyTier, text: str, fact: tuple
 def test_me_for_my_gives_no_age_to_the_speaker(tier: SpacyTier) -> None:
     found = facts(tier, "Me old man Frank turned 80 last week, still sharp as a tack.")
     assert ("Travis", "is-aged", "80") not in found
+
+
+def test_an_age_followed_by_more_about_the_child_is_still_its_age(tier: SpacyTier) -> None:
+    assert ("Arjun", "is-aged", "15") in facts(tier, "My son Arjun is 15 and already taller than me.")

@@ -94,6 +94,8 @@ def test_ordinary_words_and_capitalised_text_are_left_alone(truecaser: Truecaser
         ("a company called feedzai contacted me", "a company called Feedzai contacted me"),
         ("she work in clinica sorriso here", "she work in Clinica Sorriso here"),
         ("we rent apartment in alvalade now", "we rent apartment in Alvalade now"),
+        ("started at st marys primary today", "started at St Marys Primary today"),  # a saint, a school word
+        ("back to oakfield juniors tmrw", "back to Oakfield Juniors tmrw"),
     ],
 )
 def test_places_and_unknown_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -> None:

@@ -437,3 +437,20 @@ def test_no_employer_from_a_place_a_visit_or_a_plan(tier: SpacyTier, text: str) 
 def test_a_verb_opening_a_chat_line_is_no_one_named_so(tier: SpacyTier) -> None:
     extraction = spoken(tier, "Got offered a job at Rolls-Royce and took it!", "Lin")
     assert not [f for f in extraction.facts if f.subject == "Got"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm at the Hilton in Manchester for a conference all week, so replies might be slow.",
+        "I'm at Tesco right now.",
+    ],
+)
+def test_a_stay_somewhere_is_no_place_one_is_at(tier: SpacyTier, text: str) -> None:
+    assert not {(p, o) for p, o in employer(tier, text) if p in {"is-at", "works-at"}}
+
+
+def test_a_terse_title_line_then_a_name_line_is_a_role_and_a_workplace(tier: SpacyTier) -> None:
+    found = employer(tier, "Nurse now. NHS.")
+    assert ("has-role", "Nurse") in found and ("works-at", "NHS") in found
+    assert not {o for p, o in employer(tier, "Senior buyer now. Leeds.") if p == "works-at"}  # a place

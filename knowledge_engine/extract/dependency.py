@@ -167,6 +167,7 @@ class _Ctx:
     dropped: set[int] = field(default_factory=set)  # verbs whose "I" the chat left out
     names: dict[int, str] = field(default_factory=dict)  # lower-case names: "my boyfriend jonas"
     moved: str | None = None  # who moved, without saying where yet: "we moved!! hamburg altona"
+    titled: bool = False  # a line that was only the speaker's title: "Teaching assistant now."
     ended: set[int] = field(default_factory=set)  # verbs of an ended state: "I no longer work at X"
     ending: bool = False  # the clause being read says its relation ended (its facts carry `ends`)
     cars: Cars = field(default_factory=lambda: Cars(_is_irrealis))  # the speaker's cars, by their names
@@ -316,6 +317,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _last_day(sent, ctx)
         _firm_called_job(sent, ctx)
         _since_moving(sent, ctx)
+        _rent_in(sent, ctx)
         _offers(sent, ctx)
         _home_it(sent, ctx)
     before = len(ctx.out)
@@ -521,6 +523,8 @@ def _clause_roots(root: Token) -> list[Token]:
     for child in root.children:
         if child.dep_ == "advcl" and child.i > root.i and _has_subject(child) and _asserted_reason(child):
             roots.append(child)  # "the landlord is selling up so we're moving to Dalmarnock"
+        elif child.dep_ == "advcl" and _has_subject(child) and _past_of_time(child):
+            roots.append(child)  # "we lived in Swindon before we bought the house in Marlborough"
         if child.dep_ == "ccomp" and child.i < root.i and _has_subject(child) and not _has_mark(child, MARKS):
             # chains of run-on clauses: "Jenna got hired at X, so she's out of Y, she's thrilled"
             reported = child.lemma_ in HEDGE_VERBS and not _clinician_subject(child)  # "doctor says" stays
@@ -548,6 +552,12 @@ def _factive(root: Token) -> bool:
     out = any(c.dep_ == "prt" and c.lower_ == "out" for c in root.children)
     learned = root.lemma_ in FACTIVE_VERBS or (root.lemma_ in {"find", "turn"} and out)
     return learned and not _is_irrealis(root)
+
+
+def _past_of_time(clause: Token) -> bool:
+    """'before we bought the house', 'after she left Tesco': a clause of time in the simple past
+    happened (one in the present is a plan: 'before we move')."""
+    return clause.tag_ == "VBD" and _has_mark(clause, {"before", "after"}) and not _is_irrealis(clause)
 
 
 def _asserted_reason(clause: Token) -> bool:
@@ -1432,7 +1442,10 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
     moved, ctx.moved = ctx.moved, None
     if moved is not None:
         _moved_to(words[i:], moved, ctx)
+    titled, ctx.titled = ctx.titled, False
     if not any(t.pos_ in {"VERB", "AUX"} for t in words):
+        if titled:
+            _workplace_line(words[i:], ctx)
         _title_line(words[i:], ctx)
         _rent_line(words[i:], ctx)
     _bracketed_title(words, ctx)
@@ -1528,6 +1541,11 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
         _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.45, obj_tok=None)
         return
     nxt = words[end].lower_
+    if nxt == "now" and all(t.is_punct for t in words[end + 1 :]):  # "Teaching assistant now."
+        title = words[0].doc[words[0].i : words[end - 1].i + 1].text
+        _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
+        ctx.titled = True
+        return
     rest = words[end + 1 :]
     while rest and rest[0].lower_ in {"the", "a"}:
         rest = rest[1:]
@@ -1539,6 +1557,17 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
     _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
     if org:
         _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _workplace_line(words: list[Token], ctx: _Ctx) -> None:
+    """After a line that was only the speaker's title, a line that is only a name is where:
+    'Teaching assistant now. Larkrise Primary.'"""
+    body = [t for t in words if not t.is_punct]
+    name = _name_run(body)
+    ent = ctx.ents.get(body[0].i) if body else None
+    org = ent is None or ent.label_ not in {"PERSON", "DATE", "GPE"}
+    if name and len(name.split()) == len(body) and org:
+        _emit(ctx, ctx.me, "works-at", name, 0.5, obj_tok=None, obj_type="organization")
 
 
 def _bracketed_title(words: list[Token], ctx: _Ctx) -> None:
@@ -1761,13 +1790,17 @@ def _moved_to(words: list[Token], mover: str, ctx: _Ctx) -> None:
     while words and words[0].lower_ in {"now", "finally", "currently", "in", "to"}:
         words = words[1:]
     body = [t for t in words if not t.is_punct]
+    while body and body[-1].lower_ in {"now", "finally", "then"}:  # "Moved. Bath now."
+        body = body[:-1]
+        words = [t for t in words if t.i <= body[-1].i or t.is_punct] if body else []
     if not body or len(body) > 3 or len(words) - len(body) > 1:
         return
     if not all(t.is_alpha and t.pos_ in {"PROPN", "NOUN"} and not t.is_stop for t in body):
         return
-    if not any(t.pos_ == "PROPN" or ctx.ents.get(t.i) is not None for t in body):
-        return
     place = _capitalised(body[0].doc[body[0].i : body[-1].i + 1].text)
+    known = places.fold(place) in places.places()  # "Moved. Bath now.": the model's common noun "bath"
+    if not known and not any(t.pos_ == "PROPN" or ctx.ents.get(t.i) is not None for t in body):
+        return
     _emit(ctx, mover, "lives-in", place, 0.55, obj_tok=None, obj_type="location")
 
 
@@ -2141,8 +2174,28 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             now, before = ("attends", "attended") if school else ("works-at", "worked-at")
             pred = now if be == "is" else before
             _emit(ctx, subject, pred, obj, 0.55, obj_tok=pobj, obj_type="organization")
-        elif obj:
+        elif obj and not (prep.lower_ == "at" and _a_visit(prep)):
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+def _rent_in(sent: Span, ctx: _Ctx) -> None:
+    """"Rent's gone up to $580 a week in Bondi", 'the mortgage in Auckland eats the lot': the
+    speaker's rent or mortgage is paid where they live (not 'rents in London are crazy': plural,
+    anyone's; not a question, a plan or the past)."""
+    for cost in (t for t in sent if t.lower_ in {"rent", "mortgage"} and t.dep_ == "nsubj"):
+        verb = cost.head
+        owners = [c.lower_ for c in cost.children if c.dep_ in {"poss", "det"}]
+        if any(o not in {"my", "our", "the"} for o in owners) or _is_irrealis(verb) or _is_past(verb):
+            continue
+        if any(t.tag_ in {"JJR", "RBR"} for t in verb.subtree):
+            continue  # "rent is cheaper up in Hilliard": a comparison, not where one pays it
+        if not owners and not any(t.like_num or t.ent_type_ == "MONEY" for t in verb.subtree):
+            continue  # "Rent's gone up to $580 a week in Bondi": a bare "rent" needs its amount
+        for pobj in (p for h in (cost, verb) for prep in _preps(h, h, {"in"}) for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx)
+            if name and ent is not None and ent.label_ in {"GPE", "LOC"}:
+                _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
 
 
 def _since_moving(sent: Span, ctx: _Ctx) -> None:
@@ -2216,6 +2269,16 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
     ):
         return False
     return not any(t.lower_ in VISIT_WORDS for t in prep.head.subtree)
+
+
+def _a_visit(prep: Token) -> bool:
+    """'I'm at the Hilton for a conference all week', 'at Tesco right now': a stay, not a place of
+    one's own (the clause names a time of visit or an event one is there for)."""
+    clause = list(prep.head.subtree)
+    events = {"conference", "meeting", "wedding", "party", "course", "interview", "appointment", "gig"}
+    return any(t.lower_ in VISIT_WORDS for t in clause) or any(
+        t.lemma_.lower() in events and t.head.lower_ == "for" for t in clause
+    )
 
 
 def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
@@ -2860,8 +2923,9 @@ def _number(tok: Token) -> int | None:
 def _age_of(verb: Token) -> int | None:
     """'is four', 'is 4 years old', 'just turned six' -> the age."""
     for child in verb.children:
-        if child.dep_ in {"attr", "dobj", "acomp"} and child.pos_ == "NUM" and not list(child.children):
-            return _number(child)
+        bare = all(c.dep_ in {"cc", "conj", "punct"} and c.pos_ != "NUM" for c in child.children)
+        if child.dep_ in {"attr", "dobj", "acomp"} and child.pos_ == "NUM" and bare:
+            return _number(child)  # "is 15 and already taller than me": what follows the "and" is no age
         if child.dep_ == "acomp" and child.lower_ == "old":
             years = next((c for c in child.children if c.dep_ == "npadvmod" and c.lemma_ == "year"), None)
             num = next((c for c in years.children if c.dep_ == "nummod"), None) if years is not None else None

@@ -82,6 +82,10 @@ _CHAT_WORDS = frozenset(
         "nah", "aww", "awww", "woohoo", "yay", "whoa", "convo", "info", "pics", "vids", "uni", "gym",
     }
 )  # fmt: skip
+# Words that end an institution's name after an unknown one ("st marys primary", "hillcrest secondary").
+_NAME_TAILS = frozenset(
+    {"primary", "secondary", "academy", "school", "juniors", "infants", "grammar", "college", "hospital"}
+)
 MAX_NAME_WORDS = 3  # an unknown name after a preposition: "clinica dental sorrisos" at most
 MIN_UNKNOWN_CHARS = 4  # shorter unknown words are mostly chat ("sth", "rn") or acronyms
 COMMON_PLACE_POPULATION = 50_000  # a place whose name is also an English word (bath, cork) must be this big
@@ -212,12 +216,16 @@ class Truecaser:
         while i < len(words):
             previous = _previous(text, words, i)
             span = self._place_at(text, words, i, previous, known)
-            if not span and previous in _INTRODUCERS and self._unknown(words[i].group()):
-                span = 1
+            nxt = words[i + 1].group() if i + 1 < len(words) else ""
+            saint = words[i].group() == "st" and self._saints_name(nxt)
+            if not span and previous in _INTRODUCERS and (self._unknown(words[i].group()) or saint):
+                span = 2 if saint else 1  # "at st marys primary": the saint's name is part of it
                 while span < MAX_NAME_WORDS and i + span < len(words) and _joined(text, words, i + span):
                     if not self._unknown(words[i + span].group()):
                         break
                     span += 1
+                if i + span < len(words) and _joined(text, words, i + span):
+                    span += words[i + span].group() in _NAME_TAILS  # "st marys primary", "oakfield juniors"
             for m in words[i : i + span]:
                 chars[m.start()] = m.group()[0].upper()
                 changed = True
@@ -259,6 +267,10 @@ class Truecaser:
         if previous not in _LOCATIVE or population < COMMON_PLACE_POPULATION:
             return False
         return not (previous == "to" and lows[0] in self.verbs)
+
+    def _saints_name(self, word: str) -> bool:
+        """'marys', 'johns', 'anne': a first name, its possessive written without the apostrophe."""
+        return word.islower() and bool(word) and (word in self.names or word.removesuffix("s") in self.names)
 
     def _unknown(self, word: str, chat: bool = True) -> bool:
         """A lower-case word no dictionary of the parser lists, nor an inflection of one, nor a chat
