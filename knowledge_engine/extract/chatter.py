@@ -14,6 +14,7 @@ the text stays valid, and the added token is past its end.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from knowledge_engine.observe import counters
 
@@ -31,10 +32,14 @@ def blank(text: str) -> str:
 
 def blank_all(texts: list[str]) -> list[str]:
     """The texts blanked; counts the texts it changed."""
-    out = [blank(t) for t in texts]
+    return _each(texts, blank, "extract.spacy.chatter_blanked")
+
+
+def _each(texts: list[str], change: Callable[[str], str], counter: str) -> list[str]:
+    out = [change(t) for t in texts]
     changed = sum(1 for a, b in zip(texts, out, strict=True) if a != b)
     if changed:
-        counters.inc("extract.spacy.chatter_blanked", changed)
+        counters.inc(counter, changed)
     return out
 
 
@@ -49,8 +54,4 @@ def close(text: str) -> str:
 
 def close_all(texts: list[str]) -> list[str]:
     """The texts closed; counts the texts it changed."""
-    out = [close(t) for t in texts]
-    changed = sum(1 for a, b in zip(texts, out, strict=True) if a != b)
-    if changed:
-        counters.inc("extract.spacy.closed", changed)
-    return out
+    return _each(texts, close, "extract.spacy.closed")
