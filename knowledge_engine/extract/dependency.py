@@ -905,10 +905,11 @@ def _named(tok: Token, ctx: _Ctx) -> bool:
     return tok.pos_ == "PROPN" or (ent is not None and ent.label_ == "PERSON")
 
 
-def _the_spouse(noun: Token, ctx: _Ctx) -> bool:
+def _the_spouse(noun: Token, ctx: _Ctx, named: Token | None = None) -> bool:
     """'the hubby Craig', 'the other half, Dev', 'the missus': said with 'the', a spouse word is the
-    speaker's own (British chat); 'the manager' or 'the son' is nobody's in particular."""
-    the = any(c.dep_ == "det" and c.lower_ == "the" for c in noun.children)
+    speaker's own (British chat); 'the manager' or 'the son' is nobody's in particular. The 'the' may
+    hang on the name the spouse word is a compound of (`named`)."""
+    the = any(c.dep_ == "det" and c.lower_ == "the" for c in (named or noun).children)
     spouse = RELATION_PREDICATES.get(noun.lemma_.lower()) == "is-married-to" or _other_half(noun)
     return the and spouse and ctx.message.role == "user"
 
@@ -2809,7 +2810,7 @@ def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
     for noun in name_tok.children:
         poss = next((c for t in (name_tok, noun) for c in t.children if c.dep_ == "poss"), None)
         kin = noun.pos_ == "NOUN" or _relation_word(noun)  # "my gf priya": "gf" tagged a name
-        the = poss is None and (_the_spouse(noun, ctx) or _the_spouse_of(name_tok, noun, ctx))
+        the = poss is None and (_the_spouse(noun, ctx) or _the_spouse(noun, ctx, name_tok))
         if (poss is not None or the) and noun.dep_ == "compound" and kin and _is_kin(noun):
             name = _name_of(name_tok, ctx, person=True)
             owner = _owner(poss, ctx, noun) if poss is not None else ctx.me
@@ -2817,13 +2818,6 @@ def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
                 _emit(
                     ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun)
                 )
-
-
-def _the_spouse_of(name_tok: Token, noun: Token, ctx: _Ctx) -> bool:
-    """'the hubby Craig' parsed with 'the' on the name and the spouse word its compound."""
-    the = any(c.dep_ == "det" and c.lower_ == "the" for c in name_tok.children)
-    spouse = RELATION_PREDICATES.get(noun.lemma_.lower()) == "is-married-to"
-    return the and spouse and ctx.message.role == "user"
 
 
 def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
