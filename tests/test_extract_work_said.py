@@ -454,3 +454,9 @@ def test_a_terse_title_line_then_a_name_line_is_a_role_and_a_workplace(tier: Spa
     found = employer(tier, "Nurse now. NHS.")
     assert ("has-role", "Nurse") in found and ("works-at", "NHS") in found
     assert not {o for p, o in employer(tier, "Senior buyer now. Leeds.") if p == "works-at"}  # a place
+
+
+def test_a_title_line_opening_with_an_ing_word_is_still_a_title(tier: SpacyTier) -> None:
+    found = employer(tier, "Teaching assistant now. Larkrise Primary.")  # "Teaching" parsed as the verb
+    assert ("has-role", "Teaching assistant") in found and ("works-at", "Larkrise Primary") in found
+    assert not employer(tier, "Meeting friends at the pub.")

@@ -1444,7 +1444,11 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
     if moved is not None:
         _moved_to(words[i:], moved, ctx)
     titled, ctx.titled = ctx.titled, False
-    if not any(t.pos_ in {"VERB", "AUX"} for t in words):
+    verbs = [t for t in words if t.pos_ in {"VERB", "AUX"}]
+    # "Teaching assistant now.": a title opening with an -ing word the model makes the line's verb
+    ing = bool(verbs) and verbs == words[i : i + 1] and verbs[0].tag_ == "VBG"
+    ing_title = ing and i + 1 < len(words) and _is_job(words[i + 1])
+    if not verbs or ing_title:
         if titled:
             _workplace_line(words[i:], ctx)
         _title_line(words[i:], ctx)
@@ -1529,7 +1533,10 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
     ward 7B', 'charge nurse from 1st July!!' -> the speaker's role (and employer)."""
     end = 0
     while (
-        end < len(words) and end < 5 and words[end].is_alpha and words[end].pos_ in {"NOUN", "ADJ", "PROPN"}
+        end < len(words)
+        and end < 5
+        and words[end].is_alpha
+        and (words[end].pos_ in {"NOUN", "ADJ", "PROPN"} or (end == 0 and words[0].tag_ == "VBG"))
     ):
         end += 1
     if end == 0 or not _is_job(words[end - 1]) or words[end - 1].tag_ == "NNS":
