@@ -2055,7 +2055,8 @@ def _a_month(tok: Token, ctx: _Ctx) -> bool:
     """'in may', 'in June' the model left untagged or tagged a name: a month, alone."""
     ent = ctx.ents.get(tok.i)
     alone = not any(c.dep_ in {"compound", "nummod"} for c in tok.children)
-    return tok.lower_ in MONTHS and len(tok) > 3 - (tok.lower_ == "may") and alone and (
+    full_name = len(tok) > 3 or tok.lower_ == "may"  # not "jan", "mar": names and words too
+    return tok.lower_ in MONTHS and full_name and alone and (
         ent is None or ent.label_ in {"DATE", "PERSON", "ORG", "GPE"}
     )
 
@@ -2268,7 +2269,7 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
     ent = ctx.ents.get(pobj.i)
     if prep.lower_ == "at" and ent is None and pobj.pos_ == "PROPN" and _stayed(prep, pobj):
         # "She's been at Boots for six years": an untagged name where one has been for years
-        return not any(t.lower_ in VISIT_WORDS for t in prep.head.subtree)
+        return not _visit_words(prep)
     if prep.lower_ != "at" or ent is None:
         return False
     # "I've been at Nubank for 4 years": years at a name is a job, however the model typed the name
@@ -2276,16 +2277,20 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
         ent.label_ in {"GPE", "PERSON", "NORP", "PRODUCT"} and _stayed(prep, pobj)
     ):
         return False
-    return not any(t.lower_ in VISIT_WORDS for t in prep.head.subtree)
+    return not _visit_words(prep)
+
+
+def _visit_words(prep: Token) -> bool:
+    """The clause says when one is there: 'at Tesco right now', 'at the Hilton tonight'."""
+    return any(t.lower_ in VISIT_WORDS for t in prep.head.subtree)
 
 
 def _a_visit(prep: Token) -> bool:
     """'I'm at the Hilton for a conference all week', 'at Tesco right now': a stay, not a place of
     one's own (the clause names a time of visit or an event one is there for)."""
-    clause = list(prep.head.subtree)
     events = {"conference", "meeting", "wedding", "party", "course", "interview", "appointment", "gig"}
-    return any(t.lower_ in VISIT_WORDS for t in clause) or any(
-        t.lemma_.lower() in events and t.head.lower_ == "for" for t in clause
+    return _visit_words(prep) or any(
+        t.lemma_.lower() in events and t.head.lower_ == "for" for t in prep.head.subtree
     )
 
 
@@ -3221,9 +3226,9 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                         ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True
                     )
                     found = True
-    handed_in = [  # "handing in my notice": the parser may hang the notice on an "in" preposition
-        p for c in verb.children if c.dep_ == "prep" and c.lower_ in {"in", "over"} for p in _pobjs(c)
-    ]
+    particles = [c for c in verb.children if c.dep_ == "prep" and c.lower_ in {"in", "over"}]
+    # "handing in my notice": the parser may hang the notice on an "in" preposition
+    handed_in = [p for c in particles for p in _pobjs(c)]
     if lemma == "hand" and (
         handed_in or any(c.dep_ in {"prt", "prep"} and c.lower_ in {"in", "over"} for c in verb.children)
     ):
@@ -3232,8 +3237,7 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
             pobjs = [p for prep in _preps(dobj, verb, {"at", "to"}) for p in _pobjs(prep)]
             pobjs += [  # "handed my notice in to the landlord": the "to" hangs on the particle
                 p
-                for part in verb.children
-                if part.dep_ == "prep" and part.lower_ in {"in", "over"}
+                for part in particles
                 for prep in part.children
                 if prep.dep_ == "prep" and prep.lower_ in {"at", "to"}
                 for p in _pobjs(prep)

@@ -10,7 +10,7 @@ too). A name that is also an English verb, adjective or adverb (bill, mark, rose
 stop word or a month or day (june) is restored only after "named"/"called". Any other name (tom,
 camila) is restored after a family or role noun ("my husband tom"), or anywhere in a mostly
 lower-case message unless a determiner makes it a common noun ("a crystal"). After a family or role
-noun, a word no dictionary knows is a name too ("my hubby raj": Faker's lists lack it). An unknown word
+noun, a word no dictionary knows is a name too ("my hubby kwame": Faker's lists lack it). An unknown word
 right after a restored name is taken as its surname ("ines carvalho"). The parser's own word
 index (WordNet, via the lemmatizer) says what is an English word.
 """
@@ -55,6 +55,8 @@ _KIN_ROLE = frozenset(
         "hubby", "hubs", "wifey", "missus", "gf", "bf", "boyf", "youngest", "eldest", "oldest",
     }
 )  # fmt: skip
+# After these, a word no dictionary knows is a name ("my hubby kwame"); not after a group ("team alpha").
+_KIN_NAMING = _KIN_ROLE - {"team", "lead", "ex"}
 # A name right after one of these is a common noun ("a crystal", "the hunter").
 _DETERMINERS = frozenset(
     {"a", "an", "the", "this", "that", "these", "those", "some", "any", "no", "every", "each", "per"}
@@ -270,7 +272,7 @@ class Truecaser:
 
     def _saints_name(self, word: str) -> bool:
         """'marys', 'johns', 'anne': a first name, its possessive written without the apostrophe."""
-        return word.islower() and bool(word) and (word in self.names or word.removesuffix("s") in self.names)
+        return word.islower() and (word in self.names or word.removesuffix("s") in self.names)
 
     def _unknown(self, word: str, chat: bool = True) -> bool:
         """A lower-case word no dictionary of the parser lists, nor an inflection of one, nor a chat
@@ -283,7 +285,7 @@ class Truecaser:
 
     def _is_name(self, low: str, previous: str, casual: bool, naming: bool) -> bool:
         if low not in self.names:  # "my hubby kwame", "our youngest zane": a name Faker lacks
-            return self.indexed and previous in _KIN_ROLE - {"team", "lead", "ex"} and self._unknown(low)
+            return self.indexed and previous in _KIN_NAMING and self._unknown(low)
         if naming:
             return True
         if low in self.ambiguous:
