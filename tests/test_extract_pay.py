@@ -8,12 +8,11 @@ import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.model.records import Message
-from tests.fixtures.common import spoken
+from tests.fixtures.common import said_by
 
 
 def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
-    extraction = spoken(tier, text, "Ro")
-    return {(f.predicate, f.object) for f in extraction.facts if f.subject == "Ro"}
+    return said_by(tier, text, "Ro")
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.model.records import Message
-from tests.fixtures.common import spoken
+from tests.fixtures.common import said_by, spoken
 
 
 def work(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
@@ -390,8 +390,7 @@ def test_an_ending_said_in_the_present_perfect_is_done(
 
 
 def employer(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
-    extraction = spoken(tier, text, "Lin")
-    return {(f.predicate, f.object) for f in extraction.facts if f.subject == "Lin"}
+    return said_by(tier, text, "Lin")
 
 
 @pytest.mark.parametrize(
