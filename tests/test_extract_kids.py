@@ -178,3 +178,25 @@ def test_me_for_my_gives_no_age_to_the_speaker(tier: SpacyTier) -> None:
 
 def test_an_age_followed_by_more_about_the_child_is_still_its_age(tier: SpacyTier) -> None:
     assert ("Arjun", "is-aged", "15") in facts(tier, "My son Arjun is 15 and already taller than me.")
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My son Kwabena moved up to Ridgeway Secondary this term.",
+         ("Kwabena", "attends", "Ridgeway Secondary")),
+        ("Amir goes back to Oakfield Juniors tomorrow.", ("Amir", "attends", "Oakfield Juniors")),
+        ("Our twins, Ada and Ezra, have both got places at Brookfield Infants for September.",
+         ("Ezra", "attends", "Brookfield Infants")),  # the second name in apposition is a subject too
+        ("My kids, Tom and Mia, go to Hillside Primary.", ("Mia", "attends", "Hillside Primary")),
+        ("We moved back to Leeds in 2020.", ("Travis", "moved-to", "Leeds")),
+    ],
+)  # fmt: skip
+def test_a_move_up_or_back_to_a_school_or_place(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_going_back_to_work_is_no_place(tier: SpacyTier) -> None:
+    assert not [f for f in facts(tier, "I went back to work on Monday.") if f[1].endswith("-to")]

@@ -52,3 +52,32 @@ def test_a_breed_that_is_also_a_persons_word_names_no_animal() -> None:
     assert pet_of_breed("red kelpie") == "dog"
     assert pet_of_breed("boxer") is None
     assert pet_of_breed("civil engineer") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("I'm exhausted, the new puppy Ziggy has us up every single night.", ("has-puppy", "Ziggy")),
+        ("We have a hamster Krümel.", ("has-hamster", "Krümel")),
+        ("We got a kitten Luna last week.", ("has-kitten", "Luna")),  # "kitten" tagged an adjective
+        ("We have one dog, his name is Paçoca.", ("has-dog", "Paçoca")),
+    ],
+)
+def test_an_animal_word_before_a_name_or_its_name_said_after(
+    tier: SpacyTier, text: str, pet: tuple[str, str]
+) -> None:
+    extraction = spoken(tier, text, "Eamon")
+    assert pet in {(f.predicate, f.object) for f in extraction.facts if f.subject == "Eamon"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the dog Rex barks at night.",  # whose dog is not said
+        "My neighbour has a dog, his name is Rex.",
+        "I met a guy called Tom, his name is funny.",
+    ],
+)
+def test_no_pet_from_anothers_animal_or_a_persons_name(tier: SpacyTier, text: str) -> None:
+    extraction = spoken(tier, text, "Eamon")
+    assert not [f for f in extraction.facts if f.subject == "Eamon" and f.predicate.startswith("has-")]

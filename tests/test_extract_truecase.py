@@ -52,6 +52,9 @@ def test_the_name_list_comes_from_the_installed_package() -> None:
         ("i start 1 june and my boss is dana", "i start 1 june and my boss is Dana"),  # june: a month
         ("my hubby kwame just got a new car", "my hubby Kwame just got a new car"),  # no name Faker lists
         ("our youngest zane started school", "our youngest Zane started school"),
+        ("grace goes to st marys primary", "Grace goes to St Marys Primary"),  # a verb with a tense after it
+        ("amber worked at boots for years", "Amber worked at boots for years"),
+        ("mark works at aldi now", "Mark works at Aldi now"),
     ],
 )
 def test_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -> None:
@@ -69,6 +72,7 @@ def test_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -
         "Thanks so much, my faith has really helped me through all of this lately",  # "my": a noun
         "Honestly it was great to see everyone at the party and dana was there too",  # capitalised start
         "my husband said hi",  # an English word after a kin word is no name
+        "hope is all we have left to give",  # "is" after a word that is also a name: no tense test
     ],
 )
 def test_ordinary_words_and_capitalised_text_are_left_alone(truecaser: Truecaser, text: str) -> None:

@@ -112,6 +112,7 @@ from knowledge_engine.extract.lexicon import (
     PRONOUN,
     PURCHASE_WORDS,
     QUANTITY_HEADS,
+    RECOVERY_VERBS,
     RELATION_PREDICATES,
     SALARY_NOUNS,
     SCHEDULED_MODALS,
@@ -800,7 +801,17 @@ def _subjects(verb: Token, ctx: _Ctx) -> list[str]:
             name = _resolve_subject(tok, ctx)
             if name:
                 names.append(name)
+                names += _listed_in_apposition(tok, name, ctx)
     return names
+
+
+def _listed_in_apposition(tok: Token, first: str, ctx: _Ctx) -> list[str]:
+    """'Our twins, Ada and Ezra, have both got places': Ezra is a subject too."""
+    appos = next((c for c in tok.children if c.dep_ == "appos"), None)
+    if appos is None or tok.pos_ == "PROPN":
+        return []
+    others = (_name_of(c, ctx, person=True) for c in _conjuncts(appos))
+    return [n for n in others if n and n != first]
 
 
 def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
@@ -1842,7 +1853,11 @@ def _home_costs(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
 
 def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     """'I have asthma', "I've had type 1 diabetes since I was a kid", 'Joan has dementia' ->
-    has-condition (a simple past 'had' is over: nothing)."""
+    has-condition (a simple past 'had' is over: nothing); 'Hana beat breast cancer' -> recovered-from."""
+    if verb.lemma_ in RECOVERY_VERBS:
+        return _recovered(verb, subject, ctx)
+    if verb.lower_ in {"type", "types"}:
+        return _typed_by_verb(verb, subject, past, ctx)
     if verb.lemma_ not in {"have", "get"} or (past and verb.lemma_ == "have" and verb.tag_ == "VBD"):
         return False
     have_got = verb.lemma_ == "get" and _perfect(verb) and not past  # "I've got high blood pressure"
@@ -1850,13 +1865,7 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
         return False
     found = False
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
-        mods = [c for c in dobj.children if c.dep_ in {"amod", "compound"}]
-        named_disease = (dobj.lemma_.lower() in DISEASE_HEADS and bool(mods)) or any(
-            (dobj.lemma_.lower(), c.lower_) in CONDITION_COMPOUNDS for c in mods
-        )  # "celiac disease", "irritable bowel syndrome", "high blood pressure"
-        if (dobj.lower_ in CONDITIONS or dobj.lemma_.lower() in CONDITIONS or named_disease) and not any(
-            c.dep_ in {"det", "poss"} for c in dobj.children
-        ):
+        if _names_condition(dobj):
             obj = _object_phrase(dobj, ctx, prefer_name=False)
             doc = dobj.doc
             if obj and dobj.i >= 2 and doc[dobj.i - 2].lower_ == "type" and doc[dobj.i - 1].like_num:
@@ -1865,6 +1874,48 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                 _emit(ctx, subject, "has-condition", obj, 0.55, obj_tok=None)
                 found = True
     return found
+
+
+def _names_condition(noun: Token) -> bool:
+    """'asthma', 'celiac disease', 'high blood pressure', 'a slipped disc' (an article only before a
+    two-word condition: "a disease" alone says nothing)."""
+    mods = [c for c in noun.children if c.dep_ in {"amod", "compound"}]
+    compound = any((noun.lemma_.lower(), c.lower_) in CONDITION_COMPOUNDS for c in mods)
+    named_disease = (noun.lemma_.lower() in DISEASE_HEADS and bool(mods)) or compound
+    if not (noun.lower_ in CONDITIONS or noun.lemma_.lower() in CONDITIONS or named_disease):
+        return False
+    dets = [c for c in noun.children if c.dep_ in {"det", "poss"}]
+    return not dets or (compound and all(d.lower_ in {"a", "an"} for d in dets))
+
+
+def _recovered(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'my wife Hana beat breast cancer', 'he survived a stroke', 'I've recovered from sepsis'."""
+    if _is_irrealis(verb):
+        return False
+    objs = [c for c in verb.children if c.dep_ == "dobj"]
+    for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "from"):
+        objs += [c for c in prep.children if c.dep_ == "pobj"]
+    found = False
+    for obj in objs:
+        illness = _object_phrase(obj, ctx, prefer_name=False)
+        if illness and (_names_condition(obj) or obj.lower_ in {"cancer", "stroke"}):
+            _emit(ctx, subject, "recovered-from", illness, 0.55, obj_tok=None)
+            found = True
+    return found
+
+
+def _typed_by_verb(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'Diana has type 2 diabetes': the small model's verb "type" with "has" as its auxiliary."""
+    doc = verb.doc
+    dobj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    have = [c for c in verb.children if c.dep_ == "aux" and c.lemma_ == "have"]
+    if dobj is None or not have or dobj.i < 2 or not doc[dobj.i - 1].like_num or doc[dobj.i - 2] != verb:
+        return False
+    if past or any(a.tag_ == "VBD" for a in have) or _is_irrealis(verb):
+        return True  # a misparse all the same: no "types" fact
+    illness = f"type {doc[dobj.i - 1].text} {dobj.text.lower()}"
+    _emit(ctx, subject, "has-condition", illness, 0.55, obj_tok=None)
+    return True
 
 
 def _became(verb: Token, subject: str, ctx: _Ctx) -> bool:
@@ -2004,6 +2055,8 @@ def _perfect(verb: Token) -> bool:
 def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = False) -> None:
     has_dobj = any(c.dep_ == "dobj" for c in verb.children)
     preps = [c for c in verb.children if c.dep_ == "prep"]
+    if verb.lemma_ in MOVE_VERBS or verb.lemma_ in {"go", "come"}:
+        preps += _particle_preps(verb)
     if verb.lemma_ in WORK_VERBS:  # "teaches 7th grade science at Lamar": the place hangs on the object
         preps += [
             c
@@ -2035,6 +2088,15 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
                 if verb.lemma_ == "work" and p == "in" and ent is not None and ent.label_ == "ORG":
                     family = "worked-at" if past else "works-at"  # "I work in Google": a company, not a field
                 _prep_object(verb, subject, family, tok, ctx)
+
+
+def _particle_preps(verb: Token) -> list[Token]:
+    """'moved up to Ridgeway Secondary', 'went back to Leeds': the parser may hang the preposition on
+    the particle, tagged an adverb (only before a name)."""
+    ups = {"up", "back", "down"}
+    particles = (c for c in verb.children if c.dep_ in {"advmod", "prt"} and c.lower_ in ups)
+    preps = [c for part in particles for c in part.children if c.dep_ == "prep"]
+    return [p for p in preps if any(o.pos_ == "PROPN" for o in _pobjs(p))]  # not "went back to work"
 
 
 def _job_move(preps: list[Token], ctx: _Ctx) -> bool:
@@ -2639,13 +2701,22 @@ def _typed_condition(tok: Token, ctx: _Ctx) -> None:
     head, doc = tok.head, tok.doc
     if tok.dep_ != "dobj" or head.lower_ != "type" or tok.i < 2 or not doc[tok.i - 1].like_num:
         return
-    subj = next((c for c in head.children if c.dep_ == "nsubj"), None)
     aux = [c for c in head.children if c.dep_ == "aux"]
-    if subj is None or subj.lower_ != "i" or not any(a.lemma_ == "have" and a.tag_ != "VBD" for a in aux):
+    if not any(a.lemma_ == "have" and a.tag_ != "VBD" for a in aux):
         return
-    if _is_irrealis(head) or not _asserted_clause(head):
+    who = _typed_subject([c for c in head.children if c.dep_ == "nsubj"], ctx)
+    if who is None or _is_irrealis(head) or not _asserted_clause(head):
         return
-    _emit(ctx, ctx.me, "has-condition", f"type {doc[tok.i - 1].text} {tok.text.lower()}", 0.55, obj_tok=None)
+    _emit(ctx, who, "has-condition", f"type {doc[tok.i - 1].text} {tok.text.lower()}", 0.55, obj_tok=None)
+
+
+def _typed_subject(subjects: list[Token], ctx: _Ctx) -> str | None:
+    """The speaker, or the name among the subjects ("my mum Diana has type 2 diabetes" parses with
+    "mum" and "Diana" both as subjects of a noun "type")."""
+    if any(s.lower_ == "i" for s in subjects):
+        return ctx.me
+    names = [t for s in subjects for t in (s, *s.children) if t.pos_ == "PROPN" and t.dep_ != "compound"]
+    return _name_of(names[0], ctx, person=True) if names else None
 
 
 def _asserted_clause(head: Token) -> bool:

@@ -486,8 +486,15 @@ CONDITIONS = _words(
     """asthma diabetes arthritis eczema epilepsy migraine migraines adhd autism dyslexia anxiety
     depression dementia cancer hypertension psoriasis ibs endometriosis pcos fibromyalgia tinnitus
     gout lupus ms parkinson's alzheimer's crohn's coeliac celiac anaemia anemia hypothyroidism
-    sciatica insomnia apnoea apnea covid"""
+    sciatica insomnia apnoea apnea covid shingles bronchitis pneumonia tonsillitis sinusitis glaucoma
+    cataracts osteoporosis osteoarthritis scoliosis tendonitis tendinitis gallstones angina afib
+    arrhythmia copd emphysema hepatitis hiv ocd ptsd bipolar schizophrenia anorexia bulimia rosacea
+    vertigo hayfever dyspraxia narcolepsy neuropathy concussion whiplash leukaemia leukemia lymphoma
+    melanoma diverticulitis colitis gastritis pancreatitis meningitis cystitis dermatitis sepsis
+    chickenpox measles hyperthyroidism"""
 )
+# Verbs of getting over an illness ("beat breast cancer", "survived a stroke", "recovered from").
+RECOVERY_VERBS = {"beat", "survive", "recover"}
 DISEASE_HEADS = {"disease", "syndrome", "disorder", "deficiency", "intolerance", "allergy"}
 # Conditions said as what one is ("I'm lactose intolerant", "he's diabetic", "I'm coeliac").
 CONDITION_ADJECTIVES = _words(
@@ -500,8 +507,20 @@ CONDITION_COMPOUNDS = {
     ("cholesterol", "high"),
     ("apnoea", "sleep"),
     ("apnea", "sleep"),
+    ("bp", "high"),
+    ("disc", "slipped"),
+    ("disc", "herniated"),
+    ("acl", "torn"),
+    ("tunnel", "carpal"),
+    ("fever", "hay"),
+    ("fever", "glandular"),
+    ("stones", "kidney"),
+    ("fibrillation", "atrial"),
+    ("sclerosis", "multiple"),
+    ("fatigue", "chronic"),
+    ("palsy", "cerebral"),
 }
-CLINICIANS = _words("doctor doc gp consultant specialist dentist nurse physio dermatologist cardiologist")
+CLINICIANS = _words("doctor doc dr gp consultant specialist dentist nurse physio dermatologist cardiologist")
 # "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
 # for teams, companies or flats, which the speaker may only belong to.
 FAMILY_NOUNS = {

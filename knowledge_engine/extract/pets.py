@@ -18,6 +18,8 @@ from spacy.tokens import Span, Token
 
 from knowledge_engine.extract.lexicon import ANIMAL_NOUNS, OTHER_POSSESSIVES, PET_BREEDS, SPEAKER_SUBJECTS
 
+_ITS = frozenset({"his", "her", "its"})
+_HAD_VERBS = frozenset({"have", "get", "adopt", "rescue", "buy"})
 _PERSON_BREEDS = frozenset({"boxer", "shepherd", "pointer", "setter", "lab", "persian", "siamese"})
 
 Name = Callable[[Token], str | None]
@@ -33,14 +35,15 @@ def animal(noun: Token) -> str | None:
 
 def pets_in(sent: Span, name_of: Name) -> list[tuple[str, str]]:
     """(animal, name) for each pet of the speaker the sentence introduces."""
-    if any(t.lower_ in OTHER_POSSESSIVES for t in sent):
-        return []  # "her dog Rex", "their cat": someone else's
+    if any(t.lower_ in OTHER_POSSESSIVES and t.head.lemma_ != "name" for t in sent):
+        return []  # "her dog Rex", "their cat": someone else's ("his name is Rex" is the pet's)
     found: list[tuple[str, str]] = []
     for tok in sent:
-        kind = animal(tok) if tok.pos_ == "NOUN" else None
+        kind = animal(tok) if tok.pos_ in {"NOUN", "ADJ"} else None  # the model tags "kitten" ADJ
         if kind is None:
             continue
-        pair = _is_the_pet(tok, kind, name_of) or _have_pet(tok, kind, name_of)
+        ways = (_is_the_pet, _have_pet, _animal_named)
+        pair = next((p for way in ways if (p := way(tok, kind, name_of))), None)
         if pair:
             found.append(pair)
     return found
@@ -77,5 +80,36 @@ def _have_pet(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:
     listed = any(c.dep_ == "cc" for c in noun.children)  # "a dog and Tom": two things had
     deps = {"appos"} if listed else {"appos", "conj"}
     appos = next((c for c in noun.children if c.pos_ == "PROPN" and c.dep_ in deps), None)
+    if appos is None:
+        appos = _its_name(noun.sent)  # "we have one dog, his name is Paçoca"
     name = name_of(appos) if appos is not None else None
+    return (kind, name) if name else None
+
+
+def _its_name(sent: Span) -> Token | None:
+    """The name in "his name is Paçoca" / "her name's Luna"."""
+    for tok in sent:
+        owner = next((c for c in tok.children if c.dep_ == "poss"), None)
+        if tok.lemma_ != "name" or tok.dep_ != "nsubj" or owner is None or owner.lower_ not in _ITS:
+            continue
+        return next((c for c in tok.head.children if c.dep_ == "attr" and c.pos_ == "PROPN"), None)
+    return None
+
+
+def _animal_named(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:
+    """'the new puppy Ziggy', 'we got a kitten Luna', 'a hamster Krümel' had or got: the animal word
+    before a name. With "the", only a new one (the household's); with "a", only one had or got."""
+    name_tok = noun.head
+    if noun.dep_ not in {"compound", "amod"} or name_tok.pos_ != "PROPN" or name_tok.i != noun.i + 1:
+        return None
+    words = {c.lower_ for c in name_tok.children if c.i < noun.i} | {c.lower_ for c in noun.children}
+    verb = name_tok.head
+    had = (
+        name_tok.dep_ == "dobj"
+        and verb.lemma_ in _HAD_VERBS
+        and any(c.dep_ == "nsubj" and c.lower_ in SPEAKER_SUBJECTS for c in verb.children)
+    )
+    if not ((words & {"a", "an"} and had) or words >= {"the", "new"}):
+        return None
+    name = name_of(name_tok)
     return (kind, name) if name else None

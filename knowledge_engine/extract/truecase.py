@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 LOCALES = ("en_US", "en_GB", "en_IN", "es_ES", "es_MX", "pt_BR", "pt_PT", "it_IT", "fr_FR", "de_DE")
 _NAME_ATTRS = ("first_names_female", "first_names_male", "first_names")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+# Verbs with a tense that make a known name opening a casual message its subject ("will got the
+# job"); not "is" or "has" ("hope is all we have").
+_FINITE = frozenset({"got", "gets", "goes", "went", "starts", "works", "lives"})
 # After these a lower-case known name is a name whatever else it could be.
 _NAMING = frozenset({"named", "called", "name", "name's", "names"})
 # Month and day names (June, April, May) are dates in lower case too; the parse and
@@ -171,10 +174,12 @@ class Truecaser:
             return "".join(chars) if cars or placed else text
         previous = before = ""
         restored = False
-        for m in words:
+        for i, m in enumerate(words):
             word = m.group()
             low = word.lower()
             naming = previous in _NAMING or (before in _NAMING and previous in _OBJECTS)
+            opening = casual and i == 0 and len(words) > 1
+            naming = naming or (opening and self._finite_verb(words[1].group()))
             if word == low and self._is_name(low, previous, casual, naming):
                 chars[m.start()] = word[0].upper()
                 restored = True
@@ -293,6 +298,14 @@ class Truecaser:
         if previous in _KIN_ROLE:
             return True
         return casual and previous not in _DETERMINERS
+
+    def _finite_verb(self, word: str) -> bool:
+        """'started', 'goes', 'has': a verb with a tense, so a known name before it opening a casual
+        message is its subject ("jess started at hillcrest secondary"), not the word "jess"."""
+        if word in _FINITE:
+            return True
+        stem = word.removesuffix("ed")
+        return stem != word and (stem in self.verbs or stem + "e" in self.verbs or stem[:-1] in self.verbs)
 
     def _surname(self, low: str) -> bool:
         """An unknown word after a restored first name: no English word, no stop word."""

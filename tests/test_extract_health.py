@@ -1,0 +1,46 @@
+"""Health as chat says it (issue 14): a condition had, got, diagnosed or beaten, for the speaker or a
+named person; on the real English pipeline through the spaCy tier."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from tests.fixtures.common import spoken
+
+
+def facts(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Nia").facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I've got shingles, proper rank.", ("Nia", "has-condition", "shingles")),
+        ("dr said i have ibs which explains a lot tbh", ("Nia", "has-condition", "ibs")),  # clinician said
+        ("I have a slipped disc.", ("Nia", "has-condition", "slipped disc")),  # "a" before two words
+        ("My mum Diana has type 2 diabetes.", ("Diana", "has-condition", "type 2 diabetes")),
+        ("my mum diana has type 2 diabetes now so im cooking for her more",
+         ("Diana", "has-condition", "type 2 diabetes")),
+        ("Feeling so grateful, my wife Hana beat breast cancer.",
+         ("Hana", "recovered-from", "breast cancer")),
+    ],
+)  # fmt: skip
+def test_a_condition_is_read_for_whom_it_is_said(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I had shingles last year.",  # over
+        "I have a disease of the week, apparently.",  # "a disease" alone names nothing
+        "We beat Arsenal 2-0.",  # no illness beaten
+        "I'd love to type 2 pages.",
+    ],
+)
+def test_no_condition_from_a_past_one_or_a_word_alone(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in facts(tier, text) if f[1] in {"has-condition", "recovered-from"}}
+    assert not {f for f in facts(tier, text) if f[1] in {"types", "beat"} and "Arsenal" not in f[2]}
