@@ -23,6 +23,7 @@ from knowledge_engine.extract.kids import child_age, possessive_ages, speaks_of_
 from knowledge_engine.extract.lexicon import (
     ADJECTIVE_ENDINGS,
     ANIMAL_NOUNS,
+    ANNOUNCE_VERBS,
     APPROXIMATORS,
     ASPECTUAL,
     CAR_GET_VERBS,
@@ -519,6 +520,7 @@ def _clause_roots(root: Token) -> list[Token]:
         # "I found out I have celiac disease", "turns out I'm coeliac": what was learned is asserted
         roots += [c for c in root.children if c.dep_ == "ccomp" and c.i > root.i and _has_subject(c)]
     roots += _felt_clauses(root)
+    roots += _announced(root)
     if root.lemma_ in HEDGE_VERBS and not _judges_someone(root):
         return roots
     for child in root.children:
@@ -531,6 +533,24 @@ def _clause_roots(root: Token) -> list[Token]:
             reported = child.lemma_ in HEDGE_VERBS and not _clinician_subject(child)  # "doctor says" stays
             roots += [] if reported else _clause_roots(child)
     return roots
+
+
+def _announced(root: Token) -> list[Token]:
+    """'Please note that ...', 'I should inform you that ...', 'just to let you know that ...', 'I must
+    tell you that ...': what the speaker tells is asserted (the modal is politeness, not doubt)."""
+    verb = root
+    if verb.lemma_ in {"want", "like", "need"}:  # "I wanted to let you know", "I'd like to inform you"
+        verb = next((c for c in verb.children if c.dep_ == "xcomp"), verb)
+    if verb.lemma_ == "let":
+        verb = next((c for c in verb.children if c.dep_ == "ccomp" and c.lemma_ == "know"), verb)
+    if verb.lemma_ not in ANNOUNCE_VERBS and not (verb.lemma_ == "know" and verb.head.lemma_ == "let"):
+        return []
+    subjects = [c for c in root.children if c.dep_ == "nsubj"]
+    if any(s.lower_ not in SPEAKER_SUBJECTS for s in subjects) or _is_question(root.sent):
+        return []  # "Tom told me that ...": his word; "can you note that ...?"
+    if any(c.dep_ == "neg" for v in {root, verb} for c in v.children):
+        return []
+    return [c for c in verb.children if c.dep_ == "ccomp" and c.i > verb.i and _has_subject(c)]
 
 
 def _felt_clauses(root: Token) -> list[Token]:
@@ -613,6 +633,8 @@ def _is_irrealis(verb: Token) -> bool:
                 continue  # "my teamlead will be Birgit": who one reports to from the start
             if low in SCHEDULED_MODALS and verb.lemma_ == "go" and _to_school(verb):
                 continue  # "Ollie will be going to Westfield Juniors after half term": a school place
+            if low in SCHEDULED_MODALS and verb.lemma_ in MOVE_VERBS and verb.tag_ == "VBG":
+                continue  # "we shall be moving to Bath in March": an arrangement, as "we're moving"
             return True
         negated = low in HEDGES or any(g.dep_ == "neg" for g in child.children)
         if child.dep_ == "advmod" and negated and not _detached(child, verb):
@@ -670,12 +692,14 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
         return [(root, subjects, True)]  # "I no longer work at X": worked there, and no more
     if root.pos_ not in {"VERB", "AUX"} or _is_irrealis(root):
         return result
-    for advcl in (c for c in root.children if dropped and c.dep_ == "advcl" and c.i < root.i):
+    # "Left Walmart after 9 years, now I'm a shift lead at Costco": the opening clause is the speaker's
+    lead = dropped or ([ctx.me] if subjects == [ctx.me] and ctx.message.role == "user" else [])
+    for advcl in (c for c in root.children if lead and c.dep_ == "advcl" and c.i < root.i):
         if advcl.tag_ == "VBG" and not _has_mark(advcl, MARKS) and not _is_irrealis(advcl):
-            _add_clause(advcl, dropped, result)  # "Living in Wash Park now, renting a house ..."
+            _add_clause(advcl, lead, result)  # "Living in Wash Park now, renting a house ..."
             ctx.dropped.add(advcl.i)
         elif advcl.tag_ != "VBG" and _leading_clause(advcl) and not _is_irrealis(advcl):
-            result.append((advcl, dropped, True))  # "Taught maths at X for 31 years, finished up ..."
+            result.append((advcl, lead, True))  # "Taught maths at X for 31 years, finished up ..."
             ctx.dropped.add(advcl.i)
     if not subjects and root.lemma_ == "be":
         subj_tok = next((c for c in root.children if c.dep_ == "nsubj"), None)
@@ -805,6 +829,17 @@ def _subjects(verb: Token, ctx: _Ctx) -> list[str]:
     return names
 
 
+def _stranded_pair(verb: Token, ctx: _Ctx) -> list[str]:
+    """'Ahmed and I got married': the parser may hang the first of the pair off the verb as a
+    modifier, with its "and"; that name is the other subject."""
+    for tok in verb.children:
+        paired = any(c.dep_ == "cc" and c.lower_ == "and" for c in tok.children)
+        if tok.dep_ in {"npadvmod", "dep", "nmod"} and tok.pos_ == "PROPN" and paired and tok.i < verb.i:
+            name = _name_of(tok, ctx, person=True)
+            return [name] if name else []
+    return []
+
+
 def _listed_in_apposition(tok: Token, first: str, ctx: _Ctx) -> list[str]:
     """'Our twins, Ada and Ezra, have both got places': Ezra is a subject too."""
     appos = next((c for c in tok.children if c.dep_ == "appos"), None)
@@ -921,8 +956,10 @@ def _the_spouse(noun: Token, ctx: _Ctx, named: Token | None = None) -> bool:
     speaker's own (British chat); 'the manager' or 'the son' is nobody's in particular. The 'the' may
     hang on the name the spouse word is a compound of (`named`)."""
     the = any(c.dep_ == "det" and c.lower_ == "the" for c in (named or noun).children)
+    # "husband ryan drives for uber": chat drops the "my" of a spouse word opening the sentence
+    bare = noun.i == noun.sent.start and not any(c.dep_ in {"det", "poss"} for c in (named or noun).children)
     spouse = RELATION_PREDICATES.get(noun.lemma_.lower()) == "is-married-to" or _other_half(noun)
-    return the and spouse and ctx.message.role == "user"
+    return (the or bare) and spouse and ctx.message.role == "user"
 
 
 def _kin_type(noun: Token) -> EntityType | None:
@@ -1016,6 +1053,8 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         if c.dep_ in {"compound", "nummod"} and c.pos_ in {"PROPN", "NUM"} and not _relation_word(c)
     ]  # "my gf priya": the tagger may call a lower-case "gf" a name
     start = min([tok.i, *chain, *([ent.start] if ent is not None else [])])
+    if start <= tok.head.i < tok.i and tok.head.pos_ == "VERB":
+        start = tok.head.i + 1  # "Left Walmart last year": the opening verb the model ran into the name
     end = max([tok.i, *(c.i for c in tok.rights if c.dep_ == "nummod")])  # "iPhone 15"
     if ent is not None:
         end = max(end, ent.end - 1)
@@ -1143,6 +1182,8 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             _prep_objects(verb, subject, "born", ctx)
         return
     if _passive(verb):
+        if verb.lemma_ in {"marry", "engage"} and len(subjects) == 1:
+            subjects = [*_stranded_pair(verb, ctx), *subjects]  # "Ahmed and I got married in 2012"
         if verb.lemma_ in {"marry", "engage"} and len(subjects) == 2:  # "Tom and I got married"
             pred = "is-married-to" if verb.lemma_ == "marry" else "has-partner"
             _emit(ctx, subjects[1], pred, subjects[0], 0.6, obj_tok=None, obj_type="person")
@@ -2044,6 +2085,8 @@ def _family(verb: Token, prep: str, pred: str, past: bool) -> str:
     family = VERB_FAMILIES.get((verb.lemma_.lower(), prep))
     done = past or (family is not None and family[0] == "moves-to" and _perfect(verb))
     chosen = family and (family[1] if done else family[0])
+    if not chosen and prep == "from" and verb.lemma_ in MOVE_VERBS and _perfect(verb):
+        return "moved-from"  # "I have moved from the Wirral": a home left
     return chosen or f"{pred}-{prep}"
 
 
@@ -2079,6 +2122,8 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
             for tok in [pobj, *_conjuncts(pobj)]:
                 if p != "with" and _a_month(tok, ctx):
                     continue  # "moving to Bristol in may": when, not where
+                if p == "in" and tok.lower_ == "order":
+                    continue  # "in order to be closer to family": a purpose
                 family = _family(verb, p, pred, past)
                 if p in {"from", "to"} and verb.lemma_ in MOVE_VERBS and _job_move(preps, ctx):
                     family = "worked-at" if p == "from" else "works-at"  # "moved from Barclays to HSBC"
@@ -2105,12 +2150,47 @@ def _job_move(preps: list[Token], ctx: _Ctx) -> bool:
     ends = {p.lower_: list(_pobjs(p)) for p in preps if p.lower_ in {"from", "to"}}
     if set(ends) != {"from", "to"}:
         return False
-    objs = [o for group in ends.values() for o in group]
+    return _organisations([o for group in ends.values() for o in group], ctx)
+
+
+def _organisations(toks: list[Token], ctx: _Ctx) -> bool:
+    """Every token tagged an organisation and none a place the gazetteer knows."""
     known = places.places()
     return all(
         (ent := ctx.ents.get(o.i)) is not None and ent.label_ == "ORG" and places.fold(o.text) not in known
-        for o in objs
+        for o in toks
     )
+
+
+def _left_for(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
+    """'Left Nationwide for Santander', 'left mcdonalds last week now at costa': the second
+    organisation is the new job (both organisations: "left London for Paris" is a move)."""
+    new = [p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)]
+    new += [  # "now at X" hung on the leaving
+        p for prep in _preps(verb, verb, {"at"}) if prep.i > 0 and prep.doc[prep.i - 1].lower_ == "now"
+        for p in _pobjs(prep)
+    ]
+    olds = [d for d in dobjs if d.pos_ == "PROPN"]
+    if not new or not olds or not all(_firm_like(t, ctx) for t in olds) or _is_irrealis(verb):
+        return False
+    names = [n for n in (_name_of(t, ctx) for t in new if _firm_like(t, ctx, placed=False)) if n]
+    for name in names:  # (placed=False: Santander is a city too)
+        _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+    for old in (n for n in (_name_of(t, ctx) for t in olds) if n and names):
+        _emit(ctx, subject, "worked-at", old, 0.6, obj_tok=None, obj_type="organization", ends=True)
+    return bool(names)
+
+
+def _firm_like(tok: Token, ctx: _Ctx, placed: bool = True) -> bool:
+    """A name that may be a firm: no person's name and (with `placed`) no place the gazetteer
+    knows; without, only none the model tags a place (its labels on a shop's name are a coin toss)."""
+    ent = ctx.ents.get(tok.i)
+    label = ent.label_ if ent is not None else ""
+    if tok.pos_ != "PROPN" or label in {"PERSON", "EVENT", *SKIP_ENT_LABELS} or tok.lower_ in first_names():
+        return False
+    if tok.lower_ in HOLIDAYS or tok.lower_ in MONTHS:
+        return False
+    return places.fold(tok.text) not in places.places() if placed else label != "GPE"
 
 
 def _a_month(tok: Token, ctx: _Ctx) -> bool:
@@ -2183,6 +2263,9 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
             elif child.dep_ == "attr":
                 if not _condition_state(child, subject, past, ctx):
                     _attr_fact(child, subject, be, past, ctx)
+            elif child.dep_ == "acomp" and child.pos_ == "VERB" and child.tag_ in {"VB", "VBP"}:
+                for clause in [child, *_conjuncts(child)]:  # "I'm 27, live in Tulsa, and make $54,000"
+                    _clause_facts(clause, [subject], past, ctx)
             elif child.dep_ == "acomp":
                 if child.lower_ in DIET_ADJECTIVES and not past:
                     _emit(ctx, subject, "is-a", child.lower_, 0.6, obj_tok=None)
@@ -2196,6 +2279,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                             _emit(ctx, subject, pred, obj, 0.6, obj_tok=pobj)
             elif child.dep_ == "prep" and child.lower_ in {"from", "in", "at"}:
                 _be_prep(child, subject, be, ctx)
+            elif child.dep_ == "prep" and child.lower_ == "with" and not past:
+                _been_with(child, subject, ctx)
             elif child.dep_ == "prep" and child.lower_ == "into" and not past and not _is_irrealis(verb):
                 for pobj in _pobjs(child):  # "I'm really into pottery these days" -> likes
                     obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
@@ -2362,6 +2447,27 @@ def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
     if be != "is" or prep.lower_ != "in" or ent is None or ent.label_ not in {"GPE", "LOC"}:
         return False
     return _stayed(prep, pobj)
+
+
+def _been_with(prep: Token, subject: str, ctx: _Ctx) -> None:
+    """'I've been with Leah for two years' -> has-partner; 'been with Tesco since 2019' -> works-at:
+    a present perfect of duration with a person is a couple, with a firm a job."""
+    verb = prep.head
+    spans = [p for q in _preps(verb, verb, {"for"}) for p in _pobjs(q)]
+    long = any(p.lemma_.lower() in {"year", "month", "decade", "age"} for p in spans) or bool(
+        _preps(verb, verb, {"since"})
+    )  # not "with Tom for the whole afternoon"
+    for pobj in _pobjs(prep):
+        if not long or not _stayed(prep, pobj) or _is_irrealis(verb):
+            continue
+        name = _name_of(pobj, ctx, person=True)
+        ent = ctx.ents.get(pobj.i)
+        person = pobj.lower_ in first_names() or (ent is not None and ent.label_ == "PERSON")
+        if name and person and subject == ctx.me:
+            _emit(ctx, subject, "has-partner", name, 0.55, obj_tok=None, obj_type="person")
+        elif name and _firm_like(pobj, ctx) and not any(c.lower_ == "we" for c in verb.children):
+            _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")  # not a
+            # household's bank: "we've been with Nationwide since 2015"
 
 
 def _stayed(prep: Token, pobj: Token) -> bool:
@@ -2991,17 +3097,38 @@ def _other_half(noun: Token) -> bool:
 
 def _number(tok: Token) -> int | None:
     text = tok.lower_
+    tens = tok.doc[tok.i - 2] if tok.i >= 2 and tok.doc[tok.i - 1].text == "-" else None
+    if tens is not None and tens.head == tok and text in NUMBER_WORDS:  # "fifty-two"
+        return _number_word(tens.lower_, text)
     value = NUMBER_WORDS.get(text)
     if value is None and text.isdigit():
         value = int(text)
     return value if value is not None and 0 < value < 120 else None
 
 
+def _beside_a_number(tok: Token, num: Token) -> bool:
+    """A word under an age that leaves it an age: a conjunction, punctuation, chat blanked to spaces,
+    or the tens of "seventy-five" (not a second number: "15 and 12")."""
+    if tok.is_space or (tok.dep_ in {"cc", "conj", "punct"} and tok.pos_ != "NUM"):
+        return True
+    return tok.dep_ == "compound" and tok.i == num.i - 2 and num.doc[num.i - 1].text == "-"
+
+
+def _number_word(tens: str, unit: str) -> int | None:
+    """'fifty', 'two' -> 52 (None for a pair that is no such number)."""
+    high, low = NUMBER_WORDS.get(tens), NUMBER_WORDS.get(unit)
+    if high is None or low is None or high % 10 or not 20 <= high <= 90 or not 0 < low < 10:
+        return None
+    return high + low
+
+
 def _age_of(verb: Token) -> int | None:
     """'is four', 'is 4 years old', 'just turned six' -> the age."""
     for child in verb.children:
-        bare = all(c.dep_ in {"cc", "conj", "punct"} and c.pos_ != "NUM" for c in child.children)
-        if child.dep_ in {"attr", "dobj", "acomp"} and child.pos_ == "NUM" and bare:
+        bare = all(_beside_a_number(c, child) for c in child.children)
+        # "im 24 and work at primark": the parse makes the number right after the verb a modifier
+        said = child.dep_ in {"attr", "dobj", "acomp"} or (child.dep_ == "npadvmod" and child.i == verb.i + 1)
+        if said and child.pos_ == "NUM" and bare:
             return _number(child)  # "is 15 and already taller than me": what follows the "and" is no age
         if child.dep_ == "acomp" and child.lower_ == "old":
             years = next((c for c in child.children if c.dep_ == "npadvmod" and c.lemma_ == "year"), None)
@@ -3297,6 +3424,8 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                         ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True
                     )
                     found = True
+    if lemma in {"quit", "leave"}:
+        found = _left_for(verb, dobjs, subject, ctx) or found
     particles = [c for c in verb.children if c.dep_ == "prep" and c.lower_ in {"in", "over"}]
     # "handing in my notice": the parser may hang the notice on an "in" preposition
     handed_in = [p for c in particles for p in _pobjs(c)]
@@ -3339,7 +3468,7 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
         for pobj in (p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)):
             ent = ctx.ents.get(pobj.i)
             name = _name_of(pobj, ctx)
-            if name and ent is not None and ent.label_ == "ORG":
+            if name and ((ent is not None and ent.label_ == "ORG") or _firm_like(pobj, ctx, placed=False)):
                 pred = "worked-at" if past else "works-at"
                 _emit(ctx, subject, pred, name, 0.55, obj_tok=None, obj_type="organization")
     if lemma in {"rent", "lease"} and not past:  # "renting a little house for $2,900 a month"

@@ -44,6 +44,8 @@ HEDGE_VERBS = {
 }
 # Verbs of learning whose complement clause is asserted ("I learned that Tom works at X"); "find" and
 # "turn" count with "out" ("found out", "turns out").
+# Verbs of telling whose clause the speaker asserts ("Please note that we have moved to Chester").
+ANNOUNCE_VERBS = {"inform", "note", "notify", "advise", "tell", "update", "mention"}
 FACTIVE_VERBS = {"learn", "discover", "realise", "realize"}
 # Feelings about what happened: the clause after them is asserted ("I'm so relieved we finally moved
 # to Vancouver"); not worry or hope ("I'm worried we'll have to move").
@@ -748,6 +750,8 @@ APPROXIMATORS = {"about", "around", "roughly", "approximately", "approx", "appro
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve"
 _TEENS = "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
 NUMBER_WORDS = {w: i for i, w in enumerate(f"{_UNITS} {_TEENS}".split(" "))}
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
+NUMBER_WORDS |= {w: 20 + 10 * i for i, w in enumerate(_TENS.split(" "))}
 MONEY_SHORT = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kKmM]$")
 IRREGULAR_PRESENT = {"be": "is", "have": "has", "do": "does", "go": "goes"}
 FIRST_PERSON = {"i", "me", "myself"}

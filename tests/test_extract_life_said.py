@@ -1,0 +1,106 @@
+"""Life facts said the ways a second blind sentence set said them (issue 14): news announced
+("Please note that ..."), a switch of employer ("Left Nationwide for Santander"), ages in words or
+in chat ("fifty-two years old", "im 31 btw"), a spouse word without its "my", a couple or a job
+by how long one has been with them; on the real English pipeline through the spaCy tier."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from tests.fixtures.common import spoken
+
+ME = "Kit"
+
+
+def facts(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.predicate, f.object) for f in spoken(tier, text, ME).facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I should inform you that I have moved from the Wirral to Chester, as of last month.",
+         (ME, "moved-to", "Chester")),
+        ("I should inform you that I have moved from the Wirral to Chester, as of last month.",
+         (ME, "moved-from", "Wirral")),  # a move done is a past home, in the perfect too
+        ("Kindly note that we shall be moving to Bath in the first week of March.", (ME, "moves-to", "Bath")),
+        ("I wanted to let you know that I work at Tesco now.", (ME, "works-at", "Tesco")),
+        ("I must tell you that my husband Tom got a job at Aviva.", ("Tom", "works-at", "Aviva")),
+    ],
+)  # fmt: skip
+def test_what_the_speaker_announces_is_asserted(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom told me that he works at Aviva.",  # his word, not the speaker's
+        "I can't tell you that I work at Tesco.",
+        "Can you note that I work at Tesco?",
+    ],
+)
+def test_no_announcement_by_another_negated_or_asked(tier: SpacyTier, text: str) -> None:
+    assert not [f for f in facts(tier, text) if f[1] == "works-at"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("For the record, I am fifty-two years old.", (ME, "is-aged", "52")),
+        ("My dad Frank is seventy-five.", ("Frank", "is-aged", "75")),
+        ("im 31 btw", (ME, "is-aged", "31")),
+        ("im 24 and work at primark as a sales assistant lol", (ME, "is-aged", "24")),
+        ("I'm 27, live in Tulsa, and make about $54,000 as a dental hygienist.", (ME, "lives-in", "Tulsa")),
+        ("I'm 27, live in Tulsa, and make about $54,000 as a dental hygienist.",
+         (ME, "has-salary", "$54,000")),
+    ],
+)  # fmt: skip
+def test_ages_in_words_or_chat_and_clauses_listed_after_one(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_two_numbers_are_no_age(tier: SpacyTier) -> None:
+    assert not [f for f in facts(tier, "Tom is 15 and 12.") if f[1] == "is-aged"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Left Nationwide for Santander last month, same role.", (ME, "works-at", "Santander")),
+        ("I left Nationwide for Santander last month.", (ME, "worked-at", "Nationwide")),
+        ("Left Walmart after 9 years, now I'm a shift lead at Costco.", (ME, "left", "Walmart")),
+        ("Left Walmart last year.", (ME, "left", "Walmart")),  # not "Left Walmart"
+        ("I drive for Uber.", (ME, "works-at", "Uber")),
+        ("husband ryan drives for uber", (ME, "is-married-to", "Ryan")),
+        ("husband ryan drives for uber", ("Ryan", "works-at", "Uber")),
+        ("wife sarah teaches at hollybank school", (ME, "is-married-to", "Sarah")),
+        ("Ahmed and I got married in 2012.", (ME, "is-married-to", "Ahmed")),
+        ("I've been with Leah for two years.", (ME, "has-partner", "Leah")),
+        ("I've been with Tesco for two years.", (ME, "works-at", "Tesco")),
+    ],
+)
+def test_jobs_and_partners_said_in_passing(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("We left London for Paris.", "works-at"),  # places: a move, not a job
+        ("She left Tom for Dave.", "works-at"),
+        ("I cook for Christmas.", "works-at"),
+        ("I've been with Tom for the whole afternoon.", "has-partner"),  # an afternoon is no couple
+        ("We've been with Nationwide since 2015.", "works-at"),  # a household's bank
+        ("I relocated from Johannesburg to Durban in 2021 in order to be closer to family.", "relocated-in"),
+    ],
+)
+def test_no_job_or_partner_from_places_people_or_a_short_while(
+    tier: SpacyTier, text: str, wrong: str
+) -> None:
+    assert not [f for f in facts(tier, text) if f[1] == wrong]
