@@ -70,3 +70,19 @@ def test_a_trailing_btw_is_no_part_of_the_fact(tier: SpacyTier) -> None:
 def test_a_name_before_a_blanked_word_keeps_its_own_offsets(tier: SpacyTier) -> None:
     _, mentions = _read(tier, "idk if Tom works at Acme tbh")
     assert ("Acme", "Acme") in mentions and ("Tom", "Tom") in mentions
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm 29 and have never done a budget, where do I even start?",
+         "I'm 29 and have never done a budget. where do I even start?"),
+        ("Hi. My son is 17, what car should he get?", "Hi. My son is 17. what car should he get?"),
+        ("What is it, where is it?", "What is it, where is it?"),  # a question throughout
+        ("Tom is 17, what car should he get?", "Tom is 17, what car should he get?"),  # not the speaker's
+        ("I work at Tesco, and I like it.", "I work at Tesco, and I like it."),  # no question
+    ],
+)  # fmt: skip
+def test_a_statement_run_into_its_question_is_parsed_apart(text: str, expected: str) -> None:
+    assert chatter.ask_apart(text) == expected
+    assert len(chatter.ask_apart(text)) == len(text)

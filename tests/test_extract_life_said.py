@@ -104,3 +104,39 @@ def test_no_job_or_partner_from_places_people_or_a_short_while(
     tier: SpacyTier, text: str, wrong: str
 ) -> None:
     assert not [f for f in facts(tier, text) if f[1] == wrong]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I need a packing list for the move to Edinburgh on the 20th, we've got a 3-bed.",
+         (ME, "moves-to", "Edinburgh")),  # "the move", dated
+        ("Our move to Spain is in June.", (ME, "moves-to", "Spain")),
+        ("Since the move to Leeds I've been lonely.", (ME, "moved-to", "Leeds")),
+        ("What's a fun thing to do in Lyon on a Sunday? We only moved here in March.",
+         (ME, "moved-to", "Lyon")),
+        ("I'm 29 and have never done a budget, where do I even start?", (ME, "is-aged", "29")),
+        ("I work at Tesco, should I ask for a raise?", (ME, "works-at", "Tesco")),
+        ("I've just become team lead at Google.", (ME, "has-role", "team lead")),
+        ("I've just become team lead at Google.", (ME, "works-at", "Google")),
+        ("I was diagnosed with Parkinson's disease in 2020.",
+         (ME, "was-diagnosed-with", "Parkinson's disease")),
+    ],
+)  # fmt: skip
+def test_moves_by_their_noun_or_here_and_statements_before_a_question(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is the move to Mars realistic by 2040?",
+        "The move to Leeds was a mistake for them.",  # nobody's, undated
+        "We came here from Paris and Lyon, and I live here now.",  # "here" is no one place
+        "Should I move to Leeds, what do you think?",
+    ],
+)
+def test_no_move_asked_undated_or_of_an_unclear_here(tier: SpacyTier, text: str) -> None:
+    assert not [f for f in facts(tier, text) if f[1] in {"moves-to", "lives-in"}]

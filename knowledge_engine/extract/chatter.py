@@ -9,6 +9,11 @@ A chat line also often ends with no full stop ("my new boss is Raj", "im 34"), a
 trained on edited text, then reads the last word as anything but a name or a number ("Raj" an
 adverb, "34" a modifier of nothing). Such a text gets " ." after it for the parse: every offset in
 the text stays valid, and the added token is past its end.
+
+Chat runs a statement and its question into one sentence ("I'm 29 and have never done a budget,
+where do I even start?"); the question mark made the whole a question, which asserts nothing. The
+comma before a question that follows a first-person statement becomes a full stop for the parse
+(same length).
 """
 
 from __future__ import annotations
@@ -55,3 +60,21 @@ def close(text: str) -> str:
 def close_all(texts: list[str]) -> list[str]:
     """The texts closed; counts the texts it changed."""
     return _each(texts, close, "extract.spacy.closed")
+
+
+# A first-person statement, a comma, then a question: "I'm 29 and ..., where do I even start?"
+_ASKED_AFTER = re.compile(
+    r"(?:^|(?<=[.!?]\s))(\s*(?:i|i'm|i’m|im|i've|ive|we|we're|we've|my|our)\b[^.!?,]*(?:,[^.!?,]*)?),"
+    r"(?=\s+(?:what|where|when|how|why|which|who|any|anyone|should|can|could|would|do|does|is|are)\b[^.!?]*\?)",
+    re.IGNORECASE,
+)
+
+
+def ask_apart(text: str) -> str:
+    """`text` with the comma between a statement and its question made a full stop (same length)."""
+    return _ASKED_AFTER.sub(lambda m: m.group(1) + ".", text)
+
+
+def ask_apart_all(texts: list[str]) -> list[str]:
+    """The texts with their statements asked apart; counts the texts it changed."""
+    return _each(texts, ask_apart, "extract.spacy.asked_apart")

@@ -146,6 +146,7 @@ from knowledge_engine.extract.lexicon import (
 from knowledge_engine.extract.nlp import LABEL_TYPES
 from knowledge_engine.extract.pets import pet_of_breed, pets_in
 from knowledge_engine.extract.regex import CURRENCY_CODES
+from knowledge_engine.extract.truecase import COMMON_PLACE_POPULATION
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.predicates import (
@@ -319,6 +320,8 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _last_day(sent, ctx)
         _firm_called_job(sent, ctx)
         _since_moving(sent, ctx)
+        _the_move(sent, ctx)
+        _moved_here(sent, ctx)
         _rent_in(sent, ctx)
         _offers(sent, ctx)
         _home_it(sent, ctx)
@@ -1122,6 +1125,9 @@ def _object_phrase(tok: Token, ctx: _Ctx, with_of: bool = False, prefer_name: bo
     if tok.lemma_.lower() in QUANTITY_HEADS:
         inner = _of_object(tok)
         return _object_phrase(inner, ctx) if inner is not None else None
+    eponym = _eponym(tok)
+    if eponym is not None:
+        return eponym
     if tok.pos_ == "PROPN":
         text = _name_of(tok, ctx) or tok.text
     elif tok.lower_ in GENERIC_OBJECTS or any(c.dep_ == "poss" for c in tok.children):
@@ -1137,6 +1143,17 @@ def _object_phrase(tok: Token, ctx: _Ctx, with_of: bool = False, prefer_name: bo
         if tail and not text.endswith(tail):  # the entity span may already hold "of X"
             text = f"{text} of {tail}"
     return text
+
+
+def _eponym(tok: Token) -> str | None:
+    """"Parkinson's disease", "Crohn's disease", "Bell's palsy": a condition named after a person
+    (the parse makes the name its owner)."""
+    if tok.lemma_.lower() not in DISEASE_HEADS | {"palsy", "lymphoma"}:
+        return None
+    owner = next((c for c in tok.children if c.dep_ == "poss" and c.pos_ == "PROPN"), None)
+    if owner is None or owner.i + 2 != tok.i or tok.doc[owner.i + 1].tag_ != "POS":
+        return None
+    return tok.doc[owner.i : tok.i + 1].text
 
 
 def _is_modifier_of(tok: Token, head: Token) -> bool:
@@ -1966,6 +1983,8 @@ def _became(verb: Token, subject: str, ctx: _Ctx) -> bool:
         return False
     if verb.lemma_ == "become":
         nouns = [c for c in verb.children if c.dep_ == "attr"]
+        for title in (n for n in nouns if not any(c.dep_ == "poss" for c in n.children)):
+            _attr_fact(title, subject, "is", False, ctx)  # "I've just become team lead at Ocado": now is
     elif verb.lemma_ == "take" and any(c.dep_ == "prt" and c.lower_ == "over" for c in verb.children):
         nouns = [p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)]
     else:
@@ -2366,6 +2385,49 @@ def _since_moving(sent: Span, ctx: _Ctx) -> None:
             ent = ctx.ents.get(pobj.i)
             if name and (ent is None or ent.label_ in {"GPE", "LOC"}):
                 _emit(ctx, ctx.me, "moved-to", name, 0.55, obj_tok=None, obj_type="location")
+
+
+def _the_move(sent: Span, ctx: _Ctx) -> None:
+    """'a packing list for the move to Edinburgh on the 20th', 'terrified about our move to Toronto
+    next month' -> moves-to (after "since"/"after": moved-to). "The move" in a user's turn is the
+    speaker's when it is theirs ("our", "my") or dated (a plan without a date stays a plan)."""
+    for move in (t for t in sent if t.lemma_.lower() == "move" and t.pos_ == "NOUN"):
+        dets = {c.lower_ for c in move.children if c.dep_ in {"det", "poss"}}
+        dated = any(ctx.ents.get(t.i) is not None and ctx.ents[t.i].label_ == "DATE" for t in move.subtree)
+        done = move.dep_ == "pobj" and move.head.lower_ in {"since", "after"}
+        if not (dets & {"our", "my"} or ("the" in dets and (dated or done))) or _is_irrealis(move.head):
+            continue
+        for pobj in (p for to in _preps(move, move, {"to"}) for p in _pobjs(to)):
+            home = _home_place(pobj, ctx) if pobj.lemma_.lower() in HOME_NOUNS else None  # "my in-laws' place
+            tok, name = home if home is not None else (pobj, _name_of(pobj, ctx))  # in Reading"
+            ent = ctx.ents.get(tok.i)
+            if name and (ent is None or ent.label_ in {"GPE", "LOC"}):
+                pred = "moved-to" if done else "moves-to"
+                _emit(ctx, ctx.me, pred, name, 0.55, obj_tok=None, obj_type="location")
+
+
+def _moved_here(sent: Span, ctx: _Ctx) -> None:
+    """'What's fun in Lyon? We only moved here in March' -> moved-to Lyon: "here" is the one place
+    the message names, in another sentence (two or more places, or one in the same sentence: nothing)."""
+    for verb in (t for t in sent if t.lemma_ in MOVE_VERBS | {"live"} and t.pos_ == "VERB"):
+        here = any(c.dep_ == "advmod" and c.lower_ == "here" for c in verb.children)
+        if not here or not _by_me(verb, ctx) or _is_irrealis(verb):
+            continue
+        named = {_strip_det(e) for e in ctx.ents.values() if e.label_ == "GPE"} | _big_places(sent.doc)
+        if len(named) != 1 or any(n in sent.text for n in named):
+            continue  # "born and raised in Gdansk, moved here at 19": the clause's own place is another
+        place = named.pop()
+        done = _is_past(verb) or _perfect(verb)
+        pred = "lives-in" if verb.lemma_ == "live" else "moved-to" if done else "moves-to"
+        _emit(ctx, ctx.me, pred, place, 0.55, obj_tok=None, obj_type="location")
+
+
+def _big_places(doc: Doc) -> set[str]:
+    """Capitalised words of a message the gazetteer knows as big places (the model calls "Lyon" a
+    person)."""
+    known = places.places()
+    found = {t.text for t in doc if t.pos_ == "PROPN" and t.is_title}
+    return {w for w in found if known.get(places.fold(w), 0) >= COMMON_PLACE_POPULATION}
 
 
 def _firm_called_job(sent: Span, ctx: _Ctx) -> None:

@@ -11,7 +11,8 @@ JSONL files, one message per line:
 "partner" = spouse, "moved_to" = lives_in); `expect` empty for a message that states none of them.
 `blind-300.jsonl` was written by a helper who had seen neither the engine nor any story.
 
-Each message is extracted alone (its own session, speaker "Alex Morgan", role user), in process.
+Each message is extracted alone (its own session, speaker "Alex Morgan", role user), in process,
+with relations by example read with the local MiniLM as the engine does (`--rules-only`: without).
 A row counts when a fact expresses it in any form (current, past or inverse: knowledge.py's
 `RELATIONS` and `contains`; the fact's object may also be a part of the row's, "£950" for "£950 a
 month"); a negative message counts when it gives a fact of one of the relations below.
@@ -20,6 +21,7 @@ Split: `--part odd` are the messages to look at when writing rules (`--misses` p
 failures); `--part even` are the ones to report and never to read. Last line: one JSON object.
 
 Usage: .venv/bin/python scripts/bench/sentences.py [--part odd|even|all] [--misses] [--file PATH]
+       [--rules-only]
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from knowledge_engine.config import SpacyConfig  # noqa: E402
 from knowledge_engine.extract.spacy_ner import SpacyTier  # noqa: E402
+from knowledge_engine.index.embeddings.local import LocalEmbedder  # noqa: E402
 from knowledge_engine.model.records import Message  # noqa: E402
 from scripts.bench.knowledge import RELATIONS, contains  # noqa: E402
 
@@ -74,9 +77,10 @@ def false_facts(facts: list[Triple]) -> list[Triple]:
     return [f for f in facts if any(RELATIONS[r].kinds(f[1]) for r in NEGATIVE_RELATIONS)]
 
 
-def run(path: Path, part: str) -> tuple[dict[str, Any], list[str]]:
+def run(path: Path, part: str, by_example: bool = True) -> tuple[dict[str, Any], list[str]]:
     rows = load(path, part)
-    tier = SpacyTier(SpacyConfig(workers=0))
+    # the engine's own tier: relations by example read with the local MiniLM when embeddings are on
+    tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder if by_example else None)
     msgs = [Message(id=r["id"], text=r["text"], role="user", speaker=SPEAKER, session=r["id"]) for r in rows]
     hits: Counter[str] = Counter()
     totals: Counter[str] = Counter()
@@ -102,6 +106,7 @@ def run(path: Path, part: str) -> tuple[dict[str, Any], list[str]]:
     out = {
         "file": path.name,
         "part": part,
+        "by_example": by_example,
         "messages": len(rows),
         "facts_expected": total,
         "facts_found": found,
@@ -119,10 +124,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--file", type=Path, default=DEFAULT)
     ap.add_argument("--part", choices=("odd", "even", "all"), default="odd")
     ap.add_argument("--misses", action="store_true", help="Print the failures (odd part only).")
+    ap.add_argument(
+        "--rules-only",
+        action="store_true",
+        help="Leave out relations by example (the engine runs them whenever local embeddings are on).",
+    )
     args = ap.parse_args(argv)
     if args.misses and args.part != "odd":
         ap.error("--misses reads the odd part only: the even part is for reporting")
-    out, misses = run(args.file, args.part)
+    out, misses = run(args.file, args.part, by_example=not args.rules_only)
     print(
         f"{out['file']} ({out['part']}): {out['facts_found']}/{out['facts_expected']} facts, "
         f"negatives with a fact {out['negatives_with_a_fact']}/{out['negatives']}"
