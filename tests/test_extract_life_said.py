@@ -140,3 +140,33 @@ def test_moves_by_their_noun_or_here_and_statements_before_a_question(
 )
 def test_no_move_asked_undated_or_of_an_unclear_here(tier: SpacyTier, text: str) -> None:
     assert not [f for f in facts(tier, text) if f[1] in {"moves-to", "lives-in"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Our rabbit is Clover. She's 6, which is old for a rabbit.", (ME, "has-rabbit", "Clover")),
+        ("We've got a dog, Hugo, and a cat. The cat's called Tinkerbell.", (ME, "has-cat", "Tinkerbell")),
+        ("Since Monday my manager's Rachel Lim, Gary Swift finally retired.",
+         (ME, "has-manager", "Rachel Lim")),
+        ("Our son, Thomas, who is twelve, has been diagnosed with asthma.", ("Thomas", "is-aged", "12")),
+        ("Turned 40 yesterday. Officially old.", (ME, "is-aged", "40")),
+    ],
+)  # fmt: skip
+def test_pets_named_as_a_subject_names_after_a_relation_and_ages_in_passing(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My sister's Toyota broke down.",  # a possessive before a make, not a name
+        "The dog's bed is dirty.",
+        "I met a guy who is 40.",  # nobody named
+        "I'm 40 minutes away.",
+    ],
+)
+def test_no_relation_or_age_from_a_possessive_or_an_unnamed_one(tier: SpacyTier, text: str) -> None:
+    assert not [f for f in facts(tier, text) if f[1] in {"is-aged", "has-sister", "has-dog", "is-a"}]

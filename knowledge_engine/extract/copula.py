@@ -22,6 +22,7 @@ from knowledge_engine.extract.lexicon import (
     PET_NOUNS,
     RELATION_PREDICATES,
 )
+from knowledge_engine.extract.truecase import names
 
 
 def _words(text: str) -> frozenset[str]:
@@ -62,7 +63,9 @@ _PAY_NOUNS = frozenset(PAY_WORDS)  # "Rent's £1,200 now", "my salary's 40k"
 _NAMED = _words("called named")
 # Words before a name whose "'s" is the name's own: "at McDonald's", "to St Anne's", "of Lloyd's".
 _NAME_LEADS = _words("at in to from for with by near of into st st. saint the")
-_S = re.compile(r"\b(?:(my|our|his|her|their)\s+)?([A-Za-z][\w-]*)['’]s\s+(\S+)(?:\s+([A-Za-z-]+))?", re.I)
+_S = re.compile(
+    r"\b(?:(my|our|his|her|their|the)\s+)?([A-Za-z][\w-]*)['’]s\s+(\S+)(?:\s+([A-Za-z-]+))?", re.I
+)
 _AMOUNT = re.compile(r"[£$€¥₹]?\d")
 
 
@@ -109,9 +112,13 @@ def _verb(owner: str | None, noun: str, first: str, second: str) -> str | None:
     low, word = noun.lower(), first.rstrip(".,!?;:").lower()
     if low in _PAY_NOUNS and _AMOUNT.match(first):
         return "is"
+    if owner is not None and owner.lower() == "the":  # "The cat's called Tinkerbell"
+        return "is" if low in PET_NOUNS and word in _NAMED else None
     if owner is not None:
         if low not in _RELATION_NOUNS:
             return None
+        if low in RELATION_PREDICATES and first[:1].isupper() and word in names():
+            return "is"  # "my manager's Rachel Lim": a first name after a person's relation word
         return "is" if word in _NAMED else _verb_for(word, second)
     if low in {"he", "she"}:  # "She's been at Boots for six years": the model reads a passive "is"
         return "has" if _verb_for(word, second) == "has" else None

@@ -3189,7 +3189,8 @@ def _age_of(verb: Token) -> int | None:
     for child in verb.children:
         bare = all(_beside_a_number(c, child) for c in child.children)
         # "im 24 and work at primark": the parse makes the number right after the verb a modifier
-        said = child.dep_ in {"attr", "dobj", "acomp"} or (child.dep_ == "npadvmod" and child.i == verb.i + 1)
+        right_after = child.dep_ in {"npadvmod", "nummod", "advmod"} and child.i == verb.i + 1  # "Turned 40"
+        said = child.dep_ in {"attr", "dobj", "acomp"} or right_after
         if said and child.pos_ == "NUM" and bare:
             return _number(child)  # "is 15 and already taller than me": what follows the "and" is no age
         if child.dep_ == "acomp" and child.lower_ == "old":
@@ -3230,6 +3231,10 @@ def _age_facts(sent: Span, ctx: _Ctx) -> None:
             continue
         if subj.lower_ in {"he", "she"}:
             names = [_pronoun_name(subj, ctx) or _only_person_before(subj, ctx)]
+        elif subj.lower_ == "who" and verb.dep_ == "relcl":  # "Our son, Thomas, who is twelve, ..."
+            whom = verb.head
+            appos = next((c for c in whom.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+            names = [_name_of(appos if appos is not None else whom, ctx, person=True)]
         else:
             names = [_resolve_subject(t, ctx) for t in [subj, *_conjuncts(subj)]]
             appos = next((c for c in subj.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)

@@ -42,7 +42,7 @@ def pets_in(sent: Span, name_of: Name) -> list[tuple[str, str]]:
         kind = animal(tok) if tok.pos_ in {"NOUN", "ADJ"} else None  # the model tags "kitten" ADJ
         if kind is None:
             continue
-        ways = (_is_the_pet, _have_pet, _animal_named)
+        ways = (_is_the_pet, _have_pet, _animal_named, _our_pet_is)
         pair = next((p for way in ways if (p := way(tok, kind, name_of))), None)
         if pair:
             found.append(pair)
@@ -83,6 +83,22 @@ def _have_pet(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:
     if appos is None:
         appos = _its_name(noun.sent)  # "we have one dog, his name is Paçoca"
     name = name_of(appos) if appos is not None else None
+    return (kind, name) if name else None
+
+
+def _our_pet_is(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:
+    """'Our rabbit is Clover', 'the cat is called Tinkerbell': the household's animal as the subject
+    of its name ("our"/"my", or "the" with "called"/"named")."""
+    verb = noun.head
+    if noun.dep_ not in {"nsubj", "nsubjpass"}:
+        return None
+    owners = {c.lower_ for c in noun.children if c.dep_ in {"poss", "det"}}
+    called = verb.lemma_ in {"call", "name"} and noun.dep_ == "nsubjpass"
+    if not (owners & {"our", "my"} or (called and "the" in owners)):
+        return None
+    deps = {"oprd", "attr", "dobj"} if called else ({"attr"} if verb.lemma_ == "be" else set())
+    name_tok = next((c for c in verb.children if c.dep_ in deps and c.pos_ == "PROPN"), None)
+    name = name_of(name_tok) if name_tok is not None else None
     return (kind, name) if name else None
 
 
