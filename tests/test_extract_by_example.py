@@ -52,6 +52,8 @@ def _facts(tier: SpacyTier, text: str, session: str = "s1") -> set[tuple[str, st
         ("Tom has been with Northwind since 2019.", ("Tom", "works-at", "Northwind"), "Maya"),
         # pay in a line of job news
         ("Got the offer letter, 52k plus bonus!", ("Maya", "has-salary", "52k"), ""),
+        # an employer's "they" pays the speaker: "my pay" is the speaker's
+        ("I'm so angry they've frozen my pay at 38k for another year.", ("Maya", "has-salary", "38k"), ""),
         # the clause of the name is compared: the rest of a long line blurs it
         (
             "Actually scratch the Golf, we test drove a Mazda CX-5 today and we're getting that.",

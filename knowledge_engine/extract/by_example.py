@@ -268,6 +268,7 @@ _MOVED = re.compile(r"\bmoved\b", re.I)
 _I = re.compile(r"\b(?:i|i'm|im|i've|ive|i'll|i'd|me|we|we're|we've|us)\b", re.I)  # the speaker as a subject
 _HE_SHE = re.compile(r"\b(he|she)(?:'s|'ll|'d)?\b", re.I)
 _MINE = re.compile(r"\b(?:my|our)\b", re.I)
+_MY_PAY = re.compile(r"\b(?:my|our)\s+(?:pay|salary|wages?|income|rent|mortgage)\b|\bpay(?:ing)? me\b", re.I)
 _FIRST_WORD = re.compile(r"\A\W*([A-Za-z']+)")  # \A: linear under search too (the ReDoS scan)
 # Capitalised openers of a line whose "I" chat dropped ("Got the job at X!", "Finally settled in X")
 _OPENERS = frozenset(
@@ -515,6 +516,8 @@ def _subject(masked: str, others: Sequence[Mention], speaker: str, opens_chat: b
     people = {m.value for m in others if m.type == "person" and m.value.casefold() != speaker.casefold()}
     pronouns = {w.casefold() for w in _HE_SHE.findall(masked)}
     me = _I.search(masked) is not None
+    if opens_chat and not people and _MY_PAY.search(masked) and not _KIN.search(masked):
+        return speaker  # "they've frozen my pay at X": an employer's "they" pays the speaker
     if not people and not _OTHER_PERSON.search(masked):
         dropped = _dropped_i(masked) or (opens_chat and masked.lstrip().startswith(MASK))
         return speaker if me or _MINE.search(masked) or dropped else None
