@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
-from tests.fixtures.common import spoken
+from tests.fixtures.common import triples
 
 
 def facts(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
-    return {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Nia").facts}
+    return triples(tier, text, "Nia")
 
 
 @pytest.mark.parametrize(

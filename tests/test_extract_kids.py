@@ -8,12 +8,11 @@ from __future__ import annotations
 import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
-from tests.fixtures.common import spoken
+from tests.fixtures.common import spoken, triples
 
 
 def facts(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
-    extraction = spoken(tier, text, "Travis")
-    return {(f.subject, f.predicate, f.object) for f in extraction.facts}
+    return triples(tier, text, "Travis")
 
 
 def children(tier: SpacyTier, text: str) -> set[str]:

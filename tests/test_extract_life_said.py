@@ -8,13 +8,13 @@ from __future__ import annotations
 import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
-from tests.fixtures.common import spoken
+from tests.fixtures.common import triples
 
 ME = "Kit"
 
 
 def facts(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
-    return {(f.subject, f.predicate, f.object) for f in spoken(tier, text, ME).facts}
+    return triples(tier, text, ME)
 
 
 @pytest.mark.parametrize(
