@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
-from tests.fixtures.common import triples
+from tests.fixtures.common import spoken, triples
 
 ME = "Kit"
 
@@ -170,3 +170,16 @@ def test_pets_named_as_a_subject_names_after_a_relation_and_ages_in_passing(
 )
 def test_no_relation_or_age_from_a_possessive_or_an_unnamed_one(tier: SpacyTier, text: str) -> None:
     assert not [f for f in facts(tier, text) if f[1] in {"is-aged", "has-sister", "has-dog", "is-a"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "mention"),
+    [
+        ("Lyon is lovely in spring.", ("Lyon", "location")),  # the model says a person: a big city
+        ("Austin said hi.", ("Austin", "person")),  # a big city that is a first name stays as said
+    ],
+)
+def test_a_big_city_the_model_calls_a_person_is_a_place_unless_a_first_name(
+    tier: SpacyTier, text: str, mention: tuple[str, str]
+) -> None:
+    assert mention in {(m.value, m.type) for m in spoken(tier, text, ME).mentions}

@@ -614,8 +614,8 @@ def entity_mentions(doc: Doc) -> list[Mention]:
         if type_ == "person" and _in_place(span):
             type_ = "location"  # "relatives in Kochi", "the east end of Glasgow"
             counters.inc("extract.spacy.place_person")
-        elif type_ == "organization" and places.big_place(span.text):
-            type_ = "location"  # "Chennai", "Pune": the small model's ORG for a city it knows less well
+        elif type_ in {"organization", "person"} and _big_place_not_name(span):
+            type_ = "location"  # "Chennai", "Pune", "Lyon": the small model's ORG or PERSON for a city
             counters.inc("extract.spacy.big_place")
         if type_ in {"person", "organization", "location"} and all(t.text in lexicon.CAR_NAMES for t in span):
             type_ = "product"  # "a used Renault Clio": a car, not someone a later "she" could mean
@@ -751,6 +751,12 @@ def _in_place(span: Any) -> bool:
     if before == "in":
         return True
     return before == "of" and start > 1 and doc[start - 2].lower_ in lexicon.PLACE_PARTS
+
+
+def _big_place_not_name(span: Span) -> bool:
+    """A big place (places.big_place) no word of which is a first name ("Florence", "Austin" stay
+    whatever the model said)."""
+    return places.big_place(span.text) and not any(t.lower_ in truecase.names() for t in span)
 
 
 def _the_one(span: Any) -> bool:
