@@ -81,3 +81,22 @@ def test_an_animal_word_before_a_name_or_its_name_said_after(
 def test_no_pet_from_anothers_animal_or_a_persons_name(tier: SpacyTier, text: str) -> None:
     extraction = spoken(tier, text, "Eamon")
     assert not [f for f in extraction.facts if f.subject == "Eamon" and f.predicate.startswith("has-")]
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("Asking for Nala, my tabby, her skin's a bit flaky.", ("has-cat", "Nala")),
+        ("Buster, our labrador, is 12 now.", ("has-dog", "Buster")),
+        ("Max the dog chewed my shoes.", ("has-dog", "Max")),
+    ],
+)
+def test_a_name_beside_the_households_animal_word(tier: SpacyTier, text: str, pet: tuple[str, str]) -> None:
+    extraction = spoken(tier, text, "Eamon")
+    assert pet in {(f.predicate, f.object) for f in extraction.facts if f.subject == "Eamon"}
+
+
+@pytest.mark.parametrize("text", ["Her dog Rex, my favourite, is old.", "Paris the city is lovely."])
+def test_no_pet_beside_anothers_animal_or_a_place(tier: SpacyTier, text: str) -> None:
+    extraction = spoken(tier, text, "Eamon")
+    assert not [f for f in extraction.facts if f.predicate in {"has-dog", "has-cat", "has-city"}]

@@ -35,18 +35,41 @@ def animal(noun: Token) -> str | None:
 
 def pets_in(sent: Span, name_of: Name) -> list[tuple[str, str]]:
     """(animal, name) for each pet of the speaker the sentence introduces."""
-    if any(t.lower_ in OTHER_POSSESSIVES and t.head.lemma_ != "name" for t in sent):
-        return []  # "her dog Rex", "their cat": someone else's ("his name is Rex" is the pet's)
+    # "her dog Rex", "their cat": someone else's ("his name is Rex" is the pet's); a name beside "my
+    # tabby" says whose it is itself
+    others = any(t.lower_ in OTHER_POSSESSIVES and t.head.lemma_ != "name" for t in sent)
     found: list[tuple[str, str]] = []
     for tok in sent:
         kind = animal(tok) if tok.pos_ in {"NOUN", "ADJ"} else None  # the model tags "kitten" ADJ
         if kind is None:
             continue
-        ways = (_is_the_pet, _have_pet, _animal_named, _our_pet_is)
+        ways = [_name_beside] if others else [*_WAYS, _name_beside]
         pair = next((p for way in ways if (p := way(tok, kind, name_of))), None)
         if pair:
             found.append(pair)
     return found
+
+
+def _a_name(tok: Token) -> bool:
+    return tok.pos_ == "PROPN"
+
+
+def _name_beside(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:
+    """'Buster, our labrador', 'Nala, my tabby' (the name just before the comma), 'Max the dog':
+    a name beside the household's animal word."""
+    doc = noun.doc
+    owners = {c.lower_ for c in noun.children if c.dep_ in {"poss", "det"}}
+    first = noun.left_edge.i
+    if owners & {"my", "our"} and noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
+        name_tok: Token = noun.head
+    elif owners & {"my", "our"} and first >= 2 and doc[first - 1].text == "," and _a_name(doc[first - 2]):
+        name_tok = doc[first - 2]  # the parse hung "my tabby" elsewhere
+    elif owners == {"the"} and first >= 1 and doc[first - 1].pos_ == "PROPN" and noun.i == first + 1:
+        name_tok = doc[first - 1]  # "Max the dog"
+    else:
+        return None
+    name = name_of(name_tok)
+    return (kind, name) if name else None
 
 
 def pet_of_breed(breed_phrase: str) -> str | None:
@@ -129,3 +152,11 @@ def _animal_named(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | No
         return None
     name = name_of(name_tok)
     return (kind, name) if name else None
+
+
+_WAYS: tuple[Callable[[Token, str, Name], tuple[str, str] | None], ...] = (
+    _is_the_pet,
+    _have_pet,
+    _animal_named,
+    _our_pet_is,
+)
