@@ -9,7 +9,9 @@ JSONL files, one message per line:
 
 `subject` is "me" (the speaker) or a person's name; `relation` one of knowledge.py's RELATIONS (plus
 "partner" = spouse, "moved_to" = lives_in); `expect` empty for a message that states none of them.
-`blind-300.jsonl` was written by a helper who had seen neither the engine nor any story.
+`blind-300.jsonl` was written by a helper who had seen neither the engine nor any story;
+`blind-b-300.jsonl` (other styles) and `blind-c-300.jsonl` by two more, each blind to the others
+(`--file`). blind-c had not been read by anyone at the end of session 21: a fresh held-out set.
 
 Each message is extracted alone (its own session, speaker "Alex Morgan", role user), in process,
 with relations by example read with the local MiniLM as the engine does (`--rules-only`: without).
