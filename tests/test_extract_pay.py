@@ -141,3 +141,23 @@ def test_rent_paid_or_said_of_a_place_is_the_rent(tier: SpacyTier, text: str, re
 @pytest.mark.parametrize("text", ["We pay £30 for parking.", "We paid £1,200 rent in London."])
 def test_no_rent_from_other_costs_or_rent_paid_before(tier: SpacyTier, text: str) -> None:
     assert not {p for p, _ in pay(tier, text) if p == "has-rent"}
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("I get paid £11.44 an hour.", "£11.44"),
+        ("I'm paid 32k.", "32k"),
+        ("They pay £12 an hour, which is rubbish.", "£12"),  # an employer's "they"
+        ("I'm on 12.50 an hour.", "12.50"),  # hourly: pay without its sign
+    ],
+)
+def test_pay_by_its_period_to_the_speaker(tier: SpacyTier, text: str, amount: str) -> None:
+    assert ("has-salary", amount) in said_by(tier, text, "Lin")
+
+
+@pytest.mark.parametrize(
+    "text", ["They pay £5 for parking.", "I get paid £50 for the shift.", "I'm on 12 tablets a day."]
+)
+def test_no_pay_from_a_fee_a_one_off_or_a_dose(tier: SpacyTier, text: str) -> None:
+    assert not [p for p, _ in said_by(tier, text, "Lin") if p == "has-salary"]

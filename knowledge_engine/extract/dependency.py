@@ -2307,7 +2307,9 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                         _emit(ctx, subject, "likes", obj, 0.5, obj_tok=pobj)
             elif child.dep_ == "prep" and child.lower_ == "on" and not past:  # "I'm on £48,000"
                 for pobj in _pobjs(child):
-                    money = _money_value(pobj, ctx)
+                    hourly = any(c.dep_ == "npadvmod" and c.lemma_ == "hour" for c in pobj.children)
+                    # "on 12.50 an hour": an hourly amount is pay without its sign
+                    money = _money_value(pobj, ctx) or (_amount(pobj) if hourly else None)
                     if money:
                         _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
 
@@ -3655,6 +3657,8 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
         return
     if verb.lemma_ == "pay" and _is_past(verb):
         return
+    if verb.lemma_ == "pay" and _paid_by_the_hour(verb, ctx):
+        return
     dative = next(
         (c for c in verb.children if c.dep_ in {"dative", "dobj"} and c.lower_ in {"me", "us"}), None
     )
@@ -3671,6 +3675,25 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
         if money:
             pred = "has-salary" if verb.lemma_ == "pay" else OFFERED_PAY
             _emit(ctx, ctx.me, pred, money, 0.55, obj_tok=None)
+
+
+def _paid_by_the_hour(verb: Token, ctx: _Ctx) -> bool:
+    """'I get paid £11.44 an hour', "I'm paid 32k a year", 'they pay £12 an hour' -> has-salary: pay by
+    its period, to the speaker (a passive "I") or from an employer's "they" (not "they pay £5 for
+    parking": no period of work)."""
+    subj = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+    passive = subj is not None and subj.dep_ == "nsubjpass" and subj.lower_ in FIRST_PERSON
+    employer = subj is not None and subj.dep_ == "nsubj" and subj.lower_ == "they"
+    if not (passive or employer) or ctx.message.role != "user":
+        return False
+    periods = {"hour", "year", "week", "month"}
+    for dobj in (c for c in verb.children if c.dep_ == "dobj"):
+        period = any(c.dep_ == "npadvmod" and c.lemma_ in periods for c in dobj.children)
+        money = _money_value(dobj, ctx) or _amount(dobj)
+        if money and (period or MONEY_SHORT.match(money)):  # "32k": a year's pay; "£50" alone: a one-off
+            _emit(ctx, ctx.me, "has-salary", money, 0.55, obj_tok=None)
+            return True
+    return False
 
 
 def _rent_paid(verb: Token, ctx: _Ctx) -> None:
