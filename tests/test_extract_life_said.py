@@ -183,3 +183,22 @@ def test_a_big_city_the_model_calls_a_person_is_a_place_unless_a_first_name(
     tier: SpacyTier, text: str, mention: tuple[str, str]
 ) -> None:
     assert mention in {(m.value, m.type) for m in spoken(tier, text, ME).mentions}
+
+
+@pytest.mark.parametrize(
+    ("text", "boss"),
+    [
+        ("I work under Dave.", "Dave"),
+        ("Priya manages me.", "Priya"),
+        ("New boss Fiona starts Monday.", "Fiona"),  # a boss word opening chat without its "my"
+    ],
+)
+def test_a_manager_said_by_who_manages_whom(tier: SpacyTier, text: str, boss: str) -> None:
+    assert (ME, "has-manager", boss) in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["He manages me.", "Tom manages the shop.", "New manager of Arsenal, Mikel, is good."]
+)
+def test_no_manager_unresolved_of_a_thing_or_of_a_club(tier: SpacyTier, text: str) -> None:
+    assert not [f for f in facts(tier, text) if f[1] == "has-manager"]

@@ -1546,7 +1546,8 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, pred, value, 0.55, obj_tok=None)
     elif key in FRAGMENT_JOB_KEYS or key in FRAGMENT_ROLE_KEYS:
         _job_fragment(words[j:], key in FRAGMENT_ROLE_KEYS, ctx)
-    elif _is_manager_noun(words[i]) and j > i + 1:  # "new manager: kavya reddy", "boss - Dana Ortiz"
+    elif _is_manager_noun(words[i]) and j > i + 1 and words[i + 1].lower_ != "of":  # not "manager of Arsenal"
+        # "new manager: kavya reddy", "boss - Dana Ortiz"
         name = _name_run(words[j:]) or _lowercase_name_run(words[j])
         if name:
             _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
@@ -2170,6 +2171,37 @@ def _job_move(preps: list[Token], ctx: _Ctx) -> bool:
     if set(ends) != {"from", "to"}:
         return False
     return _organisations([o for group in ends.values() for o in group], ctx)
+
+
+def _manages_me(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
+    """'Priya manages me', 'Dana supervises us' -> the speaker's manager; 'I work under Dave' -> Dave."""
+    if _is_irrealis(verb) or ctx.message.role != "user":
+        return False
+    managed = any(d.lower_ in {"me", "us"} for d in dobjs) and not subject.startswith(PRONOUN)
+    if verb.lemma_ in {"manage", "supervise"} and subject != ctx.me and managed:
+        _emit(ctx, ctx.me, "has-manager", subject, 0.55, obj_tok=None, obj_type="person")
+        return True
+    if verb.lemma_ == "work" and subject == ctx.me and not _is_past(verb):
+        bosses = [p for prep in _preps(verb, verb, {"under"}) for p in _pobjs(prep) if p.pos_ == "PROPN"]
+        names = [n for n in (_name_of(b, ctx, person=True) for b in bosses) if n]
+        for name in names:
+            _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+        return bool(names)
+    return False
+
+
+def _boss_opening(noun: Token, ctx: _Ctx) -> None:
+    """'New boss Fiona starts Monday', 'boss - Karen': a boss word opening chat without its "my",
+    named beside it, is the speaker's boss (as "husband ryan" is the speaker's husband)."""
+    after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
+    if not _is_manager_noun(noun) or noun.left_edge.i != noun.sent.start or after is None or after.is_punct:
+        return  # "new boss: grace obi" is a line's key and value (_fragments)
+    if any(c.dep_ in {"det", "poss", "prep"} for c in noun.children):
+        return  # "the boss", "manager of Arsenal, Mikel": nobody's or another's
+    for appos in (c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
+        name = _name_of(appos, ctx, person=True)
+        if name:
+            _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
 
 
 def _organisations(toks: list[Token], ctx: _Ctx) -> bool:
@@ -2844,6 +2876,8 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
                 _possessed_condition(tok, ctx)
             elif lemma in CHILDCARE_NOUNS:
                 _child_of_childcare(tok, ctx)
+        if tok.pos_ == "NOUN" and user:
+            _boss_opening(tok, ctx)
         if tok.pos_ != "NOUN" or not any(c.dep_ == "poss" for c in tok.children):
             continue
         for appos in (c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
@@ -3495,6 +3529,7 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                     found = True
     if lemma in {"quit", "leave"}:
         found = _left_for(verb, dobjs, subject, ctx) or found
+    found = _manages_me(verb, dobjs, subject, ctx) or found
     particles = [c for c in verb.children if c.dep_ == "prep" and c.lower_ in {"in", "over"}]
     # "handing in my notice": the parser may hang the notice on an "in" preposition
     handed_in = [p for c in particles for p in _pobjs(c)]
