@@ -1926,8 +1926,7 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
         if _names_condition(dobj):
             obj = _object_phrase(dobj, ctx, prefer_name=False)
-            doc = dobj.doc
-            if obj and dobj.i >= 2 and doc[dobj.i - 2].lower_ == "type" and doc[dobj.i - 1].like_num:
+            if obj and _typed(dobj) is not None:
                 obj = f"type {obj}"  # the parser splits "type 1 diabetes" into two objects
             if obj:
                 _emit(ctx, subject, "has-condition", obj, 0.55, obj_tok=None)
@@ -1965,16 +1964,23 @@ def _recovered(verb: Token, subject: str, ctx: _Ctx) -> bool:
 
 def _typed_by_verb(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     """'Diana has type 2 diabetes': the small model's verb "type" with "has" as its auxiliary."""
-    doc = verb.doc
     dobj = next((c for c in verb.children if c.dep_ == "dobj"), None)
     have = [c for c in verb.children if c.dep_ == "aux" and c.lemma_ == "have"]
-    if dobj is None or not have or dobj.i < 2 or not doc[dobj.i - 1].like_num or doc[dobj.i - 2] != verb:
+    illness = _typed(dobj) if dobj is not None else None
+    if illness is None or not have or dobj is None or dobj.doc[dobj.i - 2] != verb:
         return False
     if past or any(a.tag_ == "VBD" for a in have) or _is_irrealis(verb):
         return True  # a misparse all the same: no "types" fact
-    illness = f"type {doc[dobj.i - 1].text} {dobj.text.lower()}"
     _emit(ctx, subject, "has-condition", illness, 0.55, obj_tok=None)
     return True
+
+
+def _typed(illness: Token) -> str | None:
+    """'type 2 diabetes' for "diabetes" after "type" and a number (the parse splits them), else None."""
+    doc = illness.doc
+    if illness.i < 2 or doc[illness.i - 2].lower_ != "type" or not doc[illness.i - 1].like_num:
+        return None
+    return f"type {doc[illness.i - 1].text} {illness.text.lower()}"
 
 
 def _became(verb: Token, subject: str, ctx: _Ctx) -> bool:
@@ -2175,8 +2181,8 @@ def _job_move(preps: list[Token], ctx: _Ctx) -> bool:
 
 def _manages_me(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
     """'Priya manages me', 'Dana supervises us' -> the speaker's manager; 'I work under Dave' -> Dave."""
-    if _is_irrealis(verb) or ctx.message.role != "user":
-        return False
+    if verb.lemma_ not in {"manage", "supervise", "work"} or ctx.message.role != "user" or _is_irrealis(verb):
+        return False  # (the lemma first: this runs for every clause)
     managed = any(d.lower_ in {"me", "us"} for d in dobjs) and not subject.startswith(PRONOUN)
     if verb.lemma_ in {"manage", "supervise"} and subject != ctx.me and managed:
         _emit(ctx, ctx.me, "has-manager", subject, 0.55, obj_tok=None, obj_type="person")
@@ -2902,8 +2908,8 @@ def _possessed_condition(tok: Token, ctx: _Ctx) -> None:
 def _typed_condition(tok: Token, ctx: _Ctx) -> None:
     """'I have type 2 diabetes': the small model makes "type" the verb and "have" its auxiliary; read
     it as the speaker's condition all the same (a clause in the past, negated or hedged: nothing)."""
-    head, doc = tok.head, tok.doc
-    if tok.dep_ != "dobj" or head.lower_ != "type" or tok.i < 2 or not doc[tok.i - 1].like_num:
+    head, illness = tok.head, _typed(tok)
+    if tok.dep_ != "dobj" or head.lower_ != "type" or illness is None:
         return
     aux = [c for c in head.children if c.dep_ == "aux"]
     if not any(a.lemma_ == "have" and a.tag_ != "VBD" for a in aux):
@@ -2911,7 +2917,7 @@ def _typed_condition(tok: Token, ctx: _Ctx) -> None:
     who = _typed_subject([c for c in head.children if c.dep_ == "nsubj"], ctx)
     if who is None or _is_irrealis(head) or not _asserted_clause(head):
         return
-    _emit(ctx, who, "has-condition", f"type {doc[tok.i - 1].text} {tok.text.lower()}", 0.55, obj_tok=None)
+    _emit(ctx, who, "has-condition", illness, 0.55, obj_tok=None)
 
 
 def _typed_subject(subjects: list[Token], ctx: _Ctx) -> str | None:
@@ -3195,8 +3201,8 @@ def _other_half(noun: Token) -> bool:
 
 def _number(tok: Token) -> int | None:
     text = tok.lower_
-    tens = tok.doc[tok.i - 2] if tok.i >= 2 and tok.doc[tok.i - 1].text == "-" else None
-    if tens is not None and tens.head == tok and text in NUMBER_WORDS:  # "fifty-two"
+    tens = _tens_of(tok)
+    if tens is not None and text in NUMBER_WORDS:  # "fifty-two"
         return _number_word(tens.lower_, text)
     value = NUMBER_WORDS.get(text)
     if value is None and text.isdigit():
@@ -3209,7 +3215,15 @@ def _beside_a_number(tok: Token, num: Token) -> bool:
     or the tens of "seventy-five" (not a second number: "15 and 12")."""
     if tok.is_space or (tok.dep_ in {"cc", "conj", "punct"} and tok.pos_ != "NUM"):
         return True
-    return tok.dep_ == "compound" and tok.i == num.i - 2 and num.doc[num.i - 1].text == "-"
+    return tok.dep_ == "compound" and tok == _tens_of(num)
+
+
+def _tens_of(unit: Token) -> Token | None:
+    """'fifty' of "fifty-two" (the word two before, joined by a hyphen, under the unit)."""
+    doc = unit.doc
+    if unit.i < 2 or doc[unit.i - 1].text != "-" or doc[unit.i - 2].head != unit:
+        return None
+    return doc[unit.i - 2]
 
 
 def _number_word(tens: str, unit: str) -> int | None:

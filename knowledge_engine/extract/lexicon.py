@@ -42,10 +42,10 @@ HEDGE_VERBS = {
     "mean",
     "wonder",
 }
-# Verbs of learning whose complement clause is asserted ("I learned that Tom works at X"); "find" and
-# "turn" count with "out" ("found out", "turns out").
 # Verbs of telling whose clause the speaker asserts ("Please note that we have moved to Chester").
 ANNOUNCE_VERBS = {"inform", "note", "notify", "advise", "tell", "update", "mention"}
+# Verbs of learning whose complement clause is asserted ("I learned that Tom works at X"); "find" and
+# "turn" count with "out" ("found out", "turns out").
 FACTIVE_VERBS = {"learn", "discover", "realise", "realize"}
 # Feelings about what happened: the clause after them is asserted ("I'm so relieved we finally moved
 # to Vancouver"); not worry or hope ("I'm worried we'll have to move").

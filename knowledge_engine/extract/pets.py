@@ -38,20 +38,16 @@ def pets_in(sent: Span, name_of: Name) -> list[tuple[str, str]]:
     # "her dog Rex", "their cat": someone else's ("his name is Rex" is the pet's); a name beside "my
     # tabby" says whose it is itself
     others = any(t.lower_ in OTHER_POSSESSIVES and t.head.lemma_ != "name" for t in sent)
+    ways = (_name_beside,) if others else (*_WAYS, _name_beside)
     found: list[tuple[str, str]] = []
     for tok in sent:
         kind = animal(tok) if tok.pos_ in {"NOUN", "ADJ"} else None  # the model tags "kitten" ADJ
         if kind is None:
             continue
-        ways = [_name_beside] if others else [*_WAYS, _name_beside]
         pair = next((p for way in ways if (p := way(tok, kind, name_of))), None)
         if pair:
             found.append(pair)
     return found
-
-
-def _a_name(tok: Token) -> bool:
-    return tok.pos_ == "PROPN"
 
 
 def _name_beside(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:
@@ -60,9 +56,10 @@ def _name_beside(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | Non
     doc = noun.doc
     owners = {c.lower_ for c in noun.children if c.dep_ in {"poss", "det"}}
     first = noun.left_edge.i
-    if owners & {"my", "our"} and noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
+    ours = bool(owners & {"my", "our"})
+    if ours and noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
         name_tok: Token = noun.head
-    elif owners & {"my", "our"} and first >= 2 and doc[first - 1].text == "," and _a_name(doc[first - 2]):
+    elif ours and first >= 2 and doc[first - 1].text == "," and doc[first - 2].pos_ == "PROPN":
         name_tok = doc[first - 2]  # the parse hung "my tabby" elsewhere
     elif owners == {"the"} and first >= 1 and doc[first - 1].pos_ == "PROPN" and noun.i == first + 1:
         name_tok = doc[first - 1]  # "Max the dog"
