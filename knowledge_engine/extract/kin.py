@@ -20,6 +20,9 @@ from knowledge_engine.extract import lexicon
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
 
+CHILD_KIN = frozenset({"son", "daughter", "stepson", "stepdaughter", "child"})
+# The map keeps each child of a speaker under its own key (CHILD_SLOT + the name), beside the kin words
+CHILD_SLOT = "child:"
 KIN_PREFIX = "__kin__:"  # a fact's subject that is the speaker's kin by its word: "__kin__:husband"
 
 # Kin words a person has one of at a time, or that name one person in a chat: the ones the map keeps.
@@ -165,6 +168,13 @@ class KinNames:
                     facts.append(f.model_copy(update={"subject": name}))
             return ex.model_copy(update={"facts": facts})
 
+    def children(self, msg: Message, scope: str | None = None) -> set[str]:
+        """Every name the message's speaker gave as their child, however many (pupils.py)."""
+        key = (owner(msg, scope), (msg.speaker or "").strip().casefold())
+        with self._lock:
+            known = self._names.get(key, {})
+            return {n for slot, n in known.items() if n is not None and slot.startswith(CHILD_SLOT)}
+
     def forget(self, names: Callable[[str], bool], scope: str | None = None) -> None:
         """After a forget: a kin word no longer stands for a forgotten name, and a forgotten
         speaker's kin are dropped (a later "my brother got a job" must not bring the name back).
@@ -204,6 +214,10 @@ class KinNames:
             return
         names = self._names.pop(key, {})
         for kin, name in pairs:
+            if kin in CHILD_KIN:  # one slot per child: "my son" may stand for two, a child stays one
+                names[CHILD_SLOT + name.casefold()] = name
+            if kin == "child":
+                continue  # no kin word ("my child" names no one in particular)
             if kin not in names:
                 names[kin] = name
             elif (known := names[kin]) is None:
@@ -229,6 +243,8 @@ def _from_facts(ex: Extraction, speaker: str) -> list[tuple[str, str]]:
             continue
         if f.predicate == "is-married-to":
             out += [(word, f.object) for word in sorted(SPOUSE_WORDS)]
+        elif f.predicate == "has-child":
+            out.append(("child", f.object))
         elif f.predicate.startswith("has-") and f.predicate[4:] in KIN_WORDS:
             out.append((f.predicate[4:], f.object))
     return out

@@ -659,6 +659,8 @@ SCHOOL_WORDS = {
     "scuola",
     "liceo",
     "basisschool",
+    "scoil",  # Irish: "Scoil Bhríde", "Gaelscoil"
+    "gaelscoil",
     "school",
     "primary",
     "secondary",

@@ -16,7 +16,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge_engine.config import SpacyConfig
-from knowledge_engine.extract import by_example, chatter, copula, dependency, lexicon, places, truecase
+from knowledge_engine.extract import (
+    by_example,
+    chatter,
+    copula,
+    dependency,
+    lexicon,
+    places,
+    pupils,
+    truecase,
+)
 from knowledge_engine.extract.answers import SessionAnswers
 from knowledge_engine.extract.kin import KinNames, kin_genders, owner
 from knowledge_engine.extract.nlp import (
@@ -232,10 +241,15 @@ class SpacyTier:
         with self._sessions_lock:  # message by message: a question's he/she is who it meant then
             if screen is not None:  # under the lock a forget takes too: none lands between the two
                 out = [screen(m, ex) for m, ex in zip(messages, out, strict=False)]
-            return [
-                self.answers.one(m, self.people.one(m, self.kin.one(m, ex, scope), scope), scope)
-                for m, ex in zip(messages, out, strict=False)
-            ]
+            return [self._read_in_session(m, ex, scope) for m, ex in zip(messages, out, strict=False)]
+
+    def _read_in_session(self, m: Message, ex: Extraction, scope: str | None) -> Extraction:
+        """What the session knows settles whom a message's facts are about: kin names, then he/she,
+        then a child's school (pupils.py), then the answer to the assistant's question."""
+        ex = self.people.one(m, self.kin.one(m, ex, scope), scope)
+        if m.role == "user":
+            ex = pupils.schooled(m.text, ex, self.kin.children(m, scope))
+        return self.answers.one(m, ex, scope)
 
     def _by_example(self, messages: list[Message], out: list[Extraction]) -> list[Extraction]:
         """Employers and homes the rules missed, read by example in this process (one model for the
@@ -850,7 +864,7 @@ _RELATIVE = frozenset({"next", "last", "this", "every", "on", "the", "coming", "
 
 
 def _weekday_only(value: str) -> bool:
-    """"Friday", "next Monday", "saturdays": a weekday without a date is relative, like "today"."""
+    """ "Friday", "next Monday", "saturdays": a weekday without a date is relative, like "today"."""
     words = re.findall(r"[^\W\d_]+", value.casefold())
     days = [w for w in words if w not in _RELATIVE]
     if not days or any(c.isdigit() for c in value):

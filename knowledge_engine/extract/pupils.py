@@ -1,0 +1,52 @@
+"""A child at a school or university is a pupil there, not an employee: "my son Rupert is now at Durham
+University", "She started at Scoil Bhríde in September" (she: the daughter named before).
+
+Why: the rules read "X is at / started at / joined an organisation" as a job, which is right for an
+adult and wrong for the speaker's child: the child's school is then stored as their employer, and a
+question about it finds no schooling. Who is a child: a name the speaker gave as their child, son or
+daughter, in this message or before (`KinNames.children`, kin.py). What is a place of
+learning: a school word of the lexicon in its name, or university / college. Unless the sentence
+speaks of work ("my son got a job at the university"): a grown child may work there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from knowledge_engine.extract.lexicon import SCHOOL_WORDS
+from knowledge_engine.model.extraction import Extraction, FactCandidate
+from knowledge_engine.observe import counters
+
+# Where an adult would work and a child studies: said only of a child, not of anyone at a school
+_HIGHER = frozenset({"university", "uni", "college", "universidad", "université", "universität"})
+_AS_PUPIL = {"works-at": "attends", "works-for": "attends", "joins": "attends", "worked-at": "attended"}
+_WORK = re.compile(
+    r"\b(?:job|jobs|work\w*|employ\w*|hired|staff|teach\w*|taught|lectur\w*|intern\w*|shifts?|"
+    r"part-time|full-time|paid|salary|wages?|manager|apprentice\w*)\b",
+    re.I,
+)
+
+
+def schooled(text: str, ex: Extraction, children: Collection[str]) -> Extraction:
+    """`ex` with each job of one of the speaker's `children` at a place of learning read as schooling."""
+    kids = {c.casefold() for c in children}
+    if not kids or not any(f.predicate in _AS_PUPIL for f in ex.facts) or _WORK.search(text):
+        return ex
+    facts = [_as_pupil(f) if f.subject.casefold() in kids else f for f in ex.facts]
+    if facts == ex.facts:
+        return ex
+    return ex.model_copy(update={"facts": facts})
+
+
+def _as_pupil(fact: FactCandidate) -> FactCandidate:
+    predicate = _AS_PUPIL.get(fact.predicate)
+    if predicate is None or not learning_place(fact.object):
+        return fact
+    counters.inc("extract.spacy.child_schooled")
+    return fact.model_copy(update={"predicate": predicate, "object_type": "organization"})
+
+
+def learning_place(name: str) -> bool:
+    """A school, nursery, college or university by a word of its name."""
+    return any(w.strip(".,'’") in SCHOOL_WORDS or w in _HIGHER for w in name.casefold().split())

@@ -1,0 +1,91 @@
+"""A child at a school or university is a pupil there, not an employee (extract/pupils.py), on the real
+English pipeline through the spaCy tier."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_engine.extract import pupils
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
+from tests.fixtures.common import triples
+
+
+def _session(tier: SpacyTier, *texts: str) -> set[tuple[str, str, str]]:
+    """The facts of the last of `texts`, said by Alex in one session, in order."""
+    msgs = [
+        Message(
+            id=f"p{i}-{abs(hash(t))}",
+            text=t,
+            role="user",
+            speaker="Alex",
+            session=f"pupils-{abs(hash(texts))}",
+        )
+        for i, t in enumerate(texts)
+    ]
+    return {(f.subject, f.predicate, f.object) for f in tier.extract(msgs)[-1].facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "Please note that my son, Rupert, is now at Durham University reading History.",
+            ("Rupert", "attends", "Durham University"),
+        ),
+        (
+            "My daughter's name is Niamh. She started at Scoil Bhríde in September.",
+            ("Niamh", "attends", "Scoil Bhríde"),
+        ),
+    ],
+)
+def test_the_speakers_child_at_a_place_of_learning_attends_it(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    got = triples(tier, text, "Alex")
+    assert fact in got
+    assert (fact[0], "works-at", fact[2]) not in got
+
+
+def test_a_child_named_in_an_earlier_message_attends_too(tier: SpacyTier) -> None:
+    """Two sons: "my son" stands for neither, but both are children."""
+    got = _session(
+        tier,
+        "My son Ben turned 19 last week.",
+        "My son Oisín is 12.",
+        "Ben is now at Leeds University, loving it.",
+    )
+    assert ("Ben", "attends", "Leeds University") in got
+    assert ("Ben", "works-at", "Leeds University") not in got
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        # a grown child may work at a university: the sentence says so
+        ("My son Ben got a job at Leeds University.", ("Ben", "works-at", "Leeds University")),
+        # a partner at a university is not a pupil
+        ("My husband Tom is now at Durham University.", ("Tom", "works-at", "Durham University")),
+    ],
+)
+def test_work_or_an_adult_at_a_university_stays_a_job(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    got = triples(tier, text, "Alex")
+    assert fact in got
+    assert (fact[0], "attends", fact[2]) not in got
+
+
+@pytest.mark.parametrize(
+    ("name", "learning"),
+    [
+        ("Durham University", True),
+        ("Scoil Bhríde", True),
+        ("Riverside Primary", True),
+        ("Brookfield College", True),
+        ("Tesco", False),
+        ("Leeds", False),
+    ],
+)
+def test_places_of_learning_are_known_by_a_word_of_their_name(name: str, learning: bool) -> None:
+    assert pupils.learning_place(name) is learning
