@@ -459,3 +459,46 @@ def test_a_title_line_opening_with_an_ing_word_is_still_a_title(tier: SpacyTier)
     found = employer(tier, "Teaching assistant now. Larkrise Primary.")  # "Teaching" parsed as the verb
     assert ("has-role", "Teaching assistant") in found and ("works-at", "Larkrise Primary") in found
     assert not employer(tier, "Meeting friends at the pub.")
+
+
+def roles_as(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    return {(p, o) for p, o in said_by(tier, text, "Lin") if p == "has-role" or p.endswith("-as")}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "I'm 27, live in Tulsa, and make about $54,000 as a dental hygienist.",
+            ("has-role", "dental hygienist"),
+        ),
+        ("My employer is Infosys, where I serve as a delivery manager.", ("has-role", "delivery manager")),
+        ("As a nurse, I find this really hard.", ("has-role", "nurse")),
+        (
+            "I do shifts at the Royal Infirmary as a healthcare assistant.",
+            ("has-role", "healthcare assistant"),
+        ),
+        ("Been at Aldi 3 years as a store manager now.", ("has-role", "store manager")),
+    ],
+)
+def test_an_occupation_after_as_in_the_speakers_clause_is_their_role(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in roles_as(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [
+        ("I want to work as a nurse one day.", "nurse"),  # a wish
+        ("I treat it as a job.", "job"),  # no occupation
+        ("I went to the party as a pirate.", "pirate"),
+        ("My sister works as a nurse in Leeds.", "nurse"),  # someone else's
+        ("I'm training as a paramedic.", "paramedic"),  # trains-as, no role yet
+        ("I qualified as a nurse in 2019.", "nurse"),  # qualified-as, not worked-as
+    ],
+)
+def test_no_role_from_as_where_the_speaker_holds_none(tier: SpacyTier, text: str, absent: str) -> None:
+    got = roles_as(tier, text)
+    assert ("has-role", absent) not in got
+    assert ("worked-as", absent) not in got

@@ -341,6 +341,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _job_of_mine(sent, before, ctx)
         _start_pay(sent, before, ctx)
         _years_at(sent, before, ctx)
+        _role_as_mine(sent, before, ctx)
 
 
 def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
@@ -436,6 +437,40 @@ def _years_at(sent: Span, before: int, ctx: _Ctx) -> None:
                 pred = ("worked-at" if past else "works-at") if work else _workplace_pred(name, past)
                 _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
                 seen.add(name.lower())
+
+
+# Verbs whose "as a ..." is no job: "I treat it as a job", "went as a pirate", "I see myself as a leader"
+_NOT_ROLE_AS = frozenset(
+    {"treat", "see", "regard", "view", "consider", "describe", "dress", "go", "come", "count", "know", "use",
+     "think", "feel", "like", "love", "hate", "act", "pose", "volunteer", "cast", "play", "introduce"}
+)  # fmt: skip
+
+
+def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'make about $54,000 as a dental hygienist', 'where I serve as a delivery manager', 'As a nurse,
+    I find this hard', 'do shifts at X as a healthcare assistant' -> the speaker's role: an occupation
+    after "as" in a clause of the speaker's, whatever its verb (the clause rules read it only beside
+    a work verb). A reading the sentence already gave wins ("trains-as", "qualified-as"); a past
+    clause gives worked-as."""
+    said = {
+        f.object.lower() for f in ctx.out[before:] if f.predicate == "has-role" or f.predicate.endswith("-as")
+    }
+    for prep in (t for t in sent if t.lower_ == "as" and t.dep_ == "prep"):
+        verb = next((a for a in [prep.head, *prep.head.ancestors] if a.pos_ in {"VERB", "AUX"}), None)
+        if verb is None or verb.lemma_ in _NOT_ROLE_AS or _supposed(verb) or _negated(verb):
+            continue
+        while verb.dep_ in {"conj", "acomp"} and not _has_subject(
+            verb
+        ):  # "I live in X and make 54k as a ..."
+            verb = verb.head
+        if not _by_me(verb, ctx) or (not _has_subject(verb) and verb.dep_ != "ROOT"):
+            continue  # another's clause, or a subordinate one with no subject of its own
+        for pobj in (p for p in _pobjs(prep) if p.pos_ in {"NOUN", "PROPN"} and _is_title_word(p)):
+            role = _object_phrase(pobj, ctx, with_of=True)
+            if role and role.lower() not in said:
+                past = _is_past(verb) and not any(c.lower_ in {"now", "still"} for c in verb.children)
+                _emit(ctx, ctx.me, "worked-as" if past else "has-role", _drop_new(role), 0.5, obj_tok=None)
+                said.add(role.lower())
 
 
 def _counted(noun: Token) -> bool:
@@ -1146,7 +1181,7 @@ def _object_phrase(tok: Token, ctx: _Ctx, with_of: bool = False, prefer_name: bo
 
 
 def _eponym(tok: Token) -> str | None:
-    """"Parkinson's disease", "Crohn's disease", "Bell's palsy": a condition named after a person
+    """ "Parkinson's disease", "Crohn's disease", "Bell's palsy": a condition named after a person
     (the parse makes the name its owner)."""
     if tok.lemma_.lower() not in DISEASE_HEADS | {"palsy", "lymphoma"}:
         return None
@@ -2224,7 +2259,9 @@ def _left_for(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
     organisation is the new job (both organisations: "left London for Paris" is a move)."""
     new = [p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)]
     new += [  # "now at X" hung on the leaving
-        p for prep in _preps(verb, verb, {"at"}) if prep.i > 0 and prep.doc[prep.i - 1].lower_ == "now"
+        p
+        for prep in _preps(verb, verb, {"at"})
+        if prep.i > 0 and prep.doc[prep.i - 1].lower_ == "now"
         for p in _pobjs(prep)
     ]
     olds = [d for d in dobjs if d.pos_ == "PROPN"]
@@ -2255,8 +2292,11 @@ def _a_month(tok: Token, ctx: _Ctx) -> bool:
     ent = ctx.ents.get(tok.i)
     alone = not any(c.dep_ in {"compound", "nummod"} for c in tok.children)
     full_name = len(tok) > 3 or tok.lower_ == "may"  # not "jan", "mar": names and words too
-    return tok.lower_ in MONTHS and full_name and alone and (
-        ent is None or ent.label_ in {"DATE", "PERSON", "ORG", "GPE"}
+    return (
+        tok.lower_ in MONTHS
+        and full_name
+        and alone
+        and (ent is None or ent.label_ in {"DATE", "PERSON", "ORG", "GPE"})
     )
 
 
@@ -2353,7 +2393,7 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
 
 
 def _on_amount(attr: Token, past: bool, ctx: _Ctx) -> str | None:
-    """"I'm on £38,000 a year": the model hangs "on" on the amount (a quantifier), not on "am"."""
+    """ "I'm on £38,000 a year": the model hangs "on" on the amount (a quantifier), not on "am"."""
     if past or not any(c.dep_ == "quantmod" and c.lower_ == "on" for c in attr.children):
         return None
     return _money_value(attr, ctx)
@@ -2394,7 +2434,7 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
 
 
 def _rent_in(sent: Span, ctx: _Ctx) -> None:
-    """"Rent's gone up to $580 a week in Bondi", 'the mortgage in Auckland eats the lot': the
+    """ "Rent's gone up to $580 a week in Bondi", 'the mortgage in Auckland eats the lot': the
     speaker's rent or mortgage is paid where they live (not 'rents in London are crazy': plural,
     anyone's; not a question, a plan or the past)."""
     for cost in (t for t in sent if t.lower_ in {"rent", "mortgage"} and t.dep_ == "nsubj"):
@@ -2414,7 +2454,7 @@ def _rent_in(sent: Span, ctx: _Ctx) -> None:
 
 
 def _since_moving(sent: Span, ctx: _Ctx) -> None:
-    """"I'm so lonely since moving to Phoenix", 'after moving to Leeds we ...' -> moved-to: the move
+    """ "I'm so lonely since moving to Phoenix", 'after moving to Leeds we ...' -> moved-to: the move
     the speaker's clause dates itself from happened."""
     for move in (t for t in sent if t.dep_ == "pcomp" and t.tag_ == "VBG" and t.lemma_ in MOVE_VERBS):
         prep = move.head
@@ -2502,7 +2542,7 @@ def _at_firm_called(prep: Token, pobj: Token, subject: str, be: str, ctx: _Ctx) 
 
 
 def _org_owner(pobj: Token, ctx: _Ctx) -> Token:
-    """"at The Ottawa Hospital's General Campus": the organisation that owns the site the model left
+    """ "at The Ottawa Hospital's General Campus": the organisation that owns the site the model left
     unnamed is where one is; any other object stays as it is."""
     poss = next((c for c in pobj.children if c.dep_ == "poss"), None)
     if poss is None or pobj.i in ctx.ents:
