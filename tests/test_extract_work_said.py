@@ -479,6 +479,11 @@ def roles_as(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
             ("has-role", "healthcare assistant"),
         ),
         ("Been at Aldi 3 years as a store manager now.", ("has-role", "store manager")),
+        # the clause that holds "as" gives the tense, the main clause whose it is
+        (
+            "Left my job as a secondary school teacher, now I'm a UX researcher at Canva.",
+            ("worked-as", "secondary school teacher"),
+        ),
     ],
 )
 def test_an_occupation_after_as_in_the_speakers_clause_is_their_role(

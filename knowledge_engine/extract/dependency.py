@@ -459,11 +459,10 @@ def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
         verb = next((a for a in [prep.head, *prep.head.ancestors] if a.pos_ in {"VERB", "AUX"}), None)
         if verb is None or verb.lemma_ in _NOT_ROLE_AS or _supposed(verb) or _negated(verb):
             continue
-        while verb.dep_ in {"conj", "acomp"} and not _has_subject(
-            verb
-        ):  # "I live in X and make 54k as a ..."
-            verb = verb.head
-        if not _by_me(verb, ctx) or (not _has_subject(verb) and verb.dep_ != "ROOT"):
+        clause = verb  # whose: "I live in X and make 54k as a ...", "Left my job as a ..., now I'm ..."
+        while clause.dep_ in {"conj", "acomp", "advcl"} and not _has_subject(clause):
+            clause = clause.head
+        if not _by_me(clause, ctx) or (not _has_subject(clause) and clause.dep_ != "ROOT"):
             continue  # another's clause, or a subordinate one with no subject of its own
         for pobj in (p for p in _pobjs(prep) if p.pos_ in {"NOUN", "PROPN"} and _is_title_word(p)):
             role = _object_phrase(pobj, ctx, with_of=True)
