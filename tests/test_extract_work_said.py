@@ -507,3 +507,33 @@ def test_no_role_from_as_where_the_speaker_holds_none(tier: SpacyTier, text: str
     got = roles_as(tier, text)
     assert ("has-role", absent) not in got
     assert ("worked-as", absent) not in got
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "I have accepted a position as practice manager at Elm Tree Surgery, commencing on 1st November.",
+            ("works-at", "Elm Tree Surgery"),
+        ),
+        ("I'm on nights as a care assistant at Sunrise Care Home.", ("works-at", "Sunrise Care Home")),
+        ("I'm employed as a senior software engineer at Monzo.", ("works-at", "Monzo")),
+        # a role held once, at a school: a job there, not schooling
+        ("Left my job as a teacher at Hillside Academy, now I'm a tutor.", ("worked-at", "Hillside Academy")),
+    ],
+)
+def test_the_organisation_at_the_speakers_role_is_their_employer(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I work as a nurse and my sister is a nurse at St James's.",  # the same title, someone else's
+        "I'm a nurse, and my husband is a teacher at Oakfield Primary.",
+    ],
+)
+def test_an_organisation_at_someone_elses_title_is_not_the_speakers(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == set()

@@ -342,6 +342,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _start_pay(sent, before, ctx)
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)
+        _employer_of_role(sent, before, ctx)
 
 
 def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
@@ -446,6 +447,41 @@ _NOT_ROLE_AS = frozenset(
 )  # fmt: skip
 
 
+def _speakers_clause(verb: Token, ctx: _Ctx) -> bool:
+    """Whether the verb's clause is the speaker's: its own subject, or the one of the clause a
+    subjectless one joins ("I live in X and make 54k as a ...", "Left my job as a ..., now I'm ...");
+    not a subordinate clause with no subject of its own ("I want to work as a ...")."""
+    clause = verb
+    while clause.dep_ in {"conj", "acomp", "advcl"} and not _has_subject(clause):
+        clause = clause.head
+    return _by_me(clause, ctx) and (_has_subject(clause) or clause.dep_ == "ROOT")
+
+
+def _employer_of_role(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'a position as practice manager at Elm Tree Surgery', 'on nights as a care assistant at Sunrise
+    Care Home' -> works-at: the named organisation "at" the title of a role this sentence gave the
+    speaker (worked-at for a role held once). An employer the sentence named already wins."""
+    roles = {
+        f.object.lower(): f.predicate == "worked-as"
+        for f in ctx.out[before:]
+        if f.subject == ctx.me and f.predicate in {"has-role", "worked-as"}
+    }
+    seen = {f.object.lower() for f in ctx.out[before:] if f.predicate in WORK_PREDICATES}
+    if not roles or seen:
+        return
+    for title in (t for t in sent if t.pos_ in {"NOUN", "PROPN"} and _is_title_word(t)):
+        past = next((p for r, p in roles.items() if title.lower_ in r.split()), None)
+        verb = next((a for a in title.ancestors if a.pos_ in {"VERB", "AUX"}), None)
+        if past is None or verb is None or not _speakers_clause(verb, ctx):
+            continue  # "my sister is a nurse at X": not the speaker's nursing
+        for pobj in (p for prep in _preps(title, title, {"at"}) for p in _employers(prep, ctx)):
+            name = _name_of(pobj, ctx, with_of=True)
+            if name and _employer_named(pobj, name, ctx) and not _is_date(pobj, ctx):
+                pred = "worked-at" if past else "works-at"  # a role at a school is a job there
+                _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
+                return
+
+
 def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
     """'make about $54,000 as a dental hygienist', 'where I serve as a delivery manager', 'As a nurse,
     I find this hard', 'do shifts at X as a healthcare assistant' -> the speaker's role: an occupation
@@ -459,11 +495,8 @@ def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
         verb = next((a for a in [prep.head, *prep.head.ancestors] if a.pos_ in {"VERB", "AUX"}), None)
         if verb is None or verb.lemma_ in _NOT_ROLE_AS or _supposed(verb) or _negated(verb):
             continue
-        clause = verb  # whose: "I live in X and make 54k as a ...", "Left my job as a ..., now I'm ..."
-        while clause.dep_ in {"conj", "acomp", "advcl"} and not _has_subject(clause):
-            clause = clause.head
-        if not _by_me(clause, ctx) or (not _has_subject(clause) and clause.dep_ != "ROOT"):
-            continue  # another's clause, or a subordinate one with no subject of its own
+        if not _speakers_clause(verb, ctx):
+            continue
         for pobj in (p for p in _pobjs(prep) if p.pos_ in {"NOUN", "PROPN"} and _is_title_word(p)):
             role = _object_phrase(pobj, ctx, with_of=True)
             if role and role.lower() not in said:
