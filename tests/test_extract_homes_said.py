@@ -209,3 +209,44 @@ def test_rent_somewhere_that_is_not_the_speakers_now_is_no_home(tier: SpacyTier,
 @pytest.mark.parametrize("text", ["Moved. Bath now. Tiny flat.", "Moved. Bath."])
 def test_a_terse_move_then_a_known_place_is_the_new_home(tier: SpacyTier, text: str) -> None:
     assert ("lives-in", "Bath") in homes(tier, text)  # the model reads "Bath" as the noun
+
+
+def triples_of(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Eamon").facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "district", "city", "predicate"),
+    [
+        (
+            "rent is $1,150 for a 3 bedroom duplex in Belmont, thats in Dayton.",
+            "Belmont",
+            "Dayton",
+            "lives-in",
+        ),
+        ("Our new flat is in Chorlton, south Manchester.", "Chorlton", "Manchester", "lives-in"),
+        ("We've moved to Headingley, it's a suburb of Leeds.", "Headingley", "Leeds", "moved-to"),
+        ("I live in Kreuzberg, a district of Berlin.", "Kreuzberg", "Berlin", "lives-in"),
+        ("we got a place in Ponsonby, Auckland.", "Ponsonby", "Auckland", "moves-to"),
+    ],
+)
+def test_the_city_after_a_homes_district_is_a_home_too(
+    tier: SpacyTier, text: str, district: str, city: str, predicate: str
+) -> None:
+    got = triples_of(tier, text)
+    assert {("Eamon", predicate, district), ("Eamon", predicate, city), (district, "is-in", city)} <= got
+    assert (district, "is-a", "district") in got
+    assert ("Eamon", "lived-in", city) not in got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We live in Leeds, England.",  # a city and its country
+        "I live in Manchester, near Chorlton.",  # a district after its (larger) city
+        "We live in Belmont, and my sister works in Dayton.",
+    ],
+)
+def test_no_district_where_the_place_after_is_no_city_around_the_home(tier: SpacyTier, text: str) -> None:
+    got = triples_of(tier, text)
+    assert not any(p == "is-a" and o == "district" for _, p, o in got)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
-from knowledge_engine.extract import places
+from knowledge_engine.extract import home_city, places
 from knowledge_engine.extract.arrival import arrival_places
 from knowledge_engine.extract.cars import Cars
 from knowledge_engine.extract.dates import MONTHS
@@ -343,6 +343,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)
         _employer_of_role(sent, before, ctx)
+        _home_city(sent, before, ctx)
 
 
 def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
@@ -445,6 +446,29 @@ _NOT_ROLE_AS = frozenset(
     {"treat", "see", "regard", "view", "consider", "describe", "dress", "go", "come", "count", "know", "use",
      "think", "feel", "like", "love", "hate", "act", "pose", "volunteer", "cast", "play", "introduce"}
 )  # fmt: skip
+
+
+_HOME_NOW = frozenset({"lives-in", "moved-to", "moves-to", "is-in", "rents-in", "settled-in"})
+
+
+def _home_city(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'a duplex in Belmont, thats in Dayton', 'in Chorlton, south Manchester' -> the speaker's home
+    in the district is also one in the city after it (extract/home_city.py), and the district is-in
+    the city (a district of a home never ends the city's: store.facts)."""
+    homes = [f for f in ctx.out[before:] if f.subject == ctx.me and f.predicate in _HOME_NOW and not f.ends]
+    named = {f.object.lower() for f in ctx.out[before:] if f.subject == ctx.me}
+    text = sent.doc.text
+    for home in homes:
+        at = text.find(home.object, sent.start_char, sent.end_char)
+        city = home_city.city_after(sent.doc, at, at + len(home.object)) if at >= 0 else None
+        if city is None or city.text.lower() in named:
+            continue
+        named.add(city.text.lower())
+        _emit(ctx, home.object, *DISTRICT_FACT, 0.5, obj_tok=None, subj_type="location")
+        _emit(
+            ctx, home.object, "is-in", city.text, 0.5, obj_tok=None, obj_type="location", subj_type="location"
+        )
+        _emit(ctx, ctx.me, home.predicate, city.text, 0.5, obj_tok=None, obj_type="location")
 
 
 def _speakers_clause(verb: Token, ctx: _Ctx) -> bool:

@@ -16,6 +16,7 @@ from knowledge_engine.observe import counters, log
 
 MIN_POPULATION = 15_000  # the smallest of the package's city files kept in memory
 MAX_WORDS = 3  # "rio de janeiro"; longer city names are rare in chat
+COUNTRY_OR_STATE = 10**9  # the population a country or a US state is given
 
 _lock = threading.Lock()
 _places: dict[str, int] | None = None
@@ -46,7 +47,7 @@ def _load() -> dict[str, int]:
     out: dict[str, int] = {}
     for city in cache.get_cities().values():
         _add(out, str(city["name"]), int(city.get("population") or 0))
-    large = 10**9  # a country or a state: as sure a place as the largest city
+    large = COUNTRY_OR_STATE  # as sure a place as the largest city
     for country in cache.get_countries().values():
         _add(out, str(country["name"]), large)
     for state in cache.get_us_states().values():
