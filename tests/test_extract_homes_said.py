@@ -250,3 +250,29 @@ def test_the_city_after_a_homes_district_is_a_home_too(
 def test_no_district_where_the_place_after_is_no_city_around_the_home(tier: SpacyTier, text: str) -> None:
     got = triples_of(tier, text)
     assert not any(p == "is-a" and o == "district" for _, p, o in got)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("yeah I'm not moving the kids, Dayton's home.", "Dayton"),
+        ("Leeds is home now.", "Leeds"),
+        ("Bristol has always been home.", "Bristol"),
+    ],
+)
+def test_a_town_called_home_is_where_the_speaker_lives(tier: SpacyTier, text: str, place: str) -> None:
+    got = triples_of(tier, text)
+    assert ("Eamon", "lives-in", place) in got
+    assert (place, "is-a", "home") not in got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Austin's home from uni this week.",  # a first name: someone back home
+        "Leeds is home to 800,000 people.",
+        "London's home office is hiring.",
+    ],
+)
+def test_home_said_of_no_home_of_the_speakers_is_no_home(tier: SpacyTier, text: str) -> None:
+    assert not any(p == "lives-in" for _, p, _ in triples_of(tier, text))

@@ -426,23 +426,13 @@ class LlmBatcher:
         self._counts["failures"] += 1
         self._consecutive_failures += 1
         counters.inc(f"llm.failure.{reason}")
-        emit(
-            "llm.call_failed",
-            logging.WARNING,
-            reason=reason,
-            status=status,
-            attempt=attempt,
-            consecutive=self._consecutive_failures,
-        )
+        emit("llm.call_failed", logging.WARNING, reason=reason, status=status, attempt=attempt,
+             consecutive=self._consecutive_failures)
         if breaker and self._consecutive_failures >= self._config.failure_threshold:
             self._cooling_until = time.monotonic() + self._config.failure_cooldown_ms / 1000
             counters.inc("llm.cooldowns")
-            emit(
-                "llm.cooling_down",
-                logging.WARNING,
-                seconds=self._config.failure_cooldown_ms / 1000,
-                consecutive=self._consecutive_failures,
-            )
+            emit("llm.cooling_down", logging.WARNING, seconds=self._config.failure_cooldown_ms / 1000,
+                 consecutive=self._consecutive_failures)
 
     def _deliver(self, batch: _Batch, extractions: list[Extraction]) -> bool:
         with batch.lock:
@@ -562,13 +552,8 @@ class LlmBatcher:
             self._counts["overflow_batches"] += 1
             counters.inc("llm.overflow")
             counters.inc("llm.overflow_messages", lost)
-            emit(
-                "llm.pending_overflow",
-                logging.WARNING,
-                dropped_batches=1,
-                dropped_messages=lost,
-                limit=self._config.max_pending_batches,
-            )
+            emit("llm.pending_overflow", logging.WARNING, dropped_batches=1, dropped_messages=lost,
+                 limit=self._config.max_pending_batches)
 
     def _message_count(self, key: str) -> int:
         try:

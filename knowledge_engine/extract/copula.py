@@ -98,7 +98,7 @@ def _expand(match: re.Match[str]) -> str:
 
 
 def _inside_a_name(match: re.Match[str]) -> bool:
-    """ "at Sainsbury's in Leeds", "St Mark's in September": the "'s" of a place's name, after a
+    """"at Sainsbury's in Leeds", "St Mark's in September": the "'s" of a place's name, after a
     preposition or another word of the name."""
     before = match.string[: match.start()].split()
     if not before:

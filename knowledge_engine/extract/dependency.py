@@ -454,9 +454,16 @@ _HOME_NOW = frozenset({"lives-in", "moved-to", "moves-to", "is-in", "rents-in", 
 def _home_city(sent: Span, before: int, ctx: _Ctx) -> None:
     """'a duplex in Belmont, thats in Dayton', 'in Chorlton, south Manchester' -> the speaker's home
     in the district is also one in the city after it (extract/home_city.py), and the district is-in
-    the city (a district of a home never ends the city's: store.facts)."""
-    homes = [f for f in ctx.out[before:] if f.subject == ctx.me and f.predicate in _HOME_NOW and not f.ends]
+    the city (a district of a home never ends the city's: store.facts); 'Dayton's home' -> lives-in."""
     named = {f.object.lower() for f in ctx.out[before:] if f.subject == ctx.me}
+    for place in home_city.home_places(sent.text):  # "yeah I'm not moving the kids, Dayton's home"
+        ctx.out[before:] = [
+            f for f in ctx.out[before:] if (f.subject, f.predicate, f.object) != (place, "is-a", "home")
+        ]
+        if place.lower() not in named:
+            named.add(place.lower())
+            _emit(ctx, ctx.me, "lives-in", place, 0.55, obj_tok=None, obj_type="location")
+    homes = [f for f in ctx.out[before:] if f.subject == ctx.me and f.predicate in _HOME_NOW and not f.ends]
     text = sent.doc.text
     for home in homes:
         at = text.find(home.object, sent.start_char, sent.end_char)

@@ -11,9 +11,11 @@ gazetteer knows to be larger than the district, not a country or a state.
 
 from __future__ import annotations
 
+import re
+
 from spacy.tokens import Doc, Span
 
-from knowledge_engine.extract import places
+from knowledge_engine.extract import places, truecase
 
 _PLACE_LABELS = frozenset({"GPE", "LOC"})
 # Words between the district and its city: "thats in", "it's a suburb of", "east end of", "just outside"
@@ -74,3 +76,27 @@ def _holds(city: str, district: str) -> bool:
     known = places.places()
     people = known.get(places.fold(city), 0)
     return known.get(places.fold(district), 0) < people < places.COUNTRY_OR_STATE
+
+
+# "Dayton's home", "Leeds is home now", "Bristol has always been home" (not "home office", "home by six").
+# A name starts only after no word character (a lookbehind, not \b, and possessive words): one pass
+# over a long "A-A-A-..." is linear, not one pass from every letter.
+_WORD = r"[A-Z][^\W\d_]*+(?:-[^\W\d_]++)*+"
+_IS_HOME = re.compile(
+    rf"(?<![\w'’-])({_WORD}(?: {_WORD}){{0,2}})(?:'s|’s| is| has (?:always |now )?been)"
+    r"(?: (?:now|still|really|always|very much|definitely))? home"
+    r"(?:\b(?! ?\w)| (?:now|for us|for me|these days)\b)"
+)
+
+
+def home_places(text: str) -> list[str]:
+    """The places a message calls home ("yeah I'm not moving the kids, Dayton's home"): a town the
+    gazetteer knows and no first name ("Austin's home" may be Austin back from uni)."""
+    out = []
+    for m in _IS_HOME.finditer(text):
+        name = m.group(1)
+        if places.fold(name) in places.places() and not any(
+            w.lower() in truecase.names() for w in name.split()
+        ):
+            out.append(name)
+    return out

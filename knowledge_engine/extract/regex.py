@@ -410,7 +410,9 @@ def _is_has(text: str, end: int) -> bool:
 def _looks_addressed(word: str) -> bool:
     """Whether a Title-case word opening a sentence before a comma is a name being addressed."""
     return not (
-        word in _NOT_ADDRESSED or (word.endswith("ly") and len(word) > 5) or _SOUND.search(word) is not None
+        word in _NOT_ADDRESSED
+        or (word.endswith("ly") and len(word) > 5)
+        or _SOUND.search(word) is not None
     )
 
 
@@ -503,42 +505,9 @@ _SKIP_RUNS: frozenset[str] = frozenset(
 # tests/test_extract_regex_speed.py checks the pre-check against ORGANIZATION for every suffix.
 _SUFFIX_HEADS: frozenset[str] = frozenset(
     {
-        "Inc",
-        "Incorporated",
-        "LLC",
-        "L",
-        "LLP",
-        "Ltd",
-        "Limited",
-        "Corp",
-        "Corporation",
-        "Co",
-        "GmbH",
-        "AG",
-        "KGaA",
-        "KG",
-        "OHG",
-        "UG",
-        "SAS",
-        "SARL",
-        "SA",
-        "S",
-        "SE",
-        "PLC",
-        "NV",
-        "N",
-        "BV",
-        "B",
-        "SpA",
-        "Srl",
-        "AB",
-        "ASA",
-        "Oyj",
-        "Oy",
-        "A",
-        "ApS",
-        "Pty",
-        "K",
+        "Inc", "Incorporated", "LLC", "L", "LLP", "Ltd", "Limited", "Corp", "Corporation", "Co", "GmbH",
+        "AG", "KGaA", "KG", "OHG", "UG", "SAS", "SARL", "SA", "S", "SE", "PLC", "NV", "N", "BV", "B", "SpA",
+        "Srl", "AB", "ASA", "Oyj", "Oy", "A", "ApS", "Pty", "K",
     }
 )
 _SUFFIX_LETTERS = frozenset("LSNBKA")

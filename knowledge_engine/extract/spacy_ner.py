@@ -864,7 +864,7 @@ _RELATIVE = frozenset({"next", "last", "this", "every", "on", "the", "coming", "
 
 
 def _weekday_only(value: str) -> bool:
-    """ "Friday", "next Monday", "saturdays": a weekday without a date is relative, like "today"."""
+    """"Friday", "next Monday", "saturdays": a weekday without a date is relative, like "today"."""
     words = re.findall(r"[^\W\d_]+", value.casefold())
     days = [w for w in words if w not in _RELATIVE]
     if not days or any(c.isdigit() for c in value):
