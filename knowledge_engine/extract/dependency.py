@@ -1683,17 +1683,20 @@ def _i_am_title(sent: Span, ctx: _Ctx) -> None:
         while j < len(words) and words[j].lower_ in {"a", "an", "now", "currently", "still", "just"}:
             j += 1
         end = j
-        while (
-            end < len(words)
-            and end - j < 4
-            and words[end].is_alpha
-            and words[end].pos_ in {"NOUN", "ADJ", "PROPN"}
-        ):
+        while end < len(words) and end - j < 6 and _title_part(words[end]):
             end += 1
         if end > j and _is_job(words[end - 1]) and words[end - 1].tag_ != "NNS":
             title = sent.doc[words[j].i : words[end - 1].i + 1].text
             _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
             return
+
+
+def _title_part(tok: Token) -> bool:
+    """A word of a title typed after "I'm a": a noun or adjective, a school year's number ("year 6
+    teacher"), or the parts of "self-employed"."""
+    if tok.is_alpha:
+        return tok.pos_ in {"NOUN", "ADJ", "PROPN"} or (tok.tag_ == "VBN" and tok.dep_ == "amod")
+    return tok.text == "-" or (tok.like_num and tok.text.isdigit() and len(tok.text) <= 2)
 
 
 def _title_line(words: list[Token], ctx: _Ctx) -> None:
