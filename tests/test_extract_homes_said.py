@@ -269,7 +269,8 @@ def test_a_town_called_home_is_where_the_speaker_lives(tier: SpacyTier, text: st
 @pytest.mark.parametrize(
     "text",
     [
-        "Austin's home from uni this week.",  # a first name: someone back home
+        "Austin's home from uni this week.",  # someone back home
+        "Austin's home.",  # a town of the gazetteer, but a first name: whose home, unknown
         "Leeds is home to 800,000 people.",
         "London's home office is hiring.",
     ],

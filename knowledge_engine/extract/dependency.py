@@ -441,13 +441,6 @@ def _years_at(sent: Span, before: int, ctx: _Ctx) -> None:
                 seen.add(name.lower())
 
 
-# Verbs whose "as a ..." is no job: "I treat it as a job", "went as a pirate", "I see myself as a leader"
-_NOT_ROLE_AS = frozenset(
-    {"treat", "see", "regard", "view", "consider", "describe", "dress", "go", "come", "count", "know", "use",
-     "think", "feel", "like", "love", "hate", "act", "pose", "volunteer", "cast", "play", "introduce"}
-)  # fmt: skip
-
-
 _HOME_NOW = frozenset({"lives-in", "moved-to", "moves-to", "is-in", "rents-in", "settled-in"})
 
 
@@ -511,6 +504,13 @@ def _employer_of_role(sent: Span, before: int, ctx: _Ctx) -> None:
                 pred = "worked-at" if past else "works-at"  # a role at a school is a job there
                 _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
                 return
+
+
+# Verbs whose "as a ..." is no job: "I treat it as a job", "went as a pirate", "I see myself as a leader"
+_NOT_ROLE_AS = frozenset(
+    {"treat", "see", "regard", "view", "consider", "describe", "dress", "go", "come", "count", "know", "use",
+     "think", "feel", "like", "love", "hate", "act", "pose", "volunteer", "cast", "play", "introduce"}
+)  # fmt: skip
 
 
 def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:

@@ -28,7 +28,6 @@ _BRIDGE = frozenset(
     }
 )  # fmt: skip
 MAX_BRIDGE = 5
-MAX_CITY_WORDS = 3  # "Rio de Janeiro" is the gazetteer's, "Cape Town" the model's
 
 
 def city_after(doc: Doc, start: int, end: int) -> Span | None:
@@ -59,7 +58,7 @@ def _place_at(doc: Doc, i: int, district: Span) -> Span | None:
 def _known_run(doc: Doc, i: int) -> Span | None:
     run = 0
     while (
-        run < MAX_CITY_WORDS
+        run < places.MAX_WORDS  # the gazetteer holds no longer name
         and i + run < len(doc)
         and doc[i + run].is_alpha
         and doc[i + run].text[:1].isupper()
