@@ -617,9 +617,10 @@ def _clause_roots(root: Token) -> list[Token]:
             and _has_subject(c)
             and all(a.i - c.i <= 3 for a in c.children if a.dep_ in {"attr", "dobj", "acomp"})
         ]  # a finding said whole; "I am anaemic, so iron tablets" runs two clauses into one
-    if _factive(root):
-        # "I found out I have celiac disease", "turns out I'm coeliac": what was learned is asserted
-        roots += [c for c in root.children if c.dep_ == "ccomp" and c.i > root.i and _has_subject(c)]
+    # "I found out I have celiac disease", "turns out I'm coeliac": what was learned is asserted;
+    # also as the root's conjunct ("pulled a sickie, turns out I've got shingles")
+    for learned in (v for v in [root, *_verb_conjuncts(root)] if _factive(v)):
+        roots += [c for c in learned.children if c.dep_ == "ccomp" and c.i > learned.i and _has_subject(c)]
     roots += _felt_clauses(root)
     roots += _announced(root)
     if root.lemma_ in HEDGE_VERBS and not _judges_someone(root):
