@@ -59,6 +59,26 @@ def test_copular_role_at_named_org_implies_works_at(triples: Callable[..., Tripl
     }
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm 34 and a nurse at St James's.",
+         {("Maya", "has-role", "nurse"), ("Maya", "works-at", "St James's")}),
+        ("My daughter Aaliyah is 15 and a student at Lincoln High School.",
+         {("Aaliyah", "is-aged", "15"), ("Aaliyah", "studies-at", "Lincoln High School")}),
+        ("I'm a nurse and a mum of two.", {("Maya", "has-role", "nurse"), ("Maya", "is-a", "mum")}),
+    ],
+)  # fmt: skip
+def test_a_noun_joined_to_the_attribute_is_one_too(
+    triples: Callable[..., Triples], text: str, expected: Triples
+) -> None:
+    assert expected <= triples(text)
+
+
+def test_another_clause_joined_to_the_attribute_is_not_the_subjects(triples: Callable[..., Triples]) -> None:
+    assert ("Maya", "has-role", "teacher") not in triples("I'm a nurse and Jo is a teacher.")
+
+
 def test_evaluative_copular_is_an_opinion_not_a_fact(triples: Callable[..., Triples]) -> None:
     assert (
         triples("Sure! Lisbon is a great city for remote workers.", speaker=None, role="assistant") == set()

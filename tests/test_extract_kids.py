@@ -199,3 +199,20 @@ def test_a_move_up_or_back_to_a_school_or_place(
 
 def test_going_back_to_work_is_no_place(tier: SpacyTier) -> None:
     assert not [f for f in facts(tier, "I went back to work on Monday.") if f[1].endswith("-to")]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("My kids are Lily and Max.", {"Lily", "Max"}),
+        ("My children are Amara, Tobi and Kemi.", {"Amara", "Tobi", "Kemi"}),
+    ],
+)
+def test_each_name_of_a_plural_relation_is_one_of_them(tier: SpacyTier, text: str, names: set[str]) -> None:
+    assert children(tier, text) == names
+
+
+def test_a_plural_pet_relation_names_each_pet(tier: SpacyTier) -> None:
+    assert {("Travis", "has-cat", "Miso"), ("Travis", "has-cat", "Tofu")} <= facts(
+        tier, "My cats are Miso and Tofu."
+    )

@@ -537,3 +537,27 @@ def test_the_organisation_at_the_speakers_role_is_their_employer(
 )
 def test_an_organisation_at_someone_elses_title_is_not_the_speakers(tier: SpacyTier, text: str) -> None:
     assert work(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I make $72k plus benefits at Target.", ("works-at", "Target")),
+        ("I earn about £40k at Barclays.", ("works-at", "Barclays")),
+        ("I make 30k a year with Tesco.", ("works-at", "Tesco")),
+    ],
+)
+def test_where_the_pay_is_earned_is_the_employer(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I made 62k last year at Aviva.",  # pay as it was: whether the job goes on is not said
+        "I make $20 an hour at Starbucks on Saturdays.",  # a side income, no salary
+        "I make about 45k at my job.",
+    ],
+)
+def test_no_employer_from_pay_once_earned_or_no_salary(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == set()

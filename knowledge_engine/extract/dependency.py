@@ -2421,10 +2421,10 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
         _possessive_copular(verb, subj_tok, ctx)
         return
     for subject in subjects:
-        for child in verb.children:
+        for child in [*verb.children, *_listed_attrs(verb)]:
             if child.dep_ == "attr" and (amount := _on_amount(child, past, ctx)):
                 _emit(ctx, subject, "has-salary", amount, 0.55, obj_tok=None)
-            elif child.dep_ == "attr":
+            elif child.dep_ in {"attr", "conj"}:
                 if not _condition_state(child, subject, past, ctx):
                     _attr_fact(child, subject, be, past, ctx)
             elif child.dep_ == "acomp" and child.pos_ == "VERB" and child.tag_ in {"VB", "VBP"}:
@@ -2457,6 +2457,18 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                     money = _money_value(pobj, ctx) or (_amount(pobj) if hourly else None)
                     if money:
                         _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+
+
+def _listed_attrs(verb: Token) -> list[Token]:
+    """'I'm 34 and a nurse at St James's', 'Aaliyah is 15 and a sophomore at X': a noun with its
+    article joined to the attribute is another one (a bare name is not: "my sisters are Ana and Jo")."""
+    return [
+        c
+        for a in verb.children
+        if a.dep_ == "attr"
+        for c in _conjuncts(a)
+        if c.pos_ == "NOUN" and any(d.dep_ == "det" and d.lower_ in {"a", "an"} for d in c.children)
+    ]
 
 
 def _on_amount(attr: Token, past: bool, ctx: _Ctx) -> str | None:
@@ -2935,6 +2947,9 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         value = _object_phrase(attr, ctx, with_of=True)
     if owner and value and owner != value:
         _emit(ctx, owner, pred, value, 0.6, obj_tok=attr)
+        if subj_tok.tag_ == "NNS":  # "My kids are Lily and Max": each name of a plural is one of them
+            for other in (v for c in _conjuncts(attr) if (v := _name_of(c, ctx)) and v != owner):
+                _emit(ctx, owner, pred, other, 0.6, obj_tok=None)
 
 
 def _value_of(attr: Token, ctx: _Ctx) -> str | None:
@@ -3800,8 +3815,24 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
             if money and not units & {"hour", "day", "week", "shift", "side", "extra"}:
                 # "made about 62k last year": pay as it was (history), not the salary now
                 _emit(ctx, subject, "earned" if past else "has-salary", money, 0.55, obj_tok=None)
-                found = True
+                found = (not past and _paid_at(verb, dobj, subject, ctx)) or True
     return found
+
+
+def _paid_at(verb: Token, money: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I make $72k plus benefits at Target', 'earn about £40k with Aviva': where the pay is earned
+    employs the earner (not for pay earned once: "made 62k last year at Aviva" says not whether the
+    job goes on). An employer the sentence named already wins."""
+    if any(f.subject == subject and f.predicate in WORK_PREDICATES for f in ctx.out):
+        return False
+    for prep in (*_preps(verb, verb, {"at", "with"}), *_preps(money, money, {"at", "with"})):
+        for pobj in _employers(prep, ctx):
+            name = _name_of(pobj, ctx, with_of=True)
+            if name and _employer_named(pobj, name, ctx) and not _is_date(pobj, ctx):
+                pred = _workplace_pred(name, False)
+                _emit(ctx, subject, pred, name, 0.5, obj_tok=None, obj_type="organization")
+                return True
+    return False
 
 
 def _pay_facts(verb: Token, ctx: _Ctx) -> None:
