@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
-from knowledge_engine.extract import home_city, places
+from knowledge_engine.extract import home_city, places, still_at
 from knowledge_engine.extract.arrival import arrival_places
 from knowledge_engine.extract.cars import Cars
 from knowledge_engine.extract.dates import MONTHS
@@ -325,6 +325,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _rent_in(sent, ctx)
         _offers(sent, ctx)
         _home_it(sent, ctx)
+        _still_at(sent, ctx)
     before = len(ctx.out)
     for root in (t for t in sent if t.dep_ == "ROOT"):
         for clause_root in _clause_roots(root):
@@ -1654,6 +1655,32 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
         name = _name_run(words[j:])  # "Wife: Ingrid.", "Cat: Nori. Vet Tues.", "son - Leo"
         if name:
             _emit(ctx, ctx.me, _relation_predicate(words[i]), name, 0.55, obj_tok=None)
+
+
+_TRAVEL = frozenset(
+    {"fly", "flight", "trip", "holiday", "vacation", "hotel", "conference", "airport", "visit"}
+)
+
+
+def _still_at(sent: Span, ctx: _Ctx) -> None:
+    """'Nope, still at Sainsbury's', 'In Leeds now' (extract/still_at.py): the speaker's employer
+    after "at" (a name that can be one), home after "in" (a place)."""
+    if any(t.lower_ in FRAGMENT_IRREALIS or t.lower_ in VISIT_WORDS or t.lemma_ in _TRAVEL for t in sent):
+        return  # "In London now, flying back Monday": a trip
+    for prep, tok in still_at.state_places(sent):
+        name = _name_of(tok, ctx, with_of=True)
+        if not name or _is_date(tok, ctx):
+            continue
+        if prep == "at" and _employer_named(tok, name, ctx):
+            _emit(ctx, ctx.me, _workplace_pred(name, False), name, 0.5, obj_tok=None, obj_type="organization")
+        elif prep == "in" and _place_named(tok, name, ctx):
+            _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
+
+
+def _place_named(tok: Token, name: str, ctx: _Ctx) -> bool:
+    """A place by the model's tag or the gazetteer (the model tags many towns a person)."""
+    ent = ctx.ents.get(tok.i)
+    return (ent is not None and ent.label_ in {"GPE", "LOC"}) or places.fold(name) in places.places()
 
 
 def _kin_or_pet_key(tok: Token) -> bool:

@@ -438,8 +438,9 @@ PAY_MARKED = re.compile(r"\b(?:LPA|CTC)\b|\blakhs? per annum\b", re.IGNORECASE)
 # The words after an amount that make it pay after tax (has-take-home-pay), not the salary.
 NET_MARKED_AFTER = re.compile(r"(?:after tax|net\b|take[- ]home|in hand)")
 PAY_MARKED_AFTER = re.compile(
-    r"(?:before tax|after tax|pre-tax|pretax|gross|net\b|ctc|lpa|per annum|p\.a\.|salary\b|base salary)"
-)
+    r"(?:before tax|after tax|pre-tax|pretax|gross|net\b|ctc|lpa|per annum|p\.a\.|salary\b|base salary"
+    r"|base\b(?! (?:price|model|rate|fare|cost|fee|trim|spec|version))(?!-))"
+)  # "$165k base" (not "$30 base price")
 # A retired speaker's income: "the ESB pension comes to about €1,950 a month" is pay, never a home's rent.
 PENSION_NOUNS = {"pension", "pensions"}
 PAY_CUES = {

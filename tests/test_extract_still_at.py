@@ -1,0 +1,61 @@
+"""Where the speaker is, said without a verb ("Nope, still at Sainsbury's", "In Leeds now") and an
+amount followed by "base" (issue 14); on the real English pipeline through the spaCy tier."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from tests.fixtures.common import said_by
+
+WHERE = {"works-at", "lives-in", "attends"}
+
+
+def where(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    return {(p, o) for p, o in said_by(tier, text, "Ife") if p in WHERE}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Nope, still at Sainsbury's.", ("works-at", "Sainsbury's")),
+        ("Still at Tesco, sadly.", ("works-at", "Tesco")),
+        ("At Aviva now, since March.", ("works-at", "Aviva")),
+        ("In Leeds now.", ("lives-in", "Leeds")),
+        ("used to live in lagos, in abuja now", ("lives-in", "Abuja")),
+        ("In Hamburg these days.", ("lives-in", "Hamburg")),
+    ],
+)
+def test_a_verbless_place_held_now_is_the_speakers(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in where(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "At Tesco right now.",  # a visit
+        "In London now, flying back Monday.",  # a trip
+        "In Paris for the weekend.",  # no word that it holds now
+        "At the gym now.",  # no name
+        "Nope, still at Sainsbury's?",  # asked
+        "Still at Tesco with Sam, waiting for the bus.",  # more than a place
+        "Maybe in Leeds now.",
+    ],
+)
+def test_no_place_from_a_visit_a_question_or_a_longer_clause(tier: SpacyTier, text: str) -> None:
+    assert where(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "salary"),
+    [
+        ("I'm starting at Google on August 4th as a software engineer, $165k base.", "$165k"),
+        ("I start Monday, 48k base.", "48k"),
+    ],
+)
+def test_an_amount_called_base_is_the_salary(tier: SpacyTier, text: str, salary: str) -> None:
+    assert ("has-salary", salary) in said_by(tier, text, "Ife")
+
+
+def test_a_base_price_is_no_salary(tier: SpacyTier) -> None:
+    assert not {f for f in said_by(tier, "The 2019 model is $30k base price.", "Ife") if f[0] == "has-salary"}
