@@ -216,3 +216,23 @@ def test_a_plural_pet_relation_names_each_pet(tier: SpacyTier) -> None:
     assert {("Travis", "has-cat", "Miso"), ("Travis", "has-cat", "Tofu")} <= facts(
         tier, "My cats are Miso and Tofu."
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My husband Raj just got a Hyundai Tucson.", ("Travis", "is-married-to", "Raj")),  # "Raj" an adverb
+        ("My husband Tunde finally retired.", ("Travis", "is-married-to", "Tunde")),
+    ],
+)
+def test_a_capitalised_word_after_a_relation_word_is_its_name(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize("text", ["My mum Recently moved to Leeds.", "My Son Will Rule The World"])
+def test_no_name_from_a_capitalised_adverb_or_a_headline(tier: SpacyTier, text: str) -> None:
+    assert not {
+        f for f in facts(tier, text) if f[0] == "Travis" and f[1] in {"has-mother", "has-son", "has-child"}
+    }

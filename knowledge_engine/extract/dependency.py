@@ -143,7 +143,7 @@ from knowledge_engine.extract.lexicon import (
     WORK_PREDICATES,
     WORK_VERBS,
 )
-from knowledge_engine.extract.nlp import LABEL_TYPES
+from knowledge_engine.extract.nlp import LABEL_TYPES, word_index
 from knowledge_engine.extract.pets import pet_of_breed, pets_in
 from knowledge_engine.extract.regex import CURRENCY_CODES
 from knowledge_engine.extract.truecase import COMMON_PLACE_POPULATION
@@ -3303,7 +3303,7 @@ def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
     after = noun.i + 1
     if _other_half(noun) and after + 1 < len(doc) and doc[after].text == ",":
         after += 1  # "My other half, Chris, is a chef" (parsed as no apposition)
-    if noun.i < 1 or after >= len(doc) or doc[after].pos_ != "PROPN":
+    if noun.i < 1 or after >= len(doc) or not (doc[after].pos_ == "PROPN" or _known_first_name(doc[after])):
         return
     before = doc[noun.i - 1]
     if _other_half(noun) and before.lower_ == "other" and noun.i >= 2:
@@ -3314,9 +3314,23 @@ def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
         owner = _name_of(doc[noun.i - 2], ctx)
     else:
         return
-    name = _name_of(doc[after], ctx, person=True)
+    name = _name_of(doc[after], ctx, person=True) or (doc[after].text if doc[after].pos_ != "PROPN" else None)
     if name and owner and owner != name:
         _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
+def _known_first_name(tok: Token) -> bool:
+    """'Raj' in "my husband Raj just got ...": a capitalised word right after a relation word, which the
+    small model tagged an adverb or a noun (before "just", "finally"); in a sentence that capitalises
+    only its names (not a headline), it is the name, unless it is an English adverb, adjective or
+    verb ("Raj" is listed only as a noun)."""
+    if not (tok.is_title and tok.is_alpha) or tok.is_stop or tok.i == tok.sent.start:
+        return False
+    index = word_index(tok.vocab) or {}
+    if any(tok.lower_ in index.get(pos, ()) for pos in ("adv", "adj", "verb")):
+        return False  # "my mum Recently moved": a word capitalised by mistake
+    words = [t for t in tok.sent if t.is_alpha]
+    return sum(t.is_title for t in words) * 2 <= len(words)
 
 
 def _relation_word(tok: Token) -> bool:
