@@ -561,3 +561,22 @@ def test_where_the_pay_is_earned_is_the_employer(tier: SpacyTier, text: str, fac
 )
 def test_no_employer_from_pay_once_earned_or_no_salary(tier: SpacyTier, text: str) -> None:
     assert work(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I work at Nando's. Shift manager. It's fine.", ("has-role", "Shift manager")),
+        ("Still a cashier at Tesco.", ("has-role", "cashier")),
+        ("Still a cashier at Tesco.", ("works-at", "Tesco")),
+        ("Currently senior buyer at Next.", ("works-at", "Next")),
+    ],
+)
+def test_a_verbless_title_after_work_news_or_still_is_the_speakers(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in said_by(tier, text, "Lin")
+
+
+def test_a_bare_title_at_a_place_is_nobodys(tier: SpacyTier) -> None:
+    assert not {f for f in said_by(tier, "A nurse at St James's.", "Lin") if f[0] in {"has-role", "works-at"}}

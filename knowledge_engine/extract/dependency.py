@@ -1729,7 +1729,10 @@ def _title_part(tok: Token) -> bool:
 
 def _title_line(words: list[Token], ctx: _Ctx) -> None:
     """A verbless line opening with a job title and where or since when: 'staff nurse at the QEUH,
-    ward 7B', 'charge nurse from 1st July!!' -> the speaker's role (and employer)."""
+    ward 7B', 'charge nurse from 1st July!!', 'Still a cashier at Tesco.' -> the speaker's role (and
+    employer)."""
+    if words and words[0].lower_ in {"still", "currently"}:  # not a bare "A nurse at X.": whose?
+        words = words[2:] if len(words) > 1 and words[1].lower_ in {"a", "an"} else words[1:]
     end = 0
     while (
         end < len(words)
@@ -1798,13 +1801,14 @@ def _bracketed_title(words: list[Token], ctx: _Ctx) -> None:
 
 def _after_job_news(first: Token) -> bool:
     """The sentence before this one (same message) tells of the speaker's job, in its words: a job,
-    role, position, offer, promotion, hiring."""
+    role, position, offer, promotion, hiring, work ("I work at Nando's. Shift manager.")."""
     sent = first.sent
     if sent.start == 0:
         return False
     before = first.doc[sent.start - 1].sent
     return any(
-        t.lemma_.lower() in JOB_NOUNS or t.lemma_.lower() in {"promotion", "promote", "hire"} for t in before
+        t.lemma_.lower() in JOB_NOUNS or t.lemma_.lower() in {"promotion", "promote", "hire", "work"}
+        for t in before
     ) and (
         any(t.lower_ in FIRST_PERSON or t.lower_ in FIRST_PERSON_POSS for t in before)
         or not any(t.dep_ in {"nsubj", "nsubjpass"} for t in before)  # "Got the job!!": the "I" left out
