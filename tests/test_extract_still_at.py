@@ -59,3 +59,18 @@ def test_an_amount_called_base_is_the_salary(tier: SpacyTier, text: str, salary:
 
 def test_a_base_price_is_no_salary(tier: SpacyTier) -> None:
     assert not {f for f in said_by(tier, "The 2019 model is $30k base price.", "Ife") if f[0] == "has-salary"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'm 62 and still working. Part-time at B&Q, after 30 years at Ford.", ("works-at", "B&Q")),
+        ("Nope - still at Tesco.", ("works-at", "Tesco")),
+    ],
+)
+def test_hours_worked_say_the_job_holds(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in where(tier, text)
+
+
+def test_hours_worked_in_a_town_are_no_home(tier: SpacyTier) -> None:
+    assert where(tier, "Part-time in Leeds these days.") == set()

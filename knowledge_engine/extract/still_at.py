@@ -4,7 +4,8 @@ March", "In Leeds these days".
 Why: chat answers and updates drop "I work" and "we live" and keep only the place and a word of
 time; the parse then has no verb to hang a rule on. A clause counts only when it is nothing but an
 optional reply word, "at" or "in", a name and a word that says the state holds now ("still", "now",
-"currently", "these days"): "At the gym" or "In Paris for the weekend" say nothing of the kind. The
+"currently", "these days", "part-time"): "At the gym" or "In Paris for the weekend" say nothing of
+the kind. The
 caller decides what the name is (an employer after "at", a home after "in").
 """
 
@@ -15,6 +16,8 @@ from spacy.tokens import Span, Token
 # Words that say the state holds now; one must be in the clause.
 _NOW = frozenset({"still", "now", "currently", "nowadays"})
 _NOW_PAIRS = frozenset({("these", "days"), ("for", "now")})  # not "right now": "at Tesco right now"
+# "Part-time at B&Q": hours worked say the job holds now (read as "part - time")
+_HOURS = frozenset({("part", "-", "time"), ("full", "-", "time")})
 # Reply words that may open the clause ("Nope, still at X", "Yep, at X now").
 _REPLY = frozenset({"nope", "no", "yes", "yeah", "yep", "yup", "nah", "well", "so", "and", "but", "oh", "ok"})
 _CUTS = frozenset({",", ";", ":", "(", ")", "-", "–", "—", ".", "!", "...", "…"})
@@ -34,7 +37,8 @@ def state_places(sent: Span) -> list[tuple[str, Token]]:
 def _clauses(sent: Span) -> list[list[Token]]:
     out: list[list[Token]] = [[]]
     for tok in sent:
-        if tok.text in _CUTS or tok.is_space:
+        joined = tok.text == "-" and not tok.nbor(-1).whitespace_ if tok.i > sent.start else False
+        if (tok.text in _CUTS and not joined) or tok.is_space:  # "part-time" is one word
             out.append([])
         else:
             out[-1].append(tok)
@@ -56,6 +60,8 @@ def _read(clause: list[Token]) -> tuple[str, Token] | None:
     end, later = _now_words(words, i)
     if not name or end != len(words) or not (now or later):
         return None
+    if prep == "in" and any(w.lower_ == "time" for w in words):
+        return None  # "part-time in Leeds": hours say a job, not a home
     return prep, next((t for t in name if t.dep_ == "pobj"), name[-1])
 
 
@@ -67,6 +73,8 @@ def _now_words(words: list[Token], i: int) -> tuple[int, bool]:
             i += 1
         elif i + 1 < len(words) and (words[i].lower_, words[i + 1].lower_) in _NOW_PAIRS:
             i += 2
+        elif i + 2 < len(words) and tuple(w.lower_ for w in words[i : i + 3]) in _HOURS:
+            i += 3
         else:
             break
     return i, i > start
