@@ -44,3 +44,31 @@ def test_a_condition_is_read_for_whom_it_is_said(
 def test_no_condition_from_a_past_one_or_a_word_alone(tier: SpacyTier, text: str) -> None:
     assert not {f for f in facts(tier, text) if f[1] in {"has-condition", "recovered-from"}}
     assert not {f for f in facts(tier, text) if f[1] in {"types", "beat"} and "Arsenal" not in f[2]}
+
+
+@pytest.mark.parametrize(
+    ("text", "illness"),
+    [
+        ("Sciatica flaring up again this week.", "sciatica"),
+        ("Asthma flaring. Inhaler empty.", "asthma"),
+        ("Eczema is playing up again.", "eczema"),
+        ("The doctor thinks it's just migraines.", "migraines"),  # a clinician's finding
+    ],
+)
+def test_a_condition_said_by_what_it_does_or_a_clinician_found_is_the_speakers(
+    tier: SpacyTier, text: str, illness: str
+) -> None:
+    assert ("Nia", "has-condition", illness) in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Her asthma is flaring up.",  # someone else's
+        "The kids are playing up.",  # no condition
+        "The doctor thinks it might be migraines.",  # hedged
+        "Took Leo to the GP, she said it's tonsillitis.",  # Leo's
+    ],
+)
+def test_no_condition_of_someone_else_or_a_guess(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"}

@@ -326,6 +326,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _offers(sent, ctx)
         _home_it(sent, ctx)
         _still_at(sent, ctx)
+        _condition_news(sent, ctx)
     before = len(ctx.out)
     for root in (t for t in sent if t.dep_ == "ROOT"):
         for clause_root in _clause_roots(root):
@@ -3048,6 +3049,47 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             name = _name_of(tok.head, ctx, person=True)
             if name:
                 _possessive_relation(tok, name, ctx)
+
+
+_FLARE_VERBS = frozenset({"flare", "play", "act", "kick"})  # "flaring up", "playing up", "acting up"
+
+
+def _condition_news(sent: Span, ctx: _Ctx) -> None:
+    """The speaker's condition said by what it does or what a clinician found, with no "I have":
+    'Sciatica flaring up again', 'Eczema is playing up', 'the doctor thinks it's just migraines'."""
+    for verb in (t for t in sent if t.pos_ in {"VERB", "AUX"} and not _is_irrealis(t)):
+        if verb.lemma_ in _FLARE_VERBS and (verb.lemma_ == "flare" or _has_particle(verb, "up")):
+            for subj in (c for c in verb.children if c.dep_ == "nsubj" and _bare_or_mine(c)):
+                if _names_condition(subj):
+                    _emit(ctx, ctx.me, "has-condition", subj.text.lower(), 0.5, obj_tok=None)
+        if verb.lemma_ in {"say", "think", "reckon", "confirm"} and _clinician_subject(verb):
+            _clinician_found(verb, ctx)
+
+
+def _clinician_found(verb: Token, ctx: _Ctx) -> None:
+    """'the doctor thinks it's just migraines': the speaker's, when the message names no one else
+    ("took Leo to the GP, she said it's tonsillitis" is Leo's)."""
+    others = {"he", "she", "him", "her", "his"}
+    if any(_is_kin(t) or t.lower_ in others or t.ent_type_ == "PERSON" for t in verb.doc):
+        return
+    for found in (c for c in verb.children if c.dep_ == "ccomp" and c.lemma_ == "be"):
+        it = any(c.dep_ == "nsubj" and c.lower_ in {"it", "it's"} for c in found.children)
+        if not it or _is_irrealis(found):
+            continue
+        for attr in (c for c in found.children if c.dep_ == "attr" and _names_condition(c)):
+            illness = _object_phrase(attr, ctx, prefer_name=False)
+            if illness:
+                _emit(ctx, ctx.me, "has-condition", illness, 0.5, obj_tok=None)
+
+
+def _has_particle(verb: Token, word: str) -> bool:
+    return any(c.dep_ == "prt" and c.lower_ == word for c in verb.children)
+
+
+def _bare_or_mine(noun: Token) -> bool:
+    """No determiner, or the speaker's own ("my eczema"): not "her asthma", "the migraine"."""
+    dets = [c for c in noun.children if c.dep_ in {"det", "poss"}]
+    return all(d.lower_ in FIRST_PERSON_POSS for d in dets)
 
 
 def _possessed_condition(tok: Token, ctx: _Ctx) -> None:
