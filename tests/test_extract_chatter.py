@@ -86,3 +86,20 @@ def test_a_name_before_a_blanked_word_keeps_its_own_offsets(tier: SpacyTier) -> 
 def test_a_statement_run_into_its_question_is_parsed_apart(text: str, expected: str) -> None:
     assert chatter.ask_apart(text) == expected
     assert len(chatter.ask_apart(text)) == len(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Myself Priyanka, 27 years.", "I am   Priyanka, 27 years."),
+        (
+            "Good morning sir, myself Ramesh Iyer, from Pune.",
+            "Good morning sir, I am   Ramesh Iyer, from Pune.",
+        ),
+        ("I did it myself. Proud of it.", "I did it myself. Proud of it."),  # no introduction
+        ("I hurt myself Monday.", "I hurt myself Monday."),  # not after a clause's start
+    ],
+)
+def test_an_introducing_myself_is_read_as_i_am(text: str, read: str) -> None:
+    assert chatter.myself(text) == read
+    assert len(chatter.myself(text)) == len(text)

@@ -580,3 +580,42 @@ def test_a_verbless_title_after_work_news_or_still_is_the_speakers(
 
 def test_a_bare_title_at_a_place_is_nobodys(tier: SpacyTier) -> None:
     assert not {f for f in said_by(tier, "A nurse at St James's.", "Lin") if f[0] in {"has-role", "works-at"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "I've been working with Wipro for six years.",
+            ("works-at", "Wipro"),
+        ),  # the model tags Wipro a person
+        (
+            "presently working with Wipro as Technical Lead since 2017",
+            ("works-at", "Wipro"),
+        ),  # not "Wipro as ..."
+        (
+            "Good morning sir, myself Ramesh Iyer, presently working with Wipro since 2017.",
+            ("works-at", "Wipro"),
+        ),
+    ],
+)
+def test_working_with_an_organisation_is_working_for_it(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in work(tier, text)
+
+
+def test_working_with_a_person_is_no_employer(tier: SpacyTier) -> None:
+    assert ("works-at", "Tom") not in work(tier, "I work with Tom at Aviva.")
+
+
+def test_a_name_and_a_role_run_together_are_parted_at_as(tier: SpacyTier) -> None:
+    said = said_by(tier, "presently working with Wipro as Technical Lead since 2017", "Lin")
+    assert ("has-role", "Technical Lead") in said
+    assert not {o for _, o in said if " as " in o}
+
+
+def test_a_married_name_said_after_a_working_clause_is_its_subject(tier: SpacyTier) -> None:
+    """ "Sreejith is in Dubai, working in X": the trailing -ing clause of work is his."""
+    facts = spoken(tier, "My husband Sreejith is in Dubai, working in Infosys.", "Lin").facts
+    assert ("Sreejith", "works-at", "Infosys") in {(f.subject, f.predicate, f.object) for f in facts}

@@ -14,6 +14,8 @@ Chat runs a statement and its question into one sentence ("I'm 29 and have never
 where do I even start?"); the question mark made the whole a question, which asserts nothing. The
 comma before a question that follows a first-person statement becomes a full stop for the parse
 (same length).
+
+Indian English's "myself Ramesh, working with Wipro" (an introduction) is read as "I am Ramesh".
 """
 
 from __future__ import annotations
@@ -78,3 +80,20 @@ def ask_apart(text: str) -> str:
 def ask_apart_all(texts: list[str]) -> list[str]:
     """The texts with their statements asked apart; counts the texts it changed."""
     return _each(texts, ask_apart, "extract.spacy.asked_apart")
+
+
+# Indian English introduces the speaker with "myself": "Good morning sir, myself Ramesh Iyer, working
+# with Wipro ...", "Myself Priyanka, 27 years, ...". The parse made "Myself Priyanka" one name and the
+# subject of what followed; read as "I am" (padded to the same length), the clauses are the speaker's.
+_MYSELF = re.compile(r"(?:^|(?<=[,.!:;] ))[Mm]yself(?= [A-Z][a-z])")
+I_AM = "I am  "  # as long as "myself"
+
+
+def myself(text: str) -> str:
+    """`text` with an introducing "myself NAME" read as "I am NAME" (same length)."""
+    return _MYSELF.sub(I_AM, text)
+
+
+def myself_all(texts: list[str]) -> list[str]:
+    """The texts with their introductions read; counts the texts it changed."""
+    return _each(texts, myself, "extract.spacy.myself_introduced")

@@ -815,11 +815,12 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
     for advcl in (c for c in root.children if c.dep_ == "advcl" and c.i > root.i):
         if (
             advcl.tag_ == "VBG"
-            and advcl.lemma_ in START_VERBS
+            and (advcl.lemma_ in START_VERBS or advcl.lemma_ == "work")
             and not any(c.dep_ in {"nsubj", "nsubjpass", "mark", "aux"} for c in advcl.children)
             and not _is_irrealis(advcl)
         ):
-            _add_clause(advcl, subjects, result)  # "he quit Unilever, joining Nestle next month"
+            # "he quit Unilever, joining Nestle next month", "Sreejith is in Dubai, working in Emirates NBD"
+            _add_clause(advcl, subjects, result)
         elif _trailing_home(advcl, root):
             _add_clause(advcl, subjects, result)  # "we moved to Bristol, living in Clifton now"
             _district_of_move(advcl, root, ctx)
@@ -1164,6 +1165,9 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         end = max(end, ent.end - 1)
     # the small model runs a name into what follows ("Brightwave on the 3rd of March")
     end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.lower_ in NAME_BREAKS)])
+    # ... or runs the name and a role into one ("Wipro as Technical Lead"): no name holds a lower-case "as"
+    start = max([start, *(t.i + 1 for t in tok.doc[start : tok.i] if t.text == "as")])
+    end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.text == "as")])
     if person:
         cuts = [t.i for t in tok.doc[start : end + 1] if t.dep_ == "cc" or t.text == ","]
         start = max([start, *(c + 1 for c in cuts if c < tok.i)])
@@ -2290,9 +2294,22 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
                 if family in {"lives-in", "lived-in"} and _kind_beside_place(tok, preps, ctx):
                     continue  # "living in Ballina in the same house": the place, not "same house"
                 ent = ctx.ents.get(tok.i)
-                if verb.lemma_ == "work" and p == "in" and ent is not None and ent.label_ == "ORG":
-                    family = "worked-at" if past else "works-at"  # "I work in Google": a company, not a field
+                if verb.lemma_ == "work" and _works_for(tok, p, ent, ctx):
+                    family = "worked-at" if past else "works-at"
                 _prep_object(verb, subject, family, tok, ctx)
+
+
+def _works_for(tok: Token, prep: str, ent: Span | None, ctx: _Ctx) -> bool:
+    """'I work in Google' (a company, not a field), 'been working with Wipro for six years': an
+    organisation by the model's tag; after "with" also a name that is no person's first name and no
+    place (the model tags "Wipro" a person), not "with Tom"."""
+    if ent is not None and ent.label_ == "ORG":
+        return prep in {"in", "with"}
+    if prep != "with" or tok.pos_ != "PROPN" or (ent is not None and ent.label_ in {"GPE", "LOC", "NORP"}):
+        return False
+    name = _name_of(tok, ctx) or ""
+    words = name.lower().split()
+    return bool(words) and words[0] not in first_names() and places.fold(name) not in places.places()
 
 
 def _particle_preps(verb: Token) -> list[Token]:
