@@ -619,3 +619,30 @@ def test_a_married_name_said_after_a_working_clause_is_its_subject(tier: SpacyTi
     """ "Sreejith is in Dubai, working in X": the trailing -ing clause of work is his."""
     facts = spoken(tier, "My husband Sreejith is in Dubai, working in Infosys.", "Lin").facts
     assert ("Sreejith", "works-at", "Infosys") in {(f.subject, f.predicate, f.object) for f in facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'm a line manager at Amazon's fulfilment centre in Dunfermline.", ("works-at", "Amazon")),
+        (
+            "I'm an accounts assistant at a small firm in Bolton called Heywood & Co, earning £27,000.",
+            ("works-at", "Heywood & Co"),
+        ),
+    ],
+)
+def test_the_organisation_behind_a_site_or_a_firm_called_so(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in work(tier, text)
+
+
+def test_a_firms_name_is_no_role(tier: SpacyTier) -> None:
+    said = said_by(tier, "I'm an accounts assistant at a small firm in Bolton called Heywood & Co.", "Lin")
+    assert ("has-role", "accounts assistant") in said
+    assert not {o for p, o in said if p == "has-role" and "Heywood" in o}
+
+
+def test_pay_earned_in_a_trailing_clause_is_the_salary(tier: SpacyTier) -> None:
+    said = said_by(tier, "I'm a teacher at Oakfield Primary, earning about 40k.", "Lin")
+    assert ("has-salary", "40k") in said

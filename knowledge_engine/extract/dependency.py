@@ -815,11 +815,12 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
     for advcl in (c for c in root.children if c.dep_ == "advcl" and c.i > root.i):
         if (
             advcl.tag_ == "VBG"
-            and (advcl.lemma_ in START_VERBS or advcl.lemma_ == "work")
+            and (advcl.lemma_ in START_VERBS or advcl.lemma_ in {"work", "earn"})
             and not any(c.dep_ in {"nsubj", "nsubjpass", "mark", "aux"} for c in advcl.children)
             and not _is_irrealis(advcl)
         ):
-            # "he quit Unilever, joining Nestle next month", "Sreejith is in Dubai, working in Emirates NBD"
+            # "he quit Unilever, joining Nestle next month", "Sreejith is in Dubai, working in Emirates NBD",
+            # "I'm a nurse at St Vincent's, earning A$98,000"
             _add_clause(advcl, subjects, result)
         elif _trailing_home(advcl, root):
             _add_clause(advcl, subjects, result)  # "we moved to Bristol, living in Clifton now"
@@ -1281,8 +1282,11 @@ def _of_object(tok: Token) -> Token | None:
 
 
 def _called_name(tok: Token, ctx: _Ctx) -> str | None:
-    """'a band called The Lumens', 'a cat named Pixel', 'kids, Lily and Ben' -> the name."""
+    """'a band called The Lumens', 'a cat named Pixel', 'kids, Lily and Ben' -> the name. Not past a
+    firm the parse hung it over: "an assistant at a small firm called Heywood & Co" names the firm."""
     for acl in tok.children:
+        if any(t.lemma_.lower() in FIRM_NOUNS for t in tok.doc[tok.i + 1 : acl.i]) and tok.i < acl.i:
+            continue
         if acl.dep_ == "acl" and acl.lemma_ in {"call", "name"}:
             oprd = next((c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}), None)
             if oprd is not None:
@@ -2872,6 +2876,37 @@ def _at_org(attr: Token, ctx: _Ctx) -> str | None:
             pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
             if pobj is not None and pobj.pos_ == "PROPN":
                 return _name_of(pobj, ctx)
+            if pobj is not None and pobj.pos_ == "NOUN":
+                return _org_behind(pobj, ctx)
+    return None
+
+
+# Sites of an organisation: "a line manager at Amazon's fulfilment centre", "at Stripe's Dublin office"
+_SITES = frozenset(
+    {"office", "offices", "centre", "center", "branch", "store", "shop", "site", "plant", "factory",
+     "warehouse", "depot", "hq", "headquarters", "campus", "studio", "lab"}
+)  # fmt: skip
+
+
+def _org_behind(noun: Token, ctx: _Ctx) -> str | None:
+    """The organisation that owns a site said as a common noun: a named owner of a site word
+    ("Amazon's fulfilment centre", "Stripe's Dublin office"), or one the model tags an
+    organisation (_org_owner)."""
+    owner = _org_owner(noun, ctx)
+    if owner is noun and noun.lemma_.lower() in _SITES:
+        owner = next((c for c in noun.children if c.dep_ == "poss" and c.pos_ == "PROPN"), noun)
+    if owner is noun and noun.lemma_.lower() in FIRM_NOUNS:
+        return _called_name(noun, ctx) or _called_after(noun, ctx)
+    return _name_of(owner, ctx) if owner is not noun else None
+
+
+def _called_after(firm: Token, ctx: _Ctx) -> str | None:
+    """'an assistant at a small firm in Bolton called Heywood & Co': the parse hung "called" on the
+    role, past the firm; the first such name after the firm is its name."""
+    for acl in firm.doc[firm.i + 1 : firm.i + 6]:
+        if acl.dep_ == "acl" and acl.lemma_ in {"call", "name"} and acl.head in firm.ancestors:
+            oprd = next((c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}), None)
+            return _name_of(oprd, ctx) if oprd is not None else None
     return None
 
 
