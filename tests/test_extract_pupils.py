@@ -89,3 +89,23 @@ def test_work_or_an_adult_at_a_university_stays_a_job(
 )
 def test_places_of_learning_are_known_by_a_word_of_their_name(name: str, learning: bool) -> None:
     assert pupils.learning_place(name) is learning
+
+
+def test_a_childs_place_in_a_message_about_school_is_their_school(tier: SpacyTier) -> None:
+    """No school word in the name, but the message speaks of school: a place, not a job."""
+    text = "My daughter Amara starts at Bishop Challoner in September. The school is two buses away."
+    got = triples(tier, text, "Alex")
+    assert ("Amara", "attends", "Bishop Challoner") in got
+    assert ("Amara", "works-at", "Bishop Challoner") not in got
+
+
+def test_without_school_talk_a_childs_unnamed_place_stays_as_said(tier: SpacyTier) -> None:
+    got = triples(tier, "My daughter Amara starts at Bishop Challoner in September.", "Alex")
+    assert ("Amara", "attends", "Bishop Challoner") not in got
+
+
+def test_a_first_name_opening_a_sentence_is_its_subject(tier: SpacyTier) -> None:
+    """The small model tags "Theo" a common noun at the start of a sentence."""
+    assert ("Theo", "goes-to", "Clapham Terrace") in triples(
+        tier, "Theo goes to Clapham Terrace, which he loves.", "Alex"
+    )

@@ -5,8 +5,10 @@ Why: the rules read "X is at / started at / joined an organisation" as a job, wh
 adult and wrong for the speaker's child: the child's school is then stored as their employer, and a
 question about it finds no schooling. Who is a child: a name the speaker gave as their child, son or
 daughter, in this message or before (`KinNames.children`, kin.py). What is a place of
-learning: a school word of the lexicon in its name, or university / college. Unless the sentence
-speaks of work ("my son got a job at the university"): a grown child may work there.
+learning: a school word of the lexicon in its name, or university / college, or any place when the
+message speaks of school ("starts at Bishop Challoner in September ... the school is two buses
+away"). Unless the message speaks of work ("my son got a job at the university"): a grown child may
+work there.
 """
 
 from __future__ import annotations
@@ -28,20 +30,30 @@ _WORK = re.compile(
 )
 
 
+# A message that speaks of school: a child's place in it is a school whatever its name ("Amara starts at
+# Bishop Challoner in September ... the school is two buses away")
+_SCHOOL_TALK = re.compile(
+    r"\b(?:school|schools|class|classmates?|teachers?|headteacher|pupils?|uniform|term|nursery|"
+    r"kindergarten|reception|(?:year|grade|yr) \d{1,2}|\d{1,2}(?:st|nd|rd|th) (?:grade|standard))\b",
+    re.I,
+)
+
+
 def schooled(text: str, ex: Extraction, children: Collection[str]) -> Extraction:
     """`ex` with each job of one of the speaker's `children` at a place of learning read as schooling."""
     kids = {c.casefold() for c in children}
     if not kids or not any(f.predicate in _AS_PUPIL for f in ex.facts) or _WORK.search(text):
         return ex
-    facts = [_as_pupil(f) if f.subject.casefold() in kids else f for f in ex.facts]
+    school_talk = _SCHOOL_TALK.search(text) is not None
+    facts = [_as_pupil(f, school_talk) if f.subject.casefold() in kids else f for f in ex.facts]
     if facts == ex.facts:
         return ex
     return ex.model_copy(update={"facts": facts})
 
 
-def _as_pupil(fact: FactCandidate) -> FactCandidate:
+def _as_pupil(fact: FactCandidate, school_talk: bool) -> FactCandidate:
     predicate = _AS_PUPIL.get(fact.predicate)
-    if predicate is None or not learning_place(fact.object):
+    if predicate is None or not (school_talk or learning_place(fact.object)):
         return fact
     counters.inc("extract.spacy.child_schooled")
     return fact.model_copy(update={"predicate": predicate, "object_type": "organization"})
