@@ -72,3 +72,8 @@ def test_a_condition_said_by_what_it_does_or_a_clinician_found_is_the_speakers(
 )
 def test_no_condition_of_someone_else_or_a_guess(tier: SpacyTier, text: str) -> None:
     assert not {f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"}
+
+
+def test_every_condition_of_a_list_is_had(tier: SpacyTier) -> None:
+    got = facts(tier, "My doctor says I've got high blood pressure and sleep apnea, which is a problem.")
+    assert {("Nia", "has-condition", "high blood pressure"), ("Nia", "has-condition", "sleep apnea")} <= got

@@ -236,3 +236,49 @@ def test_no_name_from_a_capitalised_adverb_or_a_headline(tier: SpacyTier, text: 
     assert not {
         f for f in facts(tier, text) if f[0] == "Travis" and f[1] in {"has-mother", "has-son", "has-child"}
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("We have a three-bed semi in Solihull, two kids — Ruby and Alfie — and a greyhound called Pepper.",
+         ("Travis", "has-child", "Alfie")),
+        ("We have a three-bed semi in Solihull, two kids — Ruby and Alfie — and a greyhound called Pepper.",
+         ("Travis", "has-dog", "Pepper")),
+        ("We have a cat and a greyhound called Pepper.", ("Travis", "has-dog", "Pepper")),
+        ("I have a brother and two sisters, Ana and Jo.", ("Travis", "has-sister", "Jo")),
+    ],
+)  # fmt: skip
+def test_relations_named_in_a_list_of_what_one_has(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_names_after_a_list_belong_to_the_nearest_relation(tier: SpacyTier) -> None:
+    """The parse hangs "Ana and Jo" on "a brother"; they are the two sisters."""
+    assert ("Travis", "has-brother", "Ana") not in facts(
+        tier, "I have a brother and two sisters, Ana and Jo."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        ("I'm a 52-year-old truck driver from Winnipeg.", "52"),
+        ("I am 32 years, unmarried, working as CA in Deloitte.", "32"),
+    ],
+)
+def test_an_age_said_in_the_attribute_is_the_speakers(tier: SpacyTier, text: str, age: str) -> None:
+    got = facts(tier, text)
+    assert ("Travis", "is-aged", age) in got
+    assert not {o for s, p, o in got if p == "has-role" and "year" in o}  # "52-year-old truck driver"
+
+
+def test_years_into_something_are_no_age(tier: SpacyTier) -> None:
+    assert not {f for f in facts(tier, "We are 10 years into our marriage.") if f[1] == "is-aged"}
+
+
+def test_mgr_is_a_manager(tier: SpacyTier) -> None:
+    text = "update: Faisal is still my direct mgr, reorg only changed the skip levels"
+    assert ("Travis", "has-manager", "Faisal") in facts(tier, text)

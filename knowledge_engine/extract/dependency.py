@@ -2080,7 +2080,8 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     if verb.lemma_ == "get" and not have_got and not any(c.lower_ in {"diagnosed"} for c in verb.children):
         return False
     found = False
-    for dobj in (c for c in verb.children if c.dep_ == "dobj"):
+    objects = [c for c in verb.children if c.dep_ == "dobj"]
+    for dobj in [*objects, *(c for o in objects for c in _conjuncts(o))]:  # "... pressure and sleep apnea"
         if _names_condition(dobj):
             obj = _object_phrase(dobj, ctx, prefer_name=False)
             if obj and _typed(dobj) is not None:
@@ -2250,16 +2251,29 @@ def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
     """'I adopted a cat named Pixel' / 'I have a sister called Maria' -> has-cat Pixel."""
     if verb.lemma_ not in {"have", "adopt", "get", "own"}:
         return
-    for dobj in (c for c in verb.children if c.dep_ == "dobj"):
-        names = [_called_name(dobj, ctx)]
+    for dobj in _listed_objects(verb):
+        named = [(dobj, _called_name(dobj, ctx))]
         for appos in (c for c in dobj.children if c.dep_ == "appos"):  # "two kids, Lily and Ben"
-            names += [_name_of(t, ctx, person=True) for t in [appos, *_conjuncts(appos)]]
+            # "a brother and two sisters, Ana and Jo": the names hang on "brother", but are the sisters'
+            nearest = max((n for n in [dobj, *_conjuncts(dobj)] if n.pos_ == "NOUN" and n.i < appos.i),
+                          key=lambda n: n.i, default=dobj)  # fmt: skip
+            named += [(nearest, _name_of(t, ctx, person=True)) for t in [appos, *_conjuncts(appos)]]
         if dobj.lower_ in MULTIPLE_BIRTHS or (dobj.tag_ == "NNS" and _is_kin(dobj)):
             # "We have twins, Noah and Ella": the parser makes the names conjuncts of "twins"
-            names += [_name_of(t, ctx, person=True) for t in _conjuncts(dobj) if t.pos_ == "PROPN"]
-        for name in names:
+            named += [(dobj, _name_of(t, ctx, person=True)) for t in _conjuncts(dobj) if t.pos_ == "PROPN"]
+        for noun, name in named:
             if name:
-                _emit(ctx, subject, _relation_predicate(dobj), name, 0.6, obj_tok=None, obj_type="person")
+                _emit(ctx, subject, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type="person")
+
+
+def _listed_objects(verb: Token) -> list[Token]:
+    """The verb's objects and the common nouns listed with them: "a three-bed semi in Solihull, two
+    kids - Ruby and Alfie - and a very anxious greyhound called Pepper" (kids an apposition of the
+    semi, the greyhound a conjunct of the kids)."""
+    found = [c for c in verb.children if c.dep_ == "dobj"]
+    for noun in found:
+        found += [c for c in noun.children if c.dep_ in {"conj", "appos"} and c.pos_ == "NOUN"]
+    return found
 
 
 def _family(verb: Token, prep: str, pred: str, past: bool) -> str:
@@ -2926,7 +2940,8 @@ def _called_after(firm: Token, ctx: _Ctx) -> str | None:
 
 
 def _drop_new(text: str) -> str:
-    return re.sub(r"^(new|current|former)\s+", "", text, flags=re.IGNORECASE)
+    """A title without "new"/"current"/"former" or an age before it ("52-year-old truck driver")."""
+    return re.sub(r"^(?:new|current|former|\d{1,3}[- ]years?[- ]old)\s+", "", text, flags=re.IGNORECASE)
 
 
 def _job_is_at(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
@@ -3523,7 +3538,23 @@ def _age_of(verb: Token) -> int | None:
             years = next((c for c in child.children if c.dep_ == "npadvmod" and c.lemma_ == "year"), None)
             num = next((c for c in years.children if c.dep_ == "nummod"), None) if years is not None else None
             return _number(num) if num is not None else None
+        if child.dep_ == "attr" and verb.lemma_ == "be":
+            age = _years_said(child)
+            if age is not None:
+                return age
     return None
+
+
+def _years_said(attr: Token) -> int | None:
+    """'I am 32 years' (Indian English, no "old"), "I'm a 52-year-old truck driver": the age an
+    attribute gives its subject; "years" with nothing but its number (not "5 years into ...")."""
+    kids = list(attr.children)
+    if attr.lemma_ == "year" and len(kids) == 1 and kids[0].dep_ == "nummod" and kids[0].pos_ == "NUM":
+        return _number(kids[0])
+    old = next((c for c in kids if c.dep_ == "amod" and c.lower_ == "old"), None)
+    years = next((c for c in old.children if c.lemma_ == "year"), None) if old is not None else None
+    num = next((c for c in years.children if c.dep_ == "nummod"), None) if years is not None else None
+    return _number(num) if num is not None else None
 
 
 def _own_birthday_turn(verb: Token, ctx: _Ctx) -> bool:
