@@ -277,3 +277,38 @@ def test_a_town_called_home_is_where_the_speaker_lives(tier: SpacyTier, text: st
 )
 def test_home_said_of_no_home_of_the_speakers_is_no_home(tier: SpacyTier, text: str) -> None:
     assert not any(p == "lives-in" for _, p, _ in triples_of(tier, text))
+
+
+def moves(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    return {(f.predicate, f.object) for f in spoken(tier, text, "Eamon").facts if f.subject == "Eamon"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("We sold the flat in Hackney and moved to a little terrace in Margate.", ("lived-in", "Hackney")),
+        ("We sold the flat in Hackney and moved to a little terrace in Margate.", ("moved-to", "Margate")),
+        ("I've been in Cardiff for about nine years now.", ("lives-in", "Cardiff")),
+        ("I have shifted from Chennai to Gurgaon last month only.", ("moved-from", "Chennai")),
+        ("Since then I've moved back to my childhood home in Galway.", ("moved-to", "Galway")),
+        ("It has been a year since we moved from Bangalore to Austin.", ("moved-to", "Austin")),
+    ],
+)
+def test_homes_left_and_moved_to_as_chat_says_them(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in moves(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We sold the car in Leeds.",  # no home
+        "We sold my mum's house in Leeds.",  # hers
+        "We're selling the flat in Hackney.",  # not yet
+    ],
+)
+def test_no_home_left_by_selling_something_else_or_not_yet(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in moves(tier, text) if f[0] == "lived-in"}
+
+
+def test_a_state_dated_since_childhood_is_no_fact(tier: SpacyTier) -> None:
+    assert not {f for f in moves(tier, "I've had type 1 diabetes since I was a kid.") if f[0] == "was-a"}

@@ -680,9 +680,13 @@ def _factive(root: Token) -> bool:
 
 
 def _past_of_time(clause: Token) -> bool:
-    """'before we bought the house', 'after she left Tesco': a clause of time in the simple past
-    happened (one in the present is a plan: 'before we move')."""
-    return clause.tag_ == "VBD" and _has_mark(clause, {"before", "after"}) and not _is_irrealis(clause)
+    """'before we bought the house', 'after she left Tesco', "it's been a year since we moved from
+    Bangalore": a clause of time in the simple past happened (one in the present is a plan: 'before
+    we move')."""
+    # "since I was a kid" dates a state, asserts nothing worth a fact
+    since = _has_mark(clause, {"since"}) and clause.lemma_ != "be"
+    marked = _has_mark(clause, {"before", "after"}) or since
+    return clause.tag_ == "VBD" and marked and not _is_irrealis(clause)
 
 
 def _asserted_reason(clause: Token) -> bool:
@@ -1344,6 +1348,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         if _became(verb, subject, ctx) or _proposed(verb, subject, ctx):  # "Sarah became my boss"
             continue
         _home_with(verb, subject, past, ctx)
+        _sold_home(verb, subject, past, ctx)
         _named_possessions(verb, subject, ctx)
         if (
             (past and _career_as(verb, subject, ctx))
@@ -1512,7 +1517,9 @@ def _moved(verb: Token, subjects: list[str], ctx: _Ctx) -> bool:
     if _is_irrealis(verb) or not done or ctx.me not in subjects:  # "we moved", "we've moved"
         return False
     preps = [c for c in verb.children if c.dep_ == "prep"]
-    for prep in (p for p in preps if p.lower_ in {"into", "to"}):  # "moved into a flat in Gràcia"
+    back = [c for p in verb.children if p.dep_ in {"advmod", "prt"} and p.lower_ in {"back", "up", "down"}
+            for c in p.children if c.dep_ == "prep"]  # fmt: skip  # "moved back to my childhood home in X"
+    for prep in (p for p in [*preps, *back] if p.lower_ in {"into", "to"}):  # "moved into a flat in Gràcia"
         for home in (t for t in _pobjs(prep) if t.lemma_.lower() in HOME_NOUNS):
             for pobj in (p for inner in _preps(home, verb, {"in"}) for p in _pobjs(inner)):
                 name = _name_of(pobj, ctx)
@@ -2266,6 +2273,19 @@ def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
                 _emit(ctx, subject, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type="person")
 
 
+def _sold_home(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'We sold the flat in Hackney': the home there is left (lived-in, an ending of the home)."""
+    if verb.lemma_ != "sell" or not past or subject != ctx.me or _is_irrealis(verb):
+        return
+    for home in (c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in HOME_NOUNS):
+        if any(c.dep_ == "poss" and c.lower_ not in FIRST_PERSON_POSS for c in home.children):
+            continue  # "we sold my mum's house in Leeds": hers
+        for pobj in (p for prep in _preps(home, verb, {"in"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)  # a home's "in" names a place, whatever the model's tag
+            if name and not _is_date(pobj, ctx):
+                _emit(ctx, subject, "lived-in", name, 0.55, obj_tok=None, obj_type="location", ends=True)
+
+
 def _listed_objects(verb: Token) -> list[Token]:
     """The verb's objects and the common nouns listed with them: "a three-bed semi in Solihull, two
     kids - Ruby and Alfie - and a very anxious greyhound called Pepper" (kids an apposition of the
@@ -2746,8 +2766,8 @@ def _a_visit(prep: Token) -> bool:
 
 def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
     """Present perfect 'have been in <place> for N years / since X': where one lives."""
-    ent = ctx.ents.get(pobj.i)
-    if be != "is" or prep.lower_ != "in" or ent is None or ent.label_ not in {"GPE", "LOC"}:
+    name = _name_of(pobj, ctx)  # a place by the model's tag or the gazetteer ("Cardiff" is tagged anything)
+    if be != "is" or prep.lower_ != "in" or name is None or not _place_named(pobj, name, ctx):
         return False
     return _stayed(prep, pobj)
 

@@ -309,6 +309,7 @@ VERB_FAMILIES: dict[tuple[str, str], tuple[str, str]] = {
     ("stay", "in"): ("lives-in", ""),
     **{("settle", p): ("lives-in", "settled-in") for p in ("in", "into")},
     **{(v, "to"): ("moves-to", "moved-to") for v in ("move", "relocate", "shift", "emigrate", "flit")},
+    **{(v, "from"): ("moved-from", "moved-from") for v in ("shift", "relocate", "emigrate")},
     ("work", "at"): ("works-at", "worked-at"),
     **{(v, p): ("works-at", "worked-at") for v in ("teach", "intern", "lecture") for p in ("at", "for")},
     **{(v, "at"): ("studies-at", "studied-at") for v in ("study", "enrol", "enroll")},
@@ -422,7 +423,9 @@ SALARY_NOUNS = {
     *("paycheck", "paycheque", "payslip"),
     "take-home",  # "take home": the parse's noun is "take" (RELATION_PREDICATES), "home" is no home then
 }
-HOME_NOUNS = {"house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow"}
+HOME_NOUNS = {
+    "house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow", "terrace"
+}  # fmt: skip
 # A home no longer or not mainly lived in: "my old flat in Leith", "our holiday cottage in Kerry".
 OLD_HOME_WORDS = frozenset(
     {"old", "previous", "former", "last", "holiday", "second", "summer", "first", "childhood"}
