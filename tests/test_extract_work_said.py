@@ -646,3 +646,31 @@ def test_a_firms_name_is_no_role(tier: SpacyTier) -> None:
 def test_pay_earned_in_a_trailing_clause_is_the_salary(tier: SpacyTier) -> None:
     said = said_by(tier, "I'm a teacher at Oakfield Primary, earning about 40k.", "Lin")
     assert ("has-salary", "40k") in said
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "before"),
+    [
+        ("pay rise came thru!! 52k → 58k", "58k", "52k"),
+        ("raise: 52k -> 58k", "58k", "52k"),
+        ("salary 40,000 → 44,000", "44,000", "40,000"),
+        ("My pay only went from $22 an hour to $24 an hour.", "$24", "$22"),
+    ],
+)
+def test_a_pay_change_gives_the_pay_now_and_the_pay_before(
+    tier: SpacyTier, text: str, now: str, before: str
+) -> None:
+    said = said_by(tier, text, "Lin")
+    assert ("has-salary", now) in said
+    assert ("earned", before) in said
+    assert ("has-salary", before) not in said
+
+
+def test_a_rent_change_gives_the_rent_now(tier: SpacyTier) -> None:
+    said = said_by(tier, "rent 1,200 → 1,350", "Lin")
+    assert ("has-rent", "1,350") in said
+    assert ("has-rent", "1,200") not in said
+
+
+def test_numbers_without_pay_are_no_pay(tier: SpacyTier) -> None:
+    assert not {f for f in said_by(tier, "score 52 → 58", "Lin") if f[0] in {"has-salary", "earned"}}

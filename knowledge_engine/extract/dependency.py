@@ -327,6 +327,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _home_it(sent, ctx)
         _still_at(sent, ctx)
         _condition_news(sent, ctx)
+        _pay_arrow(sent, ctx)
     before = len(ctx.out)
     for root in (t for t in sent if t.dep_ == "ROOT"):
         for clause_root in _clause_roots(root):
@@ -4159,7 +4160,52 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
             lemma = subj.lemma_.lower()
             pred = "has-rent" if lemma == "rent" else TAKE_HOME if lemma in TAKE_HOME_NOUNS else "has-salary"
             _emit(ctx, owner, pred, money, 0.55, obj_tok=None)
+            if pred == "has-salary":  # "my pay went from $22 an hour to $24": the pay before
+                _pay_before(verb, owner, ctx)
             return
+
+
+_ARROWS = frozenset({"→", "->", "=>", "⇒"})
+_PAY_NEWS = frozenset({"raise", "rise", "payrise", "pay", "increment", "hike", "bump"})
+
+
+def _pay_arrow(sent: Span, ctx: _Ctx) -> None:
+    """'pay rise came thru!! 52k → 58k': one amount to another in a line about pay is the pay now
+    (has-salary) and the pay before (earned); in a line about rent, the rent now."""
+    doc = sent.doc
+    words = {t.lemma_.lower() for t in doc}  # "pay rise came thru!! 52k → 58k": the news may be a line before
+    rent = bool(words & {"rent", "mortgage"})  # "rent 1,200 → 1,350": the rent now
+    if not (rent or words & (SALARY_NOUNS | _PAY_NEWS)) or words & FRAGMENT_IRREALIS or _is_question(sent):
+        return
+    pred, before_pred = ("has-rent", "") if rent else ("has-salary", "earned")
+    dashed = (t for t in sent if t.text == ">" and t.i > 0 and doc[t.i - 1].text == "-")  # "52k -> 58k"
+    for arrow in [*(t for t in sent if t.text in _ARROWS), *dashed]:
+        before = doc[arrow.i - 2] if arrow.text == ">" else doc[arrow.i - 1]
+        after = doc[arrow.i + 1] if arrow.i + 1 < len(doc) else None
+        old, new = _pay_amount(before, ctx), _pay_amount(after, ctx) if after is not None else None
+        if old and new:
+            # "salary 40,000 → 44,000": the line's key read the first amount as the pay now
+            ctx.out[:] = [f for f in ctx.out if not (f.predicate == pred and f.object == old)]
+            _emit(ctx, ctx.me, pred, new, 0.5, obj_tok=None)
+            if before_pred:
+                _emit(ctx, ctx.me, before_pred, old, 0.5, obj_tok=None)
+            return
+
+
+def _pay_amount(tok: Token, ctx: _Ctx) -> str | None:
+    """An amount as pay is written: money, "58k", or a number of thousands ("44,000")."""
+    value = _money_value(tok, ctx) or (tok.text if MONEY_SHORT.match(tok.text) else None)
+    if value is None and tok.like_num and re.fullmatch(r"\d{1,3},\d{3}", tok.text):
+        value = tok.text
+    return value
+
+
+def _pay_before(verb: Token, owner: str, ctx: _Ctx) -> None:
+    """The amount a pay change started "from": pay as it was (earned)."""
+    for tok in (p for prep in _preps(verb, verb, {"from"}) for p in _pobjs(prep)):
+        money = _money_value(tok, ctx)
+        if money:
+            _emit(ctx, owner, "earned", money, 0.5, obj_tok=None)
 
 
 def _hired(verb: Token, subject: str, ctx: _Ctx) -> bool:
