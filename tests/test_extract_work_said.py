@@ -674,3 +674,16 @@ def test_a_rent_change_gives_the_rent_now(tier: SpacyTier) -> None:
 
 def test_numbers_without_pay_are_no_pay(tier: SpacyTier) -> None:
     assert not {f for f in said_by(tier, "score 52 → 58", "Lin") if f[0] in {"has-salary", "earned"}}
+
+
+def test_a_form_line_of_key_value_pairs_reads_each(tier: SpacyTier) -> None:
+    said = said_by(tier, "occupation: civil engineer; employer: Larsen & Toubro; spouse: Meenal.", "Lin")
+    assert {
+        ("has-role", "civil engineer"),
+        ("works-at", "Larsen & Toubro"),
+        ("is-married-to", "Meenal"),
+    } <= said
+
+
+def test_a_designation_is_a_role(tier: SpacyTier) -> None:
+    assert ("has-role", "Senior Analyst") in said_by(tier, "Designation: Senior Analyst", "Lin")

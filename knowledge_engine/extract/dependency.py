@@ -9,6 +9,7 @@ vocabulary are documented in docs/extraction-facts.md.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from dataclasses import dataclass, field
@@ -306,7 +307,8 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         return
     _age_facts(sent, ctx)
     if ctx.message.role == "user":
-        _fragments(sent, ctx)
+        for part in _form_parts(sent):
+            _fragments(part, ctx)
     for verb in sent:
         _pay_facts(verb, ctx)
         _salary_change(verb, ctx)
@@ -1715,6 +1717,16 @@ def _place_named(tok: Token, name: str, ctx: _Ctx) -> bool:
     return (ent is not None and ent.label_ in {"GPE", "LOC"}) or places.fold(name) in places.places()
 
 
+def _form_parts(sent: Span) -> list[Span]:
+    """A line of "key: value" pairs parted by semicolons ("occupation: civil engineer; employer:
+    Larsen & Toubro; spouse: Meenal"), each read as a line of its own."""
+    cuts = [t.i for t in sent if t.text == ";"]
+    if not cuts:
+        return [sent]
+    bounds = [sent.start - 1, *cuts, sent.end]
+    return [sent.doc[a + 1 : b] for a, b in itertools.pairwise(bounds) if b > a + 1]
+
+
 def _kin_or_pet_key(tok: Token) -> bool:
     """A line's key that names whom or what the speaker has: a spouse, child or pet word."""
     lemma = tok.lemma_.lower()
@@ -2305,6 +2317,8 @@ def _family(verb: Token, prep: str, pred: str, past: bool) -> str:
     chosen = family and (family[1] if done else family[0])
     if not chosen and prep == "from" and verb.lemma_ in MOVE_VERBS and _perfect(verb):
         return "moved-from"  # "I have moved from the Wirral": a home left
+    if not chosen and prep == "from" and verb.lemma_ in {"shift", "emigrate"} and (past or _perfect(verb)):
+        return "moved-from"  # "I have shifted from Chennai to Gurgaon"
     return chosen or f"{pred}-{prep}"
 
 

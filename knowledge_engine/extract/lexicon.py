@@ -309,7 +309,6 @@ VERB_FAMILIES: dict[tuple[str, str], tuple[str, str]] = {
     ("stay", "in"): ("lives-in", ""),
     **{("settle", p): ("lives-in", "settled-in") for p in ("in", "into")},
     **{(v, "to"): ("moves-to", "moved-to") for v in ("move", "relocate", "shift", "emigrate", "flit")},
-    **{(v, "from"): ("moved-from", "moved-from") for v in ("shift", "relocate", "emigrate")},
     ("work", "at"): ("works-at", "worked-at"),
     **{(v, p): ("works-at", "worked-at") for v in ("teach", "intern", "lecture") for p in ("at", "for")},
     **{(v, "at"): ("studies-at", "studied-at") for v in ("study", "enrol", "enroll")},
@@ -372,7 +371,7 @@ FRAGMENT_LEADS = {"update", "news", "so", "ok", "okay", "btw", "also", "and", "o
 FRAGMENT_OWNERS = {"my", "new", "current", "the", "our", "annual", "base", "monthly", "starting"}
 FRAGMENT_GLUE = {"is", "now", "only", "just", "about", "around", "roughly", "finally", "currently", "of"}
 FRAGMENT_JOB_KEYS = {"job", "employer", "gig", "workplace"}
-FRAGMENT_ROLE_KEYS = {"role", "title", "position"}
+FRAGMENT_ROLE_KEYS = {"role", "title", "position", "occupation", "profession", "designation"}
 PURCHASE_WORDS = {
     "buy",
     "bought",
