@@ -12,6 +12,8 @@ JSONL files, one message per line:
 `blind-300.jsonl` was written by a helper who had seen neither the engine nor any story;
 `blind-b-300.jsonl` (other styles) and `blind-c-300.jsonl` by two more, each blind to the others
 (`--file`). blind-c had not been read by anyone at the end of session 21: a fresh held-out set.
+`blind-d-300.jsonl` (session 23, seven more styles: slack, long, correction, help, Indian English,
+elderly, gen-z) by a fourth, who read nothing of the repo; its odd half was read from then on.
 
 Each message is extracted alone (its own session, speaker "Alex Morgan", role user), in process,
 with relations by example read with the local MiniLM as the engine does (`--rules-only`: without).
