@@ -312,3 +312,21 @@ def test_no_home_left_by_selling_something_else_or_not_yet(tier: SpacyTier, text
 
 def test_a_state_dated_since_childhood_is_no_fact(tier: SpacyTier) -> None:
     assert not {f for f in moves(tier, "I've had type 1 diabetes since I was a kid.") if f[0] == "was-a"}
+
+
+def test_a_relocation_from_a_place_leaves_it(tier: SpacyTier) -> None:
+    text = "I relocated from Johannesburg to Durban in 2021 in order to be closer to family."
+    assert ("moved-from", "Johannesburg") in moves(tier, text)
+
+
+def test_a_pet_named_beside_the_dog_is_the_speakers(tier: SpacyTier) -> None:
+    assert ("has-dog", "Moss") in moves(tier, "The dog, Moss, is loving the beach.")
+    assert not {f for f in moves(tier, "The manager, Dan, is nice.") if f[0] == "has-manager"}
+
+
+def test_studying_in_a_school_is_attending_it(tier: SpacyTier) -> None:
+    facts = spoken(tier, "My younger son Arjun is studying in Bishop Cotton Boys' School.", "Eamon").facts
+    assert ("Arjun", "studies-at", "Bishop Cotton Boys' School") in {
+        (f.subject, f.predicate, f.object) for f in facts
+    }
+    assert ("studies-at", "Leeds") not in moves(tier, "I am studying in Leeds.")

@@ -1082,12 +1082,14 @@ def _named(tok: Token, ctx: _Ctx) -> bool:
 def _the_spouse(noun: Token, ctx: _Ctx, named: Token | None = None) -> bool:
     """'the hubby Craig', 'the other half, Dev', 'the missus': said with 'the', a spouse word is the
     speaker's own (British chat); 'the manager' or 'the son' is nobody's in particular. The 'the' may
-    hang on the name the spouse word is a compound of (`named`)."""
+    hang on the name the spouse word is a compound of (`named`). So is a pet named beside "the dog"
+    ("The dog, Moss, is loving the beach")."""
     the = any(c.dep_ == "det" and c.lower_ == "the" for c in (named or noun).children)
     # "husband ryan drives for uber": chat drops the "my" of a spouse word opening the sentence
     bare = noun.i == noun.sent.start and not any(c.dep_ in {"det", "poss"} for c in (named or noun).children)
     spouse = RELATION_PREDICATES.get(noun.lemma_.lower()) == "is-married-to" or _other_half(noun)
-    return (the or bare) and spouse and ctx.message.role == "user"
+    pet = the and noun.lemma_.lower() in PET_NOUNS and named is None  # "The dog, Moss, loves the beach"
+    return (((the or bare) and spouse) or pet) and ctx.message.role == "user"
 
 
 def _kin_type(noun: Token) -> EntityType | None:
@@ -2317,8 +2319,9 @@ def _family(verb: Token, prep: str, pred: str, past: bool) -> str:
     chosen = family and (family[1] if done else family[0])
     if not chosen and prep == "from" and verb.lemma_ in MOVE_VERBS and _perfect(verb):
         return "moved-from"  # "I have moved from the Wirral": a home left
-    if not chosen and prep == "from" and verb.lemma_ in {"shift", "emigrate"} and (past or _perfect(verb)):
-        return "moved-from"  # "I have shifted from Chennai to Gurgaon"
+    left = verb.lemma_ in {"shift", "emigrate", "relocate"} and (past or _perfect(verb))
+    if not chosen and prep == "from" and left:
+        return "moved-from"  # "I have shifted from Chennai to Gurgaon", "I relocated from Johannesburg"
     return chosen or f"{pred}-{prep}"
 
 
@@ -2364,6 +2367,9 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
                 ent = ctx.ents.get(tok.i)
                 if verb.lemma_ == "work" and _works_for(tok, p, ent, ctx):
                     family = "worked-at" if past else "works-at"
+                named = _name_of(tok, ctx) or ""
+                if verb.lemma_ == "study" and p == "in" and not _place_named(tok, named, ctx):
+                    family = "studied-at" if past else "studies-at"  # "studying in Bishop Cotton School"
                 _prep_object(verb, subject, family, tok, ctx)
 
 
