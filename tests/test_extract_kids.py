@@ -282,3 +282,16 @@ def test_years_into_something_are_no_age(tier: SpacyTier) -> None:
 def test_mgr_is_a_manager(tier: SpacyTier) -> None:
     text = "update: Faisal is still my direct mgr, reorg only changed the skip levels"
     assert ("Travis", "has-manager", "Faisal") in facts(tier, text)
+
+
+def test_a_self_introduction_gives_the_speakers_age_role_and_home(tier: SpacyTier) -> None:
+    got = facts(tier, "I'm Sofía, 34, a vet living in Valencia.")
+    assert {
+        ("Travis", "is-aged", "34"),
+        ("Travis", "has-role", "vet"),
+        ("Travis", "lives-in", "Valencia"),
+    } <= got
+
+
+def test_an_introduction_of_someone_else_gives_the_speaker_nothing(tier: SpacyTier) -> None:
+    assert not {f for f in facts(tier, "This is Sofía, 34, a vet living in Valencia.") if f[0] == "Travis"}

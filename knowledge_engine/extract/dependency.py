@@ -2550,6 +2550,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
             elif child.dep_ in {"attr", "conj"}:
                 if not _condition_state(child, subject, past, ctx):
                     _attr_fact(child, subject, be, past, ctx)
+                if child.pos_ == "PROPN" and subject == ctx.me and not past:
+                    _introduced(child, ctx)
             elif child.dep_ == "acomp" and child.pos_ == "VERB" and child.tag_ in {"VB", "VBP"}:
                 for clause in [child, *_conjuncts(child)]:  # "I'm 27, live in Tulsa, and make $54,000"
                     _clause_facts(clause, [subject], past, ctx)
@@ -2580,6 +2582,19 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                     money = _money_value(pobj, ctx) or (_amount(pobj) if hourly else None)
                     if money:
                         _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+
+
+def _introduced(name: Token, ctx: _Ctx) -> None:
+    """'I'm Sofía, 34, a vet living in Valencia': what a speaker's self-introduction sets beside the
+    name is theirs (an age, a role and the clause that role carries)."""
+    for appos in (c for c in name.children if c.dep_ == "appos"):
+        age = _number(appos) if appos.pos_ == "NUM" else None
+        if age is not None and 10 <= age <= 110:
+            _emit(ctx, ctx.me, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
+        elif appos.pos_ == "NOUN" and any(d.lower_ in {"a", "an"} for d in appos.children):
+            _attr_fact(appos, ctx.me, "is", False, ctx)
+            for acl in (c for c in appos.children if c.dep_ == "acl" and c.tag_ == "VBG"):
+                _clause_facts(acl, [ctx.me], False, ctx)  # "... a vet living in Valencia"
 
 
 def _listed_attrs(verb: Token) -> list[Token]:
