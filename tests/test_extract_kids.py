@@ -295,3 +295,12 @@ def test_a_self_introduction_gives_the_speakers_age_role_and_home(tier: SpacyTie
 
 def test_an_introduction_of_someone_else_gives_the_speaker_nothing(tier: SpacyTier) -> None:
     assert not {f for f in facts(tier, "This is Sofía, 34, a vet living in Valencia.") if f[0] == "Travis"}
+
+
+def test_a_relation_word_after_an_adjective_keeps_its_owner(tier: SpacyTier) -> None:
+    """ "Our old dog Bess": the parse makes dog and Bess two subjects; the owner is before "old"."""
+    assert {
+        f
+        for f in facts(tier, "Our old dog Bess passed away in the winter.")
+        if f[0] == "Travis" and f[2] == "Bess"
+    }

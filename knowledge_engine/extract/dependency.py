@@ -3492,6 +3492,8 @@ def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
     before = doc[noun.i - 1]
     if _other_half(noun) and before.lower_ == "other" and noun.i >= 2:
         before = doc[noun.i - 2]
+    if before.dep_ == "amod" and before.head == noun:  # "Our old dog Bess": the owner before the adjective
+        before = next((c for c in noun.children if c.dep_ == "poss"), before)
     if before.tag_ == "PRP$":
         owner = _owner(before, ctx, noun)
     elif before.tag_ == "POS" and noun.i >= 2:
