@@ -1052,8 +1052,14 @@ def _opening_name(tok: Token) -> str | None:
     named = any(t.text == tok.text and t.pos_ == "PROPN" for t in tok.doc if t.i != tok.i)
     if not named and tok.lower_ not in first_names():
         return None
+    return None if _english_non_noun(tok) else tok.text
+
+
+def _english_non_noun(tok: Token) -> bool:
+    """Listed by the parser's word index as an English adverb, adjective or verb ("Recently", "Will"):
+    a capitalised word that may be no name. A noun may be one ("Raj", "Theo" are listed as nouns)."""
     index = word_index(tok.vocab) or {}
-    return None if any(tok.lower_ in index.get(pos, ()) for pos in ("adv", "adj", "verb")) else tok.text
+    return any(tok.lower_ in index.get(pos, ()) for pos in ("adv", "adj", "verb"))
 
 
 def _appos_relation(tok: Token, name: str, ctx: _Ctx) -> None:
@@ -2367,8 +2373,8 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
                 ent = ctx.ents.get(tok.i)
                 if verb.lemma_ == "work" and _works_for(tok, p, ent, ctx):
                     family = "worked-at" if past else "works-at"
-                named = _name_of(tok, ctx) or ""
-                if verb.lemma_ == "study" and p == "in" and not _place_named(tok, named, ctx):
+                study_in = verb.lemma_ == "study" and p == "in"  # the name looked up only then
+                if study_in and not _place_named(tok, _name_of(tok, ctx) or "", ctx):
                     family = "studied-at" if past else "studies-at"  # "studying in Bishop Cotton School"
                 _prep_object(verb, subject, family, tok, ctx)
 
@@ -3512,8 +3518,7 @@ def _known_first_name(tok: Token) -> bool:
     verb ("Raj" is listed only as a noun)."""
     if not (tok.is_title and tok.is_alpha) or tok.is_stop or tok.i == tok.sent.start:
         return False
-    index = word_index(tok.vocab) or {}
-    if any(tok.lower_ in index.get(pos, ()) for pos in ("adv", "adj", "verb")):
+    if _english_non_noun(tok):
         return False  # "my mum Recently moved": a word capitalised by mistake
     words = [t for t in tok.sent if t.is_alpha]
     return sum(t.is_title for t in words) * 2 <= len(words)
