@@ -124,3 +124,138 @@ def test_the_pay_an_offer_named_becomes_the_salary_once_accepted(tier: SpacyTier
     ended = {(f.predicate, f.object) for f in facts if f.invalid_at is not None}
     assert ("has-salary", "40k") in ended  # the stipend went to history with the acceptance
     ws.close()
+
+
+def offers(ws: Workspace, subject: str) -> dict[str, bool]:
+    """Offer -> still open (valid), with history."""
+    return {
+        f.object: f.invalid_at is None
+        for f in ws.facts.all()
+        if f.subject == subject and f.predicate == "has-offer-from"
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("GOT IT!!! freshworks offer came. 18 LPA CTC", "freshworks"),
+        ("The Stripe offer came through this morning.", "Stripe"),
+        ("Amazon's offer came through yesterday!", "Amazon"),
+        ("got the monzo offer today", "monzo"),
+    ],
+)
+def test_an_offer_named_before_the_word_is_an_offer(
+    tier: SpacyTier, workspace: Path, text: str, name: str
+) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(tier, ws, [(0, "s1", text)], speaker="Ravi")
+    assert offers(ws, "Ravi") == {name: True}
+    assert jobs(ws, "Ravi") == set()  # an offer is no job yet
+    ws.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The job offer came through!",
+        "If the Stripe offer comes I will take it.",
+        "Still waiting, no Stripe offer yet.",
+        "Did the Stripe offer come through?",
+        "Got a verbal offer today.",
+    ],
+)
+def test_no_named_offer_where_none_arrived(tier: SpacyTier, workspace: Path, text: str) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(tier, ws, [(0, "s1", text)], speaker="Ravi")
+    assert offers(ws, "Ravi") == {}
+    ws.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Two weeks into the new job now. The commute is fine.",
+        "2 weeks into job. everyone is nice",
+        "First day at the new job tomorrow, wish me luck",
+        "Started my new job on Monday and the team is lovely.",
+        "also i have migraines since the new job, i think it's the screens",
+    ],
+)
+def test_a_new_job_started_is_the_open_offer(tier: SpacyTier, workspace: Path, text: str) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "I'm an intern at Zoho, my stipend is 40k per month."),
+            (10, "s2", "GOT IT!!! freshworks offer came. 18 LPA CTC"),
+            (40, "s3", text),
+        ],
+        speaker="Meera",
+    )
+    assert jobs(ws, "Meera") == {("works-at", "freshworks")}  # Zoho went to history
+    current = {(f.predicate, f.object) for f in ws.facts.query(subject="Meera")}
+    assert ("has-salary", "18 LPA") in current
+    ws.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm looking for a new job, this place is awful.",
+        "Should I take the new job?",
+        "If I get the new job I will move.",
+        "Not sure about the new job offer yet.",
+    ],
+)
+def test_a_new_job_wished_for_takes_no_offer(tier: SpacyTier, workspace: Path, text: str) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [(0, "s1", "I work at Zoho."), (10, "s2", "The Stripe offer came through!"), (12, "s2", text)],
+        speaker="Ravi",
+    )
+    assert jobs(ws, "Ravi") == {("works-at", "Zoho")}
+    ws.close()
+
+
+def test_a_new_job_started_takes_no_offer_already_taken_or_older_than_the_job(
+    tier: SpacyTier, workspace: Path
+) -> None:
+    """The offer from a year ago was taken then; the new job said later is another one, named by a rule."""
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "The Stripe offer came through!"),
+            (2, "s1", "I accepted it."),
+            (300, "s2", "I start at Monzo on Monday."),
+            (320, "s3", "Two weeks into the new job now."),
+        ],
+        speaker="Ravi",
+    )
+    said = {f.object: f.invalid_at is None for f in ws.facts.all() if f.predicate == "works-at"}
+    assert said == {"Stripe": False, "Monzo": True}
+    ws.close()
+
+
+def test_a_declined_offer_ends_and_the_other_one_is_the_new_job(tier: SpacyTier, workspace: Path) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "I got an offer from Freshworks!"),
+            (3, "s1", "The Flipkart offer came through too."),
+            (5, "s2", "I turned down the Flipkart offer, the commute is crazy."),
+            (40, "s3", "First week at the new job done."),
+        ],
+        speaker="Meera",
+    )
+    assert offers(ws, "Meera") == {"Freshworks": True, "Flipkart": False}
+    declined = [f for f in ws.facts.all() if f.predicate == "declined-offer-from"]
+    assert [(f.subject, f.object) for f in declined] == [("Meera", "Flipkart")]
+    assert jobs(ws, "Meera") == {("works-at", "Freshworks")}  # never Flipkart, though it came later
+    ws.close()

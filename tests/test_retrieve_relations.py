@@ -183,6 +183,14 @@ def test_a_relation_said_only_in_a_time_clause_comes_after_the_one_asked(questio
     assert families[0] == first and len(families) > 1, families
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["where did i do my MTech", "Which university was my PhD at?", "where did I get my master's?"],
+)
+def test_a_degree_asks_about_a_school(question: str) -> None:
+    assert parse_relation(question).families[:1] == ["school"]
+
+
 def test_the_asked_relation_leads_the_facts_shown(tmp_path: Any) -> None:
     told = [
         (0, "Maya", "works-at", "Northwind"),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
 
-from knowledge_engine.extract import home_city, places, still_at
+from knowledge_engine.extract import home_city, job_news, places, still_at
 from knowledge_engine.extract.arrival import arrival_places
 from knowledge_engine.extract.cars import Cars
 from knowledge_engine.extract.dates import MONTHS
@@ -152,10 +152,12 @@ from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.predicates import (
     ACCEPTED_OFFER,
+    DECLINED_OFFER,
     DISTRICT_FACT,
     OFFER_PREDICATE,
     OFFERED_PAY,
     OFFERED_ROLE,
+    STARTED_JOB,
 )
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters, emit
@@ -4316,6 +4318,17 @@ def _offers(sent: Span, ctx: _Ctx) -> None:
                     _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")
             if orgs and owners == [ctx.me]:
                 _offer_terms(tok, ctx)
+    _job_news(sent, ctx)
+
+
+def _job_news(sent: Span, ctx: _Ctx) -> None:
+    """The speaker's offers named before the word ("the Stripe offer came through"), offers turned down,
+    and a new job started without its employer's name (extract/job_news.py)."""
+    for kind, name in job_news.named_offers(sent):
+        predicate = DECLINED_OFFER if kind == "declined" else OFFER_PREDICATE
+        _emit(ctx, ctx.me, predicate, name, 0.55, obj_tok=None, obj_type="organization")
+    if job_news.job_started(sent):
+        _emit(ctx, ctx.me, ACCEPTED_OFFER, STARTED_JOB, 0.5, obj_tok=None)
 
 
 def _opens_sentence(tok: Token) -> bool:

@@ -165,6 +165,11 @@ PROMPT_ORDER: tuple[str, ...] = (
 # gives (or "offer") and resolved by the store against the subject's offers (store/offers.py).
 OFFER_PREDICATE = "has-offer-from"
 ACCEPTED_OFFER = "accepted-offer"
+# A new job said to have started without its employer ("two weeks into the new job"): an acceptance
+# of the newest offer the subject has not taken yet (store/offers.py), stated with this object.
+STARTED_JOB = "new job"
+# An offer turned down ("I declined the Flipkart offer"): kept as a fact, and it ends the offer.
+DECLINED_OFFER = "declined-offer-from"
 # The role an offer names ("Queensway offered me the Pharmacy Coordinator position"): the subject's
 # role (has-role) once the offer is accepted, with the job.
 OFFERED_ROLE = "has-offered-role"

@@ -138,7 +138,9 @@ FAMILIES: tuple[Family, ...] = (
     *(_f(name, rf"\b(?:{words})\b", rf"has-(?:{words})", person=words) for name, words in _RELATIVES.items()),
     _f("school",
        r"\b(?:school|schools|study|studies|studying|studied|university|uni|college|class|classes|nursery|"
-       r"kindergarten|preschool|daycare|teacher|grade|graduat\w*|enrol\w*|attends?|attending|degree)\b",
+       r"kindergarten|preschool|daycare|teacher|grade|graduat\w*|enrol\w*|attends?|attending|degree|"
+       r"masters?|master's|bachelor'?s?|phd|ph\.d|doctorate|mba|mtech|btech|msc|bsc|undergrad\w*|"
+       r"postgrad\w*|thesis|dissertation)\b",
        r"(?:goes|went|going)-to|attended|(?:studies|studied|studying)-(?:at|in)|enrolled-(?:in|at)|"
        r"(?:starts|started|will-start|starting)-at|has-(?:school|teacher|university|college|degree)|"
        r"graduated-from|studies",

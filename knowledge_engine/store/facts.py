@@ -423,6 +423,18 @@ class FactStore:
             other.updated_at = now
             self.table.put(other)
 
+    def end(self, fact: Fact, when: datetime, by: str, now: datetime | None = None) -> None:
+        """End a current fact at `when` (not before it began), naming the fact that ended it: an offer
+        a decline turned down (store/offers.py)."""
+        with self.table.mutex:
+            if fact.invalid_at is not None:
+                return
+            when = ensure_utc(when)
+            fact.invalid_at = max(when, ensure_utc(fact.valid_at)) if fact.valid_at else when
+            fact.superseded_by = by
+            fact.updated_at = now or utcnow()
+            self.table.put(fact)
+
     def _end_same(self, ending: Fact, when: datetime, now: datetime) -> None:
         """End the current facts an explicit ending names: same subject, a family `ending`'s wording
         can end, the same object ("Northwind" ends "works-at Northwind Labs": one name holds the

@@ -4,6 +4,9 @@ acceptance gave ("Council" -> "Sunshine Coast Council"). Resolved when the accep
 offer from an earlier session counts; with no such offer the acceptance says nothing and is dropped.
 The role the offer named ("offered me the Coordinator position", `has-offered-role`, said with or after
 it) becomes the subject's role with the job, and the pay it named (`has-salary-offer`) the salary.
+A job said to have started without a name ("two weeks into the new job", `STARTED_JOB`) takes only an
+offer not yet taken: none of the subject's jobs names it or began after it. An offer turned down
+(`declined-offer-from`) ends.
 """
 
 from __future__ import annotations
@@ -11,18 +14,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from knowledge_engine.model.extraction import FactCandidate
+from knowledge_engine.model.predicates import STARTED_JOB
 from knowledge_engine.model.records import Fact, canonical
 from knowledge_engine.store.facts import began
 
 
 def accepted_job(
-    acceptance: FactCandidate, offers: Iterable[Fact], roles: Iterable[Fact] = (), pay: Iterable[Fact] = ()
+    acceptance: FactCandidate,
+    offers: Iterable[Fact],
+    roles: Iterable[Fact] = (),
+    pay: Iterable[Fact] = (),
+    jobs: Iterable[Fact] = (),
 ) -> list[FactCandidate]:
     """works-at the offer's organisation (and has-role the role, has-salary the pay it named), or
-    nothing when no valid offer of the subject fits."""
+    nothing when no valid offer of the subject fits. `jobs`: the subject's employer facts, which a
+    started job's offer must not be among nor older than."""
     named = canonical(acceptance.object)
-    words = set() if named == "offer" else set(named.split())
+    words = set() if named in {"offer", STARTED_JOB} else set(named.split())
     fits = [f for f in offers if f.invalid_at is None and words <= set(canonical(f.object).split())]
+    if named == STARTED_JOB:
+        held = list(jobs)
+        fits = [f for f in fits if not any(_same_name(f, j) or began(j) >= began(f) for j in held)]
     if not fits:
         return []
     offer = max(fits, key=began)
@@ -45,3 +57,15 @@ def accepted_job(
                 )
             )
     return out
+
+
+def declined(decline: Fact, offers: Iterable[Fact]) -> list[Fact]:
+    """The subject's valid offers a decline names (one name's words hold the other's), said before it."""
+    return [
+        f for f in offers if f.invalid_at is None and _same_name(f, decline) and began(f) <= began(decline)
+    ]
+
+
+def _same_name(a: Fact, b: Fact) -> bool:
+    x, y = set(canonical(a.object).split()), set(canonical(b.object).split())
+    return bool(x and y) and (x <= y or y <= x)

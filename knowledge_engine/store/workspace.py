@@ -23,13 +23,19 @@ from knowledge_engine.config import EngineConfig
 from knowledge_engine.extract.corrections import Correction, parse_correction
 from knowledge_engine.gcpause import freeze_on_resume, gc_paused
 from knowledge_engine.model.extraction import TITLE_PREDICATES, Extraction, FactCandidate, Mention
-from knowledge_engine.model.predicates import ACCEPTED_OFFER, OFFER_PREDICATE, OFFERED_PAY, OFFERED_ROLE
+from knowledge_engine.model.predicates import (
+    ACCEPTED_OFFER,
+    DECLINED_OFFER,
+    OFFER_PREDICATE,
+    OFFERED_PAY,
+    OFFERED_ROLE,
+)
 from knowledge_engine.model.records import Entity, Evidence, Fact, Message, canonical, utcnow
 from knowledge_engine.observe import counters, emit, failure
 from knowledge_engine.store import backend as store_backend
 from knowledge_engine.store.entities import EntityStore, vote_weight
-from knowledge_engine.store.facts import FactStore, last_said
-from knowledge_engine.store.offers import accepted_job
+from knowledge_engine.store.facts import FactStore, began, last_said
+from knowledge_engine.store.offers import accepted_job, declined
 from knowledge_engine.store.persistence import WorkspaceLock, secure_tree
 
 if TYPE_CHECKING:
@@ -219,6 +225,8 @@ class Workspace:
                         if fact is not None:
                             added.append(fact)
                             n_fact += 1
+                            if fact.predicate == DECLINED_OFFER:
+                                self._end_declined(fact)
             if fix is not None:
                 n_fact += self._correct(fix, message, ev, added)
             self._mark_applied(key)  # last: the key never stands for records not yet in memory
@@ -243,16 +251,31 @@ class Workspace:
         person = self.entities.resolve(cand.subject.strip(), "person")
         keys = {canonical(cand.subject), *((person.id, canonical(person.value)) if person else ())}
 
-        def subjects(predicate: str) -> list[Fact]:
+        def subjects(predicate: str, history: bool = False) -> list[Fact]:
             return [
                 f
-                for f in self.facts.query(predicate=predicate)
+                for f in self.facts.query(predicate=predicate, include_history=history)
                 if f.subject_id in keys or canonical(f.subject) in keys
             ]
 
-        job = accepted_job(cand, subjects(OFFER_PREDICATE), subjects(OFFERED_ROLE), subjects(OFFERED_PAY))
+        employer = [p for p, name in self.facts.family.items() if name == "employer"]
+        jobs = [f for p in employer for f in subjects(p, history=True)]
+        job = accepted_job(
+            cand, subjects(OFFER_PREDICATE), subjects(OFFERED_ROLE), subjects(OFFERED_PAY), jobs
+        )
         counters.inc("facts.acceptances" if job else "facts.acceptances_unresolved")
         return job
+
+    def _end_declined(self, decline: Fact) -> None:
+        """An offer turned down is no offer any more: the subject's offers it names end."""
+        keys = {decline.subject_id, canonical(decline.subject)} - {None}
+        offers = [
+            f
+            for f in self.facts.query(predicate=OFFER_PREDICATE)
+            if f.subject_id in keys or canonical(f.subject) in keys
+        ]
+        for offer in declined(decline, offers):
+            self.facts.end(offer, began(decline), by=decline.id)
 
     def _join_short_forms(self, entities: Iterable[Entity]) -> None:
         """A long name that joined one of its stored short forms takes the others too ("Toyota" and

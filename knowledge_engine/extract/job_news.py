@@ -1,0 +1,147 @@
+"""A job's news said across messages: an offer named before the word ("the Stripe offer came through",
+"GOT IT!!! freshworks offer came"), an offer turned down, and a new job started without its employer's
+name ("Two weeks into the new job now", "first day at the new job tomorrow").
+
+Why: people tell an assistant about a job in steps, and the step that says they took it rarely names
+the firm again; the offer named it weeks before. The dependency rules read "an offer from X"; these
+wordings put the name before "offer" or leave it out, and the small model parses them unevenly
+("got the monzo offer" makes "offer" a verb), so they are read from the words. The store joins the
+steps (store/offers.py): a started job resolves to the speaker's newest offer not yet taken or
+declined, and a declined offer ends.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Span, Token
+
+from knowledge_engine.extract.nlp import word_index
+
+# Verbs that turn an offer down: "turned down", "declined", "said no to", "passed on".
+_DECLINE = frozenset({"decline", "reject", "refuse"})
+_DECLINE_PAIRS = frozenset({("turn", "down"), ("say", "no"), ("pass", "on"), ("walk", "away")})
+# Verbs that say an offer arrived: "came (through)", "got", "received", "landed", "is in".
+_RECEIVED = frozenset({"come", "arrive", "get", "receive", "land", "have", "be"})
+_DOUBT = frozenset({"if", "not", "n't", "no", "hope", "waiting"})
+_DETS = frozenset({"the", "a", "an", "their", "that", "this"})
+# Job nouns a started job is named by ("the new job", "the new position").
+_JOBS = frozenset({"job", "role", "position", "post", "gig"})
+_SPANS = frozenset({"day", "days", "week", "weeks", "month", "months", "shift", "shifts"})
+_AMOUNTS = frozenset({"two", "three", "four", "five", "six", "few", "couple", "one", "a", "several"})
+_STARTS = frozenset({"start", "begin", "love", "enjoy"})
+# Words that make a sentence about a job wished for, weighed or sought, not one held.
+_UNREAL = frozenset(
+    {
+        "if", "would", "could", "might", "maybe", "should", "want", "need", "look", "looking", "search",
+        "hunt", "apply", "applied", "interview", "offer", "offered", "hope", "considering", "thinking",
+        "find", "get", "not", "n't", "never", "no",
+    }
+)  # fmt: skip
+
+
+def named_offers(sent: Span) -> list[tuple[str, str]]:
+    """("received" | "declined", the employer's name) of each "NAME offer" / "NAME's offer" /
+    "offer from NAME" the sentence turns down, and of each "NAME offer" it says arrived."""
+    words = [t.lower_ for t in sent]
+    declined = _declines(sent)
+    found: list[tuple[str, str]] = []
+    for i, tok in enumerate(sent):
+        if tok.lower_ not in {"offer", "offers"}:
+            continue
+        name = _name_before(sent, i) or (_name_after_from(sent, i) if declined else None)
+        if name is None:
+            continue
+        if declined:
+            found.append(("declined", name))
+        elif _received(sent, words):
+            found.append(("received", name))
+    return found
+
+
+def job_started(sent: Span) -> bool:
+    """Whether the sentence says the speaker's new job has started (or starts): "two weeks into the
+    new job", "first day at the new job tomorrow", "started my new job on Monday", "since the new
+    job". Never in a sentence that wishes for, weighs or looks for a job."""
+    words = [t.lower_ for t in sent]
+    if any(w in _UNREAL for w in words) or sent.text.rstrip().endswith("?"):
+        return False
+    for i, word in enumerate(words):
+        if word not in _JOBS:
+            continue
+        j = i - 1
+        new = j >= 0 and words[j] == "new"
+        j -= new
+        owned = j >= 0 and words[j] in {"the", "my"}
+        j -= owned
+        before = words[j] if j >= 0 else ""
+        if before == "into" and j >= 1 and words[j - 1] in _SPANS:
+            return True  # "two weeks into the new job", "2 weeks into job"
+        if not (new and owned):
+            continue
+        if before == "since" or (before in {"at", "in"} and _first_span(words, j)):
+            return True  # "migraines since the new job", "first day at the new job"
+        if j >= 0 and sent[j].lemma_.lower() in _STARTS:
+            return True  # "started my new job", "loving the new job"
+    return False
+
+
+def _first_span(words: list[str], at: int) -> bool:
+    """'first day' / 'first week' right before `at`."""
+    return at >= 2 and words[at - 2] == "first" and words[at - 1] in _SPANS
+
+
+def _declines(sent: Span) -> bool:
+    for tok in sent:
+        lemma = tok.lemma_.lower()
+        if lemma in _DECLINE:
+            return True
+        nxt = tok.nbor(1).lower_ if tok.i + 1 < sent.end else ""
+        if (lemma, nxt) in _DECLINE_PAIRS:
+            return True
+    return False
+
+
+def _received(sent: Span, words: list[str]) -> bool:
+    """An arrival verb in the sentence, and no doubt: "offer came", "got the X offer", "X offer is in"."""
+    if sent.text.rstrip().endswith("?") or any(w in _DOUBT for w in words):
+        return False
+    return any(t.lemma_.lower() in _RECEIVED and t.pos_ in {"VERB", "AUX"} for t in sent)
+
+
+def _name_before(sent: Span, i: int) -> str | None:
+    """The name right before "offer" ("the Stripe offer", "freshworks offer", "Amazon's offer")."""
+    j = i - 1
+    if j >= 0 and sent[j].lower_ in {"'s", "’s"}:
+        j -= 1
+    end = j
+    while j >= 0 and _name_word(sent[j]):
+        j -= 1
+    if j == end:
+        return None
+    if j >= 0 and not (sent[j].lower_ in _DETS or sent[j].is_punct or sent[j].pos_ in {"VERB", "ADP", "AUX"}):
+        return None  # "the job offer", "a good salary offer": no name
+    return " ".join(t.text for t in sent[j + 1 : end + 1])
+
+
+def _name_after_from(sent: Span, i: int) -> str | None:
+    """'the offer from Flipkart' (for a decline; an offer received this way is the parse rules')."""
+    if i + 2 >= len(sent) or sent[i + 1].lower_ != "from":
+        return None
+    k = i + 2
+    while k < len(sent) and _name_word(sent[k]):
+        k += 1
+    return " ".join(t.text for t in sent[i + 2 : k]) or None
+
+
+def _name_word(tok: Token) -> bool:
+    """A word of a firm's name: capitalised (opening the sentence only when tagged a name and, if an
+    English word, an entity: "Amazon's offer"), or a lower-case word no English part of speech lists
+    ("freshworks", "monzo")."""
+    if not tok.is_alpha and not (tok.text[:1].isupper() and tok.text.replace("&", "").isalnum()):
+        return False
+    index = word_index(tok.vocab) or {}
+    english = tok.lower_ in _JOBS or any(tok.lower_ in w or tok.lemma_.lower() in w for w in index.values())
+    if tok.text[:1].isupper():
+        if tok.lower_ == "i" or not tok.is_sent_start:
+            return tok.lower_ != "i"
+        return tok.pos_ == "PROPN" and (not english or bool(tok.ent_type_))
+    return not english and not tok.is_stop and tok.pos_ in {"NOUN", "PROPN", "ADJ", "X"}
