@@ -21,6 +21,7 @@ _DECLINE = frozenset({"decline", "reject", "refuse"})
 _DECLINE_PAIRS = frozenset({("turn", "down"), ("say", "no"), ("pass", "on"), ("walk", "away")})
 # Verbs that say an offer arrived: "came (through)", "got", "received", "landed", "is in".
 _RECEIVED = frozenset({"come", "arrive", "get", "receive", "land", "have", "be"})
+_MAKING = frozenset({"make", "give", "send", "extend"})
 _DOUBT = frozenset({"if", "not", "n't", "no", "hope", "waiting"})
 _DETS = frozenset({"the", "a", "an", "their", "that", "this"})
 # Job nouns a started job is named by ("the new job", "the new position").
@@ -40,14 +41,16 @@ _UNREAL = frozenset(
 
 def named_offers(sent: Span) -> list[tuple[str, str]]:
     """("received" | "declined", the employer's name) of each "NAME offer" / "NAME's offer" /
-    "offer from NAME" the sentence turns down, and of each "NAME offer" it says arrived."""
+    "NAME made me an offer" / "offer from NAME" the sentence turns down, and of each of the first
+    three it says arrived."""
     words = [t.lower_ for t in sent]
     declined = _declines(sent)
     found: list[tuple[str, str]] = []
     for i, tok in enumerate(sent):
         if tok.lower_ not in {"offer", "offers"}:
             continue
-        name = _name_before(sent, i) or (_name_after_from(sent, i) if declined else None)
+        name = _name_before(sent, i) or _name_making(sent, i)
+        name = name or (_name_after_from(sent, i) if declined else None)
         if name is None:
             continue
         if declined:
@@ -104,7 +107,7 @@ def _received(sent: Span, words: list[str]) -> bool:
     """An arrival verb in the sentence, and no doubt: "offer came", "got the X offer", "X offer is in"."""
     if sent.text.rstrip().endswith("?") or any(w in _DOUBT for w in words):
         return False
-    return any(t.lemma_.lower() in _RECEIVED and t.pos_ in {"VERB", "AUX"} for t in sent)
+    return any(t.lemma_.lower() in _RECEIVED | _MAKING and t.pos_ in {"VERB", "AUX"} for t in sent)
 
 
 def _name_before(sent: Span, i: int) -> str | None:
@@ -120,6 +123,17 @@ def _name_before(sent: Span, i: int) -> str | None:
     if j >= 0 and not (sent[j].lower_ in _DETS or sent[j].is_punct or sent[j].pos_ in {"VERB", "ADP", "AUX"}):
         return None  # "the job offer", "a good salary offer": no name
     return " ".join(t.text for t in sent[j + 1 : end + 1])
+
+
+def _name_making(sent: Span, i: int) -> str | None:
+    """'sensoria labs made me an offer', 'Monzo sent me an offer': the name before the verb."""
+    j = i - 1 if i >= 1 and sent[i - 1].lower_ in {"a", "an", "the"} else i
+    if j < 3 or sent[j - 1].lower_ != "me" or sent[j - 2].lemma_.lower() not in _MAKING:
+        return None
+    end = k = j - 3
+    while k >= 0 and _name_word(sent[k]):
+        k -= 1
+    return " ".join(t.text for t in sent[k + 1 : end + 1]) or None
 
 
 def _name_after_from(sent: Span, i: int) -> str | None:
