@@ -283,6 +283,8 @@ def test_a_remark_listed_after_a_new_job_is_no_role(tier: SpacyTier) -> None:
         ("I've been laid off from Ocado.", ("worked-at", "Ocado")),
         ("I'm in sales, at a software company called Brightwave.", ("works-at", "Brightwave")),
         ("I was at a startup called Zeta for two years.", ("worked-at", "Zeta")),
+        ("Working as staff nurse in Apollo Hospitals, Chennai.", ("works-at", "Apollo Hospitals")),
+        ("I am Arvind, working as assistant professor in Anna University.", ("works-at", "Anna University")),
     ],
 )
 def test_an_employer_said_around_a_role_an_ending_or_a_firms_name(
@@ -293,7 +295,13 @@ def test_an_employer_said_around_a_role_an_ending_or_a_firms_name(
 
 @pytest.mark.parametrize(
     "text",
-    ["I work as a nurse at Leeds.", "I might be made redundant from Arcadia.", "I was laid off in Leeds."],
+    [
+        "I work as a nurse at Leeds.",
+        "I might be made redundant from Arcadia.",
+        "I was laid off in Leeds.",
+        "I work as a teacher in Leeds.",
+        "I work as a plumber in Round Rock.",
+    ],
 )
 def test_a_city_or_a_feared_ending_is_no_employer(tier: SpacyTier, text: str) -> None:
     assert work(tier, text) == set()

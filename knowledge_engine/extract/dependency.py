@@ -3949,8 +3949,12 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                     found = True
     if lemma == "work" and not past:  # "Paul works as a civil engineer for Queensland Rail"
         for role in (p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)):
-            for pobj in (p for prep in _preps(role, verb, {"for", "at", "with"}) for p in _pobjs(prep)):
+            for prep, pobj in (
+                (r, p) for r in _preps(role, verb, {"for", "at", "with", "in"}) for p in _pobjs(r)
+            ):
                 name = _name_of(pobj, ctx)
+                if prep.lower_ == "in" and not _an_org_in(pobj, name, ctx):
+                    continue  # "works as a teacher in Leeds": where, not whom
                 if name and _employer_named(pobj, name, ctx):  # "working as a barista at Costa"
                     _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
                     # not `found`: the clause's role ("as a civil engineer") is read as before
@@ -4543,6 +4547,18 @@ def _employer_named(tok: Token, name: str, ctx: _Ctx) -> bool:
     if ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "DATE", "TIME"}:
         return True
     return ent.label_ in {"PERSON", "GPE"} and not places.big_place(name)
+
+
+def _an_org_in(tok: Token, name: str | None, ctx: _Ctx) -> bool:
+    """After "in" a name is an employer only when tagged an organisation and no place the gazetteer
+    knows ("working as staff nurse in Apollo Hospitals", not "in Round Rock")."""
+    ent = ctx.ents.get(tok.i)
+    return (
+        bool(name)
+        and ent is not None
+        and ent.label_ == "ORG"
+        and places.fold(name or "") not in places.places()
+    )
 
 
 def _org_or_unknown(tok: Token, ctx: _Ctx) -> bool:
