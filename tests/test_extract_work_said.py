@@ -695,3 +695,33 @@ def test_a_form_line_of_key_value_pairs_reads_each(tier: SpacyTier) -> None:
 
 def test_a_designation_is_a_role(tier: SpacyTier) -> None:
     assert ("has-role", "Senior Analyst") in said_by(tier, "Designation: Senior Analyst", "Lin")
+
+
+@pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        ("1. signed with lumen. QA lead, start 1 august", "lumen"),
+        ("signed w/ Stripe today 🙌 staff eng, $212k base", "Stripe"),
+        ("I signed with Monzo yesterday, starting in March.", "Monzo"),
+        ("yo. 2 weeks in at lumen", "lumen"),
+    ],
+)
+def test_a_contract_signed_or_weeks_served_at_a_firm_is_the_job(
+    tier: SpacyTier, text: str, firm: str
+) -> None:
+    assert work(tier, text) == {("works-at", firm)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We signed with Foxtons for the flat in Hackney.",
+        "Signed with a new letting agent today.",
+        "I signed with them today!",
+        "He signed with Arsenal last year.",
+        "Should I sign with Monzo?",
+        "2 weeks in at the gym and I can feel it.",
+    ],
+)
+def test_a_home_agent_someone_else_or_a_doubt_signs_no_job(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == set()

@@ -4333,6 +4333,8 @@ def _job_news(sent: Span, ctx: _Ctx) -> None:
         _emit(ctx, ctx.me, predicate, name, 0.55, obj_tok=None, obj_type="organization")
     if job_news.job_started(sent):
         _emit(ctx, ctx.me, ACCEPTED_OFFER, STARTED_JOB, 0.5, obj_tok=None)
+    for firm in job_news.joined_firms(sent):
+        _emit(ctx, ctx.me, "works-at", firm, 0.55, obj_tok=None, obj_type="organization")
 
 
 def _opens_sentence(tok: Token) -> bool:

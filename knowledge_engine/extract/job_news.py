@@ -21,6 +21,14 @@ _DECLINE = frozenset({"decline", "reject", "refuse"})
 _DECLINE_PAIRS = frozenset({("turn", "down"), ("say", "no"), ("pass", "on"), ("walk", "away")})
 # Verbs that say an offer arrived: "came (through)", "got", "received", "landed", "is in".
 _RECEIVED = frozenset({"come", "arrive", "get", "receive", "land", "have", "be"})
+# A contract or time "at" somewhere that is no job: a home, its agent, a club, a course.
+_NOT_A_JOB = frozenset(
+    {
+        "flat", "house", "home", "lease", "tenancy", "landlord", "agent", "agency", "letting", "mortgage",
+        "apartment", "gym", "club", "team", "label", "uni", "university", "school", "course", "we", "they",
+        "he", "she",
+    }
+)  # fmt: skip
 _MAKING = frozenset({"make", "give", "send", "extend"})
 _DOUBT = frozenset({"if", "not", "n't", "no", "hope", "waiting"})
 _DETS = frozenset({"the", "a", "an", "their", "that", "this"})
@@ -58,6 +66,47 @@ def named_offers(sent: Span) -> list[tuple[str, str]]:
         elif _received(sent, words):
             found.append(("received", name))
     return found
+
+
+def joined_firms(sent: Span) -> list[str]:
+    """Firms the speaker's new job is at, said as chat says it: "signed with lumen", "signed w/ Stripe
+    today" (a contract signed: no home, agent or lease in the sentence, no other subject), "2 weeks in at
+    lumen" (time served so far at a firm)."""
+    words = [t.lower_ for t in sent]
+    if sent.text.rstrip().endswith("?") or any(w in _DOUBT or w in _NOT_A_JOB for w in words):
+        return []
+    found: list[str] = []
+    for i, word in enumerate(words[:-1]):
+        signed = word == "signed" and words[i + 1] in {"with", "w/"} and _by_speaker(sent, i)
+        served = word == "in" and words[i + 1] == "at" and i >= 1 and words[i - 1] in _SPANS
+        if signed or served:
+            name = _firm_after(sent, i + 2)
+            if name:
+                found.append(name)
+    return found
+
+
+def _by_speaker(sent: Span, i: int) -> bool:
+    """No subject before word `i` but "I" (chat drops it: "signed with lumen")."""
+    return all(t.lower_ == "i" or t.dep_ not in {"nsubj", "nsubjpass"} for t in sent[:i])
+
+
+def _firm_after(sent: Span, k: int) -> str | None:
+    """The name starting at `k`: a run of name words, or one lower-case noun that ends the clause
+    ("signed with lumen.")."""
+    end = k
+    while end < len(sent) and _name_word(sent[end]):
+        end += 1
+    if end > k:
+        return " ".join(t.text for t in sent[k:end])
+    if k >= len(sent):
+        return None
+    tok = sent[k]
+    closing = (
+        k + 1 == len(sent) or sent[k + 1].is_punct or sent[k + 1].lower_ in {"today", "now", "yesterday"}
+    )
+    lower_noun = tok.is_alpha and tok.is_lower and not tok.is_stop and tok.pos_ in {"NOUN", "PROPN"}
+    return tok.text if lower_noun and closing and tok.lower_ not in _NOT_A_JOB | _JOBS else None
 
 
 def job_started(sent: Span) -> bool:
