@@ -131,6 +131,17 @@ def word_index(vocab: object) -> dict[str, frozenset[str]] | None:
     return _word_index.get(id(vocab))
 
 
+def irregular_forms(nlp: Language) -> dict[str, frozenset[str]]:
+    """The irregular forms the rule lemmatizer lists, by part of speech ("went", "children"): English
+    words the index of lemmas does not hold. Empty for a pipeline without that lemmatizer. Callers
+    keep what they build from it per pipeline."""
+    try:
+        table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_exc")  # type: ignore[attr-defined]
+        return {pos: frozenset(table.get(pos, {})) for pos in ("noun", "verb", "adj", "adv")}
+    except Exception:  # no rule lemmatizer: regular inflections only
+        return {}
+
+
 def warn_unavailable(model: str, reason: str) -> None:
     """Count a failed load; warn once per model name how to fix it."""
     counters.inc("extract.spacy.model_missing")

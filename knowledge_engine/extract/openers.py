@@ -25,7 +25,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from knowledge_engine.extract import places, truecase
-from knowledge_engine.extract.nlp import word_index
+from knowledge_engine.extract.nlp import irregular_forms, word_index
 from knowledge_engine.observe import counters
 
 if TYPE_CHECKING:
@@ -64,11 +64,8 @@ def past_forms(nlp: Language) -> frozenset[str]:
 def _build(nlp: Language) -> frozenset[str]:
     index = word_index(nlp.vocab) or {}
     verbs = frozenset(index.get("verb", ()))
-    try:
-        table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_exc")  # type: ignore[attr-defined]
-        irregular = {f for f in table.get("verb", {}) if f.isalpha() and not f.endswith(("ing", "s"))}
-    except Exception:  # a pipeline without the rule lemmatizer: regular forms only
-        irregular = set()
+    forms = irregular_forms(nlp).get("verb", frozenset())
+    irregular = {f for f in forms if f.isalpha() and not f.endswith(("ing", "s"))}
     regular = {f"{v}ed" for v in verbs if v.isalpha()} | {f"{v}d" for v in verbs if v.endswith("e")}
     known = places.places()
     names = truecase.names()

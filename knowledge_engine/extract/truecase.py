@@ -26,7 +26,7 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING
 
 from knowledge_engine.extract import lexicon, places
-from knowledge_engine.extract.nlp import word_index
+from knowledge_engine.extract.nlp import irregular_forms, word_index
 from knowledge_engine.observe import counters
 
 if TYPE_CHECKING:
@@ -367,11 +367,7 @@ def for_pipeline(nlp: Language) -> Truecaser:
 def _irregular(nlp: Language) -> frozenset[str]:
     """Irregular forms the lemmatizer knows ("went", "children"): English words the index of
     lemmas does not list."""
-    try:
-        table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_exc")  # type: ignore[attr-defined]
-        return frozenset(form for pos in ("noun", "verb", "adj", "adv") for form in table.get(pos, {}))
-    except Exception:  # a pipeline without the rule lemmatizer: regular inflections only
-        return frozenset()
+    return frozenset().union(*irregular_forms(nlp).values())
 
 
 def restore(nlp: Language, texts: list[str], names: bool = True) -> list[str]:
