@@ -725,3 +725,18 @@ def test_a_contract_signed_or_weeks_served_at_a_firm_is_the_job(
 )
 def test_a_home_agent_someone_else_or_a_doubt_signs_no_job(tier: SpacyTier, text: str) -> None:
     assert work(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("I'm working in AMU, Acute Medical Unit, as Band 4 while waiting for OSCE.", "AMU"),
+        ("I'm working in the Acute Medical Unit now.", "Acute Medical Unit"),
+        ("I work in ICU at St Mary's Hospital.", "ICU"),
+    ],
+)
+def test_a_ward_or_unit_worked_in_is_no_employer(tier: SpacyTier, text: str, unit: str) -> None:
+    """A part of the employer: stated as works-in, which neither is nor ends the employer."""
+    facts = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts if f.subject == "Lin"}
+    assert ("works-in", unit) in facts
+    assert not any(p in {"works-at", "worked-at"} and o == unit for p, o in facts)

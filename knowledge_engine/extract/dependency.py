@@ -4654,6 +4654,8 @@ def _emit(
 ) -> None:
     subject, obj = subject.strip(), obj.strip()
     predicate = PREDICATE_ALIASES.get(predicate, predicate)
+    if predicate in _UNIT_PREDICATES and _a_unit(obj):
+        predicate = _UNIT_PREDICATES[predicate]  # "working in AMU": a ward of the employer, not another
     ends = ends or ctx.ending or predicate in ENDING_PREDICATES
     if subject.lower() == obj.lower() or not predicate or not _clean(subject) or not _clean(obj):
         return
@@ -4676,6 +4678,20 @@ def _emit(
             ends=ends,
         )
     )
+
+
+# A ward, unit or department someone works in is part of their employer: it neither is one nor ends one.
+_UNIT_PREDICATES = {"works-at": "works-in", "worked-at": "worked-in", "works-for": "works-in"}
+_UNIT_HEADS = frozenset({"unit", "ward", "department", "dept", "division", "team", "section", "wing"})
+_UNIT_ABBREVIATIONS = frozenset(
+    {"ICU", "NICU", "PICU", "HDU", "CCU", "ITU", "AMU", "MAU", "SCBU", "A&E", "ED", "ER", "OR", "OT"}
+)
+
+
+def _a_unit(name: str) -> bool:
+    """'AMU', 'the Acute Medical Unit', 'Cardiology Department', 'platform team': a part of an employer."""
+    words = name.split()
+    return bool(words) and (name in _UNIT_ABBREVIATIONS or words[-1].lower() in _UNIT_HEADS)
 
 
 def _object_type(
