@@ -3699,7 +3699,9 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
         return f"{PRONOUN}:{'f' if pron.lower_ == 'she' else 'm'}"
     if len(distinct) != 1:
         return None
-    return max(names, key=len)
+    # the longest spelling, a capitalised one before another ("Zanele" the relation gave, "zanele" the
+    # text): a set's order would make the choice differ between processes (hash seeds)
+    return max(names, key=lambda n: (len(n), n[:1].isupper(), n))
 
 
 def _same_pronoun_before(pron: Token) -> bool:
