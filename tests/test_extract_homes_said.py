@@ -330,3 +330,30 @@ def test_studying_in_a_school_is_attending_it(tier: SpacyTier) -> None:
         (f.subject, f.predicate, f.object) for f in facts
     }
     assert ("studies-at", "Leeds") not in moves(tier, "I am studying in Leeds.")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I moved out of my flat in Leeds.", {("moved-out-of", "Leeds", True)}),
+        (
+            "moved out of my parents place in phoenix finally, now in tempe w 3 roommates",
+            {("moved-out-of", "Phoenix", True), ("lives-in", "Tempe", False)},
+        ),
+        ("We moved out of Lisbon in May.", {("moved-out-of", "Lisbon", True)}),
+    ],
+)
+def test_a_home_moved_out_of_ends_its_place(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str, bool]]
+) -> None:
+    """Before: "moved-in Leeds", and "lives-in Phoenix" for the parents' place just left."""
+    facts = spoken(tier, text, "Eamon").facts
+    said = {(f.predicate, f.object, f.ends) for f in facts if f.subject == "Eamon"}
+    assert said == expected
+
+
+def test_a_pet_listed_after_a_partner_is_no_partner(tier: SpacyTier) -> None:
+    text = "Make me a packing list for moving to Vancouver next month with my fiancé Théo and our dog Bear."
+    said = {(f.predicate, f.object) for f in spoken(tier, text, "Eamon").facts if f.subject == "Eamon"}
+    assert {("has-partner", "Théo"), ("has-dog", "Bear")} <= said
+    assert ("has-partner", "Bear") not in said

@@ -1007,6 +1007,12 @@ def _leading_clause(advcl: Token) -> bool:
     )
 
 
+def _bare_name(tok: Token) -> bool:
+    """A listed name with no owner or noun of its own: "my sons Leo and Max" lists Max, "my fiancé Théo
+    and our dog Bear" does not list Bear (the dog has its own relation)."""
+    return not any(c.dep_ in {"poss", "compound"} and c.pos_ in {"PRON", "NOUN"} for c in tok.children)
+
+
 def _conjuncts(tok: Token) -> list[Token]:
     found: list[Token] = []
     for child in tok.children:
@@ -1540,19 +1546,26 @@ def _moved(verb: Token, subjects: list[str], ctx: _Ctx) -> bool:
                     _emit(ctx, ctx.me, "moved-to", name, 0.6, obj_tok=pobj)
                     return True
     if _moved_out(verb, preps, ctx):
+        _now_in(preps, ctx)  # "moved out of my parents place in phoenix, now in tempe"
         return True
     if any(c.dep_ == "dobj" for c in verb.children) or any(p.lower_ not in {"in"} for p in preps):
         return False
+    found = _now_in(preps, ctx)
+    if not preps and not any(c.dep_ == "prt" for c in verb.children):
+        ctx.moved = ctx.me
+    return found
+
+
+def _now_in(preps: list[Token], ctx: _Ctx) -> bool:
+    """'moved, now in X': the parser hangs "in X" on the move -> lives-in X."""
     found = False
-    for prep in preps:  # "moved, now in X": the parser hangs "in X" on the move
-        if prep.i > 0 and verb.doc[prep.i - 1].lower_ in {"now", "currently"}:
+    for prep in (p for p in preps if p.lower_ == "in"):
+        if prep.i > 0 and prep.doc[prep.i - 1].lower_ in {"now", "currently"}:
             for pobj in _pobjs(prep):
                 name = _name_of(pobj, ctx)
                 if name:
                     _emit(ctx, ctx.me, "lives-in", name, 0.6, obj_tok=pobj)
                     found = True
-    if not preps and not any(c.dep_ == "prt" for c in verb.children):
-        ctx.moved = ctx.me
     return found
 
 
@@ -1611,7 +1624,17 @@ def _moved_out(verb: Token, preps: list[Token], ctx: _Ctx) -> bool:
     ]
     away = [c for c in verb.children if c.dep_ == "advmod" and c.lower_ == "away"]
     inner += [q for a in away for q in a.children if q.dep_ == "prep" and q.lower_ == "from"]
-    names = [(name, p) for prep in inner for p in _pobjs(prep) if (name := _name_of(p, ctx))]
+    left = [p for prep in inner for p in _pobjs(prep)]
+    # "moved out of my flat in Leeds", "out of my parents place in phoenix": the home's place
+    left += [
+        q
+        for h in left
+        if h.lemma_.lower() in HOME_NOUNS
+        for inn in _preps(h, verb, {"in"})
+        if inn.i == h.right_edge.i + 1 or inn.head.i == h.i  # not "..., now in tempe"
+        for q in _pobjs(inn)
+    ]
+    names = [(name, p) for p in left if (name := _name_of(p, ctx))]
     for name, pobj in names:
         _emit(ctx, ctx.me, "moved-out-of", name, 0.6, obj_tok=pobj)
     return bool(names)
@@ -3187,7 +3210,7 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
         if tok.pos_ != "NOUN" or not any(c.dep_ == "poss" for c in tok.children):
             continue
         for appos in (c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
-            for name_tok in [appos, *(t for t in _conjuncts(appos) if t.pos_ == "PROPN")]:
+            for name_tok in [appos, *(t for t in _conjuncts(appos) if t.pos_ == "PROPN" and _bare_name(t))]:
                 name = _name_of(name_tok, ctx, person=True)
                 if name:
                     _possessive_relation(tok, name, ctx)
@@ -4584,7 +4607,7 @@ def _job_pays(verb: Token, subj: Token, ctx: _Ctx) -> None:
 
 def _preps(tok: Token, verb: Token, words: set[str]) -> list[Token]:
     """Prepositions of a noun or of its verb (the parser hangs 'at X' on either)."""
-    heads = [tok] if tok is verb else [tok, verb]
+    heads = [tok] if tok.i == verb.i else [tok, verb]
     return [c for h in heads for c in h.children if c.dep_ in {"prep", "agent"} and c.lower_ in words]
 
 
