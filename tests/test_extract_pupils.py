@@ -99,6 +99,17 @@ def test_a_childs_place_in_a_message_about_school_is_their_school(tier: SpacyTie
     assert ("Amara", "works-at", "Bishop Challoner") not in got
 
 
+def test_work_said_of_someone_else_leaves_the_child_a_pupil(tier: SpacyTier) -> None:
+    """Only the sentence naming the child's place decides whether it is work (blind-d d047)."""
+    text = (
+        "My daughter Amara starts at Bishop Challoner in September. The school is two buses away. "
+        "My husband Kwame works nights at Heathrow."
+    )
+    got = triples(tier, text, "Alex")
+    assert ("Amara", "attends", "Bishop Challoner") in got
+    assert ("Kwame", "works-at", "Heathrow") in got
+
+
 def test_without_school_talk_a_childs_unnamed_place_stays_as_said(tier: SpacyTier) -> None:
     got = triples(tier, "My daughter Amara starts at Bishop Challoner in September.", "Alex")
     assert ("Amara", "attends", "Bishop Challoner") not in got

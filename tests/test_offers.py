@@ -241,6 +241,23 @@ def test_a_new_job_started_takes_no_offer_already_taken_or_older_than_the_job(
     ws.close()
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I turned down the Flipkart offer.",
+        "I declined Flipkart's offer because the pay was low.",
+        "Said no to the Flipkart offer, the commute is crazy.",
+        "Update: I didn't end up taking the Flipkart offer. Staying where I am.",
+    ],
+)
+def test_an_offer_turned_down_is_no_job(tier: SpacyTier, workspace: Path, text: str) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(tier, ws, [(0, "s1", "The Flipkart offer came through!"), (2, "s1", text)], speaker="Meera")
+    assert offers(ws, "Meera") == {"Flipkart": False}
+    assert jobs(ws, "Meera") == set()
+    ws.close()
+
+
 def test_a_declined_offer_ends_and_the_other_one_is_the_new_job(tier: SpacyTier, workspace: Path) -> None:
     ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
     tell(

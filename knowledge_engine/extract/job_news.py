@@ -142,10 +142,14 @@ def _first_span(words: list[str], at: int) -> bool:
 
 
 def _declines(sent: Span) -> bool:
+    """A verb that turns an offer down, or an acceptance denied ("I didn't end up taking the Barclays
+    offer", "never accepted it")."""
+    denied = False
     for tok in sent:
         lemma = tok.lemma_.lower()
-        if lemma in _DECLINE:
+        if lemma in _DECLINE or (denied and lemma in {"take", "accept"}):
             return True
+        denied = denied or tok.lower_ in {"not", "n't", "never", "didnt"}
         nxt = tok.nbor(1).lower_ if tok.i + 1 < sent.end else ""
         if (lemma, nxt) in _DECLINE_PAIRS:
             return True

@@ -7,8 +7,8 @@ question about it finds no schooling. Who is a child: a name the speaker gave as
 daughter, in this message or before (`KinNames.children`, kin.py). What is a place of
 learning: a school word of the lexicon in its name, or university / college, or any place when the
 message speaks of school ("starts at Bishop Challoner in September ... the school is two buses
-away"). Unless the message speaks of work ("my son got a job at the university"): a grown child may
-work there.
+away"). Unless the sentence that names the place speaks of work ("my son got a job at the
+university"): a grown child may work there (work said of another in another sentence does not count).
 """
 
 from __future__ import annotations
@@ -38,14 +38,19 @@ _SCHOOL_TALK = re.compile(
     re.I,
 )
 
+_SENTENCES = re.compile(r"[^.!?\n]+[.!?]*")
+
 
 def schooled(text: str, ex: Extraction, children: Collection[str]) -> Extraction:
     """`ex` with each job of one of the speaker's `children` at a place of learning read as schooling."""
     kids = {c.casefold() for c in children}
-    if not kids or not any(f.predicate in _AS_PUPIL for f in ex.facts) or _WORK.search(text):
+    if not kids or not any(f.predicate in _AS_PUPIL for f in ex.facts):
         return ex
     school_talk = _SCHOOL_TALK.search(text) is not None
-    facts = [_as_pupil(f, school_talk) if f.subject.casefold() in kids else f for f in ex.facts]
+    facts = [
+        _as_pupil(f, school_talk) if f.subject.casefold() in kids and not _work_said(text, f) else f
+        for f in ex.facts
+    ]
     if facts == ex.facts:
         return ex
     return ex.model_copy(update={"facts": facts})
@@ -57,6 +62,15 @@ def _as_pupil(fact: FactCandidate, school_talk: bool) -> FactCandidate:
         return fact
     counters.inc("extract.spacy.child_schooled")
     return fact.model_copy(update={"predicate": predicate, "object_type": "organization"})
+
+
+def _work_said(text: str, fact: FactCandidate) -> bool:
+    """Work spoken of in the sentences that name the child's place ("my son got a job at the
+    university"); work said of someone else elsewhere in the message ("My husband works nights at
+    Heathrow") leaves the child a pupil."""
+    place = fact.object.casefold()
+    sentences = [s for s in _SENTENCES.findall(text) if place in s.casefold()] or [text]
+    return any(_WORK.search(s) for s in sentences)
 
 
 def learning_place(name: str) -> bool:
