@@ -740,3 +740,35 @@ def test_a_ward_or_unit_worked_in_is_no_employer(tier: SpacyTier, text: str, uni
     facts = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts if f.subject == "Lin"}
     assert ("works-in", unit) in facts
     assert not any(p in {"works-at", "worked-at"} and o == unit for p, o in facts)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "Hubby Manoj got transfer to Bhubaneswar, so we are relocating in May. He is in SBI.",
+            ("Manoj", "SBI"),
+        ),
+        ("now I am in PhysicsWallah as academic counsellor, salary is 4.8 LPA.", ("Lin", "PhysicsWallah")),
+    ],
+)
+def test_a_person_in_a_firm_works_there(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    """Indian English 'he is in SBI'; the speaker's own only with a role said."""
+    said = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert (fact[0], "works-at", fact[1]) in said
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm in Tesco, what should I buy for dinner?", "My sister is in Paris this week."]
+)
+def test_being_in_a_shop_or_a_city_is_no_job(tier: SpacyTier, text: str) -> None:
+    assert not [f for f in spoken(tier, text, "Lin").facts if f.predicate == "works-at"]
+
+
+def test_a_kin_word_run_into_a_name_is_the_relation_not_the_name(tier: SpacyTier) -> None:
+    """'Hubby Manoj' tagged one person: the name is Manoj, the speaker's husband; a city the model
+    tagged a person ('Bhubaneswar') is no one a later 'he' could mean."""
+    text = "Hubby Manoj got transfer to Bhubaneswar, so we are relocating in May. He is in SBI."
+    said = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert ("Lin", "is-married-to", "Manoj") in said
+    assert not any("Hubby" in s or "Hubby" in o for s, _, o in said)

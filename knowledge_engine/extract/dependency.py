@@ -54,6 +54,7 @@ from knowledge_engine.extract.lexicon import (
     FACTIVE_VERBS,
     FAMILY_NOUNS,
     FAMILY_VERBS,
+    FEMALE_KIN,
     FIRM_NOUNS,
     FIRST_PERSON,
     FIRST_PERSON_POSS,
@@ -80,6 +81,7 @@ from knowledge_engine.extract.lexicon import (
     JOB_TITLE_NOUNS,
     LEAD_WORDS,
     LIGHT_VERBS,
+    MALE_KIN,
     MANAGER_NOUNS,
     MARKS,
     MAX_SENTENCE_TOKENS,
@@ -345,6 +347,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _cars_named(sent, ctx)
         _pets_by_breed(before, ctx)
         _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
+        _in_an_org(sent, before, ctx)
         _job_of_mine(sent, before, ctx)
         _start_pay(sent, before, ctx)
         _years_at(sent, before, ctx)
@@ -1207,6 +1210,10 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     # ... or runs the name and a role into one ("Wipro as Technical Lead"): no name holds a lower-case "as"
     start = max([start, *(t.i + 1 for t in tok.doc[start : tok.i] if t.text == "as")])
     end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.text == "as")])
+    while (
+        ent is not None and ent.label_ == "PERSON" and start < tok.i and tok.doc[start].lower_ in _KIN_OPENERS
+    ):
+        start += 1  # "Hubby Manoj got transfer ...": the model ran the kin word into a person's name
     if person:
         cuts = [t.i for t in tok.doc[start : end + 1] if t.dep_ == "cc" or t.text == ","]
         start = max([start, *(c + 1 for c in cuts if c < tok.i)])
@@ -1222,6 +1229,23 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         end -= 1  # an entity span that swallowed the full stop ("is Gethin.")
     name = _strip_det(tok.doc[start : end + 1], keep_possessive=tok.dep_ in {"pobj", "dobj", "attr"})
     return _capitalised(name)
+
+
+_KIN_OPENERS = FEMALE_KIN | MALE_KIN  # not "Mother Earth Foods": only in a span tagged a person
+
+
+def _a_city(name: str) -> bool:
+    """'transfer to Bhubaneswar' tagged a person: a big place no first name spells ("Austin" may be
+    a son)."""
+    return places.big_place(name) and not any(w.lower() in first_names() for w in name.split())
+
+
+def _unkinned(name: str) -> str:
+    """A person's name without the kin word the model ran into it ("Hubby Manoj" -> "Manoj")."""
+    words = name.split()
+    while len(words) > 1 and words[0].lower() in _KIN_OPENERS:
+        words = words[1:]
+    return " ".join(words)
 
 
 def _name_before_date(tok: Token, ent: Span) -> bool:
@@ -1495,6 +1519,29 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
             name = _name_of(pobj, ctx) if ent is None or ent.label_ in {"GPE", "LOC", "FAC"} else None
             if name and pobj.pos_ == "PROPN" and name not in said:  # "moved into our flat in X"
                 _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+
+
+def _in_an_org(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'He is in SBI', 'now I am in PhysicsWallah as academic counsellor' (Indian English: "in" a firm
+    is working there): a person's is-in an organisation the model tagged one, no place the gazetteer
+    knows, is works-at. The speaker's own only with a role said ("as ..."): "I'm in Tesco" is the shop."""
+    orgs = {
+        e.text for e in ctx.ents.values() if e.label_ == "ORG" and e.start >= sent.start and e.end <= sent.end
+    }
+    with_role = any(t.lower_ == "as" for t in sent)
+    for k in range(before, len(ctx.out)):
+        fact = ctx.out[k]
+        if (
+            fact.predicate != "is-in"
+            or fact.object not in orgs
+            or fact.subject_type in {"location", "organization"}
+        ):
+            continue
+        if places.fold(fact.object) in places.places() or (fact.subject == ctx.me and not with_role):
+            continue
+        ctx.out[k] = fact.model_copy(
+            update={"predicate": "works-at", "object_type": "organization", "object_type_implied": True}
+        )
 
 
 def _home_before(span: Span) -> str | None:
@@ -3696,9 +3743,9 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
     """He/she is the one person the message named before it ("my daughter Isla needs a costume,
     she's six"); with two or more candidates (or none) the pronoun stays unresolved."""
     names = {
-        _strip_det(ent)
+        _unkinned(_strip_det(ent))
         for ent in set(ctx.ents.values())
-        if ent.label_ == "PERSON" and ent.end <= pron.i and ent.text.strip()
+        if ent.label_ == "PERSON" and ent.end <= pron.i and ent.text.strip() and not _a_city(ent.text)
     }
     related = (f for f in ctx.out if f.object_type == "person" and f.predicate.startswith(("has-", "is-")))
     names |= {f.object for f in related}
