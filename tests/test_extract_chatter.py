@@ -103,3 +103,33 @@ def test_a_statement_run_into_its_question_is_parsed_apart(text: str, expected: 
 def test_an_introducing_myself_is_read_as_i_am(text: str, read: str) -> None:
     assert chatter.myself(text) == read
     assert len(chatter.myself(text)) == len(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live in Leeds, not York.", "I live in Leeds          ."),
+        ("Actually I'm 58, not 68 — retired? no", "Actually I'm 58         — retired? no"),
+        ("my daughter Jia is 7, not 6.", "my daughter Jia is 7       ."),
+        ("It went well, not bad at all", "It went well, not bad at all"),  # no value denied
+        ("I am not sure, not yet.", "I am not sure, not yet."),
+    ],
+)
+def test_a_denied_value_is_blanked_for_the_parse(text: str, expected: str) -> None:
+    assert chatter.blank(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "fact", "wrong"),
+    [
+        ("oops, typo earlier — I live in Leeds, not York.", ("Lwazi", "lives-in", "Leeds"), "York"),
+        ("Actually I'm 58, not 68 — still working.", ("Lwazi", "is-aged", "58"), "68"),
+        ("Just realised — my daughter Jia is 7, not 6.", ("Jia", "is-aged", "7"), "6"),
+    ],
+)
+def test_the_value_said_is_read_and_not_the_one_denied(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str], wrong: str
+) -> None:
+    facts, _ = _read(tier, text)
+    assert fact in facts
+    assert not any(o == wrong for _, _, o in facts)

@@ -16,6 +16,11 @@ comma before a question that follows a first-person statement becomes a full sto
 (same length).
 
 Indian English's "myself Ramesh, working with Wipro" (an introduction) is read as "I am Ramesh".
+
+A value set right by denying another ("I live in Leeds, not York", "I'm 58, not 68") made the parse
+hang the denied value on the right one and the rules took it (lives-in York). The ", not Y" before a
+stop or a comma, Y a name of up to three words or a number, is blanked for the parse; the correction
+it may be is read from the text as written (extract/corrections.py).
 """
 
 from __future__ import annotations
@@ -32,9 +37,18 @@ _INTERJECTIONS = re.compile(
 )
 
 
+# ", not York" / ", not 68" ending a clause: the value denied beside the one said
+# (a name or a number: "not bad", "not yet" deny nothing said)
+_DENIED = re.compile(
+    r",\s*not\s+(?:[A-Z][\w'’&-]*(?:\s+[A-Z][\w'’&-]*){0,2}|\d+(?:[,.]\d+)*[a-zA-Z]{0,3})"
+    r"(?=\s*(?:[.;:!?,)]|\s[-–—]\s|$))"
+)
+
+
 def blank(text: str) -> str:
-    """`text` with its chat interjections replaced by spaces (same length)."""
-    return _INTERJECTIONS.sub(lambda m: " " * len(m.group()), text)
+    """`text` with its chat interjections and denied values replaced by spaces (same length)."""
+    text = _INTERJECTIONS.sub(lambda m: " " * len(m.group()), text)
+    return _DENIED.sub(lambda m: " " * len(m.group()), text)
 
 
 def blank_all(texts: list[str]) -> list[str]:
