@@ -357,3 +357,18 @@ def test_a_pet_listed_after_a_partner_is_no_partner(tier: SpacyTier) -> None:
     said = {(f.predicate, f.object) for f in spoken(tier, text, "Eamon").facts if f.subject == "Eamon"}
     assert {("has-partner", "Théo"), ("has-dog", "Bear")} <= said
     assert ("has-partner", "Bear") not in said
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We pay £900 rent in Leeds.", "Leeds"),
+        ("we currently pay £1,100 rent in Stockport, and my wife Ffion is on maternity leave.", "Stockport"),
+    ],
+)
+def test_rent_the_speaker_pays_in_a_place_is_their_home(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("lives-in", place) in homes(tier, text)
+
+
+def test_rent_someone_else_pays_is_not_the_speakers_home(tier: SpacyTier) -> None:
+    assert homes(tier, "My sister pays £900 rent in Leeds.") == set()

@@ -2731,12 +2731,14 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
 def _rent_in(sent: Span, ctx: _Ctx) -> None:
     """ "Rent's gone up to $580 a week in Bondi", 'the mortgage in Auckland eats the lot': the
     speaker's rent or mortgage is paid where they live (not 'rents in London are crazy': plural,
-    anyone's; not a question, a plan or the past)."""
-    for cost in (t for t in sent if t.lower_ in {"rent", "mortgage"} and t.dep_ == "nsubj"):
+    anyone's; not a question, a plan or the past); 'we pay £1,100 rent in Stockport'."""
+    for cost in (t for t in sent if t.lower_ in {"rent", "mortgage"} and _rent_said(t, ctx)):
         verb = cost.head
         owners = [c.lower_ for c in cost.children if c.dep_ in {"poss", "det"}]
         if any(o not in {"my", "our", "the"} for o in owners) or _is_irrealis(verb) or _is_past(verb):
             continue
+        if _used_to(verb):
+            continue  # "we used to pay £700 rent in Hull"
         if any(t.tag_ in {"JJR", "RBR"} for t in verb.subtree):
             continue  # "rent is cheaper up in Hilliard": a comparison, not where one pays it
         if not owners and not any(t.like_num or t.ent_type_ == "MONEY" for t in verb.subtree):
@@ -2746,6 +2748,12 @@ def _rent_in(sent: Span, ctx: _Ctx) -> None:
             name = _name_of(pobj, ctx)
             if name and ent is not None and ent.label_ in {"GPE", "LOC"}:
                 _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
+
+
+def _rent_said(cost: Token, ctx: _Ctx) -> bool:
+    """'Rent is ...' (the subject), or 'we pay £1,100 rent' (what the speaker pays)."""
+    paid = cost.dep_ == "dobj" and cost.head.lemma_ == "pay" and _by_me(cost.head, ctx)
+    return cost.dep_ == "nsubj" or paid
 
 
 def _since_moving(sent: Span, ctx: _Ctx) -> None:
