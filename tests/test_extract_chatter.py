@@ -113,6 +113,7 @@ def test_an_introducing_myself_is_read_as_i_am(text: str, read: str) -> None:
         ("my daughter Jia is 7, not 6.", "my daughter Jia is 7       ."),
         ("It went well, not bad at all", "It went well, not bad at all"),  # no value denied
         ("I am not sure, not yet.", "I am not sure, not yet."),
+        ("I'm now Head of Sales, no longer a team lead.", "I'm now Head of Sales" + " " * 23 + "."),
     ],
 )
 def test_a_denied_value_is_blanked_for_the_parse(text: str, expected: str) -> None:
@@ -125,6 +126,11 @@ def test_a_denied_value_is_blanked_for_the_parse(text: str, expected: str) -> No
         ("oops, typo earlier — I live in Leeds, not York.", ("Lwazi", "lives-in", "Leeds"), "York"),
         ("Actually I'm 58, not 68 — still working.", ("Lwazi", "is-aged", "58"), "68"),
         ("Just realised — my daughter Jia is 7, not 6.", ("Jia", "is-aged", "7"), "6"),
+        (
+            "The promotion went through. I'm now Head of Customer Success, no longer a team lead.",
+            ("Lwazi", "has-role", "Head of Customer Success"),
+            "team lead",
+        ),
     ],
 )
 def test_the_value_said_is_read_and_not_the_one_denied(

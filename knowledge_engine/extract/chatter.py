@@ -19,8 +19,9 @@ Indian English's "myself Ramesh, working with Wipro" (an introduction) is read a
 
 A value set right by denying another ("I live in Leeds, not York", "I'm 58, not 68") made the parse
 hang the denied value on the right one and the rules took it (lives-in York). The ", not Y" before a
-stop or a comma, Y a name of up to three words or a number, is blanked for the parse; the correction
-it may be is read from the text as written (extract/corrections.py).
+stop or a comma, Y a name of up to three words or a number, is blanked for the parse, and so is a
+", no longer a team lead" after a new value; the correction it may be is read from the text as written
+(extract/corrections.py).
 """
 
 from __future__ import annotations
@@ -45,9 +46,17 @@ _DENIED = re.compile(
 )
 
 
+# ", no longer a team lead" after the new value ("I'm now Head of Customer Success, no longer a team lead")
+_NO_LONGER = re.compile(
+    r",\s*no longer\s+(?:an?\s+|the\s+)?[\w'’&-]+(?:\s+[\w'’&-]+){0,3}(?=\s*(?:[.;:!?)]|\s[-–—]\s|$))",
+    re.IGNORECASE,
+)
+
+
 def blank(text: str) -> str:
     """`text` with its chat interjections and denied values replaced by spaces (same length)."""
     text = _INTERJECTIONS.sub(lambda m: " " * len(m.group()), text)
+    text = _NO_LONGER.sub(lambda m: " " * len(m.group()), text)
     return _DENIED.sub(lambda m: " " * len(m.group()), text)
 
 
