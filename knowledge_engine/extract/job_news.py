@@ -1,6 +1,7 @@
 """A job's news said across messages: an offer named before the word ("the Stripe offer came through",
-"GOT IT!!! freshworks offer came"), an offer turned down, and a new job started without its employer's
-name ("Two weeks into the new job now", "first day at the new job tomorrow").
+"GOT IT!!! freshworks offer came"), an offer turned down or not taken, a new job started without its
+employer's name ("Two weeks into the new job now", "first day at the new job tomorrow"), and a firm
+joined as chat says it ("signed with lumen", "2 weeks in at lumen").
 
 Why: people tell an assistant about a job in steps, and the step that says they took it rarely names
 the firm again; the offer named it weeks before. The dependency rules read "an offer from X"; these
@@ -35,7 +36,6 @@ _DETS = frozenset({"the", "a", "an", "their", "that", "this"})
 # Job nouns a started job is named by ("the new job", "the new position").
 _JOBS = frozenset({"job", "role", "position", "post", "gig"})
 _SPANS = frozenset({"day", "days", "week", "weeks", "month", "months", "shift", "shifts"})
-_AMOUNTS = frozenset({"two", "three", "four", "five", "six", "few", "couple", "one", "a", "several"})
 _STARTS = frozenset({"start", "begin", "love", "enjoy"})
 # Words that make a sentence about a job wished for, weighed or sought, not one held.
 _UNREAL = frozenset(
