@@ -772,3 +772,8 @@ def test_a_kin_word_run_into_a_name_is_the_relation_not_the_name(tier: SpacyTier
     said = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
     assert ("Lin", "is-married-to", "Manoj") in said
     assert not any("Hubby" in s or "Hubby" in o for s, _, o in said)
+
+
+def test_a_title_run_into_the_firm_is_cut_at_at(tier: SpacyTier) -> None:
+    """The model tagged 'Head of Design at Helix' one organisation: the employer is Helix."""
+    assert work(tier, "I'm now Head of Design at Helix.") == {("works-at", "Helix")}

@@ -1207,9 +1207,10 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         end = max(end, ent.end - 1)
     # the small model runs a name into what follows ("Brightwave on the 3rd of March")
     end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.lower_ in NAME_BREAKS)])
-    # ... or runs the name and a role into one ("Wipro as Technical Lead"): no name holds a lower-case "as"
-    start = max([start, *(t.i + 1 for t in tok.doc[start : tok.i] if t.text == "as")])
-    end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.text == "as")])
+    # ... or runs the name and a role into one ("Wipro as Technical Lead", "Head of Design at Helix"): no
+    # name holds a lower-case "as" or "at"
+    start = max([start, *(t.i + 1 for t in tok.doc[start : tok.i] if t.text in {"as", "at"})])
+    end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.text in {"as", "at"})])
     while (
         ent is not None and ent.label_ == "PERSON" and start < tok.i and tok.doc[start].lower_ in _KIN_OPENERS
     ):
