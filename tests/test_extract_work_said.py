@@ -777,3 +777,19 @@ def test_a_kin_word_run_into_a_name_is_the_relation_not_the_name(tier: SpacyTier
 def test_a_title_run_into_the_firm_is_cut_at_at(tier: SpacyTier) -> None:
     """The model tagged 'Head of Design at Helix' one organisation: the employer is Helix."""
     assert work(tier, "I'm now Head of Design at Helix.") == {("works-at", "Helix")}
+
+
+@pytest.mark.parametrize(
+    ("text", "person", "firm"),
+    [
+        ("My wife Shona loves her job at the Guardian.", "Shona", "Guardian"),
+        ("My wife Shona is commuting back to her job at the Guardian twice a week.", "Shona", "Guardian"),
+        ("Tom hates his job at Tesco.", "Tom", "Tesco"),
+    ],
+)
+def test_his_or_her_job_at_a_firm_is_the_named_subjects(
+    tier: SpacyTier, text: str, person: str, firm: str
+) -> None:
+    said = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert (person, "works-at", firm) in said
+    assert ("Lin", "works-at", firm) not in said

@@ -367,8 +367,11 @@ def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
         lost = _negated(job.head) and job.head.lemma_ in {"have", "get", "keep"}  # "don't have my job at X"
         if poss is None or mods & UNREAL_JOB_MODS or _supposed(job.head) or lost:
             continue
-        owner = _owner(poss, ctx, job)
+        owner = _owner(poss, ctx, job) or _named_subject(poss, job, ctx)
         verb = job.head if job.dep_ == "dobj" else job  # "enjoying my job at Lidl": 'at' on the verb
+        above = next((a for a in job.ancestors if a.pos_ == "VERB"), None) if job.dep_ == "pobj" else None
+        if above is not None:
+            verb = above  # "commuting back to her job at the Guardian": 'at' on the verb too
         for pobj in (p for prep in _preps(job, verb, {"at", "with"}) for p in _employers(prep, ctx)):
             if _is_date(pobj, ctx) or pobj.lower_ in HOLIDAYS:
                 continue  # "my job at Christmas is carving the turkey": a time, not a place
@@ -383,6 +386,20 @@ def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
             pred = _workplace_pred(name, past)
             _emit(ctx, owner, pred, name, 0.55, obj_tok=None, obj_type="organization", ends=ended)
             seen.add(name.lower())
+
+
+def _named_subject(poss: Token, job: Token, ctx: _Ctx) -> str | None:
+    """'Shona loves her job at the Guardian', 'Tom is commuting back to his job at X': his/her is the
+    named subject of the job's clause."""
+    if poss.lower_ not in {"his", "her"}:
+        return None
+    verb = next((a for a in job.ancestors if a.pos_ in {"VERB", "AUX"}), None)
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None) if verb is not None else None
+    if subj is None or subj.tag_ == "PRP":
+        return None
+    return _name_of(subj, ctx, person=True) or _name_of(
+        next((c for c in subj.children if c.dep_ == "appos"), subj), ctx, person=True
+    )
 
 
 def _employers(prep: Token, ctx: _Ctx) -> list[Token]:
