@@ -673,8 +673,11 @@ def _same_object(a: Fact, b: Fact) -> bool:
 
 def _same_thing(a: Fact, b: Fact) -> bool:
     """Whether two facts' objects name one thing: the same entity, or one name's words hold the other's."""
-    if _same_object(a, b):
-        return True
+    return _same_object(a, b) or same_words(a, b)
+
+
+def same_words(a: Fact, b: Fact) -> bool:
+    """Whether one fact's object holds the other's words ("Northwind" and "Northwind Labs")."""
     x, y = set(canonical(a.object).split()), set(canonical(b.object).split())
     return bool(x and y) and (x <= y or y <= x)
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.predicates import STARTED_JOB
 from knowledge_engine.model.records import Fact, canonical
-from knowledge_engine.store.facts import began
+from knowledge_engine.store.facts import began, same_words
 
 
 def accepted_job(
@@ -34,7 +34,7 @@ def accepted_job(
     fits = [f for f in offers if f.invalid_at is None and words <= set(canonical(f.object).split())]
     if named == STARTED_JOB:
         held = list(jobs)
-        fits = [f for f in fits if not any(_same_name(f, j) or began(j) >= began(f) for j in held)]
+        fits = [f for f in fits if not any(same_words(f, j) or began(j) >= began(f) for j in held)]
     if not fits:
         return []
     offer = max(fits, key=began)
@@ -62,10 +62,5 @@ def accepted_job(
 def declined(decline: Fact, offers: Iterable[Fact]) -> list[Fact]:
     """The subject's valid offers a decline names (one name's words hold the other's), said before it."""
     return [
-        f for f in offers if f.invalid_at is None and _same_name(f, decline) and began(f) <= began(decline)
+        f for f in offers if f.invalid_at is None and same_words(f, decline) and began(f) <= began(decline)
     ]
-
-
-def _same_name(a: Fact, b: Fact) -> bool:
-    x, y = set(canonical(a.object).split()), set(canonical(b.object).split())
-    return bool(x and y) and (x <= y or y <= x)

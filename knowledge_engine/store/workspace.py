@@ -252,11 +252,7 @@ class Workspace:
         keys = {canonical(cand.subject), *((person.id, canonical(person.value)) if person else ())}
 
         def subjects(predicate: str, history: bool = False) -> list[Fact]:
-            return [
-                f
-                for f in self.facts.query(predicate=predicate, include_history=history)
-                if f.subject_id in keys or canonical(f.subject) in keys
-            ]
+            return self._facts_of(keys, predicate, history)
 
         employer = [p for p, name in self.facts.family.items() if name == "employer"]
         jobs = [f for p in employer for f in subjects(p, history=True)]
@@ -268,14 +264,17 @@ class Workspace:
 
     def _end_declined(self, decline: Fact) -> None:
         """An offer turned down is no offer any more: the subject's offers it names end."""
-        keys = {decline.subject_id, canonical(decline.subject)} - {None}
-        offers = [
+        keys = {k for k in (decline.subject_id, canonical(decline.subject)) if k}
+        for offer in declined(decline, self._facts_of(keys, OFFER_PREDICATE)):
+            self.facts.end(offer, began(decline), by=decline.id)
+
+    def _facts_of(self, keys: set[str], predicate: str, history: bool = False) -> list[Fact]:
+        """The facts of `predicate` whose subject is one of `keys` (an entity id or a canonical name)."""
+        return [
             f
-            for f in self.facts.query(predicate=OFFER_PREDICATE)
+            for f in self.facts.query(predicate=predicate, include_history=history)
             if f.subject_id in keys or canonical(f.subject) in keys
         ]
-        for offer in declined(decline, offers):
-            self.facts.end(offer, began(decline), by=decline.id)
 
     def _join_short_forms(self, entities: Iterable[Entity]) -> None:
         """A long name that joined one of its stored short forms takes the others too ("Toyota" and
