@@ -7,6 +7,9 @@ import os
 import signal
 import subprocess
 
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from tests.openclaw_plugin_support import PLUGIN, node_binary
@@ -22,8 +25,16 @@ def test_the_plugins_node_tests_pass() -> None:
         pytest.skip("no Node.js: neither .cache/openclaw/bin/node (setup_openclaw) nor `node` on PATH")
     files = sorted(str(p) for p in (PLUGIN / "test").glob("*.test.js"))
     assert files, "no node tests found"
+    # the suites' temp dirs go under a dir of this test's, so what they leave behind can be seen; a short
+    # one, since a sidecar socket lives a few levels down and Unix socket paths end at 107 bytes
+    with tempfile.TemporaryDirectory(prefix="kep-") as tmp:
+        _run_node_tests(node, files, Path(tmp))
+
+
+def _run_node_tests(node: str, files: list[str], tmp: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp)}
     # own process group: a hung run is ended whole, with any sidecar child it spawned
-    proc = subprocess.Popen([node, "--test", "--test-reporter=tap", *files], cwd=PLUGIN, text=True,
+    proc = subprocess.Popen([node, "--test", "--test-reporter=tap", *files], cwd=PLUGIN, text=True, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
@@ -35,3 +46,4 @@ def test_the_plugins_node_tests_pass() -> None:
     detail = f"{summary}\n{stdout[-6000:]}\n{stderr[-3000:]}"
     assert proc.returncode == 0, f"node --test failed:\n{detail}"
     assert "# fail 0" in stdout and "# pass" in stdout
+    assert sorted(p.name for p in tmp.iterdir()) == [], "the node suites left temp dirs behind"

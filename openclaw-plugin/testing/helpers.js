@@ -5,8 +5,16 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 
+const madeDirs = [];
+// node:test runs each file in its own process: its temp dirs go when that process ends, passed or failed
+process.on("exit", () => {
+  for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir() {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "ke-plugin-"));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ke-plugin-"));
+  madeDirs.push(dir);
+  return dir;
 }
 
 /** A fake gateway plugin api that records hook registrations, services and log lines. */
