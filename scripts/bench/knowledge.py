@@ -652,7 +652,9 @@ def run(
     embeddings: bool = True,
     detail: bool = False,
     overrides: dict[str, Any] | None = None,
+    keep_facts: bool = False,
 ) -> dict[str, Any]:
+    """Every story through the hooks, scored; `keep_facts` adds each story's stored facts (facts_diff.py)."""
     from knowledge_engine.host import HookRunner, PluginApi
     from knowledge_engine.plugin import register
 
@@ -664,6 +666,7 @@ def run(
     t0 = time.perf_counter()
     per_story: dict[str, Any] = {}
     details: dict[str, Any] = {}
+    kept: dict[str, list[list[Any]]] = {}
     try:
         with tempfile.TemporaryDirectory(prefix="ke-knowledge-") as tmp:
             root = Path(tmp)
@@ -687,6 +690,8 @@ def run(
                     score = score_story(story, facts, questions) | score_entities(story, ws.entities.all())
                     rows = score.pop("rows")
                     per_story[str(story["id"])] = {"part": part, **score}
+                    if keep_facts:
+                        kept[str(story["id"])] = [[f.subject, f.predicate, f.object, f.valid] for f in facts]
                     if detail and part != "heldout":
                         details[str(story["id"])] = {
                             "rows": [
@@ -731,6 +736,8 @@ def run(
     }
     if detail:
         out["detail"] = details
+    if keep_facts:
+        out["facts"] = kept
     return out
 
 
