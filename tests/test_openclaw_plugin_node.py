@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-
 import tempfile
 from pathlib import Path
 
@@ -34,8 +33,15 @@ def test_the_plugins_node_tests_pass() -> None:
 def _run_node_tests(node: str, files: list[str], tmp: Path) -> None:
     env = {**os.environ, "TMPDIR": str(tmp)}
     # own process group: a hung run is ended whole, with any sidecar child it spawned
-    proc = subprocess.Popen([node, "--test", "--test-reporter=tap", *files], cwd=PLUGIN, text=True, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [node, "--test", "--test-reporter=tap", *files],
+        cwd=PLUGIN,
+        text=True,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
