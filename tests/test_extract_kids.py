@@ -304,3 +304,64 @@ def test_a_relation_word_after_an_adjective_keeps_its_owner(tier: SpacyTier) -> 
         for f in facts(tier, "Our old dog Bess passed away in the winter.")
         if f[0] == "Travis" and f[2] == "Bess"
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "kids"),
+    [
+        ("I've got two kids - Ollie (6) and Freya (4).", {"Ollie", "Freya"}),  # "got": had
+        ("I'm a mum of two: Ellie is 9 and Josh is 6.", {"Ellie", "Josh"}),
+        ("Mum of 3 here! Jack is 10, Amy is 8 and Tom's 5.", {"Jack", "Amy", "Tom"}),
+        ("Our two boys, Sam and Theo, love football.", {"Sam", "Theo"}),  # "our": the family's
+        ("My two girls are Ruby and Mae.", {"Ruby", "Mae"}),
+        ("My eldest, Grace, starts uni in October.", {"Grace"}),
+    ],
+)
+def test_children_said_as_a_parent_says_them(tier: SpacyTier, text: str, kids: set[str]) -> None:
+    assert children(tier, text) == kids
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My mum of 80 years, Joan, is 12.",  # no count of children
+        "She's a mother of three, Leo is 7.",  # not the speaker
+        "Off out with the girls tonight, Jess and Kim.",  # no owner: friends
+    ],
+)
+def test_no_child_from_a_parent_word_that_is_not_the_speakers(tier: SpacyTier, text: str) -> None:
+    assert children(tier, text) == set()
+
+
+def test_a_rank_among_children_is_a_child_not_a_relation_of_its_own(tier: SpacyTier) -> None:
+    found = facts(tier, "Dylan has type 1 diabetes. He's my youngest, he's 7.")
+    assert ("Travis", "has-child", "Dylan") in found
+    assert not {p for _, p, _ in found if p in {"has-young", "has-eld"}}
+
+
+def test_ages_listed_go_to_the_names_listed_in_order(tier: SpacyTier) -> None:
+    found = facts(tier, "Our two boys, Sam and Theo, are 7 and 9.")
+    assert {("Sam", "is-aged", "7"), ("Theo", "is-aged", "9")} <= found
+    assert ("Theo", "is-aged", "7") not in found
+    uneven = facts(tier, "Sam, Theo and Ava are 7 and 9.")  # whose is which is not said
+    assert not {f for f in uneven if f[1] == "is-aged"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Tom, my husband of ten years, is a plumber.", ("Travis", "is-married-to", "Tom")),
+        ("My partner of six years, Sam, got a new job.", ("Travis", "has-partner", "Sam")),
+        ("My boss at Tesco, Karen, is leaving.", ("Travis", "has-manager", "Karen")),
+        ("My sister in Leeds, Anna, is pregnant.", ("Travis", "has-sister", "Anna")),
+    ],
+)
+def test_a_name_set_off_by_commas_beside_a_kin_word_with_its_phrase(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_a_place_set_off_by_commas_is_no_kin(tier: SpacyTier) -> None:
+    found = facts(tier, "Leeds, my home of ten years, is lovely.")
+    assert not {f for f in found if f[2] == "Leeds" and f[1] != "lives-in"}

@@ -1059,6 +1059,7 @@ def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
         _appos_relation(tok, name, ctx)
         return name
     appos = next((c for c in tok.children if c.dep_ == "appos" and _name_of(c, ctx)), None)
+    appos = appos if appos is not None else _name_by_commas(tok, ctx)
     if appos is not None:
         name = _name_of(appos, ctx, person=True)  # "Our twins, Ava and Noah": one at a time
         if name:
@@ -1067,6 +1068,31 @@ def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
                 _possessive_relation(tok, other, ctx)  # ... and Noah
             return name
     return None
+
+
+def _name_by_commas(noun: Token, ctx: _Ctx) -> Token | None:
+    """'Tom, my husband of ten years, is ...', 'My partner of six years, Sam, got ...': a name set off
+    by commas beside a possessed kin noun whose "of" phrase made the parser hang the two apart."""
+    if not _is_kin(noun) or not any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in noun.children):
+        return None
+    doc, first, last = noun.doc, noun.left_edge.i, noun.right_edge.i
+    if not any(c.dep_ == "prep" for c in noun.children):
+        return None
+    before = doc[first - 2] if first >= 2 and doc[first - 1].text == "," else None
+    after = doc[last + 2] if last + 3 < len(doc) and doc[last + 1].text == "," else None
+    if before is not None and (before.i == before.sent.start) and doc[last + 1].text == ",":
+        named = before  # "Tom, my husband of ten years, is a plumber"
+    elif after is not None and doc[after.i + 1].text == "," and noun.i == noun.sent.start + 1:
+        named = after  # "My partner of six years, Sam, got a new job"
+    else:  # "My boss at Tesco, Karen, is leaving": the name hung on the place, no person itself
+        placed = (p for prep in noun.children if prep.dep_ == "prep" for p in _pobjs(prep) if p.ent_type_)
+        hung = (a for p in placed if p.ent_type_ != "PERSON" for a in p.children if a.dep_ == "appos")
+        found = next(hung, None)
+        if found is None or found.i != found.head.i + 2 or doc[found.i - 1].text != ",":
+            return None
+        named = found
+    ent = ctx.ents.get(named.i)
+    return named if named.pos_ == "PROPN" and ent is not None and ent.label_ == "PERSON" else None
 
 
 def _opening_name(tok: Token) -> str | None:
@@ -1137,7 +1163,10 @@ def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
     if poss.lower_ == "our":  # "our son Leo": the speaker's family; "our team": not the speaker's
         # "Graham, our ward manager": the boss of a group the speaker is in is the speaker's boss
         family = noun is not None and (
-            noun.lemma_.lower() in FAMILY_NOUNS or noun.lower_ in MULTIPLE_BIRTHS or _is_manager_noun(noun)
+            noun.lemma_.lower() in FAMILY_NOUNS
+            or noun.lower_ in MULTIPLE_BIRTHS
+            or _children_word(noun)
+            or _is_manager_noun(noun)
         )
         return ctx.me if family and ctx.message.role == "user" else None
     return _name_of(poss, ctx)
@@ -1145,7 +1174,7 @@ def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
 
 def _relation_predicate(noun: Token) -> str:
     """'my husband' -> is-married-to, 'our son' -> has-child, 'my best friend' -> has-best-friend."""
-    if noun.lower_ in MULTIPLE_BIRTHS:
+    if noun.lower_ in MULTIPLE_BIRTHS or _children_word(noun):
         return "has-child"  # "our twins" are children; "my twin" (one) is a sibling
     if _other_half(noun):
         return "has-partner"
@@ -1165,6 +1194,19 @@ def _relation_predicate(noun: Token) -> str:
     if noun.lemma_.lower() in SALARY_NOUNS:
         return "has-salary"  # "my base salary", "my annual salary"
     return RELATION_PREDICATES.get(rel, "has-" + rel)
+
+
+_CHILDREN_PLURALS = frozenset({"boys", "girls", "kiddos", "kiddies"})
+
+
+def _children_word(noun: Token) -> bool:
+    """Words a parent uses for their children that name no kin: "my eldest, Grace" (a rank with no
+    noun: "my eldest sister" has one), "my two girls are Ruby and Mae", "our boys", "my little one".
+    Plural only for boys and girls: "my girl Sophie" may be a partner."""
+    if noun.lower_ in _CHILD_RANKS:
+        return True
+    little = any(c.dep_ == "amod" and c.lower_ == "little" for c in noun.children)
+    return noun.lower_ in _CHILDREN_PLURALS or (little and noun.lower_ in {"one", "ones"})
 
 
 def _is_manager_noun(noun: Token) -> bool:
@@ -3643,6 +3685,7 @@ def _is_kin(noun: Token) -> bool:
         or lemma in RELATION_PREDICATES
         or lemma in {"friend", "cousin", "colleague"}
         or noun.lower_ in MULTIPLE_BIRTHS  # "our twins, Ava and Noah"
+        or _children_word(noun)  # "our two boys, Sam and Theo"
     )
 
 
@@ -3745,6 +3788,8 @@ def _age_facts(sent: Span, ctx: _Ctx) -> None:
         if age is not None and subj is None and _own_birthday_turn(verb, ctx):
             _emit(ctx, ctx.me, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
             continue
+        listed = _ages_listed(verb) if subj is not None else []
+        age = listed[0] if listed else age
         if age is None or subj is None:
             continue
         if subj.lower_ in {"he", "she"}:
@@ -3758,11 +3803,23 @@ def _age_facts(sent: Span, ctx: _Ctx) -> None:
             appos = next((c for c in subj.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
             if appos is not None and _is_kin(subj):  # "Our twins, Ava and Noah, turn 6": both are 6
                 names += [_name_of(t, ctx, person=True) for t in _conjuncts(appos) if t.pos_ == "PROPN"]
-        for name in names:
+        ages = listed or [age] * len(names)
+        if len(ages) != len(names):
+            continue  # "Sam, Theo and Ava are 7 and 9": whose is which is not said
+        for name, each in zip(names, ages, strict=True):
             if name:
                 pet = any(f.object == name and f.object_type != "person" for f in ctx.out)
                 subj_type: EntityType | None = None if pet else "person"
-                _emit(ctx, name, "is-aged", str(age), 0.6, obj_tok=None, subj_type=subj_type)
+                _emit(ctx, name, "is-aged", str(each), 0.6, obj_tok=None, subj_type=subj_type)
+
+
+def _ages_listed(verb: Token) -> list[int]:
+    """'Sam and Theo are 7 and 9': the ages listed, in order, one for each subject listed (empty when
+    the verb gives one age: "Ava and Noah are 7" gives it to both)."""
+    attr = next((c for c in verb.children if c.dep_ in {"attr", "acomp"} and c.like_num), None)
+    listed = [attr, *_conjuncts(attr)] if attr is not None else []
+    ages = [_number(t) for t in listed if t.like_num]
+    return [a for a in ages if a is not None] if len(ages) > 1 and None not in ages else []
 
 
 def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:

@@ -17,19 +17,23 @@ from knowledge_engine.extract.lexicon import OTHER_POSSESSIVES, SPEAKER_SUBJECTS
 
 KID_WORDS = frozenset({"kids", "children", "boys", "girls", "kiddos", "twins"})
 _OWN = frozenset({"my", "our", "the"})
+# "I'm a mum of two", "Mum of 3 here!": a parent by the number of their children
+_PARENT_NOUNS = frozenset({"mum", "mom", "mam", "mother", "dad", "father", "parent", "mummy", "mommy"})
 MAX_CHILD_AGE = 17
 
 
 def speaks_of_own_kids(doc: Doc) -> bool:
-    """'the kids', 'my kids', 'our two boys' in the message, and no other owner's kids."""
+    """'the kids', 'my kids', 'our two boys', "I'm a mum of two" in the message, and no other owner's
+    kids."""
     own = False
     for tok in doc:
+        own = own or _parent_of(tok)
         if tok.lower_ not in KID_WORDS:
             continue
         owner = next((c for c in tok.children if c.dep_ in {"poss", "det"}), None)
-        if owner is None:  # "we have two kids": the speaker's by the verb
+        if owner is None:  # "we have two kids", "I've got two kids": the speaker's by the verb
             subj = next((c for c in tok.head.children if c.dep_ == "nsubj"), None)
-            had = tok.dep_ == "dobj" and tok.head.lemma_ == "have"
+            had = tok.dep_ == "dobj" and tok.head.lemma_ in {"have", "get"}
             own = own or (had and subj is not None and subj.lower_ in SPEAKER_SUBJECTS)
             continue
         possessed = owner.tag_ == "NNP" or any(c.dep_ == "case" for c in owner.children)
@@ -37,6 +41,19 @@ def speaks_of_own_kids(doc: Doc) -> bool:
             return False  # "her kids", "Tom's kids", "my sister's kids"
         own = own or owner.lower_ in _OWN
     return own
+
+
+def _parent_of(tok: Token) -> bool:
+    """'a mum of two' said of the speaker, or opening the message ("Mum of 3 here!"); "my mum of 80
+    years" is someone else, and "of 80 years" no count of children."""
+    if tok.lower_ not in _PARENT_NOUNS or any(c.dep_ == "poss" for c in tok.children):
+        return False
+    count = [p for c in tok.children if c.dep_ == "prep" and c.lower_ == "of" for p in c.children]
+    if not any(p.dep_ == "pobj" and p.like_num and p.ent_type_ != "DATE" for p in count):
+        return False
+    subj = next((c for c in tok.head.children if c.dep_ == "nsubj"), None)
+    said_of_me = tok.dep_ == "attr" and subj is not None and subj.lower_ in SPEAKER_SUBJECTS
+    return said_of_me or tok.i == tok.sent.start
 
 
 def child_age(age: str) -> bool:
