@@ -793,3 +793,17 @@ def test_his_or_her_job_at_a_firm_is_the_named_subjects(
     said = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
     assert (person, "works-at", firm) in said
     assert ("Lin", "works-at", firm) not in said
+
+
+def test_working_in_an_untagged_firm_is_the_employer_a_field_is_not(tier: SpacyTier) -> None:
+    assert ("worked-at", "Mindtree") in work(tier, "I was working in Mindtree for 8 years.")
+    assert work(tier, "I work in Finance.") == set()  # a field the model tags an organisation
+    assert work(tier, "I work in Marketing.") == set()
+
+
+def test_been_with_a_name_the_model_calls_a_person_but_no_first_name_is_no_partner(tier: SpacyTier) -> None:
+    def facts(text: str) -> set[tuple[str, str]]:
+        return {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+
+    assert ("has-partner", "Arup") not in facts("I've been with Arup for five years.")
+    assert ("has-partner", "Leah") in facts("I've been with Leah for two years.")

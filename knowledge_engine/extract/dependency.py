@@ -141,6 +141,7 @@ from knowledge_engine.extract.lexicon import (
     VERB_PREPS,
     VISIT_WORDS,
     WH_TAGS,
+    WORK_FIELDS,
     WORK_FOR_VERBS,
     WORK_NOUNS,
     WORK_PREDICATES,
@@ -2513,13 +2514,20 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
 
 def _works_for(tok: Token, prep: str, ent: Span | None, ctx: _Ctx) -> bool:
     """'I work in Google' (a company, not a field), 'been working with Wipro for six years': an
-    organisation by the model's tag; after "with" also a name that is no person's first name and no
-    place (the model tags "Wipro" a person), not "with Tom"."""
+    organisation by the model's tag; after "with" (or an untagged one after "in") also a name that is
+    no person's first name and no place (the model tags "Wipro" a person), not "with Tom"."""
+    name = _name_of(tok, ctx) or ""
+    if name.lower() in WORK_FIELDS:
+        return False  # "I work in Finance": a field, not a firm
     if ent is not None and ent.label_ == "ORG":
         return prep in {"in", "with"}
-    if prep != "with" or tok.pos_ != "PROPN" or (ent is not None and ent.label_ in {"GPE", "LOC", "NORP"}):
+    # "I was working in Mindtree": after "in" only a name the model left untagged ("in Shoreditch"
+    # is tagged a place, as a town the gazetteer lacks would be)
+    after_in = prep == "in" and ent is None
+    if not (prep == "with" or after_in) or tok.pos_ != "PROPN":
         return False
-    name = _name_of(tok, ctx) or ""
+    if ent is not None and ent.label_ in {"GPE", "LOC", "NORP"}:
+        return False
     words = name.lower().split()
     return bool(words) and words[0] not in first_names() and places.fold(name) not in places.places()
 
@@ -2967,7 +2975,10 @@ def _been_with(prep: Token, subject: str, ctx: _Ctx) -> None:
             continue
         name = _name_of(pobj, ctx, person=True)
         ent = ctx.ents.get(pobj.i)
-        person = pobj.lower_ in first_names() or (ent is not None and ent.label_ == "PERSON")
+        tagged = ent is not None and ent.label_ == "PERSON"
+        person = pobj.lower_ in first_names()
+        if tagged and not person:
+            continue  # "been with Arup for five years": the model tags firms a person too; no guess
         if name and person and subject == ctx.me:
             _emit(ctx, subject, "has-partner", name, 0.55, obj_tok=None, obj_type="person")
         elif name and _firm_like(pobj, ctx) and not any(c.lower_ == "we" for c in verb.children):

@@ -624,6 +624,14 @@ HOLIDAYS = _words("christmas xmas easter thanksgiving halloween diwali eid hanuk
 SHIFT_NOUNS = _words("shift night nights day days weekend weekends overtime work locum placement")
 # Nouns for an employer named after them: "at a software company called Brightwave".
 FIRM_NOUNS = _words("company firm startup start-up agency charity consultancy business bank practice")
+# Fields and departments one works "in", capitalised as chat often does: "I work in Finance" names no
+# employer (the small model tags "Finance" an organisation).
+WORK_FIELDS = _words(
+    """finance marketing sales hr it ops operations retail procurement hospitality healthcare education
+    tech technology construction insurance banking law pharma consulting logistics admin accounts
+    accounting engineering design research publishing media recruitment recruiting comms communications
+    compliance legal payroll support property telecoms telecom software government audit tax"""
+)
 # What a job does when it is over: "my job at Boots ended last week".
 JOB_END_VERBS = _words("end finish stop fold close")
 # Verbs whose present perfect is the ending itself: "I've left Google", "we've sold the Corsa".
