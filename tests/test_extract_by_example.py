@@ -247,6 +247,14 @@ def test_a_kin_word_that_stood_for_two_names_or_another_speakers_says_nothing() 
     assert not any(f.object == "Brightwave" for f in out[4].facts)  # Sam named no brother
 
 
+def test_a_function_word_after_a_kin_word_in_lower_case_chat_is_no_name() -> None:
+    """'living back w my mom in newark': the mom is not called "in" (it gave in works-at Newark)."""
+    tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
+    text = "dropped out of nyu, living back w my mom in newark now and doing cosmetology school."
+    facts = _last(tier, ("a", text))
+    assert not any(s.casefold() == "in" for s, _, _ in facts)
+
+
 def test_kin_pairs_and_genders() -> None:
     text = "Jonas, my brother, and my wife, Jenna, met Sam's my husband"
     assert kin.kin_pairs("My husband Tom and our son leo") == [("husband", "Tom"), ("son", "leo")]

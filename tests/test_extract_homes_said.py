@@ -372,3 +372,17 @@ def test_rent_the_speaker_pays_in_a_place_is_their_home(tier: SpacyTier, text: s
 
 def test_rent_someone_else_pays_is_not_the_speakers_home(tier: SpacyTier) -> None:
     assert homes(tier, "My sister pays £900 rent in Leeds.") == set()
+
+
+def test_a_place_the_model_tagged_a_date_after_other_dates_is_still_the_home(tier: SpacyTier) -> None:
+    text = "I'm a 52-year-old truck driver, been with TransX for eleven years, and I live in Winnipeg."
+    assert ("lives-in", "Winnipeg") in homes(tier, text)
+    assert homes(tier, "We're moving in Spring.") == set()  # a season the gazetteer also lists
+
+
+def test_a_home_in_a_trailing_clause_of_a_list_is_the_speakers(tier: SpacyTier) -> None:
+    text = "I am 32 years, unmarried, working as CA in Deloitte, staying in Andheri with parents."
+    assert ("lives-in", "Andheri") in homes(tier, text)
+    assert ("lives-in", "Clifton") in homes(tier, "I'm a nurse at St Vincent's, living in Clifton.")
+    # after a past clause the home was then, not now
+    assert ("lives-in", "Leeds") not in homes(tier, "I met Tom at a party, living in Leeds at the time.")

@@ -842,16 +842,20 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
             _job_is_at(root, subj_tok, ctx)
             _home_costs(root, subj_tok, ctx)
     _add_clause(root, subjects, result)
-    for advcl in (c for c in root.children if c.dep_ == "advcl" and c.i > root.i):
+    trailing = [c for c in root.children if c.dep_ == "advcl" and c.i > root.i]
+    for advcl in trailing:
         if (
             advcl.tag_ == "VBG"
-            and (advcl.lemma_ in START_VERBS or advcl.lemma_ in {"work", "earn"})
+            and (advcl.lemma_ in START_VERBS or advcl.lemma_ in _TRAILING_VERBS)
+            and not (advcl.lemma_ in {"live", "stay"} and _is_past(root))  # "I met Tom, living in Leeds then"
             and not any(c.dep_ in {"nsubj", "nsubjpass", "mark", "aux"} for c in advcl.children)
             and not _is_irrealis(advcl)
         ):
             # "he quit Unilever, joining Nestle next month", "Sreejith is in Dubai, working in Emirates NBD",
-            # "I'm a nurse at St Vincent's, earning A$98,000"
+            # "I'm a nurse at St Vincent's, earning A$98,000", "working as CA in Deloitte, staying in
+            # Andheri with parents" (a list of such clauses hangs each on the one before)
             _add_clause(advcl, subjects, result)
+            trailing += [c for c in advcl.children if c.dep_ == "advcl" and c.i > advcl.i]
         elif _trailing_home(advcl, root):
             _add_clause(advcl, subjects, result)  # "we moved to Bristol, living in Clifton now"
             _district_of_move(advcl, root, ctx)
@@ -862,6 +866,10 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
         has_own = any(c.dep_ in {"nsubj", "nsubjpass"} for c in conj.children)
         _add_clause(conj, own if has_own else subjects, result)
     return result
+
+
+# Subjectless "-ing" clauses after a clause that are its subject's: work, pay, and a home ("staying in")
+_TRAILING_VERBS = frozenset({"work", "earn", "live", "stay"})
 
 
 def _trailing_home(advcl: Token, root: Token) -> bool:
@@ -1245,7 +1253,7 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     if tok.i in ctx.names:
         return ctx.names[tok.i]
     ent = ctx.ents.get(tok.i)
-    if ent is not None and _name_before_date(tok, ent):
+    if ent is not None and (_name_before_date(tok, ent) or _place_tagged_a_date(tok, ent)):
         ent = None  # "at Lidl last week" tagged one date: the name is Lidl
     elif ent is not None and ent.label_ in SKIP_ENT_LABELS:
         return None
@@ -1320,6 +1328,25 @@ def _name_before_date(tok: Token, ent: Span) -> bool:
         and ent.end - ent.start > 1
         and doc[tok.i + 1].lower_ in {"last", "next", "this"}
     )
+
+
+def _place_tagged_a_date(tok: Token, ent: Span) -> bool:
+    """'... for eleven years, and I live in Winnipeg': a lone capitalised place the gazetteer knows,
+    which the small model tagged a date after other dates in the sentence."""
+    return (
+        ent.label_ in {"DATE", "TIME"}
+        and len(ent) == 1
+        and tok.pos_ == "PROPN"
+        and tok.is_title
+        and tok.lower_ not in MONTHS
+        and tok.lower_ not in HOLIDAYS
+        and tok.lower_ not in DATE_WORDS
+        and tok.lower_ not in _TIME_NOT_PLACE
+        and places.fold(tok.text) in places.places()
+    )
+
+
+_TIME_NOT_PLACE = frozenset({"spring", "summer", "autumn", "fall", "winter", "date", "term", "semester"})
 
 
 def _is_date(tok: Token, ctx: _Ctx) -> bool:

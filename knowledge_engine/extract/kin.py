@@ -16,6 +16,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from typing import Any
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from knowledge_engine.extract import lexicon
 from knowledge_engine.model.extraction import Extraction
 from knowledge_engine.model.records import Message
@@ -263,5 +265,6 @@ def _one_person(a: str, b: str) -> bool:
 
 def _a_name(word: str, lower_case: bool) -> bool:
     """A name the map may keep: capitalised, or any in a message written all in lower case (the words
-    chat puts after a kin word, "my sister got ...", are no names: `_NOT_NAMES`)."""
-    return word[:1].isupper() or lower_case
+    chat puts after a kin word, "my sister got ...", are no names: `_NOT_NAMES`; nor is an English
+    function word there: "living w my mom in newark" names no mom "in")."""
+    return word[:1].isupper() or (lower_case and word.casefold() not in STOP_WORDS)
