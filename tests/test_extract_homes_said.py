@@ -386,3 +386,21 @@ def test_a_home_in_a_trailing_clause_of_a_list_is_the_speakers(tier: SpacyTier) 
     assert ("lives-in", "Clifton") in homes(tier, "I'm a nurse at St Vincent's, living in Clifton.")
     # after a past clause the home was then, not now
     assert ("lives-in", "Leeds") not in homes(tier, "I met Tom at a party, living in Leeds at the time.")
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We signed a lease on a flat in Shoreditch.", "Shoreditch"),
+        ("We've signed the tenancy for a house in Didsbury.", "Didsbury"),
+        ("just signed a lease in hyde park in chicago, $1,100 a month", "Hyde Park"),
+    ],
+)
+def test_a_lease_signed_is_a_move_to_its_place(tier: SpacyTier, text: str, place: str) -> None:
+    found = {(p, o) for s, p, o in triples_of(tier, text)}
+    assert ("moves-to", place) in found
+
+
+def test_a_contract_or_an_office_lease_is_no_move(tier: SpacyTier) -> None:
+    for text in ("We signed a contract in London.", "I signed the lease for my office in Leeds."):
+        assert not {o for _, p, o in triples_of(tier, text) if p == "moves-to"}

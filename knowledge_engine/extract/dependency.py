@@ -1536,10 +1536,12 @@ def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'We've found a house to rent in Leeds', 'found a place in Caboolture', 'bought a flat in
     Leith' -> moves-to: a home found or bought is where the speaker is moving (a later
     'sorry, X not Y' corrects it). True when the clause was read here."""
-    if verb.lemma_ not in HOME_FIND_VERBS or ctx.message.role != "user" or _is_irrealis(verb):
+    signed = verb.lemma_ == "sign"
+    finding = verb.lemma_ in HOME_FIND_VERBS or signed
+    if not finding or ctx.message.role != "user" or _is_irrealis(verb):
         return False
     found = False
-    homes = [(c, c) for c in verb.children if c.dep_ == "dobj"]
+    homes = _signed_for(verb) if signed else [(c, c) for c in verb.children if c.dep_ == "dobj"]
     homes += [  # "found a house to rent in Leeds": the parser makes the house the subject of "rent"
         (h, comp)
         for comp in verb.children
@@ -1547,7 +1549,7 @@ def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
         for h in comp.children
         if h.dep_ == "nsubj"
     ]
-    for home, clause in ((h, c) for h, c in homes if h.lemma_.lower() in HOME_NOUNS):
+    for home, clause in ((h, c) for h, c in homes if h.lemma_.lower() in HOME_NOUNS | _LEASE_NOUNS):
         heads = [home, verb, clause, *(c for c in home.children if c.dep_ in {"relcl", "acl"})]
         if any(_for_someone(prep) for h in heads for prep in h.children if prep.lower_ == "for"):
             continue  # "I found a flat in Kreuzberg for my sister": hers, not mine
@@ -1563,6 +1565,24 @@ def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
                 _emit(ctx, subject, "moves-to", name, 0.55, obj_tok=pobj, obj_type="location")
                 found = True
     return found
+
+
+_LEASE_NOUNS = frozenset({"lease", "tenancy", "rental"})
+
+
+def _signed_for(verb: Token) -> list[tuple[Token, Token]]:
+    """'signed for a flat in Shoreditch', 'signed a lease on a flat in X', 'signed a lease in Hyde
+    Park': a lease signed is a home the signer is moving to (the lease stands for the home)."""
+    leases = [c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in _LEASE_NOUNS]
+    held = [
+        p
+        for h in (verb, *leases)
+        for prep in h.children
+        if prep.dep_ == "prep" and prep.lower_ in {"for", "on"}
+        for p in _pobjs(prep)
+        if p.lower_ in HOME_NOUNS or p.lemma_.lower() in HOME_NOUNS
+    ]
+    return [(home, verb) for home in held] or [(lease, verb) for lease in leases]
 
 
 def _home_it(sent: Span, ctx: _Ctx) -> None:
