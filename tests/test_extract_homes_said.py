@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
-from tests.fixtures.common import spoken
+from tests.fixtures.common import said_by, spoken
 
 
 def homes(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
@@ -404,3 +404,10 @@ def test_a_lease_signed_is_a_move_to_its_place(tier: SpacyTier, text: str, place
 def test_a_contract_or_an_office_lease_is_no_move(tier: SpacyTier) -> None:
     for text in ("We signed a contract in London.", "I signed the lease for my office in Leeds."):
         assert not {o for _, p, o in triples_of(tier, text) if p == "moves-to"}
+
+
+def test_the_speakers_own_move_asked_about_is_a_move(tier: SpacyTier) -> None:
+    found = said_by(tier, "Any tips for our move to Bristol in June?", "Eamon")  # Bristol: tagged ORG
+    assert ("moves-to", "Bristol") in found
+    for text in ("What do you think about the move to Glasgow next month?", "How did your move to Leeds go?"):
+        assert not {o for p, o in said_by(tier, text, "Eamon") if p.startswith("move")}

@@ -309,6 +309,8 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
     _districts(sent, ctx)  # "Kreuzberg is a lively area": geography, whoever says it
     _pets_named(sent, ctx)
     if _is_question(sent):
+        if ctx.message.role == "user":
+            _the_move(sent, ctx, own_only=True)  # "Any tips for our move to Bristol?": asked about
         return
     _age_facts(sent, ctx)
     if ctx.message.role == "user":
@@ -2885,21 +2887,25 @@ def _since_moving(sent: Span, ctx: _Ctx) -> None:
                 _emit(ctx, ctx.me, "moved-to", name, 0.55, obj_tok=None, obj_type="location")
 
 
-def _the_move(sent: Span, ctx: _Ctx) -> None:
+def _the_move(sent: Span, ctx: _Ctx, own_only: bool = False) -> None:
     """'a packing list for the move to Edinburgh on the 20th', 'terrified about our move to Toronto
     next month' -> moves-to (after "since"/"after": moved-to). "The move" in a user's turn is the
-    speaker's when it is theirs ("our", "my") or dated (a plan without a date stays a plan)."""
+    speaker's when it is theirs ("our", "my") or dated (a plan without a date stays a plan). In a
+    question (`own_only`) only "my"/"our" move: the question asks about a move already planned."""
     for move in (t for t in sent if t.lemma_.lower() == "move" and t.pos_ == "NOUN"):
         dets = {c.lower_ for c in move.children if c.dep_ in {"det", "poss"}}
         dated = any(ctx.ents.get(t.i) is not None and ctx.ents[t.i].label_ == "DATE" for t in move.subtree)
         done = move.dep_ == "pobj" and move.head.lower_ in {"since", "after"}
-        if not (dets & {"our", "my"} or ("the" in dets and (dated or done))) or _is_irrealis(move.head):
+        the_dated = "the" in dets and (dated or done) and not own_only
+        # in a question the modal is the asking's ("Can you help me plan my move to Leeds?")
+        if not (dets & {"our", "my"} or the_dated) or (_is_irrealis(move.head) and not own_only):
             continue
         for pobj in (p for to in _preps(move, move, {"to"}) for p in _pobjs(to)):
             home = _home_place(pobj, ctx) if pobj.lemma_.lower() in HOME_NOUNS else None  # "my in-laws' place
             tok, name = home if home is not None else (pobj, _name_of(pobj, ctx))  # in Reading"
             ent = ctx.ents.get(tok.i)
-            if name and (ent is None or ent.label_ in {"GPE", "LOC"}):
+            known = name is not None and places.fold(name) in places.places()  # "Bristol", tagged ORG
+            if name and (ent is None or ent.label_ in {"GPE", "LOC"} or known):
                 pred = "moved-to" if done else "moves-to"
                 _emit(ctx, ctx.me, pred, name, 0.55, obj_tok=None, obj_type="location")
 
