@@ -807,3 +807,10 @@ def test_been_with_a_name_the_model_calls_a_person_but_no_first_name_is_no_partn
 
     assert ("has-partner", "Arup") not in facts("I've been with Arup for five years.")
     assert ("has-partner", "Leah") in facts("I've been with Leah for two years.")
+
+
+def test_retired_from_said_with_be_is_a_job_that_ended(tier: SpacyTier) -> None:
+    facts = {(f.predicate, f.object, f.ends) for f in spoken(tier, "I'm retired from the NHS.", "Lin").facts}
+    assert ("retired-from", "NHS", True) in facts
+    teaching = spoken(tier, "I'm retired from teaching.", "Lin").facts
+    assert not {f for f in teaching if f.predicate == "retired-from"}

@@ -2426,6 +2426,13 @@ def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
         return  # "I've been offered a job at X": an offer, not yet a job
     if verb.lemma_ == "promote":
         _promoted_infinitive(verb, subject, ctx)
+    if verb.lemma_ == "retire":  # "I'm retired from the NHS": as "I retired from the NHS"
+        for pobj in (p for prep in _preps(verb, verb, {"from"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)
+            if name and _employer_named(pobj, name, ctx):
+                org: EntityType = "organization"
+                _emit(ctx, subject, "retired-from", name, 0.6, obj_tok=None, obj_type=org, ends=True)
+        return
     for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in PASSIVE_PREPS):
         for pobj in (c for c in prep.children if c.dep_ == "pobj"):
             if verb.lemma_ == "promote" and prep.lower_ == "to":
