@@ -1084,7 +1084,7 @@ def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
 def _name_by_commas(noun: Token, ctx: _Ctx) -> Token | None:
     """'Tom, my husband of ten years, is ...', 'My partner of six years, Sam, got ...': a name set off
     by commas beside a possessed kin noun whose "of" phrase made the parser hang the two apart."""
-    if not _is_kin(noun) or not any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in noun.children):
+    if not _is_kin(noun) or not _my_or_our(noun):
         return None
     doc, first, last = noun.doc, noun.left_edge.i, noun.right_edge.i
     if not any(c.dep_ == "prep" for c in noun.children):
@@ -1104,6 +1104,11 @@ def _name_by_commas(noun: Token, ctx: _Ctx) -> Token | None:
         named = found
     ent = ctx.ents.get(named.i)
     return named if named.pos_ == "PROPN" and ent is not None and ent.label_ == "PERSON" else None
+
+
+def _my_or_our(noun: Token) -> bool:
+    """Said with "my" or "our" (the speaker's, or their household's)."""
+    return any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in noun.children)
 
 
 def _opening_name(tok: Token) -> str | None:
@@ -1551,7 +1556,7 @@ def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
         for h in comp.children
         if h.dep_ == "nsubj"
     ]
-    for home, clause in ((h, c) for h, c in homes if h.lemma_.lower() in HOME_NOUNS | _LEASE_NOUNS):
+    for home, clause in ((h, c) for h, c in homes if h.lemma_.lower() in _HOME_OR_LEASE):
         heads = [home, verb, clause, *(c for c in home.children if c.dep_ in {"relcl", "acl"})]
         if any(_for_someone(prep) for h in heads for prep in h.children if prep.lower_ == "for"):
             continue  # "I found a flat in Kreuzberg for my sister": hers, not mine
@@ -1570,6 +1575,7 @@ def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
 
 
 _LEASE_NOUNS = frozenset({"lease", "tenancy", "rental"})
+_HOME_OR_LEASE = frozenset(HOME_NOUNS) | _LEASE_NOUNS
 
 
 def _signed_for(verb: Token) -> list[tuple[Token, Token]]:
@@ -1662,8 +1668,7 @@ def _home_before(span: Span) -> str | None:
         finders = {c.lower_ for c in verb.children if c.dep_ == "nsubj"}
         if tok.dep_ in {"dobj", "nsubj"} and verb.lemma_ in HOME_FIND_VERBS and not _is_irrealis(verb):
             return "moves-to" if finders <= {"i", "we"} else None  # not "my sister found a flat"
-        mine = any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in tok.children)
-        if mine and not _past_home(tok):
+        if _my_or_our(tok) and not _past_home(tok):
             return "lives-in"
     return None
 
@@ -3547,7 +3552,7 @@ def _child_by_rank(tok: Token, ctx: _Ctx) -> None:
         owner, named = tok, [c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
     else:
         return
-    if not any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in owner.children):
+    if not _my_or_our(owner):
         return
     for tok_name in named:
         name = _name_of(tok_name, ctx, person=True)
