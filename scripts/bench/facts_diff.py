@@ -67,24 +67,29 @@ def a_set(readable: bool, items: dict[str, list[Fact]], texts: dict[str, str]) -
     return {"readable": False, "hidden": sorted(hidden(k, f) for k, v in items.items() for f in v)}
 
 
-def sentence_sets() -> Iterator[tuple[str, dict[str, Any]]]:
+def new_tier() -> Any:
+    """The engine's spaCy tier with relations by example, as sentences.py runs it."""
     from knowledge_engine.config import SpacyConfig
     from knowledge_engine.extract.spacy_ner import SpacyTier
     from knowledge_engine.index.embeddings.local import LocalEmbedder
+
+    return SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
+
+
+def facts_alone(tier: Any, messages: list[tuple[str, str, str]]) -> dict[str, list[Fact]]:
+    """Each (id, speaker, text) extracted alone, in a session of its own."""
     from knowledge_engine.model.records import Message
 
-    tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
+    msgs = [Message(id=i, text=text, role="user", speaker=who, session=i) for i, who, text in messages]
+    return {m.id: [candidate(f) for f in ex.facts] for m, ex in zip(msgs, tier.extract(msgs), strict=True)}
+
+
+def sentence_sets() -> Iterator[tuple[str, dict[str, Any]]]:
+    tier = new_tier()  # one for all the sentence sets and one for LoCoMo, as before
     for path in sorted(SENTENCE_DIR.glob("*.jsonl")):
         for part in ("odd", "even"):
             rows = sentences.load(path, part)
-            msgs = [
-                Message(id=r["id"], text=r["text"], role="user", speaker=sentences.SPEAKER, session=r["id"])
-                for r in rows
-            ]
-            items = {
-                r["id"]: [candidate(f) for f in ex.facts]
-                for r, ex in zip(rows, tier.extract(msgs), strict=True)
-            }
+            items = facts_alone(tier, [(r["id"], sentences.SPEAKER, r["text"]) for r in rows])
             readable = part == "odd" and path.name not in UNREAD_FILES
             yield f"sentences:{path.stem}:{part}", a_set(readable, items, {r["id"]: r["text"] for r in rows})
 
@@ -99,17 +104,8 @@ def story_sets() -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def locomo_set() -> Iterator[tuple[str, dict[str, Any]]]:
-    from knowledge_engine.config import SpacyConfig
-    from knowledge_engine.extract.spacy_ner import SpacyTier
-    from knowledge_engine.index.embeddings.local import LocalEmbedder
-    from knowledge_engine.model.records import Message
-
     turns = [(f"{c.sample_id}:{t.dia_id}", t) for c in load_locomo(LOCOMO_DEV) for t in c.turns]
-    msgs = [Message(id=k, text=t.text, role="user", speaker=t.speaker, session=k) for k, t in turns]
-    tier = SpacyTier(SpacyConfig(workers=0), embedder=LocalEmbedder)
-    items = {
-        k: [candidate(f) for f in ex.facts] for (k, _), ex in zip(turns, tier.extract(msgs), strict=True)
-    }
+    items = facts_alone(new_tier(), [(k, t.speaker, t.text) for k, t in turns])
     yield "locomo:dev", a_set(True, items, {k: t.text for k, t in turns})
 
 
