@@ -4,6 +4,7 @@ issue 16 (LLM clients and their factory, the spaCy tier and its workers, ranking
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,65 @@ def test_the_layer_check_catches_an_upward_import(tmp_path: Path) -> None:
         "extract.batcher -> forget.pending (module, line 1)",
         "validate -> cli.status (function, line 2)",
     ]
+
+
+# ---------------------------------------------------------------------- the dependency tier's modules
+
+# The spaCy fact rules, in the order their package docstring gives: each module may import only those
+# before it, so a rule module never reaches up into the sentence reader that calls it.
+DEPENDENCY_LAYERS = (
+    "grammar",
+    "context",
+    "nouns",
+    "names",
+    "health",
+    "family",
+    "belongings",
+    "homes",
+    "work",
+    "offers",
+    "money",
+    "clauses",
+    "lines",
+    "sentences",
+)
+
+
+def dependency_violations(root: Path | None = None) -> list[str]:
+    """Imports between the dependency tier's modules that do not point to an earlier one."""
+    prefix = "knowledge_engine.extract.dependency"
+    modules, edges = build(root) if root is not None else build()
+    inside = [m.removeprefix(prefix + ".") for m in modules if m.startswith(prefix + ".")]
+    unplaced = [name for name in inside if name not in DEPENDENCY_LAYERS]
+    assert unplaced == [], f"give {unplaced} a place in DEPENDENCY_LAYERS and the package docstring"
+    order = {f"{prefix}.{name}": i for i, name in enumerate(DEPENDENCY_LAYERS)}
+    order[prefix] = len(DEPENDENCY_LAYERS)  # the package's __init__: the public entry, on top
+    return [
+        f"{short_name(e.source)} -> {short_name(e.target)} (line {e.line})"
+        for e in edges
+        if e.source in order and e.target in order and order[e.target] >= order[e.source]
+    ]
+
+
+def test_the_dependency_rules_import_only_earlier_modules() -> None:
+    assert dependency_violations() == []
+    package = Path(__file__).resolve().parent.parent / "knowledge_engine" / "extract" / "dependency"
+    doc = (package / "__init__.py").read_text()
+    said = [name for name in re.findall(r"`(\w+)`", doc.split('"""')[1]) if name in DEPENDENCY_LAYERS]
+    assert said == list(DEPENDENCY_LAYERS), "the package docstring lists the modules in their order"
+
+
+def test_the_dependency_layer_check_catches_a_later_import(tmp_path: Path) -> None:
+    pkg = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "extract/__init__.py": "",
+            "extract/dependency/__init__.py": "from knowledge_engine.extract.dependency import sentences\n",
+            "extract/dependency/grammar.py": "",
+            "extract/dependency/work.py": "from knowledge_engine.extract.dependency.grammar import x\n",
+            "extract/dependency/homes.py": "from knowledge_engine.extract.dependency.work import y\n",
+            "extract/dependency/sentences.py": "from knowledge_engine.extract.dependency import homes\n",
+        },
+    )
+    assert dependency_violations(pkg) == ["extract.dependency.homes -> extract.dependency.work (line 1)"]

@@ -1,6 +1,6 @@
 """The words the dependency fact tier reads: verbs, nouns, predicates and name cues.
 
-Why apart: the rules in dependency.py read better without five hundred lines of word lists in
+Why apart: the rules in dependency/ read better without five hundred lines of word lists in
 front of them, and these lists are what a reader tunes or extends (docs/extraction-facts.md
 says what each construction uses). Nothing here parses; it is data and two tiny helpers.
 """

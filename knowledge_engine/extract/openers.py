@@ -4,7 +4,7 @@ Why: chat drops the "I" ("Left Nationwide for Santander last month", "Married Pr
 "Lost my job at Boots"), and the small English model, trained on edited text, reads a capital
 before a name as part of the name ("Quit Deliveroo" one organisation, "Married Priya" one person)
 or tags the verb as a base form ("Lost" a VB with the lemma "lost"). In lower case it parses the
-verb as the past verb it is, and the rules for a dropped subject (dependency._dropped_subject)
+verb as the past verb it is, and the rules for a dropped subject (dependency.names._dropped_subject)
 read the clause as the speaker's. Only the case of one letter changes, so the text keeps its length
 and every offset stays valid.
 

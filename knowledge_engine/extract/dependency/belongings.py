@@ -1,0 +1,164 @@
+"""Cars and pets the speaker names: "a greyhound called Pepper", "my Golf", "we have two cats,
+Miso and Tofu".
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Span, Token
+
+from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.names import (
+    _called_name,
+    _capitalised,
+    _conjuncts,
+    _name_of,
+    _object_phrase,
+    _owner,
+)
+from knowledge_engine.extract.dependency.nouns import (
+    _is_kin,
+    _listed_objects,
+    _pet_predicate,
+    _preps,
+    _relation_predicate,
+)
+from knowledge_engine.extract.lexicon import (
+    CAR_GET_VERBS,
+    CAR_MODELS,
+    CAR_NAMES,
+    CAR_NOUNS,
+    FIRST_PERSON,
+    MULTIPLE_BIRTHS,
+    NOT_NAMES,
+    PET_NOUNS,
+)
+from knowledge_engine.extract.pets import pet_of_breed, pets_in
+
+
+def _cars_named(sent: Span, ctx: _Ctx) -> None:
+    """The speaker's cars said around a purchase or in passing (extract/cars.py), unless the
+    sentence's clauses named the same car already ('bought a 2019 Golf' is not also 'Golf')."""
+    said = [f.object.lower() for f in ctx.out if f.predicate in {"has-car", "drives", "sold"}]
+    for car in ctx.cars.owned(sent):
+        if not any(car.text.lower() in o or o in car.text.lower() for o in said):
+            _emit(ctx, ctx.me, "has-car", car.text, 0.6, obj_tok=car.root, obj_type="product")
+
+
+def _pets_named(sent: Span, ctx: _Ctx) -> None:
+    """The speaker's pets named by what they are (extract/pets.py): 'Jess is the dog', 'we have dog,
+    paçoca' (held in a line that goes on to ask: "..., can dog fly to europe?")."""
+    if ctx.message.role == "user":
+        _pets(pets_in(sent, lambda tok: _name_of(tok, ctx, person=True)), ctx)
+
+
+def _pets_by_breed(before: int, ctx: _Ctx) -> None:
+    """A name the clauses made a breed ("Banjo ... he's a red kelpie": is-a red kelpie) is a pet."""
+    found = []
+    for fact in ctx.out[before:]:
+        kind = pet_of_breed(fact.object) if fact.predicate == "is-a" and fact.subject != ctx.me else None
+        if kind:
+            found.append((kind, fact.subject))
+    _pets(found, ctx)
+
+
+def _pets(found: list[tuple[str, str]], ctx: _Ctx) -> None:
+    said = {f.object for f in ctx.out if f.predicate.startswith("has-")}
+    for kind, name in found:
+        if _capitalised(name) not in said:  # "my brother Sam" is no pet, "my dog Rex" is said once
+            _emit(ctx, ctx.me, f"has-{kind}", _capitalised(name), 0.55, obj_tok=None, obj_type="unknown")
+
+
+def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
+    """'I adopted a cat named Pixel' / 'I have a sister called Maria' -> has-cat Pixel."""
+    if verb.lemma_ not in {"have", "adopt", "get", "own"}:
+        return
+    for dobj in _listed_objects(verb):
+        named = [(dobj, _called_name(dobj, ctx))]
+        for appos in (c for c in dobj.children if c.dep_ == "appos"):  # "two kids, Lily and Ben"
+            # "a brother and two sisters, Ana and Jo": the names hang on "brother", but are the sisters'
+            nearest = max((n for n in [dobj, *_conjuncts(dobj)] if n.pos_ == "NOUN" and n.i < appos.i),
+                          key=lambda n: n.i, default=dobj)  # fmt: skip
+            named += [(nearest, _name_of(t, ctx, person=True)) for t in [appos, *_conjuncts(appos)]]
+        if dobj.lower_ in MULTIPLE_BIRTHS or (dobj.tag_ == "NNS" and _is_kin(dobj)):
+            # "We have twins, Noah and Ella": the parser makes the names conjuncts of "twins"
+            named += [(dobj, _name_of(t, ctx, person=True)) for t in _conjuncts(dobj) if t.pos_ == "PROPN"]
+        for noun, name in named:
+            if name:
+                _emit(ctx, subject, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type="person")
+
+
+def _pet_called(noun: Token, ctx: _Ctx) -> None:
+    """'A rescue greyhound called Biscuit.' (a line of its own), 'our dog is a lab called Bo' ->
+    the speaker's has-dog; another owner ('her dog called Rex') gives nothing here."""
+    name = _called_name(noun, ctx)
+    if not name:
+        return
+    poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+    verbless = noun.dep_ == "ROOT" or (noun.head.dep_ == "ROOT" and noun.head.lemma_ == "be" and poss is None)
+    owner = _owner(poss, ctx, noun) if poss is not None else (ctx.me if verbless else None)
+    if (
+        owner
+        and poss is None
+        and noun.dep_ == "ROOT"
+        and any(c.lower_ in {"his", "her", "their"} for c in noun.sent)
+    ):
+        return
+    if owner:
+        _emit(ctx, owner, _pet_predicate(noun), _capitalised(name), 0.55, obj_tok=None, obj_type="unknown")
+
+
+def _pet_named(verb: Token, ctx: _Ctx) -> None:
+    """'adopted a kitten from CUPA!! named her biscuit' -> has-kitten Biscuit (the animal the
+    speaker adopted, got or brought home earlier in the message, named by a pronoun)."""
+    doc = verb.doc
+    if verb.i + 2 >= len(doc) or doc[verb.i + 1].lower_ not in {"her", "him", "it"}:
+        return
+    word = doc[verb.i + 2]
+    if not word.is_alpha or word.is_stop or word.lower_ in NOT_NAMES:
+        return
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is not None and subj.lower_ not in FIRST_PERSON | {"we"}:
+        return
+    animals = [
+        t
+        for t in doc[: verb.i]
+        if t.lemma_.lower() in PET_NOUNS
+        and t.dep_ == "dobj"
+        and t.head.lemma_ in {"adopt", "get", "rescue", "buy"}
+    ]
+    if animals:
+        _emit(
+            ctx,
+            ctx.me,
+            _pet_predicate(animals[-1]),
+            _capitalised(word.text),
+            0.55,
+            obj_tok=None,
+            obj_type="unknown",
+        )
+
+
+def _car_owned(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'We bought a secondhand Skoda Octavia estate', 'we have a 2016 Honda Pilot', 'picked up the
+    Fabia' -> has-car (one car at a time: a new one ends the old; 'sold the Corsa' ends it too).
+    Not one bought for someone else ('a Polo for my daughter')."""
+    if verb.lemma_ not in CAR_GET_VERBS or (
+        verb.lemma_ == "pick" and not any(c.dep_ == "prt" and c.lower_ == "up" for c in verb.children)
+    ):
+        return False
+    found = False
+    for dobj in (c for c in verb.children if c.dep_ == "dobj" and _is_car(c)):
+        if any(p.dep_ == "pobj" for prep in _preps(dobj, verb, {"for"}) for p in prep.children):
+            continue
+        obj = _object_phrase(dobj, ctx, prefer_name=False)
+        if obj:
+            _emit(ctx, subject, "drives" if verb.lemma_ == "drive" else "has-car", obj, 0.6, obj_tok=dobj)
+            found = True
+    return found
+
+
+def _is_car(tok: Token) -> bool:
+    """A car named by its make or model ('Skoda Octavia estate', 'RAV4', 'a 2019 Golf')."""
+    words = [tok, *(c for c in tok.children if c.dep_ == "compound")]
+    named = any(w.text in CAR_NAMES for w in words)
+    return named and (tok.pos_ == "PROPN" or tok.text in CAR_MODELS or tok.lower_ in CAR_NOUNS)

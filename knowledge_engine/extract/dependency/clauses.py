@@ -1,0 +1,673 @@
+"""A clause's subjects, tense and ending, then its verb's constructions (copular, prepositional
+and direct objects), which hand the parts to the topic modules.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Token
+
+from knowledge_engine.extract import places
+from knowledge_engine.extract.dependency.belongings import _car_owned, _named_possessions
+from knowledge_engine.extract.dependency.context import _Ctx, _emit, _kebab, _verb_form
+from knowledge_engine.extract.dependency.family import _engaged, _proposed
+from knowledge_engine.extract.dependency.grammar import (
+    _announced,
+    _asserted_reason,
+    _clinician_subject,
+    _factive,
+    _felt_clauses,
+    _has_mark,
+    _has_subject,
+    _is_be,
+    _is_irrealis,
+    _is_manager_noun,
+    _is_past,
+    _is_school,
+    _judges_someone,
+    _passive,
+    _past_of_time,
+    _perfect,
+    _pobjs,
+)
+from knowledge_engine.extract.dependency.health import _condition, _condition_state
+from knowledge_engine.extract.dependency.homes import (
+    _a_visit,
+    _found_home,
+    _home_in,
+    _home_is,
+    _home_place,
+    _home_with,
+    _job_move,
+    _lived_in,
+    _moved,
+    _place_named,
+    _sold_home,
+    _stayed,
+)
+from knowledge_engine.extract.dependency.money import _home_costs, _on_amount
+from knowledge_engine.extract.dependency.names import (
+    _called_name,
+    _conjuncts,
+    _dropped_subject,
+    _employer_named,
+    _kin_or_pet_key,
+    _leading_clause,
+    _lowercase_name_run,
+    _name_of,
+    _named,
+    _object_phrase,
+    _owner,
+    _possessive_relation,
+    _stranded_pair,
+    _subjects,
+)
+from knowledge_engine.extract.dependency.nouns import (
+    _a_month,
+    _amount,
+    _has_digit,
+    _is_kin,
+    _is_kin_word,
+    _money_value,
+    _number,
+    _org_owner,
+    _preps,
+    _relation_predicate,
+)
+from knowledge_engine.extract.dependency.offers import _accepted, _hired, _laid_off
+from knowledge_engine.extract.dependency.work import (
+    _at_firm_called,
+    _at_organisation,
+    _attr_fact,
+    _became,
+    _been_with,
+    _career_as,
+    _job_is_at,
+    _promoted_infinitive,
+    _work_facts,
+    _works_for,
+)
+from knowledge_engine.extract.lexicon import (
+    ASPECTUAL,
+    CONDITIONAL_MARKS,
+    CURRENCY_WORDS,
+    DIET_ADJECTIVES,
+    DONE_BY_PERFECT,
+    ENDED_STATE,
+    FAMILY_VERBS,
+    FOR_VERBS,
+    HEDGE_VERBS,
+    HOME_NOUNS,
+    LIGHT_VERBS,
+    MARKS,
+    MODALS,
+    MOVE_VERBS,
+    PASSIVE_PREPS,
+    PAY_WORDS,
+    PERSON_NOUNS,
+    PREDICATE_ALIASES,
+    SCHOOL_WORDS,
+    START_VERBS,
+    TIME_PARTS,
+    VALUE_NOUNS,
+    VERB_FAMILIES,
+    VERB_PREPS,
+    WORK_VERBS,
+)
+from knowledge_engine.model.predicates import (
+    DISTRICT_FACT,
+)
+from knowledge_engine.model.records import EntityType
+
+
+def _clause_roots(root: Token) -> list[Token]:
+    """Independent clauses the parser hung below the root in chat-style run-on sentences.
+
+    "I live in Berlin now, so I want to find a club" parses the first clause as a ccomp of
+    "want"; "Update: I accepted the offer" parses it as an acl of "Update". Such a clause is
+    kept when it comes before the root and the root is not a hedge or report ("..., I think").
+    """
+    roots = [root]
+    if root.pos_ not in {"VERB", "AUX"}:
+        roots += [c for c in root.children if c.dep_ in {"acl", "appos"} and _has_subject(c)]
+        return roots
+    if root.lemma_ in {"say", "tell"} and _clinician_subject(root):
+        # "doctor says i am lactose intolerant": a finding reported, not the speaker's hedge
+        return roots + [
+            c
+            for c in root.children
+            if c.dep_ == "ccomp"
+            and _has_subject(c)
+            and all(a.i - c.i <= 3 for a in c.children if a.dep_ in {"attr", "dobj", "acomp"})
+        ]  # a finding said whole; "I am anaemic, so iron tablets" runs two clauses into one
+    # "I found out I have celiac disease", "turns out I'm coeliac": what was learned is asserted;
+    # also as the root's conjunct ("pulled a sickie, turns out I've got shingles")
+    for learned in (v for v in [root, *_verb_conjuncts(root)] if _factive(v)):
+        roots += [c for c in learned.children if c.dep_ == "ccomp" and c.i > learned.i and _has_subject(c)]
+    roots += _felt_clauses(root)
+    roots += _announced(root)
+    if root.lemma_ in HEDGE_VERBS and not _judges_someone(root):
+        return roots
+    for child in root.children:
+        if child.dep_ == "advcl" and child.i > root.i and _has_subject(child) and _asserted_reason(child):
+            roots.append(child)  # "the landlord is selling up so we're moving to Dalmarnock"
+        elif child.dep_ == "advcl" and _has_subject(child) and _past_of_time(child):
+            roots.append(child)  # "we lived in Swindon before we bought the house in Marlborough"
+        if child.dep_ == "ccomp" and child.i < root.i and _has_subject(child) and not _has_mark(child, MARKS):
+            # chains of run-on clauses: "Jenna got hired at X, so she's out of Y, she's thrilled"
+            reported = child.lemma_ in HEDGE_VERBS and not _clinician_subject(child)  # "doctor says" stays
+            roots += [] if reported else _clause_roots(child)
+    return roots
+
+
+def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
+    """Main clause and its verb conjuncts, each with resolved subjects and tense (past?)."""
+    result: list[tuple[Token, list[str], bool]] = []
+    subjects = _subjects(root, ctx)
+    dropped = [] if subjects else _dropped_subject(root, ctx)
+    subjects = subjects or dropped
+    if dropped:
+        ctx.dropped.add(root.i)
+    if subjects and _ended_state(root):
+        ctx.ended.add(root.i)
+        return [(root, subjects, True)]  # "I no longer work at X": worked there, and no more
+    if root.pos_ not in {"VERB", "AUX"} or _is_irrealis(root):
+        return result
+    # "Left Walmart after 9 years, now I'm a shift lead at Costco": the opening clause is the speaker's
+    lead = dropped or ([ctx.me] if subjects == [ctx.me] and ctx.message.role == "user" else [])
+    for advcl in (c for c in root.children if lead and c.dep_ == "advcl" and c.i < root.i):
+        if advcl.tag_ == "VBG" and not _has_mark(advcl, MARKS) and not _is_irrealis(advcl):
+            _add_clause(advcl, lead, result)  # "Living in Wash Park now, renting a house ..."
+            ctx.dropped.add(advcl.i)
+        elif advcl.tag_ != "VBG" and _leading_clause(advcl) and not _is_irrealis(advcl):
+            result.append((advcl, lead, True))  # "Taught maths at X for 31 years, finished up ..."
+            ctx.dropped.add(advcl.i)
+    if not subjects and root.lemma_ == "be":
+        subj_tok = next((c for c in root.children if c.dep_ == "nsubj"), None)
+        if subj_tok is not None:
+            _possessive_copular(root, subj_tok, ctx)
+            _job_is_at(root, subj_tok, ctx)
+            _home_costs(root, subj_tok, ctx)
+    _add_clause(root, subjects, result)
+    trailing = [c for c in root.children if c.dep_ == "advcl" and c.i > root.i]
+    for advcl in trailing:
+        if (
+            advcl.tag_ == "VBG"
+            and (advcl.lemma_ in START_VERBS or advcl.lemma_ in _TRAILING_VERBS)
+            and not (advcl.lemma_ in {"live", "stay"} and _is_past(root))  # "I met Tom, living in Leeds then"
+            and not any(c.dep_ in {"nsubj", "nsubjpass", "mark", "aux"} for c in advcl.children)
+            and not _is_irrealis(advcl)
+        ):
+            # "he quit Unilever, joining Nestle next month", "Sreejith is in Dubai, working in Emirates NBD",
+            # "I'm a nurse at St Vincent's, earning A$98,000", "working as CA in Deloitte, staying in
+            # Andheri with parents" (a list of such clauses hangs each on the one before)
+            _add_clause(advcl, subjects, result)
+            trailing += [c for c in advcl.children if c.dep_ == "advcl" and c.i > advcl.i]
+        elif _trailing_home(advcl, root):
+            _add_clause(advcl, subjects, result)  # "we moved to Bristol, living in Clifton now"
+            _district_of_move(advcl, root, ctx)
+    for conj in _verb_conjuncts(root):
+        if _is_irrealis(conj) or _inherits_negation(root, conj):
+            continue
+        own = _subjects(conj, ctx)
+        has_own = any(c.dep_ in {"nsubj", "nsubjpass"} for c in conj.children)
+        _add_clause(conj, own if has_own else subjects, result)
+    return result
+
+
+# Subjectless "-ing" clauses after a clause that are its subject's: work, pay, and a home ("staying in")
+_TRAILING_VERBS = frozenset({"work", "earn", "live", "stay"})
+
+
+def _trailing_home(advcl: Token, root: Token) -> bool:
+    """'We moved to Bristol last month, living in Clifton now': a subjectless '-ing' home verb after a
+    move is where the movers live."""
+    return (
+        advcl.tag_ == "VBG"
+        and advcl.lemma_ in {"live", "rent", "stay"}
+        and root.lemma_ in MOVE_VERBS
+        and not any(c.dep_ in {"nsubj", "nsubjpass", "mark", "aux"} for c in advcl.children)
+        and not _is_irrealis(advcl)
+    )
+
+
+def _district_of_move(advcl: Token, root: Token, ctx: _Ctx) -> None:
+    """The home named after a move to a city is a part of it ("moved to Bristol, living in Clifton"):
+    a district, so that the store keeps the city beside it. A known big place is no district."""
+    cities = [n for prep in _preps(root, root, {"to"}) for p in _pobjs(prep) if (n := _name_of(p, ctx))]
+    homes = [n for prep in _preps(advcl, advcl, {"in"}) for p in _pobjs(prep) if (n := _name_of(p, ctx))]
+    for home in homes:
+        for city in cities:
+            if home.lower() != city.lower() and not places.big_place(home):
+                _emit(ctx, home, *DISTRICT_FACT, 0.55, obj_tok=None, subj_type="location")
+                _emit(ctx, home, "is-in", city, 0.55, obj_tok=None, obj_type="location", subj_type="location")
+
+
+def _ended_state(verb: Token) -> bool:
+    """'I no longer work at X', "we don't live in Y anymore": a negated state verb with an
+    ending adverb is the state in the past, not a denial (and not a plan: no modal)."""
+    ending = [c for c in verb.children if c.dep_ == "advmod" and c.lower_ in ENDED_STATE]
+    negated = any(c.dep_ == "neg" for c in verb.children) or any(  # "no longer": "no" hangs on "longer"
+        g.dep_ == "neg" for c in ending for g in c.children
+    )
+    if not negated or verb.lemma_ not in FAMILY_VERBS:
+        return False
+    if any(c.dep_ == "aux" and (c.tag_ == "MD" or c.lower_ in MODALS) for c in verb.children):
+        return False
+    return bool(ending) or any(t.lower_ in ENDED_STATE and t.dep_ == "advmod" for t in verb.subtree)
+
+
+def _verb_conjuncts(verb: Token) -> list[Token]:
+    found: list[Token] = []
+    for child in verb.children:
+        if child.dep_ == "conj" and child.pos_ in {"VERB", "AUX"}:
+            found.append(child)
+            found.extend(_verb_conjuncts(child))
+    return found
+
+
+def _inherits_negation(root: Token, conj: Token) -> bool:
+    """'I don't live in X or work at Y': a conjunct with no own auxiliary shares the negation."""
+    own_aux = any(c.dep_ in {"aux", "nsubj"} for c in conj.children)
+    return not own_aux and any(c.dep_ == "neg" for c in root.children)
+
+
+def _add_clause(verb: Token, subjects: list[str], out: list[tuple[Token, list[str], bool]]) -> None:
+    """Follow 'used to' (past) and aspectual verbs ('started working at') to the content verb."""
+    if not subjects:
+        return
+    past = _is_past(verb)
+    xcomp = next((c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in {"VERB", "AUX"}), None)
+    if xcomp is not None and verb.lemma_ == "use" and verb.tag_ == "VBD":
+        if not _is_irrealis(xcomp):
+            out.append((xcomp, subjects, True))
+        return
+    if xcomp is not None and verb.lemma_ in ASPECTUAL and not any(c.dep_ == "dobj" for c in verb.children):
+        if not _is_irrealis(xcomp):  # "I started working at Acme": works there now
+            out.append((xcomp, subjects, False))
+        return
+    out.append((verb, subjects, past))
+
+
+def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> None:
+    past = past or (verb.lemma_ in DONE_BY_PERFECT and _perfect(verb))  # "Tom's left the bank": he left
+    if _is_be(verb) and not any(c.dep_ == "auxpass" for c in verb.children):
+        subj_tok = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        _copular(verb, subj_tok, subjects, past, ctx)
+        return
+    if verb.lemma_ in {"bear"} and any(c.dep_ == "auxpass" for c in verb.children):
+        for subject in subjects:
+            _prep_objects(verb, subject, "born", ctx)
+        return
+    if _passive(verb):
+        if verb.lemma_ in {"marry", "engage"} and len(subjects) == 1:
+            subjects = [*_stranded_pair(verb, ctx), *subjects]  # "Ahmed and I got married in 2012"
+        if verb.lemma_ in {"marry", "engage"} and len(subjects) == 2:  # "Tom and I got married"
+            pred = "is-married-to" if verb.lemma_ == "marry" else "has-partner"
+            _emit(ctx, subjects[1], pred, subjects[0], 0.6, obj_tok=None, obj_type="person")
+            return
+        for subject in subjects:
+            if not _hired(verb, subject, ctx) and not _laid_off(verb, subject, ctx):
+                _passive_state(verb, subject, past, ctx)
+        return
+    if verb.lemma_ in MOVE_VERBS and _moved(verb, subjects, ctx):
+        return
+    base = _verb_form(verb, past)
+    prt = [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    pred = _kebab(" ".join([base, *prt]))
+    for subject in subjects:
+        if _engaged(verb, subject, ctx) or _condition(verb, subject, past, ctx):
+            continue
+        if _became(verb, subject, ctx) or _proposed(verb, subject, ctx):  # "Sarah became my boss"
+            continue
+        _home_with(verb, subject, past, ctx)
+        _sold_home(verb, subject, past, ctx)
+        _named_possessions(verb, subject, ctx)
+        if (
+            (past and _career_as(verb, subject, ctx))
+            or _car_owned(verb, subject, ctx)
+            or _work_facts(verb, subject, past, ctx)
+            or _accepted(verb, subject, ctx)
+        ):
+            continue
+        _likes(verb, subject, past, ctx)  # adds to the plain object rules, never instead of them
+        if subject == ctx.me and _found_home(verb, subject, ctx):
+            continue
+        if verb.lemma_ in LIGHT_VERBS:
+            continue  # "I found a flat in Kreuzberg": the place belongs to the flat, not to me
+        if verb.i not in ctx.dropped or (
+            verb.lemma_ in {"buy", "sell", "adopt", "lease", "leave", "quit"}
+            and any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)
+        ):  # "married now :) jonas and lena lol": too loose without a subject; "bought the RAV4" is not
+            _direct_objects(verb, subject, pred, ctx)
+        _prep_objects(verb, subject, pred, ctx, past)
+
+
+def _likes(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'I love hiking', 'I enjoy running in the mornings' (a gerund the parser hangs as a clause),
+    "I've taken up climbing" (a pastime begun) -> loves / enjoys / likes. A wish ("I'd love to
+    ..."), a past liking, a pronoun or a plain noun say nothing here. A list ("I love hiking,
+    photography and old novels") is still read by the plain object rules."""
+    if past or _is_irrealis(verb):
+        return
+    taken_up = verb.lemma_ == "take" and any(c.dep_ == "prt" and c.lower_ == "up" for c in verb.children)
+    if verb.lemma_ not in {"love", "like", "enjoy", "adore"} and not taken_up:
+        return
+    pred = "likes" if taken_up else f"{verb.lemma_}s"
+    for obj in (c for c in verb.children if c.dep_ in {"xcomp", "dobj"}):
+        if not obj.lower_.endswith("ing") or obj.tag_ not in {"VBG", "NN"}:
+            continue
+        if obj.lower_ in {"thing", "nothing", "something", "anything", "everything"}:
+            continue
+        end = max([obj.i, *(c.i for c in obj.children if c.dep_ in {"dobj", "compound"} and c.i > obj.i)])
+        _emit(ctx, subject, pred, obj.doc[obj.i : end + 1].text, 0.5, obj_tok=None)
+
+
+def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'Ben is obsessed with dinosaurs' -> is-obsessed-with; 'got promoted to VP of X' -> is-a."""
+    be = "was" if past else "is"
+    if verb.lemma_ == "offer":
+        return  # "I've been offered a job at X": an offer, not yet a job
+    if verb.lemma_ == "promote":
+        _promoted_infinitive(verb, subject, ctx)
+    if verb.lemma_ == "retire":  # "I'm retired from the NHS": as "I retired from the NHS"
+        for pobj in (p for prep in _preps(verb, verb, {"from"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)
+            if name and _employer_named(pobj, name, ctx):
+                org: EntityType = "organization"
+                _emit(ctx, subject, "retired-from", name, 0.6, obj_tok=None, obj_type=org, ends=True)
+        return
+    for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in PASSIVE_PREPS):
+        for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+            if verb.lemma_ == "promote" and prep.lower_ == "to":
+                obj = _object_phrase(pobj, ctx, with_of=True)
+                if obj:
+                    _emit(ctx, subject, "has-role", obj, 0.55, obj_tok=None)
+                continue
+            obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
+            if obj:
+                _emit(ctx, subject, _kebab(f"{be} {verb.lower_} {prep.lower_}"), obj, 0.55, obj_tok=pobj)
+
+
+def _direct_objects(verb: Token, subject: str, pred: str, ctx: _Ctx) -> None:
+    for dobj in (c for c in verb.children if c.dep_ == "dobj"):
+        for tok in [dobj, *_conjuncts(dobj)]:
+            obj = _object_phrase(tok, ctx, prefer_name=False)
+            if obj:
+                _emit(ctx, subject, pred, obj, 0.55, obj_tok=tok)
+
+
+def _family(verb: Token, prep: str, pred: str, past: bool) -> str:
+    """The verb family's predicate for a verb + preposition (VERB_FAMILIES), else the plain one. A
+    move in the present perfect ("we've moved to Leeds") is done: its past form."""
+    family = VERB_FAMILIES.get((verb.lemma_.lower(), prep))
+    done = past or (family is not None and family[0] == "moves-to" and _perfect(verb))
+    chosen = family and (family[1] if done else family[0])
+    if not chosen and prep == "from" and verb.lemma_ in MOVE_VERBS and _perfect(verb):
+        return "moved-from"  # "I have moved from the Wirral": a home left
+    left = verb.lemma_ in {"shift", "emigrate", "relocate"} and (past or _perfect(verb))
+    if not chosen and prep == "from" and left:
+        return "moved-from"  # "I have shifted from Chennai to Gurgaon", "I relocated from Johannesburg"
+    return chosen or f"{pred}-{prep}"
+
+
+def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = False) -> None:
+    has_dobj = any(c.dep_ == "dobj" for c in verb.children)
+    preps = [c for c in verb.children if c.dep_ == "prep"]
+    if verb.lemma_ in MOVE_VERBS or verb.lemma_ in {"go", "come"}:
+        preps += _particle_preps(verb)
+    if verb.lemma_ in WORK_VERBS:  # "teaches 7th grade science at Lamar": the place hangs on the object
+        preps += [
+            c
+            for d in verb.children
+            if d.dep_ == "dobj"
+            for c in d.children
+            if c.dep_ == "prep" and c.lower_ == "at"
+        ]
+    for prep in preps:
+        p = prep.lower_
+        if p not in VERB_PREPS and not (p == "on" and verb.lemma_ == "work"):
+            continue
+        if has_dobj and p in {"to", "into", "from"}:
+            continue  # "migrating our pipeline to Snowflake": the object moves, not the subject
+        if p == "for" and verb.lemma_ not in FOR_VERBS:
+            continue  # "flying to Tokyo for a conference": purpose, not a relation
+        if p == "from" and verb.lemma_ == "come" and verb.tag_ == "VBG":
+            continue  # "she's coming from the Royal Alex": a move, not where she is from
+        for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+            for tok in [pobj, *_conjuncts(pobj)]:
+                if p != "with" and _a_month(tok, ctx):
+                    continue  # "moving to Bristol in may": when, not where
+                if p == "in" and tok.lower_ == "order":
+                    continue  # "in order to be closer to family": a purpose
+                family = _family(verb, p, pred, past)
+                if p in {"from", "to"} and verb.lemma_ in MOVE_VERBS and _job_move(preps, ctx):
+                    family = "worked-at" if p == "from" else "works-at"  # "moved from Barclays to HSBC"
+                if family in {"lives-in", "lived-in"} and _kind_beside_place(tok, preps, ctx):
+                    continue  # "living in Ballina in the same house": the place, not "same house"
+                ent = ctx.ents.get(tok.i)
+                if verb.lemma_ == "work" and _works_for(tok, p, ent, ctx):
+                    family = "worked-at" if past else "works-at"
+                study_in = verb.lemma_ == "study" and p == "in"  # the name looked up only then
+                if study_in and not _place_named(tok, _name_of(tok, ctx) or "", ctx):
+                    family = "studied-at" if past else "studies-at"  # "studying in Bishop Cotton School"
+                _prep_object(verb, subject, family, tok, ctx)
+
+
+def _particle_preps(verb: Token) -> list[Token]:
+    """'moved up to Ridgeway Secondary', 'went back to Leeds': the parser may hang the preposition on
+    the particle, tagged an adverb (only before a name)."""
+    ups = {"up", "back", "down"}
+    particles = (c for c in verb.children if c.dep_ in {"advmod", "prt"} and c.lower_ in ups)
+    preps = [c for part in particles for c in part.children if c.dep_ == "prep"]
+    return [p for p in preps if any(o.pos_ == "PROPN" for o in _pobjs(p))]  # not "went back to work"
+
+
+def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) -> None:
+    name = _name_of(tok, ctx)
+    place = [c for c in tok.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < tok.i]
+    if tok.lemma_.lower() in TIME_PARTS and place:  # "moving to Dalmarnock end of July"
+        name = tok.doc[place[0].i : place[-1].i + 1].text
+        _emit(ctx, subject, PREDICATE_ALIASES.get(pred, pred), name, 0.6, obj_tok=None, obj_type="location")
+        return
+    appos = next((c for c in tok.children if c.dep_ == "appos"), None)
+    if name is None and appos is not None:
+        name = _name_of(appos, ctx)
+        if name:
+            _possessive_relation(tok, name, ctx)
+    if name is None and pred in {"lives-in", "lived-in"}:
+        where = _home_place(tok, ctx)
+        if where is not None:  # "I live in a shared house in Headingley": Headingley, not "shared house"
+            tok, name = where
+    obj = name or _object_phrase(tok, ctx)
+    school = (name is not None and _is_school(name)) or tok.lemma_.lower() in SCHOOL_WORDS
+    if obj and pred in {"goes-to", "went-to"} and school:
+        pred = "attends" if pred == "goes-to" else "attended"  # "Mia goes to Oakwood Elementary"
+    elif obj and pred in {"moves-to", "moved-to"} and name is not None and _is_school(name):
+        pred = "attends"  # "Ella's moving up to Oakfield High": a school changed, not a home
+    if obj:
+        conf = 0.65 if name else 0.55
+        _emit(ctx, subject, PREDICATE_ALIASES.get(pred, pred), obj, conf, obj_tok=tok)
+
+
+def _kind_beside_place(tok: Token, preps: list[Token], ctx: _Ctx) -> bool:
+    """A home said by its kind ("a flat", "the same house") beside a named place of the same verb."""
+    kind = tok.pos_ == "NOUN" or tok.lower_ in HOME_NOUNS  # "a flat" is often tagged an adjective
+    if not kind or _name_of(tok, ctx) or _home_place(tok, ctx):
+        return False
+    return any(_name_of(p, ctx) for prep in preps if prep.lower_ == "in" for p in _pobjs(prep))
+
+
+def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: bool, ctx: _Ctx) -> None:
+    """'X is a designer', 'My sister is Maria', 'Maria is my sister', 'X is from Y', 'X is married to Y'."""
+    be = "was" if past else "is"
+    if subj_tok is not None and not subjects:
+        _possessive_copular(verb, subj_tok, ctx)
+        return
+    for subject in subjects:
+        for child in [*verb.children, *_listed_attrs(verb)]:
+            if child.dep_ == "attr" and (amount := _on_amount(child, past, ctx)):
+                _emit(ctx, subject, "has-salary", amount, 0.55, obj_tok=None)
+            elif child.dep_ in {"attr", "conj"}:
+                if not _condition_state(child, subject, past, ctx):
+                    _attr_fact(child, subject, be, past, ctx)
+                if child.pos_ == "PROPN" and subject == ctx.me and not past:
+                    _introduced(child, ctx)
+            elif child.dep_ == "acomp" and child.pos_ == "VERB" and child.tag_ in {"VB", "VBP"}:
+                for clause in [child, *_conjuncts(child)]:  # "I'm 27, live in Tulsa, and make $54,000"
+                    _clause_facts(clause, [subject], past, ctx)
+            elif child.dep_ == "acomp":
+                if child.lower_ in DIET_ADJECTIVES and not past:
+                    _emit(ctx, subject, "is-a", child.lower_, 0.6, obj_tok=None)
+                if _condition_state(child, subject, past, ctx):
+                    continue
+                for prep in (c for c in child.children if c.dep_ == "prep"):
+                    for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+                        obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
+                        if obj:
+                            pred = _kebab(f"{be} {child.lemma_} {prep.lower_}")
+                            _emit(ctx, subject, pred, obj, 0.6, obj_tok=pobj)
+            elif child.dep_ == "prep" and child.lower_ in {"from", "in", "at"}:
+                _be_prep(child, subject, be, ctx)
+            elif child.dep_ == "prep" and child.lower_ == "with" and not past:
+                _been_with(child, subject, ctx)
+            elif child.dep_ == "prep" and child.lower_ == "into" and not past and not _is_irrealis(verb):
+                for pobj in _pobjs(child):  # "I'm really into pottery these days" -> likes
+                    obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
+                    if obj:
+                        _emit(ctx, subject, "likes", obj, 0.5, obj_tok=pobj)
+            elif child.dep_ == "prep" and child.lower_ == "on" and not past:  # "I'm on £48,000"
+                for pobj in _pobjs(child):
+                    hourly = any(c.dep_ == "npadvmod" and c.lemma_ == "hour" for c in pobj.children)
+                    # "on 12.50 an hour": an hourly amount is pay without its sign
+                    money = _money_value(pobj, ctx) or (_amount(pobj) if hourly else None)
+                    if money:
+                        _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+
+
+def _introduced(name: Token, ctx: _Ctx) -> None:
+    """'I'm Sofía, 34, a vet living in Valencia': what a speaker's self-introduction sets beside the
+    name is theirs (an age, a role and the clause that role carries)."""
+    for appos in (c for c in name.children if c.dep_ == "appos"):
+        age = _number(appos) if appos.pos_ == "NUM" else None
+        if age is not None and 10 <= age <= 110:
+            _emit(ctx, ctx.me, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
+        elif appos.pos_ == "NOUN" and any(d.lower_ in {"a", "an"} for d in appos.children):
+            _attr_fact(appos, ctx.me, "is", False, ctx)
+            for acl in (c for c in appos.children if c.dep_ == "acl" and c.tag_ == "VBG"):
+                _clause_facts(acl, [ctx.me], False, ctx)  # "... a vet living in Valencia"
+
+
+def _listed_attrs(verb: Token) -> list[Token]:
+    """'I'm 34 and a nurse at St James's', 'Aaliyah is 15 and a sophomore at X': a noun with its
+    article joined to the attribute is another one (a bare name is not: "my sisters are Ana and Jo")."""
+    return [
+        c
+        for a in verb.children
+        if a.dep_ == "attr"
+        for c in _conjuncts(a)
+        if c.pos_ == "NOUN" and any(d.dep_ == "det" and d.lower_ in {"a", "an"} for d in c.children)
+    ]
+
+
+def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
+    """'is from Porto' always; 'is in/at X' only for named places and organisations."""
+    for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+        if _at_firm_called(prep, pobj, subject, be, ctx):
+            continue
+        pobj = _org_owner(pobj, ctx)
+        obj = _name_of(pobj, ctx)
+        if obj is None and prep.lower_ == "from":
+            obj = _object_phrase(pobj, ctx)
+        if obj and _stayed(prep, pobj):
+            be = "is"  # "Been at Boots for six years": still there
+        if obj and _lived_in(prep, pobj, be, ctx):
+            _emit(ctx, subject, "lives-in", obj, 0.6, obj_tok=pobj)  # "we've been in Didsbury for five years"
+        elif obj and _at_organisation(prep, pobj, ctx):
+            school = any(w in SCHOOL_WORDS for w in obj.lower().split())
+            now, before = ("attends", "attended") if school else ("works-at", "worked-at")
+            pred = now if be == "is" else before
+            _emit(ctx, subject, pred, obj, 0.55, obj_tok=pobj, obj_type="organization")
+        elif obj and not (prep.lower_ == "at" and _a_visit(prep)):
+            _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
+    """'My sister is Maria', "Alex's manager is Sam", 'My email is x@y.z' -> owner has-<noun> value."""
+    poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
+    attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+    if _home_in(verb, subj_tok, poss, ctx):
+        return
+    if subj_tok.lower_ in PAY_WORDS and any(
+        c.dep_ == "advcl" and _has_mark(c, CONDITIONAL_MARKS) for c in verb.children
+    ):
+        return  # "the base is $140,000 if I negotiate" (unlike "my email is X if you need it")
+    if attr is None and _is_manager_noun(subj_tok):  # "manager will be sandeep": a name tagged adjective
+        attr = next((c for c in verb.children if c.dep_ == "acomp" and c.i == verb.i + 1), None)
+    if attr is None and subj_tok.lemma_ == "name":  # "My cat's name is Simba": Simba an adjective
+        attr = next((c for c in verb.children if c.dep_ == "acomp" and _named(c, ctx)), None)
+    if attr is None or (subj_tok.pos_ != "NOUN" and subj_tok.lower_ not in VALUE_NOUNS):
+        return
+    named = next((c for c in subj_tok.children if c.dep_ == "compound" and _kin_or_pet_key(c)), None)
+    if subj_tok.lemma_ == "name" and named is not None and poss is not None:
+        subj_tok = named  # "My cat name is Simba": the cat's name, "'s" left out
+    if poss is not None and subj_tok.lemma_ == "name" and (poss.pos_ == "NOUN" or _is_kin_word(poss)):
+        subj_tok, poss = poss, next((c for c in poss.children if c.dep_ == "poss"), None)
+        if poss is None and _is_kin(subj_tok) and ctx.message.role == "user":
+            owner_me: str | None = ctx.me  # "Hubby's name is Dev": chat drops the "my"
+            value = _name_of(attr, ctx, person=True)
+            if value and value != owner_me:
+                _emit(
+                    ctx, ctx.me, _relation_predicate(subj_tok), value, 0.55, obj_tok=None, obj_type="person"
+                )
+            return
+        if poss is None:  # "My husband's name is Tom": the relation is the husband
+            return
+    if _home_is(verb, subj_tok, poss, attr, ctx):
+        return
+    if poss is None:  # chat drops the "my": "Salary is £61,000", "rent is only 980 euro", "The base is $X"
+        dets = [c.lower_ for c in subj_tok.children if c.dep_ in {"det", "poss", "prep"}]
+        if subj_tok.lower_ in {"rent", "mortgage"}:  # "Rent on the new place is 1350"
+            dets = [d for d in dets if d not in {"on", "for"}]
+        bare = not dets or (dets == ["the"] and subj_tok.lower_ in PAY_WORDS)
+        known = subj_tok.lower_ in PAY_WORDS or _is_manager_noun(subj_tok)  # "new ward manager is X"
+        if not bare or not known or ctx.message.role != "user":
+            return
+        owner: str | None = ctx.me
+    else:
+        owner = _owner(poss, ctx, subj_tok)
+    pred = "has-salary" if subj_tok.lower_ == "base" else _relation_predicate(subj_tok)
+    value = _value_of(attr, ctx)
+    if value is None and attr.lemma_.lower() in PERSON_NOUNS:  # "His manager is a guy called Pete"
+        value = _called_name(attr, ctx)
+    if value is None and subj_tok.lower_ in PAY_WORDS:
+        value = _amount(attr)
+    if (
+        (poss is None or subj_tok.lower_ == "base")
+        and subj_tok.lower_ in PAY_WORDS
+        and not (value and _has_digit(value))
+    ):
+        return  # a bare "base"/"salary" subject holds only an amount
+    if pred == "has-manager" and value is None and attr.is_lower and attr.is_alpha and not attr.is_stop:
+        value = _lowercase_name_run(attr)  # "manager will be sandeep"
+    if value is None and pred == "has-role":  # "my new title is senior engineer"
+        value = _object_phrase(attr, ctx, with_of=True)
+    if owner and value and owner != value:
+        _emit(ctx, owner, pred, value, 0.6, obj_tok=attr)
+        if subj_tok.tag_ == "NNS":  # "My kids are Lily and Max": each name of a plural is one of them
+            for other in (v for c in _conjuncts(attr) if (v := _name_of(c, ctx)) and v != owner):
+                _emit(ctx, owner, pred, other, 0.6, obj_tok=None)
+
+
+def _value_of(attr: Token, ctx: _Ctx) -> str | None:
+    """A named value: a proper name, an email/URL, or a money amount."""
+    if attr.like_email or attr.like_url:
+        return attr.text
+    money = _money_value(attr, ctx)
+    if money:
+        return money
+    amount = [c for c in attr.children if c.dep_ == "nummod" and c.i < attr.i]
+    if attr.pos_ == "NOUN" and amount:  # "1,450 euros" when NER misses the money span
+        if attr.lower_ in CURRENCY_WORDS:
+            return attr.doc[amount[0].i : attr.i + 1].text
+        return _amount(amount[0])  # "980 euro warm": the amount and its currency
+    return _name_of(attr, ctx)

@@ -1,0 +1,421 @@
+"""Family and other relations: spouses, partners, children by name, rank or age, managers,
+engagements, and ages.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Span, Token
+
+from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.grammar import (
+    _is_irrealis,
+    _is_manager_noun,
+    _is_past,
+    _is_school,
+    _pobjs,
+)
+from knowledge_engine.extract.dependency.names import (
+    _capitalised,
+    _conjuncts,
+    _employer_named,
+    _english_non_noun,
+    _my_or_our,
+    _name_of,
+    _only_person_before,
+    _owner,
+    _possessive_relation,
+    _pronoun_name,
+    _resolve_subject,
+    _the_spouse,
+)
+from knowledge_engine.extract.dependency.nouns import (
+    _CHILD_RANKS,
+    _beside_a_number,
+    _is_date,
+    _is_kin,
+    _kin_type,
+    _number,
+    _other_half,
+    _preps,
+    _relation_predicate,
+    _relation_word,
+)
+from knowledge_engine.extract.lexicon import (
+    FAMILY_NOUNS,
+    FIRST_PERSON,
+    FIRST_PERSON_POSS,
+    JOB_TITLE_NOUNS,
+    NOT_NAME_ENDINGS,
+    NOT_NAMES,
+    PRONOUN,
+    RELATION_PREDICATES,
+    WORK_NOUNS,
+)
+from knowledge_engine.extract.truecase import names as first_names
+from knowledge_engine.model.records import EntityType
+
+
+def _proposed(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'Dan proposed!!' in the speaker's message: Dan is the speaker's partner (a toast or a plan
+    proposed has an object; "proposed to Sarah" is someone else's)."""
+    if verb.lemma_ != "propose" or subject == ctx.me or ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    to = [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
+    if any(c.dep_ in {"dobj", "ccomp", "xcomp"} for c in verb.children) or any(p.lower_ != "me" for p in to):
+        return False
+    _emit(ctx, ctx.me, "has-partner", subject, 0.55, obj_tok=None, obj_type="person")
+    return True
+
+
+def _engaged(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I got engaged to Daniel', 'we got married to ...': a partner now, whatever the tense."""
+    if verb.lemma_ not in {"get", "become"}:
+        return False
+    found = False
+    for acomp in (c for c in verb.children if c.dep_ in {"acomp", "oprd", "xcomp"}):
+        if acomp.lower_ not in {"engaged", "married"}:
+            continue
+        for pobj in (p for prep in _preps(acomp, verb, {"to"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx, person=True)
+            if name:
+                pred = "has-partner" if acomp.lower_ == "engaged" else "is-married-to"
+                _emit(ctx, subject, pred, name, 0.6, obj_tok=None, obj_type="person")
+                found = True
+    return found
+
+
+def _manages_me(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
+    """'Priya manages me', 'Dana supervises us' -> the speaker's manager; 'I work under Dave' -> Dave."""
+    if verb.lemma_ not in {"manage", "supervise", "work"} or ctx.message.role != "user" or _is_irrealis(verb):
+        return False  # (the lemma first: this runs for every clause)
+    managed = any(d.lower_ in {"me", "us"} for d in dobjs) and not subject.startswith(PRONOUN)
+    if verb.lemma_ in {"manage", "supervise"} and subject != ctx.me and managed:
+        _emit(ctx, ctx.me, "has-manager", subject, 0.55, obj_tok=None, obj_type="person")
+        return True
+    if verb.lemma_ == "work" and subject == ctx.me and not _is_past(verb):
+        bosses = [p for prep in _preps(verb, verb, {"under"}) for p in _pobjs(prep) if p.pos_ == "PROPN"]
+        names = [n for n in (_name_of(b, ctx, person=True) for b in bosses) if n]
+        for name in names:
+            _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+        return bool(names)
+    return False
+
+
+def _boss_opening(noun: Token, ctx: _Ctx) -> None:
+    """'New boss Fiona starts Monday', 'boss - Karen': a boss word opening chat without its "my",
+    named beside it, is the speaker's boss (as "husband ryan" is the speaker's husband)."""
+    after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
+    if not _is_manager_noun(noun) or noun.left_edge.i != noun.sent.start or after is None or after.is_punct:
+        return  # "new boss: grace obi" is a line's key and value (_fragments)
+    if any(c.dep_ in {"det", "poss", "prep"} for c in noun.children):
+        return  # "the boss", "manager of Arsenal, Mikel": nobody's or another's
+    for appos in (c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
+        name = _name_of(appos, ctx, person=True)
+        if name:
+            _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+
+
+def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:
+    """ "Callum's teacher", "Ruby's daycare closes at 5:30": in a parent's chat, a named person with
+    a daycare, a nursery or a teacher is the speaker's child (a weak reading: confidence 0.5). The
+    small model calls some first names an organisation ("Callum"); a known first name is a name."""
+    doc = noun.doc
+    if noun.i < 2 or doc[noun.i - 1].lower_ not in {"'s", "’s"}:  # by the words: the parse often
+        return  # hangs "Ruby's daycare closes" anywhere
+    for poss in (t for t in [doc[noun.i - 2]] if t.pos_ == "PROPN" and t.text[:1].isupper()):
+        ent = ctx.ents.get(poss.i)
+        name = _name_of(poss, ctx, person=True)
+        named = ent is None or ent.label_ == "PERSON" or (len(ent) == 1 and poss.lower_ in first_names())
+        if name and named and name != ctx.me:
+            _emit(ctx, ctx.me, "has-child", name, 0.5, obj_tok=None, obj_type="person")
+
+
+_FIRST_SPANS = {"day", "week", "month", "shift"}
+
+
+def _first_day(noun: Token, ctx: _Ctx) -> None:
+    """'Just finished my first week at Helix', 'First day at Acme tomorrow', "Tom's first shift at
+    Tesco is on Sunday" -> works-at: a first day somewhere is a job begun there (a hypothetical one
+    is not)."""
+    if not any(c.dep_ == "amod" and c.lower_ == "first" for c in noun.children):
+        return
+    verb = noun.head if noun.dep_ in {"npadvmod", "dobj", "nsubj", "pobj"} else noun
+    if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
+        return
+    poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+    if poss is None or poss.lower_ in FIRST_PERSON_POSS:
+        owner: str | None = ctx.me
+    else:
+        owner = _name_of(poss, ctx, person=True) if poss.pos_ == "PROPN" else None
+    if owner is None:
+        return
+    places = [p for prep in _preps(noun, verb, {"at", "with"}) for p in _pobjs(prep)]
+    for pobj in (p for p in places if p.pos_ == "PROPN"):
+        ent = ctx.ents.get(pobj.i)
+        name = _name_of(pobj, ctx)
+        # "at" a name the model calls a place is still a workplace here ("first day at Copperfield")
+        if name and (ent is None or ent.label_ not in {"PERSON", "LOC", "DATE", "TIME"}):
+            _emit(ctx, owner, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+
+
+def _child_by_rank(tok: Token, ctx: _Ctx) -> None:
+    """'our youngest, Kayden', 'my eldest Sophie' -> has-child: a rank among one's children said
+    with no noun ('my eldest sister' has one: no child)."""
+    if tok.lower_ not in _CHILD_RANKS or ctx.message.role != "user":
+        return
+    if tok.dep_ == "amod" and tok.head.pos_ == "PROPN":  # "our youngest Zane"
+        owner, named = tok.head, [tok.head]
+    elif tok.pos_ in {"ADJ", "NOUN"} and tok.dep_ not in {"amod", "compound"}:  # "Our youngest, Kayden,"
+        owner, named = tok, [c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
+    else:
+        return
+    if not _my_or_our(owner):
+        return
+    for tok_name in named:
+        name = _name_of(tok_name, ctx, person=True)
+        if name:
+            _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
+
+
+def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
+    """'My manager at Copperleaf is Nadia': the owner works at Copperleaf ('my old boss at X': worked)."""
+    poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+    owner = _owner(poss, ctx, noun) if poss is not None else None
+    if owner is None:
+        return
+    former = any(c.lower_ in {"old", "former", "ex", "previous"} for c in noun.children if c.dep_ == "amod")
+    for pobj in (p for prep in _preps(noun, noun, {"at"}) for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx)
+        if name and _employer_named(pobj, name, ctx):  # "my colleagues at Arup" (tagged a person)
+            pred = "worked-at" if former else "works-at"
+            _emit(ctx, owner, pred, name, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _called_relation(verb: Token, ctx: _Ctx) -> None:
+    """'Our cat is called Mochi', 'My manager is named Dana' -> has-cat Mochi, has-manager Dana."""
+    noun = next((c for c in verb.children if c.dep_ == "nsubjpass" and c.pos_ == "NOUN"), None)
+    oprd = next((c for c in verb.children if c.dep_ in {"oprd", "attr", "dobj"} and c.pos_ == "PROPN"), None)
+    if noun is not None and oprd is not None and not _is_irrealis(verb):
+        name = _name_of(oprd, ctx, person=True)
+        if name:
+            _possessive_relation(noun, name, ctx)
+
+
+def _bracketed_age(name_tok: Token, ctx: _Ctx) -> None:
+    """'our kids Leo (4) and Mia (7)' -> is-aged, for a name the message makes a person."""
+    doc = name_tok.doc
+    if name_tok.i + 3 >= len(doc) or doc[name_tok.i + 1].text != "(" or doc[name_tok.i + 3].text != ")":
+        return
+    age = _number(doc[name_tok.i + 2])
+    name = _name_of(name_tok, ctx, person=True)
+    ent = ctx.ents.get(name_tok.i)
+    related = any(f.object == name and f.object_type == "person" for f in ctx.out)
+    if age is not None and name and (related or (ent is not None and ent.label_ == "PERSON")):
+        _emit(ctx, name, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
+
+
+def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
+    """'my sister katrin': the parser makes the relation noun a compound of the name."""
+    for noun in name_tok.children:
+        poss = next((c for t in (name_tok, noun) for c in t.children if c.dep_ == "poss"), None)
+        kin = noun.pos_ == "NOUN" or _relation_word(noun)  # "my gf priya": "gf" tagged a name
+        the = poss is None and (_the_spouse(noun, ctx) or _the_spouse(noun, ctx, name_tok))
+        if (poss is not None or the) and noun.dep_ == "compound" and kin and _is_kin(noun):
+            name = _name_of(name_tok, ctx, person=True)
+            owner = _owner(poss, ctx, noun) if poss is not None else ctx.me
+            if name and owner and owner != name and not name.lower().startswith(noun.lower_):
+                _emit(
+                    ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun)
+                )
+
+
+def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
+    """'my boyfriend jonas wants ...', 'met my new boss priya': a lower-case word right after a
+    possessed relation noun, which the parse ties to it, is that person's name (capitalised)."""
+    doc = noun.doc
+    if noun.i + 1 >= len(doc):
+        return
+    nxt = doc[noun.i + 1]
+    low = nxt.lower_
+    if not (nxt.is_lower and nxt.is_alpha and len(low) > 1) or nxt.pos_ not in {"NOUN", "PROPN"}:
+        return
+    if nxt.is_stop or low in NOT_NAMES or low.endswith(NOT_NAME_ENDINGS) or _is_date(nxt, ctx):
+        return
+    if low in JOB_TITLE_NOUNS or low in FAMILY_NOUNS or low in WORK_NOUNS or low in RELATION_PREDICATES:
+        return
+    tied = (
+        (nxt.dep_ == "appos" and nxt.head.i == noun.i)
+        or (noun.dep_ == "compound" and noun.head.i == nxt.i)
+        or (nxt.head.i == noun.head.i and nxt.dep_ == noun.dep_ and nxt.head.i != nxt.i)
+    )
+    after = doc[nxt.i + 1] if nxt.i + 1 < len(doc) else None
+    if not tied or (
+        after is not None and after.pos_ in {"NOUN", "PROPN"} and after.is_lower and not _is_date(after, ctx)
+    ):
+        return
+    poss = next((c for t in (noun, nxt) for c in t.children if c.dep_ == "poss"), None)
+    owner = _owner(poss, ctx, noun) if poss is not None else None
+    if owner is None:
+        return
+    name = _capitalised(nxt.text)
+    ctx.names[nxt.i] = name
+    if owner != name:
+        _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
+def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
+    """'my fiancé Joost', 'My stepson Mateo' read from the words when the parse is broken
+    (the small model tags "stepson" an adjective, or hangs "fiancé" on the verb)."""
+    doc = noun.doc
+    after = noun.i + 1
+    if _other_half(noun) and after + 1 < len(doc) and doc[after].text == ",":
+        after += 1  # "My other half, Chris, is a chef" (parsed as no apposition)
+    if noun.i < 1 or after >= len(doc) or not (doc[after].pos_ == "PROPN" or _known_first_name(doc[after])):
+        return
+    before = doc[noun.i - 1]
+    if _other_half(noun) and before.lower_ == "other" and noun.i >= 2:
+        before = doc[noun.i - 2]
+    if before.dep_ == "amod" and before.head == noun:  # "Our old dog Bess": the owner before the adjective
+        before = next((c for c in noun.children if c.dep_ == "poss"), before)
+    if before.tag_ == "PRP$":
+        owner = _owner(before, ctx, noun)
+    elif before.tag_ == "POS" and noun.i >= 2:
+        owner = _name_of(doc[noun.i - 2], ctx)
+    else:
+        return
+    name = _name_of(doc[after], ctx, person=True) or (doc[after].text if doc[after].pos_ != "PROPN" else None)
+    if name and owner and owner != name:
+        _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
+def _known_first_name(tok: Token) -> bool:
+    """'Raj' in "my husband Raj just got ...": a capitalised word right after a relation word, which the
+    small model tagged an adverb or a noun (before "just", "finally"); in a sentence that capitalises
+    only its names (not a headline), it is the name, unless it is an English adverb, adjective or
+    verb ("Raj" is listed only as a noun)."""
+    if not (tok.is_title and tok.is_alpha) or tok.is_stop or tok.i == tok.sent.start:
+        return False
+    if _english_non_noun(tok):
+        return False  # "my mum Recently moved": a word capitalised by mistake
+    words = [t for t in tok.sent if t.is_alpha]
+    return sum(t.is_title for t in words) * 2 <= len(words)
+
+
+def _age_of(verb: Token) -> int | None:
+    """'is four', 'is 4 years old', 'just turned six' -> the age."""
+    for child in verb.children:
+        bare = all(_beside_a_number(c, child) for c in child.children)
+        # "im 24 and work at primark": the parse makes the number right after the verb a modifier
+        right_after = child.dep_ in {"npadvmod", "nummod", "advmod"} and child.i == verb.i + 1  # "Turned 40"
+        said = child.dep_ in {"attr", "dobj", "acomp"} or right_after
+        if said and child.pos_ == "NUM" and bare:
+            return _number(child)  # "is 15 and already taller than me": what follows the "and" is no age
+        if child.dep_ == "acomp" and child.lower_ == "old":
+            years = next((c for c in child.children if c.dep_ == "npadvmod" and c.lemma_ == "year"), None)
+            num = next((c for c in years.children if c.dep_ == "nummod"), None) if years is not None else None
+            return _number(num) if num is not None else None
+        if child.dep_ == "attr" and verb.lemma_ == "be":
+            age = _years_said(child)
+            if age is not None:
+                return age
+    return None
+
+
+def _years_said(attr: Token) -> int | None:
+    """'I am 32 years' (Indian English, no "old"), "I'm a 52-year-old truck driver": the age an
+    attribute gives its subject; "years" with nothing but its number (not "5 years into ...")."""
+    kids = list(attr.children)
+    if attr.lemma_ == "year" and len(kids) == 1 and kids[0].dep_ == "nummod" and kids[0].pos_ == "NUM":
+        return _number(kids[0])
+    old = next((c for c in kids if c.dep_ == "amod" and c.lower_ == "old"), None)
+    years = next((c for c in old.children if c.lemma_ == "year"), None) if old is not None else None
+    num = next((c for c in years.children if c.dep_ == "nummod"), None) if years is not None else None
+    return _number(num) if num is not None else None
+
+
+def _own_birthday_turn(verb: Token, ctx: _Ctx) -> bool:
+    """'its my bday saturday, turning 29', 'Turned 40 last week!': the speaker's age, said with the
+    "I" chat drops, at the start of a sentence or a clause."""
+    if verb.lemma_ != "turn" or ctx.message.role != "user":
+        return False
+    if verb.dep_ in {"advcl", "acl", "xcomp", "relcl"}:  # "my dad, turning 70 next week, wants ...": his age
+        subj = next((c for c in verb.head.children if c.dep_ == "nsubj"), None)
+        if verb.head.pos_ not in {"VERB", "AUX"} or (subj is not None and subj.lower_ not in FIRST_PERSON):
+            return False
+    before = verb.doc[verb.i - 1] if verb.i > verb.sent.start else None
+    return before is None or before.text in {",", "-", "–", ";"} or before.lower_ in {"just", "finally"}
+
+
+def _age_facts(sent: Span, ctx: _Ctx) -> None:
+    """'Our son Leo is four', 'Leo, he's four', 'Mia just turned six' -> is-aged N."""
+    for verb in sent:
+        if verb.lemma_ not in {"be", "turn"} or _is_irrealis(verb):
+            continue
+        if verb.lemma_ == "be" and _is_past(verb):
+            continue
+        if verb.lemma_ == "turn" and any(c.dep_ == "prt" for c in verb.children):
+            continue
+        age = _age_of(verb)
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if age is not None and subj is None and _own_birthday_turn(verb, ctx):
+            _emit(ctx, ctx.me, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
+            continue
+        listed = _ages_listed(verb) if subj is not None else []
+        age = listed[0] if listed else age
+        if age is None or subj is None:
+            continue
+        if subj.lower_ in {"he", "she"}:
+            names = [_pronoun_name(subj, ctx) or _only_person_before(subj, ctx)]
+        elif subj.lower_ == "who" and verb.dep_ == "relcl":  # "Our son, Thomas, who is twelve, ..."
+            whom = verb.head
+            appos = next((c for c in whom.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+            names = [_name_of(appos if appos is not None else whom, ctx, person=True)]
+        else:
+            names = [_resolve_subject(t, ctx) for t in [subj, *_conjuncts(subj)]]
+            appos = next((c for c in subj.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+            if appos is not None and _is_kin(subj):  # "Our twins, Ava and Noah, turn 6": both are 6
+                names += [_name_of(t, ctx, person=True) for t in _conjuncts(appos) if t.pos_ == "PROPN"]
+        ages = listed or [age] * len(names)
+        if len(ages) != len(names):
+            continue  # "Sam, Theo and Ava are 7 and 9": whose is which is not said
+        for name, each in zip(names, ages, strict=True):
+            if name:
+                pet = any(f.object == name and f.object_type != "person" for f in ctx.out)
+                subj_type: EntityType | None = None if pet else "person"
+                _emit(ctx, name, "is-aged", str(each), 0.6, obj_tok=None, subj_type=subj_type)
+
+
+def _ages_listed(verb: Token) -> list[int]:
+    """'Sam and Theo are 7 and 9': the ages listed, in order, one for each subject listed (empty when
+    the verb gives one age: "Ava and Noah are 7" gives it to both)."""
+    attr = next((c for c in verb.children if c.dep_ in {"attr", "acomp"} and c.like_num), None)
+    listed = [attr, *_conjuncts(attr)] if attr is not None else []
+    ages = [_number(t) for t in listed if t.like_num]
+    return [a for a in ages if a is not None] if len(ages) > 1 and None not in ages else []
+
+
+def _school_changed(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
+    """'We moved Ella from Parkside Primary to Oakfield Primary' (attended, attends); 'Ella got into
+    Oakfield Academy' (attends): a school given by a move or an admission."""
+    if _is_irrealis(verb):
+        return False
+    schools = {
+        prep.lower_: name
+        for prep in verb.children
+        if prep.dep_ == "prep" and prep.lower_ in {"from", "to", "into"}
+        for p in _pobjs(prep)
+        if (name := _name_of(p, ctx)) and _is_school(name)
+    }
+    if verb.lemma_ == "get" and "into" in schools:
+        _emit(ctx, subject, "attends", schools["into"], 0.55, obj_tok=None, obj_type="organization")
+        return True
+    if verb.lemma_ not in {"move", "switch", "transfer"} or not schools:
+        return False
+    pupils = [n for d in dobjs if d.pos_ == "PROPN" and (n := _name_of(d, ctx, person=True))]
+    for pupil in pupils:
+        if "to" in schools:
+            _emit(ctx, pupil, "attends", schools["to"], 0.55, obj_tok=None, obj_type="organization")
+        if "from" in schools:
+            old = schools["from"]
+            _emit(ctx, pupil, "attended", old, 0.55, obj_tok=None, obj_type="organization", ends=True)
+    return bool(pupils)

@@ -1,0 +1,176 @@
+"""Conditions and diagnoses: "I have Crohn's", "diagnosed with type 2 diabetes", "my asthma is
+flaring up", "recovering from a slipped disc".
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Span, Token
+
+from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.grammar import (
+    _asserted_clause,
+    _bare_or_mine,
+    _clinician_subject,
+    _has_particle,
+    _is_irrealis,
+    _perfect,
+)
+from knowledge_engine.extract.dependency.names import _conjuncts, _name_of, _object_phrase
+from knowledge_engine.extract.dependency.nouns import _is_kin
+from knowledge_engine.extract.lexicon import (
+    CONDITION_ADJECTIVES,
+    CONDITION_COMPOUNDS,
+    CONDITIONS,
+    DISEASE_HEADS,
+    FIRST_PERSON_POSS,
+    RECOVERY_VERBS,
+)
+
+
+def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I have asthma', "I've had type 1 diabetes since I was a kid", 'Joan has dementia' ->
+    has-condition (a simple past 'had' is over: nothing); 'Hana beat breast cancer' -> recovered-from."""
+    if verb.lemma_ in RECOVERY_VERBS:
+        return _recovered(verb, subject, ctx)
+    if verb.lower_ in {"type", "types"}:
+        return _typed_by_verb(verb, subject, past, ctx)
+    if verb.lemma_ not in {"have", "get"} or (past and verb.lemma_ == "have" and verb.tag_ == "VBD"):
+        return False
+    have_got = verb.lemma_ == "get" and _perfect(verb) and not past  # "I've got high blood pressure"
+    if verb.lemma_ == "get" and not have_got and not any(c.lower_ in {"diagnosed"} for c in verb.children):
+        return False
+    found = False
+    objects = [c for c in verb.children if c.dep_ == "dobj"]
+    for dobj in [*objects, *(c for o in objects for c in _conjuncts(o))]:  # "... pressure and sleep apnea"
+        if _names_condition(dobj):
+            obj = _object_phrase(dobj, ctx, prefer_name=False)
+            if obj and _typed(dobj) is not None:
+                obj = f"type {obj}"  # the parser splits "type 1 diabetes" into two objects
+            if obj:
+                _emit(ctx, subject, "has-condition", obj, 0.55, obj_tok=None)
+                found = True
+    return found
+
+
+def _names_condition(noun: Token) -> bool:
+    """'asthma', 'celiac disease', 'high blood pressure', 'a slipped disc' (an article only before a
+    two-word condition: "a disease" alone says nothing)."""
+    mods = [c for c in noun.children if c.dep_ in {"amod", "compound"}]
+    compound = any((noun.lemma_.lower(), c.lower_) in CONDITION_COMPOUNDS for c in mods)
+    named_disease = (noun.lemma_.lower() in DISEASE_HEADS and bool(mods)) or compound
+    if not (noun.lower_ in CONDITIONS or noun.lemma_.lower() in CONDITIONS or named_disease):
+        return False
+    dets = [c for c in noun.children if c.dep_ in {"det", "poss"}]
+    return not dets or (compound and all(d.lower_ in {"a", "an"} for d in dets))
+
+
+def _recovered(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'my wife Hana beat breast cancer', 'he survived a stroke', 'I've recovered from sepsis'."""
+    if _is_irrealis(verb):
+        return False
+    objs = [c for c in verb.children if c.dep_ == "dobj"]
+    for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "from"):
+        objs += [c for c in prep.children if c.dep_ == "pobj"]
+    found = False
+    for obj in objs:
+        illness = _object_phrase(obj, ctx, prefer_name=False)
+        if illness and (_names_condition(obj) or obj.lower_ in {"cancer", "stroke"}):
+            _emit(ctx, subject, "recovered-from", illness, 0.55, obj_tok=None)
+            found = True
+    return found
+
+
+def _typed_by_verb(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'Diana has type 2 diabetes': the small model's verb "type" with "has" as its auxiliary."""
+    dobj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    have = [c for c in verb.children if c.dep_ == "aux" and c.lemma_ == "have"]
+    illness = _typed(dobj) if dobj is not None else None
+    if illness is None or not have or dobj is None or dobj.doc[dobj.i - 2] != verb:
+        return False
+    if past or any(a.tag_ == "VBD" for a in have) or _is_irrealis(verb):
+        return True  # a misparse all the same: no "types" fact
+    _emit(ctx, subject, "has-condition", illness, 0.55, obj_tok=None)
+    return True
+
+
+def _typed(illness: Token) -> str | None:
+    """'type 2 diabetes' for "diabetes" after "type" and a number (the parse splits them), else None."""
+    doc = illness.doc
+    if illness.i < 2 or doc[illness.i - 2].lower_ != "type" or not doc[illness.i - 1].like_num:
+        return None
+    return f"type {doc[illness.i - 1].text} {illness.text.lower()}"
+
+
+def _condition_state(tok: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I'm lactose intolerant', "he's diabetic", "I'm a type 2 diabetic" -> has-condition, worded as
+    said (a simple past 'was' is over: nothing)."""
+    if past or tok.lower_ not in CONDITION_ADJECTIVES:
+        return False
+    start = tok.i
+    while start > tok.left_edge.i and tok.doc[start - 1].dep_ not in {"det", "advmod", "punct", "cc"}:
+        start -= 1  # "lactose", "type 2", "gluten": the words that say which
+    _emit(ctx, subject, "has-condition", tok.doc[start : tok.i + 1].text.lower(), 0.55, obj_tok=None)
+    return True
+
+
+_FLARE_VERBS = frozenset({"flare", "play", "act", "kick"})  # "flaring up", "playing up", "acting up"
+
+
+def _condition_news(sent: Span, ctx: _Ctx) -> None:
+    """The speaker's condition said by what it does or what a clinician found, with no "I have":
+    'Sciatica flaring up again', 'Eczema is playing up', 'the doctor thinks it's just migraines'."""
+    for verb in (t for t in sent if t.pos_ in {"VERB", "AUX"} and not _is_irrealis(t)):
+        if verb.lemma_ in _FLARE_VERBS and (verb.lemma_ == "flare" or _has_particle(verb, "up")):
+            for subj in (c for c in verb.children if c.dep_ == "nsubj" and _bare_or_mine(c)):
+                if _names_condition(subj):
+                    _emit(ctx, ctx.me, "has-condition", subj.text.lower(), 0.5, obj_tok=None)
+        if verb.lemma_ in {"say", "think", "reckon", "confirm"} and _clinician_subject(verb):
+            _clinician_found(verb, ctx)
+
+
+def _clinician_found(verb: Token, ctx: _Ctx) -> None:
+    """'the doctor thinks it's just migraines': the speaker's, when the message names no one else
+    ("took Leo to the GP, she said it's tonsillitis" is Leo's)."""
+    others = {"he", "she", "him", "her", "his"}
+    if any(_is_kin(t) or t.lower_ in others or t.ent_type_ == "PERSON" for t in verb.doc):
+        return
+    for found in (c for c in verb.children if c.dep_ == "ccomp" and c.lemma_ == "be"):
+        it = any(c.dep_ == "nsubj" and c.lower_ in {"it", "it's"} for c in found.children)
+        if not it or _is_irrealis(found):
+            continue
+        for attr in (c for c in found.children if c.dep_ == "attr" and _names_condition(c)):
+            illness = _object_phrase(attr, ctx, prefer_name=False)
+            if illness:
+                _emit(ctx, ctx.me, "has-condition", illness, 0.5, obj_tok=None)
+
+
+def _possessed_condition(tok: Token, ctx: _Ctx) -> None:
+    """'my asthma', 'because of my asthma prescription': the speaker has the condition."""
+    owner = tok.head if tok.dep_ == "compound" else tok
+    if any(c.dep_ == "poss" and c.lower_ in FIRST_PERSON_POSS for c in owner.children):
+        _emit(ctx, ctx.me, "has-condition", tok.text.lower(), 0.55, obj_tok=None)
+    _typed_condition(tok, ctx)
+
+
+def _typed_condition(tok: Token, ctx: _Ctx) -> None:
+    """'I have type 2 diabetes': the small model makes "type" the verb and "have" its auxiliary; read
+    it as the speaker's condition all the same (a clause in the past, negated or hedged: nothing)."""
+    head, illness = tok.head, _typed(tok)
+    if tok.dep_ != "dobj" or head.lower_ != "type" or illness is None:
+        return
+    aux = [c for c in head.children if c.dep_ == "aux"]
+    if not any(a.lemma_ == "have" and a.tag_ != "VBD" for a in aux):
+        return
+    who = _typed_subject([c for c in head.children if c.dep_ == "nsubj"], ctx)
+    if who is None or _is_irrealis(head) or not _asserted_clause(head):
+        return
+    _emit(ctx, who, "has-condition", illness, 0.55, obj_tok=None)
+
+
+def _typed_subject(subjects: list[Token], ctx: _Ctx) -> str | None:
+    """The speaker, or the name among the subjects ("my mum Diana has type 2 diabetes" parses with
+    "mum" and "Diana" both as subjects of a noun "type")."""
+    if any(s.lower_ == "i" for s in subjects):
+        return ctx.me
+    names = [t for s in subjects for t in (s, *s.children) if t.pos_ == "PROPN" and t.dep_ != "compound"]
+    return _name_of(names[0], ctx, person=True) if names else None

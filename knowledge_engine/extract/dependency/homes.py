@@ -1,0 +1,507 @@
+"""Homes and moves: where someone lives, moved from or to, a district inside its city, a home
+bought, sold, rented or signed for.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span, Token
+
+from knowledge_engine.extract import home_city, places
+from knowledge_engine.extract.dates import MONTHS
+from knowledge_engine.extract.dependency.context import _Ctx, _emit, _strip_det
+from knowledge_engine.extract.dependency.grammar import (
+    _is_be,
+    _is_irrealis,
+    _is_past,
+    _perfect,
+    _perfect_or_dropped,
+    _pobjs,
+)
+from knowledge_engine.extract.dependency.names import _by_me, _my_or_our, _name_of
+from knowledge_engine.extract.dependency.nouns import _is_date, _is_kin, _organisations, _preps
+from knowledge_engine.extract.lexicon import (
+    DISTRICT_NOUNS,
+    FIRST_PERSON_POSS,
+    HOME_FIND_VERBS,
+    HOME_NOUNS,
+    MOVE_VERBS,
+    OLD_HOME_WORDS,
+    SKIP_ENT_LABELS,
+    VISIT_WORDS,
+)
+from knowledge_engine.extract.truecase import COMMON_PLACE_POPULATION
+from knowledge_engine.model.predicates import (
+    DISTRICT_FACT,
+)
+
+_HOME_NOW = frozenset({"lives-in", "moved-to", "moves-to", "is-in", "rents-in", "settled-in"})
+
+
+def _home_city(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'a duplex in Belmont, thats in Dayton', 'in Chorlton, south Manchester' -> the speaker's home
+    in the district is also one in the city after it (extract/home_city.py), and the district is-in
+    the city (a district of a home never ends the city's: store.facts); 'Dayton's home' -> lives-in."""
+    named = {f.object.lower() for f in ctx.out[before:] if f.subject == ctx.me}
+    for place in home_city.home_places(sent.text):  # "yeah I'm not moving the kids, Dayton's home"
+        ctx.out[before:] = [
+            f for f in ctx.out[before:] if (f.subject, f.predicate, f.object) != (place, "is-a", "home")
+        ]
+        if place.lower() not in named:
+            named.add(place.lower())
+            _emit(ctx, ctx.me, "lives-in", place, 0.55, obj_tok=None, obj_type="location")
+    homes = [f for f in ctx.out[before:] if f.subject == ctx.me and f.predicate in _HOME_NOW and not f.ends]
+    text = sent.doc.text
+    for home in homes:
+        at = text.find(home.object, sent.start_char, sent.end_char)
+        city = home_city.city_after(sent.doc, at, at + len(home.object)) if at >= 0 else None
+        if city is None or city.text.lower() in named:
+            continue
+        named.add(city.text.lower())
+        _emit(ctx, home.object, *DISTRICT_FACT, 0.5, obj_tok=None, subj_type="location")
+        _emit(
+            ctx, home.object, "is-in", city.text, 0.5, obj_tok=None, obj_type="location", subj_type="location"
+        )
+        _emit(ctx, ctx.me, home.predicate, city.text, 0.5, obj_tok=None, obj_type="location")
+
+
+def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'We've found a house to rent in Leeds', 'found a place in Caboolture', 'bought a flat in
+    Leith' -> moves-to: a home found or bought is where the speaker is moving (a later
+    'sorry, X not Y' corrects it). True when the clause was read here."""
+    signed = verb.lemma_ == "sign"
+    finding = verb.lemma_ in HOME_FIND_VERBS or signed
+    if not finding or ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    found = False
+    homes = _signed_for(verb) if signed else [(c, c) for c in verb.children if c.dep_ == "dobj"]
+    homes += [  # "found a house to rent in Leeds": the parser makes the house the subject of "rent"
+        (h, comp)
+        for comp in verb.children
+        if comp.dep_ in {"ccomp", "xcomp"}
+        for h in comp.children
+        if h.dep_ == "nsubj"
+    ]
+    for home, clause in ((h, c) for h, c in homes if h.lemma_.lower() in _HOME_OR_LEASE):
+        heads = [home, verb, clause, *(c for c in home.children if c.dep_ in {"relcl", "acl"})]
+        if any(_for_someone(prep) for h in heads for prep in h.children if prep.lower_ == "for"):
+            continue  # "I found a flat in Kreuzberg for my sister": hers, not mine
+        for pobj in (
+            p
+            for h in heads
+            for prep in h.children
+            if prep.dep_ == "prep" and prep.lower_ == "in"
+            for p in _pobjs(prep)
+        ):
+            name = _name_of(pobj, ctx)
+            if name:
+                _emit(ctx, subject, "moves-to", name, 0.55, obj_tok=pobj, obj_type="location")
+                found = True
+    return found
+
+
+_LEASE_NOUNS = frozenset({"lease", "tenancy", "rental"})
+
+
+_HOME_OR_LEASE = frozenset(HOME_NOUNS) | _LEASE_NOUNS
+
+
+def _signed_for(verb: Token) -> list[tuple[Token, Token]]:
+    """'signed for a flat in Shoreditch', 'signed a lease on a flat in X', 'signed a lease in Hyde
+    Park': a lease signed is a home the signer is moving to (the lease stands for the home)."""
+    leases = [c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in _LEASE_NOUNS]
+    held = [
+        p
+        for h in (verb, *leases)
+        for prep in h.children
+        if prep.dep_ == "prep" and prep.lower_ in {"for", "on"}
+        for p in _pobjs(prep)
+        if p.lower_ in HOME_NOUNS or p.lemma_.lower() in HOME_NOUNS
+    ]
+    return [(home, verb) for home in held] or [(lease, verb) for lease in leases]
+
+
+def _home_it(sent: Span, ctx: _Ctx) -> None:
+    """'We've found a house to rent in Leeds! It's in Headingley' -> moves-to Headingley; 'Our new
+    flat is lovely. It's in Altona.' -> lives-in Altona: "it" is the home the message spoke of
+    before (found or bought: where the speaker is moving; theirs now: where they live)."""
+    root = sent.root
+    if not _is_be(root) or root.tag_ == "VBD" or _is_irrealis(root):
+        return
+    if not any(c.dep_ == "nsubj" and c.lower_ == "it" for c in root.children):
+        return
+    predicate = _home_before(sent.doc[: sent.start])
+    if predicate is None:
+        return
+    ins = [c for c in root.children if c.dep_ == "prep" and c.lower_ == "in"]
+    for pobj in (p for prep in ins for p in _pobjs(prep)):
+        ent = ctx.ents.get(pobj.i)
+        name = _name_of(pobj, ctx) if ent is None or ent.label_ in {"GPE", "LOC", "FAC"} else None
+        if name and pobj.pos_ == "PROPN":
+            _emit(ctx, ctx.me, predicate, name, 0.55, obj_tok=pobj, obj_type="location")
+
+
+def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
+    """'rent is R9,500 for my place in melville', 'our house in Clontarf needs a roof', '$1,150 for a
+    3 bedroom duplex in Belmont' (a rent line) -> lives-in the place: the speaker's home is there.
+    Not an old or second home ('my old flat in Leith', 'our holiday cottage in Kerry'), nor
+    another's ('my sister's flat'), nor in a plan or a question."""
+    rent_line = any(t.lemma_.lower() in {"rent", "mortgage"} for t in sent) and any(
+        t.like_num or t.ent_type_ == "MONEY" for t in sent
+    )
+    said = {f.object for f in ctx.out if f.subject == ctx.me}
+    for home in (t for t in sent if t.lemma_.lower() in HOME_NOUNS | {"duplex", "townhouse", "semi"}):
+        owners = {c.lower_ for c in home.children if c.dep_ == "poss"}
+        mine = owners & {"my", "our"} or (rent_line and not owners)
+        if _past_home(home) or not mine or _is_irrealis(home.head):
+            continue
+        after = home.right_edge.i + 1  # "rent is £900 for my flat in Leith": "in" hangs on "is"
+        ins = [c for c in home.children if c.lower_ == "in"]
+        ins += [sent.doc[after]] if after < sent.end and sent.doc[after].lower_ == "in" else []
+        for pobj in (p for prep in ins for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx) if ent is None or ent.label_ in {"GPE", "LOC", "FAC"} else None
+            if name and pobj.pos_ == "PROPN" and name not in said:  # "moved into our flat in X"
+                _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+
+
+def _home_before(span: Span) -> str | None:
+    """The predicate for a home an earlier part of the message spoke of: found or bought ("found a
+    house", "found a house to rent") -> moves-to; the speaker's own now ("our new flat") -> lives-in."""
+    for tok in (t for t in span if t.lemma_.lower() in HOME_NOUNS):
+        verb = tok.head.head if tok.dep_ == "nsubj" and tok.head.dep_ in {"ccomp", "xcomp"} else tok.head
+        finders = {c.lower_ for c in verb.children if c.dep_ == "nsubj"}
+        if tok.dep_ in {"dobj", "nsubj"} and verb.lemma_ in HOME_FIND_VERBS and not _is_irrealis(verb):
+            return "moves-to" if finders <= {"i", "we"} else None  # not "my sister found a flat"
+        if _my_or_our(tok) and not _past_home(tok):
+            return "lives-in"
+    return None
+
+
+def _past_home(home: Token) -> bool:
+    """'our old flat', 'my last place', 'the holiday cottage': a home that says nothing of now."""
+    return any(c.lower_ in OLD_HOME_WORDS for c in home.children)
+
+
+def _for_someone(prep: Token) -> bool:
+    """'for my sister', 'for Mum', 'for them': a beneficiary, not a price or a duration."""
+    return any(
+        p.pos_ in {"PROPN", "PRON"} or _is_kin(p) or any(c.dep_ == "poss" for c in p.children)
+        for p in _pobjs(prep)
+    )
+
+
+def _moved(verb: Token, subjects: list[str], ctx: _Ctx) -> bool:
+    """'we moved last month, now in Bristol' -> lives-in Bristol; 'we moved!!' keeps the mover for
+    the next sentence ('hamburg altona.', 'now in Leeds'). True when the clause was read here."""
+    done = _is_past(verb) or _perfect(verb)
+    if _is_irrealis(verb) or not done or ctx.me not in subjects:  # "we moved", "we've moved"
+        return False
+    preps = [c for c in verb.children if c.dep_ == "prep"]
+    back = [c for p in verb.children if p.dep_ in {"advmod", "prt"} and p.lower_ in {"back", "up", "down"}
+            for c in p.children if c.dep_ == "prep"]  # fmt: skip  # "moved back to my childhood home in X"
+    for prep in (p for p in [*preps, *back] if p.lower_ in {"into", "to"}):  # "moved into a flat in Gràcia"
+        for home in (t for t in _pobjs(prep) if t.lemma_.lower() in HOME_NOUNS):
+            for pobj in (p for inner in _preps(home, verb, {"in"}) for p in _pobjs(inner)):
+                name = _name_of(pobj, ctx)
+                if name:
+                    _emit(ctx, ctx.me, "moved-to", name, 0.6, obj_tok=pobj)
+                    return True
+    if _moved_out(verb, preps, ctx):
+        _now_in(preps, ctx)  # "moved out of my parents place in phoenix, now in tempe"
+        return True
+    if any(c.dep_ == "dobj" for c in verb.children) or any(p.lower_ not in {"in"} for p in preps):
+        return False
+    found = _now_in(preps, ctx)
+    if not preps and not any(c.dep_ == "prt" for c in verb.children):
+        ctx.moved = ctx.me
+    return found
+
+
+def _now_in(preps: list[Token], ctx: _Ctx) -> bool:
+    """'moved, now in X': the parser hangs "in X" on the move -> lives-in X."""
+    found = False
+    for prep in (p for p in preps if p.lower_ == "in"):
+        if prep.i > 0 and prep.doc[prep.i - 1].lower_ in {"now", "currently"}:
+            for pobj in _pobjs(prep):
+                name = _name_of(pobj, ctx)
+                if name:
+                    _emit(ctx, ctx.me, "lives-in", name, 0.6, obj_tok=pobj)
+                    found = True
+    return found
+
+
+def _districts(sent: Span, ctx: _Ctx) -> None:
+    """'Kreuzberg is a lively area', 'Clifton, a suburb of Bristol', 'Headingley is part of Leeds',
+    'the Kreuzberg district' -> X is-a district (and X is-in Y when the city is named): a home there
+    stays beside the home city (store.facts)."""
+    for noun in (t for t in sent if t.lemma_.lower() in DISTRICT_NOUNS or t.lower_ == "part"):
+        place = _district_place(noun)
+        name = _name_of(place, ctx) if place is not None else None
+        ent = ctx.ents.get(place.i) if place is not None else None
+        if not name or (ent is not None and ent.label_ in SKIP_ENT_LABELS):
+            continue  # a PERSON label is the small model's guess: no person is "a lively area"
+        if noun.lemma_.lower() == "area" and ent is not None and ent.label_ == "GPE":
+            continue  # "Leeds is a great area for families": a city the tagger knows, not a district
+        if noun.lower_ != "part":
+            _emit(ctx, name, *DISTRICT_FACT, 0.6, obj_tok=None, subj_type="location")
+        for city in (p for prep in _preps(noun, noun, {"of", "in"}) for p in _pobjs(prep)):
+            city_name = _name_of(city, ctx) or _tagged_place(city, ctx)
+            if city_name:
+                _emit(
+                    ctx,
+                    name,
+                    "is-in",
+                    city_name,
+                    0.6,
+                    obj_tok=city,
+                    obj_type="location",
+                    subj_type="location",
+                )
+
+
+def _tagged_place(tok: Token, ctx: _Ctx) -> str | None:
+    """A capitalised place the tagger called a common noun ("part of Leeds"): its GPE/LOC span."""
+    ent = ctx.ents.get(tok.i)
+    return ent.text if ent is not None and ent.label_ in {"GPE", "LOC"} and tok.text[:1].isupper() else None
+
+
+def _district_place(noun: Token) -> Token | None:
+    """The named place a district noun describes: copular subject, apposition head or compound."""
+    if noun.dep_ == "attr" and noun.head.lemma_ == "be":
+        subj = next((c for c in noun.head.children if c.dep_ == "nsubj"), None)
+        return subj if subj is not None and subj.pos_ == "PROPN" else None
+    if noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
+        return noun.head
+    if noun.lower_ != "part" and noun.tag_ == "NN" and any(c.lower_ == "the" for c in noun.children):
+        # "the Kreuzberg district"; not "most Colorado districts" (school districts of a state)
+        return next((c for c in noun.children if c.dep_ == "compound" and c.pos_ == "PROPN"), None)
+    return None
+
+
+def _moved_out(verb: Token, preps: list[Token], ctx: _Ctx) -> bool:
+    """'we moved out of Lisbon', 'moved away from Leeds': the home there ended (moved-out-of)."""
+    inner = [
+        q for p in preps if p.lower_ == "out" for q in p.children if q.dep_ == "prep" and q.lower_ == "of"
+    ]
+    away = [c for c in verb.children if c.dep_ == "advmod" and c.lower_ == "away"]
+    inner += [q for a in away for q in a.children if q.dep_ == "prep" and q.lower_ == "from"]
+    left = [p for prep in inner for p in _pobjs(prep)]
+    # "moved out of my flat in Leeds", "out of my parents place in phoenix": the home's place
+    left += [
+        q
+        for h in left
+        if h.lemma_.lower() in HOME_NOUNS
+        for inn in _preps(h, verb, {"in"})
+        if inn.i == h.right_edge.i + 1 or inn.head.i == h.i  # not "..., now in tempe"
+        for q in _pobjs(inn)
+    ]
+    names = [(name, p) for p in left if (name := _name_of(p, ctx))]
+    for name, pobj in names:
+        _emit(ctx, ctx.me, "moved-out-of", name, 0.6, obj_tok=pobj)
+    return bool(names)
+
+
+def _place_named(tok: Token, name: str, ctx: _Ctx) -> bool:
+    """A place by the model's tag or the gazetteer (the model tags many towns a person)."""
+    ent = ctx.ents.get(tok.i)
+    return (ent is not None and ent.label_ in {"GPE", "LOC"}) or places.fold(name) in places.places()
+
+
+def _home_with(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'I live with my boyfriend Marco in Bath', "I'm living with my parents in Swindon": the parse
+    hangs the place on the people lived with; it is where the subject lives."""
+    if verb.lemma_ != "live" or _is_irrealis(verb):
+        return
+    mates = [p for prep in _preps(verb, verb, {"with"}) for p in _pobjs(prep)]
+    mates += [c for m in mates for c in m.children if c.dep_ == "appos"]  # "my boyfriend Marco in Bath"
+    for mate in mates:
+        for place in (p for prep in _preps(mate, mate, {"in"}) for p in _pobjs(prep)):
+            ent = ctx.ents.get(place.i)
+            name = _name_of(place, ctx)
+            if name and (ent is None or ent.label_ in {"GPE", "LOC", "FAC"}):
+                pred = "lived-in" if past else "lives-in"
+                _emit(ctx, subject, pred, name, 0.55, obj_tok=place, obj_type="location")
+
+
+def _sold_home(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'We sold the flat in Hackney': the home there is left (lived-in, an ending of the home)."""
+    if verb.lemma_ != "sell" or not past or subject != ctx.me or _is_irrealis(verb):
+        return
+    for home in (c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in HOME_NOUNS):
+        if any(c.dep_ == "poss" and c.lower_ not in FIRST_PERSON_POSS for c in home.children):
+            continue  # "we sold my mum's house in Leeds": hers
+        for pobj in (p for prep in _preps(home, verb, {"in"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)  # a home's "in" names a place, whatever the model's tag
+            if name and not _is_date(pobj, ctx):
+                _emit(ctx, subject, "lived-in", name, 0.55, obj_tok=None, obj_type="location", ends=True)
+
+
+def _job_move(preps: list[Token], ctx: _Ctx) -> bool:
+    """'I moved from Barclays to HSBC': a move from one organisation to another is a new job. Both
+    ends named, both tagged organisations, and neither a place the gazetteer knows."""
+    ends = {p.lower_: list(_pobjs(p)) for p in preps if p.lower_ in {"from", "to"}}
+    if set(ends) != {"from", "to"}:
+        return False
+    return _organisations([o for group in ends.values() for o in group], ctx)
+
+
+def _home_place(home: Token, ctx: _Ctx) -> tuple[Token, str] | None:
+    """The named place a home said by its kind is in ("a coloc in X", "a small town in Ohio")."""
+    if home.pos_ != "NOUN":
+        return None
+    ins = [prep for prep in home.children if prep.dep_ == "prep" and prep.lower_ == "in"]
+    for pobj in (p for prep in ins for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx)
+        if name:
+            return pobj, name
+    return None
+
+
+def _since_moving(sent: Span, ctx: _Ctx) -> None:
+    """ "I'm so lonely since moving to Phoenix", 'after moving to Leeds we ...' -> moved-to: the move
+    the speaker's clause dates itself from happened."""
+    for move in (t for t in sent if t.dep_ == "pcomp" and t.tag_ == "VBG" and t.lemma_ in MOVE_VERBS):
+        prep = move.head
+        if prep.lower_ not in {"since", "after"} or not _by_me(prep.head, ctx) or _is_irrealis(prep.head):
+            continue
+        for pobj in (p for to in _preps(move, move, {"to"}) for p in _pobjs(to)):
+            name = _name_of(pobj, ctx)
+            ent = ctx.ents.get(pobj.i)
+            if name and (ent is None or ent.label_ in {"GPE", "LOC"}):
+                _emit(ctx, ctx.me, "moved-to", name, 0.55, obj_tok=None, obj_type="location")
+
+
+def _the_move(sent: Span, ctx: _Ctx, own_only: bool = False) -> None:
+    """'a packing list for the move to Edinburgh on the 20th', 'terrified about our move to Toronto
+    next month' -> moves-to (after "since"/"after": moved-to). "The move" in a user's turn is the
+    speaker's when it is theirs ("our", "my") or dated (a plan without a date stays a plan). In a
+    question (`own_only`) only "my"/"our" move: the question asks about a move already planned."""
+    for move in (t for t in sent if t.lemma_.lower() == "move" and t.pos_ == "NOUN"):
+        dets = {c.lower_ for c in move.children if c.dep_ in {"det", "poss"}}
+        dated = any(ctx.ents.get(t.i) is not None and ctx.ents[t.i].label_ == "DATE" for t in move.subtree)
+        done = move.dep_ == "pobj" and move.head.lower_ in {"since", "after"}
+        the_dated = "the" in dets and (dated or done) and not own_only
+        # in a question the modal is the asking's ("Can you help me plan my move to Leeds?")
+        if not (dets & {"our", "my"} or the_dated) or (_is_irrealis(move.head) and not own_only):
+            continue
+        for pobj in (p for to in _preps(move, move, {"to"}) for p in _pobjs(to)):
+            home = _home_place(pobj, ctx) if pobj.lemma_.lower() in HOME_NOUNS else None  # "my in-laws' place
+            tok, name = home if home is not None else (pobj, _name_of(pobj, ctx))  # in Reading"
+            ent = ctx.ents.get(tok.i)
+            known = name is not None and places.fold(name) in places.places()  # "Bristol", tagged ORG
+            if name and (ent is None or ent.label_ in {"GPE", "LOC"} or known):
+                pred = "moved-to" if done else "moves-to"
+                _emit(ctx, ctx.me, pred, name, 0.55, obj_tok=None, obj_type="location")
+
+
+def _moved_here(sent: Span, ctx: _Ctx) -> None:
+    """'What's fun in Lyon? We only moved here in March' -> moved-to Lyon: "here" is the one place
+    the message names, in another sentence (two or more places, or one in the same sentence: nothing)."""
+    for verb in (t for t in sent if t.lemma_ in MOVE_VERBS | {"live"} and t.pos_ == "VERB"):
+        here = any(c.dep_ == "advmod" and c.lower_ == "here" for c in verb.children)
+        if not here or not _by_me(verb, ctx) or _is_irrealis(verb):
+            continue
+        named = {_strip_det(e) for e in ctx.ents.values() if e.label_ == "GPE"} | _big_places(sent.doc)
+        if len(named) != 1 or any(n in sent.text for n in named):
+            continue  # "born and raised in Gdansk, moved here at 19": the clause's own place is another
+        place = named.pop()
+        done = _is_past(verb) or _perfect(verb)
+        pred = "lives-in" if verb.lemma_ == "live" else "moved-to" if done else "moves-to"
+        _emit(ctx, ctx.me, pred, place, 0.55, obj_tok=None, obj_type="location")
+
+
+def _big_places(doc: Doc) -> set[str]:
+    """Capitalised words of a message the gazetteer knows as big places (the model calls "Lyon" a
+    person)."""
+    known = places.places()
+    found = {t.text for t in doc if t.pos_ == "PROPN" and t.is_title}
+    return {w for w in found if known.get(places.fold(w), 0) >= COMMON_PLACE_POPULATION}
+
+
+def _visit_words(prep: Token) -> bool:
+    """The clause says when one is there: 'at Tesco right now', 'at the Hilton tonight'."""
+    return any(t.lower_ in VISIT_WORDS for t in prep.head.subtree)
+
+
+def _a_visit(prep: Token) -> bool:
+    """'I'm at the Hilton for a conference all week', 'at Tesco right now': a stay, not a place of
+    one's own (the clause names a time of visit or an event one is there for)."""
+    events = {"conference", "meeting", "wedding", "party", "course", "interview", "appointment", "gig"}
+    return _visit_words(prep) or any(
+        t.lemma_.lower() in events and t.head.lower_ == "for" for t in prep.head.subtree
+    )
+
+
+def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
+    """Present perfect 'have been in <place> for N years / since X': where one lives."""
+    name = _name_of(pobj, ctx)  # a place by the model's tag or the gazetteer ("Cardiff" is tagged anything)
+    if be != "is" or prep.lower_ != "in" or name is None or not _place_named(pobj, name, ctx):
+        return False
+    return _stayed(prep, pobj)
+
+    # household's bank: "we've been with Nationwide since 2015"
+
+
+def _stayed(prep: Token, pobj: Token) -> bool:
+    """'have been <prep> X for N years / since ...': a present perfect of duration (chat drops the
+    "I've": "Been at Boots for six years")."""
+    verb = prep.head
+    span = [c.lower_ for c in verb.children if c.dep_ == "prep"] + [c.lower_ for c in pobj.children]
+    if verb.lower_ == "been" and _perfect_or_dropped(verb) and bool({"for", "since"} & set(span)):
+        return True
+    return _been_there(verb)
+
+
+def _been_there(verb: Token) -> bool:
+    """'im at korvus, been there since 2022', 'I drive for Buckeye, been there going on 6 years': a
+    clause beside this one says how long the speaker has been there."""
+    beside = [c for c in verb.children if c.dep_ == "conj"]
+    if verb.dep_ in {"ccomp", "conj"}:
+        beside.append(verb.head)
+    for other in beside:
+        words = {t.lower_ for t in other.subtree}
+        if other.lower_ == "been" and "there" in words and _long_stay(other):
+            return True
+    return False
+
+
+def _long_stay(verb: Token) -> bool:
+    """'since 2022', 'since March', 'for 3 years', 'going on 6 years': a stay of months or years (a
+    job), not 'since 6am' or 'since Friday' (a visit)."""
+    words = [t.lower_ for t in verb.subtree]
+    if {"years", "yrs", "year", "months", "month"} & set(words):
+        return True
+    after = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "since"]
+    return any(w in MONTHS or (w.isdigit() and len(w) == 4) for w in after)
+
+
+def _home_in(verb: Token, subj_tok: Token, poss: Token | None, ctx: _Ctx) -> bool:
+    """'our new place is in Headingley', 'my flat is in Leith' -> the speaker lives-in there (an old or
+    a past home, or a hypothetical one, says nothing of now)."""
+    if poss is None or poss.lower_ not in {"my", "our"} or subj_tok.lemma_.lower() not in HOME_NOUNS:
+        return False
+    if verb.tag_ == "VBD" or _is_irrealis(verb) or _past_home(subj_tok):
+        return False
+    found = False
+    for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "in"):
+        for pobj in _pobjs(prep):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx) if ent is None or ent.label_ in {"GPE", "LOC", "FAC"} else None
+            if name and pobj.pos_ == "PROPN":
+                _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+                found = True
+    return found
+
+
+def _home_is(verb: Token, subj_tok: Token, poss: Token | None, attr: Token, ctx: _Ctx) -> bool:
+    """'Home is Cardiff these days', 'my home is Leeds now' -> the speaker lives-in the named place."""
+    mine = poss is None or poss.lower_ in {"my", "our"}
+    if subj_tok.lower_ != "home" or not mine or ctx.message.role != "user":
+        return False
+    if verb.tag_ == "VBD" or _is_irrealis(verb) or any(c.dep_ in {"det", "amod"} for c in subj_tok.children):
+        return False  # "home was Leeds", "my old home is ...", "the home is ...": not where one lives now
+    ent = ctx.ents.get(attr.i)
+    name = _name_of(attr, ctx) if ent is None or ent.label_ in {"GPE", "LOC"} else None
+    if name and (ent is not None or places.fold(name) in places.places()):  # untagged: a known town
+        _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=attr, obj_type="location")
+    return bool(name)

@@ -1,0 +1,365 @@
+"""Pay: salaries, take-home pay, rises and offers of pay, and what a home costs."""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Span, Token
+
+from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.grammar import (
+    _has_mark,
+    _is_irrealis,
+    _is_past,
+    _is_question,
+    _pobjs,
+    _used_to,
+)
+from knowledge_engine.extract.dependency.names import _by_me, _name_of, _owner
+from knowledge_engine.extract.dependency.nouns import _amount, _big_enough, _is_date, _money_value, _preps
+from knowledge_engine.extract.dependency.offers import _ARROWS, _PAY_NEWS, _counter_offer
+from knowledge_engine.extract.dependency.work import _start_role
+from knowledge_engine.extract.lexicon import (
+    CAR_NOUNS,
+    CONDITIONAL_MARKS,
+    CURRENCY_WORDS,
+    FIRST_PERSON,
+    FIRST_PERSON_POSS,
+    FRAGMENT_IRREALIS,
+    HOME_NOUNS,
+    JOB_NOUNS,
+    MONEY_SHORT,
+    NET_MARKED_AFTER,
+    PAY_CUES,
+    PAY_MARKED,
+    PAY_MARKED_AFTER,
+    PAY_WORDS,
+    PENSION_NOUNS,
+    PURCHASE_WORDS,
+    SALARY_NOUNS,
+    SPEAKER_SUBJECTS,
+    TAKE_HOME,
+    TAKE_HOME_NOUNS,
+)
+from knowledge_engine.model.predicates import (
+    OFFERED_PAY,
+)
+
+
+def _start_pay(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'Starting at Amazon in April as a shift manager, 34k': an amount listed on its own after a
+    new job of the speaker's, in the same sentence, is its pay."""
+    new_job = any(f.subject == ctx.me and f.predicate in {"works-at", "has-role"} for f in ctx.out[before:])
+    if not new_job or any(f.predicate.startswith("has-salary") for f in ctx.out[before:]):
+        return
+    words = [t for t in sent if not t.is_space]
+    while words and words[-1].is_punct:
+        words.pop()
+    cut = max((k for k, t in enumerate(words) if t.text in {",", ";", ":", "-", "–"}), default=None)
+    tail = words[cut + 1 :] if cut is not None else []
+    if tail and tail[0].is_currency:
+        tail = tail[1:]  # "£34,000": the sign is its own token
+    if _start_role(tail, before, ctx):
+        return
+    if len(tail) != 1 or not (MONEY_SHORT.match(tail[0].text) or tail[0].ent_type_ == "MONEY"):
+        return
+    value = _money_value(tail[0], ctx) or _amount(tail[0])
+    if value and _big_enough(value):  # "34k": the small model may tag it a date
+        _emit(ctx, ctx.me, "has-salary", value, 0.5, obj_tok=None)
+
+
+def _pay_starts_at(verb: Token, ctx: _Ctx) -> None:
+    """'band 6, starts at 39k', 'the salary starts at £39,000' -> has-salary (pay, not a time)."""
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is not None and subj.lower_ not in PAY_WORDS | {
+        "it",
+        "job",
+        "role",
+        "post",
+        "position",
+        "band",
+        "grade",
+    }:
+        return
+    if _is_irrealis(verb) or _is_past(verb):
+        return
+    for pobj in (p for prep in _preps(verb, verb, {"at", "on"}) for p in _pobjs(prep)):
+        value = _money_value(pobj, ctx) or (_amount(pobj) if MONEY_SHORT.match(pobj.text) else None)
+        if value and _big_enough(value) and not _is_date(pobj, ctx):
+            _emit(ctx, ctx.me, "has-salary", value, 0.5, obj_tok=None)
+
+
+def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
+    """'It's in Headingley, three bedrooms, £1,350 a month' -> has-rent: an amount a month in a
+    line (or after a line) about a home, and no word of pay, buying or a hypothetical."""
+    doc = sent.doc
+    for tok in sent:
+        if not (tok.like_num or MONEY_SHORT.match(tok.text)) or tok.i + 2 >= len(doc):
+            continue
+        after = [doc[tok.i + 1].lower_, doc[tok.i + 2].lower_]
+        if after[0] in CURRENCY_WORDS:
+            after = [doc[tok.i + 2].lower_, doc[tok.i + 3].lower_ if tok.i + 3 < len(doc) else ""]
+        if after not in (["a", "month"], ["per", "month"]) and after[0] not in {"pcm", "/month", "monthly"}:
+            continue
+        prev = doc[sent.start - 1].sent if sent.start > 0 else sent
+        if any(t.dep_ == "poss" and t.lower_ not in {"my", "our"} for t in sent):
+            return  # "Tom's rent: 900 a month", "their flat is 1,100 a month": someone else's
+        # "we pay 1,200 a month in rent": paying is no word of one's pay (the noun "pay" is)
+        words = {t.lemma_.lower() for t in (*prev, *sent) if not (t.lemma_ == "pay" and t.pos_ == "VERB")}
+        home = words & (HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease"})
+        if not home or words & (PAY_CUES | PURCHASE_WORDS | FRAGMENT_IRREALIS) or _is_question(sent):
+            return
+        value = _money_value(tok, ctx) or _amount(tok)
+        if value and _big_enough(value):
+            _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
+        return
+
+
+def _pay_marked(sent: Span, ctx: _Ctx) -> None:
+    """An amount that says it is pay by its own words, with no pay noun or verb: 'band 5 so about
+    33k before tax', '18 LPA CTC', '62k euro per annum gross'. In a message about a job offer
+    it is the offer's pay (has-salary-offer, made the salary when the offer is accepted)."""
+    words = {t.lemma_.lower() for t in sent}
+    if _is_question(sent) or words & (PURCHASE_WORDS | FRAGMENT_IRREALIS | CAR_NOUNS | HOME_NOUNS | {"rent"}):
+        return
+    doc = sent.doc
+    amounts = [e for e in sent.ents if e.label_ == "MONEY"]
+    amounts += [
+        doc[t.i : t.i + 1]
+        for t in sent
+        if MONEY_SHORT.match(t.text) and ctx.ents.get(t.i, doc[t.i : t.i]).label_ in {"", "CARDINAL", "DATE"}
+    ]  # "33k", "50k": an amount in thousands the model took for a number or a date
+    for amount in amounts:
+        after = " ".join(t.lower_ for t in doc[amount.end : min(amount.end + 3, len(doc))])
+        unit = PAY_MARKED.search(amount.text)
+        if not (unit or PAY_MARKED_AFTER.match(after)):
+            continue
+        if any(f.predicate.startswith("has-salary") for f in ctx.out):
+            return  # a rule with a pay word read this line already
+        value = _money_value(amount[-1], ctx)
+        offer = any(t.lemma_.lower() == "offer" for t in doc)
+        pred = OFFERED_PAY if offer else TAKE_HOME if NET_MARKED_AFTER.match(after) else "has-salary"
+        if value and (unit or _big_enough(value)):
+            _emit(ctx, ctx.me, pred, value, 0.5, obj_tok=None)
+        return
+
+
+def _home_costs(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
+    """'The flat is smaller but only 950 euro a month' -> has-rent: a home's monthly amount.
+
+    A home priced in the thousands is bought, not rented: only amounts under 10,000 (or said
+    per month) count, and nothing when the line speaks of buying, a price or a deposit."""
+    if subj_tok.lemma_.lower() not in HOME_NOUNS or ctx.message.role != "user" or _is_irrealis(verb):
+        return
+    if any(c.lower_ in PAY_CUES for c in subj_tok.children):
+        return  # "my take-home is 2,080 a month": pay
+    if any(c.dep_ == "advcl" and _has_mark(c, CONDITIONAL_MARKS) for c in verb.children):
+        return
+    dets = {c.lower_ for c in subj_tok.children if c.dep_ in {"det", "poss"}}
+    if dets - {"the", "my", "our", "this"}:
+        return
+    sent = verb.sent
+    if any(t.lemma_.lower() in PURCHASE_WORDS for t in sent):
+        return
+    for tok in verb.subtree:
+        value = _money_value(tok, ctx) or (_amount(tok) if tok.like_num else None)
+        if not value:
+            continue
+        digits = re.sub(r"[^\d]", "", value.split(".")[0] if re.search(r"\.\d{2}$", value) else value)
+        monthly = any(t.lower_ in {"month", "monthly", "pcm", "pm", "warm", "cold"} for t in sent)
+        if digits and (monthly or int(digits) < 10000) and int(digits) >= 100:
+            _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
+            return
+
+
+def _on_amount(attr: Token, past: bool, ctx: _Ctx) -> str | None:
+    """ "I'm on £38,000 a year": the model hangs "on" on the amount (a quantifier), not on "am"."""
+    if past or not any(c.dep_ == "quantmod" and c.lower_ == "on" for c in attr.children):
+        return None
+    return _money_value(attr, ctx)
+
+
+def _rent_in(sent: Span, ctx: _Ctx) -> None:
+    """ "Rent's gone up to $580 a week in Bondi", 'the mortgage in Auckland eats the lot': the
+    speaker's rent or mortgage is paid where they live (not 'rents in London are crazy': plural,
+    anyone's; not a question, a plan or the past); 'we pay £1,100 rent in Stockport'."""
+    for cost in (t for t in sent if t.lower_ in {"rent", "mortgage"} and _rent_said(t, ctx)):
+        verb = cost.head
+        owners = [c.lower_ for c in cost.children if c.dep_ in {"poss", "det"}]
+        if any(o not in {"my", "our", "the"} for o in owners) or _is_irrealis(verb) or _is_past(verb):
+            continue
+        if _used_to(verb):
+            continue  # "we used to pay £700 rent in Hull"
+        if any(t.tag_ in {"JJR", "RBR"} for t in verb.subtree):
+            continue  # "rent is cheaper up in Hilliard": a comparison, not where one pays it
+        if not owners and not any(t.like_num or t.ent_type_ == "MONEY" for t in verb.subtree):
+            continue  # "Rent's gone up to $580 a week in Bondi": a bare "rent" needs its amount
+        for pobj in (p for h in (cost, verb) for prep in _preps(h, h, {"in"}) for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx)
+            if name and ent is not None and ent.label_ in {"GPE", "LOC"}:
+                _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
+
+
+def _rent_said(cost: Token, ctx: _Ctx) -> bool:
+    """'Rent is ...' (the subject), or 'we pay £1,100 rent' (what the speaker pays)."""
+    paid = cost.dep_ == "dobj" and cost.head.lemma_ == "pay" and _by_me(cost.head, ctx)
+    return cost.dep_ == "nsubj" or paid
+
+
+def _pay_facts(verb: Token, ctx: _Ctx) -> None:
+    """'They pay me $85,000' -> has-salary; 'they offered me 85k', 'he came back with 52k' (the
+    employer's counter) -> has-salary-offer (not yet pay)."""
+    if _counter_offer(verb, ctx):
+        return
+    if verb.lemma_ not in {"pay", "offer"} or _is_irrealis(verb):
+        return
+    if verb.lemma_ == "pay" and _is_past(verb):
+        return
+    if verb.lemma_ == "pay" and _paid_by_the_hour(verb, ctx):
+        return
+    dative = next(
+        (c for c in verb.children if c.dep_ in {"dative", "dobj"} and c.lower_ in {"me", "us"}), None
+    )
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is not None and verb.lemma_ == "pay" and subj.lemma_.lower() in JOB_NOUNS - {"offer"}:
+        _job_pays(verb, subj, ctx)  # "the new job pays 85k"
+        return
+    if verb.lemma_ == "pay" and subj is not None and subj.lower_ in SPEAKER_SUBJECTS:
+        _rent_paid(verb, ctx)
+    if dative is None:
+        return
+    for dobj in (c for c in verb.children if c.dep_ == "dobj" and c is not dative):
+        money = _money_value(dobj, ctx)
+        if money:
+            pred = "has-salary" if verb.lemma_ == "pay" else OFFERED_PAY
+            _emit(ctx, ctx.me, pred, money, 0.55, obj_tok=None)
+
+
+def _paid_by_the_hour(verb: Token, ctx: _Ctx) -> bool:
+    """'I get paid £11.44 an hour', "I'm paid 32k a year", 'they pay £12 an hour' -> has-salary: pay by
+    its period, to the speaker (a passive "I") or from an employer's "they" (not "they pay £5 for
+    parking": no period of work)."""
+    subj = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+    passive = subj is not None and subj.dep_ == "nsubjpass" and subj.lower_ in FIRST_PERSON
+    employer = subj is not None and subj.dep_ == "nsubj" and subj.lower_ == "they"
+    if not (passive or employer) or ctx.message.role != "user":
+        return False
+    periods = {"hour", "year", "week", "month"}
+    for dobj in (c for c in verb.children if c.dep_ == "dobj"):
+        period = any(c.dep_ == "npadvmod" and c.lemma_ in periods for c in dobj.children)
+        money = _money_value(dobj, ctx) or _amount(dobj)
+        if money and (period or MONEY_SHORT.match(money)):  # "32k": a year's pay; "£50" alone: a one-off
+            _emit(ctx, ctx.me, "has-salary", money, 0.55, obj_tok=None)
+            return True
+    return False
+
+
+def _rent_paid(verb: Token, ctx: _Ctx) -> None:
+    """'We pay £1,450 rent', 'I pay 900 in rent' -> has-rent: an amount the speaker pays, said with
+    the word rent (or mortgage) right beside it."""
+    for dobj in (c for c in verb.children if c.dep_ == "dobj"):
+        kind = dobj.lower_ if dobj.lower_ in {"rent", "mortgage"} else None
+        amount = next((c for c in dobj.children if c.dep_ == "nummod"), None) if kind else dobj
+        if kind is None:  # "900 in rent"
+            kind = next(
+                (
+                    p.lower_
+                    for prep in _preps(verb, verb, {"in", "for"})
+                    for p in _pobjs(prep)
+                    if p.lower_ in {"rent", "mortgage"}
+                ),
+                None,
+            )
+        money = (_money_value(amount, ctx) or _amount(amount)) if amount is not None and kind else None
+        if money and _big_enough(money):
+            _emit(ctx, ctx.me, "has-rent", money, 0.55, obj_tok=None)
+
+
+def _salary_change(verb: Token, ctx: _Ctx) -> None:
+    """'My salary goes up to $95,000', 'Base rises to 95k', "they bumped my salary to £48,000" ->
+    has-salary (the new amount)."""
+    if _is_irrealis(verb):
+        return
+    if verb.lemma_ in {"bump", "raise", "increase", "up", "put"}:  # the amount raised by someone
+        subj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    elif verb.lemma_ in {"go", "rise", "increase", "jump", "climb", "move", "come"}:  # "comes to €1,950"
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    else:
+        return
+    if subj is None or subj.lemma_.lower() not in {*SALARY_NOUNS, *PENSION_NOUNS, "base", "rent"}:
+        return  # "my salary went up to £58,000" is the salary now, whatever the tense
+    poss = next((c for c in subj.children if c.dep_ == "poss"), None)
+    owner = _owner(poss, ctx, subj) if poss is not None else (ctx.me if ctx.message.role == "user" else None)
+    if (
+        poss is not None
+        and poss.lower_ == "our"
+        and subj.lemma_.lower() == "rent"
+        and ctx.message.role == "user"
+    ):
+        owner = ctx.me  # the household's rent is the speaker's
+    if owner is None:
+        return
+    targets = [c for c in verb.children if c.dep_ in {"dobj", "npadvmod"}]  # "went up to £1,150"
+    targets += [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
+    targets += [p for up in verb.children if up.lower_ == "up" for p in _pobjs(up)]  # "going up to £1,100"
+    for tok in targets:
+        money = _money_value(tok, ctx)
+        if money:  # "our rent went up to $2,400": the rent now
+            lemma = subj.lemma_.lower()
+            pred = "has-rent" if lemma == "rent" else TAKE_HOME if lemma in TAKE_HOME_NOUNS else "has-salary"
+            _emit(ctx, owner, pred, money, 0.55, obj_tok=None)
+            if pred == "has-salary":  # "my pay went from $22 an hour to $24": the pay before
+                _pay_before(verb, owner, ctx)
+            return
+
+
+def _pay_arrow(sent: Span, ctx: _Ctx) -> None:
+    """'pay rise came thru!! 52k → 58k': one amount to another in a line about pay is the pay now
+    (has-salary) and the pay before (earned); in a line about rent, the rent now."""
+    doc = sent.doc
+    words = {t.lemma_.lower() for t in doc}  # "pay rise came thru!! 52k → 58k": the news may be a line before
+    rent = bool(words & {"rent", "mortgage"})  # "rent 1,200 → 1,350": the rent now
+    if not (rent or words & (SALARY_NOUNS | _PAY_NEWS)) or words & FRAGMENT_IRREALIS or _is_question(sent):
+        return
+    pred, before_pred = ("has-rent", "") if rent else ("has-salary", "earned")
+    dashed = (t for t in sent if t.text == ">" and t.i > 0 and doc[t.i - 1].text == "-")  # "52k -> 58k"
+    for arrow in [*(t for t in sent if t.text in _ARROWS), *dashed]:
+        before = doc[arrow.i - 2] if arrow.text == ">" else doc[arrow.i - 1]
+        after = doc[arrow.i + 1] if arrow.i + 1 < len(doc) else None
+        old, new = _pay_amount(before, ctx), _pay_amount(after, ctx) if after is not None else None
+        if old and new:
+            # "salary 40,000 → 44,000": the line's key read the first amount as the pay now
+            ctx.out[:] = [f for f in ctx.out if not (f.predicate == pred and f.object == old)]
+            _emit(ctx, ctx.me, pred, new, 0.5, obj_tok=None)
+            if before_pred:
+                _emit(ctx, ctx.me, before_pred, old, 0.5, obj_tok=None)
+            return
+
+
+def _pay_amount(tok: Token, ctx: _Ctx) -> str | None:
+    """An amount as pay is written: money, "58k", or a number of thousands ("44,000")."""
+    value = _money_value(tok, ctx) or (tok.text if MONEY_SHORT.match(tok.text) else None)
+    if value is None and tok.like_num and re.fullmatch(r"\d{1,3},\d{3}", tok.text):
+        value = tok.text
+    return value
+
+
+def _pay_before(verb: Token, owner: str, ctx: _Ctx) -> None:
+    """The amount a pay change started "from": pay as it was (earned)."""
+    for tok in (p for prep in _preps(verb, verb, {"from"}) for p in _pobjs(prep)):
+        money = _money_value(tok, ctx)
+        if money:
+            _emit(ctx, owner, "earned", money, 0.5, obj_tok=None)
+
+
+def _job_pays(verb: Token, subj: Token, ctx: _Ctx) -> None:
+    owner_tok = next((c for c in subj.children if c.dep_ == "poss"), None)
+    det = next((c.lower_ for c in subj.children if c.dep_ == "det"), None)
+    mine = owner_tok is not None and owner_tok.lower_ in FIRST_PERSON_POSS
+    if ctx.message.role != "user" or not (mine or (owner_tok is None and det == "the")):
+        return
+    for dobj in (c for c in verb.children if c.dep_ == "dobj"):
+        money = _money_value(dobj, ctx)
+        if money:
+            _emit(ctx, ctx.me, "has-salary", money, 0.55, obj_tok=None)

@@ -1,0 +1,564 @@
+"""Who a token names: a clause's subjects (the speaker for I and we, a dropped subject in chat, a he or
+she resolved to the only person before it), names cased or written in lower case, set off by commas or
+in apposition to a kin word, and the object phrase a rule reports.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Token
+
+from knowledge_engine.extract import places
+from knowledge_engine.extract.dependency.context import _Ctx, _emit, _strip_det
+from knowledge_engine.extract.dependency.grammar import _has_subject, _is_manager_noun, _pobjs
+from knowledge_engine.extract.dependency.nouns import (
+    _KIN_OPENERS,
+    _a_city,
+    _children_word,
+    _is_date,
+    _is_kin,
+    _is_kin_word,
+    _kin_type,
+    _name_before_date,
+    _other_half,
+    _place_tagged_a_date,
+    _relation_predicate,
+    _relation_word,
+)
+from knowledge_engine.extract.lexicon import (
+    ADJECTIVE_ENDINGS,
+    CAR_NAMES,
+    CHAT_VERBS_OPENING,
+    DEGREE_NOUNS,
+    DISEASE_HEADS,
+    EVALUATIVE,
+    FAMILY_NOUNS,
+    FIRM_NOUNS,
+    FIRST_PERSON,
+    FIRST_PERSON_POSS,
+    GENERIC_OBJECTS,
+    HOME_FIND_VERBS,
+    HOME_NOUNS,
+    JOB_TITLE_NOUNS,
+    LIGHT_VERBS,
+    MULTIPLE_BIRTHS,
+    NAME_BREAKS,
+    NOT_NAMES,
+    PET_NOUNS,
+    PLAIN_ADJECTIVES,
+    PRONOUN,
+    QUANTITY_HEADS,
+    RELATION_PREDICATES,
+    SKIP_ENT_LABELS,
+    SPEAKER_SUBJECTS,
+    TRAINEESHIPS,
+    VALUE_NOUNS,
+    WH_TAGS,
+)
+from knowledge_engine.extract.nlp import word_index
+from knowledge_engine.extract.truecase import names as first_names
+
+
+def _named_subject(poss: Token, job: Token, ctx: _Ctx) -> str | None:
+    """'Shona loves her job at the Guardian', 'Tom is commuting back to his job at X': his/her is the
+    named subject of the job's clause."""
+    if poss.lower_ not in {"his", "her"}:
+        return None
+    verb = next((a for a in job.ancestors if a.pos_ in {"VERB", "AUX"}), None)
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None) if verb is not None else None
+    if subj is None or subj.tag_ == "PRP":
+        return None
+    return _name_of(subj, ctx, person=True) or _name_of(
+        next((c for c in subj.children if c.dep_ == "appos"), subj), ctx, person=True
+    )
+
+
+def _cased_entity(tok: Token, ctx: _Ctx) -> str | None:
+    """The entity a capitalised word the parse took for no name begins ('Atlassian' as an adjective)."""
+    ent = ctx.ents.get(tok.i)
+    if ent is None or ent.label_ in SKIP_ENT_LABELS or not tok.text[:1].isupper():
+        return None
+    return _strip_det(ent, keep_possessive=False) or None
+
+
+def _speakers_clause(verb: Token, ctx: _Ctx) -> bool:
+    """Whether the verb's clause is the speaker's: its own subject, or the one of the clause a
+    subjectless one joins ("I live in X and make 54k as a ...", "Left my job as a ..., now I'm ...");
+    not a subordinate clause with no subject of its own ("I want to work as a ...")."""
+    clause = verb
+    while clause.dep_ in {"conj", "acomp", "advcl"} and not _has_subject(clause):
+        clause = clause.head
+    return _by_me(clause, ctx) and (_has_subject(clause) or clause.dep_ == "ROOT")
+
+
+def _by_me(verb: Token, ctx: _Ctx) -> bool:
+    """The clause's subject is the speaker ("I", "we"), or chat left it out."""
+    subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
+    return ctx.message.role == "user" and all(s.lower_ in SPEAKER_SUBJECTS for s in subjects)
+
+
+def _subjects(verb: Token, ctx: _Ctx) -> list[str]:
+    """Resolved subject names of a verb; unresolvable subjects (he, it, 'my sister') are dropped."""
+    names: list[str] = []
+    for child in verb.children:
+        if child.dep_ not in {"nsubj", "nsubjpass"}:
+            continue
+        for tok in [child, *_conjuncts(child)]:
+            name = _resolve_subject(tok, ctx)
+            if name:
+                names.append(name)
+                names += _listed_in_apposition(tok, name, ctx)
+    return names
+
+
+def _stranded_pair(verb: Token, ctx: _Ctx) -> list[str]:
+    """'Ahmed and I got married': the parser may hang the first of the pair off the verb as a
+    modifier, with its "and"; that name is the other subject."""
+    for tok in verb.children:
+        paired = any(c.dep_ == "cc" and c.lower_ == "and" for c in tok.children)
+        if tok.dep_ in {"npadvmod", "dep", "nmod"} and tok.pos_ == "PROPN" and paired and tok.i < verb.i:
+            name = _name_of(tok, ctx, person=True)
+            return [name] if name else []
+    return []
+
+
+def _listed_in_apposition(tok: Token, first: str, ctx: _Ctx) -> list[str]:
+    """'Our twins, Ada and Ezra, have both got places': Ezra is a subject too."""
+    appos = next((c for c in tok.children if c.dep_ == "appos"), None)
+    if appos is None or tok.pos_ == "PROPN":
+        return []
+    others = (_name_of(c, ctx, person=True) for c in _conjuncts(appos))
+    return [n for n in others if n and n != first]
+
+
+def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
+    """Chat drops the "I": "Started at Quillon today!", "Living in Wash Park now", "Moved to Leeds".
+
+    Only in a user message, for a clause that opens the sentence with a past or -ing verb and has
+    no subject, auxiliary or object clause of its own (imperatives use the base form: no fact).
+    """
+    training = verb.lemma_ == "do" and any(
+        c.dep_ == "dobj" and (c.lower_ in DEGREE_NOUNS or c.lower_ in TRAINEESHIPS) for c in verb.children
+    )  # "currently doing an internship at Deloitte"
+    home = verb.lemma_ in HOME_FIND_VERBS and any(
+        c.dep_ == "dobj" and c.lemma_.lower() in HOME_NOUNS for c in verb.children
+    )  # "found a place in Caboolture"
+    if (
+        ctx.message.role != "user"
+        or verb.tag_ not in {"VBD", "VBG", "VBN"}
+        or (verb.lemma_ in LIGHT_VERBS and not training and not home)
+    ):
+        return []
+    # "Been living in Newcastle ten years": the perfect's "been" left of a dropped "I've"
+    been = {c.i for c in verb.children if c.dep_ == "aux" and c.lower_ == "been" and verb.tag_ == "VBG"}
+    kids = [c for c in verb.children if c.i not in been]
+    if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "aux", "auxpass", "csubj"} for c in kids):
+        return []
+    sent = verb.sent
+    lead = {t.i for c in verb.children if c.dep_ == "advcl" and _leading_clause(c) for t in c.subtree}
+    before = [t for t in sent[: verb.i - sent.start] if t.i not in lead | been]
+    if any(t.pos_ not in {"ADV", "INTJ", "PUNCT", "CCONJ", "SPACE"} for t in before):
+        return []
+    return [ctx.me]
+
+
+def _leading_clause(advcl: Token) -> bool:
+    """A subjectless clause the parser hung below the next one: "Living in Wash Park now, renting ...",
+    or one opening the sentence in the past: "Taught maths at X for 31 years, finished up last June"."""
+    if advcl.tag_ == "VBG":
+        return True
+    return (
+        advcl.tag_ in {"VBD", "VBN"}
+        and advcl.i == advcl.sent.start
+        and not any(c.dep_ in {"nsubj", "nsubjpass", "mark", "aux", "auxpass"} for c in advcl.children)
+    )
+
+
+def _bare_name(tok: Token) -> bool:
+    """A listed name with no owner or noun of its own: "my sons Leo and Max" lists Max, "my fiancé Théo
+    and our dog Bear" does not list Bear (the dog has its own relation)."""
+    return not any(c.dep_ in {"poss", "compound"} and c.pos_ in {"PRON", "NOUN"} for c in tok.children)
+
+
+def _conjuncts(tok: Token) -> list[Token]:
+    found: list[Token] = []
+    for child in tok.children:
+        if child.dep_ == "conj":
+            found.append(child)
+            found.extend(_conjuncts(child))
+    return found
+
+
+def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
+    low = tok.lower_
+    if low in VALUE_NOUNS:
+        return None  # "Salary is £61,000": a capitalised common noun, not a name
+    if tok.tag_ == "PRP":
+        if low in FIRST_PERSON:
+            return ctx.me
+        if low == "we" and ctx.message.role == "user":
+            return ctx.me
+        if low in {"he", "she"}:
+            return _only_person_before(tok, ctx)
+        return None  # you, they, it: unresolved
+    name = _name_of(tok, ctx) or _opening_name(tok)
+    if name:
+        _appos_relation(tok, name, ctx)
+        return name
+    appos = next((c for c in tok.children if c.dep_ == "appos" and _name_of(c, ctx)), None)
+    appos = appos if appos is not None else _name_by_commas(tok, ctx)
+    if appos is not None:
+        name = _name_of(appos, ctx, person=True)  # "Our twins, Ava and Noah": one at a time
+        if name:
+            _possessive_relation(tok, name, ctx)
+            for other in filter(None, (_name_of(c, ctx, person=True) for c in _conjuncts(appos))):
+                _possessive_relation(tok, other, ctx)  # ... and Noah
+            return name
+    return None
+
+
+def _name_by_commas(noun: Token, ctx: _Ctx) -> Token | None:
+    """'Tom, my husband of ten years, is ...', 'My partner of six years, Sam, got ...': a name set off
+    by commas beside a possessed kin noun whose "of" phrase made the parser hang the two apart."""
+    if not _is_kin(noun) or not _my_or_our(noun):
+        return None
+    doc, first, last = noun.doc, noun.left_edge.i, noun.right_edge.i
+    if not any(c.dep_ == "prep" for c in noun.children):
+        return None
+    before = doc[first - 2] if first >= 2 and doc[first - 1].text == "," else None
+    after = doc[last + 2] if last + 3 < len(doc) and doc[last + 1].text == "," else None
+    if before is not None and (before.i == before.sent.start) and doc[last + 1].text == ",":
+        named = before  # "Tom, my husband of ten years, is a plumber"
+    elif after is not None and doc[after.i + 1].text == "," and noun.i == noun.sent.start + 1:
+        named = after  # "My partner of six years, Sam, got a new job"
+    else:  # "My boss at Tesco, Karen, is leaving": the name hung on the place, no person itself
+        placed = (p for prep in noun.children if prep.dep_ == "prep" for p in _pobjs(prep) if p.ent_type_)
+        hung = (a for p in placed if p.ent_type_ != "PERSON" for a in p.children if a.dep_ == "appos")
+        found = next(hung, None)
+        if found is None or found.i != found.head.i + 2 or doc[found.i - 1].text != ",":
+            return None
+        named = found
+    ent = ctx.ents.get(named.i)
+    return named if named.pos_ == "PROPN" and ent is not None and ent.label_ == "PERSON" else None
+
+
+def _my_or_our(noun: Token) -> bool:
+    """Said with "my" or "our" (the speaker's, or their household's)."""
+    return any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in noun.children)
+
+
+def _opening_name(tok: Token) -> str | None:
+    """'Theo goes to Clapham Terrace': a first name opening a sentence that the small model tagged a
+    common noun; a known first name, or one the message also writes as a name elsewhere, that is no
+    relation word and no English adverb, adjective or verb."""
+    if tok.pos_ != "NOUN" or not (tok.is_title and tok.is_alpha) or tok.i != tok.sent.start:
+        return None
+    if _is_kin_word(tok):
+        return None
+    named = any(t.text == tok.text and t.pos_ == "PROPN" for t in tok.doc if t.i != tok.i)
+    if not named and tok.lower_ not in first_names():
+        return None
+    return None if _english_non_noun(tok) else tok.text
+
+
+def _english_non_noun(tok: Token) -> bool:
+    """Listed by the parser's word index as an English adverb, adjective or verb ("Recently", "Will"):
+    a capitalised word that may be no name. A noun may be one ("Raj", "Theo" are listed as nouns)."""
+    index = word_index(tok.vocab) or {}
+    return any(tok.lower_ in index.get(pos, ()) for pos in ("adv", "adj", "verb"))
+
+
+def _appos_relation(tok: Token, name: str, ctx: _Ctx) -> None:
+    """'Carlos, my dad, ...' -> speaker has-dad Carlos."""
+    for child in tok.children:
+        if child.dep_ == "appos" and child.pos_ == "NOUN":
+            _possessive_relation(child, name, ctx)
+
+
+def _possessive_relation(noun: Token, name: str, ctx: _Ctx) -> None:
+    """'my sister Maria' / "Alex's manager, Sam" -> owner has-sister/has-manager name."""
+    poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+    if noun.like_num or (poss is None and not _the_spouse(noun, ctx)):  # "Maddie's 8": an age (kids.py)
+        return
+    owner = _owner(poss, ctx, noun) if poss is not None else ctx.me
+    if owner and owner != name:
+        _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
+def _named(tok: Token, ctx: _Ctx) -> bool:
+    """A proper noun, or a word the model tagged a person's name whatever its part of speech."""
+    ent = ctx.ents.get(tok.i)
+    return tok.pos_ == "PROPN" or (ent is not None and ent.label_ == "PERSON")
+
+
+def _the_spouse(noun: Token, ctx: _Ctx, named: Token | None = None) -> bool:
+    """'the hubby Craig', 'the other half, Dev', 'the missus': said with 'the', a spouse word is the
+    speaker's own (British chat); 'the manager' or 'the son' is nobody's in particular. The 'the' may
+    hang on the name the spouse word is a compound of (`named`). So is a pet named beside "the dog"
+    ("The dog, Moss, is loving the beach")."""
+    the = any(c.dep_ == "det" and c.lower_ == "the" for c in (named or noun).children)
+    # "husband ryan drives for uber": chat drops the "my" of a spouse word opening the sentence
+    bare = noun.i == noun.sent.start and not any(c.dep_ in {"det", "poss"} for c in (named or noun).children)
+    spouse = RELATION_PREDICATES.get(noun.lemma_.lower()) == "is-married-to" or _other_half(noun)
+    pet = the and noun.lemma_.lower() in PET_NOUNS and named is None  # "The dog, Moss, loves the beach"
+    return (((the or bare) and spouse) or pet) and ctx.message.role == "user"
+
+
+def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
+    if poss.lower_ in FIRST_PERSON_POSS:
+        return ctx.me
+    if poss.lower_ == "our":  # "our son Leo": the speaker's family; "our team": not the speaker's
+        # "Graham, our ward manager": the boss of a group the speaker is in is the speaker's boss
+        family = noun is not None and (
+            noun.lemma_.lower() in FAMILY_NOUNS
+            or noun.lower_ in MULTIPLE_BIRTHS
+            or _children_word(noun)
+            or _is_manager_noun(noun)
+        )
+        return ctx.me if family and ctx.message.role == "user" else None
+    return _name_of(poss, ctx)
+
+
+def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False) -> str | None:
+    """The proper name a token stands for: its entity span, or its PROPN compound chain.
+
+    With `person`, an entity span joining names ("Noah and Ella", typed as one organisation by
+    the small model) is cut at the conjunction around `tok`: people are named one at a time.
+    With `with_of`, a name "of" a name is one name ("Port of Rotterdam").
+    """
+    if tok.i in ctx.names:
+        return ctx.names[tok.i]
+    ent = ctx.ents.get(tok.i)
+    if ent is not None and (_name_before_date(tok, ent) or _place_tagged_a_date(tok, ent)):
+        ent = None  # "at Lidl last week" tagged one date: the name is Lidl
+    elif ent is not None and ent.label_ in SKIP_ENT_LABELS:
+        return None
+    if tok.pos_ != "PROPN" or _is_kin_word(tok):
+        return None  # "Mum had a fall", "Hubby's name is Dev": a relation, not a name
+    if tok.is_sent_start and tok.lower_ in CHAT_VERBS_OPENING:
+        return None  # "Got offered a job at X": chat's dropped "I", not someone called Got
+    # Union of the entity span and the compound/number chain: NER often splits "2015 Honda Civic".
+    chain = [
+        c.i
+        for c in tok.children
+        if c.dep_ in {"compound", "nummod"} and c.pos_ in {"PROPN", "NUM"} and not _relation_word(c)
+    ]  # "my gf priya": the tagger may call a lower-case "gf" a name
+    start = min([tok.i, *chain, *([ent.start] if ent is not None else [])])
+    if start <= tok.head.i < tok.i and tok.head.pos_ == "VERB":
+        start = tok.head.i + 1  # "Left Walmart last year": the opening verb the model ran into the name
+    end = max([tok.i, *(c.i for c in tok.rights if c.dep_ == "nummod")])  # "iPhone 15"
+    if ent is not None:
+        end = max(end, ent.end - 1)
+    # the small model runs a name into what follows ("Brightwave on the 3rd of March")
+    end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.lower_ in NAME_BREAKS)])
+    # ... or runs the name and a role into one ("Wipro as Technical Lead", "Head of Design at Helix"): no
+    # name holds a lower-case "as" or "at"
+    start = max([start, *(t.i + 1 for t in tok.doc[start : tok.i] if t.text in {"as", "at"})])
+    end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.text in {"as", "at"})])
+    while (
+        ent is not None and ent.label_ == "PERSON" and start < tok.i and tok.doc[start].lower_ in _KIN_OPENERS
+    ):
+        start += 1  # "Hubby Manoj got transfer ...": the model ran the kin word into a person's name
+    if person:
+        cuts = [t.i for t in tok.doc[start : end + 1] if t.dep_ == "cc" or t.text == ","]
+        start = max([start, *(c + 1 for c in cuts if c < tok.i)])
+        end = min([end, *(c - 1 for c in cuts if c > tok.i)])
+    inner = _of_object(tok) if with_of else None
+    if inner is not None and inner.pos_ == "PROPN" and inner.i > end:
+        end = inner.i
+    if end + 1 < len(tok.doc) and tok.doc[end + 1].tag_ == "POS" and tok.dep_ in {"pobj", "dobj", "attr"}:
+        end += 1  # "at St Anne's", "at McDonald's": the possessive is part of the name
+    # a date the small model runs into the name ("my brother tom yesterday") is no part of it
+    end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if _is_date(t, ctx))])
+    while end > tok.i and tok.doc[end].is_punct and tok.doc[end].text in ".,!?;:":
+        end -= 1  # an entity span that swallowed the full stop ("is Gethin.")
+    name = _strip_det(tok.doc[start : end + 1], keep_possessive=tok.dep_ in {"pobj", "dobj", "attr"})
+    return _capitalised(name)
+
+
+def _unkinned(name: str) -> str:
+    """A person's name without the kin word the model ran into it ("Hubby Manoj" -> "Manoj")."""
+    words = name.split()
+    while len(words) > 1 and words[0].lower() in _KIN_OPENERS:
+        words = words[1:]
+    return " ".join(words)
+
+
+def _capitalised(name: str) -> str:
+    """Chat writes names in lower case ("katrin", "hamburg"): a name is stored capitalised."""
+    return " ".join(w[:1].upper() + w[1:] for w in name.split(" ")) if name.islower() else name
+
+
+def _object_phrase(tok: Token, ctx: _Ctx, with_of: bool = False, prefer_name: bool = True) -> str | None:
+    """Noun phrase of an object without determiners: compounds, adjectives, numbers, names."""
+    if tok.tag_ in {"PRP", "PRP$", "EX"} or tok.tag_ in WH_TAGS or tok.pos_ in {"PRON", "NUM"}:
+        return None
+    ent = ctx.ents.get(tok.i)
+    if ent is not None and ent.label_ in SKIP_ENT_LABELS:
+        return None
+    named = _called_name(tok, ctx) if prefer_name else None
+    if named:
+        return named
+    if tok.lemma_.lower() in QUANTITY_HEADS:
+        inner = _of_object(tok)
+        return _object_phrase(inner, ctx) if inner is not None else None
+    eponym = _eponym(tok)
+    if eponym is not None:
+        return eponym
+    if tok.pos_ == "PROPN":
+        text = _name_of(tok, ctx) or tok.text
+    elif tok.lower_ in GENERIC_OBJECTS or any(c.dep_ == "poss" for c in tok.children):
+        return None
+    else:
+        mods = [c for c in tok.subtree if c.i <= tok.i and _is_modifier_of(c, tok)]
+        start = min([tok.i, *(m.i for m in mods)])
+        end = max([tok.i, *(c.i for c in tok.rights if c.dep_ == "nummod")])  # "iPhone 15"
+        text = tok.doc[start : end + 1].text
+    inner = _of_object(tok) if with_of else None
+    if inner is not None:
+        tail = _object_phrase(inner, ctx)
+        if tail and not text.endswith(tail):  # the entity span may already hold "of X"
+            text = f"{text} of {tail}"
+    return text
+
+
+def _eponym(tok: Token) -> str | None:
+    """ "Parkinson's disease", "Crohn's disease", "Bell's palsy": a condition named after a person
+    (the parse makes the name its owner)."""
+    if tok.lemma_.lower() not in DISEASE_HEADS | {"palsy", "lymphoma"}:
+        return None
+    owner = next((c for c in tok.children if c.dep_ == "poss" and c.pos_ == "PROPN"), None)
+    if owner is None or owner.i + 2 != tok.i or tok.doc[owner.i + 1].tag_ != "POS":
+        return None
+    return tok.doc[owner.i : tok.i + 1].text
+
+
+def _is_modifier_of(tok: Token, head: Token) -> bool:
+    """True if tok is inside head's compound/amod/nummod chain (left side only)."""
+    cur = tok
+    while cur.i != head.i:
+        if cur.dep_ not in {"compound", "amod", "nummod", "nmod", "punct", "quantmod", "npadvmod"}:
+            return False
+        if cur.dep_ == "amod" and cur.lower_ in EVALUATIVE:
+            return False
+        cur = cur.head
+    return True
+
+
+def _of_object(tok: Token) -> Token | None:
+    for prep in tok.children:
+        if prep.dep_ == "prep" and prep.lower_ == "of":
+            return next((c for c in prep.children if c.dep_ == "pobj"), None)
+    return None
+
+
+def _called_name(tok: Token, ctx: _Ctx) -> str | None:
+    """'a band called The Lumens', 'a cat named Pixel', 'kids, Lily and Ben' -> the name. Not past a
+    firm the parse hung it over: "an assistant at a small firm called Heywood & Co" names the firm."""
+    for acl in tok.children:
+        if any(t.lemma_.lower() in FIRM_NOUNS for t in tok.doc[tok.i + 1 : acl.i]) and tok.i < acl.i:
+            continue
+        if acl.dep_ == "acl" and acl.lemma_ in {"call", "name"}:
+            oprd = next((c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}), None)
+            if oprd is not None:
+                return _name_of(oprd, ctx) or (oprd.text if oprd.pos_ == "PROPN" else None)
+    return None
+
+
+def _kin_or_pet_key(tok: Token) -> bool:
+    """A line's key that names whom or what the speaker has: a spouse, child or pet word."""
+    lemma = tok.lemma_.lower()
+    spouse_or_child = RELATION_PREDICATES.get(lemma) in {"is-married-to", "has-partner", "has-child"}
+    return tok.pos_ in {"NOUN", "PROPN"} and (spouse_or_child or lemma in PET_NOUNS)
+
+
+def _lowercase_name_run(tok: Token) -> str | None:
+    """'sandeep', 'kavya reddy' as a whole value (a line ends there): the name, capitalised."""
+    doc = tok.doc
+    end = tok.i + 1
+    while end < len(doc) and end - tok.i < 3 and doc[end].is_alpha and not doc[end].is_stop:
+        end += 1
+    if end < len(doc) and not doc[end].is_punct:
+        return None
+    words = doc[tok.i : end]
+    if any(
+        t.is_stop
+        or t.lower_ in NOT_NAMES
+        or t.lower_ in JOB_TITLE_NOUNS
+        or t.pos_ not in {"NOUN", "PROPN", "ADJ"}
+        or (t.pos_ == "ADJ" and (t.lower_ in PLAIN_ADJECTIVES or t.lower_.endswith(ADJECTIVE_ENDINGS)))
+        for t in words
+    ):
+        return None  # "manager will be happy": an adjective the small model cannot tell from "sandeep"
+    return _capitalised(words.text)
+
+
+def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
+    """He/she is the one person the message named before it ("my daughter Isla needs a costume,
+    she's six"); with two or more candidates (or none) the pronoun stays unresolved."""
+    names = {
+        _unkinned(_strip_det(ent))
+        for ent in set(ctx.ents.values())
+        if ent.label_ == "PERSON" and ent.end <= pron.i and ent.text.strip() and not _a_city(ent.text)
+    }
+    related = (f for f in ctx.out if f.object_type == "person" and f.predicate.startswith(("has-", "is-")))
+    names |= {f.object for f in related}
+    names = {
+        n
+        for n in names
+        if n != ctx.me
+        and n.lower() not in RELATION_PREDICATES
+        and n.lower() not in FAMILY_NOUNS
+        and not all(w in CAR_NAMES for w in n.split())  # "a used Renault Clio"
+    }
+    folded = {n.casefold() for n in names}
+    # "Dana" and "Dana Reyes" are one person
+    distinct = {n for n in folded if not any(o != n and o.startswith(n + " ") for o in folded)}
+    if (
+        not distinct
+        and ctx.message.role == "user"
+        and (not any(t.pos_ in {"NOUN", "PROPN"} for t in pron.doc[: pron.i]) or _same_pronoun_before(pron))
+    ):
+        # the message opens with he/she ("he said yes to airbus"): an earlier one's
+        return f"{PRONOUN}:{'f' if pron.lower_ == 'she' else 'm'}"
+    if len(distinct) != 1:
+        return None
+    # the longest spelling, a capitalised one before another ("Zanele" the relation gave, "zanele" the
+    # text): a set's order would make the choice differ between processes (hash seeds)
+    return max(names, key=lambda n: (len(n), n[:1].isupper(), n))
+
+
+def _same_pronoun_before(pron: Token) -> bool:
+    """'She's a pharmacist. She's been at Boots for six years': every sentence before this one is about
+    the same he/she, and no name came between, so this one is still that person."""
+    doc = pron.doc
+    before = [s for s in doc.sents if s.end <= pron.sent.start]
+    if not before or any(t.pos_ == "PROPN" for t in doc[: pron.i]):
+        return False
+    return all(
+        any(t.dep_ in {"nsubj", "nsubjpass"} and t.lower_ == pron.lower_ for t in s)
+        and not any(t.dep_ in {"nsubj", "nsubjpass"} and t.lower_ != pron.lower_ for t in s)
+        and s[0].lower_ == pron.lower_
+        for s in before
+    )
+
+
+def _pronoun_name(pron: Token, ctx: _Ctx) -> str | None:
+    """'... Leo, he's four': a he/she right after 'Name,' is that name (the only case resolved)."""
+    doc = pron.doc
+    if pron.i < 2 or doc[pron.i - 1].text != ",":
+        return None
+    prev = doc[pron.i - 2]
+    ent = ctx.ents.get(prev.i)
+    if prev.pos_ != "PROPN" or (ent is not None and ent.label_ not in {"PERSON", "ORG", "GPE"}):
+        return None
+    return _name_of(prev, ctx, person=True)
+
+
+def _employer_named(tok: Token, name: str, ctx: _Ctx) -> bool:
+    """A name that can be an employer where the clause says it is one: untagged, an organisation, or
+    a place or person tag the small model gives a firm ("Costa", "Arcadia") unless it is a known city
+    or country."""
+    ent = ctx.ents.get(tok.i)
+    if ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "DATE", "TIME"}:
+        return True
+    return ent.label_ in {"PERSON", "GPE"} and not places.big_place(name)

@@ -1,0 +1,259 @@
+"""Job news as people tell it: an offer and its terms (accepted, declined, countered), being hired,
+laid off or made redundant.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span, Token
+
+from knowledge_engine.extract import job_news
+from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.grammar import _has_subject, _is_irrealis, _is_past, _pobjs
+from knowledge_engine.extract.dependency.names import _employer_named, _name_of, _resolve_subject, _subjects
+from knowledge_engine.extract.dependency.nouns import _big_enough, _is_title_word, _money_value, _preps
+from knowledge_engine.extract.dependency.work import _drop_new, _orgs_of, _role_as, _workplace_pred
+from knowledge_engine.extract.lexicon import (
+    EVALUATIVE,
+    HIRE_VERBS,
+    JOB_NOUNS,
+    MONEY_SHORT,
+    OFFER_GET_VERBS,
+)
+from knowledge_engine.model.predicates import (
+    ACCEPTED_OFFER,
+    DECLINED_OFFER,
+    OFFER_PREDICATE,
+    OFFERED_PAY,
+    OFFERED_ROLE,
+    STARTED_JOB,
+)
+
+
+def _counter_offer(verb: Token, ctx: _Ctx) -> bool:
+    """'he came back with 52k' in the speaker's message: the other side's offer of pay."""
+    back = any(c.dep_ in {"prt", "advmod"} and c.lower_ == "back" for c in verb.children)
+    if verb.lemma_ != "come" or not back or ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is None or subj.lower_ in {"i", "we"}:
+        return False  # "I came back with 2k of shopping"
+    found = False
+    for pobj in (p for prep in _preps(verb, verb, {"with"}) for p in _pobjs(prep)):
+        money = _money_value(pobj, ctx)
+        if money and _big_enough(money):
+            _emit(ctx, ctx.me, OFFERED_PAY, money, 0.5, obj_tok=None)
+            found = True
+    return found
+
+
+_ARROWS = frozenset({"→", "->", "=>", "⇒"})
+
+
+_PAY_NEWS = frozenset({"raise", "rise", "payrise", "pay", "increment", "hike", "bump"})
+
+
+def _hired(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'Jenna got hired at the Denver Public Library as a coordinator' -> works-at + has-role."""
+    if verb.lemma_ not in HIRE_VERBS or (
+        verb.lemma_ == "take" and not any(c.lower_ == "on" for c in verb.children)
+    ):
+        return False
+    found = False
+    for pobj in (p for prep in _preps(verb, verb, {"at", "by"}) for p in _pobjs(prep)):
+        obj = _name_of(pobj, ctx, with_of=True)
+        ent = ctx.ents.get(pobj.i)
+        if obj and (ent is None or ent.label_ != "PERSON"):  # "hired by the City of Utrecht": an employer
+            pred = _workplace_pred(obj, False)
+            _emit(ctx, subject, pred, obj, 0.6, obj_tok=None, obj_type="organization")
+            found = True
+    return _role_as(verb, verb, subject, ctx) or found
+
+
+def _offers(sent: Span, ctx: _Ctx) -> None:
+    """A job offer received: 'Helix Robotics offered me a job', "Paul's been offered a job with the
+    Council", 'I got an offer from Monzo', 'offer from feedzai, senior engineer' -> has-offer-from,
+    which a later acceptance naming no employer resolves to (store/offers.py)."""
+    for tok in (t for t in sent if t.lemma_ == "offer"):
+        verb = tok if tok.pos_ == "VERB" or tok.dep_ == "ROOT" else tok.head
+        if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
+            continue  # "I didn't get the offer", "if I get an offer from X"
+        # "offer from feedzai, ...": a lower-case line's first word the tagger makes a verb
+        line = tok.dep_ == "ROOT" and _opens_sentence(tok) and not _has_subject(tok)
+        line = line and bool(_preps(tok, tok, {"from"}))
+        if tok.pos_ == "VERB" and not line:
+            _offer_verb(tok, ctx)
+        elif line or (tok.pos_ == "NOUN" and (tok.dep_ == "ROOT" or tok.head.lemma_ in OFFER_GET_VERBS)):
+            owners = _subjects(tok.head, ctx) if tok.dep_ != "ROOT" else [ctx.me]
+            if not owners and ctx.message.role == "user" and _opens_sentence(tok.head):
+                owners = [ctx.me]  # "Got an offer from Feedzai: ...": chat dropped the "I"
+            orgs = _orgs_of(tok, {"from"}, ctx)
+            for org in orgs:
+                for owner in owners:
+                    _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")
+            if orgs and owners == [ctx.me]:
+                _offer_terms(tok, ctx)
+    _job_news(sent, ctx)
+
+
+def _job_news(sent: Span, ctx: _Ctx) -> None:
+    """The speaker's offers named before the word ("the Stripe offer came through"), offers turned down,
+    and a new job started without its employer's name (extract/job_news.py)."""
+    for kind, name in job_news.named_offers(sent):
+        predicate = DECLINED_OFFER if kind == "declined" else OFFER_PREDICATE
+        _emit(ctx, ctx.me, predicate, name, 0.55, obj_tok=None, obj_type="organization")
+    if job_news.job_started(sent):
+        _emit(ctx, ctx.me, ACCEPTED_OFFER, STARTED_JOB, 0.5, obj_tok=None)
+    for firm in job_news.joined_firms(sent):
+        _emit(ctx, ctx.me, "works-at", firm, 0.55, obj_tok=None, obj_type="organization")
+
+
+def _opens_sentence(tok: Token) -> bool:
+    return all(t.is_punct for t in tok.doc[tok.sent.start : tok.i])
+
+
+def _offer_terms(offer: Token, ctx: _Ctx) -> None:
+    """The terms listed after an offer's employer: 'offer from feedzai, senior software engineer, 62k
+    euro per year' -> has-offered-role and has-salary-offer (made the role and salary when the offer
+    is accepted). Fragments parted by commas or a colon, read in order until one is neither."""
+    doc, sent = offer.doc, offer.sent
+    pobjs = [p.i for prep in offer.children if prep.dep_ == "prep" for p in _pobjs(prep)]
+    start = max(pobjs, default=offer.i)  # the employer's head word ends its name
+    fragment: list[Token] = []
+    for tok in [*doc[start + 1 : sent.end], None]:
+        if tok is not None and tok.text not in {",", ":", ";", "-", "–", "(", ")", "|", "."}:
+            fragment.append(tok)
+            continue
+        if fragment and not _offer_term(fragment, ctx):
+            return
+        fragment = []
+
+
+def _offer_term(words: list[Token], ctx: _Ctx) -> bool:
+    """One listed term of an offer: its pay or its title; False when it is neither."""
+    for tok in words:
+        amount = ctx.ents.get(tok.i) is not None or MONEY_SHORT.match(tok.text)
+        money = _money_value(tok, ctx) if amount else None
+        if money and _big_enough(money):
+            _emit(ctx, ctx.me, OFFERED_PAY, money, 0.5, obj_tok=None)
+            return True
+    words = [t for t in words if t.dep_ != "det"]
+    titled = 0 < len(words) <= 6 and _is_title_word(words[-1])
+    if titled and all(t.pos_ in {"NOUN", "PROPN", "ADJ", "NUM"} or t.text == "-" for t in words):
+        _emit(ctx, ctx.me, OFFERED_ROLE, _drop_new(" ".join(t.text for t in words)), 0.5, obj_tok=None)
+        return True
+    return False
+
+
+def _offer_verb(verb: Token, ctx: _Ctx) -> None:
+    jobs = [c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in JOB_NOUNS - {"offer"}]
+    if not jobs:
+        return
+    owners: list[str | None]
+    if any(c.dep_ == "nsubjpass" for c in verb.children):  # "Paul's been offered a job with X"
+        owners = list(_subjects(verb, ctx))
+        orgs = [o for j in jobs for o in _orgs_of(j, {"with", "at", "from", "by"}, ctx)]
+    else:  # "Helix Robotics offered me a job"
+        owners = [_resolve_subject(c, ctx) for c in verb.children if c.dep_ == "dative"]
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        named = _name_of(subj, ctx) if subj is not None and subj.pos_ == "PROPN" else None
+        orgs = [named] if named else []
+    for owner in (o for o in owners if o):
+        for org in orgs:
+            _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")
+        for title in (t for t in map(_offered_title, jobs) if t and orgs):
+            _emit(ctx, owner, OFFERED_ROLE, title, 0.5, obj_tok=None)
+
+
+def _offered_title(job: Token) -> str | None:
+    """'the Pharmacy Clinical Coordinator position', 'a senior engineer role' -> the title before the
+    job noun (its compound and adjective words), or None ('the job', 'a great job')."""
+    words = [c for c in job.children if c.dep_ in {"compound", "amod"} and c.i < job.i]
+    if not words or job.lemma_.lower() not in {"position", "role", "job", "post"}:
+        return None
+    start = min(t.i for w in words for t in w.subtree)  # "Pharmacy Clinical Coordinator": the chain
+    span = job.doc[start : job.i]
+    titled = any(_is_title_word(t) for t in span)
+    if not titled or any(t.lower_ in EVALUATIVE for t in span):
+        return None  # "a great job", "the full-time one": no title
+    return _drop_new(span.text)
+
+
+def _accepted(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I accepted it', 'I took the job', 'he took the Council one', 'he said yes to airbus' with no
+    employer the rules could read: an ACCEPTED_OFFER of the name given (or "offer"), which the store
+    turns into works-at the offer's organisation, or drops when the subject has no such offer."""
+    if ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    lemma = verb.lemma_
+    said_yes = lemma == "say" and any(c.lower_ == "yes" for c in verb.children)
+    if said_yes:
+        objs = [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
+        if not objs and _about_a_job(verb.doc):  # "... I said yes!! start date is May 13"
+            _emit(ctx, subject, ACCEPTED_OFFER, "offer", 0.55, obj_tok=None)
+            return True
+    elif lemma in {"accept", "take"}:
+        objs = [c for c in verb.children if c.dep_ == "dobj"]
+        bare = not objs and not any(c.dep_ in {"prep", "ccomp", "xcomp"} for c in verb.children)
+        if lemma == "accept" and bare:
+            _emit(ctx, subject, ACCEPTED_OFFER, "offer", 0.55, obj_tok=None)  # "I accepted, and I start..."
+            return True
+    else:
+        return False
+    for obj in objs:
+        ent = ctx.ents.get(obj.i)
+        if ent is not None and ent.label_ in {"PERSON", "DATE", "TIME", "GPE", "MONEY"}:
+            continue
+        if obj.lemma_.lower() in JOB_NOUNS or obj.lower_ == "one" or (obj.lower_ == "it" and lemma != "take"):
+            name = next(
+                (_name_of(c, ctx) for c in obj.children if c.dep_ == "compound" and c.pos_ == "PROPN"), None
+            )
+        elif obj.pos_ == "PROPN":
+            name = _name_of(obj, ctx)
+        else:
+            continue
+        _emit(ctx, subject, ACCEPTED_OFFER, name or "offer", 0.55, obj_tok=None)
+        return True
+    return False
+
+
+def _about_a_job(doc: Doc) -> bool:
+    """A message that speaks of a job's terms (an offer, a salary, a start date, an amount): a bare
+    'I said yes' in it answers the job, not a proposal."""
+    words = {"offer", "job", "role", "position", "salary", "contract", "start"}
+    return any(t.lemma_.lower() in words or t.ent_type_ == "MONEY" for t in doc)
+
+
+def _laid_off(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I was laid off from Northwind', 'Tom got fired from the bank': the job ended (worked-at, an
+    ending)."""
+    laid_off = verb.lemma_ == "lay" and any(c.dep_ == "prt" and c.lower_ == "off" for c in verb.children)
+    redundant = [c for c in verb.children if c.dep_ in {"oprd", "acomp"} and c.lower_ == "redundant"]
+    made_redundant = verb.lemma_ == "make" and bool(redundant)  # "I've been made redundant from Arcadia"
+    ended = laid_off or made_redundant or verb.lemma_ in {"fire", "sack"}
+    done = _is_past(verb) or any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children)  # "I've been"
+    if not ended or _is_irrealis(verb) or not done:
+        return False
+    preps = [prep for h in [verb, *redundant] for prep in _preps(h, h, {"from", "at", "by"})]
+    names = [
+        name
+        for pobj in (p for prep in preps for p in _pobjs(prep))
+        if (name := _name_of(pobj, ctx, with_of=True)) and _employer_named(pobj, name, ctx)
+    ]
+    for name in names:
+        _emit(ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
+    return bool(names)
+
+
+def _made_me_redundant(verb: Token, ctx: _Ctx) -> None:
+    """'They made me redundant at Wilko' -> worked-at Wilko, an ending: whoever 'they' are, the job
+    was mine (the passive 'I was made redundant' is _laid_off's)."""
+    if verb.lemma_ != "make" or ctx.message.role != "user" or _is_irrealis(verb) or not _is_past(verb):
+        return
+    for red in (c for c in verb.children if c.lower_ == "redundant"):
+        if not any(c.lower_ == "me" for c in [*verb.children, *red.children]):
+            continue
+        preps = [prep for h in (verb, red) for prep in _preps(h, h, {"from", "at", "by"})]
+        for pobj in (p for prep in preps for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx, with_of=True)
+            if name and _employer_named(pobj, name, ctx):
+                _emit(ctx, ctx.me, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)

@@ -1,0 +1,307 @@
+"""One sentence's facts: its clauses first, then the sweeps that read the sentence whole
+(relations, homes, ages, pay, chat lines, pets and cars).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from spacy.tokens import Span
+
+from knowledge_engine.extract import still_at
+from knowledge_engine.extract.dependency.belongings import (
+    _cars_named,
+    _pet_called,
+    _pet_named,
+    _pets_by_breed,
+    _pets_named,
+)
+from knowledge_engine.extract.dependency.clauses import _clause_facts, _clause_roots, _clauses
+from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.family import (
+    _FIRST_SPANS,
+    _adjacent_relation,
+    _age_facts,
+    _boss_opening,
+    _bracketed_age,
+    _called_relation,
+    _child_by_rank,
+    _child_of_childcare,
+    _compound_relation,
+    _first_day,
+    _lowercase_relation,
+    _workplace_of_relation,
+)
+from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _used_to
+from knowledge_engine.extract.dependency.health import _condition_news, _possessed_condition
+from knowledge_engine.extract.dependency.homes import (
+    _districts,
+    _home_city,
+    _home_it,
+    _home_of_mine,
+    _moved_here,
+    _place_named,
+    _since_moving,
+    _the_move,
+)
+from knowledge_engine.extract.dependency.lines import (
+    _bracketed_title,
+    _i_am_title,
+    _job_fragment,
+    _moved_to,
+    _name_run,
+    _rent_line,
+    _title_line,
+    _workplace_line,
+)
+from knowledge_engine.extract.dependency.money import (
+    _monthly_rent,
+    _pay_arrow,
+    _pay_facts,
+    _pay_marked,
+    _pay_starts_at,
+    _rent_in,
+    _salary_change,
+    _start_pay,
+)
+from knowledge_engine.extract.dependency.names import (
+    _bare_name,
+    _conjuncts,
+    _employer_named,
+    _kin_or_pet_key,
+    _lowercase_name_run,
+    _name_of,
+    _possessive_relation,
+)
+from knowledge_engine.extract.dependency.nouns import (
+    _amount,
+    _big_enough,
+    _is_date,
+    _is_job,
+    _is_kin,
+    _money_value,
+    _relation_predicate,
+)
+from knowledge_engine.extract.dependency.offers import _made_me_redundant, _offers
+from knowledge_engine.extract.dependency.work import (
+    _employer_of_role,
+    _firm_called_job,
+    _in_an_org,
+    _job_of_mine,
+    _last_day,
+    _promoted_me,
+    _role_as_mine,
+    _workplace_pred,
+    _years_at,
+)
+from knowledge_engine.extract.lexicon import (
+    CHILDCARE_NOUNS,
+    CONDITIONS,
+    FRAGMENT_GLUE,
+    FRAGMENT_IRREALIS,
+    FRAGMENT_JOB_KEYS,
+    FRAGMENT_LEADS,
+    FRAGMENT_OWNERS,
+    FRAGMENT_ROLE_KEYS,
+    PAY_WORDS,
+    PET_NOUNS,
+    SALARY_NOUNS,
+    VISIT_WORDS,
+    WORK_NOUNS,
+)
+
+
+def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
+    """The facts of one sentence, appended to ctx.out."""
+    _relation_sweep(sent, ctx)  # "my husband Tom" holds in a question or a plan too
+    _districts(sent, ctx)  # "Kreuzberg is a lively area": geography, whoever says it
+    _pets_named(sent, ctx)
+    if _is_question(sent):
+        if ctx.message.role == "user":
+            _the_move(sent, ctx, own_only=True)  # "Any tips for our move to Bristol?": asked about
+        return
+    _age_facts(sent, ctx)
+    if ctx.message.role == "user":
+        for part in _form_parts(sent):
+            _fragments(part, ctx)
+    for verb in sent:
+        _pay_facts(verb, ctx)
+        _salary_change(verb, ctx)
+        if verb.lemma_ == "start" and ctx.message.role == "user":
+            _pay_starts_at(verb, ctx)
+        _promoted_me(verb, ctx)  # "They promoted me to X": whoever "they" are, the title is mine
+        _made_me_redundant(verb, ctx)
+    if ctx.message.role == "user":
+        _monthly_rent(sent, ctx)
+        _pay_marked(sent, ctx)
+        _last_day(sent, ctx)
+        _firm_called_job(sent, ctx)
+        _since_moving(sent, ctx)
+        _the_move(sent, ctx)
+        _moved_here(sent, ctx)
+        _rent_in(sent, ctx)
+        _offers(sent, ctx)
+        _home_it(sent, ctx)
+        _still_at(sent, ctx)
+        _condition_news(sent, ctx)
+        _pay_arrow(sent, ctx)
+    before = len(ctx.out)
+    for root in (t for t in sent if t.dep_ == "ROOT"):
+        for clause_root in _clause_roots(root):
+            for head, subjects, past in _clauses(clause_root, ctx):
+                ctx.ending = head.i in ctx.ended or _used_to(head)
+                _clause_facts(head, subjects, past, ctx)
+            ctx.ending = False
+    if ctx.message.role == "user" and not any(f.predicate == "has-role" for f in ctx.out[before:]):
+        _i_am_title(sent, ctx)
+    if ctx.message.role == "user":
+        _cars_named(sent, ctx)
+        _pets_by_breed(before, ctx)
+        _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
+        _in_an_org(sent, before, ctx)
+        _job_of_mine(sent, before, ctx)
+        _start_pay(sent, before, ctx)
+        _years_at(sent, before, ctx)
+        _role_as_mine(sent, before, ctx)
+        _employer_of_role(sent, before, ctx)
+        _home_city(sent, before, ctx)
+
+
+def _fragments(sent: Span, ctx: _Ctx) -> None:
+    """Chat lines without a verb, the speaker's: 'salary 54k now', 'rent: 1200/month', 'new job:
+    Acme', 'Current job: barista at Grindhouse', 'new role - senior buyer at X', and after a move
+    with no place ('we moved!!'): 'now in Leeds', 'hamburg altona.'.
+
+    Only a line that opens with the key word (after 'update:', 'my', 'new', ...) and has no
+    conditional, modal or question in it; the value must follow the key at once."""
+    words = [t for t in sent if not t.is_space]
+    if any(t.lower_ in FRAGMENT_IRREALIS for t in words) or sent.text.rstrip().endswith("?"):
+        return
+    i = 0
+    while i < len(words) and (words[i].is_punct or words[i].lower_ in FRAGMENT_LEADS):
+        i += 1
+    moved, ctx.moved = ctx.moved, None
+    if moved is not None:
+        _moved_to(words[i:], moved, ctx)
+    titled, ctx.titled = ctx.titled, False
+    verbs = [t for t in words if t.pos_ in {"VERB", "AUX"}]
+    # "Teaching assistant now.": a title opening with an -ing word the model makes the line's verb
+    ing = bool(verbs) and verbs == words[i : i + 1] and verbs[0].tag_ == "VBG"
+    ing_title = ing and i + 1 < len(words) and _is_job(words[i + 1])
+    if not verbs or ing_title:
+        if titled:
+            _workplace_line(words[i:], ctx)
+        _title_line(words[i:], ctx)
+        _rent_line(words[i:], ctx)
+    _bracketed_title(words, ctx)
+    while i < len(words) and words[i].lower_ in FRAGMENT_OWNERS:
+        i += 1
+    if i + 2 < len(words) and words[i].pos_ == "NOUN" and _is_manager_noun(words[i + 1]):
+        i += 1  # "new ward manager: ..."
+    if i + 1 >= len(words):
+        return
+    key = words[i].lower_
+    if key == "base" and words[i + 1].lower_ in SALARY_NOUNS:
+        i += 1
+    if key == "job" and words[i + 1].lower_ == "title":
+        key, i = "title", i + 1
+    j = i + 1
+    while j < len(words) and (words[j].lower_ in FRAGMENT_GLUE or words[j].text in {":", "-", "–", "—", "="}):
+        j += 1
+    if j >= len(words) or (j == i + 1 and key in FRAGMENT_JOB_KEYS and words[j].pos_ == "VERB"):
+        return
+    if key in PAY_WORDS:
+        value = _money_value(words[j], ctx) or _amount(words[j])
+        if value and _big_enough(value):
+            pred = "has-rent" if key in {"rent", "mortgage"} else "has-salary"
+            _emit(ctx, ctx.me, pred, value, 0.55, obj_tok=None)
+    elif key in FRAGMENT_JOB_KEYS or key in FRAGMENT_ROLE_KEYS:
+        _job_fragment(words[j:], key in FRAGMENT_ROLE_KEYS, ctx)
+    elif _is_manager_noun(words[i]) and j > i + 1 and words[i + 1].lower_ != "of":  # not "manager of Arsenal"
+        # "new manager: kavya reddy", "boss - Dana Ortiz"
+        name = _name_run(words[j:]) or _lowercase_name_run(words[j])
+        if name:
+            _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+    elif j > i + 1 and words[j - 1].text in {":", "-", "–", "—"} and _kin_or_pet_key(words[i]):
+        name = _name_run(words[j:])  # "Wife: Ingrid.", "Cat: Nori. Vet Tues.", "son - Leo"
+        if name:
+            _emit(ctx, ctx.me, _relation_predicate(words[i]), name, 0.55, obj_tok=None)
+
+
+_TRAVEL = frozenset(
+    {"fly", "flight", "trip", "holiday", "vacation", "hotel", "conference", "airport", "visit"}
+)
+
+
+def _still_at(sent: Span, ctx: _Ctx) -> None:
+    """'Nope, still at Sainsbury's', 'In Leeds now' (extract/still_at.py): the speaker's employer
+    after "at" (a name that can be one), home after "in" (a place)."""
+    if any(t.lower_ in FRAGMENT_IRREALIS or t.lower_ in VISIT_WORDS or t.lemma_ in _TRAVEL for t in sent):
+        return  # "In London now, flying back Monday": a trip
+    for prep, tok in still_at.state_places(sent):
+        name = _name_of(tok, ctx, with_of=True)
+        if not name or _is_date(tok, ctx):
+            continue
+        if prep == "at" and _employer_named(tok, name, ctx):
+            _emit(ctx, ctx.me, _workplace_pred(name, False), name, 0.5, obj_tok=None, obj_type="organization")
+        elif prep == "in" and _place_named(tok, name, ctx):
+            _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
+
+
+def _form_parts(sent: Span) -> list[Span]:
+    """A line of "key: value" pairs parted by semicolons ("occupation: civil engineer; employer:
+    Larsen & Toubro; spouse: Meenal"), each read as a line of its own."""
+    cuts = [t.i for t in sent if t.text == ";"]
+    if not cuts:
+        return [sent]
+    bounds = [sent.start - 1, *cuts, sent.end]
+    return [sent.doc[a + 1 : b] for a, b in itertools.pairwise(bounds) if b > a + 1]
+
+
+def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
+    """Relations named in passing, wherever they sit in the parse.
+
+    "my husband Tom and our son Leo, he's four" hangs the nouns anywhere (subject, object,
+    fragment); the appositive itself states the relation, so every possessed relation noun with
+    a name in apposition counts: "my husband Tom", "Carlos, my dad", "my new boss, Priya".
+    """
+    user = ctx.message.role == "user"
+    for tok in sent:
+        if tok.pos_ == "NOUN" and tok.lemma_.lower() in WORK_NOUNS:
+            _workplace_of_relation(tok, ctx)
+        if user and tok.lemma_ in _FIRST_SPANS:
+            _first_day(tok, ctx)
+        _child_by_rank(tok, ctx)
+        if tok.lemma_ in {"call", "name"} and any(c.dep_ == "auxpass" for c in tok.children):
+            _called_relation(tok, ctx)
+        if ctx.message.role == "user" and tok.lemma_ in {"call", "name"} and tok.tag_ == "VBD":
+            _pet_named(tok, ctx)
+        if tok.pos_ == "NOUN" and tok.lemma_.lower() in PET_NOUNS and ctx.message.role == "user":
+            _pet_called(tok, ctx)
+        if tok.pos_ == "PROPN":
+            _bracketed_age(tok, ctx)
+        if tok.pos_ == "PROPN":
+            _compound_relation(tok, ctx)
+        if tok.pos_ in {"NOUN", "ADJ"} and (_is_kin(tok) or _is_manager_noun(tok)):
+            _lowercase_relation(tok, ctx)
+        if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
+            _adjacent_relation(tok, ctx)
+        if user and tok.pos_ == "NOUN":
+            lemma = tok.lemma_.lower()
+            if lemma in CONDITIONS or tok.lower_ in CONDITIONS:  # the lemmatizer makes "diabete"
+                _possessed_condition(tok, ctx)
+            elif lemma in CHILDCARE_NOUNS:
+                _child_of_childcare(tok, ctx)
+        if tok.pos_ == "NOUN" and user:
+            _boss_opening(tok, ctx)
+        if tok.pos_ != "NOUN" or not any(c.dep_ == "poss" for c in tok.children):
+            continue
+        for appos in (c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
+            for name_tok in [appos, *(t for t in _conjuncts(appos) if t.pos_ == "PROPN" and _bare_name(t))]:
+                name = _name_of(name_tok, ctx, person=True)
+                if name:
+                    _possessive_relation(tok, name, ctx)
+        if tok.dep_ == "appos" and tok.head.pos_ == "PROPN":  # "Carlos, my dad, ..."
+            name = _name_of(tok.head, ctx, person=True)
+            if name:
+                _possessive_relation(tok, name, ctx)

@@ -1,0 +1,909 @@
+"""Work: employers, roles and titles, jobs started, left or ended, promotions and years at a place."""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Span, Token
+
+from knowledge_engine.extract import places
+from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.family import _manages_me, _school_changed
+from knowledge_engine.extract.dependency.grammar import (
+    _intensified,
+    _is_be,
+    _is_irrealis,
+    _is_past,
+    _is_school,
+    _negated,
+    _perfect,
+    _pobjs,
+)
+from knowledge_engine.extract.dependency.homes import _stayed, _visit_words
+from knowledge_engine.extract.dependency.names import (
+    _by_me,
+    _called_name,
+    _cased_entity,
+    _employer_named,
+    _name_of,
+    _named_subject,
+    _object_phrase,
+    _of_object,
+    _owner,
+    _speakers_clause,
+)
+from knowledge_engine.extract.dependency.nouns import (
+    _firm_like,
+    _is_date,
+    _is_job,
+    _is_org,
+    _is_title,
+    _is_title_word,
+    _label,
+    _money_value,
+    _org_owner,
+    _preps,
+    _proper_lower,
+    _relation_predicate,
+)
+from knowledge_engine.extract.lexicon import (
+    APPROXIMATORS,
+    CAREER_VERBS,
+    DEGREE_NOUNS,
+    EVALUATIVE,
+    FIRM_NOUNS,
+    HOLIDAYS,
+    HOME_NOUNS,
+    JOB_END_VERBS,
+    JOB_GET_VERBS,
+    JOB_NOUNS,
+    LEAD_WORDS,
+    OWN_JOB_NOUNS,
+    PAST_JOB_MODS,
+    SCHOOL_WORDS,
+    SHIFT_NOUNS,
+    SKIP_ENT_LABELS,
+    START_VERBS,
+    STUDENT_NOUNS,
+    TRAINEESHIPS,
+    UNREAL_JOB_MODS,
+    WORK_FIELDS,
+    WORK_FOR_VERBS,
+    WORK_PREDICATES,
+)
+from knowledge_engine.extract.truecase import names as first_names
+
+_TEACHING = frozenset({"teach", "taught", "teacher", "work", "job", "staff", "employ", "hire", "coach"})
+
+
+def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'My new job at Atlassian starts Monday', 'my job at Lidl is boring', "Dan's job with the NHS"
+    -> the owner works-at the employer, whatever the sentence says of the job; 'my old job at X'
+    -> worked-at. A clause rule that read the employer already wins; a dream job is no job."""
+    seen = {f.object.lower() for f in ctx.out[before:] if f.predicate in WORK_PREDICATES}
+    for job in (t for t in sent if t.pos_ == "NOUN" and t.lemma_.lower() in OWN_JOB_NOUNS):
+        poss = next((c for c in job.children if c.dep_ == "poss"), None)
+        mods = {c.lower_ for c in job.children if c.dep_ == "amod"}
+        lost = _negated(job.head) and job.head.lemma_ in {"have", "get", "keep"}  # "don't have my job at X"
+        if poss is None or mods & UNREAL_JOB_MODS or _supposed(job.head) or lost:
+            continue
+        owner = _owner(poss, ctx, job) or _named_subject(poss, job, ctx)
+        verb = job.head if job.dep_ == "dobj" else job  # "enjoying my job at Lidl": 'at' on the verb
+        above = next((a for a in job.ancestors if a.pos_ == "VERB"), None) if job.dep_ == "pobj" else None
+        if above is not None:
+            verb = above  # "commuting back to her job at the Guardian": 'at' on the verb too
+        for pobj in (p for prep in _preps(job, verb, {"at", "with"}) for p in _employers(prep, ctx)):
+            if _is_date(pobj, ctx) or pobj.lower_ in HOLIDAYS:
+                continue  # "my job at Christmas is carving the turkey": a time, not a place
+            name = _name_of(pobj, ctx, with_of=True) or _cased_entity(pobj, ctx)
+            if not owner or not name or name.lower() in seen:
+                continue
+            ending = job.dep_ == "nsubj" and job.head.lemma_ in JOB_END_VERBS  # "my job at Boots ended"
+            ended = ending and _is_past(job.head)
+            if ending and not ended:
+                continue  # "my job at Boots ends in May": held until then
+            past = ended or bool(mods & PAST_JOB_MODS)
+            pred = _workplace_pred(name, past)
+            _emit(ctx, owner, pred, name, 0.55, obj_tok=None, obj_type="organization", ends=ended)
+            seen.add(name.lower())
+
+
+def _employers(prep: Token, ctx: _Ctx) -> list[Token]:
+    """The objects of 'at'/'with', or the organisation right after it that the parse hung elsewhere
+    ('My new job at Atlassian starts Monday': 'Atlassian' parsed as an adjective of 'starts'; the
+    small model types shops and firms as anything, so any name counts)."""
+    pobjs = [p for p in _pobjs(prep) if p.pos_ == "PROPN" or p.i in ctx.ents]
+    ent = ctx.ents.get(prep.i + 1)
+    if pobjs or ent is None or ent.label_ in SKIP_ENT_LABELS | {"PERSON"} or ent.start != prep.i + 1:
+        return pobjs  # "my role at Sarah's wedding": a person's event, no employer
+    return [ent.root] if ent.root.dep_ != "poss" else []
+
+
+def _supposed(verb: Token) -> bool:
+    """A modal, hedged or conditional clause; a negated one still speaks of a job held ("I don't like
+    my job at Aldi")."""
+    return _is_irrealis(verb) and not _negated(verb)
+
+
+def _years_at(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'I spent five years at the BBC', 'I left teaching after ten years at Kingsway High' -> the
+    speaker worked there (works-at when the clause is not past: "I've got ten years at Tesco")."""
+    seen = {f.object.lower() for f in ctx.out[before:] if f.predicate in WORK_PREDICATES}
+    for span in (t for t in sent if t.lemma_.lower() in {"year", "month"} and _counted(t)):
+        verb = next((a for a in span.ancestors if a.pos_ in {"VERB", "AUX"}), None)
+        if verb is None or _supposed(verb) or not _by_me(verb, ctx):
+            continue
+        heads = [span, verb] if verb.lemma_ == "spend" else [span]  # "spent five years at the BBC"
+        work = any(t.lemma_.lower() in _TEACHING for t in sent)  # "left teaching after ten years at X"
+        for pobj in (p for h in heads for prep in _preps(h, h, {"at"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx, with_of=True)
+            if name and name.lower() not in seen and _employer_named(pobj, name, ctx):
+                past = _is_past(verb)
+                pred = ("worked-at" if past else "works-at") if work else _workplace_pred(name, past)
+                _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
+                seen.add(name.lower())
+
+
+def _employer_of_role(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'a position as practice manager at Elm Tree Surgery', 'on nights as a care assistant at Sunrise
+    Care Home' -> works-at: the named organisation "at" the title of a role this sentence gave the
+    speaker (worked-at for a role held once). An employer the sentence named already wins."""
+    roles = {
+        f.object.lower(): f.predicate == "worked-as"
+        for f in ctx.out[before:]
+        if f.subject == ctx.me and f.predicate in {"has-role", "worked-as"}
+    }
+    seen = {f.object.lower() for f in ctx.out[before:] if f.predicate in WORK_PREDICATES}
+    if not roles or seen:
+        return
+    for title in (t for t in sent if t.pos_ in {"NOUN", "PROPN"} and _is_title_word(t)):
+        past = next((p for r, p in roles.items() if title.lower_ in r.split()), None)
+        verb = next((a for a in title.ancestors if a.pos_ in {"VERB", "AUX"}), None)
+        if past is None or verb is None or not _speakers_clause(verb, ctx):
+            continue  # "my sister is a nurse at X": not the speaker's nursing
+        for pobj in (p for prep in _preps(title, title, {"at"}) for p in _employers(prep, ctx)):
+            name = _name_of(pobj, ctx, with_of=True)
+            if name and _employer_named(pobj, name, ctx) and not _is_date(pobj, ctx):
+                pred = "worked-at" if past else "works-at"  # a role at a school is a job there
+                _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
+                return
+
+
+# Verbs whose "as a ..." is no job: "I treat it as a job", "went as a pirate", "I see myself as a leader"
+_NOT_ROLE_AS = frozenset(
+    {"treat", "see", "regard", "view", "consider", "describe", "dress", "go", "come", "count", "know", "use",
+     "think", "feel", "like", "love", "hate", "act", "pose", "volunteer", "cast", "play", "introduce"}
+)  # fmt: skip
+
+
+def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'make about $54,000 as a dental hygienist', 'where I serve as a delivery manager', 'As a nurse,
+    I find this hard', 'do shifts at X as a healthcare assistant' -> the speaker's role: an occupation
+    after "as" in a clause of the speaker's, whatever its verb (the clause rules read it only beside
+    a work verb). A reading the sentence already gave wins ("trains-as", "qualified-as"); a past
+    clause gives worked-as."""
+    said = {
+        f.object.lower() for f in ctx.out[before:] if f.predicate == "has-role" or f.predicate.endswith("-as")
+    }
+    for prep in (t for t in sent if t.lower_ == "as" and t.dep_ == "prep"):
+        verb = next((a for a in [prep.head, *prep.head.ancestors] if a.pos_ in {"VERB", "AUX"}), None)
+        if verb is None or verb.lemma_ in _NOT_ROLE_AS or _supposed(verb) or _negated(verb):
+            continue
+        if not _speakers_clause(verb, ctx):
+            continue
+        for pobj in (p for p in _pobjs(prep) if p.pos_ in {"NOUN", "PROPN"} and _is_title_word(p)):
+            role = _object_phrase(pobj, ctx, with_of=True)
+            if role and role.lower() not in said:
+                past = _is_past(verb) and not any(c.lower_ in {"now", "still"} for c in verb.children)
+                _emit(ctx, ctx.me, "worked-as" if past else "has-role", _drop_new(role), 0.5, obj_tok=None)
+                said.add(role.lower())
+
+
+def _counted(noun: Token) -> bool:
+    return any(c.dep_ == "nummod" for c in noun.children)
+
+
+def _start_role(tail: list[Token], before: int, ctx: _Ctx) -> bool:
+    """'started at accenture last week, analyst role': a title listed after the new job."""
+    if any(f.predicate == "has-role" for f in ctx.out[before:]):
+        return False
+    words = [t for t in tail if t.dep_ != "det"]
+    if words and words[-1].lower_ in {"role", "position", "post", "job"}:
+        words = words[:-1]
+    titled = 0 < len(words) <= 4 and _is_title_word(words[-1])
+    if not titled or not all(t.pos_ in {"NOUN", "PROPN", "ADJ"} for t in words):
+        return False
+    _emit(ctx, ctx.me, "has-role", _drop_new(" ".join(t.text for t in words)), 0.5, obj_tok=None)
+    return True
+
+
+def _in_an_org(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'He is in SBI', 'now I am in PhysicsWallah as academic counsellor' (Indian English: "in" a firm
+    is working there): a person's is-in an organisation the model tagged one, no place the gazetteer
+    knows, is works-at. The speaker's own only with a role said ("as ..."): "I'm in Tesco" is the shop."""
+    orgs = {
+        e.text for e in ctx.ents.values() if e.label_ == "ORG" and e.start >= sent.start and e.end <= sent.end
+    }
+    with_role = any(t.lower_ == "as" for t in sent)
+    for k in range(before, len(ctx.out)):
+        fact = ctx.out[k]
+        if (
+            fact.predicate != "is-in"
+            or fact.object not in orgs
+            or fact.subject_type in {"location", "organization"}
+        ):
+            continue
+        if places.fold(fact.object) in places.places() or (fact.subject == ctx.me and not with_role):
+            continue
+        ctx.out[k] = fact.model_copy(
+            update={"predicate": "works-at", "object_type": "organization", "object_type_implied": True}
+        )
+
+
+def _last_day(sent: Span, ctx: _Ctx) -> None:
+    """'My last day at Northwind was October 9', 'Friday was Tom's last day at the bank': the job
+    ended (worked-at, an ending; the sentence's date becomes its `valid_at`). Only in the past:
+    'my last day is Friday' is a plan."""
+    for day in (t for t in sent if t.lemma_ == "day" and any(c.lower_ == "last" for c in t.children)):
+        be = day.head
+        was = day.dep_ in {"nsubj", "attr"} and be.lemma_ == "be" and be.tag_ == "VBD"
+        had = day.dep_ == "dobj" and be.lemma_ == "have" and (be.tag_ == "VBD" or _perfect(be))
+        if not (was or had) or (had and not _by_me(be, ctx)):  # "Just had my last day at Boots"
+            continue
+        owner_tok = next((c for c in day.children if c.dep_ == "poss"), None)
+        owner = _owner(owner_tok, ctx, day) if owner_tok is not None else None
+        for pobj in (p for prep in _preps(day, be, {"at", "with"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx, with_of=True)
+            if owner and name:
+                _emit(ctx, owner, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
+
+
+def _became(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'Sarah became my boss in May', 'Dave took over as my manager' -> the owner's relation to the
+    subject, as 'Sarah is my boss' says it."""
+    if _is_irrealis(verb):
+        return False
+    if verb.lemma_ == "become":
+        nouns = [c for c in verb.children if c.dep_ == "attr"]
+        for title in (n for n in nouns if not any(c.dep_ == "poss" for c in n.children)):
+            _attr_fact(title, subject, "is", False, ctx)  # "I've just become team lead at Ocado": now is
+    elif verb.lemma_ == "take" and any(c.dep_ == "prt" and c.lower_ == "over" for c in verb.children):
+        nouns = [p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)]
+    else:
+        return False
+    found = False
+    for noun in nouns:
+        poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+        owner = _owner(poss, ctx, noun) if poss is not None else None
+        if owner and owner != subject and noun.pos_ == "NOUN":
+            _emit(ctx, owner, _relation_predicate(noun), subject, 0.6, obj_tok=None, obj_type="person")
+            found = True
+    return found
+
+
+def _promoted_infinitive(verb: Token, subject: str, ctx: _Ctx) -> None:
+    """'promoted to team lead' parses 'lead' as a verb after infinitive 'to': read it as the title."""
+    for xcomp in (c for c in verb.children if c.dep_ == "xcomp"):
+        to = next((c for c in xcomp.children if c.dep_ == "aux" and c.lower_ == "to"), None)
+        words = list(xcomp.doc[to.i + 1 : xcomp.right_edge.i + 1]) if to is not None else []
+        while words and words[-1].is_punct:
+            words.pop()
+        if 0 < len(words) <= 4 and all(w.pos_ in {"NOUN", "PROPN", "ADJ", "VERB"} for w in words):
+            _emit(ctx, subject, "has-role", " ".join(w.text for w in words), 0.55, obj_tok=None)
+
+
+def _works_for(tok: Token, prep: str, ent: Span | None, ctx: _Ctx) -> bool:
+    """'I work in Google' (a company, not a field), 'been working with Wipro for six years': an
+    organisation by the model's tag; after "with" (or an untagged one after "in") also a name that is
+    no person's first name and no place (the model tags "Wipro" a person), not "with Tom"."""
+    name = _name_of(tok, ctx) or ""
+    if name.lower() in WORK_FIELDS:
+        return False  # "I work in Finance": a field, not a firm
+    if ent is not None and ent.label_ == "ORG":
+        return prep in {"in", "with"}
+    # "I was working in Mindtree": after "in" only a name the model left untagged ("in Shoreditch"
+    # is tagged a place, as a town the gazetteer lacks would be)
+    after_in = prep == "in" and ent is None
+    if not (prep == "with" or after_in) or tok.pos_ != "PROPN":
+        return False
+    if ent is not None and ent.label_ in {"GPE", "LOC", "NORP"}:
+        return False
+    words = name.lower().split()
+    return bool(words) and words[0] not in first_names() and places.fold(name) not in places.places()
+
+
+def _left_for(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
+    """'Left Nationwide for Santander', 'left mcdonalds last week now at costa': the second
+    organisation is the new job (both organisations: "left London for Paris" is a move)."""
+    new = [p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)]
+    new += [  # "now at X" hung on the leaving
+        p
+        for prep in _preps(verb, verb, {"at"})
+        if prep.i > 0 and prep.doc[prep.i - 1].lower_ == "now"
+        for p in _pobjs(prep)
+    ]
+    olds = [d for d in dobjs if d.pos_ == "PROPN"]
+    if not new or not olds or not all(_firm_like(t, ctx) for t in olds) or _is_irrealis(verb):
+        return False
+    names = [n for n in (_name_of(t, ctx) for t in new if _firm_like(t, ctx, placed=False)) if n]
+    for name in names:  # (placed=False: Santander is a city too)
+        _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+    for old in (n for n in (_name_of(t, ctx) for t in olds) if n and names):
+        _emit(ctx, subject, "worked-at", old, 0.6, obj_tok=None, obj_type="organization", ends=True)
+    return bool(names)
+
+
+def _firm_called_job(sent: Span, ctx: _Ctx) -> None:
+    """'I'm a receptionist at a dental practice called Bright Smiles', 'I do admin for a law firm
+    called Harper Lowe' -> works-at: a firm named where the speaker's role or work is (the model
+    calls such a name a person). A copula's own 'at a company called X' is _at_firm_called's, and
+    'I work for a startup called X' the verb's own."""
+    for firm in (t for t in sent if t.lemma_.lower() in FIRM_NOUNS and t.dep_ == "pobj"):
+        prep, name = firm.head, _called_name(firm, ctx)
+        if name is None or prep.lower_ not in {"at", "for"}:
+            continue
+        head = prep.head
+        role = head.dep_ == "attr" and _is_be(head.head)  # "I'm a receptionist at ..."
+        verb = head.head if role else head
+        if not (role or verb.lemma_ == "do") or not _by_me(verb, ctx) or _is_irrealis(verb):
+            continue
+        if any(c.dep_ in {"nsubj", "nsubjpass"} for c in verb.children):  # a subject, and it is me
+            past = verb.tag_ == "VBD"
+            pred = "worked-at" if past else "works-at"
+            _emit(ctx, ctx.me, pred, name, 0.55, obj_tok=None, obj_type="organization")
+
+
+def _at_firm_called(prep: Token, pobj: Token, subject: str, be: str, ctx: _Ctx) -> bool:
+    """ "I'm in sales, at a software company called Brightwave" -> works-at Brightwave."""
+    if prep.lower_ != "at" or pobj.lemma_.lower() not in FIRM_NOUNS:
+        return False
+    name = _called_name(pobj, ctx)
+    if name:
+        pred = "works-at" if be == "is" else "worked-at"
+        _emit(ctx, subject, pred, name, 0.55, obj_tok=None, obj_type="organization")
+    return bool(name)
+
+
+def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
+    """'Tom is at Deloitte now', "I've been at Google for five years", 'she's at Riverside Primary':
+    a person at a named organisation works or studies there, unless the clause says it is a visit
+    ('at Tesco right now', 'at the Hilton tonight')."""
+    ent = ctx.ents.get(pobj.i)
+    if prep.lower_ == "at" and ent is None and pobj.pos_ == "PROPN" and _stayed(prep, pobj):
+        # "She's been at Boots for six years": an untagged name where one has been for years
+        return not _visit_words(prep)
+    if prep.lower_ != "at" or ent is None:
+        return False
+    # "I've been at Nubank for 4 years": years at a name is a job, however the model typed the name
+    if ent.label_ != "ORG" and not (
+        ent.label_ in {"GPE", "PERSON", "NORP", "PRODUCT"} and _stayed(prep, pobj)
+    ):
+        return False
+    return not _visit_words(prep)
+
+
+def _been_with(prep: Token, subject: str, ctx: _Ctx) -> None:
+    """'I've been with Leah for two years' -> has-partner; 'been with Tesco since 2019' -> works-at:
+    a present perfect of duration with a person is a couple, with a firm a job."""
+    verb = prep.head
+    spans = [p for q in _preps(verb, verb, {"for"}) for p in _pobjs(q)]
+    long = any(p.lemma_.lower() in {"year", "month", "decade", "age"} for p in spans) or bool(
+        _preps(verb, verb, {"since"})
+    )  # not "with Tom for the whole afternoon"
+    for pobj in _pobjs(prep):
+        if not long or not _stayed(prep, pobj) or _is_irrealis(verb):
+            continue
+        name = _name_of(pobj, ctx, person=True)
+        ent = ctx.ents.get(pobj.i)
+        tagged = ent is not None and ent.label_ == "PERSON"
+        person = pobj.lower_ in first_names()
+        if tagged and not person:
+            continue  # "been with Arup for five years": the model tags firms a person too; no guess
+        if name and person and subject == ctx.me:
+            _emit(ctx, subject, "has-partner", name, 0.55, obj_tok=None, obj_type="person")
+        elif name and _firm_like(pobj, ctx) and not any(c.lower_ == "we" for c in verb.children):
+            _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")  # not a
+
+
+def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> None:
+    if attr.like_num:
+        return  # "Caleb is 12 and Maddie's 8": ages (_age_facts, extract/kids.py), no relation "has-8"
+    if any(c.dep_ == "poss" for c in attr.children):
+        owner = _owner(next(c for c in attr.children if c.dep_ == "poss"), ctx, attr)
+        if owner and owner != subject:  # "Jordan is my best friend"
+            _emit(ctx, owner, _relation_predicate(attr), subject, 0.6, obj_tok=None, obj_type="person")
+        return
+    lead = _lead_role(attr)
+    if lead is not None:  # "He's a team lead now": the parse splits the title
+        if not past:
+            _emit(ctx, subject, "has-role", lead, 0.6, obj_tok=None)
+        _org_of_role(attr, subject, past, ctx)
+        return
+    if attr.lemma_ == "fan":  # "I'm a huge fan of X" -> likes X
+        inner = _of_object(attr)
+        obj = (_name_of(inner, ctx) or _object_phrase(inner, ctx)) if inner is not None else None
+        if obj and not past:
+            _emit(ctx, subject, "likes", obj, 0.55, obj_tok=inner)
+        return
+    has_det = any(c.dep_ == "det" for c in attr.children)
+    now = any(c.dep_ == "advmod" and c.lower_ == "now" for c in attr.head.children) or any(
+        c.dep_ == "amod" and c.lower_ == "new" for c in attr.children
+    )
+    if (
+        not past
+        and attr.pos_ in {"NOUN", "PROPN"}
+        and (now or not has_det)
+        and (_is_title(attr) or _is_job(attr))
+    ):
+        obj = _object_phrase(attr, ctx, with_of=True, prefer_name=False)
+        if obj:  # "I'm now Head of Design", "I'm now a team lead": the current job title
+            _emit(ctx, subject, "has-role", _drop_new(obj), 0.6, obj_tok=None)
+        _org_of_role(attr, subject, past, ctx)
+        return
+    if attr.pos_ not in {"NOUN", "PROPN"} or (attr.pos_ == "PROPN" and not has_det):
+        return  # "X is Y" identity, numbers, pronouns: skip
+    if any(c.dep_ == "amod" and (c.lower_ in EVALUATIVE or _intensified(c)) for c in attr.children):
+        return  # "Lisbon is a great city", "Jonas is a very calm manager": opinions, not facts
+    det = next((c.lower_ for c in attr.children if c.dep_ == "det"), None)
+    has_of = _of_object(attr) is not None
+    if det in {"the"} and not has_of and not _at_org(attr, ctx):
+        return
+    if det not in {None, "a", "an", "the"}:
+        return
+    obj = _object_phrase(attr, ctx, with_of=True)
+    if obj and not past and _is_job(attr):  # "Sara is a nurse": her job now, one at a time
+        _emit(ctx, subject, "has-role", _drop_new(obj), 0.6, obj_tok=None)
+    elif obj:
+        _emit(ctx, subject, f"{be}-a", _drop_new(obj), 0.6, obj_tok=None)
+    _org_of_role(attr, subject, past, ctx)
+
+
+def _lead_role(attr: Token) -> str | None:
+    """'a team lead', 'a shift leader' that the small model parses as a noun and a verb ('team' the
+    attribute, 'lead' a clause) or as a subject and its noun ('team' the subject of 'lead')."""
+    doc = attr.doc
+    if attr.lower_ in LEAD_WORDS and attr.i > 0:
+        before = doc[attr.i - 1]
+        split = before.pos_ == "NOUN" and before.dep_ in {"nsubj", "npadvmod", "dobj"}
+        return f"{before.lower_} {attr.lower_}" if split else None
+    after = doc[attr.i + 1] if attr.i + 1 < len(doc) else None
+    if attr.pos_ == "NOUN" and after is not None and after.lower_ in LEAD_WORDS and after.pos_ == "VERB":
+        return f"{attr.lower_} {after.lower_}"
+    return None
+
+
+def _org_of_role(attr: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'a designer at Figma' -> works-at Figma; 'a PhD student at ETH' -> studies-at ETH."""
+    org = _at_org(attr, ctx)
+    if org is not None:
+        verb = "studies-at" if attr.lemma_.lower() in STUDENT_NOUNS else "works-at"
+        if past:
+            verb = "studied-at" if verb == "studies-at" else "worked-at"
+        _emit(ctx, subject, verb, org, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _at_org(attr: Token, ctx: _Ctx) -> str | None:
+    """'a designer at Figma' -> Figma (a role at a named organisation implies works-at)."""
+    inner = _of_object(attr)  # "head of sales at Umbrella": the parser hangs "at" on "sales"
+    for prep in [*attr.children, *(inner.children if inner is not None else [])]:
+        # "a civil engineer with Queensland Rail", "a designer for Acme": a job's employer too
+        job = prep.lower_ in {"with", "for"} and (_is_job(attr) or _is_title(attr))
+        if prep.dep_ == "prep" and (prep.lower_ == "at" or job):
+            pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+            if pobj is not None and pobj.pos_ == "PROPN":
+                return _name_of(pobj, ctx)
+            if pobj is not None and pobj.pos_ == "NOUN":
+                return _org_behind(pobj, ctx)
+    return None
+
+
+# Sites of an organisation: "a line manager at Amazon's fulfilment centre", "at Stripe's Dublin office"
+_SITES = frozenset(
+    {"office", "offices", "centre", "center", "branch", "store", "shop", "site", "plant", "factory",
+     "warehouse", "depot", "hq", "headquarters", "campus", "studio", "lab"}
+)  # fmt: skip
+
+
+def _org_behind(noun: Token, ctx: _Ctx) -> str | None:
+    """The organisation that owns a site said as a common noun: a named owner of a site word
+    ("Amazon's fulfilment centre", "Stripe's Dublin office"), or one the model tags an
+    organisation (_org_owner)."""
+    owner = _org_owner(noun, ctx)
+    if owner is noun and noun.lemma_.lower() in _SITES:
+        owner = next((c for c in noun.children if c.dep_ == "poss" and c.pos_ == "PROPN"), noun)
+    if owner is noun and noun.lemma_.lower() in FIRM_NOUNS:
+        return _called_name(noun, ctx) or _called_after(noun, ctx)
+    return _name_of(owner, ctx) if owner is not noun else None
+
+
+def _called_after(firm: Token, ctx: _Ctx) -> str | None:
+    """'an assistant at a small firm in Bolton called Heywood & Co': the parse hung "called" on the
+    role, past the firm; the first such name after the firm is its name."""
+    for acl in firm.doc[firm.i + 1 : firm.i + 6]:
+        if acl.dep_ == "acl" and acl.lemma_ in {"call", "name"} and acl.head in firm.ancestors:
+            oprd = next((c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}), None)
+            return _name_of(oprd, ctx) if oprd is not None else None
+    return None
+
+
+def _drop_new(text: str) -> str:
+    """A title without "new"/"current"/"former" or an age before it ("52-year-old truck driver")."""
+    return re.sub(r"^(?:new|current|former|\d{1,3}[- ]years?[- ]old)\s+", "", text, flags=re.IGNORECASE)
+
+
+def _job_is_at(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
+    """'My new job is at Acme' -> the owner works-at Acme."""
+    poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
+    if poss is None or subj_tok.lemma_.lower() not in {
+        "job",
+        "work",
+        "office",
+        "workplace",
+        "position",
+        "role",
+    }:
+        return
+    owner = _owner(poss, ctx, subj_tok)
+    mods = {c.lower_ for c in subj_tok.children if c.dep_ == "amod"}
+    past = _is_past(verb)  # "My last job was at Aviva": the job that ended there
+    if past and not mods & PAST_JOB_MODS:
+        return
+    for pobj in (p for prep in _preps(verb, verb, {"at", "with"}) for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx)
+        if owner and name:
+            _emit(ctx, owner, _workplace_pred(name, past), name, 0.55, obj_tok=None, obj_type="organization")
+
+
+def _promoted_me(verb: Token, ctx: _Ctx) -> bool:
+    """'They promoted me to senior analyst', "they've made me team lead" -> the speaker's title. The
+    small model parses the title after "me" every which way ('lead' a verb, 'head' a clause), so
+    the words are read in order: up to five title words after "me" (and "to")."""
+    if verb.lemma_ not in {"promote", "make"} or ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    doc = verb.doc
+    me = verb.i + 1 if verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ == "me" else None
+    if me is None:
+        return False
+    start = me + 1
+    if verb.lemma_ == "promote" and start < len(doc) and doc[start].lower_ == "to":
+        start += 1
+    elif verb.lemma_ == "promote":
+        return False
+    while start < len(doc) and doc[start].pos_ == "DET":
+        start += 1
+    words = list(doc[start : min(start + 5, verb.sent.end)])
+    end = next((k for k, w in enumerate(words) if _title_ends(w, ctx)), len(words))
+    words = words[:end]
+    nouny = all(w.pos_ in {"NOUN", "PROPN", "ADJ", "VERB"} or w.lower_ == "of" for w in words)
+    titled = any(_is_title_word(w) or w.lower_ in LEAD_WORDS for w in words)
+    if not words or not nouny or not (titled or verb.lemma_ == "promote") or words[-1].lower_ == "of":
+        return False
+    _emit(ctx, ctx.me, "has-role", _drop_new(" ".join(w.text for w in words)), 0.55, obj_tok=None)
+    return True
+
+
+def _title_ends(tok: Token, ctx: _Ctx) -> bool:
+    """Where a title said after "me" ends: punctuation, a date, a preposition other than 'of'."""
+    return (
+        tok.is_punct
+        or _is_date(tok, ctx)
+        or (tok.pos_ == "ADP" and tok.lower_ != "of")
+        or tok.lower_
+        in {
+            "last",
+            "next",
+            "this",
+            "and",
+            "but",
+        }
+    )
+
+
+def _shifts_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'doing nights at the Co-op', 'I do contract work for the NHS', 'I pick up shifts at Boots' ->
+    works-at: shifts or work done for a named organisation."""
+    if verb.lemma_ not in {"do", "work", "pick", "cover"} or past or _is_irrealis(verb):
+        return False  # "I did some work for Google once": a client then, no employer now
+    found = False
+    for dobj in (d for d in dobjs if d.lemma_.lower() in SHIFT_NOUNS):
+        for pobj in (p for prep in _preps(dobj, verb, {"at", "for", "with"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx, with_of=True) or _short_org(pobj, ctx)
+            if name and _org_or_unknown(pobj, ctx):
+                _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+                found = True
+    return found
+
+
+def _short_org(tok: Token, ctx: _Ctx) -> str | None:
+    """'the NHS', 'the Co-op': an organisation the small model left untagged, written in capitals."""
+    word = tok.text
+    return word if word[:1].isupper() and (word.isupper() or "-" in word) and len(word) > 1 else None
+
+
+def _workplace_pred(name: str, past: bool) -> str:
+    if _is_school(name):
+        return "attended" if past else "attends"
+    return "worked-at" if past else "works-at"
+
+
+def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """Jobs, starts and pay; True when the clause was read as one of them.
+
+    'Tom got a job at the city library', 'I accepted an offer from Helix', 'I'll start at Acme on
+    June 8', 'Leo will start at Riverside Primary', 'I joined Northwind as a data analyst',
+    'I make about $70,000 a year', 'they pay me $85,000', 'they offered me 85k'.
+    A new job is current whatever the tense of the getting, so it reads works-at.
+    """
+    lemma = verb.lemma_
+    dobjs = [c for c in verb.children if c.dep_ == "dobj"]
+    found = _shifts_at(verb, dobjs, subject, past, ctx) or _school_changed(verb, dobjs, subject, ctx)
+    if lemma == "say" and any(c.lower_ == "yes" for c in verb.children):  # "he said yes to Airbus"
+        for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx)
+            if name and ent is not None and ent.label_ == "ORG":
+                _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+                found = True
+    if lemma in {"quit", "leave", "lose"}:  # "I quit my job at Oracle" -> worked-at Oracle
+        for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS - {"offer"}):
+            pobjs = [p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)]
+            if not pobjs and dobj.lower_ == "job" and any(c.dep_ in {"poss", "det"} for c in dobj.children):
+                # "I quit my job": the one current employer ends (store: GENERIC_VALUES)
+                _emit(ctx, subject, "left", "job", 0.55, obj_tok=None, ends=True)
+                found = True
+            for pobj in pobjs:
+                name = _name_of(pobj, ctx)
+                if name:
+                    _emit(
+                        ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True
+                    )
+                    found = True
+    if lemma in {"quit", "leave"}:
+        found = _left_for(verb, dobjs, subject, ctx) or found
+    found = _manages_me(verb, dobjs, subject, ctx) or found
+    particles = [c for c in verb.children if c.dep_ == "prep" and c.lower_ in {"in", "over"}]
+    # "handing in my notice": the parser may hang the notice on an "in" preposition
+    handed_in = [p for c in particles for p in _pobjs(c)]
+    if lemma == "hand" and (
+        handed_in or any(c.dep_ in {"prt", "prep"} and c.lower_ in {"in", "over"} for c in verb.children)
+    ):
+        for dobj in (d for d in [*dobjs, *handed_in] if d.lemma_.lower() in {"notice", "resignation"}):
+            # "I handed in my notice at Acme": the job at Acme ends ("my notice" alone: the one job)
+            pobjs = [p for prep in _preps(dobj, verb, {"at", "to"}) for p in _pobjs(prep)]
+            pobjs += [  # "handed my notice in to the landlord": the "to" hangs on the particle
+                p
+                for part in particles
+                for prep in part.children
+                if prep.dep_ == "prep" and prep.lower_ in {"at", "to"}
+                for p in _pobjs(prep)
+            ]
+            names = [n for n in (_name_of(p, ctx) for p in pobjs) if n]
+            for name in names:
+                _emit(
+                    ctx, subject, "resigned-from", name, 0.6, obj_tok=None, obj_type="organization", ends=True
+                )
+            if not pobjs:
+                _emit(ctx, subject, "left", "job", 0.55, obj_tok=None, ends=True)
+            found = True
+    if lemma in {"get", "have", "win", "secure", "offer"}:  # "Isla's got a place at Brudenell Primary"
+        for dobj in (d for d in dobjs if d.lemma_.lower() == "place"):
+            for pobj in (p for prep in _preps(dobj, verb, {"at", "in"}) for p in _pobjs(prep)):
+                name = _name_of(pobj, ctx)
+                if name and _is_school(name) and not _is_irrealis(verb):
+                    _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
+                    found = True
+    if lemma == "work" and not past:  # "Paul works as a civil engineer for Queensland Rail"
+        for role in (p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)):
+            for prep, pobj in (
+                (r, p) for r in _preps(role, verb, {"for", "at", "with", "in"}) for p in _pobjs(r)
+            ):
+                name = _name_of(pobj, ctx)
+                if prep.lower_ == "in" and not _an_org_in(pobj, name, ctx):
+                    continue  # "works as a teacher in Leeds": where, not whom
+                if name and _employer_named(pobj, name, ctx):  # "working as a barista at Costa"
+                    _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+                    # not `found`: the clause's role ("as a civil engineer") is read as before
+    if lemma in WORK_FOR_VERBS and not _is_irrealis(verb):  # "I drive OTR for Buckeye Freightways"
+        for pobj in (p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx)
+            if name and ((ent is not None and ent.label_ == "ORG") or _firm_like(pobj, ctx, placed=False)):
+                pred = "worked-at" if past else "works-at"
+                _emit(ctx, subject, pred, name, 0.55, obj_tok=None, obj_type="organization")
+    if lemma in {"rent", "lease"} and not past:  # "renting a little house for $2,900 a month"
+        for dobj in (d for d in dobjs if d.lemma_.lower() in HOME_NOUNS):
+            for pobj in (p for prep in _preps(dobj, verb, {"for"}) for p in _pobjs(prep)):
+                money = _money_value(pobj, ctx)
+                if money:
+                    _emit(ctx, subject, "has-rent", money, 0.55, obj_tok=None)
+                    found = True
+    if lemma in {"get", "receive"}:  # "I got a raise to $95,000"
+        for dobj in (d for d in dobjs if d.lemma_.lower() in {"raise", "rise", "bump", "increase"}):
+            for pobj in (p for prep in _preps(dobj, verb, {"to"}) for p in _pobjs(prep)):
+                money = _money_value(pobj, ctx)
+                if money:
+                    _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+                    found = True
+    if lemma in JOB_GET_VERBS:
+        for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS):
+            if dobj.lemma_ == "offer" and lemma not in {"accept", "take"}:
+                continue  # an offer received is not a job taken
+            for prep in _preps(
+                dobj, verb, {"at", "with", "from"} if dobj.lemma_ == "offer" else {"at", "with"}
+            ):
+                for pobj in _pobjs(prep):
+                    obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
+                    if obj:
+                        pred = _workplace_pred(obj, False)
+                        _emit(ctx, subject, pred, obj, 0.6, obj_tok=None, obj_type="organization")
+                        found = True
+            found = _named_job(dobj, subject, ctx) or _role_as(dobj, verb, subject, ctx) or found
+    if lemma in {"do", "pursue", "study"} and not past:  # "doing my MTech at IIT", "doing internship at X"
+        for dobj in dobjs:
+            kind = dobj.lower_
+            if kind not in DEGREE_NOUNS and kind not in TRAINEESHIPS:
+                continue
+            for pobj in (p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)):
+                idiom = any(c.dep_ == "prep" for c in pobj.children)  # "at zoho side by side"
+                obj = _name_of(pobj, ctx) or (None if idiom else _object_phrase(pobj, ctx))
+                if obj and kind in DEGREE_NOUNS:
+                    _emit(ctx, subject, "studies-at", obj, 0.55, obj_tok=None, obj_type="organization")
+                    found = True
+                elif obj:
+                    _emit(ctx, subject, "works-at", obj, 0.55, obj_tok=None, obj_type="organization")
+                    _emit(ctx, subject, "has-role", TRAINEESHIPS[kind], 0.5, obj_tok=None)
+                    found = True
+    if lemma == "report" and not past:  # "I report to Omar Haddad", "I'll report to Omar"
+        for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx, person=True)
+            if name and (ent is None or ent.label_ == "PERSON"):
+                _emit(ctx, subject, "has-manager", name, 0.6, obj_tok=None, obj_type="person")
+                found = True
+    if lemma in {"have", "own"} and not past:  # "we have a 2016 Honda Pilot": a named thing owned
+        for dobj in dobjs:
+            ent = ctx.ents.get(dobj.i)
+            det = next((c.lower_ for c in dobj.children if c.dep_ == "det"), None)
+            name = _name_of(dobj, ctx)
+            if name and det in {"a", "an"} and (ent is None or ent.label_ in {"PRODUCT", "ORG"}):
+                _emit(ctx, subject, "owns", name, 0.55, obj_tok=None, obj_type="product")
+                found = True
+    if lemma in START_VERBS and dobjs:  # "Callum starts S1 at Whitehill Secondary"
+        # "Ella started nursery at Little Acorns": a school started, whatever the tense
+        schooling = any(d.lemma_.lower() in SCHOOL_WORDS for d in dobjs)
+        work = [d for d in dobjs if d.lower_ == "work"]
+        if work and not _is_irrealis(verb):  # "I started work at Acme"
+            for pobj in (p for prep in _preps(work[0], verb, {"at", "with", "for"}) for p in _pobjs(prep)):
+                name = _name_of(pobj, ctx)
+                if name:
+                    _emit(ctx, subject, _workplace_pred(name, False), name, 0.55, obj_tok=None)
+                    found = True
+        for pobj in (p for d in dobjs for prep in _preps(d, verb, {"at"}) for p in _pobjs(prep)):
+            named = any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in pobj.children)
+            name = _name_of(pobj, ctx) or (_object_phrase(pobj, ctx) if named else None)
+            if name and (_is_school(name) or schooling) and (schooling or not past):
+                _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
+                found = True
+    if lemma in START_VERBS and not dobjs:
+        for prep in _preps(verb, verb, {"at", "with"}):
+            for pobj in _pobjs(prep):
+                name = _name_of(pobj, ctx)
+                if name:
+                    _emit(
+                        ctx,
+                        subject,
+                        _workplace_pred(name, past and lemma != "start"),
+                        name,
+                        0.6,
+                        obj_tok=pobj,
+                    )
+                    found = True
+        found = _role_as(verb, verb, subject, ctx) or found
+    if lemma == "join":
+        for dobj in dobjs:
+            ent = ctx.ents.get(dobj.i)
+            name = _name_of(dobj, ctx)
+            if name and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "NORP"}):
+                _emit(ctx, subject, _workplace_pred(name, False), name, 0.6, obj_tok=dobj)
+                found = _role_as(verb, verb, subject, ctx) or True
+    if lemma in {"earn", "make"} and not any(c.tag_ == "VBG" for c in verb.children):
+        about = [p for prep in _preps(verb, verb, APPROXIMATORS) for p in _pobjs(prep)]  # "earn about 45k"
+        for dobj in dobjs + about:  # "I make $20 an hour tutoring" is a side income, not a salary
+            money = _money_value(dobj, ctx)
+            units = {t.lemma_.lower() for t in dobj.subtree} | {t.lemma_.lower() for t in verb.children}
+            if money and not units & {"hour", "day", "week", "shift", "side", "extra"}:
+                # "made about 62k last year": pay as it was (history), not the salary now
+                _emit(ctx, subject, "earned" if past else "has-salary", money, 0.55, obj_tok=None)
+                found = (not past and _paid_at(verb, dobj, subject, ctx)) or True
+    return found
+
+
+def _paid_at(verb: Token, money: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I make $72k plus benefits at Target', 'earn about £40k with Aviva': where the pay is earned
+    employs the earner (not for pay earned once: "made 62k last year at Aviva" says not whether the
+    job goes on). An employer the sentence named already wins."""
+    if any(f.subject == subject and f.predicate in WORK_PREDICATES for f in ctx.out):
+        return False
+    for prep in (*_preps(verb, verb, {"at", "with"}), *_preps(money, money, {"at", "with"})):
+        for pobj in _employers(prep, ctx):
+            name = _name_of(pobj, ctx, with_of=True)
+            if name and _employer_named(pobj, name, ctx) and not _is_date(pobj, ctx):
+                pred = _workplace_pred(name, False)
+                _emit(ctx, subject, pred, name, 0.5, obj_tok=None, obj_type="organization")
+                return True
+    return False
+
+
+def _orgs_of(noun: Token, preps: set[str], ctx: _Ctx) -> list[str]:
+    """Names after a noun's (or its verb's) prepositions: 'an offer from Monzo', 'a job with the Council'."""
+    pobjs = (_org_behind_place(p, ctx) for prep in _preps(noun, noun.head, preps) for p in _pobjs(prep))
+    return [n for p in pobjs if (n := _name_of(p, ctx) or _proper_lower(p, ctx))]
+
+
+def _org_behind_place(pobj: Token, ctx: _Ctx) -> Token:
+    """'an offer from UK, Royal Berkshire NHS Foundation Trust': the organisation the country leads to."""
+    ent = ctx.ents.get(pobj.i)
+    if ent is None or ent.label_ != "GPE":
+        return pobj
+    orgs = [c for c in pobj.children if c.dep_ in {"appos", "conj"} and _label(c, ctx) == "ORG"]
+    return orgs[0] if orgs else pobj
+
+
+def _named_job(job: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I accepted the Helix offer', 'took Google's job': the employer named before the job noun."""
+    names = [
+        name
+        for c in job.children
+        if c.dep_ in {"compound", "poss"} and c.pos_ == "PROPN" and c.i < job.i and _is_org(c, ctx)
+        if (name := _name_of(c, ctx))
+    ]
+    for name in names[:1]:
+        _emit(ctx, subject, "works-at", name, 0.6, obj_tok=None, obj_type="organization")
+    return bool(names)
+
+
+def _an_org_in(tok: Token, name: str | None, ctx: _Ctx) -> bool:
+    """After "in" a name is an employer only when tagged an organisation and no place the gazetteer
+    knows ("working as staff nurse in Apollo Hospitals", not "in Round Rock")."""
+    ent = ctx.ents.get(tok.i)
+    return (
+        bool(name)
+        and ent is not None
+        and ent.label_ == "ORG"
+        and places.fold(name or "") not in places.places()
+    )
+
+
+def _org_or_unknown(tok: Token, ctx: _Ctx) -> bool:
+    ent = ctx.ents.get(tok.i)
+    return ent is None or ent.label_ not in {"PERSON", "DATE", "TIME", "GPE"}
+
+
+def _role_as(tok: Token, verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'... a job at X as a data analyst', 'joined X as a designer' -> has-role."""
+    found = False
+    for prep in _preps(tok, verb, {"as"}):
+        for pobj in _pobjs(prep):
+            if pobj.pos_ in {"NOUN", "PROPN"}:
+                obj = _object_phrase(pobj, ctx, with_of=True)
+                if obj:
+                    _emit(ctx, subject, "has-role", _drop_new(obj), 0.55, obj_tok=None)
+                    found = True
+    return found
+
+
+def _career_as(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I started out as a linesman', 'finished up as district supervisor when I retired', 'she
+    retired as head teacher' -> worked-as: a role held once, told as a career's start or end ("started
+    out"; a plain "started as" is a job begun, the role now)."""
+    if verb.lemma_ not in CAREER_VERBS or _is_irrealis(verb):
+        return False
+    if verb.lemma_ in {"start", "begin"} and not any(c.lower_ in {"out", "off"} for c in verb.children):
+        return False  # "I started as a data analyst at X in March" is the job now
+    found = False
+    for pobj in (p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)):
+        obj = _object_phrase(pobj, ctx, with_of=True) if pobj.pos_ in {"NOUN", "PROPN"} else None
+        if obj and any(_is_title_word(t) for t in pobj.subtree):
+            _emit(ctx, subject, "worked-as", _drop_new(obj), 0.55, obj_tok=None)
+            found = True
+    return found
