@@ -162,3 +162,18 @@ def _is_car(tok: Token) -> bool:
     words = [tok, *(c for c in tok.children if c.dep_ == "compound")]
     named = any(w.text in CAR_NAMES for w in words)
     return named and (tok.pos_ == "PROPN" or tok.text in CAR_MODELS or tok.lower_ in CAR_NOUNS)
+
+
+def _owns_named(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'we have a 2016 Honda Pilot' -> owns: a named thing owned."""
+    if verb.lemma_ not in {"have", "own"} or past:
+        return False
+    found = False
+    for dobj in dobjs:
+        ent = ctx.ents.get(dobj.i)
+        det = next((c.lower_ for c in dobj.children if c.dep_ == "det"), None)
+        name = _name_of(dobj, ctx)
+        if name and det in {"a", "an"} and (ent is None or ent.label_ in {"PRODUCT", "ORG"}):
+            _emit(ctx, subject, "owns", name, 0.55, obj_tok=None, obj_type="product")
+            found = True
+    return found

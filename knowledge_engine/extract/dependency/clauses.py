@@ -7,9 +7,17 @@ from __future__ import annotations
 from spacy.tokens import Token
 
 from knowledge_engine.extract import places
-from knowledge_engine.extract.dependency.belongings import _car_owned, _named_possessions
-from knowledge_engine.extract.dependency.context import _Ctx, _emit, _kebab, _verb_form
-from knowledge_engine.extract.dependency.family import _engaged, _proposed
+from knowledge_engine.extract.dependency.belongings import _car_owned, _named_possessions, _owns_named
+from knowledge_engine.extract.dependency.context import VerbRule, _Ctx, _emit, _kebab, _verb_form
+from knowledge_engine.extract.dependency.family import (
+    _engaged,
+    _got_a_place,
+    _manages_me,
+    _proposed,
+    _reports_to,
+    _school_changed,
+    _started_school,
+)
 from knowledge_engine.extract.dependency.grammar import (
     _announced,
     _asserted_reason,
@@ -44,7 +52,7 @@ from knowledge_engine.extract.dependency.homes import (
     _sold_home,
     _stayed,
 )
-from knowledge_engine.extract.dependency.money import _home_costs, _on_amount
+from knowledge_engine.extract.dependency.money import _earns, _home_costs, _on_amount, _raise_to, _rented_for
 from knowledge_engine.extract.dependency.names import (
     _called_name,
     _conjuncts,
@@ -81,10 +89,20 @@ from knowledge_engine.extract.dependency.work import (
     _became,
     _been_with,
     _career_as,
+    _got_a_job,
+    _handed_in_notice,
     _job_is_at,
+    _joined,
     _promoted_infinitive,
-    _work_facts,
+    _quit_job,
+    _said_yes_to,
+    _shifts_at,
+    _started_at,
+    _started_work_at,
+    _studies_or_trains_at,
+    _works_as_for,
     _works_for,
+    _works_for_org,
 )
 from knowledge_engine.extract.lexicon import (
     ASPECTUAL,
@@ -325,7 +343,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         if (
             (past and _career_as(verb, subject, ctx))
             or _car_owned(verb, subject, ctx)
-            or _work_facts(verb, subject, past, ctx)
+            or _verb_rules(verb, subject, past, ctx)
             or _accepted(verb, subject, ctx)
         ):
             continue
@@ -671,3 +689,42 @@ def _value_of(attr: Token, ctx: _Ctx) -> str | None:
             return attr.doc[amount[0].i : attr.i + 1].text
         return _amount(amount[0])  # "980 euro warm": the amount and its currency
     return _name_of(attr, ctx)
+
+
+# The verb rules of jobs, starts, pay, schools and things owned, in the order they run. Each takes the
+# verb, its direct objects, the subject and the tense, emits what it reads and says whether it read the
+# clause (then the plain object rules leave it alone).
+_VERB_RULES: tuple[VerbRule, ...] = (
+    _said_yes_to,
+    _quit_job,
+    _manages_me,
+    _handed_in_notice,
+    _got_a_place,
+    _works_as_for,
+    _works_for_org,
+    _rented_for,
+    _raise_to,
+    _got_a_job,
+    _studies_or_trains_at,
+    _reports_to,
+    _owns_named,
+    _started_work_at,
+    _started_school,
+    _started_at,
+    _joined,
+    _earns,
+)
+
+
+def _verb_rules(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """Jobs, starts and pay; True when the clause was read as one of them.
+
+    'Tom got a job at the city library', 'I accepted an offer from Helix', 'I'll start at Acme on
+    June 8', 'Leo will start at Riverside Primary', 'I joined Northwind as a data analyst',
+    'I make about $70,000 a year'. Every rule runs (one clause may hold a job and its pay).
+    """
+    dobjs = [c for c in verb.children if c.dep_ == "dobj"]
+    found = _shifts_at(verb, dobjs, subject, past, ctx) or _school_changed(verb, dobjs, subject, ctx)
+    for rule in _VERB_RULES:
+        found = rule(verb, dobjs, subject, past, ctx) or found
+    return found

@@ -7,6 +7,7 @@ marks endings and types both ends of a triple the same way whichever rule found 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from spacy.tokens import Span, Token
@@ -203,3 +204,8 @@ def _third_person(lemma: str) -> str:
 
 def _kebab(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+# A verb rule (clauses._VERB_RULES): the verb, its direct objects, the subject, whether the clause is
+# past, the message's state -> whether it read the clause.
+VerbRule = Callable[[Token, list[Token], str, bool, _Ctx], bool]

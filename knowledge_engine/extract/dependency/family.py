@@ -21,6 +21,7 @@ from knowledge_engine.extract.dependency.names import (
     _english_non_noun,
     _my_or_our,
     _name_of,
+    _object_phrase,
     _only_person_before,
     _owner,
     _possessive_relation,
@@ -49,6 +50,8 @@ from knowledge_engine.extract.lexicon import (
     NOT_NAMES,
     PRONOUN,
     RELATION_PREDICATES,
+    SCHOOL_WORDS,
+    START_VERBS,
     WORK_NOUNS,
 )
 from knowledge_engine.extract.truecase import names as first_names
@@ -84,7 +87,7 @@ def _engaged(verb: Token, subject: str, ctx: _Ctx) -> bool:
     return found
 
 
-def _manages_me(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
+def _manages_me(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'Priya manages me', 'Dana supervises us' -> the speaker's manager; 'I work under Dave' -> Dave."""
     if verb.lemma_ not in {"manage", "supervise", "work"} or ctx.message.role != "user" or _is_irrealis(verb):
         return False  # (the lemma first: this runs for every clause)
@@ -419,3 +422,47 @@ def _school_changed(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) ->
             old = schools["from"]
             _emit(ctx, pupil, "attended", old, 0.55, obj_tok=None, obj_type="organization", ends=True)
     return bool(pupils)
+
+
+def _got_a_place(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'Isla's got a place at Brudenell Primary' -> attends the school."""
+    if verb.lemma_ not in {"get", "have", "win", "secure", "offer"}:
+        return False
+    found = False
+    for dobj in (d for d in dobjs if d.lemma_.lower() == "place"):
+        for pobj in (p for prep in _preps(dobj, verb, {"at", "in"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)
+            if name and _is_school(name) and not _is_irrealis(verb):
+                _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
+                found = True
+    return found
+
+
+def _reports_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I report to Omar Haddad', 'I'll report to Omar' -> has-manager."""
+    if verb.lemma_ != "report" or past:
+        return False
+    found = False
+    for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
+        ent = ctx.ents.get(pobj.i)
+        name = _name_of(pobj, ctx, person=True)
+        if name and (ent is None or ent.label_ == "PERSON"):
+            _emit(ctx, subject, "has-manager", name, 0.6, obj_tok=None, obj_type="person")
+            found = True
+    return found
+
+
+def _started_school(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'Callum starts S1 at Whitehill Secondary'; 'Ella started nursery at Little Acorns': a school
+    started, whatever the tense."""
+    if verb.lemma_ not in START_VERBS or not dobjs:
+        return False
+    schooling = any(d.lemma_.lower() in SCHOOL_WORDS for d in dobjs)
+    found = False
+    for pobj in (p for d in dobjs for prep in _preps(d, verb, {"at"}) for p in _pobjs(prep)):
+        named = any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in pobj.children)
+        name = _name_of(pobj, ctx) or (_object_phrase(pobj, ctx) if named else None)
+        if name and (_is_school(name) or schooling) and (schooling or not past):
+            _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
+            found = True
+    return found

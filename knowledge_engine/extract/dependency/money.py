@@ -18,8 +18,9 @@ from knowledge_engine.extract.dependency.grammar import (
 from knowledge_engine.extract.dependency.names import _by_me, _name_of, _owner
 from knowledge_engine.extract.dependency.nouns import _amount, _big_enough, _is_date, _money_value, _preps
 from knowledge_engine.extract.dependency.offers import _ARROWS, _PAY_NEWS, _counter_offer
-from knowledge_engine.extract.dependency.work import _start_role
+from knowledge_engine.extract.dependency.work import _paid_at, _start_role
 from knowledge_engine.extract.lexicon import (
+    APPROXIMATORS,
     CAR_NOUNS,
     CONDITIONAL_MARKS,
     CURRENCY_WORDS,
@@ -363,3 +364,47 @@ def _job_pays(verb: Token, subj: Token, ctx: _Ctx) -> None:
         money = _money_value(dobj, ctx)
         if money:
             _emit(ctx, ctx.me, "has-salary", money, 0.55, obj_tok=None)
+
+
+def _rented_for(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'renting a little house for $2,900 a month' -> has-rent."""
+    if verb.lemma_ not in {"rent", "lease"} or past:
+        return False
+    found = False
+    for dobj in (d for d in dobjs if d.lemma_.lower() in HOME_NOUNS):
+        for pobj in (p for prep in _preps(dobj, verb, {"for"}) for p in _pobjs(prep)):
+            money = _money_value(pobj, ctx)
+            if money:
+                _emit(ctx, subject, "has-rent", money, 0.55, obj_tok=None)
+                found = True
+    return found
+
+
+def _raise_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I got a raise to $95,000' -> has-salary."""
+    if verb.lemma_ not in {"get", "receive"}:
+        return False
+    found = False
+    for dobj in (d for d in dobjs if d.lemma_.lower() in {"raise", "rise", "bump", "increase"}):
+        for pobj in (p for prep in _preps(dobj, verb, {"to"}) for p in _pobjs(prep)):
+            money = _money_value(pobj, ctx)
+            if money:
+                _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+                found = True
+    return found
+
+
+def _earns(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I make about $70,000 a year' -> has-salary (and where, `_paid_at`); 'made about 62k last
+    year' -> earned: pay as it was (history), not the salary now."""
+    if verb.lemma_ not in {"earn", "make"} or any(c.tag_ == "VBG" for c in verb.children):
+        return False
+    found = False
+    about = [p for prep in _preps(verb, verb, APPROXIMATORS) for p in _pobjs(prep)]  # "earn about 45k"
+    for dobj in dobjs + about:  # "I make $20 an hour tutoring" is a side income, not a salary
+        money = _money_value(dobj, ctx)
+        units = {t.lemma_.lower() for t in dobj.subtree} | {t.lemma_.lower() for t in verb.children}
+        if money and not units & {"hour", "day", "week", "shift", "side", "extra"}:
+            _emit(ctx, subject, "earned" if past else "has-salary", money, 0.55, obj_tok=None)
+            found = (not past and _paid_at(verb, dobj, subject, ctx)) or True
+    return found

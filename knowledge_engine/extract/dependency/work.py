@@ -8,7 +8,6 @@ from spacy.tokens import Span, Token
 
 from knowledge_engine.extract import places
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
-from knowledge_engine.extract.dependency.family import _manages_me, _school_changed
 from knowledge_engine.extract.dependency.grammar import (
     _intensified,
     _is_be,
@@ -40,27 +39,23 @@ from knowledge_engine.extract.dependency.nouns import (
     _is_title,
     _is_title_word,
     _label,
-    _money_value,
     _org_owner,
     _preps,
     _proper_lower,
     _relation_predicate,
 )
 from knowledge_engine.extract.lexicon import (
-    APPROXIMATORS,
     CAREER_VERBS,
     DEGREE_NOUNS,
     EVALUATIVE,
     FIRM_NOUNS,
     HOLIDAYS,
-    HOME_NOUNS,
     JOB_END_VERBS,
     JOB_GET_VERBS,
     JOB_NOUNS,
     LEAD_WORDS,
     OWN_JOB_NOUNS,
     PAST_JOB_MODS,
-    SCHOOL_WORDS,
     SHIFT_NOUNS,
     SKIP_ENT_LABELS,
     START_VERBS,
@@ -626,25 +621,24 @@ def _workplace_pred(name: str, past: bool) -> str:
     return "worked-at" if past else "works-at"
 
 
-def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
-    """Jobs, starts and pay; True when the clause was read as one of them.
-
-    'Tom got a job at the city library', 'I accepted an offer from Helix', 'I'll start at Acme on
-    June 8', 'Leo will start at Riverside Primary', 'I joined Northwind as a data analyst',
-    'I make about $70,000 a year', 'they pay me $85,000', 'they offered me 85k'.
-    A new job is current whatever the tense of the getting, so it reads works-at.
-    """
-    lemma = verb.lemma_
-    dobjs = [c for c in verb.children if c.dep_ == "dobj"]
-    found = _shifts_at(verb, dobjs, subject, past, ctx) or _school_changed(verb, dobjs, subject, ctx)
-    if lemma == "say" and any(c.lower_ == "yes" for c in verb.children):  # "he said yes to Airbus"
+def _said_yes_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'he said yes to Airbus' -> works-at an organisation."""
+    found = False
+    if verb.lemma_ == "say" and any(c.lower_ == "yes" for c in verb.children):
         for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
             ent = ctx.ents.get(pobj.i)
             name = _name_of(pobj, ctx)
             if name and ent is not None and ent.label_ == "ORG":
                 _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
                 found = True
-    if lemma in {"quit", "leave", "lose"}:  # "I quit my job at Oracle" -> worked-at Oracle
+    return found
+
+
+def _quit_job(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I quit my job at Oracle' -> worked-at Oracle; 'I quit my job' ends the one current job;
+    'I left Acme for Initech' (`_left_for`)."""
+    found = False
+    if verb.lemma_ in {"quit", "leave", "lose"}:
         for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS - {"offer"}):
             pobjs = [p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)]
             if not pobjs and dobj.lower_ == "job" and any(c.dep_ in {"poss", "det"} for c in dobj.children):
@@ -658,163 +652,154 @@ def _work_facts(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                         ctx, subject, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True
                     )
                     found = True
-    if lemma in {"quit", "leave"}:
+    if verb.lemma_ in {"quit", "leave"}:
         found = _left_for(verb, dobjs, subject, ctx) or found
-    found = _manages_me(verb, dobjs, subject, ctx) or found
+    return found
+
+
+def _handed_in_notice(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I handed in my notice at Acme': the job at Acme ends ('my notice' alone: the one job)."""
+    if verb.lemma_ != "hand":
+        return False
     particles = [c for c in verb.children if c.dep_ == "prep" and c.lower_ in {"in", "over"}]
     # "handing in my notice": the parser may hang the notice on an "in" preposition
     handed_in = [p for c in particles for p in _pobjs(c)]
-    if lemma == "hand" and (
-        handed_in or any(c.dep_ in {"prt", "prep"} and c.lower_ in {"in", "over"} for c in verb.children)
+    if not handed_in and not any(
+        c.dep_ in {"prt", "prep"} and c.lower_ in {"in", "over"} for c in verb.children
     ):
-        for dobj in (d for d in [*dobjs, *handed_in] if d.lemma_.lower() in {"notice", "resignation"}):
-            # "I handed in my notice at Acme": the job at Acme ends ("my notice" alone: the one job)
-            pobjs = [p for prep in _preps(dobj, verb, {"at", "to"}) for p in _pobjs(prep)]
-            pobjs += [  # "handed my notice in to the landlord": the "to" hangs on the particle
-                p
-                for part in particles
-                for prep in part.children
-                if prep.dep_ == "prep" and prep.lower_ in {"at", "to"}
-                for p in _pobjs(prep)
-            ]
-            names = [n for n in (_name_of(p, ctx) for p in pobjs) if n]
-            for name in names:
-                _emit(
-                    ctx, subject, "resigned-from", name, 0.6, obj_tok=None, obj_type="organization", ends=True
-                )
-            if not pobjs:
-                _emit(ctx, subject, "left", "job", 0.55, obj_tok=None, ends=True)
-            found = True
-    if lemma in {"get", "have", "win", "secure", "offer"}:  # "Isla's got a place at Brudenell Primary"
-        for dobj in (d for d in dobjs if d.lemma_.lower() == "place"):
-            for pobj in (p for prep in _preps(dobj, verb, {"at", "in"}) for p in _pobjs(prep)):
-                name = _name_of(pobj, ctx)
-                if name and _is_school(name) and not _is_irrealis(verb):
-                    _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
-                    found = True
-    if lemma == "work" and not past:  # "Paul works as a civil engineer for Queensland Rail"
-        for role in (p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)):
-            for prep, pobj in (
-                (r, p) for r in _preps(role, verb, {"for", "at", "with", "in"}) for p in _pobjs(r)
-            ):
-                name = _name_of(pobj, ctx)
-                if prep.lower_ == "in" and not _an_org_in(pobj, name, ctx):
-                    continue  # "works as a teacher in Leeds": where, not whom
-                if name and _employer_named(pobj, name, ctx):  # "working as a barista at Costa"
-                    _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
-                    # not `found`: the clause's role ("as a civil engineer") is read as before
-    if lemma in WORK_FOR_VERBS and not _is_irrealis(verb):  # "I drive OTR for Buckeye Freightways"
-        for pobj in (p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)):
-            ent = ctx.ents.get(pobj.i)
+        return False
+    found = False
+    for dobj in (d for d in [*dobjs, *handed_in] if d.lemma_.lower() in {"notice", "resignation"}):
+        pobjs = [p for prep in _preps(dobj, verb, {"at", "to"}) for p in _pobjs(prep)]
+        pobjs += [  # "handed my notice in to the landlord": the "to" hangs on the particle
+            p
+            for part in particles
+            for prep in part.children
+            if prep.dep_ == "prep" and prep.lower_ in {"at", "to"}
+            for p in _pobjs(prep)
+        ]
+        names = [n for n in (_name_of(p, ctx) for p in pobjs) if n]
+        for name in names:
+            _emit(ctx, subject, "resigned-from", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
+        if not pobjs:
+            _emit(ctx, subject, "left", "job", 0.55, obj_tok=None, ends=True)
+        found = True
+    return found
+
+
+def _works_as_for(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'Paul works as a civil engineer for Queensland Rail' -> works-at. Never True: the clause's role
+    ("as a civil engineer") is still read by the rules after this one."""
+    if verb.lemma_ != "work" or past:
+        return False
+    for role in (p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)):
+        for prep, pobj in (
+            (r, p) for r in _preps(role, verb, {"for", "at", "with", "in"}) for p in _pobjs(r)
+        ):
             name = _name_of(pobj, ctx)
-            if name and ((ent is not None and ent.label_ == "ORG") or _firm_like(pobj, ctx, placed=False)):
-                pred = "worked-at" if past else "works-at"
-                _emit(ctx, subject, pred, name, 0.55, obj_tok=None, obj_type="organization")
-    if lemma in {"rent", "lease"} and not past:  # "renting a little house for $2,900 a month"
-        for dobj in (d for d in dobjs if d.lemma_.lower() in HOME_NOUNS):
-            for pobj in (p for prep in _preps(dobj, verb, {"for"}) for p in _pobjs(prep)):
-                money = _money_value(pobj, ctx)
-                if money:
-                    _emit(ctx, subject, "has-rent", money, 0.55, obj_tok=None)
-                    found = True
-    if lemma in {"get", "receive"}:  # "I got a raise to $95,000"
-        for dobj in (d for d in dobjs if d.lemma_.lower() in {"raise", "rise", "bump", "increase"}):
-            for pobj in (p for prep in _preps(dobj, verb, {"to"}) for p in _pobjs(prep)):
-                money = _money_value(pobj, ctx)
-                if money:
-                    _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
-                    found = True
-    if lemma in JOB_GET_VERBS:
-        for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS):
-            if dobj.lemma_ == "offer" and lemma not in {"accept", "take"}:
-                continue  # an offer received is not a job taken
-            for prep in _preps(
-                dobj, verb, {"at", "with", "from"} if dobj.lemma_ == "offer" else {"at", "with"}
-            ):
-                for pobj in _pobjs(prep):
-                    obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
-                    if obj:
-                        pred = _workplace_pred(obj, False)
-                        _emit(ctx, subject, pred, obj, 0.6, obj_tok=None, obj_type="organization")
-                        found = True
-            found = _named_job(dobj, subject, ctx) or _role_as(dobj, verb, subject, ctx) or found
-    if lemma in {"do", "pursue", "study"} and not past:  # "doing my MTech at IIT", "doing internship at X"
-        for dobj in dobjs:
-            kind = dobj.lower_
-            if kind not in DEGREE_NOUNS and kind not in TRAINEESHIPS:
-                continue
-            for pobj in (p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)):
-                idiom = any(c.dep_ == "prep" for c in pobj.children)  # "at zoho side by side"
-                obj = _name_of(pobj, ctx) or (None if idiom else _object_phrase(pobj, ctx))
-                if obj and kind in DEGREE_NOUNS:
-                    _emit(ctx, subject, "studies-at", obj, 0.55, obj_tok=None, obj_type="organization")
-                    found = True
-                elif obj:
-                    _emit(ctx, subject, "works-at", obj, 0.55, obj_tok=None, obj_type="organization")
-                    _emit(ctx, subject, "has-role", TRAINEESHIPS[kind], 0.5, obj_tok=None)
-                    found = True
-    if lemma == "report" and not past:  # "I report to Omar Haddad", "I'll report to Omar"
-        for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
-            ent = ctx.ents.get(pobj.i)
-            name = _name_of(pobj, ctx, person=True)
-            if name and (ent is None or ent.label_ == "PERSON"):
-                _emit(ctx, subject, "has-manager", name, 0.6, obj_tok=None, obj_type="person")
-                found = True
-    if lemma in {"have", "own"} and not past:  # "we have a 2016 Honda Pilot": a named thing owned
-        for dobj in dobjs:
-            ent = ctx.ents.get(dobj.i)
-            det = next((c.lower_ for c in dobj.children if c.dep_ == "det"), None)
-            name = _name_of(dobj, ctx)
-            if name and det in {"a", "an"} and (ent is None or ent.label_ in {"PRODUCT", "ORG"}):
-                _emit(ctx, subject, "owns", name, 0.55, obj_tok=None, obj_type="product")
-                found = True
-    if lemma in START_VERBS and dobjs:  # "Callum starts S1 at Whitehill Secondary"
-        # "Ella started nursery at Little Acorns": a school started, whatever the tense
-        schooling = any(d.lemma_.lower() in SCHOOL_WORDS for d in dobjs)
-        work = [d for d in dobjs if d.lower_ == "work"]
-        if work and not _is_irrealis(verb):  # "I started work at Acme"
-            for pobj in (p for prep in _preps(work[0], verb, {"at", "with", "for"}) for p in _pobjs(prep)):
-                name = _name_of(pobj, ctx)
-                if name:
-                    _emit(ctx, subject, _workplace_pred(name, False), name, 0.55, obj_tok=None)
-                    found = True
-        for pobj in (p for d in dobjs for prep in _preps(d, verb, {"at"}) for p in _pobjs(prep)):
-            named = any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in pobj.children)
-            name = _name_of(pobj, ctx) or (_object_phrase(pobj, ctx) if named else None)
-            if name and (_is_school(name) or schooling) and (schooling or not past):
-                _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
-                found = True
-    if lemma in START_VERBS and not dobjs:
-        for prep in _preps(verb, verb, {"at", "with"}):
+            if prep.lower_ == "in" and not _an_org_in(pobj, name, ctx):
+                continue  # "works as a teacher in Leeds": where, not whom
+            if name and _employer_named(pobj, name, ctx):  # "working as a barista at Costa"
+                _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+    return False
+
+
+def _works_for_org(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I drive OTR for Buckeye Freightways' -> works-at (never True: the verb's own facts stay)."""
+    if verb.lemma_ not in WORK_FOR_VERBS or _is_irrealis(verb):
+        return False
+    for pobj in (p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)):
+        ent = ctx.ents.get(pobj.i)
+        name = _name_of(pobj, ctx)
+        if name and ((ent is not None and ent.label_ == "ORG") or _firm_like(pobj, ctx, placed=False)):
+            pred = "worked-at" if past else "works-at"
+            _emit(ctx, subject, pred, name, 0.55, obj_tok=None, obj_type="organization")
+    return False
+
+
+def _got_a_job(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'Tom got a job at the city library', 'I accepted an offer from Helix': a new job is current
+    whatever the tense of the getting, so it reads works-at."""
+    if verb.lemma_ not in JOB_GET_VERBS:
+        return False
+    found = False
+    for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS):
+        if dobj.lemma_ == "offer" and verb.lemma_ not in {"accept", "take"}:
+            continue  # an offer received is not a job taken
+        for prep in _preps(dobj, verb, {"at", "with", "from"} if dobj.lemma_ == "offer" else {"at", "with"}):
             for pobj in _pobjs(prep):
-                name = _name_of(pobj, ctx)
-                if name:
-                    _emit(
-                        ctx,
-                        subject,
-                        _workplace_pred(name, past and lemma != "start"),
-                        name,
-                        0.6,
-                        obj_tok=pobj,
-                    )
+                obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
+                if obj:
+                    pred = _workplace_pred(obj, False)
+                    _emit(ctx, subject, pred, obj, 0.6, obj_tok=None, obj_type="organization")
                     found = True
-        found = _role_as(verb, verb, subject, ctx) or found
-    if lemma == "join":
-        for dobj in dobjs:
-            ent = ctx.ents.get(dobj.i)
-            name = _name_of(dobj, ctx)
-            if name and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "NORP"}):
-                _emit(ctx, subject, _workplace_pred(name, False), name, 0.6, obj_tok=dobj)
-                found = _role_as(verb, verb, subject, ctx) or True
-    if lemma in {"earn", "make"} and not any(c.tag_ == "VBG" for c in verb.children):
-        about = [p for prep in _preps(verb, verb, APPROXIMATORS) for p in _pobjs(prep)]  # "earn about 45k"
-        for dobj in dobjs + about:  # "I make $20 an hour tutoring" is a side income, not a salary
-            money = _money_value(dobj, ctx)
-            units = {t.lemma_.lower() for t in dobj.subtree} | {t.lemma_.lower() for t in verb.children}
-            if money and not units & {"hour", "day", "week", "shift", "side", "extra"}:
-                # "made about 62k last year": pay as it was (history), not the salary now
-                _emit(ctx, subject, "earned" if past else "has-salary", money, 0.55, obj_tok=None)
-                found = (not past and _paid_at(verb, dobj, subject, ctx)) or True
+        found = _named_job(dobj, subject, ctx) or _role_as(dobj, verb, subject, ctx) or found
+    return found
+
+
+def _studies_or_trains_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'doing my MTech at IIT' -> studies-at; 'doing internship at X' -> works-at and the role."""
+    if verb.lemma_ not in {"do", "pursue", "study"} or past:
+        return False
+    found = False
+    for dobj in dobjs:
+        kind = dobj.lower_
+        if kind not in DEGREE_NOUNS and kind not in TRAINEESHIPS:
+            continue
+        for pobj in (p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)):
+            idiom = any(c.dep_ == "prep" for c in pobj.children)  # "at zoho side by side"
+            obj = _name_of(pobj, ctx) or (None if idiom else _object_phrase(pobj, ctx))
+            if obj and kind in DEGREE_NOUNS:
+                _emit(ctx, subject, "studies-at", obj, 0.55, obj_tok=None, obj_type="organization")
+                found = True
+            elif obj:
+                _emit(ctx, subject, "works-at", obj, 0.55, obj_tok=None, obj_type="organization")
+                _emit(ctx, subject, "has-role", TRAINEESHIPS[kind], 0.5, obj_tok=None)
+                found = True
+    return found
+
+
+def _started_work_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I started work at Acme' -> works-at."""
+    work = [d for d in dobjs if d.lower_ == "work"]
+    if verb.lemma_ not in START_VERBS or not work or _is_irrealis(verb):
+        return False
+    found = False
+    for pobj in (p for prep in _preps(work[0], verb, {"at", "with", "for"}) for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx)
+        if name:
+            _emit(ctx, subject, _workplace_pred(name, False), name, 0.55, obj_tok=None)
+            found = True
+    return found
+
+
+def _started_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I'll start at Acme on June 8', 'started with Northwind as a data analyst' -> the workplace
+    (a school for a child, by `_workplace_pred`) and the role."""
+    if verb.lemma_ not in START_VERBS or dobjs:
+        return False
+    found = False
+    for prep in _preps(verb, verb, {"at", "with"}):
+        for pobj in _pobjs(prep):
+            name = _name_of(pobj, ctx)
+            if name:
+                pred = _workplace_pred(name, past and verb.lemma_ != "start")
+                _emit(ctx, subject, pred, name, 0.6, obj_tok=pobj)
+                found = True
+    return _role_as(verb, verb, subject, ctx) or found
+
+
+def _joined(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I joined Northwind as a data analyst' -> works-at and the role."""
+    if verb.lemma_ != "join":
+        return False
+    found = False
+    for dobj in dobjs:
+        ent = ctx.ents.get(dobj.i)
+        name = _name_of(dobj, ctx)
+        if name and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "NORP"}):
+            _emit(ctx, subject, _workplace_pred(name, False), name, 0.6, obj_tok=dobj)
+            found = _role_as(verb, verb, subject, ctx) or True
     return found
 
 
