@@ -814,3 +814,32 @@ def test_retired_from_said_with_be_is_a_job_that_ended(tier: SpacyTier) -> None:
     assert ("retired-from", "NHS", True) in facts
     teaching = spoken(tier, "I'm retired from teaching.", "Lin").facts
     assert not {f for f in teaching if f.predicate == "retired-from"}
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        (
+            "I accepted a job as a registrar at Christchurch Hospital.",
+            {("has-role", "registrar"), ("works-at", "Christchurch Hospital")},
+        ),
+        (
+            "I spent eight years as a product manager at Flipkart.",
+            {("worked-as", "product manager"), ("worked-at", "Flipkart")},
+        ),
+        (
+            "I retired as head teacher at Hillside Academy.",
+            {("worked-as", "head teacher"), ("worked-at", "Hillside Academy")},
+        ),
+    ],
+)
+def test_the_organisation_of_a_role_taken_or_held_once(
+    tier: SpacyTier, text: str, facts: set[tuple[str, str]]
+) -> None:
+    said = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts if f.subject == "Lin"}
+    assert facts <= said
+
+
+def test_money_spent_as_something_is_no_career(tier: SpacyTier) -> None:
+    said = spoken(tier, "I spent my bonus as a deposit on a flat.", "Lin").facts
+    assert not {f for f in said if f.predicate in {"worked-as", "worked-at", "has-role"}}

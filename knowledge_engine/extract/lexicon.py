@@ -692,7 +692,7 @@ SCHOOL_WORDS = {
     "crèche",
 }
 # Verbs of a career's start or end: "started out as a linesman", "retired as head teacher" (past).
-CAREER_VERBS = frozenset({"start", "begin", "finish", "end", "retire"})
+CAREER_VERBS = frozenset({"start", "begin", "finish", "end", "retire", "spend"})
 # Heads of job titles written without an article: "I'm now Head of Design", "I'm Lead Engineer".
 TITLE_HEADS = {
     "head",

@@ -865,7 +865,8 @@ def _org_or_unknown(tok: Token, ctx: _Ctx) -> bool:
 
 
 def _role_as(tok: Token, verb: Token, subject: str, ctx: _Ctx) -> bool:
-    """'... a job at X as a data analyst', 'joined X as a designer' -> has-role."""
+    """'... a job at X as a data analyst', 'joined X as a designer' -> has-role; 'took a job as a
+    registrar at Christchurch Hospital' -> the organisation of the role too."""
     found = False
     for prep in _preps(tok, verb, {"as"}):
         for pobj in _pobjs(prep):
@@ -873,6 +874,7 @@ def _role_as(tok: Token, verb: Token, subject: str, ctx: _Ctx) -> bool:
                 obj = _object_phrase(pobj, ctx, with_of=True)
                 if obj:
                     _emit(ctx, subject, "has-role", _drop_new(obj), 0.55, obj_tok=None)
+                    _org_of_role(pobj, subject, False, ctx)
                     found = True
     return found
 
@@ -885,10 +887,18 @@ def _career_as(verb: Token, subject: str, ctx: _Ctx) -> bool:
         return False
     if verb.lemma_ in {"start", "begin"} and not any(c.lower_ in {"out", "off"} for c in verb.children):
         return False  # "I started as a data analyst at X in March" is the job now
+    spans = (c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in _SPANS)
+    if verb.lemma_ == "spend" and next(spans, None) is None:
+        return False  # "I spent eight years as a PM at Flipkart", not "spent my bonus as a deposit"
     found = False
     for pobj in (p for prep in _preps(verb, verb, {"as"}) for p in _pobjs(prep)):
         obj = _object_phrase(pobj, ctx, with_of=True) if pobj.pos_ in {"NOUN", "PROPN"} else None
         if obj and any(_is_title_word(t) for t in pobj.subtree):
             _emit(ctx, subject, "worked-as", _drop_new(obj), 0.55, obj_tok=None)
+            _org_of_role(pobj, subject, True, ctx)  # "retired as a midwife at Queen Charlotte's"
             found = True
     return found
+
+
+# Spans of a working life spent in a role: "I spent eight years as a nurse"
+_SPANS = frozenset({"year", "month", "decade", "week", "summer", "season", "term", "career", "life"})
