@@ -217,10 +217,20 @@ def test_unnamed_subject_is_dropped(triples: Callable[..., Triples]) -> None:
 
 def test_first_person_without_speaker_uses_role(triples: Callable[..., Triples]) -> None:
     assert triples("I live in Toronto.", speaker=None) == {("user", "lives-in", "Toronto")}
-    assert triples("I live in Toronto.", speaker=None, role="assistant") == {
-        ("assistant", "lives-in", "Toronto")
-    }
     assert triples("I live in Toronto.", speaker="  ") == {("user", "lives-in", "Toronto")}
+
+
+def test_an_unnamed_assistants_i_is_a_draft_not_a_fact(triples: Callable[..., Triples]) -> None:
+    """The assistant writing a letter for the user ("I have accepted a position as ...") speaks as
+    the user; a fact about "assistant" would be junk. A named sender on the assistant side (the
+    second person of a two-person chat) keeps its facts."""
+    letter = "I have accepted a position as Pharmacy Clinical Coordinator at Queensway Carleton Hospital."
+    assert triples(letter, speaker=None, role="assistant") == set()
+    assert triples("I live in Toronto.", speaker=None, role="assistant") == set()
+    assert triples("I live in Toronto.", speaker="Melanie", role="assistant") == {
+        ("Melanie", "lives-in", "Toronto")
+    }
+    assert ("Tom", "works-at", "Tesco") in triples("Tom works at Tesco.", speaker=None, role="assistant")
 
 
 def test_candidate_fields(nlp: Language) -> None:

@@ -90,7 +90,10 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
     if message.role == "user":
         _arrived(doc, ctx)
         _kids_by_age(doc, ctx)
-    return dedupe_facts([_at_named_school(f, ctx) for f in ctx.out])
+    # An unnamed assistant's "I" is a letter or a reply it drafts for the user ("I have accepted a
+    # position at X"), never a fact about itself; a named sender (a second person in the chat) keeps its.
+    drafted = message.role == "assistant" and ctx.me == "assistant"
+    return dedupe_facts([_at_named_school(f, ctx) for f in ctx.out if not (drafted and f.subject == ctx.me)])
 
 
 def _kids_by_age(doc: Doc, ctx: _Ctx) -> None:
