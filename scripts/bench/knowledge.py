@@ -96,7 +96,8 @@ RELATIONS: dict[str, Relation] = {
         current=r"works-(?:at|for|with)|is-employed-(?:at|by)|employed-by|is-at|joins|joined|(?:is-)?start(?:s|ed|ing)-at"
         r"|start(?:s|ed)-working-(?:at|for)|teaches-at|has-employer|has-(?:new-)?job-(?:at|with)|got-(?:a-)?job-(?:at|with)"
         r"|(?:was-|got-)?hired-(?:at|by)|accepted-(?:a-)?(?:job|offer|role|position)-(?:at|from|with)|moved-to-work-at",
-        past=r"worked-(?:at|for)|taught-at|was-employed-(?:at|by)|used-to-work-(?:at|for)|left|quit|resigned-from|was-at",
+        past=r"worked-(?:at|for)|taught-at|was-employed-(?:at|by)|used-to-work-(?:at|for)|left|quit|resigned-from|was-at"
+        r"|retired-from",
     ),
     "job_title": Relation(
         current=r"works-as|is-a|is-an|is|has-role|has-(?:job-)?title|has-job|has-position|is-promoted-to|"
