@@ -90,6 +90,26 @@ def test_the_home_left_in_a_move(spacy_tier: SpacyTier) -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        "We relocated last spring, after selling the family home in Croydon.",
+        "Moved last year after selling the family home in Croydon.",
+    ],
+)
+def test_the_home_sold_is_the_home_left(spacy_tier: SpacyTier, text: str) -> None:
+    facts = _facts(spacy_tier, text)
+    assert ("Maya", "lived-in", "Croydon") in facts
+    assert not {f for f in facts if f[2] == "Croydon" and f[1] in {"moves-to", "moved-to", "lives-in"}}
+
+
+def test_a_big_city_the_model_calls_a_product_is_no_car(spacy_tier: SpacyTier) -> None:
+    text = "ignore the Manchester bit, that's where I grew up. I've been in Cardiff for years."
+    facts = _facts(spacy_tier, text)
+    assert not {f for f in facts if f[2] == "Manchester" and f[1] in {"sold", "has-car"}}
+    assert by_example._can_hold(Mention(value="Tacoma", type="product", tier="spacy"), False, "has-car")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "My sister got a job at Northwind.",  # a kin word the speaker never named: whose job, unknown
         "Should I apply to Brightwave?",  # a question states nothing
         "Ordered a new kettle from Argos.",  # a customer, not an employee

@@ -411,3 +411,10 @@ def test_the_speakers_own_move_asked_about_is_a_move(tier: SpacyTier) -> None:
     assert ("moves-to", "Bristol") in found
     for text in ("What do you think about the move to Glasgow next month?", "How did your move to Leeds go?"):
         assert not {o for p, o in said_by(tier, text, "Eamon") if p.startswith("move")}
+
+
+def test_a_move_into_housing_and_a_home_sold_by_us(tier: SpacyTier) -> None:
+    moved = homes(tier, "We moved into sheltered housing in Worthing last spring.")
+    assert ("moved-to", "Worthing") in moved
+    assert ("lived-in", "Croydon") in homes(tier, "We sold our house in Croydon last spring.")
+    assert ("lived-in", "Leeds") not in homes(tier, "We sold my mum's house in Leeds.")

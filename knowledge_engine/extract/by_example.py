@@ -26,7 +26,8 @@ from typing import Any
 
 from knowledge_engine.extract import lexicon
 from knowledge_engine.extract.kin import KIN_PREFIX, KIN_WORDS
-from knowledge_engine.extract.lexicon import PRONOUN, SCHOOL_WORDS
+from knowledge_engine.extract.lexicon import CAR_NAMES, PRONOUN, SCHOOL_WORDS
+from knowledge_engine.extract.places import big_place
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
 from knowledge_engine.model.predicates import MOVE_PREDICATES, store_families
 from knowledge_engine.model.records import EntityType, Message
@@ -265,6 +266,11 @@ _MY_KIN = re.compile(
 )
 _TEACHING = re.compile(r"\b(?:teach\w*|taught|staff|work\w*|job|employ\w*|hired)\b", re.I)
 _MOVED = re.compile(r"\bmoved\b", re.I)
+_SOLD_HOME = re.compile(
+    r"\b(?:sell|sells|selling|sold)\s+(?:\w+\s+){0,3}?"
+    r"(?:home|house|flat|apartment|place|condo|cottage|bungalow|terrace|townhouse)\s+in\s+X\b",
+    re.I,
+)
 _I = re.compile(r"\b(?:i|i'm|im|i've|ive|i'll|i'd|me|we|we're|we've|us)\b", re.I)  # the speaker as a subject
 _HE_SHE = re.compile(r"\b(he|she)(?:'s|'ll|'d)?\b", re.I)
 _MINE = re.compile(r"\b(?:my|our)\b", re.I)
@@ -571,6 +577,8 @@ def _reading(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> s
     predicate = _decide(score, cand, limits)
     if predicate is not None and _school(cand):
         predicate = _at_school(predicate, cand)
+    if predicate in {"lives-in", "moves-to"} and _SOLD_HOME.search(cand.masked):
+        return "lived-in"  # "after selling the family home in X": the home sold is the one left
     if predicate == "moves-to" and _MOVED.search(cand.masked):
         return "moved-to"  # the rules' tense: "he moved back to X"
     if predicate == "lives-in" and cand.moving:
@@ -614,7 +622,10 @@ def _tense(predicate: str, fits: dict[str, float], cand: _Candidate, limits: Thr
 
 def _can_hold(mention: Mention, lower: bool, predicate: str) -> bool:
     """A capitalised name's type holds ("Leeds" is no employer); the model's type of a name its writer
-    wrote in lower case is a guess ("nubank" a place), so it may hold either."""
+    wrote in lower case is a guess ("nubank" a place), so it may hold either. A big city the model
+    calls a product ("the Manchester bit") is no car, unless a model is named after it (a Tacoma)."""
+    if mention.type == "product" and big_place(mention.value) and not set(mention.value.split()) & CAR_NAMES:
+        return False
     if mention.type in _FITS[predicate]:
         return True
     return lower and mention.type in _PLACES and bool(_FITS[predicate] & _PLACES)

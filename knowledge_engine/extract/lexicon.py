@@ -423,7 +423,8 @@ SALARY_NOUNS = {
     "take-home",  # "take home": the parse's noun is "take" (RELATION_PREDICATES), "home" is no home then
 }
 HOME_NOUNS = {
-    "house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow", "terrace"
+    "house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow",
+    "terrace", "townhouse", "maisonette", "bedsit", "semi", "housing", "accommodation",
 }  # fmt: skip
 # A home no longer or not mainly lived in: "my old flat in Leith", "our holiday cottage in Kerry".
 OLD_HOME_WORDS = frozenset(

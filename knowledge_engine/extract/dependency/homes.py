@@ -202,7 +202,7 @@ def _moved(verb: Token, subjects: list[str], ctx: _Ctx) -> bool:
     for prep in (p for p in [*preps, *back] if p.lower_ in {"into", "to"}):  # "moved into a flat in Gràcia"
         for home in (t for t in _pobjs(prep) if t.lemma_.lower() in HOME_NOUNS):
             for pobj in (p for inner in _preps(home, verb, {"in"}) for p in _pobjs(inner)):
-                name = _name_of(pobj, ctx)
+                name = _name_of(pobj, ctx) or _tagged_place(pobj, ctx)  # "in Worthing" tagged a verb
                 if name:
                     _emit(ctx, ctx.me, "moved-to", name, 0.6, obj_tok=pobj)
                     return True
@@ -328,8 +328,8 @@ def _sold_home(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
     if verb.lemma_ != "sell" or not past or subject != ctx.me or _is_irrealis(verb):
         return
     for home in (c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in HOME_NOUNS):
-        if any(c.dep_ == "poss" and c.lower_ not in FIRST_PERSON_POSS for c in home.children):
-            continue  # "we sold my mum's house in Leeds": hers
+        if any(c.dep_ == "poss" and c.lower_ not in FIRST_PERSON_POSS | {"our"} for c in home.children):
+            continue  # "we sold my mum's house in Leeds": hers; "we sold our house in Croydon": ours
         for pobj in (p for prep in _preps(home, verb, {"in"}) for p in _pobjs(prep)):
             name = _name_of(pobj, ctx)  # a home's "in" names a place, whatever the model's tag
             if name and not _is_date(pobj, ctx):
