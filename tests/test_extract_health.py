@@ -22,6 +22,7 @@ def facts(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
         ("My mum Diana has type 2 diabetes.", ("Diana", "has-condition", "type 2 diabetes")),
         ("my mum diana has type 2 diabetes now so im cooking for her more",
          ("Diana", "has-condition", "type 2 diabetes")),
+        ("I've got type 2 diabetes, I'm 61, on metformin.", ("Nia", "has-condition", "type 2 diabetes")),
         ("Feeling so grateful, my wife Hana beat breast cancer.",
          ("Hana", "recovered-from", "breast cancer")),
     ],

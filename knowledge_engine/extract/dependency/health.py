@@ -44,8 +44,8 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     for dobj in [*objects, *(c for o in objects for c in _conjuncts(o))]:  # "... pressure and sleep apnea"
         if _names_condition(dobj):
             obj = _object_phrase(dobj, ctx, prefer_name=False)
-            if obj and _typed(dobj) is not None:
-                obj = f"type {obj}"  # the parser splits "type 1 diabetes" into two objects
+            if obj and _typed(dobj) is not None and not obj.lower().startswith("type "):
+                obj = f"type {obj}"  # the parser splits "type 1 diabetes" into two objects (not always)
             if obj:
                 _emit(ctx, subject, "has-condition", obj, 0.55, obj_tok=None)
                 found = True
