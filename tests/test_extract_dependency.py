@@ -918,3 +918,12 @@ def test_a_job_started_as_a_role_is_the_role_now(triples: Callable[..., Triples]
     found = triples("I started as a data analyst at Acme in March.")
     assert ("Maya", "has-role", "data analyst") in found
     assert not {t for t in found if t[1] == "worked-as"}
+
+
+def test_a_name_spoken_to_is_no_subject(triples: Callable[..., Triples]) -> None:
+    """LoCoMo turns open by naming the other speaker: "Hi Maria, ..." gave facts about "Hi Maria"."""
+    said = triples("Hi Maria, since we last chatted, I'm volunteering as a mentor for a local school.")
+    assert {s for s, _, _ in said} == {"Maya"}
+    assert triples("Yep Jon, staying resilient and focused is key for any entrepreneur.") == set()
+    assert triples("Tom, I got the job at Google!") == {("Maya", "works-at", "Google")}
+    assert ("Sam", "went-to", "Paris") in triples("Sam, Leo and I went to Paris.")

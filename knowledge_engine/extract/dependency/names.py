@@ -100,7 +100,7 @@ def _subjects(verb: Token, ctx: _Ctx) -> list[str]:
     """Resolved subject names of a verb; unresolvable subjects (he, it, 'my sister') are dropped."""
     names: list[str] = []
     for child in verb.children:
-        if child.dep_ not in {"nsubj", "nsubjpass"}:
+        if child.dep_ not in {"nsubj", "nsubjpass"} or _addressed(child, verb):
             continue
         for tok in [child, *_conjuncts(child)]:
             name = _resolve_subject(tok, ctx)
@@ -108,6 +108,29 @@ def _subjects(verb: Token, ctx: _Ctx) -> list[str]:
                 names.append(name)
                 names += _listed_in_apposition(tok, name, ctx)
     return names
+
+
+# Words that open a line addressed to someone: "Hi Maria, ...", "Yep Jon, ..."
+_GREETINGS = frozenset(
+    {"hi", "hey", "hello", "hiya", "yep", "yeah", "yes", "ok", "okay", "thanks", "oh", "wow", "aww", "dear"}
+)
+
+
+def _addressed(subj: Token, verb: Token) -> bool:
+    """'Hi Maria, I'm volunteering as a mentor', 'Yep Jon, staying focused is key': a name that opens
+    the sentence, set off by a comma, is the one spoken to (the parser may make it a subject) when a
+    greeting precedes it or the verb has a subject of its own besides it."""
+    after = subj.i + 1
+    if subj.pos_ != "PROPN" or after >= len(subj.doc) or subj.doc[after].text != ",":
+        return False
+    if any(c.dep_ in {"conj", "cc"} for c in subj.children):
+        return False  # "Sam, Leo and I went to Paris": a list of subjects
+    lead = [t for t in subj.sent if t.i < subj.i]
+    greeting = [t for t in lead if t.lower_ in _GREETINGS or t.pos_ == "INTJ"]
+    if any(t not in greeting and not (t.head == subj and t.pos_ == "PROPN") for t in lead):
+        return False  # "Since Maria, ..." or "My friend Maria, ...": not a name spoken to
+    other = any(c.dep_ in {"nsubj", "nsubjpass", "csubj"} and c != subj for c in verb.children)
+    return bool(greeting) or other
 
 
 def _stranded_pair(verb: Token, ctx: _Ctx) -> list[str]:
