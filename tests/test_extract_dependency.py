@@ -927,3 +927,10 @@ def test_a_name_spoken_to_is_no_subject(triples: Callable[..., Triples]) -> None
     assert triples("Yep Jon, staying resilient and focused is key for any entrepreneur.") == set()
     assert triples("Tom, I got the job at Google!") == {("Maya", "works-at", "Google")}
     assert ("Sam", "went-to", "Paris") in triples("Sam, Leo and I went to Paris.")
+
+
+def test_a_speakers_own_age_below_ten_is_a_misreading(triples: Callable[..., Triples]) -> None:
+    """LoCoMo: "I've been one 'cause I lost my job" (one of them, an entrepreneur) read is-aged 1."""
+    assert not {t for t in triples("Ha, yeah. I've been one 'cause I lost my job.") if t[1] == "is-aged"}
+    assert ("Leo", "is-aged", "1") in triples("Leo is one.")
+    assert ("Maya", "is-aged", "34") in triples("I'm 34.")

@@ -843,3 +843,8 @@ def test_the_organisation_of_a_role_taken_or_held_once(
 def test_money_spent_as_something_is_no_career(tier: SpacyTier) -> None:
     said = spoken(tier, "I spent my bonus as a deposit on a flat.", "Lin").facts
     assert not {f for f in said if f.predicate in {"worked-as", "worked-at", "has-role"}}
+
+
+def test_promoted_at_a_name_is_the_employer_at_work_is_none(tier: SpacyTier) -> None:
+    assert work(tier, "I got promoted at work!") == set()
+    assert ("works-at", "Tesco") in work(tier, "I got promoted at Tesco!")

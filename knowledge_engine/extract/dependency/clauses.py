@@ -401,7 +401,10 @@ def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
                 if obj:
                     _emit(ctx, subject, "has-role", obj, 0.55, obj_tok=None)
                 continue
-            obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
+            name = _name_of(pobj, ctx)
+            if verb.lemma_ == "promote" and name is None:
+                continue  # "I got promoted at work": promoted-at reads works-at, so only a name
+            obj = name or _object_phrase(pobj, ctx)
             if obj:
                 _emit(ctx, subject, _kebab(f"{be} {verb.lower_} {prep.lower_}"), obj, 0.55, obj_tok=pobj)
 

@@ -349,6 +349,9 @@ def _own_birthday_turn(verb: Token, ctx: _Ctx) -> bool:
     return before is None or before.text in {",", "-", "–", ";"} or before.lower_ in {"just", "finally"}
 
 
+YOUNGEST_SPEAKER = 10  # a speaker's own age below this is a misreading ("I'm one of them")
+
+
 def _age_facts(sent: Span, ctx: _Ctx) -> None:
     """'Our son Leo is four', 'Leo, he's four', 'Mia just turned six' -> is-aged N."""
     for verb in sent:
@@ -382,6 +385,8 @@ def _age_facts(sent: Span, ctx: _Ctx) -> None:
         if len(ages) != len(names):
             continue  # "Sam, Theo and Ava are 7 and 9": whose is which is not said
         for name, each in zip(names, ages, strict=True):
+            if name == ctx.me and each < YOUNGEST_SPEAKER:
+                continue  # "I've been one 'cause I lost my job": one of a kind, not a toddler typing
             if name:
                 pet = any(f.object == name and f.object_type != "person" for f in ctx.out)
                 subj_type: EntityType | None = None if pet else "person"
