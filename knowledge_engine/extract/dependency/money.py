@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from spacy.tokens import Span, Token
 
@@ -370,26 +371,26 @@ def _rented_for(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: 
     """'renting a little house for $2,900 a month' -> has-rent."""
     if verb.lemma_ not in {"rent", "lease"} or past:
         return False
-    found = False
-    for dobj in (d for d in dobjs if d.lemma_.lower() in HOME_NOUNS):
-        for pobj in (p for prep in _preps(dobj, verb, {"for"}) for p in _pobjs(prep)):
-            money = _money_value(pobj, ctx)
-            if money:
-                _emit(ctx, subject, "has-rent", money, 0.55, obj_tok=None)
-                found = True
-    return found
+    return _amount_of(verb, dobjs, HOME_NOUNS, "for", (subject, "has-rent"), ctx)
 
 
 def _raise_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'I got a raise to $95,000' -> has-salary."""
     if verb.lemma_ not in {"get", "receive"}:
         return False
+    return _amount_of(verb, dobjs, {"raise", "rise", "bump", "increase"}, "to", (subject, "has-salary"), ctx)
+
+
+def _amount_of(
+    verb: Token, dobjs: list[Token], nouns: Collection[str], prep: str, fact: tuple[str, str], ctx: _Ctx
+) -> bool:
+    """The amount after `prep` of an object among `nouns` ("a house for $2,900") as the fact's value."""
     found = False
-    for dobj in (d for d in dobjs if d.lemma_.lower() in {"raise", "rise", "bump", "increase"}):
-        for pobj in (p for prep in _preps(dobj, verb, {"to"}) for p in _pobjs(prep)):
+    for dobj in (d for d in dobjs if d.lemma_.lower() in nouns):
+        for pobj in (p for word in _preps(dobj, verb, {prep}) for p in _pobjs(word)):
             money = _money_value(pobj, ctx)
             if money:
-                _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+                _emit(ctx, fact[0], fact[1], money, 0.55, obj_tok=None)
                 found = True
     return found
 
