@@ -848,3 +848,11 @@ def test_money_spent_as_something_is_no_career(tier: SpacyTier) -> None:
 def test_promoted_at_a_name_is_the_employer_at_work_is_none(tier: SpacyTier) -> None:
     assert work(tier, "I got promoted at work!") == set()
     assert ("works-at", "Tesco") in work(tier, "I got promoted at Tesco!")
+
+
+def test_become_team_lead_at_a_firm(tier: SpacyTier) -> None:
+    """The parser makes 'lead' a conjunct of the verb: it read 'is-a team' and no employer."""
+    text = "Any good podcasts about leadership? I've just become team lead at Ocado and feel out of my depth."
+    said = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts if f.subject == "Lin"}
+    assert {("has-role", "team lead"), ("works-at", "Ocado")} <= said
+    assert ("is-a", "team") not in said

@@ -412,7 +412,9 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     if lead is not None:  # "He's a team lead now": the parse splits the title
         if not past:
             _emit(ctx, subject, "has-role", lead, 0.6, obj_tok=None)
-        _org_of_role(attr, subject, past, ctx)
+        after = attr.doc[attr.i + 1 : attr.i + 2]
+        for part in [attr, *(t for t in after if t.lower_ in LEAD_WORDS)]:
+            _org_of_role(part, subject, past, ctx)  # "at Ocado" may hang on either half
         return
     if attr.lemma_ == "fan":  # "I'm a huge fan of X" -> likes X
         inner = _of_object(attr)
@@ -464,6 +466,9 @@ def _lead_role(attr: Token) -> str | None:
     after = doc[attr.i + 1] if attr.i + 1 < len(doc) else None
     if attr.pos_ == "NOUN" and after is not None and after.lower_ in LEAD_WORDS and after.pos_ == "VERB":
         return f"{attr.lower_} {after.lower_}"
+    conj = after is not None and after.dep_ == "conj" and after.head in {attr, attr.head}
+    if attr.pos_ == "NOUN" and after is not None and after.lower_ in LEAD_WORDS and conj:
+        return f"{attr.lower_} {after.lower_}"  # "become team lead at Ocado": 'lead' a conjunct
     return None
 
 
