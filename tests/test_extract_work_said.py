@@ -856,3 +856,25 @@ def test_become_team_lead_at_a_firm(tier: SpacyTier) -> None:
     said = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts if f.subject == "Lin"}
     assert {("has-role", "team lead"), ("works-at", "Ocado")} <= said
     assert ("is-a", "team") not in said
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        (
+            "I held the post of deputy headteacher at Greenway Comprehensive until my retirement last year.",
+            {("worked-as", "deputy headteacher"), ("worked-at", "Greenway Comprehensive")},
+        ),
+        (
+            "I hold the position of Head of Finance at Arup.",
+            {("has-role", "Head of Finance"), ("works-at", "Arup")},
+        ),
+        ("I'm 62 and still working. Part-time at B&Q, after 30 years at Ford.", {("worked-at", "Ford")}),
+    ],
+)
+def test_a_post_held_and_years_after_which_a_job_ended(
+    tier: SpacyTier, text: str, facts: set[tuple[str, str]]
+) -> None:
+    said = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts if f.subject == "Lin"}
+    assert facts <= said
+    assert not {p for p, _ in said if p.startswith("held")}

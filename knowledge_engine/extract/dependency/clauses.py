@@ -91,6 +91,7 @@ from knowledge_engine.extract.dependency.work import (
     _career_as,
     _got_a_job,
     _handed_in_notice,
+    _held_post,
     _job_is_at,
     _joined,
     _promoted_infinitive,
@@ -716,6 +717,7 @@ _VERB_RULES: tuple[VerbRule, ...] = (
     _started_at,
     _joined,
     _earns,
+    _held_post,
 )
 
 

@@ -67,6 +67,7 @@ from knowledge_engine.extract.lexicon import (
     WORK_PREDICATES,
 )
 from knowledge_engine.extract.truecase import names as first_names
+from knowledge_engine.model.records import EntityType
 
 _TEACHING = frozenset({"teach", "taught", "teacher", "work", "job", "staff", "employ", "hire", "coach"})
 
@@ -126,6 +127,9 @@ def _years_at(sent: Span, before: int, ctx: _Ctx) -> None:
     seen = {f.object.lower() for f in ctx.out[before:] if f.predicate in WORK_PREDICATES}
     for span in (t for t in sent if t.lemma_.lower() in {"year", "month"} and _counted(t)):
         verb = next((a for a in span.ancestors if a.pos_ in {"VERB", "AUX"}), None)
+        if verb is None and span.head.lower_ == "after" and _speakers_fragment(sent, ctx):
+            _years_after(span, seen, ctx)  # "Part-time at B&Q, after 30 years at Ford."
+            continue
         if verb is None or _supposed(verb) or not _by_me(verb, ctx):
             continue
         heads = [span, verb] if verb.lemma_ == "spend" else [span]  # "spent five years at the BBC"
@@ -137,6 +141,22 @@ def _years_at(sent: Span, before: int, ctx: _Ctx) -> None:
                 pred = ("worked-at" if past else "works-at") if work else _workplace_pred(name, past)
                 _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
                 seen.add(name.lower())
+
+
+def _speakers_fragment(sent: Span, ctx: _Ctx) -> bool:
+    """A user's line without a verb or a subject ("Part-time at B&Q, after 30 years at Ford."): chat
+    that dropped its "I"."""
+    verbless = not any(t.pos_ in {"VERB", "AUX"} or t.dep_ in {"nsubj", "nsubjpass"} for t in sent)
+    return verbless and ctx.message.role == "user"
+
+
+def _years_after(span: Token, seen: set[str], ctx: _Ctx) -> None:
+    """'after 30 years at Ford' in a line of the speaker's: the job there is over."""
+    for pobj in (p for prep in _preps(span, span, {"at"}) for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx, with_of=True)
+        if name and name.lower() not in seen and _employer_named(pobj, name, ctx):
+            _emit(ctx, ctx.me, "worked-at", name, 0.5, obj_tok=None, obj_type="organization")
+            seen.add(name.lower())
 
 
 def _employer_of_role(sent: Span, before: int, ctx: _Ctx) -> None:
@@ -688,6 +708,27 @@ def _handed_in_notice(verb: Token, dobjs: list[Token], subject: str, past: bool,
             _emit(ctx, subject, "resigned-from", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
         if not pobjs:
             _emit(ctx, subject, "left", "job", 0.55, obj_tok=None, ends=True)
+        found = True
+    return found
+
+
+def _held_post(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I held the post of deputy headteacher at Greenway Comprehensive until my retirement' ->
+    worked-as and worked-at; 'I hold the position of Head of Finance at Arup' -> has-role, works-at."""
+    if verb.lemma_ != "hold" or _is_irrealis(verb):
+        return False
+    found = False
+    for post in (d for d in dobjs if d.lemma_.lower() in {"post", "position", "role", "title"}):
+        role = _of_object(post)
+        obj = _object_phrase(role, ctx, with_of=True) if role is not None else None
+        if not obj:
+            continue
+        _emit(ctx, subject, "worked-as" if past else "has-role", _drop_new(obj), 0.55, obj_tok=None)
+        for pobj in (p for prep in _preps(post, verb, {"at"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)
+            if name and _employer_named(pobj, name, ctx):
+                org: EntityType = "organization"
+                _emit(ctx, subject, _workplace_pred(name, past), name, 0.5, obj_tok=None, obj_type=org)
         found = True
     return found
 
