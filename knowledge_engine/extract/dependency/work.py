@@ -134,13 +134,10 @@ def _years_at(sent: Span, before: int, ctx: _Ctx) -> None:
             continue
         heads = [span, verb] if verb.lemma_ == "spend" else [span]  # "spent five years at the BBC"
         work = any(t.lemma_.lower() in _TEACHING for t in sent)  # "left teaching after ten years at X"
-        for pobj in (p for h in heads for prep in _preps(h, h, {"at"}) for p in _pobjs(prep)):
-            name = _name_of(pobj, ctx, with_of=True)
-            if name and name.lower() not in seen and _employer_named(pobj, name, ctx):
-                past = _is_past(verb)
-                pred = ("worked-at" if past else "works-at") if work else _workplace_pred(name, past)
-                _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
-                seen.add(name.lower())
+        for name in _new_employers_at(heads, seen, ctx):
+            past = _is_past(verb)
+            pred = ("worked-at" if past else "works-at") if work else _workplace_pred(name, past)
+            _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
 
 
 def _speakers_fragment(sent: Span, ctx: _Ctx) -> bool:
@@ -152,11 +149,19 @@ def _speakers_fragment(sent: Span, ctx: _Ctx) -> bool:
 
 def _years_after(span: Token, seen: set[str], ctx: _Ctx) -> None:
     """'after 30 years at Ford' in a line of the speaker's: the job there is over."""
-    for pobj in (p for prep in _preps(span, span, {"at"}) for p in _pobjs(prep)):
+    for name in _new_employers_at([span], seen, ctx):
+        _emit(ctx, ctx.me, "worked-at", name, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _new_employers_at(heads: list[Token], seen: set[str], ctx: _Ctx) -> list[str]:
+    """The organisations named 'at' one of `heads` that `seen` does not hold yet (then it does)."""
+    names = []
+    for pobj in (p for h in heads for prep in _preps(h, h, {"at"}) for p in _pobjs(prep)):
         name = _name_of(pobj, ctx, with_of=True)
         if name and name.lower() not in seen and _employer_named(pobj, name, ctx):
-            _emit(ctx, ctx.me, "worked-at", name, 0.5, obj_tok=None, obj_type="organization")
             seen.add(name.lower())
+            names.append(name)
+    return names
 
 
 def _employer_of_role(sent: Span, before: int, ctx: _Ctx) -> None:
