@@ -9,6 +9,7 @@ store loader and the CLI. "Clear error" means the module's own documented error 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import string
 from pathlib import Path
@@ -534,7 +535,10 @@ def test_cli_random_arguments(
         args = [args[0], "--workspace", str(ws), *args[1:]]
     if "demo" in args or "sync" in args or "docs" in args:
         args = [a for a in args if a not in ("demo", "sync", "docs")]  # slow or network-shaped; own tests
-    result = CliRunner().invoke(cli_app, args, catch_exceptions=True)
+    # relative paths ("-w .", "ingest -w x") land in a scratch folder, never in the checkout: "." was
+    # the repository, made owner-only, which locked the `pgserver` user out of the venv's pgvector
+    with contextlib.chdir(tmp_path_factory.mktemp("cwd")):
+        result = CliRunner().invoke(cli_app, args, catch_exceptions=True)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise AssertionError(f"args {args!r} raised {type(result.exception).__name__}") from result.exception
     assert result.exit_code in (0, 1, 2), (args, result.exit_code)

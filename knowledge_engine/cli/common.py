@@ -28,6 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from knowledge_engine.config import ConfigError, EngineConfig, load_config, load_config_file
+from knowledge_engine.store.messages import MESSAGES_FILE
 
 if TYPE_CHECKING:
     from knowledge_engine.store.workspace import Workspace
@@ -162,6 +163,37 @@ def existing_folder(folder: Path) -> Path:
     return folder
 
 
+def workspace_folder(folder: Path) -> Path:
+    """An existing folder that is a workspace, for the commands that open one. A folder of other files
+    (`-w .` in a project) is a wrong path: opening it would make it owner-only and leave a store in it."""
+    from knowledge_engine.store.persistence import holds_a_workspace
+
+    existing_folder(folder)
+    if not holds_a_workspace(folder):
+        hint = nested_hint(folder)
+        fail(
+            f"{folder} is not a workspace: it holds other files but no facts.json or message log"
+            + (f"; {hint.split('; ', 1)[1]}" if hint else "; name the folder that holds facts.json")
+        )
+    return folder
+
+
+STORE_FILES = ("facts.json", "entities.json", MESSAGES_FILE)
+
+
+def nested_hint(folder: Path) -> str | None:
+    """For a folder that holds no store file but whose subfolders do (the demo's `demo-workspace/knowledge`,
+    a host's `<workspaceDir>/knowledge-engine`): a `hint` naming them, where `stats` would show only zeros."""
+    if any((folder / name).exists() for name in STORE_FILES):
+        return None
+    try:
+        subs = sorted(p for p in folder.iterdir() if p.is_dir())
+    except OSError:
+        return None
+    nested = [str(p) for p in subs if any((p / name).is_file() for name in STORE_FILES)][:5]
+    return f"no workspace files in {folder}; did you mean {' or '.join(nested)}?" if nested else None
+
+
 def node_folder(cfg: EngineConfig, workspace: Path | None, agent: str | None) -> Path:
     """The workspace folder the options name. Files: it must exist (a typo must not make an empty
     store). Shared store: the records are in the database and the folder holds only this node's
@@ -176,7 +208,7 @@ def node_folder(cfg: EngineConfig, workspace: Path | None, agent: str | None) ->
 
     folder = resolve_folder(cfg, workspace, agent)
     if folder.is_dir() or folder.exists() or not is_shared(cfg.storage):
-        return existing_folder(folder)
+        return workspace_folder(folder)
     tmp = Path(tempfile.mkdtemp(prefix="ke-node-"))
     atexit.register(shutil.rmtree, tmp, True)
     return tmp
@@ -187,9 +219,10 @@ def not_a_folder(folder: Path) -> str:
 
 
 def creatable_folder(folder: Path) -> Path:
-    """For commands that create the workspace (ingest, import): a path that is a file is an error."""
-    if folder.exists() and not folder.is_dir():
-        fail(not_a_folder(folder))
+    """For commands that create the workspace (ingest, import): a path that is a file, or a folder of
+    other files, is an error."""
+    if folder.exists():
+        workspace_folder(folder)
     return folder
 
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from knowledge_engine.cli.common import nested_hint
 from knowledge_engine.extract.inbox import INBOX_NAME
 from knowledge_engine.store.messages import MESSAGES_FILE
 from knowledge_engine.store.workspace import Workspace
@@ -137,22 +138,6 @@ def _fact_counts(folder: Path) -> tuple[dict[str, int], int, dict[str, Any]]:
     facts, head = _records(folder, "facts.json", "facts")
     tiers = Counter(str(f.get("source", _default("source"))) for f in facts)
     return dict(tiers), sum(1 for f in facts if f.get("invalid_at") is None), head
-
-
-STORE_FILES = ("facts.json", "entities.json", MESSAGES_FILE)
-
-
-def nested_hint(folder: Path) -> str | None:
-    """For a folder that holds no store file but whose subfolders do (the demo's `demo-workspace/knowledge`,
-    a host's `<workspaceDir>/knowledge-engine`): a `hint` naming them, where `stats` would show only zeros."""
-    if any((folder / name).exists() for name in STORE_FILES):
-        return None
-    try:
-        subs = sorted(p for p in folder.iterdir() if p.is_dir())
-    except OSError:
-        return None
-    nested = [str(p) for p in subs if any((p / name).is_file() for name in STORE_FILES)][:5]
-    return f"no workspace files in {folder}; did you mean {' or '.join(nested)}?" if nested else None
 
 
 def stats_for(config: Any, workspace: Path | None, agent: str | None) -> dict[str, Any]:

@@ -85,6 +85,17 @@ ENGINE_FILES = (
 )  # fmt: skip
 
 
+def holds_a_workspace(folder: Path) -> bool:
+    """Whether an existing folder may be opened as a workspace: it is empty or holds something the
+    engine writes. A folder of other files (a project, a home directory named by mistake) is not one:
+    opening it would make it owner-only and leave a store in it."""
+    try:
+        names = [e.name for e in os.scandir(folder)]
+    except OSError:
+        return True  # unreadable: the open that follows says why
+    return not names or any(n in ENGINE_DIRS or n.lstrip(".").startswith(ENGINE_FILES) for n in names)
+
+
 def secure_tree(folder: Path) -> None:
     """Make the engine's part of a workspace this user owns owner-only: the folder and the engine's
     sub-folders 0700, its files without group/other bits. Links are not followed; files of other
