@@ -161,3 +161,25 @@ def test_pay_by_its_period_to_the_speaker(tier: SpacyTier, text: str, amount: st
 )
 def test_no_pay_from_a_fee_a_one_off_or_a_dose(tier: SpacyTier, text: str) -> None:
     assert not [p for p, _ in said_by(tier, text, "Lin") if p == "has-salary"]
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("Going part-time would mean a pay cut from £52,000.", "£52,000"),  # a cut weighed: the pay now
+        ("I'd be taking a pay cut from 48k if I moved.", "48k"),
+        ("I took a pay cut to £35k when I moved.", "£35k"),  # a cut taken: the pay it left
+    ],
+)
+def test_a_pay_cut_says_the_pay(tier: SpacyTier, text: str, amount: str) -> None:
+    assert ("has-salary", amount) in said_by(tier, text, "Lin")
+
+
+def test_someone_elses_pay_cut_is_not_the_speakers(tier: SpacyTier) -> None:
+    said = said_by(tier, "He'd be taking a pay cut from £50k, poor guy.", "Lin")
+    assert not [p for p, _ in said if p == "has-salary"]
+
+
+def test_living_off_a_pension_is_no_home(tier: SpacyTier) -> None:
+    said = said_by(tier, "I live off my pension from Shell these days.", "Lin")
+    assert not [o for p, o in said if p.startswith("lives") and o == "Shell"]

@@ -878,3 +878,46 @@ def test_a_post_held_and_years_after_which_a_job_ended(
     said = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts if f.subject == "Lin"}
     assert facts <= said
     assert not {p for p, _ in said if p.startswith("held")}
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        (
+            "These days I'm a junior designer with Arup.",
+            {("has-role", "junior designer"), ("works-at", "Arup")},
+        ),
+        (
+            "I'm now a trainee paramedic with the London Ambulance Service.",
+            {("works-at", "London Ambulance Service")},
+        ),  # the title word parsed a modifier of "trainee"
+        (
+            "It was tough to leave after nine years as a staff nurse at Addenbrooke's.",
+            {("worked-as", "staff nurse"), ("worked-at", "Addenbrooke's")},
+        ),
+        (
+            "I can't work on this visa, which is hard after eight years as an engineer at Infosys.",
+            {("worked-as", "engineer"), ("worked-at", "Infosys")},
+        ),
+        ("After a decade in retail I moved into marketing at Unilever.", {("works-at", "Unilever")}),
+        ("Two years ago I switched into data science at Ocado.", {("works-at", "Ocado")}),
+    ],
+)
+def test_a_role_with_an_employer_years_in_a_role_and_a_move_into_a_field(
+    tier: SpacyTier, text: str, facts: set[tuple[str, str]]
+) -> None:
+    said = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts if f.subject == "Lin"}
+    assert facts <= said
+    assert not {p for p, _ in said if p in {"switched-into", "moved-into", "switched-at"}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "She's exhausted after ten years as a nurse at Guy's.",  # her years, not the speaker's
+        "We moved into a flat at Riverside Court.",  # a home
+        "I moved into consulting at Leeds last year.",  # a city is no employer
+    ],
+)
+def test_no_job_from_anothers_years_a_home_or_a_city(tier: SpacyTier, text: str) -> None:
+    assert not work(tier, text)

@@ -52,7 +52,14 @@ from knowledge_engine.extract.dependency.homes import (
     _sold_home,
     _stayed,
 )
-from knowledge_engine.extract.dependency.money import _earns, _home_costs, _on_amount, _raise_to, _rented_for
+from knowledge_engine.extract.dependency.money import (
+    _earns,
+    _home_costs,
+    _on_amount,
+    _pay_cut,
+    _raise_to,
+    _rented_for,
+)
 from knowledge_engine.extract.dependency.names import (
     _called_name,
     _conjuncts,
@@ -94,6 +101,7 @@ from knowledge_engine.extract.dependency.work import (
     _held_post,
     _job_is_at,
     _joined,
+    _moved_into_work,
     _promoted_infinitive,
     _quit_job,
     _said_yes_to,
@@ -449,6 +457,8 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
         p = prep.lower_
         if p not in VERB_PREPS and not (p == "on" and verb.lemma_ == "work"):
             continue
+        if p == "from" and verb.lemma_ == "live":
+            continue  # "I live off my pension from Shell": not where the speaker lives
         if has_dobj and p in {"to", "into", "from"}:
             continue  # "migrating our pipeline to Snowflake": the object moves, not the subject
         if p == "for" and verb.lemma_ not in FOR_VERBS:
@@ -708,6 +718,7 @@ _VERB_RULES: tuple[VerbRule, ...] = (
     _works_for_org,
     _rented_for,
     _raise_to,
+    _pay_cut,
     _got_a_job,
     _studies_or_trains_at,
     _reports_to,
@@ -718,6 +729,7 @@ _VERB_RULES: tuple[VerbRule, ...] = (
     _joined,
     _earns,
     _held_post,
+    _moved_into_work,
 )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 
 from spacy.tokens import Span, Token
 
@@ -379,6 +379,32 @@ def _raise_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _C
     if verb.lemma_ not in {"get", "receive"}:
         return False
     return _amount_of(verb, dobjs, {"raise", "rise", "bump", "increase"}, "to", (subject, "has-salary"), ctx)
+
+
+def _pay_cut(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I took a pay cut to £35k' -> has-salary £35k."""
+    if verb.lemma_ not in {"take", "get", "accept"}:
+        return False
+    return _amount_of(verb, _pay_cuts(dobjs), {"cut", "paycut"}, "to", (subject, "has-salary"), ctx)
+
+
+def _pay_cuts(nouns: Iterable[Token]) -> list[Token]:
+    """'a pay cut', 'a salary cut', 'a paycut'."""
+    cuts = (d for d in nouns if d.lemma_.lower() in {"cut", "paycut"})
+    return [d for d in cuts if d.lower_ == "paycut" or any(c.lower_ in {"pay", "salary"} for c in d.children)]
+
+
+def _pay_cut_from(sent: Span, ctx: _Ctx) -> None:
+    """ "I'd be taking a pay cut from £41k", 'it means a pay cut from 62k' -> has-salary: the pay the
+    speaker has now (a cut still weighed; one already taken says only what the pay was)."""
+    for cut in _pay_cuts(t for t in sent if t.dep_ == "dobj"):
+        verb = cut.head
+        if _is_past(verb) or _preps(cut, verb, {"to"}) or not _by_me(verb, ctx):
+            continue
+        for money in (
+            m for prep in _preps(cut, verb, {"from"}) for p in _pobjs(prep) if (m := _money_value(p, ctx))
+        ):
+            _emit(ctx, ctx.me, "has-salary", money, 0.5, obj_tok=None)
 
 
 def _amount_of(

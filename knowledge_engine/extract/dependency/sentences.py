@@ -57,6 +57,7 @@ from knowledge_engine.extract.dependency.lines import (
 from knowledge_engine.extract.dependency.money import (
     _monthly_rent,
     _pay_arrow,
+    _pay_cut_from,
     _pay_facts,
     _pay_marked,
     _pay_starts_at,
@@ -133,6 +134,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _made_me_redundant(verb, ctx)
     if ctx.message.role == "user":
         _monthly_rent(sent, ctx)
+        _pay_cut_from(sent, ctx)
         _pay_marked(sent, ctx)
         _last_day(sent, ctx)
         _firm_called_job(sent, ctx)

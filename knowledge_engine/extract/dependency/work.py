@@ -50,6 +50,7 @@ from knowledge_engine.extract.lexicon import (
     EVALUATIVE,
     FIRM_NOUNS,
     HOLIDAYS,
+    HOME_NOUNS,
     JOB_END_VERBS,
     JOB_GET_VERBS,
     JOB_NOUNS,
@@ -127,6 +128,8 @@ def _years_at(sent: Span, before: int, ctx: _Ctx) -> None:
     seen = {f.object.lower() for f in ctx.out[before:] if f.predicate in WORK_PREDICATES}
     for span in (t for t in sent if t.lemma_.lower() in {"year", "month"} and _counted(t)):
         verb = next((a for a in span.ancestors if a.pos_ in {"VERB", "AUX"}), None)
+        if _years_as(span, verb, ctx):
+            continue
         if verb is None and span.head.lower_ == "after" and _speakers_fragment(sent, ctx):
             _years_after(span, seen, ctx)  # "Part-time at B&Q, after 30 years at Ford."
             continue
@@ -138,6 +141,30 @@ def _years_at(sent: Span, before: int, ctx: _Ctx) -> None:
             past = _is_past(verb)
             pred = ("worked-at" if past else "works-at") if work else _workplace_pred(name, past)
             _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _years_as(span: Token, verb: Token | None, ctx: _Ctx) -> bool:
+    """'(it's hard) after eight years as a product manager at Flipkart' -> worked-as, and the role's
+    organisation worked-at: a span of years in a role, over, in a user's clause about themselves or
+    about "it" (not "she's tired after ten years as a nurse")."""
+    if span.head.lower_ != "after" or ctx.message.role != "user":
+        return False
+    subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}] if verb is not None else []
+    if not all(s.lower_ in {"it", "that", "this", "which", "i", "we"} for s in subjects):
+        return False
+    found = False
+    # "to leave after nine years as a staff nurse": the parser may hang "as" on the verb, past the span
+    preps = [
+        *_preps(span, span, {"as"}),
+        *(p for p in _preps(span.head.head, span.head.head, {"as"}) if p.i > span.i),
+    ]
+    for pobj in (p for prep in preps for p in _pobjs(prep)):
+        role = _object_phrase(pobj, ctx, with_of=True) if _is_title_word(pobj) else None
+        if role:
+            _emit(ctx, ctx.me, "worked-as", _drop_new(role), 0.5, obj_tok=None)
+            _org_of_role(pobj, ctx.me, True, ctx)
+            found = True
+    return found
 
 
 def _speakers_fragment(sent: Span, ctx: _Ctx) -> bool:
@@ -510,9 +537,13 @@ def _org_of_role(attr: Token, subject: str, past: bool, ctx: _Ctx) -> None:
 def _at_org(attr: Token, ctx: _Ctx) -> str | None:
     """'a designer at Figma' -> Figma (a role at a named organisation implies works-at)."""
     inner = _of_object(attr)  # "head of sales at Umbrella": the parser hangs "at" on "sales"
-    for prep in [*attr.children, *(inner.children if inner is not None else [])]:
+    # "a trainee paramedic with East Midlands Ambulance Service": the title word parsed a modifier
+    titles = [
+        c for c in attr.children if c.dep_ in {"amod", "compound"} and c.i > attr.i and _is_title_word(c)
+    ]
+    for prep in [*attr.children, *(inner.children if inner is not None else []), *_children(titles)]:
         # "a civil engineer with Queensland Rail", "a designer for Acme": a job's employer too
-        job = prep.lower_ in {"with", "for"} and (_is_job(attr) or _is_title(attr))
+        job = prep.lower_ in {"with", "for"} and (_is_job(attr) or _is_title(attr) or prep.head in titles)
         if prep.dep_ == "prep" and (prep.lower_ == "at" or job):
             pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
             if pobj is not None and pobj.pos_ == "PROPN":
@@ -520,6 +551,10 @@ def _at_org(attr: Token, ctx: _Ctx) -> str | None:
             if pobj is not None and pobj.pos_ == "NOUN":
                 return _org_behind(pobj, ctx)
     return None
+
+
+def _children(tokens: list[Token]) -> list[Token]:
+    return [c for t in tokens for c in t.children]
 
 
 # Sites of an organisation: "a line manager at Amazon's fulfilment centre", "at Stripe's Dublin office"
@@ -714,6 +749,25 @@ def _handed_in_notice(verb: Token, dobjs: list[Token], subject: str, past: bool,
         if not pobjs:
             _emit(ctx, subject, "left", "job", 0.55, obj_tok=None, ends=True)
         found = True
+    return found
+
+
+def _moved_into_work(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'then moved into comms at Stripe's Dublin office' -> works-at Stripe: a move into a line of
+    work at an organisation is the job it led to (the later job supersedes it when told)."""
+    if verb.lemma_ not in {"move", "switch", "transfer", "go"} or _is_irrealis(verb):
+        return False
+    fields = [p for prep in _preps(verb, verb, {"into"}) for p in _pobjs(prep) if p.pos_ == "NOUN"]
+    if not fields or any(f.lemma_.lower() in HOME_NOUNS | _SITES or _label(f, ctx) for f in fields):
+        return False  # "moved into a flat at Riverside Court": a home
+    found = False
+    for pobj in (p for prep in _preps(verb, verb, {"at"}) for p in _pobjs(prep)):
+        org = _org_behind(pobj, ctx) if pobj.pos_ == "NOUN" else _name_of(pobj, ctx)
+        if org and pobj.pos_ == "PROPN" and not _employer_named(pobj, org, ctx):
+            org = None  # "at Leeds": a known city
+        if org:
+            _emit(ctx, subject, "works-at", org, 0.5, obj_tok=None, obj_type="organization")
+            found = True
     return found
 
 
