@@ -202,3 +202,56 @@ def test_a_manager_said_by_who_manages_whom(tier: SpacyTier, text: str, boss: st
 )
 def test_no_manager_unresolved_of_a_thing_or_of_a_club(tier: SpacyTier, text: str) -> None:
     assert not [f for f in facts(tier, text) if f[1] == "has-manager"]
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        ("I am Meera, working as a lab technician in Cipla since 2015, age 38.", "38"),
+        ("I'm a retired postman, aged 71, living in Hull.", "71"),
+        ("Myself Kavya, 29 years, working as software tester in Infosys, Pune.", "29"),
+    ],
+)
+def test_an_age_set_off_in_a_self_introduction_is_the_speakers(tier: SpacyTier, text: str, age: str) -> None:
+    assert (ME, "is-aged", age) in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This is my brother Tom, age 30, who lives in Leeds.",  # his age
+        "My mum, aged 81, still drives.",
+        "I was diagnosed at age 22, which explains a lot.",  # an age then, not now
+    ],
+)
+def test_no_speaker_age_from_anothers_age_or_an_age_then(tier: SpacyTier, text: str) -> None:
+    assert not [f for f in facts(tier, text) if f[0] == ME and f[1] == "is-aged"]
+
+
+@pytest.mark.parametrize(
+    ("text", "employer"),
+    [
+        ("My pension from Unilever arrives on the 28th.", "Unilever"),
+        ("I draw my pension from British Airways these days.", "British Airways"),
+    ],
+)
+def test_a_pension_from_an_organisation_is_an_old_job_there(
+    tier: SpacyTier, text: str, employer: str
+) -> None:
+    said = spoken(tier, text, ME).facts
+    assert any(
+        f.subject == ME and f.predicate == "worked-at" and f.object == employer and f.ends for f in said
+    )
+
+
+@pytest.mark.parametrize(
+    "text", ["I get a state pension from the DWP.", "My dad's pension from BT is generous."]
+)
+def test_no_job_from_a_state_pension_or_anothers(tier: SpacyTier, text: str) -> None:
+    assert not [f for f in facts(tier, text) if f[0] == ME and f[1] in {"worked-at", "works-at"}]
+
+
+def test_a_role_one_is_retired_from_is_held_no_more(tier: SpacyTier) -> None:
+    said = facts(tier, "I'm retired from Barclays as a branch manager.")
+    assert (ME, "worked-as", "branch manager") in said
+    assert (ME, "has-role", "branch manager") not in said

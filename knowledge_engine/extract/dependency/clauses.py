@@ -402,6 +402,7 @@ def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
             if name and _employer_named(pobj, name, ctx):
                 org: EntityType = "organization"
                 _emit(ctx, subject, "retired-from", name, 0.6, obj_tok=None, obj_type=org, ends=True)
+        _career_as(verb, subject, ctx)  # "I am retired from Indian Railways as station master"
         return
     for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in PASSIVE_PREPS):
         for pobj in (c for c in prep.children if c.dep_ == "pobj"):

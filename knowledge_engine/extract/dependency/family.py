@@ -393,6 +393,44 @@ def _age_facts(sent: Span, ctx: _Ctx) -> None:
                 _emit(ctx, name, "is-aged", str(each), 0.6, obj_tok=None, subj_type=subj_type)
 
 
+def _age_aside(sent: Span, ctx: _Ctx) -> None:
+    """'I am Arvind, working as ..., age 44', "I'm a retired teacher, aged 67, living in Bath",
+    'Myself Priyanka, 27 years, working as staff nurse' -> the speaker's is-aged: an age set off by
+    commas in a user's sentence about themselves (not "my son, age 7", not "at age 22")."""
+    if ctx.message.role != "user" or any(f.subject == ctx.me and f.predicate == "is-aged" for f in ctx.out):
+        return
+    doc = sent.doc
+    for tok in sent:
+        if tok.lower_ in {"age", "aged"} and tok.i + 1 < sent.end and doc[tok.i + 1].like_num:
+            first, last = tok, doc[tok.i + 1]
+        elif tok.lemma_ == "year" and tok.dep_ == "appos" and tok.i > sent.start and doc[tok.i - 1].like_num:
+            first, last = doc[tok.i - 1], tok  # "Myself Priyanka, 27 years,"
+        else:
+            continue
+        set_off = first.i > sent.start and doc[first.i - 1].text == ","
+        if not set_off or (last.i + 1 < len(doc) and doc[last.i + 1].text not in {",", ".", ";", "!"}):
+            continue
+        age = _number(last) if last.like_num else _number(first)
+        if age is not None and YOUNGEST_SPEAKER <= age <= 110 and _about_me(tok, ctx):
+            _emit(ctx, ctx.me, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
+            return
+
+
+def _about_me(tok: Token, ctx: _Ctx) -> bool:
+    """The words `tok` hangs on describe the speaker: a clause whose subject is "I" or a self-naming
+    "Myself X", through no other person or kin on the way up."""
+    for up in tok.ancestors:
+        if up.pos_ in {"VERB", "AUX"}:
+            subj = next((c for c in up.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+            if subj is not None:
+                return subj.lower_ == "i"
+        elif _is_kin(up) or (up.pos_ == "PROPN" and up.dep_ not in {"ROOT", "attr"}):
+            return False  # (a name that is the copula's attribute: "I am Priyanka, 27 years, ...")
+        if up.dep_ == "ROOT":
+            return up.pos_ == "PROPN" and any(c.lower_ == "myself" for c in up.children)
+    return False
+
+
 def _ages_listed(verb: Token) -> list[int]:
     """'Sam and Theo are 7 and 9': the ages listed, in order, one for each subject listed (empty when
     the verb gives one age: "Ava and Noah are 7" gives it to both)."""

@@ -21,6 +21,7 @@ from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.dependency.family import (
     _FIRST_SPANS,
     _adjacent_relation,
+    _age_aside,
     _age_facts,
     _boss_opening,
     _bracketed_age,
@@ -90,6 +91,7 @@ from knowledge_engine.extract.dependency.work import (
     _in_an_org,
     _job_of_mine,
     _last_day,
+    _pension_from,
     _promoted_me,
     _role_as_mine,
     _workplace_pred,
@@ -122,6 +124,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
             _the_move(sent, ctx, own_only=True)  # "Any tips for our move to Bristol?": asked about
         return
     _age_facts(sent, ctx)
+    _age_aside(sent, ctx)
     if ctx.message.role == "user":
         for part in _form_parts(sent):
             _fragments(part, ctx)
@@ -145,6 +148,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _offers(sent, ctx)
         _home_it(sent, ctx)
         _still_at(sent, ctx)
+        _pension_from(sent, ctx)
         _condition_news(sent, ctx)
         _pay_arrow(sent, ctx)
     before = len(ctx.out)

@@ -167,6 +167,21 @@ def _years_as(span: Token, verb: Token | None, ctx: _Ctx) -> bool:
     return found
 
 
+def _pension_from(sent: Span, ctx: _Ctx) -> None:
+    """'My pension from Shell is paid monthly', 'I receive my pension from the NHS' -> worked-at: a
+    pension from an organisation is the speaker's old job there (not a state or private pension)."""
+    for pension in (t for t in sent if t.lemma_.lower() == "pension" and t.pos_ == "NOUN"):
+        mine = any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in pension.children)
+        kinds = {c.lower_ for c in pension.children if c.dep_ in {"compound", "amod"}}
+        if not mine or kinds & {"state", "private", "personal", "army", "war"}:
+            continue
+        head = pension.head if pension.dep_ == "dobj" else pension
+        for pobj in (p for prep in _preps(pension, head, {"from"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)
+            if name and pobj.pos_ == "PROPN" and _label(pobj, ctx) == "ORG":
+                _emit(ctx, ctx.me, "worked-at", name, 0.45, obj_tok=None, obj_type="organization", ends=True)
+
+
 def _speakers_fragment(sent: Span, ctx: _Ctx) -> bool:
     """A user's line without a verb or a subject ("Part-time at B&Q, after 30 years at Ford."): chat
     that dropped its "I"."""
