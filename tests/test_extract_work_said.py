@@ -921,3 +921,38 @@ def test_a_role_with_an_employer_years_in_a_role_and_a_move_into_a_field(
 )
 def test_no_job_from_anothers_years_a_home_or_a_city(tier: SpacyTier, text: str) -> None:
     assert not work(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My neck is wrecked, I sit all day at my desk at Experian.", ("Lin", "works-at", "Experian")),
+        (
+            "I sit at a desk all day at Zurich Insurance and my back hates it.",
+            ("Lin", "works-at", "Zurich Insurance"),
+        ),
+        ("Good news, my wife Ines has a job lined up at Siemens.", ("Ines", "works-at", "Siemens")),
+        ("My son Omar got into Imperial, we're thrilled.", ("Omar", "attends", "Imperial")),
+        ("Mia goes to the breakfast club at Oakfield Primary.", ("Mia", "attends", "Oakfield Primary")),
+    ],
+)
+def test_a_desk_at_work_a_job_lined_up_and_a_place_won_at_a_school(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    said = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert fact in said
+    assert not [f for f in said if f[1] in {"sits-at", "goes-to"}]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We got into London really late last night.",  # a city reached
+        "I got into Netflix during lockdown.",  # a habit
+        "If Leo gets into Harvard I will cry.",  # not yet
+        "I go to a yoga class at the leisure centre.",  # no school
+    ],
+)
+def test_no_school_from_a_city_reached_a_habit_or_a_hope(tier: SpacyTier, text: str) -> None:
+    said = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert not [p for p, _ in said if p in {"attends", "studies-at"}]

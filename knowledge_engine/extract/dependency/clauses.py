@@ -96,7 +96,9 @@ from knowledge_engine.extract.dependency.work import (
     _became,
     _been_with,
     _career_as,
+    _desk_at,
     _got_a_job,
+    _got_into,
     _handed_in_notice,
     _held_post,
     _job_is_at,
@@ -511,6 +513,16 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
         where = _home_place(tok, ctx)
         if where is not None:  # "I live in a shared house in Headingley": Headingley, not "shared house"
             tok, name = where
+    if name is None and pred in {"goes-to", "went-to"}:  # "goes to a special program at Westview Elementary"
+        name = next(
+            (
+                n
+                for p in _preps(tok, tok, {"at"})
+                for o in _pobjs(p)
+                if _is_school(n := _name_of(o, ctx) or "")
+            ),
+            None,
+        )
     obj = name or _object_phrase(tok, ctx)
     school = (name is not None and _is_school(name)) or tok.lemma_.lower() in SCHOOL_WORDS
     if obj and pred in {"goes-to", "went-to"} and school:
@@ -731,6 +743,8 @@ _VERB_RULES: tuple[VerbRule, ...] = (
     _earns,
     _held_post,
     _moved_into_work,
+    _desk_at,
+    _got_into,
 )
 
 

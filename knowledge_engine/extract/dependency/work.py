@@ -786,6 +786,51 @@ def _moved_into_work(verb: Token, dobjs: list[Token], subject: str, past: bool, 
     return found
 
 
+def _desk_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I sit all day at my desk at Aviva', 'I sit at a desk all day at Allianz' -> works-at: the
+    desk one sits at is at work (was sits-at desk, sits-at Allianz)."""
+    if verb.lemma_ != "sit" or _is_irrealis(verb):
+        return False
+    desks = [p for prep in _preps(verb, verb, {"at"}) for p in _pobjs(prep) if p.lemma_.lower() == "desk"]
+    if not desks:
+        return False
+    places = [
+        p for h in (verb, *desks) for prep in _preps(h, h, {"at"}) for p in _pobjs(prep) if p.pos_ == "PROPN"
+    ]
+    for pobj in places:
+        name = _name_of(pobj, ctx)
+        if name and _employer_named(pobj, name, ctx):
+            _emit(
+                ctx,
+                subject,
+                "worked-at" if past else "works-at",
+                name,
+                0.5,
+                obj_tok=None,
+                obj_type="organization",
+            )
+    return True
+
+
+def _got_into(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'My daughter Harper got into Stanford', 'I finally got into Oxford' -> attends / studies-at: a
+    place won at a school or university (not "got into London late", not "got into trouble")."""
+    if verb.lemma_ != "get" or dobjs or _is_irrealis(verb):
+        return False
+    found = False
+    for pobj in (p for prep in _preps(verb, verb, {"into"}) for p in _pobjs(prep) if p.pos_ == "PROPN"):
+        name = _name_of(pobj, ctx)
+        # a school by its words, or an organisation named after a place (Stanford, Cambridge,
+        # Imperial): not "got into Netflix"; "got into London late" is tagged a place
+        town = _label(pobj, ctx) == "ORG" and places.fold(name or "") in places.places()
+        if not name or not (_is_school(name) or town):
+            continue
+        pred = "studies-at" if subject == ctx.me else "attends"
+        _emit(ctx, subject, pred, name, 0.5, obj_tok=None, obj_type="organization")
+        found = True
+    return found
+
+
 def _held_post(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'I held the post of deputy headteacher at Greenway Comprehensive until my retirement' ->
     worked-as and worked-at; 'I hold the position of Head of Finance at Arup' -> has-role, works-at."""
@@ -840,13 +885,16 @@ def _works_for_org(verb: Token, dobjs: list[Token], subject: str, past: bool, ct
 def _got_a_job(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'Tom got a job at the city library', 'I accepted an offer from Helix': a new job is current
     whatever the tense of the getting, so it reads works-at."""
-    if verb.lemma_ not in JOB_GET_VERBS:
+    # "Arjun has a job lined up at RBC": a job arranged is had, and its place hangs on "lined"
+    lined = {d.i: [a for a in d.children if a.dep_ == "acl" and a.lemma_ == "line"] for d in dobjs}
+    if verb.lemma_ not in JOB_GET_VERBS and not (verb.lemma_ == "have" and any(lined.values())):
         return False
     found = False
     for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS):
         if dobj.lemma_ == "offer" and verb.lemma_ not in {"accept", "take"}:
             continue  # an offer received is not a job taken
-        for prep in _preps(dobj, verb, {"at", "with", "from"} if dobj.lemma_ == "offer" else {"at", "with"}):
+        preps = _preps(dobj, verb, {"at", "with", "from"} if dobj.lemma_ == "offer" else {"at", "with"})
+        for prep in [*preps, *(p for a in lined[dobj.i] for p in _preps(a, a, {"at", "with"}))]:
             for pobj in _pobjs(prep):
                 obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
                 if obj:
