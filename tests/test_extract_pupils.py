@@ -120,3 +120,20 @@ def test_a_first_name_opening_a_sentence_is_its_subject(tier: SpacyTier) -> None
     assert ("Theo", "goes-to", "Clapham Terrace") in triples(
         tier, "Theo goes to Clapham Terrace, which he loves.", "Alex"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Our Kacper's off to Westbrook Grammar next year.", ("Kacper", "attends", "Westbrook Grammar")),
+        ("Maya is off to Greenfield Academy in September.", ("Maya", "attends", "Greenfield Academy")),
+    ],
+)
+def test_off_to_a_named_school_is_attending_it(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in triples(tier, text, "Lin")
+
+
+def test_off_to_a_country_is_no_school(tier: SpacyTier) -> None:
+    assert not [f for f in triples(tier, "I'm off to Spain next week.", "Lin") if f[1] == "attends"]

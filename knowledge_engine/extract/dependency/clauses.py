@@ -575,6 +575,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                 _be_prep(child, subject, be, ctx)
             elif child.dep_ == "prep" and child.lower_ == "with" and not past:
                 _been_with(child, subject, ctx)
+            elif child.dep_ in {"prep", "advmod"} and child.lower_ == "off" and not past:
+                _off_to_school(child, subject, ctx)
             elif child.dep_ == "prep" and child.lower_ == "into" and not past and not _is_irrealis(verb):
                 for pobj in _pobjs(child):  # "I'm really into pottery these days" -> likes
                     obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
@@ -587,6 +589,15 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                     money = _money_value(pobj, ctx) or (_amount(pobj) if hourly else None)
                     if money:
                         _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+
+
+def _off_to_school(off: Token, subject: str, ctx: _Ctx) -> None:
+    """ "Our Jayden's off to Hillside Grammar next year" -> attends: a school by its name (not "off to
+    Spain next week")."""
+    for pobj in (p for prep in _preps(off, off, {"to"}) for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx)
+        if name and _is_school(name):
+            _emit(ctx, subject, "attends", name, 0.55, obj_tok=None, obj_type="organization")
 
 
 def _introduced(name: Token, ctx: _Ctx) -> None:
