@@ -78,3 +78,24 @@ def test_no_condition_of_someone_else_or_a_guess(tier: SpacyTier, text: str) -> 
 def test_every_condition_of_a_list_is_had(tier: SpacyTier) -> None:
     got = facts(tier, "My doctor says I've got high blood pressure and sleep apnea, which is a problem.")
     assert {("Nia", "has-condition", "high blood pressure"), ("Nia", "has-condition", "sleep apnea")} <= got
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My doctor diagnosed me with asthma in March.", ("Nia", "has-condition", "asthma")),
+        ("GP diagnosed me with type 2 diabetes last week.", ("Nia", "has-condition", "type 2 diabetes")),
+        ("They diagnosed my son Kofi with ADHD last year.", ("Kofi", "has-condition", "ADHD")),
+    ],
+)
+def test_a_diagnosis_given_is_the_patients_not_the_clinicians(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    said = facts(tier, text)
+    assert fact in said
+    assert not [f for f in said if f[1] == "diagnosed-with"]
+
+
+def test_a_diagnosis_feared_is_none(tier: SpacyTier) -> None:
+    said = facts(tier, "If they diagnose me with something serious I will cry.")
+    assert not [f for f in said if f[1] in {"has-condition", "diagnosed-with"}]

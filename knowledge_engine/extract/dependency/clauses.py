@@ -37,7 +37,7 @@ from knowledge_engine.extract.dependency.grammar import (
     _perfect,
     _pobjs,
 )
-from knowledge_engine.extract.dependency.health import _condition, _condition_state
+from knowledge_engine.extract.dependency.health import _condition, _condition_state, _diagnosed_whom
 from knowledge_engine.extract.dependency.homes import (
     _a_visit,
     _found_home,
@@ -733,6 +733,7 @@ def _value_of(attr: Token, ctx: _Ctx) -> str | None:
 # verb, its direct objects, the subject and the tense, emits what it reads and says whether it read the
 # clause (then the plain object rules leave it alone).
 _VERB_RULES: tuple[VerbRule, ...] = (
+    _diagnosed_whom,
     _said_yes_to,
     _quit_job,
     _manages_me,

@@ -14,8 +14,9 @@ from knowledge_engine.extract.dependency.grammar import (
     _has_particle,
     _is_irrealis,
     _perfect,
+    _pobjs,
 )
-from knowledge_engine.extract.dependency.names import _conjuncts, _name_of, _object_phrase
+from knowledge_engine.extract.dependency.names import _conjuncts, _name_of, _object_phrase, _resolve_subject
 from knowledge_engine.extract.dependency.nouns import _is_kin
 from knowledge_engine.extract.lexicon import (
     CONDITION_ADJECTIVES,
@@ -50,6 +51,28 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
                 _emit(ctx, subject, "has-condition", obj, 0.55, obj_tok=None)
                 found = True
     return found
+
+
+def _diagnosed_whom(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'GP diagnosed me with X': the clinician is not the one ill (was "GP diagnosed-with X"); the
+    patient's condition is _diagnosis_given's."""
+    if verb.lemma_ != "diagnose":
+        return False
+    return any(d.tag_ == "PRP" or _is_kin(d) or _resolve_subject(d, ctx) for d in dobjs)
+
+
+def _diagnosis_given(sent: Span, ctx: _Ctx) -> None:
+    """'My doctor diagnosed me with asthma', 'They diagnosed my son Leo with ADHD' -> the patient
+    has-condition, whoever diagnosed (a clinician the clause rules cannot name)."""
+    for verb in (t for t in sent if t.lemma_ == "diagnose" and t.pos_ == "VERB" and not _is_irrealis(t)):
+        illnesses = [
+            p for prep in verb.children if prep.dep_ == "prep" and prep.lower_ == "with" for p in _pobjs(prep)
+        ]
+        for patient in (_resolve_subject(d, ctx) for d in verb.children if d.dep_ == "dobj"):
+            for pobj in (p for p in illnesses if p.pos_ in {"NOUN", "PROPN"}):
+                illness = _typed(pobj) or _object_phrase(pobj, ctx, prefer_name=False)
+                if patient and illness:
+                    _emit(ctx, patient, "has-condition", illness, 0.55, obj_tok=None, subj_type="person")
 
 
 def _names_condition(noun: Token) -> bool:

@@ -34,7 +34,7 @@ from knowledge_engine.extract.dependency.family import (
     _workplace_of_relation,
 )
 from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _used_to
-from knowledge_engine.extract.dependency.health import _condition_news, _possessed_condition
+from knowledge_engine.extract.dependency.health import _condition_news, _diagnosis_given, _possessed_condition
 from knowledge_engine.extract.dependency.homes import (
     _districts,
     _home_city,
@@ -150,6 +150,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _still_at(sent, ctx)
         _pension_from(sent, ctx)
         _condition_news(sent, ctx)
+        _diagnosis_given(sent, ctx)
         _pay_arrow(sent, ctx)
     before = len(ctx.out)
     for root in (t for t in sent if t.dep_ == "ROOT"):
