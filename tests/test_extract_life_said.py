@@ -255,3 +255,32 @@ def test_a_role_one_is_retired_from_is_held_no_more(tier: SpacyTier) -> None:
     said = facts(tier, "I'm retired from Barclays as a branch manager.")
     assert (ME, "worked-as", "branch manager") in said
     assert (ME, "has-role", "branch manager") not in said
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Gareth is no longer my manager, he went on paternity leave.", (ME, "has-manager", "Gareth")),
+        ("Sam isn't my boyfriend anymore.", (ME, "has-partner", "Sam")),
+        ("I'm no longer a team lead.", (ME, "worked-as", "team lead")),
+    ],
+)
+def test_a_relation_or_title_no_longer_held_is_history(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    said = spoken(tier, text, ME).facts
+    assert any((f.subject, f.predicate, f.object) == fact and f.ends for f in said)
+
+
+@pytest.mark.parametrize("text", ["Tom is not my manager.", "I am no longer tired."])
+def test_a_denial_or_a_passing_state_ends_nothing(tier: SpacyTier, text: str) -> None:
+    assert not [f for f in spoken(tier, text, ME).facts if f.ends]
+
+
+def test_a_relation_said_in_the_past_is_history_with_its_workplace(tier: SpacyTier) -> None:
+    said = {
+        (f.predicate, f.object, f.ends) for f in spoken(tier, "Gareth was my manager at Ubisoft.", ME).facts
+    }
+    assert ("has-manager", "Gareth", True) in said
+    assert any(p == "worked-at" and o == "Ubisoft" for p, o, _ in said)
+    assert not [s for s in said if s[0] == "works-at"]

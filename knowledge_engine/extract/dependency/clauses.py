@@ -82,6 +82,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _has_digit,
     _is_kin,
     _is_kin_word,
+    _is_title_word,
     _money_value,
     _number,
     _org_owner,
@@ -278,11 +279,20 @@ def _ended_state(verb: Token) -> bool:
     negated = any(c.dep_ == "neg" for c in verb.children) or any(  # "no longer": "no" hangs on "longer"
         g.dep_ == "neg" for c in ending for g in c.children
     )
-    if not negated or verb.lemma_ not in FAMILY_VERBS:
+    if not negated or (verb.lemma_ not in FAMILY_VERBS and not _relation_ended(verb)):
         return False
     if any(c.dep_ == "aux" and (c.tag_ == "MD" or c.lower_ in MODALS) for c in verb.children):
         return False
     return bool(ending) or any(t.lower_ in ENDED_STATE and t.dep_ == "advmod" for t in verb.subtree)
+
+
+def _relation_ended(verb: Token) -> bool:
+    """'Léa is no longer my manager', 'Sam isn't my boyfriend anymore', "I'm no longer a team lead": a
+    copula whose attribute is a relation of someone's or a job title."""
+    if verb.lemma_ != "be":
+        return False
+    attrs = [c for c in verb.children if c.dep_ == "attr" and c.pos_ in {"NOUN", "PROPN"}]
+    return any(any(c.dep_ == "poss" for c in a.children) or _is_title_word(a) for a in attrs)
 
 
 def _verb_conjuncts(verb: Token) -> list[Token]:

@@ -187,6 +187,7 @@ def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
     if owner is None:
         return
     former = any(c.lower_ in {"old", "former", "ex", "previous"} for c in noun.children if c.dep_ == "amod")
+    former = former or (noun.dep_ == "attr" and _is_past(noun.head))  # "Léa was my manager at Ubisoft"
     for pobj in (p for prep in _preps(noun, noun, {"at"}) for p in _pobjs(prep)):
         name = _name_of(pobj, ctx)
         if name and _employer_named(pobj, name, ctx):  # "my colleagues at Arup" (tagged a person)

@@ -472,13 +472,13 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
         return  # "Caleb is 12 and Maddie's 8": ages (_age_facts, extract/kids.py), no relation "has-8"
     if any(c.dep_ == "poss" for c in attr.children):
         owner = _owner(next(c for c in attr.children if c.dep_ == "poss"), ctx, attr)
-        if owner and owner != subject:  # "Jordan is my best friend"
-            _emit(ctx, owner, _relation_predicate(attr), subject, 0.6, obj_tok=None, obj_type="person")
+        if owner and owner != subject:  # "Jordan is my best friend"; "Léa was my manager": no more
+            pred = _relation_predicate(attr)
+            _emit(ctx, owner, pred, subject, 0.6, obj_tok=None, obj_type="person", ends=past)
         return
     lead = _lead_role(attr)
     if lead is not None:  # "He's a team lead now": the parse splits the title
-        if not past:
-            _emit(ctx, subject, "has-role", lead, 0.6, obj_tok=None)
+        _emit(ctx, subject, "worked-as" if past else "has-role", lead, 0.6, obj_tok=None)
         after = attr.doc[attr.i + 1 : attr.i + 2]
         for part in [attr, *(t for t in after if t.lower_ in LEAD_WORDS)]:
             _org_of_role(part, subject, past, ctx)  # "at Ocado" may hang on either half
