@@ -418,3 +418,28 @@ def test_a_move_into_housing_and_a_home_sold_by_us(tier: SpacyTier) -> None:
     assert ("moved-to", "Worthing") in moved
     assert ("lived-in", "Croydon") in homes(tier, "We sold our house in Croydon last spring.")
     assert ("lived-in", "Leeds") not in homes(tier, "We sold my mum's house in Leeds.")
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        (
+            "Hubby Rohan got transfer to Nagpur, so we are relocating in June.",
+            {("Rohan", "moves-to", "Nagpur"), ("Lin", "moves-to", "Nagpur")},
+        ),
+        ("I got transferred to Glasgow last month.", {("Lin", "moved-to", "Glasgow")}),
+    ],
+)
+def test_a_job_transfer_to_a_town_is_a_move(
+    tier: SpacyTier, text: str, facts: set[tuple[str, str, str]]
+) -> None:
+    said = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert facts <= said
+
+
+@pytest.mark.parametrize(
+    "text", ["I've asked for a transfer to Bristol.", "She got a transfer to the accounts team."]
+)
+def test_no_move_from_a_transfer_asked_or_within_a_firm(tier: SpacyTier, text: str) -> None:
+    said = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert not [p for p, _ in said if p in {"moves-to", "moved-to"}]

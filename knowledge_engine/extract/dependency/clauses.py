@@ -51,6 +51,7 @@ from knowledge_engine.extract.dependency.homes import (
     _place_named,
     _sold_home,
     _stayed,
+    _transferred,
 )
 from knowledge_engine.extract.dependency.money import (
     _earns,
@@ -406,6 +407,8 @@ def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
     be = "was" if past else "is"
     if verb.lemma_ == "offer":
         return  # "I've been offered a job at X": an offer, not yet a job
+    if _transferred(verb, [], subject, past, ctx):
+        return  # "I got transferred to Glasgow": a move
     if verb.lemma_ == "promote":
         _promoted_infinitive(verb, subject, ctx)
     if verb.lemma_ == "retire":  # "I'm retired from the NHS": as "I retired from the NHS"
@@ -744,6 +747,7 @@ def _value_of(attr: Token, ctx: _Ctx) -> str | None:
 # clause (then the plain object rules leave it alone).
 _VERB_RULES: tuple[VerbRule, ...] = (
     _diagnosed_whom,
+    _transferred,
     _said_yes_to,
     _quit_job,
     _manages_me,

@@ -301,6 +301,34 @@ def _moved_out(verb: Token, preps: list[Token], ctx: _Ctx) -> bool:
     return bool(names)
 
 
+def _transferred(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'Hubby Manoj got transfer to Bhubaneswar, so we are relocating', 'I got transferred to Glasgow'
+    -> moves-to: a job transfer to a town is a move there (the speaker's too when "we" relocate or
+    move in the same sentence). Not "asked for a transfer", not "a transfer to the accounts team"."""
+    got = verb.lemma_ in {"get", "receive"} and any(d.lemma_.lower() == "transfer" for d in dobjs)
+    passive = verb.lemma_ == "transfer" and any(c.dep_ in {"auxpass", "nsubjpass"} for c in verb.children)
+    if not (got or passive) or _is_irrealis(verb):
+        return False
+    holders = [verb, *(d for d in dobjs if d.lemma_.lower() == "transfer")]
+    towns = [p for h in holders for prep in _preps(h, h, {"to"}) for p in _pobjs(prep) if p.pos_ == "PROPN"]
+    movers = [subject]
+    if (
+        subject != ctx.me
+        and any(t.lower_ == "we" for t in verb.sent)
+        and any(t.lemma_ in {"relocate", "move", "shift"} for t in verb.sent if t.pos_ == "VERB")
+    ):
+        movers.append(ctx.me)  # "..., so we are relocating in May"
+    found = False
+    for town in towns:
+        name = _name_of(town, ctx)
+        if name and places.fold(name) in places.places():
+            for mover in movers:  # "I got transferred to Glasgow last month": moved
+                pred = "moved-to" if passive and past else "moves-to"
+                _emit(ctx, mover, pred, name, 0.5, obj_tok=None, obj_type="location")
+            found = True
+    return found
+
+
 def _place_named(tok: Token, name: str, ctx: _Ctx) -> bool:
     """A place by the model's tag or the gazetteer (the model tags many towns a person)."""
     ent = ctx.ents.get(tok.i)
