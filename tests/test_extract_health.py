@@ -99,3 +99,18 @@ def test_a_diagnosis_given_is_the_patients_not_the_clinicians(
 def test_a_diagnosis_feared_is_none(tier: SpacyTier) -> None:
     said = facts(tier, "If they diagnose me with something serious I will cry.")
     assert not [f for f in said if f[1] in {"has-condition", "diagnosed-with"}]
+
+
+def test_a_clinicians_he_or_name_is_no_other_patient(tier: SpacyTier) -> None:
+    text = (
+        "The cardiologist, a Dr Okafor, says it's atrial fibrillation. He has me on a blood thinner, Eliquis."
+    )
+    assert ("Nia", "has-condition", "atrial fibrillation") in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Took Leo to the GP, she said it's tonsillitis.", "I took him to the GP and she said it's tonsillitis."],
+)
+def test_what_the_clinician_found_for_someone_taken_is_not_the_speakers(tier: SpacyTier, text: str) -> None:
+    assert not [f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"]

@@ -154,8 +154,9 @@ def _condition_news(sent: Span, ctx: _Ctx) -> None:
 def _clinician_found(verb: Token, ctx: _Ctx) -> None:
     """'the doctor thinks it's just migraines': the speaker's, when the message names no one else
     ("took Leo to the GP, she said it's tonsillitis" is Leo's)."""
-    others = {"he", "she", "him", "her", "his"}
-    if any(_is_kin(t) or t.lower_ in others or t.ent_type_ == "PERSON" for t in verb.doc):
+    clinician = {t.i for s in verb.children if s.dep_ == "nsubj" for t in s.subtree}  # "a Dr Okonkwo"
+    said = verb.doc[: verb.sent.end]  # who came up so far ("He has me on Eliquis" after it is no patient)
+    if any(_another_patient(t) and t.i not in clinician for t in said):
         return
     for found in (c for c in verb.children if c.dep_ == "ccomp" and c.lemma_ == "be"):
         it = any(c.dep_ == "nsubj" and c.lower_ in {"it", "it's"} for c in found.children)
@@ -165,6 +166,14 @@ def _clinician_found(verb: Token, ctx: _Ctx) -> None:
             illness = _object_phrase(attr, ctx, prefer_name=False)
             if illness:
                 _emit(ctx, ctx.me, "has-condition", illness, 0.5, obj_tok=None)
+
+
+def _another_patient(tok: Token) -> bool:
+    """Someone the message may be about besides the speaker: kin, a person's name, or 'him'/'her' as
+    an object ("took him to the GP"). A 'he'/'she' subject is most often the clinician ("He has me
+    on a blood thinner")."""
+    objective = tok.lower_ in {"him", "her"} and tok.dep_ in {"dobj", "pobj", "dative"}
+    return _is_kin(tok) or tok.ent_type_ == "PERSON" or objective
 
 
 def _possessed_condition(tok: Token, ctx: _Ctx) -> None:
