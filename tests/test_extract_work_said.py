@@ -956,3 +956,19 @@ def test_a_desk_at_work_a_job_lined_up_and_a_place_won_at_a_school(
 def test_no_school_from_a_city_reached_a_habit_or_a_hope(tier: SpacyTier, text: str) -> None:
     said = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
     assert not [p for p, _ in said if p in {"attends", "studies-at"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("Signed the contract! Staff nurse, starting 3 March.", "Staff nurse"),
+        ("Team leader, start Monday.", "Team leader"),
+    ],
+)
+def test_a_title_line_with_its_start_is_the_role(tier: SpacyTier, text: str, role: str) -> None:
+    assert ("has-role", role) in {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+
+
+def test_a_start_line_without_a_title_is_no_role(tier: SpacyTier) -> None:
+    said = {(f.predicate, f.object) for f in spoken(tier, "Great news, start Monday.", "Lin").facts}
+    assert not [p for p, _ in said if p == "has-role"]

@@ -26,6 +26,7 @@ from knowledge_engine.extract.lexicon import (
     HOLIDAYS,
     HOME_NOUNS,
     JOB_NOUNS,
+    LEAD_WORDS,
 )
 
 _NOT_A_TITLE_LINE = FRAGMENT_IRREALIS | {"not", "n't", "never", "if"}
@@ -79,7 +80,10 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
         and (words[end].pos_ in {"NOUN", "ADJ", "PROPN"} or (end == 0 and words[0].tag_ == "VBG"))
     ):
         end += 1
-    if end == 0 or not _is_job(words[end - 1]) or words[end - 1].tag_ == "NNS":
+    if 0 < end < len(words) and words[end].lower_ in LEAD_WORDS:
+        end += 1  # "QA Lead, start 1 august": a capitalised "Lead" parsed a verb
+    led = end > 1 and words[end - 1].lower_ in LEAD_WORDS  # "QA lead", "team leader"
+    if end == 0 or not (_is_job(words[end - 1]) or led) or words[end - 1].tag_ == "NNS":
         return
     if end >= len(words):
         words = [*words, words[-1]]  # a title with no full stop: the check below reads it as the end
@@ -95,6 +99,10 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
         ctx.titled = True
         return
     rest = words[end + 1 :]
+    if nxt == "," and rest and rest[0].lemma_.lower() == "start" and ctx.message.role == "user":
+        title = words[0].doc[words[0].i : words[end - 1].i + 1].text  # "QA lead, start 1 august"
+        _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
+        return
     while rest and rest[0].lower_ in {"the", "a"}:
         rest = rest[1:]
     org = _name_run(rest) if nxt in {"at", "with"} else None

@@ -195,7 +195,9 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
     # "Teaching assistant now.": a title opening with an -ing word the model makes the line's verb
     ing = bool(verbs) and verbs == words[i : i + 1] and verbs[0].tag_ == "VBG"
     ing_title = ing and i + 1 < len(words) and _is_job(words[i + 1])
-    if not verbs or ing_title:
+    # "QA lead, start 1 august": a title and its start, the only verb after the comma
+    start_title = bool(verbs) and all(v.lemma_ == "start" and v.i > words[i].i + 1 for v in verbs)
+    if not verbs or ing_title or start_title:
         if titled:
             _workplace_line(words[i:], ctx)
         _title_line(words[i:], ctx)
