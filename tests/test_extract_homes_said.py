@@ -443,3 +443,23 @@ def test_a_job_transfer_to_a_town_is_a_move(
 def test_no_move_from_a_transfer_asked_or_within_a_firm(tier: SpacyTier, text: str) -> None:
     said = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
     assert not [p for p, _ in said if p in {"moves-to", "moved-to"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "rent"),
+    [
+        ("We found a flat in Leith, 2 bed, £1,100 pm.", "£1,100"),
+        ("and we found a place in obs thru zanele's sister, 2 bed, R14,200 pm, small yard", "R14,200"),
+    ],
+)
+def test_a_home_found_with_its_amount_pm_is_the_rent(tier: SpacyTier, text: str, rent: str) -> None:
+    assert ("has-rent", rent) in said_by(tier, text, "Lin")
+
+
+@pytest.mark.parametrize(
+    "text", ["My sister's flat in Leith is £1,100 a month.", "The viewing is at 3 pm, flat in Leith."]
+)
+def test_no_rent_from_someone_elses_home_or_a_time(tier: SpacyTier, text: str) -> None:
+    said = spoken(tier, text, "Lin").facts
+    assert not [f for f in said if f.predicate == "has-rent" and f.subject == "Lin"]
+    assert not [f for f in said if f.predicate == "has-sister"]  # "£1,100" is nobody's sister

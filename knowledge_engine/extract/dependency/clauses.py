@@ -720,6 +720,8 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         value = _lowercase_name_run(attr)  # "manager will be sandeep"
     if value is None and pred == "has-role":  # "my new title is senior engineer"
         value = _object_phrase(attr, ctx, with_of=True)
+    if _is_kin(subj_tok) and any(c.lemma_.lower() in HOME_NOUNS for c in subj_tok.children):
+        return  # "My sister's flat is £1,100 a month" parsed with "sister" as the subject: no sister
     if owner and value and owner != value:
         _emit(ctx, owner, pred, value, 0.6, obj_tok=attr)
         if subj_tok.tag_ == "NNS":  # "My kids are Lily and Max": each name of a plural is one of them

@@ -96,16 +96,20 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
     line (or after a line) about a home, and no word of pay, buying or a hypothetical."""
     doc = sent.doc
     for tok in sent:
-        if not (tok.like_num or MONEY_SHORT.match(tok.text)) or tok.i + 2 >= len(doc):
-            continue
+        if not (tok.like_num or MONEY_SHORT.match(tok.text) or _money_value(tok, ctx)) or tok.i + 2 >= len(
+            doc
+        ):
+            continue  # ("R14,200": a rand amount the model may tag a person)
         after = [doc[tok.i + 1].lower_, doc[tok.i + 2].lower_]
         if after[0] in CURRENCY_WORDS:
             after = [doc[tok.i + 2].lower_, doc[tok.i + 3].lower_ if tok.i + 3 < len(doc) else ""]
-        if after not in (["a", "month"], ["per", "month"]) and after[0] not in {"pcm", "/month", "monthly"}:
+        pm = after[0] == "pm" and bool(MONEY_SHORT.match(tok.text) or _money_value(tok, ctx))  # not "3 pm"
+        monthly = after in (["a", "month"], ["per", "month"]) or after[0] in {"pcm", "/month", "monthly"}
+        if not (monthly or pm):
             continue
         prev = doc[sent.start - 1].sent if sent.start > 0 else sent
-        if any(t.dep_ == "poss" and t.lower_ not in {"my", "our"} for t in sent):
-            return  # "Tom's rent: 900 a month", "their flat is 1,100 a month": someone else's
+        if _someone_elses_home(sent, tok):
+            return
         # "we pay 1,200 a month in rent": paying is no word of one's pay (the noun "pay" is)
         words = {t.lemma_.lower() for t in (*prev, *sent) if not (t.lemma_ == "pay" and t.pos_ == "VERB")}
         home = words & (HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease"})
@@ -115,6 +119,19 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         if value and _big_enough(value):
             _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
         return
+
+
+def _someone_elses_home(sent: Span, amount: Token) -> bool:
+    """ "Tom's rent: 900 a month", 'their flat is 1,100 a month', "My sister's flat is £1,100 a month"
+    (the parse makes "flat" a modifier of "sister"); not "found a place thru Zanele's sister"."""
+    homes = HOME_NOUNS | {"rent"}
+    owned = [t for t in sent if t.lemma_.lower() in homes or t.i == amount.i]
+    if any(c.dep_ == "poss" and c.lower_ not in {"my", "our"} for t in owned for c in t.children):
+        return True
+    owners = (t for t in sent if any(c.dep_ == "case" and c.lower_ in {"'s", "’s"} for c in t.children))
+    return any(
+        t.dep_ in {"nsubj", "nsubjpass"} or any(c.lemma_.lower() in homes for c in t.children) for t in owners
+    )
 
 
 def _pay_marked(sent: Span, ctx: _Ctx) -> None:
