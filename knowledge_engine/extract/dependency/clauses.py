@@ -720,7 +720,10 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         value = _lowercase_name_run(attr)  # "manager will be sandeep"
     if value is None and pred == "has-role":  # "my new title is senior engineer"
         value = _object_phrase(attr, ctx, with_of=True)
-    if _is_kin(subj_tok) and any(c.lemma_.lower() in HOME_NOUNS for c in subj_tok.children):
+    homes = (
+        c for c in subj_tok.children if c.dep_ in {"amod", "compound"} and c.lemma_.lower() in HOME_NOUNS
+    )
+    if _is_kin(subj_tok) and next(homes, None) is not None:  # (not "my take home is ...")
         return  # "My sister's flat is £1,100 a month" parsed with "sister" as the subject: no sister
     if owner and value and owner != value:
         _emit(ctx, owner, pred, value, 0.6, obj_tok=attr)
