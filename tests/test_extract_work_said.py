@@ -972,3 +972,8 @@ def test_a_title_line_with_its_start_is_the_role(tier: SpacyTier, text: str, rol
 def test_a_start_line_without_a_title_is_no_role(tier: SpacyTier) -> None:
     said = {(f.predicate, f.object) for f in spoken(tier, "Great news, start Monday.", "Lin").facts}
     assert not [p for p, _ in said if p == "has-role"]
+
+
+def test_used_to_be_at_a_firm_the_model_tags_a_place_is_an_old_job(tier: SpacyTier) -> None:
+    assert ("worked-at", "Monzo") in work(tier, "I used to be at Monzo.")
+    assert not work(tier, "I used to be at Leeds.")  # a known town

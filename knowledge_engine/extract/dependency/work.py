@@ -17,6 +17,7 @@ from knowledge_engine.extract.dependency.grammar import (
     _negated,
     _perfect,
     _pobjs,
+    _used_to,
 )
 from knowledge_engine.extract.dependency.homes import _stayed, _visit_words
 from knowledge_engine.extract.dependency.names import (
@@ -431,6 +432,9 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
     a person at a named organisation works or studies there, unless the clause says it is a visit
     ('at Tesco right now', 'at the Hilton tonight')."""
     ent = ctx.ents.get(pobj.i)
+    if prep.lower_ == "at" and _used_to(prep.head) and _firm_like(pobj, ctx) and _by_me(prep.head.head, ctx):
+        return not _visit_words(prep)  # "I used to be at Monzo": a firm the model tagged a place (a
+        # child's "he used to be at Park Lane" is a school)
     if prep.lower_ == "at" and ent is None and pobj.pos_ == "PROPN" and _stayed(prep, pobj):
         # "She's been at Boots for six years": an untagged name where one has been for years
         return not _visit_words(prep)
