@@ -170,10 +170,14 @@ def workspace_folder(folder: Path) -> Path:
 
     existing_folder(folder)
     if not holds_a_workspace(folder):
-        hint = nested_hint(folder)
+        nested = nested_workspaces(folder)
         fail(
             f"{folder} is not a workspace: it holds other files but no facts.json or message log"
-            + (f"; {hint.split('; ', 1)[1]}" if hint else "; name the folder that holds facts.json")
+            + (
+                f"; did you mean {' or '.join(nested)}?"
+                if nested
+                else "; name the folder that holds facts.json"
+            )
         )
     return folder
 
@@ -186,12 +190,17 @@ def nested_hint(folder: Path) -> str | None:
     a host's `<workspaceDir>/knowledge-engine`): a `hint` naming them, where `stats` would show only zeros."""
     if any((folder / name).exists() for name in STORE_FILES):
         return None
+    nested = nested_workspaces(folder)
+    return f"no workspace files in {folder}; did you mean {' or '.join(nested)}?" if nested else None
+
+
+def nested_workspaces(folder: Path) -> list[str]:
+    """Up to five subfolders of `folder` that hold a store file."""
     try:
         subs = sorted(p for p in folder.iterdir() if p.is_dir())
     except OSError:
-        return None
-    nested = [str(p) for p in subs if any((p / name).is_file() for name in STORE_FILES)][:5]
-    return f"no workspace files in {folder}; did you mean {' or '.join(nested)}?" if nested else None
+        return []
+    return [str(p) for p in subs if any((p / name).is_file() for name in STORE_FILES)][:5]
 
 
 def node_folder(cfg: EngineConfig, workspace: Path | None, agent: str | None) -> Path:

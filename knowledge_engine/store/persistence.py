@@ -93,7 +93,12 @@ def holds_a_workspace(folder: Path) -> bool:
         names = [e.name for e in os.scandir(folder)]
     except OSError:
         return True  # unreadable: the open that follows says why
-    return not names or any(n in ENGINE_DIRS or n.lstrip(".").startswith(ENGINE_FILES) for n in names)
+    return not names or any(n in ENGINE_DIRS or _engine_file(n) for n in names)
+
+
+def _engine_file(name: str) -> bool:
+    """A file the engine writes in a workspace (also its dotted lock and temp files)."""
+    return name.lstrip(".").startswith(ENGINE_FILES)
 
 
 def secure_tree(folder: Path) -> None:
@@ -111,7 +116,7 @@ def secure_tree(folder: Path) -> None:
                 for name in [*dirs, *files]:
                     _restrict(Path(root) / name, uid)
             _restrict(Path(entry.path), uid)
-        elif entry.name.lstrip(".").startswith(ENGINE_FILES):
+        elif _engine_file(entry.name):
             _restrict(Path(entry.path), uid)
     _restrict(folder, uid)
 

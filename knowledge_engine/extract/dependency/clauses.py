@@ -527,15 +527,8 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
         if where is not None:  # "I live in a shared house in Headingley": Headingley, not "shared house"
             tok, name = where
     if name is None and pred in {"goes-to", "went-to"}:  # "goes to a special program at Westview Elementary"
-        name = next(
-            (
-                n
-                for p in _preps(tok, tok, {"at"})
-                for o in _pobjs(p)
-                if _is_school(n := _name_of(o, ctx) or "")
-            ),
-            None,
-        )
+        schools = (_name_of(o, ctx) for p in _preps(tok, tok, {"at"}) for o in _pobjs(p))
+        name = next((n for n in schools if n and _is_school(n)), None)
     obj = name or _object_phrase(tok, ctx)
     school = (name is not None and _is_school(name)) or tok.lemma_.lower() in SCHOOL_WORDS
     if obj and pred in {"goes-to", "went-to"} and school:

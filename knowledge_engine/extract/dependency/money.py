@@ -96,14 +96,13 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
     line (or after a line) about a home, and no word of pay, buying or a hypothetical."""
     doc = sent.doc
     for tok in sent:
-        if not (tok.like_num or MONEY_SHORT.match(tok.text) or _money_value(tok, ctx)) or tok.i + 2 >= len(
-            doc
-        ):
-            continue  # ("R14,200": a rand amount the model may tag a person)
+        money = bool(MONEY_SHORT.match(tok.text) or _money_value(tok, ctx))  # "R14,200", tagged a person
+        if not (tok.like_num or money) or tok.i + 2 >= len(doc):
+            continue
         after = [doc[tok.i + 1].lower_, doc[tok.i + 2].lower_]
         if after[0] in CURRENCY_WORDS:
             after = [doc[tok.i + 2].lower_, doc[tok.i + 3].lower_ if tok.i + 3 < len(doc) else ""]
-        pm = after[0] == "pm" and bool(MONEY_SHORT.match(tok.text) or _money_value(tok, ctx))  # not "3 pm"
+        pm = after[0] == "pm" and money  # not "at 3 pm"
         monthly = after in (["a", "month"], ["per", "month"]) or after[0] in {"pcm", "/month", "monthly"}
         if not (monthly or pm):
             continue

@@ -798,21 +798,14 @@ def _desk_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ct
     desks = [p for prep in _preps(verb, verb, {"at"}) for p in _pobjs(prep) if p.lemma_.lower() == "desk"]
     if not desks:
         return False
-    places = [
+    named = [
         p for h in (verb, *desks) for prep in _preps(h, h, {"at"}) for p in _pobjs(prep) if p.pos_ == "PROPN"
     ]
-    for pobj in places:
+    pred = "worked-at" if past else "works-at"
+    for pobj in named:
         name = _name_of(pobj, ctx)
         if name and _employer_named(pobj, name, ctx):
-            _emit(
-                ctx,
-                subject,
-                "worked-at" if past else "works-at",
-                name,
-                0.5,
-                obj_tok=None,
-                obj_type="organization",
-            )
+            _emit(ctx, subject, pred, name, 0.5, obj_tok=None, obj_type="organization")
     return True
 
 
@@ -826,8 +819,10 @@ def _got_into(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _C
         name = _name_of(pobj, ctx)
         # a school by its words, or an organisation named after a place (Stanford, Cambridge,
         # Imperial): not "got into Netflix"; "got into London late" is tagged a place
-        town = _label(pobj, ctx) == "ORG" and places.fold(name or "") in places.places()
-        if not name or not (_is_school(name) or town):
+        if not name:
+            continue
+        town = _label(pobj, ctx) == "ORG" and places.fold(name) in places.places()
+        if not (_is_school(name) or town):
             continue
         pred = "studies-at" if subject == ctx.me else "attends"
         _emit(ctx, subject, pred, name, 0.5, obj_tok=None, obj_type="organization")
