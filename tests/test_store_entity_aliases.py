@@ -269,3 +269,35 @@ def test_a_short_form_two_long_names_share_joins_neither(tmp_path: Path) -> None
     assert ws.entities.resolve("Highlander") == ws.entities.resolve("Toyota Highlander")
     assert ws.entities.resolve("Toyota Corolla") != ws.entities.resolve("Toyota Highlander")
     assert len(ws.entities) == 2  # the Corolla stays its own car
+
+
+def test_a_value_keeps_the_words_a_shorter_entity_lacks(tmp_path: Path) -> None:
+    """A job title is a value, not an entity: "QA lead" said after an organisation "QA" was stored is
+    stored as "QA lead" (it was "QA": the value took the short name its first word is). A value said
+    exactly as an entity's name still takes the entity's spelling."""
+    ws = _workspace(tmp_path)
+    qa = Mention(value="QA", type="organization", tier="spacy")
+    ws.apply(
+        Message(id="m1", text="...", role="user", speaker="Lwazi"),
+        [Extraction(message_id="m1", mentions=[qa])],
+    )
+    role = FactCandidate(
+        subject="Lwazi", predicate="has-role", object="QA lead", tier="spacy", subject_type="person"
+    )
+    same = FactCandidate(
+        subject="Lwazi", predicate="has-role", object="qa", tier="spacy", subject_type="person"
+    )
+    ws.apply(
+        Message(id="m2", text="...", role="user", speaker="Lwazi"),
+        [Extraction(message_id="m2", facts=[role])],
+    )
+    ws.apply(
+        Message(id="m3", text="...", role="user", speaker="Lwazi"),
+        [Extraction(message_id="m3", facts=[same])],
+    )
+    values = {f.object for f in ws.facts.query(predicate="has-role", include_history=True)}
+    assert values == {"QA lead", "QA"}
+    lead = next(
+        f for f in ws.facts.query(predicate="has-role", include_history=True) if f.object == "QA lead"
+    )
+    assert lead.object_id is None  # not linked to the organisation

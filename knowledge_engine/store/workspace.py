@@ -385,6 +385,8 @@ class Workspace:
         self, name: str, type_: str | None, cand: FactCandidate, ev: Evidence, create: bool
     ) -> Entity | None:
         ent = self.entities.resolve(name, type_)  # type: ignore[arg-type]
+        if ent is not None and not create and self.entities.is_shorter(ent, name):
+            return None  # a value ("QA lead") is not the shorter name its first word is ("QA")
         if ent is None and create:
             ent = self.entities.observe(name, type_ or "unknown", cand.tier, ev)  # type: ignore[arg-type]
         return ent
