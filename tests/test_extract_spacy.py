@@ -313,6 +313,16 @@ def test_pronoun_without_a_session_or_a_named_person_gives_nothing() -> None:
     assert _session([("user", "my sister Ana is here"), ("user", "just mochi. she is 7")])[1] == set()
 
 
+def test_a_he_or_she_object_is_never_stored() -> None:
+    """ "hes my jack russell" parses as the speaker's jack russell being "he": that object was
+    stored as the placeholder ("__pronoun__:m"); the last person named is no better a guess."""
+    facts = _session(
+        [("user", "my boyfriend jonas is lovely"), ("user", "hes my jack russell. absolute menace")]
+    )
+    assert facts[1] == set()
+    assert not any("__" in part for fact in facts[1] for part in fact)
+
+
 def test_session_people_stay_bounded_and_still_resolve() -> None:
     """Sessions that name nobody are not remembered (they were, one entry each, forever); the limit
     drops the session that named someone longest ago."""

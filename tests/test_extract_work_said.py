@@ -69,6 +69,31 @@ def test_the_head_of_the_speakers_team_is_the_manager(tier: SpacyTier, text: str
     assert any(boss in m for m in managers), managers
 
 
+@pytest.mark.parametrize(
+    ("text", "boss"),
+    [
+        ("new boss will be ruan du plessis, head of engineering there.", "Ruan du Plessis"),
+        ("My new boss is Ruan du Plessis.", "Ruan du Plessis"),
+        ("my manager is jan van der merwe now", "Jan van der Merwe"),
+        ("New boss: Ana de Souza", "Ana de Souza"),
+    ],
+)
+def test_a_surname_with_a_particle_is_the_whole_name(tier: SpacyTier, text: str, boss: str) -> None:
+    """The model tags "du"/"van der" and the surname common words: the name was cut to "Plessis",
+    "Ruan" or "Ruan du"; it is the whole name, particles in lower case."""
+    extraction = spoken(tier, text, "Lin")
+    managers = {f.object for f in extraction.facts if f.subject == "Lin" and f.predicate == "has-manager"}
+    assert managers == {boss}
+
+
+@pytest.mark.parametrize(
+    "text", ["We had dinner at the cafe de la gare.", "It was a tour de force.", "I met her in la paz."]
+)
+def test_particles_between_common_words_make_no_name(tier: SpacyTier, text: str) -> None:
+    objects = {f.object for f in spoken(tier, text, "Lin").facts}
+    assert not {o for o in objects if " de " in o or " la " in o.lower()}, objects
+
+
 def test_a_lead_that_is_no_ones_team_lead_is_no_manager(tier: SpacyTier) -> None:
     (extraction,) = tier.extract(
         [Message(id="m", text="The lead singer Bono was great.", role="user", speaker="Lin")]

@@ -486,20 +486,13 @@ class SessionPeople:
             return self._who(key, gender)
 
     def _one(self, msg: Message, ex: Extraction, scope: str | None) -> Extraction:
+        key = (scope, msg.session) if msg.session and msg.role == "user" else None
+        if any(dependency.is_pronoun(f.subject) or dependency.is_pronoun(f.object) for f in ex.facts):
+            facts = [r for f in ex.facts if (r := self._resolved(f, key)) is not None]
+            ex = ex.model_copy(update={"facts": dependency.dedupe_facts(facts)})
         if msg.role == "assistant":
             self._asked(msg, ex, scope)
             return ex
-        key = (scope, msg.session) if msg.session and msg.role == "user" else None
-        if any(dependency.is_pronoun(f.subject) for f in ex.facts):
-            facts = []
-            for f in ex.facts:
-                if not dependency.is_pronoun(f.subject):
-                    facts.append(f)
-                    continue
-                who = self._who(key, dependency.pronoun_gender(f.subject)) if key is not None else None
-                if who:
-                    facts.append(f.model_copy(update={"subject": who}))
-            ex = ex.model_copy(update={"facts": dependency.dedupe_facts(facts)})
         if key is not None:
             found, named = kin_genders(msg.text), _people_named(msg, ex)
             if found or named:
@@ -520,6 +513,18 @@ class SessionPeople:
                 for old in list(known)[: max(0, len(known) - KNOWN_PER_SESSION)]:
                     del known[old]
         return ex
+
+    def _resolved(self, fact: FactCandidate, key: tuple[str | None, str] | None) -> FactCandidate | None:
+        """The fact with its he/she subject made the person the session means, or None when it cannot
+        tell. A he/she object ("hes my jack russell": the model's copula turned round) is dropped:
+        the last person named is seldom the dog, and a placeholder is never stored."""
+        if dependency.is_pronoun(fact.object):
+            counters.inc("extract.pronoun_object_dropped")
+            return None
+        if not dependency.is_pronoun(fact.subject):
+            return fact
+        who = self._who(key, dependency.pronoun_gender(fact.subject)) if key is not None else None
+        return fact.model_copy(update={"subject": who}) if who else None
 
     def _asked(self, msg: Message, ex: Extraction, scope: str | None) -> None:
         """The one person an assistant turn asks or speaks about ("Is Isla's school sorted?") is who
@@ -865,7 +870,7 @@ _RELATIVE = frozenset({"next", "last", "this", "every", "on", "the", "coming", "
 
 
 def _weekday_only(value: str) -> bool:
-    """"Friday", "next Monday", "saturdays": a weekday without a date is relative, like "today"."""
+    """ "Friday", "next Monday", "saturdays": a weekday without a date is relative, like "today"."""
     words = re.findall(r"[^\W\d_]+", value.casefold())
     days = [w for w in words if w not in _RELATIVE]
     if not days or any(c.isdigit() for c in value):

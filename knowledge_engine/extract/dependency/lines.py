@@ -8,7 +8,7 @@ from spacy.tokens import Span, Token
 
 from knowledge_engine.extract import places
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
-from knowledge_engine.extract.dependency.names import _capitalised
+from knowledge_engine.extract.dependency.names import MAX_PARTICLES, NAME_PARTICLES, _capitalised
 from knowledge_engine.extract.dependency.nouns import (
     _amount,
     _big_enough,
@@ -190,9 +190,20 @@ def _name_run(words: list[Token]) -> str | None:
         )
     ):
         end += 1
+        end = _past_particles(words, end)
     if end == 0 or not words[0].text[:1].isupper():
         return None
     return words[0].doc[words[0].i : words[end - 1].i + 1].text
+
+
+def _past_particles(words: list[Token], end: int) -> int:
+    """Past the particles and the word after them ("Ruan du Plessis": both tagged adjectives), or `end`."""
+    k = end
+    while k < len(words) and k - end < MAX_PARTICLES and words[k].lower_ in NAME_PARTICLES:
+        k += 1
+    if k == end or k >= len(words) or not (words[k].is_alpha and words[k].text[:1].isupper()):
+        return end
+    return k + 1
 
 
 def _job_fragment(words: list[Token], role_key: bool, ctx: _Ctx) -> None:

@@ -57,6 +57,13 @@ from knowledge_engine.extract.lexicon import (
 from knowledge_engine.extract.nlp import word_index
 from knowledge_engine.extract.truecase import names as first_names
 
+# Particles between a first name and a surname ("du Plessis", "van der Merwe", "de Souza", "bin Salman").
+NAME_PARTICLES = frozenset(
+    {"du", "van", "von", "der", "den", "de", "da", "di", "dos", "das", "del", "della", "le", "la", "bin",
+     "ibn", "al", "el", "ten", "ter"}
+)  # fmt: skip
+MAX_PARTICLES = 2  # "van der"
+
 
 def _named_subject(poss: Token, job: Token, ctx: _Ctx) -> str | None:
     """'Shona loves her job at the Guardian', 'Tom is commuting back to his job at X': his/her is the
@@ -355,6 +362,9 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         ent = None  # "at Lidl last week" tagged one date: the name is Lidl
     elif ent is not None and ent.label_ in SKIP_ENT_LABELS:
         return None
+    particled = _particle_name(tok)
+    if particled is not None:
+        return particled  # "ruan du plessis": the model tags the particle and the surname common words
     if tok.pos_ != "PROPN" or _is_kin_word(tok):
         return None  # "Mum had a fall", "Hubby's name is Dev": a relation, not a name
     if tok.is_sent_start and tok.lower_ in CHAT_VERBS_OPENING:
@@ -398,6 +408,35 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     return _capitalised(name)
 
 
+def _particle_name(tok: Token) -> str | None:
+    """'Ruan du Plessis', 'jan van der merwe', 'Ana de Souza': a surname with a particle before it,
+    ending at `tok`, written as such names are (the particle lower-case). The first word must be
+    a name: no stop or relation word, no English word unless a known first name."""
+    doc = tok.doc
+    start = tok.i
+    while start > 0 and tok.i - start < MAX_PARTICLES and doc[start - 1].lower_ in NAME_PARTICLES:
+        start -= 1
+    if start == tok.i or start == 0 or tok.lower_ in NAME_PARTICLES:
+        return None
+    words = doc[start - 1 : tok.i + 1]
+    first = words[0]
+    if any(t.head.i not in range(words.start, words.end) for t in words if t.i != tok.i):
+        return None  # the words hang together: "met her in la paz" is no name "her la Paz"
+    if not (first.is_alpha and tok.is_alpha) or first.is_stop or _is_kin_word(first):
+        return None
+    if any(_common_word(t) for t in (first, tok)):
+        return None  # "the cafe de flore", "a tour de force"
+    return " ".join(t.text if t.lower_ in NAME_PARTICLES else _capitalised(t.text) for t in words)
+
+
+def _common_word(tok: Token) -> bool:
+    """A lower-case word the word index lists (and no known first name), or an English non-noun."""
+    if tok.is_lower and tok.lower_ not in first_names():
+        index = word_index(tok.vocab) or {}
+        return any(tok.lower_ in words for words in index.values())
+    return _english_non_noun(tok)
+
+
 def _unkinned(name: str) -> str:
     """A person's name without the kin word the model ran into it ("Hubby Manoj" -> "Manoj")."""
     words = name.split()
@@ -409,6 +448,14 @@ def _unkinned(name: str) -> str:
 def _capitalised(name: str) -> str:
     """Chat writes names in lower case ("katrin", "hamburg"): a name is stored capitalised."""
     return " ".join(w[:1].upper() + w[1:] for w in name.split(" ")) if name.islower() else name
+
+
+def _person_cased(name: str) -> str:
+    """A person's name as written in full ("Jan van der merwe" -> "Jan van der Merwe"): each word
+    capitalised but the particles."""
+    return " ".join(
+        w if w in NAME_PARTICLES or not w.islower() else w[:1].upper() + w[1:] for w in name.split(" ")
+    )
 
 
 def _object_phrase(tok: Token, ctx: _Ctx, with_of: bool = False, prefer_name: bool = True) -> str | None:

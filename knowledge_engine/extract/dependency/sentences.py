@@ -73,6 +73,7 @@ from knowledge_engine.extract.dependency.names import (
     _kin_or_pet_key,
     _lowercase_name_run,
     _name_of,
+    _person_cased,
     _possessive_relation,
 )
 from knowledge_engine.extract.dependency.nouns import (
@@ -230,11 +231,11 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
         # "new manager: kavya reddy", "boss - Dana Ortiz"
         name = _name_run(words[j:]) or _lowercase_name_run(words[j])
         if name:
-            _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+            _emit(ctx, ctx.me, "has-manager", _person_cased(name), 0.55, obj_tok=None, obj_type="person")
     elif j > i + 1 and words[j - 1].text in {":", "-", "–", "—"} and _kin_or_pet_key(words[i]):
         name = _name_run(words[j:])  # "Wife: Ingrid.", "Cat: Nori. Vet Tues.", "son - Leo"
         if name:
-            _emit(ctx, ctx.me, _relation_predicate(words[i]), name, 0.55, obj_tok=None)
+            _emit(ctx, ctx.me, _relation_predicate(words[i]), _person_cased(name), 0.55, obj_tok=None)
 
 
 _TRAVEL = frozenset(
