@@ -313,6 +313,33 @@ def test_pronoun_without_a_session_or_a_named_person_gives_nothing() -> None:
     assert _session([("user", "my sister Ana is here"), ("user", "just mochi. she is 7")])[1] == set()
 
 
+NEWS = (
+    "Big news from Ciarán as well. He's leaving Intel after eleven years."
+    " He's taken a job with Analog Devices."
+)
+
+
+def test_he_is_the_one_name_before_it_the_session_knows_as_a_person() -> None:
+    """The model tags "Ciarán" an organisation, so the message names no person before its "He":
+    the facts were dropped. The session knows him from "my son Ciarán"."""
+    facts = _session([("user", "My son Ciarán lives in Dublin."), ("user", NEWS)])
+    assert ("Ciarán", "works-at", "Analog Devices") in facts[1]
+    assert not any(f[0].startswith("__") for f in facts[1])
+
+
+@pytest.mark.parametrize(
+    "earlier",
+    [
+        "I live in Dublin.",  # nobody known: not guessed
+        "My daughter Ciarán lives in Dublin.",  # known, but a she
+        "My son Ciarán and my brother Intel live in Dublin.",  # two known names before the "He"
+    ],
+)
+def test_a_he_the_session_cannot_tell_is_dropped(earlier: str) -> None:
+    facts = _session([("user", earlier), ("user", NEWS)])
+    assert not {f for f in facts[1] if f[1] == "works-at"}, facts[1]
+
+
 def test_a_he_or_she_object_is_never_stored() -> None:
     """ "hes my jack russell" parses as the speaker's jack russell being "he": that object was
     stored as the placeholder ("__pronoun__:m"); the last person named is no better a guess."""

@@ -523,8 +523,26 @@ class SessionPeople:
             return None
         if not dependency.is_pronoun(fact.subject):
             return fact
-        who = self._who(key, dependency.pronoun_gender(fact.subject)) if key is not None else None
+        gender, hints = dependency.pronoun_gender(fact.subject), dependency.pronoun_hints(fact.subject)
+        who = None if key is None else self._hinted(key, hints, gender) if hints else self._who(key, gender)
         return fact.model_copy(update={"subject": who}) if who else None
+
+    def _hinted(self, key: tuple[str | None, str], hints: list[str], gender: str | None) -> str | None:
+        """The one of `hints` (names the message wrote before its he/she) the session knows as a person
+        ("my son Ciarán" earlier), by its whole name or as its short form; None if none or several."""
+        named, genders = self._sessions.get(key, ([], {}))
+        people = [*self._known.get(key, {}), *named]
+        found: dict[str, str] = {}
+        for hint in (h.casefold() for h in hints):
+            for person in people:
+                folded = person.casefold()
+                if folded == hint or folded.startswith(hint + " "):
+                    found.setdefault(folded, person)
+        if len(found) != 1:
+            return None
+        folded, person = next(iter(found.items()))
+        known = genders.get(folded)
+        return None if gender and known and known != gender else person
 
     def _asked(self, msg: Message, ex: Extraction, scope: str | None) -> None:
         """The one person an assistant turn asks or speaks about ("Is Isla's school sorted?") is who

@@ -37,7 +37,7 @@ from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
 
-__all__ = ["dedupe_facts", "extract_triples", "is_pronoun", "pronoun_gender"]
+__all__ = ["dedupe_facts", "extract_triples", "is_pronoun", "pronoun_gender", "pronoun_hints"]
 
 
 def extract_triples(doc: Doc, message: Message, keep_pronouns: bool = False) -> list[FactCandidate]:
@@ -53,7 +53,9 @@ def extract_triples(doc: Doc, message: Message, keep_pronouns: bool = False) -> 
         return []
     try:
         facts = _extract(doc, message)
-        return facts if keep_pronouns else [f for f in facts if not is_pronoun(f.subject)]
+        if keep_pronouns:
+            return facts
+        return [f for f in facts if not is_pronoun(f.subject) and not is_pronoun(f.object)]
     except Exception as exc:  # a parse shape the rules did not foresee must not stop ingestion
         counters.inc("extract.spacy.facts_failed")
         emit("facts.spacy.failed", level=logging.WARNING, message_id=message.id, error=type(exc).__name__)
@@ -67,7 +69,14 @@ def is_pronoun(subject: str) -> bool:
 
 def pronoun_gender(subject: str) -> str | None:
     """'f' for an unresolved she, 'm' for he, None when unknown."""
-    return subject.rpartition(":")[2] if subject.startswith(PRONOUN + ":") else None
+    head = subject.partition("|")[0]
+    return head.rpartition(":")[2] if head.startswith(PRONOUN + ":") else None
+
+
+def pronoun_hints(subject: str) -> list[str]:
+    """The names the message wrote before an unresolved he/she (`PRONOUN:m|Ciarán|Intel`), which the
+    model did not tag people: the one the session knows as a person is whom it means."""
+    return [h for h in subject.split("|")[1:] if h] if is_pronoun(subject) else []
 
 
 def _extract(doc: Doc, message: Message) -> list[FactCandidate]:

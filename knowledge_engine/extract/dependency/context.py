@@ -23,6 +23,7 @@ from knowledge_engine.extract.lexicon import (
     PERSON_SUBJECT_PREDICATES,
     PREDICATE_ALIASES,
     PREDICATE_OBJECT_TYPES,
+    PRONOUN,
     VALUE_PREDICATES,
 )
 from knowledge_engine.extract.nlp import LABEL_TYPES
@@ -77,7 +78,10 @@ def _emit(
     if predicate in _UNIT_PREDICATES and _a_unit(obj):
         predicate = _UNIT_PREDICATES[predicate]  # "working in AMU": a ward of the employer, not another
     ends = ends or ctx.ending or predicate in ENDING_PREDICATES
-    if subject.lower() == obj.lower() or not predicate or not _clean(subject) or not _clean(obj):
+    unresolved = subject.startswith(PRONOUN)  # "__pronoun__:m|Ciarán": resolved or dropped by the tier
+    if subject.lower() == obj.lower() or not predicate or not _clean(obj):
+        return
+    if not (unresolved or _clean(subject)):
         return
     if predicate in PERSON_SUBJECT_PREDICATES and (predicate != "is-aged" or subj_type):
         subj_type = "person"  # only a person has a spouse, a child, a manager, an age or a job

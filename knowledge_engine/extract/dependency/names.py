@@ -590,11 +590,30 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
     ):
         # the message opens with he/she ("he said yes to airbus"): an earlier one's
         return f"{PRONOUN}:{'f' if pron.lower_ == 'she' else 'm'}"
+    if not distinct and ctx.message.role == "user" and (hints := _names_before(pron, ctx)):
+        # "Big news from Ciarán. He's leaving Intel": a name the model did not tag a person; the
+        # session knows whether one of them is (spacy_ner.SessionPeople)
+        return f"{PRONOUN}:{'f' if pron.lower_ == 'she' else 'm'}|" + "|".join(hints)
     if len(distinct) != 1:
         return None
     # the longest spelling, a capitalised one before another ("Zanele" the relation gave, "zanele" the
     # text): a set's order would make the choice differ between processes (hash seeds)
     return max(names, key=lambda n: (len(n), n[:1].isupper(), n))
+
+
+MAX_HINTS = 4  # names before a he/she the session may know as people
+
+
+def _names_before(pron: Token, ctx: _Ctx) -> list[str]:
+    """The proper names the message writes before `pron`, not the speaker's nor a relation word."""
+    out: list[str] = []
+    for tok in pron.doc[: pron.i]:
+        if tok.pos_ != "PROPN" or tok.dep_ == "compound" or _is_kin_word(tok):
+            continue
+        name = _name_of(tok, ctx, person=True)
+        if name and name != ctx.me and "|" not in name and name not in out:
+            out.append(name)
+    return out[-MAX_HINTS:]
 
 
 def _same_pronoun_before(pron: Token) -> bool:
