@@ -120,6 +120,12 @@ def test_near_misses_say_nothing(spacy_tier: SpacyTier, rules_only: SpacyTier, t
     assert _facts(spacy_tier, text) == _facts(rules_only, text)
 
 
+def test_an_offer_accepted_on_a_house_is_a_move_not_a_job(spacy_tier: SpacyTier) -> None:
+    """The nearest example was "I accepted the offer from X": works-at Carleton Place."""
+    text = "We have had an offer accepted on a house in Carleton Place, a few blocks from the river."
+    assert _facts(spacy_tier, text) == {("Maya", "moves-to", "Carleton Place")}
+
+
 def test_a_rule_reading_wins(spacy_tier: SpacyTier, rules_only: SpacyTier) -> None:
     text = "Tom started at Northwind Logistics last week."
     assert ("Tom", "works-at", "Northwind Logistics") in _facts(rules_only, text)

@@ -463,3 +463,37 @@ def test_no_rent_from_someone_elses_home_or_a_time(tier: SpacyTier, text: str) -
     said = spoken(tier, text, "Lin").facts
     assert not [f for f in said if f.predicate == "has-rent" and f.subject == "Lin"]
     assert not [f for f in said if f.predicate == "has-sister"]  # "£1,100" is nobody's sister
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the truecaser leaves "melville" lower-case (WordNet lists it): the gazetteer knows the town
+        ("finance prob. rent is R9,500 for my place in melville so i need to keep it low", "Melville"),
+        ("our flat in cape town is small but cute", "Cape Town"),
+        ("My flat in Hackney is tiny.", "Hackney"),  # the model tags it an organisation
+    ],
+)
+def test_the_speakers_home_in_a_place_however_written_or_tagged(
+    tier: SpacyTier, text: str, expected: str
+) -> None:
+    assert ("lives-in", expected) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my place in town is small", "the rent for my flat in march was late", "My flat in the union is cold."],
+)
+def test_a_home_in_no_place_gives_no_home(tier: SpacyTier, text: str) -> None:
+    assert not {p for p in homes(tier, text) if p[0] == "lives-in"}
+
+
+def test_an_accepted_offer_on_a_house_is_a_move(tier: SpacyTier) -> None:
+    """It read has-offer-from the river a few blocks away (a job offer from an organisation)."""
+    text = (
+        "And, to complete the upheaval, we have had an offer accepted on a house in Carleton Place: a"
+        " semi-detached on a quiet street a few blocks from the Mississippi River."
+    )
+    assert said_by(tier, text, "Lindsay") == {("moves-to", "Carleton Place")}
+    assert said_by(tier, "Our offer on the flat in Leith was accepted!", "Lindsay") == {("moves-to", "Leith")}
+    assert said_by(tier, "We put an offer on a flat in Leith.", "Lindsay") == set()

@@ -158,10 +158,25 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
         ins = [c for c in home.children if c.lower_ == "in"]
         ins += [sent.doc[after]] if after < sent.end and sent.doc[after].lower_ == "in" else []
         for pobj in (p for prep in ins for p in _pobjs(prep)):
-            ent = ctx.ents.get(pobj.i)
-            name = _name_of(pobj, ctx) if ent is None or ent.label_ in {"GPE", "LOC", "FAC"} else None
-            if name and pobj.pos_ == "PROPN" and name not in said:  # "moved into our flat in X"
+            ent = ctx.ents.get(pobj.i)  # a home is "in" a place, whatever the tag ("my flat in Hackney": ORG)
+            name = _name_of(pobj, ctx) if ent is None or ent.label_ in _HOME_PLACE_TAGS else None
+            name = name if pobj.pos_ == "PROPN" else _lowercase_place(pobj, ctx)
+            if name and name not in said:  # "moved into our flat in X"
                 _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+
+
+_HOME_PLACE_TAGS = frozenset({"GPE", "LOC", "FAC", "ORG", "PERSON", "NORP"})
+
+
+def _lowercase_place(tok: Token, ctx: _Ctx) -> str | None:
+    """'my place in melville', 'our flat in cape town': after a home "in", a lower-case place the
+    gazetteer knows (the truecaser leaves "melville" alone: WordNet lists it, and the town is small).
+    Not "in town" (no gazetteer place), "in the union" (a determiner), "in march" (a date)."""
+    if not tok.is_lower or any(c.dep_ in {"det", "poss", "amod"} for c in tok.children) or _is_date(tok, ctx):
+        return None
+    start = min([tok.i, *(c.i for c in tok.children if c.dep_ == "compound" and c.is_lower)])
+    words = tok.doc[start : tok.i + 1].text
+    return " ".join(w.capitalize() for w in words.split()) if places.fold(words) in places.places() else None
 
 
 def _home_before(span: Span) -> str | None:

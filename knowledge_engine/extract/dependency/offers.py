@@ -15,6 +15,7 @@ from knowledge_engine.extract.dependency.work import _drop_new, _orgs_of, _role_
 from knowledge_engine.extract.lexicon import (
     EVALUATIVE,
     HIRE_VERBS,
+    HOME_NOUNS,
     JOB_NOUNS,
     MONEY_SHORT,
     OFFER_GET_VERBS,
@@ -77,6 +78,9 @@ def _offers(sent: Span, ctx: _Ctx) -> None:
         verb = tok if tok.pos_ == "VERB" or tok.dep_ == "ROOT" else tok.head
         if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
             continue  # "I didn't get the offer", "if I get an offer from X"
+        if homes := _on_a_home(tok):
+            _home_bought(tok, homes, ctx)  # "an offer accepted on a house in Carleton Place": no job
+            continue
         # "offer from feedzai, ...": a lower-case line's first word the tagger makes a verb
         line = tok.dep_ == "ROOT" and _opens_sentence(tok) and not _has_subject(tok)
         line = line and bool(_preps(tok, tok, {"from"}))
@@ -93,6 +97,26 @@ def _offers(sent: Span, ctx: _Ctx) -> None:
             if orgs and owners == [ctx.me]:
                 _offer_terms(tok, ctx)
     _job_news(sent, ctx)
+
+
+def _on_a_home(offer: Token) -> list[Token]:
+    """The homes an offer is made "on" or "for" ("an offer on a flat", "our offer for the house")."""
+    heads = [offer, *(c for c in offer.children if c.dep_ == "acl")]  # "an offer accepted on a house"
+    preps = [p for h in heads for p in h.children if p.dep_ == "prep" and p.lower_ in {"on", "for"}]
+    return [o for p in preps for o in _pobjs(p) if o.lemma_.lower() in HOME_NOUNS]
+
+
+def _home_bought(offer: Token, homes: list[Token], ctx: _Ctx) -> None:
+    """'We've had an offer accepted on a house in Carleton Place', 'our offer on the flat in Leith was
+    accepted' -> the speaker moves-to the place: an offer only made says nothing yet."""
+    accepted = any(t.lemma_ == "accept" for t in (offer.head, *offer.children))
+    if not accepted or ctx.message.role != "user" or _is_irrealis(offer.head):
+        return
+    for home in homes:
+        for pobj in (p for prep in home.children if prep.lower_ == "in" for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx) if pobj.pos_ == "PROPN" else None
+            if name:
+                _emit(ctx, ctx.me, "moves-to", name, 0.55, obj_tok=pobj, obj_type="location")
 
 
 def _job_news(sent: Span, ctx: _Ctx) -> None:
