@@ -75,6 +75,14 @@ def test_no_condition_of_someone_else_or_a_guess(tier: SpacyTier, text: str) -> 
     assert not {f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"}
 
 
+def test_a_clause_before_i_think_and_its_own_clause_is_asserted(tier: SpacyTier) -> None:
+    """The parse hangs "i have migraines ..." on the "think" after it; "think" has its own clause, so
+    the first is said, not guessed. "I have asthma, I think." stays a guess."""
+    text = "ok feliway. also i have migraines since the new job, i think it's the screens 8h per day."
+    assert ("Nia", "has-condition", "migraines") in facts(tier, text)
+    assert not {f for f in facts(tier, "I have asthma, I think.") if f[1] == "has-condition"}
+
+
 def test_every_condition_of_a_list_is_had(tier: SpacyTier) -> None:
     got = facts(tier, "My doctor says I've got high blood pressure and sleep apnea, which is a problem.")
     assert {("Nia", "has-condition", "high blood pressure"), ("Nia", "has-condition", "sleep apnea")} <= got

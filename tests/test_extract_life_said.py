@@ -83,6 +83,14 @@ def test_two_numbers_are_no_age(tier: SpacyTier) -> None:
         ("Ahmed and I got married in 2012.", (ME, "is-married-to", "Ahmed")),
         ("I've been with Leah for two years.", (ME, "has-partner", "Leah")),
         ("I've been with Tesco for two years.", (ME, "works-at", "Tesco")),
+        ("I'm dating Tanya.", (ME, "has-partner", "Tanya")),
+        ("Tanya and I have been dating since July.", (ME, "has-partner", "Tanya")),
+        # the model tags Tanya a place; "we" are the speaker and the one person the message names
+        ("her name is Tanya, we've been officially dating since July.", (ME, "has-partner", "Tanya")),
+        (
+            "The council offered Miggy a place at St Anne's! He starts after Easter.",
+            ("Miggy", "attends", "St Anne's"),
+        ),
     ],
 )
 def test_jobs_and_partners_said_in_passing(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:
@@ -96,6 +104,10 @@ def test_jobs_and_partners_said_in_passing(tier: SpacyTier, text: str, fact: tup
         ("She left Tom for Dave.", "works-at"),
         ("I cook for Christmas.", "works-at"),
         ("I've been with Tom for the whole afternoon.", "has-partner"),  # an afternoon is no couple
+        ("Sam and Jo have been dating for years.", "has-partner"),  # not the speaker's
+        ("We're not dating, Sam and I.", "has-partner"),
+        ("Me and Sam and Jo have been dating apps all week.", "has-partner"),  # two names: whom?
+        ("If they offer Jo a place at Hillside we'll take it.", "attends"),
         ("We've been with Nationwide since 2015.", "works-at"),  # a household's bank
         ("I relocated from Johannesburg to Durban in 2021 in order to be closer to family.", "relocated-in"),
     ],

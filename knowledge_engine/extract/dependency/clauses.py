@@ -177,7 +177,7 @@ def _clause_roots(root: Token) -> list[Token]:
     roots += _felt_clauses(root)
     roots += _announced(root)
     if root.lemma_ in HEDGE_VERBS and not _judges_someone(root):
-        return roots
+        return roots + _before_own_hedge(root)
     for child in root.children:
         if child.dep_ == "advcl" and child.i > root.i and _has_subject(child) and _asserted_reason(child):
             roots.append(child)  # "the landlord is selling up so we're moving to Dalmarnock"
@@ -188,6 +188,16 @@ def _clause_roots(root: Token) -> list[Token]:
             reported = child.lemma_ in HEDGE_VERBS and not _clinician_subject(child)  # "doctor says" stays
             roots += [] if reported else _clause_roots(child)
     return roots
+
+
+def _before_own_hedge(root: Token) -> list[Token]:
+    """'i have migraines since the new job, i think it's the screens': the parse hangs the first clause
+    on a "think" that has its own clause after it; the first is asserted, not hedged ("It's the flu,
+    I think", with nothing after "think", stays hedged)."""
+    if not any(c.dep_ == "ccomp" and c.i > root.i for c in root.children):
+        return []
+    before = (c for c in root.children if c.dep_ == "ccomp" and c.i < root.i)
+    return [c for c in before if _has_subject(c) and not _has_mark(c, MARKS) and c.lemma_ not in HEDGE_VERBS]
 
 
 def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:

@@ -4,7 +4,7 @@ engagements, and ages.
 
 from __future__ import annotations
 
-from spacy.tokens import Span, Token
+from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.dependency.grammar import (
@@ -480,6 +480,54 @@ def _got_a_place(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx:
                 _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
                 found = True
     return found
+
+
+def _place_offered(sent: Span, ctx: _Ctx) -> None:
+    """'Reading council offered Miggy a place at St Anne's!', 'They offered Jo a place at Hillside':
+    the one offered the place attends it, whoever offered (an offer of a place at a named institution
+    is a school's or a university's, whatever its name says)."""
+    for verb in (t for t in sent if t.lemma_ == "offer" and t.pos_ == "VERB" and not _is_irrealis(t)):
+        offered = next((c for c in verb.children if c.dep_ == "dative" and c.pos_ == "PROPN"), None)
+        pupil = _name_of(offered, ctx, person=True) if offered is not None else None
+        places = [d for d in verb.children if d.dep_ == "dobj" and d.lemma_.lower() == "place"]
+        for pobj in (p for d in places for prep in _preps(d, verb, {"at"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)
+            if pupil and name and pupil != ctx.me:
+                _emit(ctx, pupil, "attends", name, 0.55, obj_tok=pobj, subj_type="person")
+
+
+def _dating(sent: Span, ctx: _Ctx) -> None:
+    """"I'm dating Tanya", 'Tanya and I have been dating since July', "her name is Tanya, we've been
+    dating since July" -> the speaker has-partner the one person it names."""
+    for verb in (t for t in sent if t.lemma_ == "date" and t.pos_ == "VERB" and t.tag_ != "VBD"):
+        if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
+            continue
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        dobjs = [c for c in verb.children if c.dep_ == "dobj"]
+        if subj is None or (dobjs and subj.lower_ != "i"):
+            continue
+        pair = dobjs or [subj, *_conjuncts(subj)]
+        if subj.lower_ == "we" and not dobjs:
+            names = _people_in(sent.doc, ctx)
+        elif dobjs or any(t.lower_ == "i" for t in pair):
+            names = {n for t in pair if t.pos_ == "PROPN" and (n := _name_of(t, ctx, person=True))}
+        else:
+            continue
+        if len(names) == 1 and (name := next(iter(names))) != ctx.me:
+            _emit(ctx, ctx.me, "has-partner", name, 0.55, obj_tok=None, obj_type="person")
+
+
+def _people_in(doc: Doc, ctx: _Ctx) -> set[str]:
+    """The people a message names: the model's persons, and names it tags otherwise that are known first
+    names or follow "name is" ("her name is Tanya": tagged a place)."""
+    out = set()
+    for tok in (t for t in doc if t.pos_ == "PROPN" and t.dep_ != "compound"):
+        ent = ctx.ents.get(tok.i)
+        called = tok.dep_ == "attr" and any(c.lemma_ == "name" for c in tok.head.children)
+        person = (ent is not None and ent.label_ == "PERSON") or called or tok.lower_ in first_names()
+        if person and not _is_date(tok, ctx) and (name := _name_of(tok, ctx, person=True)):
+            out.add(name)
+    return out
 
 
 def _reports_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:

@@ -29,8 +29,10 @@ from knowledge_engine.extract.dependency.family import (
     _child_by_rank,
     _child_of_childcare,
     _compound_relation,
+    _dating,
     _first_day,
     _lowercase_relation,
+    _place_offered,
     _workplace_of_relation,
 )
 from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _used_to
@@ -150,6 +152,8 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _home_it(sent, ctx)
         _still_at(sent, ctx)
         _pension_from(sent, ctx)
+        _place_offered(sent, ctx)
+        _dating(sent, ctx)
         _condition_news(sent, ctx)
         _diagnosis_given(sent, ctx)
         _pay_arrow(sent, ctx)
