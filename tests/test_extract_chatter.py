@@ -139,3 +139,35 @@ def test_the_value_said_is_read_and_not_the_one_denied(
     facts, _ = _read(tier, text)
     assert fact in facts
     assert not any(o == wrong for _, _, o in facts)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "my gf Sienna says hi 👋 she just started at Canva",
+            "my gf Sienna says hi . she just started at Canva",
+        ),
+        ("ok 👍🏽 thanks", "ok .  thanks"),  # a skin tone is part of the emoji
+        ("I ❤️ London", "I ❤️ London"),  # an emoji for a verb
+        ("Engaged 💍 and moved", "Engaged 💍 and moved"),  # the clause goes on
+        ("so proud 🎓🎓", "so proud 🎓🎓"),  # nothing after it
+    ],
+)
+def test_an_emoji_between_two_clauses_is_a_full_stop_for_the_parse(text: str, expected: str) -> None:
+    assert chatter.blank(text) == expected and len(expected) == len(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("my gf Sienna says hi 👋 she just started at Canva", ("Sienna", "works-at", "Canva")),
+        ("my son Mateo got into Imperial 🎓🎓 so proud", ("Mateo", "attends", "Imperial")),
+        ("also its my bday saturday, turning 29 😬 zanele is planning something", ("Lwazi", "is-aged", "29")),
+    ],
+)
+def test_clauses_an_emoji_ran_together_are_read_apart(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    """The emoji was the object of "says" and "she just started" its relative clause: no job."""
+    assert fact in _read(tier, text)[0]

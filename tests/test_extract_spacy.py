@@ -327,6 +327,17 @@ def test_he_is_the_one_name_before_it_the_session_knows_as_a_person() -> None:
     assert not any(f[0].startswith("__") for f in facts[1])
 
 
+def test_a_name_before_a_common_noun_is_a_hint_too() -> None:
+    """ "Arjun news - he quit Infosys": the parse makes "Arjun" a compound of "news"."""
+    facts = _session(
+        [
+            ("user", "my brother arjun works at Infosys."),
+            ("user", "also arjun news - he quit infosys, joining TCS next month."),
+        ]
+    )
+    assert ("Arjun", "works-at", "TCS") in facts[1]
+
+
 @pytest.mark.parametrize(
     "earlier",
     [

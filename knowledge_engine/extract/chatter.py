@@ -53,8 +53,24 @@ _NO_LONGER = re.compile(
 )
 
 
+# Emoji (pictographs, symbols, with their variation selectors, joiners and skin tones) between two words
+_EMOJI = "\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d"
+# (not as a verb: "I ❤️ London"; not before a word that carries the clause on: "Engaged 💍 and moved")
+_EMOJI_BREAK = re.compile(
+    rf"(?<=[\w.,!?)] )(?<!\bI )(?<!\bwe )(?<!\bWe )[{_EMOJI}]+"
+    r"(?= +(?!(?:and|or|with|for|to|in|at|on|of|from|the|a|an)\b)[^\W\d_])"
+)
+
+
+def _emoji_stop(match: re.Match[str]) -> str:
+    return "." + " " * (len(match.group()) - 1)
+
+
 def blank(text: str) -> str:
-    """`text` with its chat interjections and denied values replaced by spaces (same length)."""
+    """`text` with its chat interjections and denied values replaced by spaces, and an emoji between
+    two clauses by a full stop (same length): "my gf Sienna says hi 👋 she just started at Canva" ran
+    into one sentence whose emoji was the object of "says" and "she started" its relative clause."""
+    text = _EMOJI_BREAK.sub(_emoji_stop, text)
     text = _INTERJECTIONS.sub(lambda m: " " * len(m.group()), text)
     text = _NO_LONGER.sub(lambda m: " " * len(m.group()), text)
     return _DENIED.sub(lambda m: " " * len(m.group()), text)

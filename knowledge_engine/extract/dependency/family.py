@@ -344,7 +344,13 @@ def _own_birthday_turn(verb: Token, ctx: _Ctx) -> bool:
         return False
     if verb.dep_ in {"advcl", "acl", "xcomp", "relcl"}:  # "my dad, turning 70 next week, wants ...": his age
         subj = next((c for c in verb.head.children if c.dep_ == "nsubj"), None)
-        if verb.head.pos_ not in {"VERB", "AUX"} or (subj is not None and subj.lower_ not in FIRST_PERSON):
+        # "its my bday saturday, turning 29": a fragment's noun root, no one's else
+        head = verb.head
+        fragment = head.dep_ == "ROOT" and head.pos_ in {"NOUN", "PROPN"} and not _is_kin(head)
+        fragment = fragment and head.ent_type_ != "PERSON"
+        if (verb.head.pos_ not in {"VERB", "AUX"} and not fragment) or (
+            subj is not None and subj.lower_ not in FIRST_PERSON
+        ):
             return False
     before = verb.doc[verb.i - 1] if verb.i > verb.sent.start else None
     return before is None or before.text in {",", "-", "–", ";"} or before.lower_ in {"just", "finally"}
@@ -497,7 +503,7 @@ def _place_offered(sent: Span, ctx: _Ctx) -> None:
 
 
 def _dating(sent: Span, ctx: _Ctx) -> None:
-    """"I'm dating Tanya", 'Tanya and I have been dating since July', "her name is Tanya, we've been
+    """ "I'm dating Tanya", 'Tanya and I have been dating since July', "her name is Tanya, we've been
     dating since July" -> the speaker has-partner the one person it names."""
     for verb in (t for t in sent if t.lemma_ == "date" and t.pos_ == "VERB" and t.tag_ != "VBD"):
         if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):

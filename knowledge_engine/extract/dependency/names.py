@@ -608,8 +608,8 @@ def _names_before(pron: Token, ctx: _Ctx) -> list[str]:
     """The proper names the message writes before `pron`, not the speaker's nor a relation word."""
     out: list[str] = []
     for tok in pron.doc[: pron.i]:
-        if tok.pos_ != "PROPN" or tok.dep_ == "compound" or _is_kin_word(tok):
-            continue
+        if tok.pos_ != "PROPN" or (tok.dep_ == "compound" and tok.head.pos_ == "PROPN") or _is_kin_word(tok):
+            continue  # a name's last word stands for it; "Arjun news": a name before a common noun
         name = _name_of(tok, ctx, person=True)
         if name and name != ctx.me and "|" not in name and name not in out:
             out.append(name)
