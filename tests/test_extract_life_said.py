@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
 from tests.fixtures.common import spoken, triples
 
 ME = "Kit"
@@ -87,6 +88,15 @@ def test_two_numbers_are_no_age(tier: SpacyTier) -> None:
         ("Tanya and I have been dating since July.", (ME, "has-partner", "Tanya")),
         # the model tags Tanya a place; "we" are the speaker and the one person the message names
         ("her name is Tanya, we've been officially dating since July.", (ME, "has-partner", "Tanya")),
+        ("I've just started dating someone lovely called Marc.", (ME, "has-partner", "Marc")),
+        (
+            "Help me fill out this visa form — occupation: civil engineer; employer: Larsen & Toubro.",
+            (ME, "has-role", "civil engineer"),
+        ),
+        (
+            "I purchased Maruti Swift Dzire last year, now thinking to sell.",
+            (ME, "has-car", "Maruti Swift Dzire"),
+        ),
         (
             "The council offered Miggy a place at St Anne's! He starts after Easter.",
             ("Miggy", "attends", "St Anne's"),
@@ -296,3 +306,25 @@ def test_a_relation_said_in_the_past_is_history_with_its_workplace(tier: SpacyTi
     assert ("has-manager", "Gareth", True) in said
     assert any(p == "worked-at" and o == "Ubisoft" for p, o, _ in said)
     assert not [s for s in said if s[0] == "works-at"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Draft a text to my ex-husband Jordan about swapping weekends.", ("is-married-to", "Jordan")),
+        ("My ex-wife Sarah lives in Leeds.", ("is-married-to", "Sarah")),
+        ("my ex tyler still has my hoodie", ("has-partner", "Tyler")),
+        ("Since my divorce from Marcus last year I've been renting.", ("is-married-to", "Marcus")),
+    ],
+)
+def test_an_ex_is_a_relation_that_ended(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    """History (who Jordan is), never the partner now: the fact says it ended."""
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker=ME)])
+    said = {(f.predicate, f.object): f.ends for f in extraction.facts if f.subject == ME}
+    assert said.get(fact) is True, said
+
+
+def test_an_ex_colleague_is_no_partner(tier: SpacyTier) -> None:
+    assert not {
+        f for f in facts(tier, "my ex-colleague Dan says hi") if f[1] in {"has-partner", "is-married-to"}
+    }

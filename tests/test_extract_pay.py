@@ -35,6 +35,11 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("i'm on $95,000 a year", ("has-salary", "$95,000")),
         ("I'm on 95 grand now but the mortgage eats the lot.", ("has-salary", "95 grand")),  # tagged a date
         ("I'm on about forty two grand now", ("has-salary", "forty two grand")),
+        (
+            "I'm a registered nurse at St Vincent's, earning A$98,000.",
+            ("has-salary", "A$98,000"),
+        ),  # was 98,000
+        ("my salary is NZ$85,000", ("has-salary", "NZ$85,000")),
     ],
 )
 def test_pay_is_read_whatever_its_currency_or_wording(

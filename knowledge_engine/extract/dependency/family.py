@@ -15,6 +15,7 @@ from knowledge_engine.extract.dependency.grammar import (
     _pobjs,
 )
 from knowledge_engine.extract.dependency.names import (
+    _called_name,
     _capitalised,
     _conjuncts,
     _employer_named,
@@ -508,7 +509,8 @@ def _dating(sent: Span, ctx: _Ctx) -> None:
     for verb in (t for t in sent if t.lemma_ == "date" and t.pos_ == "VERB" and t.tag_ != "VBD"):
         if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
             continue
-        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        owner = verb.head if verb.dep_ == "xcomp" else verb  # "I've just started dating ..."
+        subj = next((c for c in owner.children if c.dep_ == "nsubj"), None)
         dobjs = [c for c in verb.children if c.dep_ == "dobj"]
         if subj is None or (dobjs and subj.lower_ != "i"):
             continue
@@ -517,10 +519,40 @@ def _dating(sent: Span, ctx: _Ctx) -> None:
             names = _people_in(sent.doc, ctx)
         elif dobjs or any(t.lower_ == "i" for t in pair):
             names = {n for t in pair if t.pos_ == "PROPN" and (n := _name_of(t, ctx, person=True))}
+            # "dating someone lovely called Marc"
+            names |= {n for t in dobjs if t.pos_ != "PROPN" and (n := _called_name(t, ctx))}
         else:
             continue
         if len(names) == 1 and (name := next(iter(names))) != ctx.me:
             _emit(ctx, ctx.me, "has-partner", name, 0.55, obj_tok=None, obj_type="person")
+
+
+_EX_SPOUSE = frozenset({"husband", "wife", "spouse"})
+_EX_PARTNER = frozenset(
+    {"partner", "boyfriend", "girlfriend", "bf", "gf", "fiance", "fiancé", "fiancee", "fiancée"}
+)
+
+
+def _ex_partner(sent: Span, ctx: _Ctx) -> None:
+    """'my ex-husband Jordan', 'my ex Tom', 'since my divorce from Marcus' -> the speaker's marriage or
+    partner, ended (history: who Jordan is, never whom the speaker is with now)."""
+    doc = sent.doc
+    for tok in (t for t in sent if t.lower_ in {"ex", "divorce"} and t.i > sent.start):
+        if doc[tok.i - 1].lower_ not in {"my", "our"}:
+            continue
+        k = tok.i + 1
+        if tok.lower_ == "divorce":
+            word, k = "husband", k + (k < sent.end and doc[k].lower_ == "from")
+        else:
+            k += k < sent.end and doc[k].text in {"-", "–"}
+            word = doc[k].lower_ if k < sent.end and doc[k].lower_ in _EX_SPOUSE | _EX_PARTNER else ""
+            k += bool(word)
+        if k >= sent.end or doc[k].pos_ != "PROPN":
+            continue
+        name = _name_of(doc[k], ctx, person=True)
+        if name and name != ctx.me:
+            pred = "is-married-to" if word in _EX_SPOUSE else "has-partner"
+            _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="person", ends=True)
 
 
 def _people_in(doc: Doc, ctx: _Ctx) -> set[str]:

@@ -293,9 +293,13 @@ def _money_value(tok: Token, ctx: _Ctx) -> str | None:
     return text if any(c.isdigit() for c in text) else None
 
 
+# Signs the model does not call currency: "Rs 45,000", "A$98,000", "NZ$70k", "R$ 19 mil"
+_SIGNS = frozenset({"Rs", "Rs.", "A$", "C$", "NZ$", "US$", "HK$", "S$", "R$"})
+
+
 def _currency(tok: Token) -> bool:
     """A sign or a code that belongs to the amount: '$', 'AED 11,500', 'Rs 45,000'."""
-    return tok.is_currency or tok.text in CURRENCY_CODES or tok.text in {"Rs", "Rs."}
+    return tok.is_currency or tok.text in CURRENCY_CODES or tok.text in _SIGNS
 
 
 def _has_digit(text: str) -> bool:
@@ -312,7 +316,7 @@ def _amount(tok: Token) -> str | None:
     )
     if num is None:
         return None
-    start = num.i - 1 if num.i > 0 and doc[num.i - 1].is_currency else num.i
+    start = num.i - 1 if num.i > 0 and _currency(doc[num.i - 1]) else num.i
     end = num.i + 1
     if end < len(doc) and doc[end].lower_ in CURRENCY_WORDS | {"€", "$", "£"}:
         end += 1

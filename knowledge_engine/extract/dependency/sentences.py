@@ -30,6 +30,7 @@ from knowledge_engine.extract.dependency.family import (
     _child_of_childcare,
     _compound_relation,
     _dating,
+    _ex_partner,
     _first_day,
     _lowercase_relation,
     _place_offered,
@@ -154,6 +155,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _pension_from(sent, ctx)
         _place_offered(sent, ctx)
         _dating(sent, ctx)
+        _ex_partner(sent, ctx)
         _condition_news(sent, ctx)
         _diagnosis_given(sent, ctx)
         _pay_arrow(sent, ctx)
@@ -264,8 +266,13 @@ def _still_at(sent: Span, ctx: _Ctx) -> None:
 
 def _form_parts(sent: Span) -> list[Span]:
     """A line of "key: value" pairs parted by semicolons ("occupation: civil engineer; employer:
-    Larsen & Toubro; spouse: Meenal"), each read as a line of its own."""
-    cuts = [t.i for t in sent if t.text == ";"]
+    Larsen & Toubro; spouse: Meenal"), each read as a line of its own; a dash before the first key
+    ("Help me fill out this form — occupation: ...") ends the request before it."""
+    doc = sent.doc
+    keyed = [t.i for t in sent if t.text in {"—", "–"} and t.i + 2 < sent.end and doc[t.i + 2].text == ":"]
+    cuts = (
+        sorted([t.i for t in sent if t.text == ";"] + keyed[:1]) if any(t.text == ";" for t in sent) else []
+    )
     if not cuts:
         return [sent]
     bounds = [sent.start - 1, *cuts, sent.end]
