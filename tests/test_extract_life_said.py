@@ -89,6 +89,12 @@ def test_two_numbers_are_no_age(tier: SpacyTier) -> None:
         # the model tags Tanya a place; "we" are the speaker and the one person the message names
         ("her name is Tanya, we've been officially dating since July.", (ME, "has-partner", "Tanya")),
         ("I've just started dating someone lovely called Marc.", (ME, "has-partner", "Marc")),
+        ("I'm a single dad to two boys, Ezra and Jonah, and we live in Hobart.", (ME, "has-child", "Jonah")),
+        ("I'm a mum of two, Leo and Mia.", (ME, "has-child", "Leo")),
+        (
+            "Our eldest, Bilal, has autism. Our younger one, Zara, is at the local primary.",
+            (ME, "has-child", "Zara"),
+        ),
         (
             "Help me fill out this visa form — occupation: civil engineer; employer: Larsen & Toubro.",
             (ME, "has-role", "civil engineer"),
@@ -118,6 +124,9 @@ def test_jobs_and_partners_said_in_passing(tier: SpacyTier, text: str, fact: tup
         ("We're not dating, Sam and I.", "has-partner"),
         ("Me and Sam and Jo have been dating apps all week.", "has-partner"),  # two names: whom?
         ("If they offer Jo a place at Hillside we'll take it.", "attends"),
+        ("I'm a mum to a dog called Rex.", "has-child"),
+        ("Which one, the red one? Tom said the little one.", "has-child"),
+        ("The basic £5 meal deal is fine.", "has-salary"),
         ("We've been with Nationwide since 2015.", "works-at"),  # a household's bank
         ("I relocated from Johannesburg to Durban in 2021 in order to be closer to family.", "relocated-in"),
     ],

@@ -40,6 +40,10 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
             ("has-salary", "A$98,000"),
         ),  # was 98,000
         ("my salary is NZ$85,000", ("has-salary", "NZ$85,000")),
+        (
+            "I've been a site manager with Persimmon since 2018, basic £52,000 plus bonus.",
+            ("has-salary", "£52,000"),
+        ),
     ],
 )
 def test_pay_is_read_whatever_its_currency_or_wording(

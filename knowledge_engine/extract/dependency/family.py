@@ -162,14 +162,24 @@ def _first_day(noun: Token, ctx: _Ctx) -> None:
             _emit(ctx, owner, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
 
 
+# "our younger one, Zara", "my eldest one Tom", "the little one": a child by rank with "one" for the noun
+_RANKED_ONES = frozenset({"younger", "older", "youngest", "eldest", "oldest", "middle", "little", "big"})
+
+
 def _child_by_rank(tok: Token, ctx: _Ctx) -> None:
     """'our youngest, Kayden', 'my eldest Sophie' -> has-child: a rank among one's children said
     with no noun ('my eldest sister' has one: no child)."""
-    if tok.lower_ not in _CHILD_RANKS or ctx.message.role != "user":
+    ranked_one = tok.lower_ == "one" and any(
+        c.dep_ == "amod" and c.lower_ in _RANKED_ONES for c in tok.children
+    )
+    if (tok.lower_ not in _CHILD_RANKS and not ranked_one) or ctx.message.role != "user":
         return
     if tok.dep_ == "amod" and tok.head.pos_ == "PROPN":  # "our youngest Zane"
         owner, named = tok.head, [tok.head]
-    elif tok.pos_ in {"ADJ", "NOUN"} and tok.dep_ not in {"amod", "compound"}:  # "Our youngest, Kayden,"
+    elif (tok.pos_ in {"ADJ", "NOUN"} or ranked_one) and tok.dep_ not in {
+        "amod",
+        "compound",
+    }:  # "Our youngest, Kayden,"
         owner, named = tok, [c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
     else:
         return
@@ -525,6 +535,25 @@ def _dating(sent: Span, ctx: _Ctx) -> None:
             continue
         if len(names) == 1 and (name := next(iter(names))) != ctx.me:
             _emit(ctx, ctx.me, "has-partner", name, 0.55, obj_tok=None, obj_type="person")
+
+
+_PARENT_NOUNS = frozenset(
+    {"dad", "mum", "mom", "mother", "father", "parent", "mam", "mama", "papa", "mummy", "daddy"}
+)
+
+
+def _parent_of_named(sent: Span, ctx: _Ctx) -> None:
+    """'I'm a single dad to two boys, Ezra and Jonah', "I'm a mum of two, Leo and Mia" -> has-child each."""
+    for attr in (t for t in sent if t.dep_ == "attr" and t.lemma_.lower() in _PARENT_NOUNS):
+        verb = attr.head
+        if not any(c.dep_ == "nsubj" and c.lower_ == "i" for c in verb.children) or _is_irrealis(verb):
+            continue
+        preps = [p for h in (attr, verb) for p in h.children if p.dep_ == "prep" and p.lower_ in {"to", "of"}]
+        for pobj in (o for p in preps for o in _pobjs(p)):
+            for tok in (t for t in [pobj, *_conjuncts(pobj)] if t.pos_ == "PROPN"):
+                name = _name_of(tok, ctx, person=True)
+                if name and name != ctx.me:
+                    _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
 
 
 _EX_SPOUSE = frozenset({"husband", "wife", "spouse"})

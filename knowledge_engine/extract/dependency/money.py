@@ -135,8 +135,8 @@ def _someone_elses_home(sent: Span, amount: Token) -> bool:
 
 def _pay_marked(sent: Span, ctx: _Ctx) -> None:
     """An amount that says it is pay by its own words, with no pay noun or verb: 'band 5 so about
-    33k before tax', '18 LPA CTC', '62k euro per annum gross'. In a message about a job offer
-    it is the offer's pay (has-salary-offer, made the salary when the offer is accepted)."""
+    33k before tax', '18 LPA CTC', '62k euro per annum gross', 'basic £52,000 plus bonus'. In a message
+    about a job offer it is the offer's pay (has-salary-offer, made the salary when the offer is accepted)."""
     words = {t.lemma_.lower() for t in sent}
     if _is_question(sent) or words & (PURCHASE_WORDS | FRAGMENT_IRREALIS | CAR_NOUNS | HOME_NOUNS | {"rent"}):
         return
@@ -150,7 +150,11 @@ def _pay_marked(sent: Span, ctx: _Ctx) -> None:
     for amount in amounts:
         after = " ".join(t.lower_ for t in doc[amount.end : min(amount.end + 3, len(doc))])
         unit = PAY_MARKED.search(amount.text)
-        if not (unit or PAY_MARKED_AFTER.match(after)):
+        basic = amount.start > 0 and doc[amount.start - 1].lower_ in {
+            "basic",
+            "base",
+        }  # "basic £52,000 plus bonus"
+        if not (unit or basic or PAY_MARKED_AFTER.match(after)):
             continue
         if any(f.predicate.startswith("has-salary") for f in ctx.out):
             return  # a rule with a pay word read this line already

@@ -33,6 +33,7 @@ from knowledge_engine.extract.dependency.family import (
     _ex_partner,
     _first_day,
     _lowercase_relation,
+    _parent_of_named,
     _place_offered,
     _workplace_of_relation,
 )
@@ -156,6 +157,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _place_offered(sent, ctx)
         _dating(sent, ctx)
         _ex_partner(sent, ctx)
+        _parent_of_named(sent, ctx)
         _condition_news(sent, ctx)
         _diagnosis_given(sent, ctx)
         _pay_arrow(sent, ctx)
