@@ -91,6 +91,11 @@ def test_two_numbers_are_no_age(tier: SpacyTier) -> None:
         ("I've just started dating someone lovely called Marc.", (ME, "has-partner", "Marc")),
         ("I'm a single dad to two boys, Ezra and Jonah, and we live in Hobart.", (ME, "has-child", "Jonah")),
         ("I'm a mum of two, Leo and Mia.", (ME, "has-child", "Leo")),
+        ("My husband's name is Aled.", (ME, "is-married-to", "Aled")),  # "Aled" tagged a verb (-ed)
+        ("My wife is called Anjali.", (ME, "is-married-to", "Anjali")),  # "Anjali" tagged an adjective
+        ("wife is called anjali shes a dentist", (ME, "is-married-to", "Anjali")),
+        ("Two kids, Zainab and Yusuf.", (ME, "has-child", "Yusuf")),
+        ("I'm seeing someone new, Callum.", (ME, "has-partner", "Callum")),
         (
             "Our eldest, Bilal, has autism. Our younger one, Zara, is at the local primary.",
             (ME, "has-child", "Zara"),
@@ -125,6 +130,10 @@ def test_jobs_and_partners_said_in_passing(tier: SpacyTier, text: str, fact: tup
         ("Me and Sam and Jo have been dating apps all week.", "has-partner"),  # two names: whom?
         ("If they offer Jo a place at Hillside we'll take it.", "attends"),
         ("I'm a mum to a dog called Rex.", "has-child"),
+        ("Kids, you know how it is.", "has-child"),
+        ("Two kids, both at school.", "has-child"),
+        ("The band is called Blur.", "has-band"),
+        ("I'm seeing Tom tomorrow.", "has-partner"),  # a meeting, not a partner
         ("Which one, the red one? Tom said the little one.", "has-child"),
         ("The basic £5 meal deal is fine.", "has-salary"),
         ("We've been with Nationwide since 2015.", "works-at"),  # a household's bank
@@ -324,6 +333,9 @@ def test_a_relation_said_in_the_past_is_history_with_its_workplace(tier: SpacyTi
         ("My ex-wife Sarah lives in Leeds.", ("is-married-to", "Sarah")),
         ("my ex tyler still has my hoodie", ("has-partner", "Tyler")),
         ("Since my divorce from Marcus last year I've been renting.", ("is-married-to", "Marcus")),
+        ("Raj and I broke up in May.", ("has-partner", "Raj")),  # "Raj" tagged an interjection
+        ("I broke up with Tom last week.", ("has-partner", "Tom")),
+        ("We split up last year actually. Her name was Sofia.", ("has-partner", "Sofia")),
     ],
 )
 def test_an_ex_is_a_relation_that_ended(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:

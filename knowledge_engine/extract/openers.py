@@ -35,6 +35,9 @@ _OPENING_WORD = re.compile(r"[A-Z][a-z]{2,15}(?![\w'’-])[ \t]{1,3}\w")  # a wo
 _LOOKBACK = 8  # at most this many spaces, quotes or brackets before the opening word
 _OPENERS = ' \t"“(*'
 
+# Verbs whose past is their base form, so no exception table lists it: "Quit Deliveroo", "Put in my notice"
+_SAME_IN_THE_PAST = frozenset({"quit", "put", "cut", "set", "shut", "split"})
+
 _lock = threading.Lock()
 _pasts: dict[int, frozenset[str]] = {}
 
@@ -66,6 +69,7 @@ def _build(nlp: Language) -> frozenset[str]:
     verbs = frozenset(index.get("verb", ()))
     forms = irregular_forms(nlp).get("verb", frozenset())
     irregular = {f for f in forms if f.isalpha() and not f.endswith(("ing", "s"))}
+    irregular |= _SAME_IN_THE_PAST  # "Quit Deliveroo, starting at Octopus": no exception lists a past = base
     regular = {f"{v}ed" for v in verbs if v.isalpha()} | {f"{v}d" for v in verbs if v.endswith("e")}
     known = places.places()
     names = truecase.names()

@@ -675,8 +675,11 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         return  # "the base is $140,000 if I negotiate" (unlike "my email is X if you need it")
     if attr is None and _is_manager_noun(subj_tok):  # "manager will be sandeep": a name tagged adjective
         attr = next((c for c in verb.children if c.dep_ == "acomp" and c.i == verb.i + 1), None)
+    titled = None  # "My husband's name is Aled": a capitalised word after "name is" (tagged a verb) is it
     if attr is None and subj_tok.lemma_ == "name":  # "My cat's name is Simba": Simba an adjective
         attr = next((c for c in verb.children if c.dep_ == "acomp" and _named(c, ctx)), None)
+        titled = next((c for c in verb.children if c.dep_ == "acomp" and c.is_title and c.is_alpha), None)
+        attr = attr if attr is not None else titled
     if attr is None or (subj_tok.pos_ != "NOUN" and subj_tok.lower_ not in VALUE_NOUNS):
         return
     named = next((c for c in subj_tok.children if c.dep_ == "compound" and _kin_or_pet_key(c)), None)
@@ -721,6 +724,8 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         return  # a bare "base"/"salary" subject holds only an amount
     if pred == "has-manager" and value is None and attr.is_lower and attr.is_alpha and not attr.is_stop:
         value = _lowercase_name_run(attr)  # "manager will be sandeep"
+    if value is None and attr is titled and titled is not None:
+        value = titled.text
     if value is None and pred == "has-role":  # "my new title is senior engineer"
         value = _object_phrase(attr, ctx, with_of=True)
     homes = (

@@ -20,6 +20,7 @@ from knowledge_engine.extract.dependency.names import (
     _conjuncts,
     _employer_named,
     _english_non_noun,
+    _kin_or_pet_key,
     _my_or_our,
     _name_of,
     _object_phrase,
@@ -35,6 +36,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _beside_a_number,
     _is_date,
     _is_kin,
+    _is_kin_word,
     _kin_type,
     _number,
     _other_half,
@@ -209,11 +211,25 @@ def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
 def _called_relation(verb: Token, ctx: _Ctx) -> None:
     """'Our cat is called Mochi', 'My manager is named Dana' -> has-cat Mochi, has-manager Dana."""
     noun = next((c for c in verb.children if c.dep_ == "nsubjpass" and c.pos_ == "NOUN"), None)
-    oprd = next((c for c in verb.children if c.dep_ in {"oprd", "attr", "dobj"} and c.pos_ == "PROPN"), None)
-    if noun is not None and oprd is not None and not _is_irrealis(verb):
-        name = _name_of(oprd, ctx, person=True)
-        if name:
-            _possessive_relation(noun, name, ctx)
+    # the word after "called" is the name, whatever the tag ("My wife is called Anjali": an adjective)
+    oprd = next(
+        (
+            c
+            for c in verb.children
+            if c.dep_ in {"oprd", "attr", "dobj"} and (c.pos_ == "PROPN" or c.is_title)
+        ),
+        None,
+    )
+    if noun is None or oprd is None or _is_irrealis(verb):
+        return
+    name = _name_of(oprd, ctx, person=True) or (oprd.text if oprd.is_title and oprd.is_alpha else None)
+    if not name:
+        return
+    bare = not any(c.dep_ in {"poss", "det"} for c in noun.children) and noun.i == noun.sent.start
+    if bare and _kin_or_pet_key(noun) and ctx.message.role == "user":  # "son is called Tayo": chat drops "my"
+        _emit(ctx, ctx.me, _relation_predicate(noun), name, 0.55, obj_tok=None, obj_type=_kin_type(noun))
+    else:
+        _possessive_relation(noun, name, ctx)
 
 
 def _bracketed_age(name_tok: Token, ctx: _Ctx) -> None:
@@ -516,12 +532,18 @@ def _place_offered(sent: Span, ctx: _Ctx) -> None:
 def _dating(sent: Span, ctx: _Ctx) -> None:
     """ "I'm dating Tanya", 'Tanya and I have been dating since July', "her name is Tanya, we've been
     dating since July" -> the speaker has-partner the one person it names."""
-    for verb in (t for t in sent if t.lemma_ == "date" and t.pos_ == "VERB" and t.tag_ != "VBD"):
+    for verb in (t for t in sent if t.lemma_ in {"date", "see"} and t.pos_ == "VERB" and t.tag_ != "VBD"):
         if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
             continue
         owner = verb.head if verb.dep_ == "xcomp" else verb  # "I've just started dating ..."
         subj = next((c for c in owner.children if c.dep_ == "nsubj"), None)
         dobjs = [c for c in verb.children if c.dep_ == "dobj"]
+        if verb.lemma_ == "see":  # "I'm seeing someone new, Callum" (not "seeing Tom tomorrow")
+            someone = [d for d in dobjs if d.lower_ in {"someone", "somebody"} and verb.tag_ == "VBG"]
+            dobjs = [a for d in someone for a in d.children if a.dep_ == "appos" and a.pos_ == "PROPN"]
+            dobjs += [d for d in someone if _called_name(d, ctx)]
+            if not dobjs:
+                continue
         if subj is None or (dobjs and subj.lower_ != "i"):
             continue
         pair = dobjs or [subj, *_conjuncts(subj)]
@@ -535,6 +557,29 @@ def _dating(sent: Span, ctx: _Ctx) -> None:
             continue
         if len(names) == 1 and (name := next(iter(names))) != ctx.me:
             _emit(ctx, ctx.me, "has-partner", name, 0.55, obj_tok=None, obj_type="person")
+
+
+def _broke_up(sent: Span, ctx: _Ctx) -> None:
+    """'Raj and I broke up in May', 'I split up with Tom', 'we broke up' (one person named) -> the
+    speaker's partner, ended (history, never the partner now)."""
+    for verb in (t for t in sent if t.lemma_ in {"break", "split"} and t.pos_ == "VERB"):
+        if not any(c.dep_ == "prt" and c.lower_ == "up" for c in verb.children) or _is_irrealis(verb):
+            continue
+        if verb.tag_ not in {"VBD", "VBN"} or any(c.dep_ == "neg" for c in verb.children):
+            continue
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subj is None or subj.lower_ not in {"i", "we"}:
+            continue
+        named = [p for prep in _preps(verb, verb, {"with"}) for p in _pobjs(prep) if p.pos_ == "PROPN"]
+        doc = sent.doc
+        names = {n for t in named if (n := _name_of(t, ctx, person=True))}
+        other = doc[subj.i - 2] if subj.i >= 2 and doc[subj.i - 1].lower_ == "and" else None
+        if other is not None and other.is_title and other.is_alpha and not _is_kin_word(other):
+            names.add(_name_of(other, ctx, person=True) or other.text)  # "Raj and I": Raj an interjection
+        if subj.lower_ == "we" and not names:
+            names = _people_in(doc, ctx)
+        if len(names) == 1 and (name := next(iter(names))) != ctx.me:
+            _emit(ctx, ctx.me, "has-partner", name, 0.5, obj_tok=None, obj_type="person", ends=True)
 
 
 _PARENT_NOUNS = frozenset(
@@ -554,6 +599,32 @@ def _parent_of_named(sent: Span, ctx: _Ctx) -> None:
                 name = _name_of(tok, ctx, person=True)
                 if name and name != ctx.me:
                     _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
+
+
+_CHILD_PLURALS = frozenset({"kids", "children", "boys", "girls", "sons", "daughters", "twins"})
+
+
+def _children_listed(words: list[Token], ctx: _Ctx) -> None:
+    """A line that lists the speaker's children: 'Two kids, Zainab and Yusuf.', 'my kids: Lily (8) and
+    Max (5)' -> has-child each; nothing but names, numbers and punctuation after the key."""
+    k = 0
+    while k < len(words) and (words[k].lower_ in {"my", "our"} or words[k].like_num):
+        k += 1
+    if (
+        k + 2 >= len(words)
+        or words[k].lower_ not in _CHILD_PLURALS
+        or words[k + 1].text not in {",", ":", "-"}
+    ):
+        return
+    rest = words[k + 2 :]
+    if not all(t.pos_ == "PROPN" or t.is_punct or t.like_num or t.lower_ in {"and", "&"} for t in rest):
+        return
+    for tok in (
+        t for t in rest if t.pos_ == "PROPN" and not (t.dep_ == "compound" and t.head.pos_ == "PROPN")
+    ):
+        name = _name_of(tok, ctx, person=True)
+        if name and name != ctx.me:
+            _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
 
 
 _EX_SPOUSE = frozenset({"husband", "wife", "spouse"})

@@ -25,9 +25,11 @@ from knowledge_engine.extract.dependency.family import (
     _age_facts,
     _boss_opening,
     _bracketed_age,
+    _broke_up,
     _called_relation,
     _child_by_rank,
     _child_of_childcare,
+    _children_listed,
     _compound_relation,
     _dating,
     _ex_partner,
@@ -156,6 +158,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _pension_from(sent, ctx)
         _place_offered(sent, ctx)
         _dating(sent, ctx)
+        _broke_up(sent, ctx)
         _ex_partner(sent, ctx)
         _parent_of_named(sent, ctx)
         _condition_news(sent, ctx)
@@ -212,6 +215,7 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
         _title_line(words[i:], ctx)
         _rent_line(words[i:], ctx)
     _bracketed_title(words, ctx)
+    _children_listed(words[i:], ctx)
     while i < len(words) and words[i].lower_ in FRAGMENT_OWNERS:
         i += 1
     if i + 2 < len(words) and words[i].pos_ == "NOUN" and _is_manager_noun(words[i + 1]):
