@@ -92,6 +92,7 @@ def test_two_numbers_are_no_age(tier: SpacyTier) -> None:
         ("I'm a single dad to two boys, Ezra and Jonah, and we live in Hobart.", (ME, "has-child", "Jonah")),
         ("I'm a mum of two, Leo and Mia.", (ME, "has-child", "Leo")),
         ("My husband's name is Aled.", (ME, "is-married-to", "Aled")),  # "Aled" tagged a verb (-ed)
+        ("My cat name is Simba, he is very lazy cat.", (ME, "has-cat", "Simba")),  # a run-on's first clause
         ("My wife is called Anjali.", (ME, "is-married-to", "Anjali")),  # "Anjali" tagged an adjective
         ("wife is called anjali shes a dentist", (ME, "is-married-to", "Anjali")),
         ("Two kids, Zainab and Yusuf.", (ME, "has-child", "Yusuf")),

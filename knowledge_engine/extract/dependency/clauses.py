@@ -724,7 +724,7 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         return  # a bare "base"/"salary" subject holds only an amount
     if pred == "has-manager" and value is None and attr.is_lower and attr.is_alpha and not attr.is_stop:
         value = _lowercase_name_run(attr)  # "manager will be sandeep"
-    if value is None and attr is titled and titled is not None:
+    if value is None and titled is not None and attr.i == titled.i:
         value = titled.text
     if value is None and pred == "has-role":  # "my new title is senior engineer"
         value = _object_phrase(attr, ctx, with_of=True)
