@@ -494,8 +494,8 @@ class EntityStore:
     @staticmethod
     def is_shorter(ent: Entity, name: str) -> bool:
         """Whether the entity's name is a short form of `name`, which says more ("QA" of "QA lead")."""
-        key = match_key(name)
-        return match_key(ent.value) != key and match_key(ent.value) in _short_forms(key, ent.type)
+        key, own = match_key(name), match_key(ent.value)
+        return own != key and own in _short_forms(key, ent.type)
 
     def short_forms_of(self, ent: Entity) -> list[Entity]:
         """Other entities stored under a short form of this one's name that no other long name carries:

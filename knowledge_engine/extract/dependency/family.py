@@ -375,7 +375,7 @@ def _own_birthday_turn(verb: Token, ctx: _Ctx) -> bool:
         head = verb.head
         fragment = head.dep_ == "ROOT" and head.pos_ in {"NOUN", "PROPN"} and not _is_kin(head)
         fragment = fragment and head.ent_type_ != "PERSON"
-        if (verb.head.pos_ not in {"VERB", "AUX"} and not fragment) or (
+        if (head.pos_ not in {"VERB", "AUX"} and not fragment) or (
             subj is not None and subj.lower_ not in FIRST_PERSON
         ):
             return False
@@ -595,10 +595,7 @@ def _parent_of_named(sent: Span, ctx: _Ctx) -> None:
             continue
         preps = [p for h in (attr, verb) for p in h.children if p.dep_ == "prep" and p.lower_ in {"to", "of"}]
         for pobj in (o for p in preps for o in _pobjs(p)):
-            for tok in (t for t in [pobj, *_conjuncts(pobj)] if t.pos_ == "PROPN"):
-                name = _name_of(tok, ctx, person=True)
-                if name and name != ctx.me:
-                    _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
+            _children_named([pobj, *_conjuncts(pobj)], ctx)
 
 
 _CHILD_PLURALS = frozenset({"kids", "children", "boys", "girls", "sons", "daughters", "twins"})
@@ -619,9 +616,12 @@ def _children_listed(words: list[Token], ctx: _Ctx) -> None:
     rest = words[k + 2 :]
     if not all(t.pos_ == "PROPN" or t.is_punct or t.like_num or t.lower_ in {"and", "&"} for t in rest):
         return
-    for tok in (
-        t for t in rest if t.pos_ == "PROPN" and not (t.dep_ == "compound" and t.head.pos_ == "PROPN")
-    ):
+    _children_named([t for t in rest if not (t.dep_ == "compound" and t.head.pos_ == "PROPN")], ctx)
+
+
+def _children_named(tokens: list[Token], ctx: _Ctx) -> None:
+    """The speaker has-child each proper name among `tokens`."""
+    for tok in (t for t in tokens if t.pos_ == "PROPN"):
         name = _name_of(tok, ctx, person=True)
         if name and name != ctx.me:
             _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
