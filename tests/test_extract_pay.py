@@ -192,3 +192,66 @@ def test_someone_elses_pay_cut_is_not_the_speakers(tier: SpacyTier) -> None:
 def test_living_off_a_pension_is_no_home(tier: SpacyTier) -> None:
     said = said_by(tier, "I live off my pension from Shell these days.", "Lin")
     assert not [o for p, o in said if p.startswith("lives") and o == "Shell"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My salary was 50k but it's 55k now.", ("has-salary", "55k")),
+        (
+            "I told you the ESB pension was €1,950, and it was, but there was an increase from the first "
+            "of March and it's €2,040 a month now.",
+            ("has-salary", "€2,040"),
+        ),
+        ("Our rent went up again, it's £1,250 now.", ("has-rent", "£1,250")),
+        ("I'll be late with the rent this month (it's $1,980).", ("has-rent", "$1,980")),
+    ],
+)
+def test_it_is_the_pay_or_rent_the_message_spoke_of(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What's the state pension going up to in April? I heard it's around £230 a week.",  # anyone's
+        "Rent is £1,200 and council tax is awful, it's £180 a month.",  # "it" is the tax
+        "My salary is fine. The car needs work, it's £900 for the clutch.",  # the repair
+        "My sister's rent went up, it's £1,100 now.",  # hers
+    ],
+)
+def test_it_is_no_pay_or_rent_when_something_else_came_between(tier: SpacyTier, text: str) -> None:
+    facts = pay(tier, text)
+    assert not {f for f in facts if f[0] == "has-salary" and f[1] in {"£230", "£900"}}
+    assert ("has-rent", "£180") not in facts and ("has-rent", "£1,100") not in facts
+
+
+@pytest.mark.parametrize(
+    ("text", "fact", "not_now"),
+    [
+        ("My salary was 50k when I started.", ("earned", "50k"), ("has-salary", "50k")),
+        ("My salary at Zoho was 40k.", ("earned", "40k"), ("has-salary", "40k")),
+        ("My manager was Bruno.", ("had-manager", "Bruno"), ("has-manager", "Bruno")),
+        ("My rent was £900 back then.", ("had-rent", "£900"), ("has-rent", "£900")),
+    ],
+)
+def test_a_value_said_in_the_past_is_history(
+    tier: SpacyTier, text: str, fact: tuple[str, str], not_now: tuple[str, str]
+) -> None:
+    facts = pay(tier, text)
+    assert fact in facts and not_now not in facts
+
+
+def test_a_flat_seen_in_the_line_before_is_the_home_its_monthly_amount_pays_for(tier: SpacyTier) -> None:
+    text = (
+        "We went to see the apartment on Saturday. Two bedrooms, a balcony that looks out to the bay if you "
+        "lean out far enough, and they take small pets. It's €1,650 a month."
+    )
+    assert ("has-rent", "€1,650") in pay(tier, text)
+    assert not {
+        f
+        for f in pay(tier, "If we took the flat in Leith we'd manage. It's £1,200 a month.")
+        if f[0] == "has-rent"
+    }

@@ -733,11 +733,17 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     )
     if _is_kin(subj_tok) and next(homes, None) is not None:  # (not "my take home is ...")
         return  # "My sister's flat is £1,100 a month" parsed with "sister" as the subject: no sister
+    if _is_past(verb):  # "My salary was 50k", "my manager was Bruno": history, not the value now
+        pred = _PAST_VALUE.get(pred, pred)
     if owner and value and owner != value:
         _emit(ctx, owner, pred, value, 0.6, obj_tok=attr)
         if subj_tok.tag_ == "NNS":  # "My kids are Lily and Max": each name of a plural is one of them
             for other in (v for c in _conjuncts(attr) if (v := _name_of(c, ctx)) and v != owner):
                 _emit(ctx, owner, pred, other, 0.6, obj_tok=None)
+
+
+# A value said in the past tense is one the subject had: the past wording of its single-valued relation.
+_PAST_VALUE = {"has-salary": "earned", "has-rent": "had-rent", "has-manager": "had-manager"}
 
 
 def _value_of(attr: Token, ctx: _Ctx) -> str | None:

@@ -50,15 +50,18 @@ from knowledge_engine.model.predicates import (
 
 def _start_pay(sent: Span, before: int, ctx: _Ctx) -> None:
     """'Starting at Amazon in April as a shift manager, 34k': an amount listed on its own after a
-    new job of the speaker's, in the same sentence, is its pay."""
-    new_job = any(f.subject == ctx.me and f.predicate in {"works-at", "has-role"} for f in ctx.out[before:])
-    if not new_job or any(f.predicate.startswith("has-salary") for f in ctx.out[before:]):
-        return
+    new job of the speaker's, in the same sentence or as the next line ("senior QA engineer from
+    1 april. R46k!!"), is its pay."""
     words = [t for t in sent if not t.is_space]
     while words and words[-1].is_punct:
         words.pop()
+    alone = 0 < len(words) <= 2 and words[0].i == sent.start  # "senior QA engineer from 1 april. R46k!!"
+    said = ctx.out if alone else ctx.out[before:]
+    new_job = any(f.subject == ctx.me and f.predicate in {"works-at", "has-role"} for f in said)
+    if not new_job or any(f.predicate.startswith("has-salary") for f in said):
+        return
     cut = max((k for k, t in enumerate(words) if t.text in {",", ";", ":", "-", "–"}), default=None)
-    tail = words[cut + 1 :] if cut is not None else []
+    tail = words if alone else words[cut + 1 :] if cut is not None else []
     if tail and tail[0].is_currency:
         tail = tail[1:]  # "£34,000": the sign is its own token
     if _start_role(tail, before, ctx):
@@ -106,18 +109,81 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         monthly = after in (["a", "month"], ["per", "month"]) or after[0] in {"pcm", "/month", "monthly"}
         if not (monthly or pm):
             continue
-        prev = doc[sent.start - 1].sent if sent.start > 0 else sent
         if _someone_elses_home(sent, tok):
             return
         # "we pay 1,200 a month in rent": paying is no word of one's pay (the noun "pay" is)
-        words = {t.lemma_.lower() for t in (*prev, *sent) if not (t.lemma_ == "pay" and t.pos_ == "VERB")}
-        home = words & (HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease"})
+        words = {t.lemma_.lower() for t in sent if not (t.lemma_ == "pay" and t.pos_ == "VERB")}
+        home = words & _RENTED or _home_before(sent)
         if not home or words & (PAY_CUES | PURCHASE_WORDS | FRAGMENT_IRREALIS) or _is_question(sent):
             return
         value = _money_value(tok, ctx) or _amount(tok)
         if value and _big_enough(value):
             _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
         return
+
+
+_RENTED = HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease"}
+
+
+def _home_before(sent: Span) -> bool:
+    """The line before spoke of a home ("went to see the apartment ... Two bedrooms, a balcony, they
+    take small pets. It's €1,650 a month."): a home word not under an "if" or a "would", in a line with
+    no pay, price or purchase."""
+    if sent.start == 0:
+        return False
+    prev = sent.doc[sent.start - 1].sent
+    if any(
+        t.lemma_.lower() in PURCHASE_WORDS or (t.pos_ == "NOUN" and t.lemma_.lower() in PAY_CUES)
+        for t in prev
+    ):
+        return False
+    return any(t.lemma_.lower() in _RENTED and not _hypothetical(t) for t in prev)
+
+
+def _hypothetical(tok: Token) -> bool:
+    """A word in a clause of "if", "would", "maybe"...: it or a head above it carries one."""
+    heads = [tok, *tok.ancestors]
+    return any(
+        c.lower_ in FRAGMENT_IRREALIS
+        for h in heads
+        for c in h.children
+        if c.dep_ in {"aux", "mark", "advmod"}
+    )
+
+
+def _amount_it(sent: Span, ctx: _Ctx) -> None:
+    """'My salary was 50k but it's 55k now', "the ESB pension was €1,950 ... and it's €2,040 a month
+    now": "it" is the pay, pension or rent the message spoke of last; the amount is it now."""
+    for verb in (t for t in sent if t.lemma_ == "be" and any(_it(c) for c in t.children)):
+        attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+        if attr is None or _is_past(verb) or _is_irrealis(verb) or _is_question(sent):
+            continue
+        value = _money_value(attr, ctx) or (_amount(attr) if MONEY_SHORT.match(attr.text) else None)
+        noun = _cost_before(verb)
+        if value and _big_enough(value) and noun is not None:
+            pred = "has-rent" if noun.lemma_.lower() in {"rent", "mortgage"} else "has-salary"
+            _emit(ctx, ctx.me, pred, value, 0.5, obj_tok=None)
+
+
+def _it(tok: Token) -> bool:
+    return tok.dep_ == "nsubj" and tok.lower_ == "it"
+
+
+def _cost_before(verb: Token) -> Token | None:
+    """The speaker's pay, pension or rent named last before `verb` in the message; None when a car,
+    a home or a purchase comes after it (their price is no pay), it is someone else's or asked about."""
+    doc = verb.doc
+    for tok in reversed(doc[: verb.i]):
+        lemma = tok.lemma_.lower()
+        if lemma in CAR_NOUNS or lemma in HOME_NOUNS or lemma in PURCHASE_WORDS or tok.ent_type_ == "PRODUCT":
+            return None
+        if tok.pos_ == "NOUN" and lemma in {*SALARY_NOUNS, *PENSION_NOUNS, "rent", "mortgage"}:
+            owners = [c.lower_ for c in tok.children if c.dep_ == "poss"]
+            asked = _is_question(tok.sent)  # "What's the state pension going up to?": anyone's
+            return tok if all(o in {"my", "our"} for o in owners) and not asked else None
+        if tok.pos_ in {"NOUN", "PROPN"} and tok.dep_ in {"nsubj", "nsubjpass"}:
+            return None  # "Rent is £1,200 and council tax is awful, it's £180 a month": the tax
+    return None
 
 
 def _someone_elses_home(sent: Span, amount: Token) -> bool:

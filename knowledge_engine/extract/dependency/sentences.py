@@ -62,6 +62,7 @@ from knowledge_engine.extract.dependency.lines import (
     _workplace_line,
 )
 from knowledge_engine.extract.dependency.money import (
+    _amount_it,
     _monthly_rent,
     _pay_arrow,
     _pay_cut_from,
@@ -144,6 +145,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _made_me_redundant(verb, ctx)
     if ctx.message.role == "user":
         _monthly_rent(sent, ctx)
+        _amount_it(sent, ctx)
         _pay_cut_from(sent, ctx)
         _pay_marked(sent, ctx)
         _last_day(sent, ctx)
