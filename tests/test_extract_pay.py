@@ -115,6 +115,8 @@ def test_a_pension_beside_a_home_is_income_not_rent(tier: SpacyTier) -> None:
     [
         ("Starting at Amazon in April as a shift manager, 34k.", "34k"),  # '34k' tagged a date
         ("I start at Acme on Monday as a data analyst, £41,000.", "£41,000"),
+        ("senior QA engineer from 1 april. R46k!!", "R46k"),  # the amount the next line
+        ("New job at Acme. 34k!", "34k"),
     ],
 )
 def test_an_amount_listed_after_a_new_job_is_its_pay(tier: SpacyTier, text: str, salary: str) -> None:
@@ -127,6 +129,8 @@ def test_an_amount_listed_after_a_new_job_is_its_pay(tier: SpacyTier, text: str,
         "I joined Stripe last week, 2024.",  # a year
         "Starting at Amazon in April, 34k miles on the car though.",  # miles, not pay
         "Dan starts at Amazon in April, 34k.",  # his job: whose pay is unsaid
+        "Dan got a job at Acme. 34k!",  # his again, the amount its own line
+        "I love my job at Acme. We raised 34k for charity.",  # not a line of its own
     ],
 )
 def test_no_pay_after_a_job_where_the_amount_is_not_listed_alone_for_the_speaker(
