@@ -87,3 +87,36 @@ def test_the_car_the_speakers_car_is_is_theirs(tier: SpacyTier, text: str, car: 
 @pytest.mark.parametrize("text", ["My dad's car is a Honda Civic.", "My old car was a Ford Fiesta."])
 def test_someone_elses_or_an_old_car_is_not_the_speakers_car(tier: SpacyTier, text: str) -> None:
     assert cars(tier, text) == set()
+
+
+def gone(tier: SpacyTier, text: str) -> set[str]:
+    extraction = spoken(tier, text, "Maya")
+    return {f.object for f in extraction.facts if f.subject == "Maya" and f.predicate == "had-car" and f.ends}
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [
+        ("Car died. the Corsa. 14 year old so no surprise really", "Corsa"),  # named the line after
+        ("The Corsa died last week.", "Corsa"),
+        ("my Fiesta was written off", "Fiesta"),
+        ("The car got written off, my beloved Mazda MX-5, and I'm gutted.", "Mazda MX-5"),
+    ],
+)
+def test_a_car_that_died_is_one_the_speaker_had(tier: SpacyTier, text: str, car: str) -> None:
+    assert car in gone(tier, text)
+    assert car not in cars(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["My dad's car died, the old Corsa.", "Her Fiesta was written off.", "If the Corsa died I'd cry."]
+)
+def test_another_persons_car_or_a_what_if_is_no_car_the_speaker_had(tier: SpacyTier, text: str) -> None:
+    assert not gone(tier, text)
+
+
+def test_a_car_seen_then_picked_up_is_the_speakers(tier: SpacyTier) -> None:
+    text = "went and seen a Skoda Fabia, 2019, at Arnold Clark. 7.5k. picking it up saturday"
+    assert "Skoda Fabia" in cars(tier, text)
+    assert not cars(tier, "Saw a Honda Civic today. Might buy it.")  # a maybe
+    assert not cars(tier, "Test drove a Golf. My sister bought it.")  # hers

@@ -31,6 +31,7 @@ _PAST_TAGS = frozenset({"VBD", "VBN"})
 _CHOOSE = {("go", "with"), ("go", "for"), ("settle", "on"), ("decide", "on")}
 _CHOOSE_VERBS = frozenset({"choose", "pick"})
 _BUY_VERBS = frozenset({"buy", "purchase", "get", "pick", "collect", "lease"})
+_GONE_VERBS = frozenset({"die", "total", "write", "steal", "scrap"})  # "was written off", "got stolen"
 _LOSS_VERBS = frozenset({"sell", "trade", "scrap", "die", "total", "crash", "write", "steal"})
 _SWAP_VERBS = frozenset({"trade", "swap", "exchange", "switch", "change"})
 _NOT_MINE = frozenset({"old", "previous", "former", "last", "dad", "mum", "mom", "friend"})
@@ -76,12 +77,17 @@ class Cars:
 
     irrealis: Callable[[Token], bool]
     pending: bool = False  # a generic car was bought and not named yet (in this message)
+    seen: Span | None = None  # the last car named and not (yet) owned, for "picking it up saturday"
+    lost: bool = False  # the speaker's car died and was not named yet ("Car died. the Corsa.")
 
     def owned(self, sent: Span) -> list[Span]:
         """The car names this sentence says the speaker owns."""
         spans = car_spans(sent)
         bought = self._bought_generic(sent)
         found: list[Span] = []
+        if not spans and self.seen is not None and self._bought_it(sent):
+            found, self.seen = [self.seen], None  # "seen a Skoda Fabia ... picking it up saturday"
+            return found
         for span in spans:
             if (
                 (self.pending and not found)
@@ -98,7 +104,40 @@ class Cars:
             self.pending = False  # named: the next car named is not this purchase's
         if bought is not None and not any(s.start > bought.i for s in found):
             self.pending = True
+        missed = [s for s in spans if not any(f.start == s.start for f in found)]
+        self.seen = missed[-1] if missed else None if found else self.seen
         return found
+
+    def gone(self, sent: Span) -> list[Span]:
+        """The speaker's car that is no more: 'The Corsa died', 'my Fiesta was written off', 'Car died.
+        the Corsa.' (named in the next line); not another's ('my dad's car died')."""
+        spans = car_spans(sent)
+        if self.lost and spans:
+            self.lost = False
+            return spans[:1]
+        for verb in (t for t in sent if t.lemma_ in _GONE_VERBS and t.tag_ in _PAST_TAGS):
+            subj = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+            if subj is None or self.irrealis(verb) or not _own_thing(subj):
+                continue
+            named = [s for s in spans if s.start <= subj.i < s.end]
+            if named:
+                return named
+            if subj.lower_ in CAR_NOUNS:
+                after = [s for s in spans if s.start > verb.i]
+                self.lost = not after
+                return after[:1]
+        return []
+
+    def _bought_it(self, sent: Span) -> bool:
+        """'picking it up saturday', 'bought it': the speaker buys or collects the car named before."""
+        return any(
+            verb.lemma_ in _BUY_VERBS
+            and verb.tag_ in {*_PAST_TAGS, "VBG"}
+            and any(c.dep_ == "dobj" and c.lower_ == "it" for c in verb.children)
+            and not self.irrealis(verb)
+            and _by_speaker(verb)
+            for verb in sent
+        )
 
     def _bought_generic(self, sent: Span) -> Token | None:
         """The object of a past purchase by the speaker that is a car by its noun only ('a car')."""
@@ -180,6 +219,11 @@ class Cars:
             and not any(c.dep_ == "aux" and c.lower_ == "did" for c in verb.children)  # "we did sell it"
             and _by_speaker(verb)
         )
+
+
+def _own_thing(subj: Token) -> bool:
+    """No owner but the speaker's: 'the Corsa', 'my car', 'car' (not 'my dad's car', 'her Fiesta')."""
+    return all(c.lower_ in _OWNERS for c in subj.children if c.dep_ == "poss")
 
 
 def _for_someone(tok: Token | None) -> bool:
