@@ -20,6 +20,7 @@ from knowledge_engine.ingest.redact import ForgetRequest, Gate, Redactor
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
 from knowledge_engine.store.workspace import Workspace
+from tests.fixtures.common import spoken
 
 MODEL = SpacyConfig().model
 
@@ -416,3 +417,34 @@ def test_a_session_remembers_a_bounded_number_of_people() -> None:
     tier.extract(msgs)
     known = tier.people._known[(None, "s1")]
     assert len(known) <= KNOWN_PER_SESSION and names[-1] in known and names[0] not in known
+
+
+def test_a_person_the_assistant_asks_after_by_name_is_the_next_she_though_the_model_missed_the_name() -> None:
+    facts = _session(
+        [
+            (
+                "user",
+                "aye my mum Morag does the nursery pick up for Isla when I'm on lates, she's a lifesaver",
+            ),
+            ("assistant", "That's a big help. How old is Isla?"),
+            ("user", "3 in Jan. she's at Wee Sparrows nursery on Dumbarton Rd, loves it"),
+        ]
+    )
+    assert ("Isla", "attends", "Wee Sparrows") in facts[2] or (
+        "Isla",
+        "attends",
+        "Wee Sparrows nursery",
+    ) in facts[2]
+    assert not {f for f in facts[2] if f[0] == "Morag"}  # not the mum named before
+
+
+def test_at_a_school_named_before_its_noun_is_attending_it(tier: SpacyTier) -> None:
+    facts = {
+        (f.subject, f.predicate, f.object)
+        for f in spoken(tier, "Isla is at Wee Sparrows nursery.", "Lena").facts
+    }
+    assert ("Isla", "attends", "Wee Sparrows nursery") in facts
+    facts = {
+        (f.subject, f.predicate, f.object) for f in spoken(tier, "Tom is at the school today.", "Lena").facts
+    }
+    assert not {f for f in facts if f[1] == "attends"}  # no name: nothing to attend

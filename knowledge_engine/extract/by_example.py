@@ -266,6 +266,12 @@ _MY_KIN = re.compile(
 )
 _TEACHING = re.compile(r"\b(?:teach\w*|taught|staff|work\w*|job|employ\w*|hired)\b", re.I)
 _MOVED = re.compile(r"\bmoved\b", re.I)
+_HOME_SIDE = frozenset({"lives-in", "moves-to", "lived-in", "moved-to"})
+# the place of a school or a workplace named just before it ("nursery on X", "the office in X")
+_SITE_OF = re.compile(
+    rf"\b(?:{'|'.join(sorted(SCHOOL_WORDS))}|office|hospital|clinic|shop|store|branch|site)\s+(?:on|in|at|off)\s+X\b",
+    re.I,
+)
 _SOLD_HOME = re.compile(
     r"\b(?:sell|sells|selling|sold)\s+(?:\w+\s+){0,3}?"
     r"(?:home|house|flat|apartment|place|condo|cottage|bungalow|terrace|townhouse)\s+in\s+X\b",
@@ -577,6 +583,8 @@ def _reading(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> s
     predicate = _decide(score, cand, limits)
     if predicate is not None and _school(cand):
         predicate = _at_school(predicate, cand)
+    if predicate in _HOME_SIDE and _SITE_OF.search(cand.masked):
+        return None  # "she's at Wee Sparrows nursery on X": where the nursery is, not a home
     if predicate in {"lives-in", "moves-to"} and _SOLD_HOME.search(cand.masked):
         return "lived-in"  # "after selling the family home in X": the home sold is the one left
     if predicate == "moves-to" and _MOVED.search(cand.masked):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from knowledge_engine.config import SpacyConfig
 from knowledge_engine.extract import (
+    answers,
     by_example,
     chatter,
     copula,
@@ -555,6 +556,9 @@ class SessionPeople:
         named = [n for n in _people_named(msg, ex) if not _names_user(n.strip().casefold(), users)]
         if not named:  # the model often misses a name in a question ("Is Isla's school sorted?")
             named = [n for n in self._known.get(key, ()) if re.search(rf"\b{re.escape(n)}\b", msg.text)]
+        slot = answers.asked(msg.text)
+        if not named and slot is not None and slot.subject and not slot.subject.startswith(lexicon.PRONOUN):
+            named = [slot.subject]  # "How old is Isla?": asked about by name, though the model missed it
         if len(named) == 1:
             _, genders = self._sessions.pop(key)
             self._sessions[key] = (named, genders)

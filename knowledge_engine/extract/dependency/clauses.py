@@ -52,6 +52,7 @@ from knowledge_engine.extract.dependency.homes import (
     _sold_home,
     _stayed,
     _transferred,
+    _visit_words,
 )
 from knowledge_engine.extract.dependency.money import (
     _earns,
@@ -539,6 +540,8 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
     if name is None and pred in {"goes-to", "went-to"}:  # "goes to a special program at Westview Elementary"
         schools = (_name_of(o, ctx) for p in _preps(tok, tok, {"at"}) for o in _pobjs(p))
         name = next((n for n in schools if n and _is_school(n)), None)
+    if name is None and pred in {"lives-in", "lived-in"} and tok.lemma_.lower() in _SHARED_HOMES:
+        return  # "i live in a flat in côte-des-neiges": a kind of home is no place (the place unread)
     obj = name or _object_phrase(tok, ctx)
     school = (name is not None and _is_school(name)) or tok.lemma_.lower() in SCHOOL_WORDS
     if obj and pred in {"goes-to", "went-to"} and school:
@@ -548,6 +551,9 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
     if obj:
         conf = 0.65 if name else 0.55
         _emit(ctx, subject, PREDICATE_ALIASES.get(pred, pred), obj, conf, obj_tok=tok)
+
+
+_SHARED_HOMES = HOME_NOUNS | {"coloc", "flatshare", "houseshare", "dorm", "dorms", "hostel"}
 
 
 def _kind_beside_place(tok: Token, preps: list[Token], ctx: _Ctx) -> bool:
@@ -650,6 +656,13 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
         obj = _name_of(pobj, ctx)
         if obj is None and prep.lower_ == "from":
             obj = _object_phrase(pobj, ctx)
+        if prep.lower_ == "at" and _named_school(pobj) and not _visit_words(prep):
+            # "Isla is at Wee Sparrows nursery", "she's at Riverside school": the name a compound
+            named = obj or _object_phrase(pobj, ctx)
+            if named:
+                pred = "attends" if be == "is" else "attended"
+                _emit(ctx, subject, pred, named, 0.55, obj_tok=pobj, obj_type="organization")
+            continue
         if obj and _stayed(prep, pobj):
             be = "is"  # "Been at Boots for six years": still there
         if obj and _lived_in(prep, pobj, be, ctx):
@@ -661,6 +674,12 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, pred, obj, 0.55, obj_tok=pobj, obj_type="organization")
         elif obj and not (prep.lower_ == "at" and _a_visit(prep)):
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+def _named_school(noun: Token) -> bool:
+    """A school noun with a name before it ("Wee Sparrows nursery", "Riverside school")."""
+    names = [c for c in noun.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < noun.i]
+    return noun.lemma_.lower() in SCHOOL_WORDS and bool(names)
 
 
 def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:

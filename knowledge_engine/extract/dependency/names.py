@@ -5,7 +5,9 @@ in apposition to a kin word, and the object phrase a rule reports.
 
 from __future__ import annotations
 
-from spacy.tokens import Token
+import calendar
+
+from spacy.tokens import Doc, Token
 
 from knowledge_engine.extract import places
 from knowledge_engine.extract.dependency.context import _Ctx, _emit, _strip_det
@@ -400,12 +402,34 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         end = inner.i
     if end + 1 < len(tok.doc) and tok.doc[end + 1].tag_ == "POS" and tok.dep_ in {"pobj", "dobj", "attr"}:
         end += 1  # "at St Anne's", "at McDonald's": the possessive is part of the name
+    start, end = _hyphen_glued(tok.doc, start, end)
     # a date the small model runs into the name ("my brother tom yesterday") is no part of it
     end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if _is_date(t, ctx))])
     while end > tok.i and tok.doc[end].is_punct and tok.doc[end].text in ".,!?;:":
         end -= 1  # an entity span that swallowed the full stop ("is Gethin.")
     name = _strip_det(tok.doc[start : end + 1], keep_possessive=tok.dep_ in {"pobj", "dobj", "attr"})
     return _capitalised(name)
+
+
+def _hyphen_glued(doc: Doc, start: int, end: int) -> tuple[int, int]:
+    """The name widened over words a hyphen glues to it ("Côte-des-Neiges", "Stoke-on-Trent"): the
+    tokenizer splits them and the model tags a part."""
+
+    def glued(k: int) -> bool:  # doc[k] "-" joins doc[k - 1] and doc[k + 1], no space either side
+        return (
+            0 < k < len(doc) - 1
+            and doc[k].text == "-"
+            and not doc[k - 1].whitespace_
+            and not doc[k].whitespace_
+            and doc[k - 1].is_alpha
+            and doc[k + 1].is_alpha
+        )
+
+    while glued(start - 1):
+        start -= 2
+    while glued(end + 1):
+        end += 2
+    return start, end
 
 
 def _particle_name(tok: Token) -> str | None:
@@ -586,7 +610,7 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
     if (
         not distinct
         and ctx.message.role == "user"
-        and (not any(t.pos_ in {"NOUN", "PROPN"} for t in pron.doc[: pron.i]) or _same_pronoun_before(pron))
+        and (not any(_named_thing(t, ctx) for t in pron.doc[: pron.i]) or _same_pronoun_before(pron))
     ):
         # the message opens with he/she ("he said yes to airbus"): an earlier one's
         return f"{PRONOUN}:{'f' if pron.lower_ == 'she' else 'm'}"
@@ -602,6 +626,19 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
 
 
 MAX_HINTS = 4  # names before a he/she the session may know as people
+# "3 in Jan. she's at ...": a month or a day before a he/she names nobody it could mean
+_CALENDAR = frozenset(
+    w.lower().rstrip(".")
+    for w in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name, *calendar.day_abbr, "sept")
+    if w
+)
+
+
+def _named_thing(tok: Token, ctx: _Ctx) -> bool:
+    """A noun or name a he/she after it might mean: not a date ("3 in Jan.", "on Monday")."""
+    ent = ctx.ents.get(tok.i)
+    dated = (ent is not None and ent.label_ in {"DATE", "TIME"}) or tok.lower_.rstrip(".") in _CALENDAR
+    return tok.pos_ in {"NOUN", "PROPN"} and not dated
 
 
 def _names_before(pron: Token, ctx: _Ctx) -> list[str]:
@@ -610,6 +647,8 @@ def _names_before(pron: Token, ctx: _Ctx) -> list[str]:
     for tok in pron.doc[: pron.i]:
         if tok.pos_ != "PROPN" or (tok.dep_ == "compound" and tok.head.pos_ == "PROPN") or _is_kin_word(tok):
             continue  # a name's last word stands for it; "Arjun news": a name before a common noun
+        if not _named_thing(tok, ctx):
+            continue  # "3 in Jan."
         name = _name_of(tok, ctx, person=True)
         if name and name != ctx.me and "|" not in name and name not in out:
             out.append(name)
