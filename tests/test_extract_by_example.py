@@ -340,3 +340,12 @@ def test_the_place_of_a_nursery_is_no_home(spacy_tier: SpacyTier) -> None:
         ("s9", "She's at Wee Sparrows nursery on Dumbarton Rd, loves it."),
     )
     assert not {o for _, p, o in facts if p in {"lives-in", "lived-in", "moves-to"}}
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm thinking about leaving Tesco.", "We have been talking about leaving Westboro."]
+)
+def test_a_step_only_weighed_ends_nothing(spacy_tier: SpacyTier, text: str) -> None:
+    """The examples put 'thinking about leaving X' beside 'I'm leaving X': read so, it would end the job."""
+    facts = _facts(spacy_tier, text, session="w1")
+    assert not {o for _, p, o in facts if p in {"worked-at", "lived-in", "sold"}}

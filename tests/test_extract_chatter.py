@@ -171,3 +171,11 @@ def test_clauses_an_emoji_ran_together_are_read_apart(
 ) -> None:
     """The emoji was the object of "says" and "she just started" its relative clause: no job."""
     assert fact in _read(tier, text)[0]
+
+
+def test_side_by_side_after_a_name_is_blanked_and_the_employer_read(tier: SpacyTier) -> None:
+    text = "right now doing internship at zoho side by side, stipend 40k per month"
+    assert chatter.blank(text) == text.replace("side by side", " " * len("side by side"))
+    (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Meera")])
+    facts = {(f.predicate, f.object) for f in ex.facts if f.subject == "Meera"}
+    assert ("works-at", "Zoho") in facts and ("has-salary", "40k") in facts

@@ -31,6 +31,7 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
             ("has-salary-offer", "50k"),
         ),
         ("Acme Logistics offered me the dispatcher job!! 50k salary.", ("has-offered-role", "dispatcher")),
+        ("doing an internship at Zoho, stipend 40k per month", ("has-salary", "40k")),  # noun onto amount
         ("I'm on £38,000 now.", ("has-salary", "£38,000")),  # "on" hung on the amount, not on "am"
         ("i'm on $95,000 a year", ("has-salary", "$95,000")),
         ("I'm on 95 grand now but the mortgage eats the lot.", ("has-salary", "95 grand")),  # tagged a date
@@ -58,6 +59,8 @@ def test_pay_is_read_whatever_its_currency_or_wording(
         "the car was 20k before tax",  # a price
         "the flat is AED 4,200 before tax, is that normal?",  # a question about rent
         "if they offered 18 LPA I'd take it",  # a hypothetical
+        "her salary 50k, mine less",  # hers
+        "salary 50k would be nice",  # a wish
         "I was on £30,000 before.",  # over
         "The car was 20 grand.",
     ],

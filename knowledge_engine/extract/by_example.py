@@ -266,6 +266,14 @@ _MY_KIN = re.compile(
 )
 _TEACHING = re.compile(r"\b(?:teach\w*|taught|staff|work\w*|job|employ\w*|hired)\b", re.I)
 _MOVED = re.compile(r"\bmoved\b", re.I)
+# A step only weighed ("thinking about leaving X"): the examples place it by its verb beside the step
+# taken ("I'm leaving X"), and that reading would end the job or home it names.
+_WEIGHED = re.compile(
+    r"\b(?:(?:thinking|talking|thought|talked|considering|wondering|debating|dreaming) (?:about|of)"
+    r"|(?:want|wants|wanted|plan|plans|planning|hope|hoping|hoped) to|tempted)\b",
+    re.I,
+)
+_ENDINGS = frozenset({"worked-at", "lived-in", "sold"})
 _HOME_SIDE = frozenset({"lives-in", "moves-to", "lived-in", "moved-to"})
 # the place of a school or a workplace named just before it ("nursery on X", "the office in X")
 _SITE_OF = re.compile(
@@ -585,6 +593,8 @@ def _reading(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> s
         predicate = _at_school(predicate, cand)
     if predicate in _HOME_SIDE and _SITE_OF.search(cand.masked):
         return None  # "she's at Wee Sparrows nursery on X": where the nursery is, not a home
+    if predicate in _ENDINGS and _WEIGHED.search(cand.probe):
+        return None  # "thinking about leaving X" would end the job or home it names
     if predicate in {"lives-in", "moves-to"} and _SOLD_HOME.search(cand.masked):
         return "lived-in"  # "after selling the family home in X": the home sold is the one left
     if predicate == "moves-to" and _MOVED.search(cand.masked):

@@ -3,7 +3,8 @@
 Why: the small English model takes a trailing "btw", "lol" or "tbh" as part of the phrase before it
 ("has-gf-btw", "Zanele is-a lol", a partner named "Btw"). These words carry no fact, so each is
 replaced by as many spaces before the parse: the text keeps its length and every offset stays valid.
-Words that do carry meaning ("idk", "jk") are left as written.
+Words that do carry meaning ("idk", "jk") are left as written. "Side by side" is blanked too: after a
+name ("internship at zoho side by side") the model reads "zoho side" as one noun.
 
 A chat line also often ends with no full stop ("my new boss is Raj", "im 34"), and the small model,
 trained on edited text, then reads the last word as anything but a name or a number ("Raj" an
@@ -36,6 +37,11 @@ _INTERJECTIONS = re.compile(
     r"(?![\w'’-])",
     re.IGNORECASE,
 )
+
+
+# An adverb of manner chat puts after a name ("doing internship at zoho side by side"): the small model
+# reads "zoho side" as one noun; it carries no fact.
+_FILLERS = re.compile(r"(?<![\w'’-])side[- ]by[- ]side(?![\w'’-])", re.IGNORECASE)
 
 
 # ", not York" / ", not 68" ending a clause: the value denied beside the one said
@@ -72,6 +78,7 @@ def blank(text: str) -> str:
     into one sentence whose emoji was the object of "says" and "she started" its relative clause."""
     text = _EMOJI_BREAK.sub(_emoji_stop, text)
     text = _INTERJECTIONS.sub(lambda m: " " * len(m.group()), text)
+    text = _FILLERS.sub(lambda m: " " * len(m.group()), text)
     text = _NO_LONGER.sub(lambda m: " " * len(m.group()), text)
     return _DENIED.sub(lambda m: " " * len(m.group()), text)
 

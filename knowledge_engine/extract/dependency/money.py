@@ -201,7 +201,8 @@ def _someone_elses_home(sent: Span, amount: Token) -> bool:
 
 def _pay_marked(sent: Span, ctx: _Ctx) -> None:
     """An amount that says it is pay by its own words, with no pay noun or verb: 'band 5 so about
-    33k before tax', '18 LPA CTC', '62k euro per annum gross', 'basic £52,000 plus bonus'. In a message
+    33k before tax', '18 LPA CTC', '62k euro per annum gross', 'basic £52,000 plus bonus', 'stipend 40k
+    per month' (a pay noun run onto the amount, no verb between). In a message
     about a job offer it is the offer's pay (has-salary-offer, made the salary when the offer is accepted)."""
     words = {t.lemma_.lower() for t in sent}
     if _is_question(sent) or words & (PURCHASE_WORDS | FRAGMENT_IRREALIS | CAR_NOUNS | HOME_NOUNS | {"rent"}):
@@ -216,10 +217,7 @@ def _pay_marked(sent: Span, ctx: _Ctx) -> None:
     for amount in amounts:
         after = " ".join(t.lower_ for t in doc[amount.end : min(amount.end + 3, len(doc))])
         unit = PAY_MARKED.search(amount.text)
-        basic = amount.start > 0 and doc[amount.start - 1].lower_ in {
-            "basic",
-            "base",
-        }  # "basic £52,000 plus bonus"
+        basic = amount.start > 0 and _pay_noun_before(doc[amount.start - 1])  # "basic £52,000 plus bonus"
         if not (unit or basic or PAY_MARKED_AFTER.match(after)):
             continue
         if any(f.predicate.startswith("has-salary") for f in ctx.out):
@@ -230,6 +228,19 @@ def _pay_marked(sent: Span, ctx: _Ctx) -> None:
         if value and (unit or _big_enough(value)):
             _emit(ctx, ctx.me, pred, value, 0.5, obj_tok=None)
         return
+
+
+def _pay_noun_before(tok: Token) -> bool:
+    """'basic £52,000', 'stipend 40k per month': a pay noun of the speaker's right before the amount
+    (not the verb 'pay', not 'her salary')."""
+    if tok.lower_ in {"basic", "base"}:
+        return True
+    owners = [c.lower_ for c in tok.children if c.dep_ == "poss"]
+    return (
+        tok.lemma_.lower() in SALARY_NOUNS
+        and tok.pos_ in {"NOUN", "PROPN"}
+        and all(o in {"my", "our"} for o in owners)
+    )
 
 
 def _home_costs(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
