@@ -89,6 +89,10 @@ def test_two_numbers_are_no_age(tier: SpacyTier) -> None:
         # the model tags Tanya a place; "we" are the speaker and the one person the message names
         ("her name is Tanya, we've been officially dating since July.", (ME, "has-partner", "Tanya")),
         ("I've just started dating someone lovely called Marc.", (ME, "has-partner", "Marc")),
+        (  # the "we" is the speaker and the one named with it, not a child named later
+            "her name is Tanya, we've been dating since July. their mom left when Maddie was 3 and moved",
+            (ME, "has-partner", "Tanya"),
+        ),
         ("I'm a single dad to two boys, Ezra and Jonah, and we live in Hobart.", (ME, "has-child", "Jonah")),
         ("I'm a mum of two, Leo and Mia.", (ME, "has-child", "Leo")),
         ("My husband's name is Aled.", (ME, "is-married-to", "Aled")),  # "Aled" tagged a verb (-ed)

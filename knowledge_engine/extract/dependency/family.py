@@ -548,7 +548,7 @@ def _dating(sent: Span, ctx: _Ctx) -> None:
             continue
         pair = dobjs or [subj, *_conjuncts(subj)]
         if subj.lower_ == "we" and not dobjs:
-            names = _people_in(sent.doc, ctx)
+            names = _the_other_of_us(sent, ctx)
         elif dobjs or any(t.lower_ == "i" for t in pair):
             names = {n for t in pair if t.pos_ == "PROPN" and (n := _name_of(t, ctx, person=True))}
             # "dating someone lovely called Marc"
@@ -577,7 +577,7 @@ def _broke_up(sent: Span, ctx: _Ctx) -> None:
         if other is not None and other.is_title and other.is_alpha and not _is_kin_word(other):
             names.add(_name_of(other, ctx, person=True) or other.text)  # "Raj and I": Raj an interjection
         if subj.lower_ == "we" and not names:
-            names = _people_in(doc, ctx)
+            names = _the_other_of_us(sent, ctx)
         if len(names) == 1 and (name := next(iter(names))) != ctx.me:
             _emit(ctx, ctx.me, "has-partner", name, 0.5, obj_tok=None, obj_type="person", ends=True)
 
@@ -655,7 +655,14 @@ def _ex_partner(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="person", ends=True)
 
 
-def _people_in(doc: Doc, ctx: _Ctx) -> set[str]:
+def _the_other_of_us(sent: Span, ctx: _Ctx) -> set[str]:
+    """Whom a "we" pairs the speaker with: the people its sentence names, else those the message named
+    before it ("her name is Tanya, we've been dating ... their mom left when Maddie was 3": not Maddie),
+    else after it ("We split up last year. Her name was Sofia.")."""
+    return _people_in(sent, ctx) or _people_in(sent.doc[: sent.start], ctx) or _people_in(sent.doc, ctx)
+
+
+def _people_in(doc: Doc | Span, ctx: _Ctx) -> set[str]:
     """The people a message names: the model's persons, and names it tags otherwise that are known first
     names or follow "name is" ("her name is Tanya": tagged a place)."""
     out = set()
