@@ -448,3 +448,13 @@ def test_at_a_school_named_before_its_noun_is_attending_it(tier: SpacyTier) -> N
         (f.subject, f.predicate, f.object) for f in spoken(tier, "Tom is at the school today.", "Lena").facts
     }
     assert not {f for f in facts if f[1] == "attends"}  # no name: nothing to attend
+
+
+def test_a_she_after_a_kin_subject_is_not_the_name_before_it(tier: SpacyTier) -> None:
+    text = "Caleb is 12 and Maddie's 8. honestly mom is getting too old for this she has COPD"
+    facts = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Travis").facts}
+    assert ("Maddie", "is-aged", "8") in facts
+    assert not {f for f in facts if f[2] == "COPD" and f[0] == "Maddie"}  # the mom's, not Maddie's
+    text = "yeah, Sam's my husband. he's a physio at the Royal Infirmary"
+    facts = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Priya").facts}
+    assert ("Sam", "has-role", "physio") in facts  # the kin word is Sam's relation, not a subject

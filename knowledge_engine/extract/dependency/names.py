@@ -34,6 +34,7 @@ from knowledge_engine.extract.lexicon import (
     DISEASE_HEADS,
     EVALUATIVE,
     FAMILY_NOUNS,
+    FEMALE_KIN,
     FIRM_NOUNS,
     FIRST_PERSON,
     FIRST_PERSON_POSS,
@@ -42,6 +43,7 @@ from knowledge_engine.extract.lexicon import (
     HOME_NOUNS,
     JOB_TITLE_NOUNS,
     LIGHT_VERBS,
+    MALE_KIN,
     MULTIPLE_BIRTHS,
     NAME_BREAKS,
     NOT_NAMES,
@@ -618,11 +620,21 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
         # "Big news from Ciarán. He's leaving Intel": a name the model did not tag a person; the
         # session knows whether one of them is (spacy_ner.SessionPeople)
         return f"{PRONOUN}:{'f' if pron.lower_ == 'she' else 'm'}|" + "|".join(hints)
-    if len(distinct) != 1:
+    if len(distinct) != 1 or _kin_between(pron):
         return None
     # the longest spelling, a capitalised one before another ("Zanele" the relation gave, "zanele" the
     # text): a set's order would make the choice differ between processes (hash seeds)
     return max(names, key=lambda n: (len(n), n[:1].isupper(), n))
+
+
+def _kin_between(pron: Token) -> bool:
+    """'Maddie's 8. honestly mom is getting too old for this she has COPD': a kin word of the pronoun's
+    gender, the subject of a clause after the last name before it, is whom it means, not the name."""
+    doc = pron.doc
+    last = max((t.i for t in doc[: pron.i] if t.pos_ == "PROPN"), default=-1)
+    kin = FEMALE_KIN if pron.lower_ == "she" else MALE_KIN
+    # a subject of its own ("mom is getting ..."), not the name's relation ("Sam's my husband. he's ...")
+    return any(t.lower_ in kin and t.dep_ in {"nsubj", "nsubjpass"} for t in doc[last + 1 : pron.i])
 
 
 MAX_HINTS = 4  # names before a he/she the session may know as people
