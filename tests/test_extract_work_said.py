@@ -442,6 +442,10 @@ def employer(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("so yeah I finished at Sainsbury's on Friday and I start at John Lewis", ("left", "Sainsbury's")),
         ("I got promoted to assistant store manager at Lidl last week.", ("works-at", "Lidl")),  # one "date"
         ("I started at Arup last week.", ("started-at", "Arup")),
+        (
+            "the thesis is deposited officially, i am done with polytechnique for real",
+            ("left", "Polytechnique"),
+        ),
     ],
 )
 def test_an_employer_said_in_passing(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
@@ -1002,3 +1006,22 @@ def test_a_start_line_without_a_title_is_no_role(tier: SpacyTier) -> None:
 def test_used_to_be_at_a_firm_the_model_tags_a_place_is_an_old_job(tier: SpacyTier) -> None:
     assert ("worked-at", "Monzo") in work(tier, "I used to be at Monzo.")
     assert not work(tier, "I used to be at Leeds.")  # a known town
+
+
+@pytest.mark.parametrize(
+    ("text", "school"),
+    [
+        ("I am in my 5th year of PhD at Polytechnique Montréal", "Polytechnique Montréal"),
+        ("I'm in the final year of my degree at Leeds University", "Leeds University"),
+    ],
+)
+def test_a_year_of_a_degree_at_a_place_is_studying_there(tier: SpacyTier, text: str, school: str) -> None:
+    assert ("studies-at", school) in said_by(tier, text, "Theo")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I was in my 3rd year of PhD at MIT", "My son is in his final year of his degree at Leeds University"],
+)
+def test_no_studies_of_the_speaker_from_a_past_year_or_anothers(tier: SpacyTier, text: str) -> None:
+    assert not {o for p, o in said_by(tier, text, "Theo") if p == "studies-at"}

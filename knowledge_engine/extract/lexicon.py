@@ -200,6 +200,7 @@ PREDICATE_ALIASES = {
     # "I got promoted to store manager at Lidl": promoted where one works
     **dict.fromkeys(["was-promoted-at", "promoted-at", "got-promoted-at", "is-promoted-at"], "works-at"),
     "finished-at": "left",  # "I finished at Sainsbury's on Friday": the job ended
+    "is-done-with": "left",  # "i am done with polytechnique for real": the studies (or the job) ended
     "comes-from": "is-from",
     "came-from": "is-from",
     "bears-in": "born-in",

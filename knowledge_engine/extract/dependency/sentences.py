@@ -103,6 +103,7 @@ from knowledge_engine.extract.dependency.work import (
     _promoted_me,
     _role_as_mine,
     _workplace_pred,
+    _year_of_study,
     _years_at,
 )
 from knowledge_engine.extract.lexicon import (
@@ -157,6 +158,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _offers(sent, ctx)
         _home_it(sent, ctx)
         _still_at(sent, ctx)
+        _year_of_study(sent, ctx)
         _pension_from(sent, ctx)
         _place_offered(sent, ctx)
         _dating(sent, ctx)

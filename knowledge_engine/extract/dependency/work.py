@@ -926,6 +926,26 @@ def _studies_or_trains_at(verb: Token, dobjs: list[Token], subject: str, past: b
     return found
 
 
+def _year_of_study(sent: Span, ctx: _Ctx) -> None:
+    """'I am in my 5th year of PhD at Polytechnique Montréal', 'in the final year of my degree at Leeds
+    University' -> studies-at: the place of the speaker's year of a degree."""
+    for year in (t for t in sent if t.lemma_.lower() == "year" and t.dep_ == "pobj"):
+        degrees = [p for prep in _preps(year, year, {"of"}) for p in _pobjs(prep) if p.lower_ in DEGREE_NOUNS]
+        verb = year.head.head
+        if (
+            not degrees
+            or verb.lemma_ != "be"
+            or not _by_me(verb, ctx)
+            or _is_irrealis(verb)
+            or _is_past(verb)
+        ):
+            continue
+        for pobj in (p for h in (year, *degrees) for prep in _preps(h, h, {"at"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)
+            if name:
+                _emit(ctx, ctx.me, "studies-at", name, 0.55, obj_tok=None, obj_type="organization")
+
+
 def _started_work_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'I started work at Acme' -> works-at."""
     work = [d for d in dobjs if d.lower_ == "work"]
