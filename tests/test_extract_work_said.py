@@ -1025,3 +1025,14 @@ def test_a_year_of_a_degree_at_a_place_is_studying_there(tier: SpacyTier, text: 
 )
 def test_no_studies_of_the_speaker_from_a_past_year_or_anothers(tier: SpacyTier, text: str) -> None:
     assert not {o for p, o in said_by(tier, text, "Theo") if p == "studies-at"}
+
+
+def test_a_long_chat_run_on_is_read(tier: SpacyTier) -> None:
+    """A person's run-on of 60 to 120 tokens is theirs, not pasted text (MAX_SENTENCE_TOKENS)."""
+    text = (
+        "I drive OTR for Buckeye Freightways out of Columbus, been there going on 6 years, made about "
+        "62k last year which sounds fine until you see where it all goes, and honestly with the kids and "
+        "the rent and the truck payments and the insurance and everything else going on at the moment I "
+        "just need to figure out a proper budget that actually works for us this year"
+    )
+    assert ("works-at", "Buckeye Freightways") in said_by(tier, text, "Travis")

@@ -822,4 +822,7 @@ NOT_NAME_ENDINGS = ("ing", "tion", "ment", "ness", "ship", "ity", "ery", "ies")
 # Verbs a chat line opens with when it drops its "I", which the small model may tag a name.
 CHAT_VERBS_OPENING = _words("got get been had started finished went left moved quit joined signed")
 NAME_BREAKS = {"on", "in", "at", "from", "since", "for", "by", "with", "until", "next", "last", "to"}
-MAX_SENTENCE_TOKENS = 60  # longer "sentences" are usually pasted text whose parse is unreliable
+# Longer "sentences" are usually pasted text whose parse is unreliable. A chat run-on of 60 to 120 tokens
+# is a person's own ("..., been there going on 6 years, made about 62k last year which ..."): at 60 the
+# tune stories skipped 49 such sentences whole.
+MAX_SENTENCE_TOKENS = 120
