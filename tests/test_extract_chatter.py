@@ -179,3 +179,54 @@ def test_side_by_side_after_a_name_is_blanked_and_the_employer_read(tier: SpacyT
     (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Meera")])
     facts = {(f.predicate, f.object) for f in ex.facts if f.subject == "Meera"}
     assert ("works-at", "Zoho") in facts and ("has-salary", "40k") in facts
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "hey so i got the job at tesco starting monday i start at 9 he said the pay is 24k",
+            "hey so i got the job at tesco starting monday\ni start at 9\nhe said the pay is 24k",
+        ),
+        (
+            "my son jack is 7 he goes to st marys primary and he loves it there",
+            "my son jack is 7\nhe goes to st marys primary and he loves it there",
+        ),
+    ],
+)
+def test_a_run_on_with_no_stop_is_broken_before_its_clauses(text: str, expected: str) -> None:
+    assert chatter.run_on(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my son jack is 7. he goes to st marys primary and he loves it there",  # a stop inside: as written
+        "i told her that i think he said we would come",  # each pronoun tied to the word before
+        "i moved here",  # short
+    ],
+)
+def test_other_texts_are_not_broken(text: str) -> None:
+    assert chatter.run_on(text) == text
+
+
+def test_each_line_of_a_message_is_a_sentence_for_the_parse(tier: SpacyTier) -> None:
+    (ex,) = tier.extract(
+        [
+            Message(
+                id="m",
+                text="i got the job at tesco starting monday\nmy manager is dave",
+                role="user",
+                speaker="Kim",
+            )
+        ]
+    )
+    facts = {(f.predicate, f.object) for f in ex.facts if f.subject == "Kim"}
+    assert ("has-manager", "Dave") in facts and ("works-at", "Tesco") in facts
+
+
+def test_a_run_on_is_read_clause_by_clause(tier: SpacyTier) -> None:
+    text = "my son jack is 7 he goes to st marys primary and he loves it there honestly"
+    (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Kim")])
+    facts = {(f.subject, f.predicate, f.object) for f in ex.facts}
+    assert ("Jack", "attends", "St Marys Primary") in facts and ("Jack", "is-aged", "7") in facts

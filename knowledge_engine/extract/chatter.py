@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from knowledge_engine.extract.lexicon import RUN_ON_GLUE, RUN_ON_OPENERS
 from knowledge_engine.observe import counters
 
 _INTERJECTIONS = re.compile(
@@ -108,6 +109,46 @@ def close(text: str) -> str:
 def close_all(texts: list[str]) -> list[str]:
     """The texts closed; counts the texts it changed."""
     return _each(texts, close, "extract.spacy.closed")
+
+
+# A chat message with no stop inside, several clauses run together ("got the job at tesco starting monday
+# i start at 9 he said the pay is 24k"): a line break (same length) before a clause that opens with a
+# subject pronoun, for the parse (extract/line_breaks.py ends a sentence there). Not after a word that
+# ties what follows to what came before ("and", "that", "said", "at", ...), nor within three words of
+# the last break.
+_STOPS_INSIDE = re.compile(r"[.!?;:\n](?=.*\w)", re.DOTALL)
+
+
+def run_on(text: str) -> str:
+    """`text` with a line break before each new clause of a run-on with no stop inside (same length)."""
+    if _STOPS_INSIDE.search(text):
+        return text
+    words = list(re.finditer(r"\S+", text))
+    if len(words) < 12:
+        return text
+    out, last = list(text), 0
+    for k in range(3, len(words)):
+        if k - last >= 3 and _clause_opens(text, words[k - 1], words[k]):
+            out[words[k].start() - 1] = "\n"
+            last = k
+    return "".join(out)
+
+
+def _clause_opens(text: str, prev: re.Match[str], word: re.Match[str]) -> bool:
+    """A subject pronoun after one space and a word that does not tie it to what came before."""
+    before = prev.group().lower()
+    return (
+        word.group().lower() in RUN_ON_OPENERS
+        and before not in RUN_ON_GLUE
+        and before not in RUN_ON_OPENERS
+        and not before.endswith(",")
+        and text[word.start() - 1] == " "
+    )
+
+
+def run_on_all(texts: list[str]) -> list[str]:
+    """The run-on texts broken into their clauses; counts the texts it changed."""
+    return _each(texts, run_on, "extract.spacy.run_on_broken")
 
 
 # A first-person statement, a comma, then a question: "I'm 29 and ..., where do I even start?"

@@ -826,3 +826,17 @@ NAME_BREAKS = {"on", "in", "at", "from", "since", "for", "by", "with", "until", 
 # is a person's own ("..., been there going on 6 years, made about 62k last year which ..."): at 60 the
 # tune stories skipped 49 such sentences whole.
 MAX_SENTENCE_TOKENS = 120
+
+# A run-on chat message's clauses (extract/chatter.py `run_on`): the subject pronouns a new clause opens
+# with, and the words before one that tie it to what came before ("said he", "that i", "and we").
+RUN_ON_OPENERS = frozenset(
+    _words("i im ive i'm i've i’m i’ve he hes he's he’s she shes she's she’s we we're we’re weve we've")
+)
+RUN_ON_GLUE = frozenset(
+    _words(
+        """and but or so because cos coz cause bc that which who whom whose when where while if as since than
+        until till though although to of for with at in on about from by into onto like think thought said
+        says say tell told know knew guess hope wish reckon mean means then also plus even just how what why
+        whether once unless after before bet sure glad sad happy feel felt"""
+    )
+)

@@ -97,9 +97,10 @@ def try_load(model: str, exclude: Sequence[str]) -> tuple[Language | None, str]:
         import spacy
 
         nlp = spacy.load(model, exclude=list(exclude))
-        from knowledge_engine.extract import contractions
+        from knowledge_engine.extract import contractions, line_breaks
 
         contractions.install(nlp)  # chat's "im" parsed as "I'm"
+        line_breaks.install(nlp)  # a chat line without its full stop is still a sentence
     except ImportError:
         return None, "spaCy is not installed"
     except OSError:  # spaCy's E050: no package or folder with that name

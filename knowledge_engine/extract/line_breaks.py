@@ -1,0 +1,36 @@
+"""A line break in a chat message ends a sentence for the parse.
+
+Why: people write one thought per line and leave the full stop off ("got the job at tesco starting
+monday" / "my manager is dave"). The small English model, trained on edited text, ran such lines
+into one sentence: the second line's "my manager is dave" became a conjunct of the first line's verb,
+and the rules that read "my X is Y" from a sentence's own clause found none. The `chat_line_breaks`
+component (before the parser) makes the word after a newline start a sentence; the parser keeps the
+boundaries it is given. Same text, same offsets.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spacy.language import Language
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+COMPONENT = "chat_line_breaks"
+
+
+@Language.component(COMPONENT)
+def _line_breaks(doc: Doc) -> Doc:
+    for tok in doc[1:]:
+        prev = doc[tok.i - 1]
+        if prev.is_space and "\n" in prev.text and not tok.is_space:
+            tok.is_sent_start = True
+    return doc
+
+
+def install(nlp: Language) -> None:
+    """Add the component before the parser of a loaded pipeline (once); a pipeline without a parser
+    (the NER-only tier) needs none."""
+    if COMPONENT not in nlp.pipe_names and "parser" in nlp.pipe_names:
+        nlp.add_pipe(COMPONENT, before="parser")
