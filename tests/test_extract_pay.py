@@ -262,3 +262,21 @@ def test_a_flat_seen_in_the_line_before_is_the_home_its_monthly_amount_pays_for(
         for f in pay(tier, "If we took the flat in Leith we'd manage. It's £1,200 a month.")
         if f[0] == "has-rent"
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I work at Tesco and the pay is 24k", ("Ro", "has-salary", "24k")),
+        ("my manager is dave and my salary is 24k", ("Ro", "has-salary", "24k")),
+        (
+            "I earn $126,500 now, and Marc's salary at Stantec is around $112,000.",
+            ("Marc", "has-salary", "$112,000"),
+        ),
+    ],
+)
+def test_a_value_in_a_second_clause_whose_subject_is_a_noun_is_read(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Ro")])
+    assert fact in {(f.subject, f.predicate, f.object) for f in ex.facts}

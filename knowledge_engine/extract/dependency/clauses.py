@@ -223,12 +223,8 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
         elif advcl.tag_ != "VBG" and _leading_clause(advcl) and not _is_irrealis(advcl):
             result.append((advcl, lead, True))  # "Taught maths at X for 31 years, finished up ..."
             ctx.dropped.add(advcl.i)
-    if not subjects and root.lemma_ == "be":
-        subj_tok = next((c for c in root.children if c.dep_ == "nsubj"), None)
-        if subj_tok is not None:
-            _possessive_copular(root, subj_tok, ctx)
-            _job_is_at(root, subj_tok, ctx)
-            _home_costs(root, subj_tok, ctx)
+    if not subjects:
+        _noun_copular(root, ctx)
     _add_clause(root, subjects, result)
     trailing = [c for c in root.children if c.dep_ == "advcl" and c.i > root.i]
     for advcl in trailing:
@@ -252,8 +248,21 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
             continue
         own = _subjects(conj, ctx)
         has_own = any(c.dep_ in {"nsubj", "nsubjpass"} for c in conj.children)
+        if has_own and not own:
+            _noun_copular(conj, ctx)  # "my manager is dave and the pay is 24k": the second "is"
         _add_clause(conj, own if has_own else subjects, result)
     return result
+
+
+def _noun_copular(verb: Token, ctx: _Ctx) -> None:
+    """A "be" whose subject is a noun, no person ("my salary is 24k", "the job is at Acme", "the flat
+    is 950 a month"): the rules that read a value of the speaker's from it."""
+    subj_tok = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if verb.lemma_ != "be" or subj_tok is None:
+        return
+    _possessive_copular(verb, subj_tok, ctx)
+    _job_is_at(verb, subj_tok, ctx)
+    _home_costs(verb, subj_tok, ctx)
 
 
 # Subjectless "-ing" clauses after a clause that are its subject's: work, pay, and a home ("staying in")
