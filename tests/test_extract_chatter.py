@@ -204,6 +204,7 @@ def test_a_run_on_with_no_stop_is_broken_before_its_clauses(text: str, expected:
         "my son jack is 7. he goes to st marys primary and he loves it there",  # a stop inside: as written
         "i told her that i think he said we would come",  # each pronoun tied to the word before
         "i moved here",  # short
+        "Left my job as a secondary school teacher, now I'm a UX researcher at Canva.",  # "now" ties it on
     ],
 )
 def test_other_texts_are_not_broken(text: str) -> None:

@@ -837,6 +837,6 @@ RUN_ON_GLUE = frozenset(
         """and but or so because cos coz cause bc that which who whom whose when where while if as since than
         until till though although to of for with at in on about from by into onto like think thought said
         says say tell told know knew guess hope wish reckon mean means then also plus even just how what why
-        whether once unless after before bet sure glad sad happy feel felt"""
+        whether once unless after before bet sure glad sad happy feel felt now"""
     )
 )
