@@ -105,7 +105,7 @@ class Cars:
         if bought is not None and not any(s.start > bought.i for s in found):
             self.pending = True
         missed = [s for s in spans if not any(f.start == s.start for f in found)]
-        self.seen = missed[-1] if missed else None if found else self.seen
+        self.seen = missed[-1] if missed else (None if found else self.seen)
         return found
 
     def gone(self, sent: Span) -> list[Span]:

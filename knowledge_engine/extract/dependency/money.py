@@ -16,7 +16,7 @@ from knowledge_engine.extract.dependency.grammar import (
     _pobjs,
     _used_to,
 )
-from knowledge_engine.extract.dependency.names import _by_me, _name_of, _owner
+from knowledge_engine.extract.dependency.names import _by_me, _name_of, _no_one_elses, _owner
 from knowledge_engine.extract.dependency.nouns import _amount, _big_enough, _is_date, _money_value, _preps
 from knowledge_engine.extract.dependency.offers import _ARROWS, _PAY_NEWS, _counter_offer
 from knowledge_engine.extract.dependency.work import _paid_at, _start_role
@@ -178,9 +178,8 @@ def _cost_before(verb: Token) -> Token | None:
         if lemma in CAR_NOUNS or lemma in HOME_NOUNS or lemma in PURCHASE_WORDS or tok.ent_type_ == "PRODUCT":
             return None
         if tok.pos_ == "NOUN" and lemma in {*SALARY_NOUNS, *PENSION_NOUNS, "rent", "mortgage"}:
-            owners = [c.lower_ for c in tok.children if c.dep_ == "poss"]
             asked = _is_question(tok.sent)  # "What's the state pension going up to?": anyone's
-            return tok if all(o in {"my", "our"} for o in owners) and not asked else None
+            return tok if _no_one_elses(tok) and not asked else None
         if tok.pos_ in {"NOUN", "PROPN"} and tok.dep_ in {"nsubj", "nsubjpass"}:
             return None  # "Rent is £1,200 and council tax is awful, it's £180 a month": the tax
     return None
@@ -235,12 +234,7 @@ def _pay_noun_before(tok: Token) -> bool:
     (not the verb 'pay', not 'her salary')."""
     if tok.lower_ in {"basic", "base"}:
         return True
-    owners = [c.lower_ for c in tok.children if c.dep_ == "poss"]
-    return (
-        tok.lemma_.lower() in SALARY_NOUNS
-        and tok.pos_ in {"NOUN", "PROPN"}
-        and all(o in {"my", "our"} for o in owners)
-    )
+    return tok.lemma_.lower() in SALARY_NOUNS and tok.pos_ in {"NOUN", "PROPN"} and _no_one_elses(tok)
 
 
 def _home_costs(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:

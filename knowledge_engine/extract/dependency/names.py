@@ -280,6 +280,11 @@ def _my_or_our(noun: Token) -> bool:
     return any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in noun.children)
 
 
+def _no_one_elses(noun: Token) -> bool:
+    """Owned by nobody but the speaker: "my"/"our" or no owner said ("the pension"), not "her salary"."""
+    return all(c.lower_ in {"my", "our"} for c in noun.children if c.dep_ == "poss")
+
+
 def _opening_name(tok: Token) -> str | None:
     """'Theo goes to Clapham Terrace': a first name opening a sentence that the small model tagged a
     common noun; a known first name, or one the message also writes as a name elsewhere, that is no
@@ -648,8 +653,7 @@ _CALENDAR = frozenset(
 
 def _named_thing(tok: Token, ctx: _Ctx) -> bool:
     """A noun or name a he/she after it might mean: not a date ("3 in Jan.", "on Monday")."""
-    ent = ctx.ents.get(tok.i)
-    dated = (ent is not None and ent.label_ in {"DATE", "TIME"}) or tok.lower_.rstrip(".") in _CALENDAR
+    dated = _is_date(tok, ctx) or tok.lower_.rstrip(".") in _CALENDAR
     return tok.pos_ in {"NOUN", "PROPN"} and not dated
 
 
