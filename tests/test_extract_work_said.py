@@ -1036,3 +1036,62 @@ def test_a_long_chat_run_on_is_read(tier: SpacyTier) -> None:
         "just need to figure out a proper budget that actually works for us this year"
     )
     assert ("works-at", "Buckeye Freightways") in said_by(tier, text, "Travis")
+
+
+def employers(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    """The speaker's workplace facts, "works-for" read as "works-at" (one family)."""
+    extraction = spoken(tier, text, "Lin")
+    named = {"works-at", "works-for", "worked-at", "studies-at"}
+    return {
+        ("works-at" if f.predicate == "works-for" else f.predicate, f.object)
+        for f in extraction.facts
+        if f.subject == "Lin" and f.predicate in named
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        # with its full stop the parser hangs "at" on "am", past the role (it was "is-at Hogan Lovells")
+        ("I am a paralegal at Hogan Lovells", ("works-at", "Hogan Lovells")),
+        ("I've been a paralegal at Hogan Lovells for 2 years.", ("works-at", "Hogan Lovells")),
+        ("Left teaching, now I'm a UX researcher at Canva.", ("works-at", "Canva")),  # a job, not study
+        ("I'm a PhD researcher at UCL.", ("studies-at", "UCL")),
+        # a duration without "for" (the model ran the name into the date "Google 3 years")
+        ("I've been at Google 3 years now", ("works-at", "Google")),
+        ("ive been at google 3 years", ("works-at", "Google")),
+        # a team's firm
+        ("I'm on the platform team at Monzo.", ("works-at", "Monzo")),
+        ("I was in the data team at Ocado until May.", ("worked-at", "Ocado")),
+        # a firm hung on the field one works in
+        ("i work in sales for a company called Brightwave", ("works-at", "Brightwave")),
+        ("I work in IT for the NHS.", ("works-at", "NHS")),
+        ("I'm a junior dev at a fintech called Pennylane.", ("works-at", "Pennylane")),
+        ("got hired by Shopify!", ("works-at", "Shopify")),  # chat's dropped "I" before a passive
+    ],
+)
+def test_a_workplace_said_with_a_role_team_or_stay_is_read(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in employers(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was at Lidl 2 days ago.",  # days are an errand, not a stay
+        "I'm in a team of five at work.",  # no firm named
+        "I'm on the team with Sarah.",
+        "I'm a nurse at home with the kids.",
+    ],
+)
+def test_no_workplace_from_a_visit_or_an_unnamed_team(tier: SpacyTier, text: str) -> None:
+    assert employers(tier, text) == set()
+
+
+@pytest.mark.parametrize("text", ["I got married in June to Tom.", "got married in June to Tom"])
+def test_getting_married_is_a_marriage_now(tier: SpacyTier, text: str) -> None:
+    """Parsed as a passive ("got" its auxiliary): it was stored "was-married-to", a marriage over."""
+    facts = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts if f.subject == "Lin"}
+    assert ("is-married-to", "Tom") in facts
+    assert ("was-married-to", "Tom") not in facts

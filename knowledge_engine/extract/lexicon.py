@@ -625,7 +625,10 @@ HOLIDAYS = _words("christmas xmas easter thanksgiving halloween diwali eid hanuk
 # Work done at or for an employer: "doing nights at the Co-op", "contract work for the NHS".
 SHIFT_NOUNS = _words("shift night nights day days weekend weekends overtime work locum placement")
 # Nouns for an employer named after them: "at a software company called Brightwave".
-FIRM_NOUNS = _words("company firm startup start-up agency charity consultancy business bank practice")
+FIRM_NOUNS = _words(
+    "company firm startup start-up agency charity consultancy business bank practice fintech scaleup scale-up"
+    " nonprofit non-profit retailer manufacturer"
+)
 # Fields and departments one works "in", capitalised as chat often does: "I work in Finance" names no
 # employer (the small model tags "Finance" an organisation).
 WORK_FIELDS = _words(

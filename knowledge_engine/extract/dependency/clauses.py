@@ -109,11 +109,13 @@ from knowledge_engine.extract.dependency.work import (
     _moved_into_work,
     _promoted_infinitive,
     _quit_job,
+    _role_took,
     _said_yes_to,
     _shifts_at,
     _started_at,
     _started_work_at,
     _studies_or_trains_at,
+    _team_at,
     _works_as_for,
     _works_for,
     _works_for_org,
@@ -143,6 +145,7 @@ from knowledge_engine.extract.lexicon import (
     VALUE_NOUNS,
     VERB_FAMILIES,
     VERB_PREPS,
+    WORK_FIELDS,
     WORK_VERBS,
 )
 from knowledge_engine.model.predicates import (
@@ -366,7 +369,11 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
             _emit(ctx, subjects[1], pred, subjects[0], 0.6, obj_tok=None, obj_type="person")
             return
         for subject in subjects:
-            if not _hired(verb, subject, ctx) and not _laid_off(verb, subject, ctx):
+            if (
+                not _hired(verb, subject, ctx)
+                and not _laid_off(verb, subject, ctx)
+                and not _engaged(verb, subject, ctx)
+            ):
                 _passive_state(verb, subject, past, ctx)
         return
     if verb.lemma_ in MOVE_VERBS and _moved(verb, subjects, ctx):
@@ -489,6 +496,9 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
             for c in d.children
             if c.dep_ == "prep" and c.lower_ == "at"
         ]
+    if verb.lemma_ == "work":  # "I work in sales for a company called X": the firm hangs on the field
+        fields = (o for prep in preps if prep.lower_ == "in" for o in _pobjs(prep) if o.lower_ in WORK_FIELDS)
+        preps += [c for o in fields for c in o.children if c.dep_ == "prep" and c.lower_ in {"for", "at"}]
     for prep in preps:
         p = prep.lower_
         if p not in VERB_PREPS and not (p == "on" and verb.lemma_ == "work"):
@@ -613,6 +623,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                     obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
                     if obj:
                         _emit(ctx, subject, "likes", obj, 0.5, obj_tok=pobj)
+            elif child.dep_ == "prep" and child.lower_ == "on" and _team_at(child, subject, be, ctx):
+                continue  # "I'm on the platform team at Monzo"
             elif child.dep_ == "prep" and child.lower_ == "on" and not past:  # "I'm on £48,000"
                 for pobj in _pobjs(child):
                     hourly = any(c.dep_ == "npadvmod" and c.lemma_ == "hour" for c in pobj.children)
@@ -658,6 +670,8 @@ def _listed_attrs(verb: Token) -> list[Token]:
 
 def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     """'is from Porto' always; 'is in/at X' only for named places and organisations."""
+    if _role_took(prep) or _team_at(prep, subject, be, ctx):
+        return  # "I am a paralegal at Hogan Lovells.": works-at, from the role
     for pobj in (c for c in prep.children if c.dep_ == "pobj"):
         if _at_firm_called(prep, pobj, subject, be, ctx):
             continue

@@ -75,10 +75,13 @@ def _proposed(verb: Token, subject: str, ctx: _Ctx) -> bool:
 
 def _engaged(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'I got engaged to Daniel', 'we got married to ...': a partner now, whatever the tense."""
-    if verb.lemma_ not in {"get", "become"}:
+    got = any(c.dep_ == "auxpass" and c.lemma_ in {"get", "become"} for c in verb.children)
+    if verb.lemma_ not in {"get", "become"} and not (got and verb.lower_ in {"engaged", "married"}):
         return False
     found = False
-    for acomp in (c for c in verb.children if c.dep_ in {"acomp", "oprd", "xcomp"}):
+    # "I got married in June to Tom": parsed a passive, "married" the verb itself
+    states = [verb] if got else [c for c in verb.children if c.dep_ in {"acomp", "oprd", "xcomp"}]
+    for acomp in states:
         if acomp.lower_ not in {"engaged", "married"}:
             continue
         for pobj in (p for prep in _preps(acomp, verb, {"to"}) for p in _pobjs(prep)):

@@ -99,16 +99,22 @@ def _a_city(name: str) -> bool:
 
 
 def _name_before_date(tok: Token, ent: Span) -> bool:
-    """A name the model ran into the date after it: 'Lidl last week', 'Arup next month'."""
+    """A name the model ran into the date after it: 'Lidl last week', 'Arup next month', 'at Google
+    3 years now'."""
     doc = tok.doc
+    after = doc[tok.i + 1 : tok.i + 3]
+    counted = len(after) == 2 and after[0].like_num and after[1].lemma_.lower() in _SPANS
     return (
         ent.label_ == "DATE"
         and tok.i == ent.start
         and tok.pos_ == "PROPN"
         and tok.lower_ not in MONTHS
         and ent.end - ent.start > 1
-        and doc[tok.i + 1].lower_ in {"last", "next", "this"}
+        and (after[0].lower_ in {"last", "next", "this"} or counted)
     )
+
+
+_SPANS = frozenset({"year", "yr", "month"})  # a stay; not "at Lidl 2 days ago"
 
 
 def _place_tagged_a_date(tok: Token, ent: Span) -> bool:

@@ -7,7 +7,7 @@ import re
 from spacy.tokens import Span, Token
 
 from knowledge_engine.extract import places
-from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.context import _UNIT_HEADS, _Ctx, _emit
 from knowledge_engine.extract.dependency.grammar import (
     _intensified,
     _is_be,
@@ -432,6 +432,8 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
     a person at a named organisation works or studies there, unless the clause says it is a visit
     ('at Tesco right now', 'at the Hilton tonight')."""
     ent = ctx.ents.get(pobj.i)
+    if ent is not None and ent.label_ == "DATE":
+        ent = None  # "at Google 3 years now": a name the model ran into the date (_name_of took it)
     if prep.lower_ == "at" and _used_to(prep.head) and _firm_like(pobj, ctx) and _by_me(prep.head.head, ctx):
         return not _visit_words(prep)  # "I used to be at Monzo": a firm the model tagged a place (a
         # child's "he used to be at Park Lane" is a school)
@@ -547,10 +549,19 @@ def _org_of_role(attr: Token, subject: str, past: bool, ctx: _Ctx) -> None:
     """'a designer at Figma' -> works-at Figma; 'a PhD student at ETH' -> studies-at ETH."""
     org = _at_org(attr, ctx)
     if org is not None:
-        verb = "studies-at" if attr.lemma_.lower() in STUDENT_NOUNS else "works-at"
+        verb = "studies-at" if _student_role(attr) else "works-at"
         if past:
             verb = "studied-at" if verb == "studies-at" else "worked-at"
         _emit(ctx, subject, verb, org, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _student_role(attr: Token) -> bool:
+    """'a PhD student', 'a doctoral researcher' study; 'a UX researcher', 'a research fellow' work."""
+    lemma = attr.lemma_.lower()
+    if lemma not in {"researcher", "fellow"}:
+        return lemma in STUDENT_NOUNS
+    mods = {c.lower_ for c in attr.children if c.dep_ in {"amod", "compound"}}
+    return bool(mods & {"phd", "doctoral", "graduate", "postgraduate", "postgrad", "masters", "master"})
 
 
 def _at_org(attr: Token, ctx: _Ctx) -> str | None:
@@ -560,16 +571,54 @@ def _at_org(attr: Token, ctx: _Ctx) -> str | None:
     titles = [
         c for c in attr.children if c.dep_ in {"amod", "compound"} and c.i > attr.i and _is_title_word(c)
     ]
-    for prep in [*attr.children, *(inner.children if inner is not None else []), *_children(titles)]:
+    preps = [*attr.children, *(inner.children if inner is not None else []), *_children(titles)]
+    for prep in [*preps, *_verb_at(attr)]:
         # "a civil engineer with Queensland Rail", "a designer for Acme": a job's employer too
         job = prep.lower_ in {"with", "for"} and (_is_job(attr) or _is_title(attr) or prep.head in titles)
         if prep.dep_ == "prep" and (prep.lower_ == "at" or job):
             pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
             if pobj is not None and pobj.pos_ == "PROPN":
-                return _name_of(pobj, ctx)
+                return _name_of(_org_owner(pobj, ctx), ctx)  # not "General Campus" of "X's General Campus"
             if pobj is not None and pobj.pos_ == "NOUN":
                 return _org_behind(pobj, ctx)
     return None
+
+
+def _verb_at(attr: Token) -> list[Token]:
+    """'I am a paralegal at Hogan Lovells.': with a full stop the parser hangs "at" on the verb, past
+    the role; a role's "at" all the same."""
+    if attr.dep_ != "attr" or not (_is_job(attr) or _is_title(attr)):
+        return []
+    after = attr.right_edge.i + 1
+    return [c for c in attr.head.children if c.dep_ == "prep" and c.lower_ == "at" and c.i == after]
+
+
+def _role_took(prep: Token) -> bool:
+    """The verb's "at" is read with its role (_verb_at), not as being at a place."""
+    return any(prep in _verb_at(c) for c in prep.head.children if c.dep_ == "attr")
+
+
+def _team_at(prep: Token, subject: str, be: str, ctx: _Ctx) -> bool:
+    """ "I'm on the platform team at Monzo", "she was in the data team at Ocado": a team's firm is
+    where one works (the team itself is part of it)."""
+    if prep.lower_ not in {"on", "in"}:
+        return False
+    found = False
+    for team in (p for p in _pobjs(prep) if p.lemma_.lower() in _UNIT_HEADS):
+        for pobj in (p for at in _preps(team, team, {"at", "with"}) for p in _pobjs(at)):
+            name = _name_of(pobj, ctx) if pobj.pos_ == "PROPN" else None
+            if name:
+                _emit(
+                    ctx,
+                    subject,
+                    _workplace_pred(name, be != "is"),
+                    name,
+                    0.55,
+                    obj_tok=None,
+                    obj_type="organization",
+                )
+                found = True
+    return found
 
 
 def _children(tokens: list[Token]) -> list[Token]:
