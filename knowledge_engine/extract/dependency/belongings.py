@@ -4,6 +4,8 @@ Miso and Tofu".
 
 from __future__ import annotations
 
+import itertools
+
 from spacy.tokens import Span, Token
 
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
@@ -86,9 +88,37 @@ def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
         if dobj.lower_ in MULTIPLE_BIRTHS or (dobj.tag_ == "NNS" and _is_kin(dobj)):
             # "We have twins, Noah and Ella": the parser makes the names conjuncts of "twins"
             named += [(dobj, _name_of(t, ctx, person=True)) for t in _conjuncts(dobj) if t.pos_ == "PROPN"]
+        child = _child_by_age(dobj)
+        if child is not None:  # "We have a 4 year old, Isla", "a 6 month old, Arlo"
+            named.append((dobj, _name_of(child, ctx, person=True)))
         for noun, name in named:
             if name:
-                _emit(ctx, subject, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type="person")
+                pred = "has-child" if child is not None else _relation_predicate(noun)
+                _emit(ctx, subject, pred, name, 0.6, obj_tok=None, obj_type="person")
+
+
+def _age_word(tok: Token) -> bool:
+    """The "old" of 'a 4 year old', 'a 6-month-old': a child said by age."""
+    words = [t for t in tok.doc[max(0, tok.i - 5) : tok.i] if t.text != "-"]  # "a 4-year-old"
+    units = {"year", "month", "yr"}
+    counted = any(a.like_num and b.lemma_.lower() in units for a, b in itertools.pairwise(words))
+    return tok.lower_ == "old" and counted
+
+
+def _child_by_age(dobj: Token) -> Token | None:
+    """The name said with a child's age: "a 4 year old, Isla" (the parse makes either word the
+    object), "a 2 year old called Finn". Not "a 10 year old Honda Civic": the name needs a comma or
+    a "called" between."""
+    doc = dobj.doc
+    if _age_word(dobj):
+        after = doc[dobj.i + 1 : dobj.i + 3]
+        if len(after) == 2 and after[0].lower_ in {",", "-"} and after[1].pos_ == "PROPN":
+            return after[1]
+        return dobj if any(c.dep_ == "acl" and c.lemma_ in {"call", "name"} for c in dobj.children) else None
+    olds = [t for t in dobj.subtree if t.i < dobj.i and _age_word(t)]
+    if dobj.pos_ == "PROPN" and olds and doc[dobj.i - 1].lower_ == ",":
+        return dobj
+    return None
 
 
 def _pet_called(noun: Token, ctx: _Ctx) -> None:
@@ -123,23 +153,42 @@ def _pet_named(verb: Token, ctx: _Ctx) -> None:
     subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     if subj is not None and subj.lower_ not in FIRST_PERSON | {"we"}:
         return
-    animals = [
-        t
-        for t in doc[: verb.i]
-        if t.lemma_.lower() in PET_NOUNS
-        and t.dep_ == "dobj"
-        and t.head.lemma_ in {"adopt", "get", "rescue", "buy"}
-    ]
-    if animals:
+    animal = _acquired_animal(doc[: verb.i])
+    if animal is not None:
         _emit(
             ctx,
             ctx.me,
-            _pet_predicate(animals[-1]),
+            _pet_predicate(animal),
             _capitalised(word.text),
             0.55,
             obj_tok=None,
             obj_type="unknown",
         )
+
+
+def _acquired_animal(tokens: Span) -> Token | None:
+    """The last animal the speaker adopted, got, rescued or bought in `tokens`."""
+    verbs = {"adopt", "get", "rescue", "buy"}
+    animals = [
+        t for t in tokens if t.lemma_.lower() in PET_NOUNS and t.dep_ == "dobj" and t.head.lemma_ in verbs
+    ]
+    return animals[-1] if animals else None
+
+
+def _pet_name_said(noun: Token, ctx: _Ctx) -> None:
+    """'We got a puppy! His name is Milo' -> has-puppy Milo: "his/her/its name" after an animal the
+    speaker got earlier in the message (a person met earlier names nobody's pet)."""
+    poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+    be = noun.head
+    if poss is None or poss.lower_ not in {"his", "her", "its"} or noun.dep_ != "nsubj" or be.lemma_ != "be":
+        return
+    word = next((c for c in be.children if c.dep_ in {"attr", "acomp"} and c.i > be.i), None)
+    if word is None or not word.is_alpha or word.is_stop or word.lower_ in NOT_NAMES:
+        return
+    animal = _acquired_animal(noun.doc[: noun.i])
+    if animal is not None:
+        name = _capitalised(word.text)
+        _emit(ctx, ctx.me, _pet_predicate(animal), name, 0.55, obj_tok=None, obj_type="unknown")
 
 
 def _car_owned(verb: Token, subject: str, ctx: _Ctx) -> bool:
@@ -174,6 +223,8 @@ def _owns_named(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: 
         return False
     found = False
     for dobj in dobjs:
+        if _child_by_age(dobj) is not None:
+            continue  # "a 4 year old, Isla": a child (_named_possessions)
         ent = ctx.ents.get(dobj.i)
         det = next((c.lower_ for c in dobj.children if c.dep_ == "det"), None)
         name = _name_of(dobj, ctx)

@@ -176,10 +176,13 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     home = verb.lemma_ in HOME_FIND_VERBS and any(
         c.dep_ == "dobj" and c.lemma_.lower() in HOME_NOUNS for c in verb.children
     )  # "found a place in Caboolture"
+    kin = verb.lower_ == "got" and any(
+        c.dep_ == "dobj" and _is_kin(c) and any(k.pos_ == "PROPN" for k in c.children) for c in verb.children
+    )  # "got 2 boys, Sam and Ollie"
     if (
         ctx.message.role != "user"
         or verb.tag_ not in {"VBD", "VBG", "VBN"}
-        or (verb.lemma_ in LIGHT_VERBS and not training and not home)
+        or (verb.lemma_ in LIGHT_VERBS and not training and not home and not kin)
     ):
         return []
     # "Been living in Newcastle ten years": the perfect's "been" left of a dropped "I've"

@@ -12,6 +12,7 @@ from knowledge_engine.extract import still_at
 from knowledge_engine.extract.dependency.belongings import (
     _cars_named,
     _pet_called,
+    _pet_name_said,
     _pet_named,
     _pets_by_breed,
     _pets_named,
@@ -307,6 +308,8 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _called_relation(tok, ctx)
         if ctx.message.role == "user" and tok.lemma_ in {"call", "name"} and tok.tag_ == "VBD":
             _pet_named(tok, ctx)
+        if user and tok.lower_ == "name" and tok.pos_ == "NOUN":
+            _pet_name_said(tok, ctx)
         if tok.pos_ == "NOUN" and tok.lemma_.lower() in PET_NOUNS and ctx.message.role == "user":
             _pet_called(tok, ctx)
         if tok.pos_ == "PROPN":
