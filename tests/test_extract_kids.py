@@ -365,3 +365,28 @@ def test_a_name_set_off_by_commas_beside_a_kin_word_with_its_phrase(
 def test_a_place_set_off_by_commas_is_no_kin(tier: SpacyTier) -> None:
     found = facts(tier, "Leeds, my home of ten years, is lovely.")
     assert not {f for f in found if f[2] == "Leeds" and f[1] != "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "kid"),
+    [
+        ("We have a 4 year old, Isla.", "Isla"),  # the parse hangs "old" on the article: was "owns Isla"
+        ("we have a 4-year-old, Isla", "Isla"),  # "old" the object, Isla its apposition: was "has-old"
+        ("I have a 2 year old called Finn", "Finn"),
+        ("i have a 6 month old, Arlo", "Arlo"),
+        ("got 2 boys, Sam and Ollie", "Sam"),  # chat's dropped "I've"
+    ],
+)
+def test_a_child_said_by_age_or_with_the_i_dropped(tier: SpacyTier, text: str, kid: str) -> None:
+    assert kid in children(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we have a 10 year old Honda Civic",  # no comma or "called": the car's age
+        "had a brother, Tom, who died",  # "had": not chat's "got"
+    ],
+)
+def test_an_age_before_a_thing_or_a_past_have_is_no_child(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in facts(tier, text) if f[1] == "has-child"}

@@ -100,3 +100,19 @@ def test_a_name_beside_the_households_animal_word(tier: SpacyTier, text: str, pe
 def test_no_pet_beside_anothers_animal_or_a_place(tier: SpacyTier, text: str) -> None:
     extraction = spoken(tier, text, "Eamon")
     assert not [f for f in extraction.facts if f.predicate in {"has-dog", "has-cat", "has-city"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("we got a puppy! his name is Milo", ("has-puppy", "Milo")),
+        ("We adopted a cat last week, her name is Luna", ("has-cat", "Luna")),
+    ],
+)
+def test_a_pet_got_then_named_by_his_or_her_name(tier: SpacyTier, text: str, pet: tuple[str, str]) -> None:
+    assert pet in {(f.predicate, f.object) for f in spoken(tier, text, "Eamon").facts if f.subject == "Eamon"}
+
+
+def test_a_person_met_then_named_is_no_pet(tier: SpacyTier) -> None:
+    facts = spoken(tier, "I met a guy at the gym. His name is Tom.", "Eamon").facts
+    assert not {f for f in facts if f.object == "Tom" and f.predicate.startswith("has-")}
