@@ -4,11 +4,12 @@ trailing "btw" or "lol" no longer joins a predicate or becomes a name, on the re
 from __future__ import annotations
 
 import pytest
+import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledge_engine.config import SpacyConfig
-from knowledge_engine.extract import chatter
+from knowledge_engine.extract import chatter, line_breaks
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
@@ -231,3 +232,38 @@ def test_a_run_on_is_read_clause_by_clause(tier: SpacyTier) -> None:
     (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Kim")])
     facts = {(f.subject, f.predicate, f.object) for f in ex.facts}
     assert ("Jack", "attends", "St Marys Primary") in facts and ("Jack", "is-aged", "7") in facts
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        # the parser made "I drive ..." an object of the request "let": no rule read it
+        (
+            "let me correct that: I drive a Škoda Octavia, the Superb was my old one.",
+            ("drives", "Škoda Octavia"),
+        ),
+        ("ok so to be clear: we live in Leeds now", ("lives-in", "Leeds")),
+    ],
+)
+def test_a_short_lead_in_and_a_colon_end_a_sentence(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Kim")])
+    assert fact in {(f.predicate, f.object) for f in ex.facts if f.subject == "Kim"}
+
+
+@pytest.mark.parametrize(
+    ("text", "starts"),
+    [
+        ("let me correct that: I drive a Škoda", ["let", "I"]),
+        ("Note: the meeting moved", ["Note"]),  # not the speaker's own clause
+        ("The long list of things I packed for the trip was this: I think", ["The"]),  # no lead-in
+        ("ok\nupdate: my boss is Dana", ["ok", "update", "my"]),  # the lead-in counts from the line
+    ],
+)
+def test_the_colon_break_marks_only_a_short_lead_in_before_the_speakers_clause(
+    text: str, starts: list[str]
+) -> None:
+    doc = spacy.blank("en").make_doc(text)
+    line_breaks._line_breaks(doc)
+    assert [t.text for t in doc if t.is_sent_start] == starts

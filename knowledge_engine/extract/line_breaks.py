@@ -5,7 +5,8 @@ monday" / "my manager is dave"). The small English model, trained on edited text
 into one sentence: the second line's "my manager is dave" became a conjunct of the first line's verb,
 and the rules that read "my X is Y" from a sentence's own clause found none. The `chat_line_breaks`
 component (before the parser) makes the word after a newline start a sentence; the parser keeps the
-boundaries it is given. Same text, same offsets.
+boundaries it is given. Same text, same offsets. A colon after a short lead-in ("let me correct
+that: I drive ...") ends one too, before the speaker's own clause.
 """
 
 from __future__ import annotations
@@ -20,11 +21,21 @@ if TYPE_CHECKING:
 COMPONENT = "chat_line_breaks"
 
 
+# A short lead-in and a colon before the speaker's own clause: "let me correct that: I drive a
+# Škoda" (the parser made the clause an object of "let", a request, and no rule read it).
+_LEAD_IN = 8
+_OWN_CLAUSE = frozenset({"i", "we", "my", "our"})
+
+
 @Language.component(COMPONENT)
 def _line_breaks(doc: Doc) -> Doc:
+    line_start = 0
     for tok in doc[1:]:
         prev = doc[tok.i - 1]
         if prev.is_space and "\n" in prev.text and not tok.is_space:
+            tok.is_sent_start = True
+            line_start = tok.i
+        elif prev.text == ":" and tok.lower_ in _OWN_CLAUSE and tok.i - line_start <= _LEAD_IN:
             tok.is_sent_start = True
     return doc
 
