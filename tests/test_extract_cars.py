@@ -120,3 +120,21 @@ def test_a_car_seen_then_picked_up_is_the_speakers(tier: SpacyTier) -> None:
     assert "Skoda Fabia" in cars(tier, text)
     assert not cars(tier, "Saw a Honda Civic today. Might buy it.")  # a maybe
     assert not cars(tier, "Test drove a Golf. My sister bought it.")  # hers
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [
+        ("Just got a 2022 Ford F-150, traded in my Chevy Silverado.", "Chevy Silverado"),  # was "works-at"
+        ("We traded in the Corsa last week.", "Corsa"),
+        ("traded the F-150 in and they gave me $1,800 for it lol", "F-150"),
+    ],
+)
+def test_a_car_traded_in_is_one_the_speaker_had(tier: SpacyTier, text: str, car: str) -> None:
+    assert car in gone(tier, text)
+    assert not {f for f in spoken(tier, text, "Maya").facts if f.predicate == "works-at"}
+
+
+@pytest.mark.parametrize("text", ["Should I trade in my Corsa?", "My dad traded in his Corsa."])
+def test_a_trade_in_weighed_or_by_someone_else_ends_no_car(tier: SpacyTier, text: str) -> None:
+    assert gone(tier, text) == set()

@@ -115,6 +115,9 @@ class Cars:
         if self.lost and spans:
             self.lost = False
             return spans[:1]
+        traded = self._traded_in(sent, spans)
+        if traded:
+            return traded
         for verb in (t for t in sent if t.lemma_ in _GONE_VERBS and t.tag_ in _PAST_TAGS):
             subj = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
             if subj is None or self.irrealis(verb) or not _own_thing(subj):
@@ -126,6 +129,20 @@ class Cars:
                 after = [s for s in spans if s.start > verb.i]
                 self.lost = not after
                 return after[:1]
+        return []
+
+    def _traded_in(self, sent: Span, spans: list[Span]) -> list[Span]:
+        """'traded in my Chevy Silverado', 'traded my Golf in': the speaker's car given up (the one
+        traded in *for* is the one got: _swapped_for)."""
+        for verb in (t for t in sent if t.lemma_ == "trade" and t.tag_ in _PAST_TAGS):
+            ins = [c for c in verb.children if c.lower_ == "in" and c.dep_ in {"prep", "prt"}]
+            if not ins or self.irrealis(verb) or not _by_speaker(verb):
+                continue
+            given = [c for c in verb.children if c.dep_ == "dobj"]
+            given += [p for c in ins for p in c.children if c.dep_ == "prep" and p.dep_ == "pobj"]
+            named = [s for s in spans if any(s.start <= g.i < s.end for g in given)]
+            if named:
+                return named[:1]
         return []
 
     def _bought_it(self, sent: Span) -> bool:

@@ -336,7 +336,8 @@ CAR_MODELS = frozenset({
     "Highlander", "Hilux", "Ibiza", "i10", "i20", "i30", "Impreza", "Jazz", "Juke", "Kuga", "Leaf", "Micra",
     "Mondeo", "Mustang", "Octavia", "Outback", "Passat", "Pilot", "Polo", "Prius", "Punto", "Qashqai",
     "RAV4", "Sandero", "Sorento", "Sportage", "Swift", "Tacoma", "Tiguan", "Tucson", "Twingo", "Yaris",
-    "Zafira", "Ute",
+    "Zafira", "Ute", "Silverado", "Tundra", "Wrangler", "Outlander", "Elantra", "Altima", "Sentra",
+    "Pathfinder", "Kona", "Ioniq", "Niro", "Megane", "Mégane", "Ceed", "CX-5",
 })  # fmt: skip
 CAR_NAMES = CAR_MAKES | CAR_MODELS  # a span of these words is a car ("Renault Clio"), never a person
 CAR_NOUNS = frozenset(
