@@ -349,3 +349,12 @@ def test_a_step_only_weighed_ends_nothing(spacy_tier: SpacyTier, text: str) -> N
     """The examples put 'thinking about leaving X' beside 'I'm leaving X': read so, it would end the job."""
     facts = _facts(spacy_tier, text, session="w1")
     assert not {o for _, p, o in facts if p in {"worked-at", "lived-in", "sold"}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'm not in London.", "we don't live in Leeds", "we dont live in Leeds", "I'm not based in Dublin"],
+)
+def test_a_denied_home_is_no_home(spacy_tier: SpacyTier, text: str) -> None:
+    """A denial sits beside the statement it denies among the examples: these were read as homes."""
+    assert not {f for f in _facts(spacy_tier, text) if f[1] in {"lives-in", "moves-to"}}

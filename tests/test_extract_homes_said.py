@@ -518,3 +518,40 @@ def test_a_name_joined_by_hyphens_is_one_name(tier: SpacyTier, text: str, fact: 
 )
 def test_a_kind_of_home_is_no_place_one_lives_in(tier: SpacyTier, text: str) -> None:
     assert not {o for p, o in said_by(tier, text, "Theo") if p == "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Rent in Denver was $1,600 a month; here in Cape Town we pay R14,000 a month.", "Cape Town"),
+        ("I am ICU staff nurse here in Dubai at Emirates Crescent Hospital.", "Dubai"),
+        ("we love it here in Galway", "Galway"),
+    ],
+)
+def test_the_place_the_speaker_calls_here_is_home(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("lives-in", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm here in London for a conference",  # a visit
+        "I'm here in Leeds this week",
+        "we were here in Paris last year",  # past
+        "is it cold here in Leeds?",  # a question
+    ],
+)
+def test_here_on_a_visit_in_the_past_or_in_a_question_is_no_home(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in homes(tier, text) if p == "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We're no longer in Hackney, moved to Walthamstow in the spring.", "Hackney"),  # was "was-in"
+        ("we aren't in Leeds anymore", "Leeds"),
+    ],
+)
+def test_no_longer_in_a_place_is_a_home_left(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("lived-in", place) in homes(tier, text)
+

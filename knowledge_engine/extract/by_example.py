@@ -274,6 +274,13 @@ _WEIGHED = re.compile(
     re.I,
 )
 _ENDINGS = frozenset({"worked-at", "lived-in", "sold"})
+# A denial of the relation ("I'm not in London", "we don't live in Leeds", "I'm not based in Dublin"):
+# the examples place it beside the statement it denies. "No longer"/"anymore" make it an ending (_ENDED).
+_DENIED = re.compile(
+    r"(?:\bnot|n't|n’t|\b(?:dont|doesnt|didnt|isnt|arent|aint)|\bnever)\s+"
+    r"(?:(?:\w+ing|live|work|based|stay)\s+)?(?:in|at|for|with)\s+X\b",
+    re.I,
+)
 _HOME_SIDE = frozenset({"lives-in", "moves-to", "lived-in", "moved-to"})
 # the place of a school or a workplace named just before it ("nursery on X", "the office in X")
 _SITE_OF = re.compile(
@@ -595,6 +602,8 @@ def _reading(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> s
         return None  # "she's at Wee Sparrows nursery on X": where the nursery is, not a home
     if predicate in _ENDINGS and _WEIGHED.search(cand.probe):
         return None  # "thinking about leaving X" would end the job or home it names
+    if _DENIED.search(cand.probe) and not _ENDED.search(cand.probe):
+        return None  # "I'm not in London": no home there
     if predicate in {"lives-in", "moves-to"} and _SOLD_HOME.search(cand.masked):
         return "lived-in"  # "after selling the family home in X": the home sold is the one left
     if predicate == "moves-to" and _MOVED.search(cand.masked):

@@ -316,7 +316,9 @@ def _relation_ended(verb: Token) -> bool:
     if verb.lemma_ != "be":
         return False
     attrs = [c for c in verb.children if c.dep_ == "attr" and c.pos_ in {"NOUN", "PROPN"}]
-    return any(any(c.dep_ == "poss" for c in a.children) or _is_title_word(a) for a in attrs)
+    # "We're no longer in Hackney", "I'm not at Tesco anymore": a named place or workplace left
+    named = [p for prep in _preps(verb, verb, {"in", "at"}) for p in _pobjs(prep) if p.pos_ == "PROPN"]
+    return bool(named) or any(any(c.dep_ == "poss" for c in a.children) or _is_title_word(a) for a in attrs)
 
 
 def _verb_conjuncts(verb: Token) -> list[Token]:
@@ -695,6 +697,8 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             now, before = ("attends", "attended") if school else ("works-at", "worked-at")
             pred = now if be == "is" else before
             _emit(ctx, subject, pred, obj, 0.55, obj_tok=pobj, obj_type="organization")
+        elif obj and ctx.ending and prep.lower_ == "in" and obj.lower() not in WORK_FIELDS:
+            _emit(ctx, subject, "lived-in", obj, 0.6, obj_tok=pobj)  # "We're no longer in Hackney"
         elif obj and not (prep.lower_ == "at" and _a_visit(prep)):
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
 

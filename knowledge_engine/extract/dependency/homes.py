@@ -461,6 +461,24 @@ def _big_places(doc: Doc) -> set[str]:
     return {w for w in found if known.get(places.fold(w), 0) >= COMMON_PLACE_POPULATION}
 
 
+def _here_in(here: Token, ctx: _Ctx) -> None:
+    """'here in Cape Town we pay R14,000 a month', "I am ICU staff nurse here in Dubai": the place
+    the speaker says "here" of is home, unless the clause is past, weighed, asked or a visit."""
+    verb = here.head
+    while verb.pos_ not in {"VERB", "AUX"} and verb.dep_ != "ROOT":
+        verb = verb.head
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is None or subj.lower_ not in {"i", "we"} or _is_past(verb) or _is_irrealis(verb):
+        return
+    trip = {"visit", "holiday", "trip", "conference", "vacation", "week", "weekend", "business"}
+    if here.sent[-1].text == "?" or any(t.lower_ in VISIT_WORDS or t.lemma_ in trip for t in verb.subtree):
+        return
+    for pobj in (p for prep in _preps(here, here, {"in"}) for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx)
+        if name and _place_named(pobj, name, ctx):
+            _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+
+
 def _visit_words(prep: Token) -> bool:
     """The clause says when one is there: 'at Tesco right now', 'at the Hilton tonight'."""
     return any(t.lower_ in VISIT_WORDS for t in prep.head.subtree)

@@ -44,6 +44,7 @@ from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_qu
 from knowledge_engine.extract.dependency.health import _condition_news, _diagnosis_given, _possessed_condition
 from knowledge_engine.extract.dependency.homes import (
     _districts,
+    _here_in,
     _home_city,
     _home_it,
     _home_of_mine,
@@ -308,6 +309,8 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _called_relation(tok, ctx)
         if ctx.message.role == "user" and tok.lemma_ in {"call", "name"} and tok.tag_ == "VBD":
             _pet_named(tok, ctx)
+        if user and tok.lower_ == "here" and tok.pos_ == "ADV":
+            _here_in(tok, ctx)
         if user and tok.lower_ == "name" and tok.pos_ == "NOUN":
             _pet_name_said(tok, ctx)
         if tok.pos_ == "NOUN" and tok.lemma_.lower() in PET_NOUNS and ctx.message.role == "user":
