@@ -1095,3 +1095,21 @@ def test_getting_married_is_a_marriage_now(tier: SpacyTier, text: str) -> None:
     facts = {(f.predicate, f.object) for f in spoken(tier, text, "Lin").facts if f.subject == "Lin"}
     assert ("is-married-to", "Tom") in facts
     assert ("was-married-to", "Tom") not in facts
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new"),
+    [
+        ("Quit Deliveroo, starting at Octopus Energy on Monday.", "Deliveroo", "Octopus Energy"),
+        ("I quit Tesco in May and joined Aldi", "Tesco", "Aldi"),
+    ],
+)
+def test_quit_is_its_own_past(tier: SpacyTier, text: str, old: str, new: str) -> None:
+    """Tagged a present ("quits Tesco" ended nothing; "Deliveroo" was the subject of the new job)."""
+    facts = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert ("Lin", "quit", old) in facts and ("Lin", "works-at", new) in facts
+
+
+@pytest.mark.parametrize("text", ["I want to quit Tesco", "Should I quit Tesco?", "Quit smoking!"])
+def test_a_quit_weighed_asked_or_urged_ends_nothing(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in spoken(tier, text, "Lin").facts if f.predicate in {"quit", "quits"}}

@@ -179,9 +179,11 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     kin = verb.lower_ == "got" and any(
         c.dep_ == "dobj" and _is_kin(c) and any(k.pos_ == "PROPN" for k in c.children) for c in verb.children
     )  # "got 2 boys, Sam and Ollie"
+    # "Quit Deliveroo, starting at Octopus": "quit" is its own past, tagged the base form
+    quit = verb.lower_ == "quit" and any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)
     if (
         ctx.message.role != "user"
-        or verb.tag_ not in {"VBD", "VBG", "VBN"}
+        or (verb.tag_ not in {"VBD", "VBG", "VBN"} and not quit)
         or (verb.lemma_ in LIGHT_VERBS and not training and not home and not kin)
     ):
         return []
