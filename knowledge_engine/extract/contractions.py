@@ -11,7 +11,8 @@ change.
 spaCy's own tokenizer already splits "ive", "weve", "theyre", "hes" ("i" + "ve", "he" + "s"), with
 the right norm but the lemma "ve" / "re" / "s": the rules that ask for a perfect's "have" ("ive got
 asthma") or a copula ("hes a nurse") found none. The component gives those the lemma of the
-apostrophe form too ("s" before a participle is "has": "hes been at Tesco for years").
+apostrophe form too ("s" before a participle is "has": "hes been at Tesco for years"). Chat's "r" is
+"are" ("my kids r lily 8 and max 5"): its norm for the parse, its lemma for the rules.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ _GLUED = {
 def _chat_contractions(doc: Doc) -> Doc:
     for tok in doc[1:]:
         prev = doc[tok.i - 1]
+        if tok.text == "r" and tok.norm_ == "are" and tok.tag_ in {"VBP", "VB"}:
+            tok.lemma_, tok.pos_ = "be", "AUX"  # chat's "r": the parse read it as "are" (its norm)
+            continue
         lemma = _GLUED.get((prev.lower_, tok.lower_))
         if lemma is None or prev.whitespace_:
             continue
@@ -64,5 +68,6 @@ def install(nlp: Language) -> None:
     tokenizer = cast(Tokenizer, nlp.tokenizer)
     for form in _FORMS:
         tokenizer.add_special_case(form, [{ORTH: form[0], NORM: "i"}, {ORTH: form[1], NORM: "'m"}])
+    tokenizer.add_special_case("r", [{ORTH: "r", NORM: "are"}])  # "my kids r lily 8 and max 5"
     if COMPONENT not in nlp.pipe_names:
         nlp.add_pipe(COMPONENT, last=True)

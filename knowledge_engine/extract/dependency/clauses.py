@@ -781,11 +781,27 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         return  # "My sister's flat is £1,100 a month" parsed with "sister" as the subject: no sister
     if _is_past(verb):  # "My salary was 50k", "my manager was Bruno": history, not the value now
         pred = _PAST_VALUE.get(pred, pred)
+    kin = _is_kin(subj_tok)
+    if kin and value:
+        value = _name_of(attr, ctx, person=True) or value  # "my kids are Lily 8 and Max 5": not "Lily 8"
     if owner and value and owner != value:
         _emit(ctx, owner, pred, value, 0.6, obj_tok=attr)
         if subj_tok.tag_ == "NNS":  # "My kids are Lily and Max": each name of a plural is one of them
-            for other in (v for c in _conjuncts(attr) if (v := _name_of(c, ctx)) and v != owner):
-                _emit(ctx, owner, pred, other, 0.6, obj_tok=None)
+            for c in _conjuncts(attr):
+                other = _name_of(c, ctx, person=kin)
+                if other and other != owner:
+                    _emit(ctx, owner, pred, other, 0.6, obj_tok=None)
+                    if pred == "has-child":
+                        _age_after(c, other, ctx)
+        if pred == "has-child":
+            _age_after(attr, value, ctx)
+
+
+def _age_after(name_tok: Token, name: str, ctx: _Ctx) -> None:
+    """'my kids are Lily 8 and Max 5': a small number right after a child's name is the age."""
+    after = name_tok.doc[name_tok.i + 1] if name_tok.i + 1 < len(name_tok.doc) else None
+    if after is not None and after.like_num and after.text.isdigit() and 0 < int(after.text) < 30:
+        _emit(ctx, name, "is-aged", after.text, 0.55, obj_tok=None)
 
 
 # A value said in the past tense is one the subject had: the past wording of its single-valued relation.

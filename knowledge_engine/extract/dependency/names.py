@@ -408,6 +408,8 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     ):
         start += 1  # "Hubby Manoj got transfer ...": the model ran the kin word into a person's name
     if person:
+        while end > tok.i and tok.doc[end].text.isdigit() and len(tok.doc[end].text) <= 2:
+            end -= 1  # "my kids are Lily 8 and Max 5": the number after a person's name is an age
         cuts = [t.i for t in tok.doc[start : end + 1] if t.dep_ == "cc" or t.text == ","]
         start = max([start, *(c + 1 for c in cuts if c < tok.i)])
         end = min([end, *(c - 1 for c in cuts if c > tok.i)])
