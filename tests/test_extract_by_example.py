@@ -358,3 +358,11 @@ def test_a_step_only_weighed_ends_nothing(spacy_tier: SpacyTier, text: str) -> N
 def test_a_denied_home_is_no_home(spacy_tier: SpacyTier, text: str) -> None:
     """A denial sits beside the statement it denies among the examples: these were read as homes."""
     assert not {f for f in _facts(spacy_tier, text) if f[1] in {"lives-in", "moves-to"}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Please tell me how to make the resume for Siemens job.", "Can you write a cover letter for PwC?"],
+)
+def test_a_job_sought_is_no_employer(spacy_tier: SpacyTier, text: str) -> None:
+    assert not {f for f in _facts(spacy_tier, text) if f[1] == "works-at"}

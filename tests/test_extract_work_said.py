@@ -1113,3 +1113,19 @@ def test_quit_is_its_own_past(tier: SpacyTier, text: str, old: str, new: str) ->
 @pytest.mark.parametrize("text", ["I want to quit Tesco", "Should I quit Tesco?", "Quit smoking!"])
 def test_a_quit_weighed_asked_or_urged_ends_nothing(tier: SpacyTier, text: str) -> None:
     assert not {f for f in spoken(tier, text, "Lin").facts if f.predicate in {"quit", "quits"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("I was working in TCS before, now I joined Cognizant as team lead.", "team lead"),  # "lead" a verb
+        ("then I start at John Lewis on the first as a visual merchandiser", "visual merchandiser"),
+    ],
+)
+def test_the_role_after_a_jobs_as_is_read_whatever_the_parse(tier: SpacyTier, text: str, role: str) -> None:
+    assert role in roles(tier, text)
+
+
+@pytest.mark.parametrize("text", ["I joined the gym as well", "I started at Tesco as soon as I could"])
+def test_an_as_that_names_no_title_gives_no_role(tier: SpacyTier, text: str) -> None:
+    assert roles(tier, text) == set()

@@ -282,6 +282,8 @@ _DENIED = re.compile(
     re.I,
 )
 _HOME_SIDE = frozenset({"lives-in", "moves-to", "lived-in", "moved-to"})
+# A job sought, not held: "the resume for Siemens job", "a cover letter for PwC", "applying to Monzo"
+_SOUGHT = re.compile(r"\b(?:resume|résumé|cv|cover letter|appl(?:y|ying|ied|ication)|interview\w*)\b", re.I)
 # the place of a school or a workplace named just before it ("nursery on X", "the office in X")
 _SITE_OF = re.compile(
     rf"\b(?:{'|'.join(sorted(SCHOOL_WORDS))}|office|hospital|clinic|shop|store|branch|site)\s+(?:on|in|at|off)\s+X\b",
@@ -602,6 +604,8 @@ def _reading(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> s
         return None  # "she's at Wee Sparrows nursery on X": where the nursery is, not a home
     if predicate in _ENDINGS and _WEIGHED.search(cand.probe):
         return None  # "thinking about leaving X" would end the job or home it names
+    if predicate == "works-at" and _SOUGHT.search(cand.masked):
+        return None  # "how to make the resume for Siemens job": applying there
     if _DENIED.search(cand.probe) and not _ENDED.search(cand.probe):
         return None  # "I'm not in London": no home there
     if predicate in {"lives-in", "moves-to"} and _SOLD_HOME.search(cand.masked):

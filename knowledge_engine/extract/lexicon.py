@@ -763,7 +763,8 @@ JOB_TITLE_NOUNS = TITLE_HEADS | _words(
     sonographer phlebotomist hygienist optometrist podiatrist chiropractor bricklayer plasterer
     joiner tiler locksmith conductor steward stewardess reporter presenter archivist curator
     musician singer dancer artist author novelist realtor broker valuer inspector
-    telemarketer storekeeper shopkeeper stocker packer picker forklift labourer laborer"""
+    telemarketer storekeeper shopkeeper stocker packer picker forklift labourer laborer merchandiser
+    stylist florist beautician porter concierge"""
 )
 APPROXIMATORS = {"about", "around", "roughly", "approximately", "approx", "approx.", "circa", "~", "some"}
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve"

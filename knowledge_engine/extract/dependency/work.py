@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from spacy.tokens import Span, Token
@@ -56,6 +57,7 @@ from knowledge_engine.extract.lexicon import (
     JOB_GET_VERBS,
     JOB_NOUNS,
     LEAD_WORDS,
+    NAME_BREAKS,
     OWN_JOB_NOUNS,
     PAST_JOB_MODS,
     SHIFT_NOUNS,
@@ -1103,6 +1105,8 @@ def _org_or_unknown(tok: Token, ctx: _Ctx) -> bool:
 def _role_as(tok: Token, verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'... a job at X as a data analyst', 'joined X as a designer' -> has-role; 'took a job as a
     registrar at Christchurch Hospital' -> the organisation of the role too."""
+    if not _preps(tok, verb, {"as"}):
+        return _as_title_after(verb, subject, ctx)
     found = False
     for prep in _preps(tok, verb, {"as"}):
         for pobj in _pobjs(prep):
@@ -1113,6 +1117,23 @@ def _role_as(tok: Token, verb: Token, subject: str, ctx: _Ctx) -> bool:
                     _org_of_role(pobj, subject, False, ctx)
                     found = True
     return found
+
+
+def _as_title_after(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'joined Cognizant as team lead' (parsed "team" the subject of a verb "lead"), 'start at John
+    Lewis on the first as a visual merchandiser' ("as" hung on "first"): the words after the verb's
+    "as", read in order, up to the title word that ends them."""
+    doc = verb.doc
+    for as_ in (t for t in doc[verb.i + 1 : verb.sent.end] if t.lower_ == "as"):
+        words = [t for t in doc[as_.i + 1 : min(as_.i + 6, verb.sent.end)]]
+        words = words[1:] if words and words[0].lower_ in {"a", "an", "the"} else words
+        run = list(itertools.takewhile(lambda t: t.is_alpha and t.lower_ not in NAME_BREAKS, words))
+        ends = [k for k, t in enumerate(run) if _is_title_word(t) or t.lower_ in LEAD_WORDS]
+        if ends:
+            title = " ".join(t.text for t in run[: ends[-1] + 1])
+            _emit(ctx, subject, "has-role", title, 0.5, obj_tok=None)
+            return True
+    return False
 
 
 def _career_as(verb: Token, subject: str, ctx: _Ctx) -> bool:
