@@ -555,3 +555,14 @@ def test_here_on_a_visit_in_the_past_or_in_a_question_is_no_home(tier: SpacyTier
 def test_no_longer_in_a_place_is_a_home_left(tier: SpacyTier, text: str, place: str) -> None:
     assert ("lived-in", place) in homes(tier, text)
 
+
+@pytest.mark.parametrize(
+    "text",
+    ["shifting to bangalore next week. found a 1bhk in koramangala, 22k rent", "We found a villa in Sintra."],
+)
+def test_a_home_found_by_its_indian_or_other_kind_is_a_move(tier: SpacyTier, text: str) -> None:
+    extraction = spoken(tier, text, "Eamon")
+    places = {
+        f.object.lower() for f in extraction.facts if f.predicate in {"moves-to", "lives-in", "moved-to"}
+    }
+    assert places & {"koramangala", "sintra"}

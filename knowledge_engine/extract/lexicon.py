@@ -427,6 +427,7 @@ SALARY_NOUNS = {
 HOME_NOUNS = {
     "house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow",
     "terrace", "townhouse", "maisonette", "bedsit", "semi", "housing", "accommodation",
+    "1bhk", "2bhk", "3bhk", "bhk", "1rk", "duplex", "villa",
 }  # fmt: skip
 # A home no longer or not mainly lived in: "my old flat in Leith", "our holiday cottage in Kerry".
 OLD_HOME_WORDS = frozenset(
