@@ -402,3 +402,17 @@ def test_a_number_after_a_childs_name_is_the_age(tier: SpacyTier, text: str) -> 
 
 def test_a_number_after_a_managers_name_is_no_age(tier: SpacyTier) -> None:
     assert not {f for f in facts(tier, "my manager is Dave 2") if f[1] == "is-aged"}
+
+
+@pytest.mark.parametrize(
+    ("text", "who", "age"),
+    [
+        ("My mum Joan is 91.", "Joan", "91"),  # parsed as two subjects, "mum" first
+        ("My mum, Joan, is 91.", "Joan", "91"),
+        ("my dad Frank turned 80 last week", "Frank", "80"),
+    ],
+)
+def test_the_age_of_a_parent_named_beside_the_kin_word(
+    tier: SpacyTier, text: str, who: str, age: str
+) -> None:
+    assert (who, "is-aged", age) in facts(tier, text)

@@ -389,6 +389,14 @@ def _own_birthday_turn(verb: Token, ctx: _Ctx) -> bool:
 YOUNGEST_SPEAKER = 10  # a speaker's own age below this is a misreading ("I'm one of them")
 
 
+def _kin_named(subj: Token, appos: Token | None, verb: Token, ctx: _Ctx) -> str | None:
+    """The name said with a kin word that names nobody itself: "My mum, Joan, is 91" (an apposition),
+    "My mum Joan is 91" (parsed as a second subject)."""
+    beside = [c for c in verb.children if c.dep_ == "nsubj" and c.pos_ == "PROPN" and c.i == subj.i + 1]
+    named = appos if appos is not None else (beside[0] if beside else None)
+    return _name_of(named, ctx, person=True) if named is not None else None
+
+
 def _age_facts(sent: Span, ctx: _Ctx) -> None:
     """'Our son Leo is four', 'Leo, he's four', 'Mia just turned six' -> is-aged N."""
     for verb in sent:
@@ -418,6 +426,8 @@ def _age_facts(sent: Span, ctx: _Ctx) -> None:
             appos = next((c for c in subj.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
             if appos is not None and _is_kin(subj):  # "Our twins, Ava and Noah, turn 6": both are 6
                 names += [_name_of(t, ctx, person=True) for t in _conjuncts(appos) if t.pos_ == "PROPN"]
+            if names[0] is None and _is_kin(subj):
+                names[0] = _kin_named(subj, appos, verb, ctx)
         ages = listed or [age] * len(names)
         if len(ages) != len(names):
             continue  # "Sam, Theo and Ava are 7 and 9": whose is which is not said
