@@ -1129,3 +1129,22 @@ def test_the_role_after_a_jobs_as_is_read_whatever_the_parse(tier: SpacyTier, te
 @pytest.mark.parametrize("text", ["I joined the gym as well", "I started at Tesco as soon as I could"])
 def test_an_as_that_names_no_title_gives_no_role(tier: SpacyTier, text: str) -> None:
     assert roles(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("im part time at waitrose", ("works-at", "Waitrose")),  # was "is-at"
+        ("I'm full time at Tesco now", ("works-at", "Tesco")),
+        ("i got a job at the bank, Santander", ("works-at", "Santander")),  # was "has-job Santander"
+        ("I got an offer, Monzo", ("has-offer-from", "Monzo")),
+    ],
+)
+def test_hours_at_a_firm_or_a_job_named_after_it(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    found = said_by(tier, text, "Lin")
+    assert fact in found
+    assert not {f for f in found if f[0] in {"has-job", "has-offer"}}
+
+
+def test_a_boss_who_is_a_nightmare_is_no_one_called_nightmare(tier: SpacyTier) -> None:
+    assert not {f for f in said_by(tier, "my boss at Lidl is a nightmare", "Lin") if f[0] == "has-manager"}

@@ -30,6 +30,7 @@ from knowledge_engine.extract.lexicon import (
     CAR_NAMES,
     CAR_NOUNS,
     FIRST_PERSON,
+    JOB_NOUNS,
     MULTIPLE_BIRTHS,
     NOT_NAMES,
     PET_NOUNS,
@@ -92,7 +93,10 @@ def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
         if child is not None:  # "We have a 4 year old, Isla", "a 6 month old, Arlo"
             named.append((dobj, _name_of(child, ctx, person=True)))
         for noun, name in named:
-            if name:
+            if name and noun.lemma_.lower() in JOB_NOUNS:  # "got a job at the bank, Santander": the firm
+                pred = "has-offer-from" if noun.lemma_.lower() == "offer" else "works-at"
+                _emit(ctx, subject, pred, name, 0.55, obj_tok=None, obj_type="organization")
+            elif name:
                 pred = "has-child" if child is not None else _relation_predicate(noun)
                 _emit(ctx, subject, pred, name, 0.6, obj_tok=None, obj_type="person")
 

@@ -768,7 +768,10 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         and not (value and _has_digit(value))
     ):
         return  # a bare "base"/"salary" subject holds only an amount
-    if pred == "has-manager" and value is None and attr.is_lower and attr.is_alpha and not attr.is_stop:
+    # "manager will be sandeep"; not "is a nightmare": no name takes an article
+    article = any(c.dep_ == "det" for c in attr.children)
+    bare = attr.is_lower and attr.is_alpha and not attr.is_stop and not article
+    if pred == "has-manager" and value is None and bare:
         value = _lowercase_name_run(attr)  # "manager will be sandeep"
     if value is None and titled is not None and attr.i == titled.i:
         value = titled.text

@@ -442,6 +442,8 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
     if prep.lower_ == "at" and ent is None and pobj.pos_ == "PROPN" and _stayed(prep, pobj):
         # "She's been at Boots for six years": an untagged name where one has been for years
         return not _visit_words(prep)
+    if prep.lower_ == "at" and pobj.pos_ == "PROPN" and _part_time(prep.head):
+        return not _visit_words(prep)  # "im part time at waitrose": hours worked somewhere
     if prep.lower_ != "at" or ent is None:
         return False
     # "I've been at Nubank for 4 years": years at a name is a job, however the model typed the name
@@ -450,6 +452,12 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
     ):
         return False
     return not _visit_words(prep)
+
+
+def _part_time(verb: Token) -> bool:
+    """"I'm part time", "I'm full-time": the verb's attribute is the hours of a job."""
+    attrs = (c for c in verb.children if c.dep_ in {"attr", "advmod", "npadvmod"} and c.lemma_ == "time")
+    return any(any(m.lower_ in {"part", "full"} for m in a.children) for a in attrs)
 
 
 def _been_with(prep: Token, subject: str, ctx: _Ctx) -> None:
