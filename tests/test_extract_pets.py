@@ -116,3 +116,17 @@ def test_a_pet_got_then_named_by_his_or_her_name(tier: SpacyTier, text: str, pet
 def test_a_person_met_then_named_is_no_pet(tier: SpacyTier) -> None:
     facts = spoken(tier, "I met a guy at the gym. His name is Tom.", "Eamon").facts
     assert not {f for f in facts if f.object == "Tom" and f.predicate.startswith("has-")}
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("our labrador Max is getting old", ("has-dog", "Max")),  # "our" was only a family's
+        ("our dog Rex", ("has-dog", "Rex")),
+        ("me and my pup Scout went hiking", ("has-dog", "Scout")),  # was "has-pup", in no family
+        ("my kitty Luna", ("has-cat", "Luna")),
+        ("my tortoise Sheldon", ("has-tortoise", "Sheldon")),
+    ],
+)
+def test_a_household_or_chat_word_pet(tier: SpacyTier, text: str, pet: tuple[str, str]) -> None:
+    assert pet in {(f.predicate, f.object) for f in spoken(tier, text, "Eamon").facts if f.subject == "Eamon"}

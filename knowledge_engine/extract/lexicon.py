@@ -478,7 +478,10 @@ MOVE_CUES = _words(
 TRIP_CUES = _words(
     "holiday holidays vacation trip hotel hostel flight conference visiting visit tour airbnb honeymoon"
 )
-ANIMAL_NOUNS = {"dog", "cat", "puppy", "kitten", "pet", "horse", "rabbit", "hamster", "parrot", "pony"}
+ANIMAL_NOUNS = {
+    "dog", "cat", "puppy", "kitten", "pet", "horse", "rabbit", "hamster", "parrot", "pony", "tortoise",
+    "budgie", "bunny", "ferret",
+}  # fmt: skip
 # A breed names the animal: "a rescue greyhound called Biscuit" -> has-dog Biscuit.
 PET_BREEDS = {
     **dict.fromkeys(
@@ -488,7 +491,8 @@ PET_BREEDS = {
         ),
         "dog",
     ),
-    **dict.fromkeys(_words("tabby moggy siamese persian ragdoll tomcat"), "cat"),
+    **dict.fromkeys(_words("tabby moggy siamese persian ragdoll tomcat kitty"), "cat"),
+    **dict.fromkeys(_words("pup pupper doggo doggy"), "dog"),  # chat's words for a dog
 }
 PET_NOUNS = ANIMAL_NOUNS | PET_BREEDS.keys()
 CONDITIONS = _words(

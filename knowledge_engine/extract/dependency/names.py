@@ -359,6 +359,7 @@ def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
             or noun.lower_ in MULTIPLE_BIRTHS
             or _children_word(noun)
             or _is_manager_noun(noun)
+            or noun.lemma_.lower() in PET_NOUNS  # "our labrador Max", "our tortoise Sheldon"
         )
         return ctx.me if family and ctx.message.role == "user" else None
     return _name_of(poss, ctx)
