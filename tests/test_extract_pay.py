@@ -280,3 +280,16 @@ def test_a_value_in_a_second_clause_whose_subject_is_a_noun_is_read(
 ) -> None:
     (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Ro")])
     assert fact in {(f.subject, f.predicate, f.object) for f in ex.facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "rent"),
+    [("paying 950 for the flat", "950"), ("We pay £1,100 for the house, bills extra.", "£1,100")],
+)
+def test_an_amount_paid_for_the_home_is_the_rent(tier: SpacyTier, text: str, rent: str) -> None:
+    """Chat's dropped "I'm" too ("paying 950 ..."): the amount was read only beside the word rent."""
+    assert ("has-rent", rent) in said_by(tier, text, "Priya")
+
+
+def test_an_amount_paid_for_a_thing_is_no_rent(tier: SpacyTier) -> None:
+    assert not {f for f in said_by(tier, "I paid 900 for the sofa", "Priya") if f[0] == "has-rent"}

@@ -16,7 +16,13 @@ from knowledge_engine.extract.dependency.grammar import (
     _pobjs,
     _used_to,
 )
-from knowledge_engine.extract.dependency.names import _by_me, _name_of, _no_one_elses, _owner
+from knowledge_engine.extract.dependency.names import (
+    _by_me,
+    _dropped_subject,
+    _name_of,
+    _no_one_elses,
+    _owner,
+)
 from knowledge_engine.extract.dependency.nouns import _amount, _big_enough, _is_date, _money_value, _preps
 from knowledge_engine.extract.dependency.offers import _ARROWS, _PAY_NEWS, _counter_offer
 from knowledge_engine.extract.dependency.work import _paid_at, _start_role
@@ -318,8 +324,9 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
     if subj is not None and verb.lemma_ == "pay" and subj.lemma_.lower() in JOB_NOUNS - {"offer"}:
         _job_pays(verb, subj, ctx)  # "the new job pays 85k"
         return
-    if verb.lemma_ == "pay" and subj is not None and subj.lower_ in SPEAKER_SUBJECTS:
-        _rent_paid(verb, ctx)
+    mine = subj is not None and subj.lower_ in SPEAKER_SUBJECTS
+    if verb.lemma_ == "pay" and (mine or (subj is None and _dropped_subject(verb, ctx) == [ctx.me])):
+        _rent_paid(verb, ctx)  # "we pay £1,450 rent", chat's "paying 950 for the flat'
     if dative is None:
         return
     for dobj in (c for c in verb.children if c.dep_ == "dobj" and c is not dative):
@@ -348,19 +355,24 @@ def _paid_by_the_hour(verb: Token, ctx: _Ctx) -> bool:
     return False
 
 
+def _a_home(noun: Token) -> bool:
+    return noun.lemma_.lower() in HOME_NOUNS
+
+
 def _rent_paid(verb: Token, ctx: _Ctx) -> None:
     """'We pay £1,450 rent', 'I pay 900 in rent' -> has-rent: an amount the speaker pays, said with
     the word rent (or mortgage) right beside it."""
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
         kind = dobj.lower_ if dobj.lower_ in {"rent", "mortgage"} else None
         amount = next((c for c in dobj.children if c.dep_ == "nummod"), None) if kind else dobj
-        if kind is None:  # "900 in rent"
+        if kind is None:  # "900 in rent", "paying 950 for the flat"
             kind = next(
                 (
-                    p.lower_
+                    p.lower_ if p.lower_ == "mortgage" else "rent"
                     for prep in _preps(verb, verb, {"in", "for"})
                     for p in _pobjs(prep)
                     if p.lower_ in {"rent", "mortgage"}
+                    or (prep.lower_ == "for" and p.lemma_.lower() in HOME_NOUNS)
                 ),
                 None,
             )
