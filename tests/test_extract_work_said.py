@@ -1148,16 +1148,3 @@ def test_hours_at_a_firm_or_a_job_named_after_it(tier: SpacyTier, text: str, fac
 
 def test_a_boss_who_is_a_nightmare_is_no_one_called_nightmare(tier: SpacyTier) -> None:
     assert not {f for f in said_by(tier, "my boss at Lidl is a nightmare", "Lin") if f[0] == "has-manager"}
-
-
-@pytest.mark.parametrize(
-    ("text", "boss"),
-    [
-        ("my old boss was Sam", "Sam"),
-        ("my previous manager, Léa, was great", "Léa"),  # was "has-previous-manager"
-        ("My last manager Tom retired.", "Tom"),
-    ],
-)
-def test_an_old_boss_is_a_manager_had(tier: SpacyTier, text: str, boss: str) -> None:
-    found = said_by(tier, text, "Lin")
-    assert ("had-manager", boss) in found and ("has-manager", boss) not in found

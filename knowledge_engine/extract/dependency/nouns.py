@@ -54,8 +54,6 @@ def _relation_predicate(noun: Token) -> str:
         c.dep_ == "amod" and c.lower_ not in NEUTRAL_MODIFIERS for c in noun.children
     ):
         return "has-manager"  # "my ward manager", "my line manager", "my team lead", "my teamlead"
-    if _is_manager_noun(noun) and any(c.dep_ == "amod" and c.lower_ in _BEFORE for c in noun.children):
-        return "had-manager"  # "my old boss was Sam", "my previous manager, Léa"
     rel = _relation_noun(noun)
     doc = noun.doc
     lemma = noun.lemma_.lower()
@@ -68,7 +66,6 @@ def _relation_predicate(noun: Token) -> str:
     return RELATION_PREDICATES.get(rel, "has-" + rel)
 
 
-_BEFORE = frozenset({"old", "former", "previous", "ex", "last"})
 _CHILDREN_PLURALS = frozenset({"boys", "girls", "kiddos", "kiddies"})
 
 
