@@ -1148,3 +1148,7 @@ def test_hours_at_a_firm_or_a_job_named_after_it(tier: SpacyTier, text: str, fac
 
 def test_a_boss_who_is_a_nightmare_is_no_one_called_nightmare(tier: SpacyTier) -> None:
     assert not {f for f in said_by(tier, "my boss at Lidl is a nightmare", "Lin") if f[0] == "has-manager"}
+
+
+def test_an_as_before_a_comparison_is_no_role(tier: SpacyTier) -> None:
+    assert roles(tier, "I joined Tesco, same as my brother the engineer") == set()

@@ -57,7 +57,6 @@ from knowledge_engine.extract.lexicon import (
     JOB_GET_VERBS,
     JOB_NOUNS,
     LEAD_WORDS,
-    NAME_BREAKS,
     OWN_JOB_NOUNS,
     PAST_JOB_MODS,
     SHIFT_NOUNS,
@@ -1127,6 +1126,9 @@ def _role_as(tok: Token, verb: Token, subject: str, ctx: _Ctx) -> bool:
     return found
 
 
+_TITLE_POS = frozenset({"NOUN", "PROPN", "ADJ", "VERB"})  # "lead" of "team lead" is often a verb
+
+
 def _as_title_after(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'joined Cognizant as team lead' (parsed "team" the subject of a verb "lead"), 'start at John
     Lewis on the first as a visual merchandiser' ("as" hung on "first"): the words after the verb's
@@ -1135,7 +1137,7 @@ def _as_title_after(verb: Token, subject: str, ctx: _Ctx) -> bool:
     for as_ in (t for t in doc[verb.i + 1 : verb.sent.end] if t.lower_ == "as"):
         words = [t for t in doc[as_.i + 1 : min(as_.i + 6, verb.sent.end)]]
         words = words[1:] if words and words[0].lower_ in {"a", "an", "the"} else words
-        run = list(itertools.takewhile(lambda t: t.is_alpha and t.lower_ not in NAME_BREAKS, words))
+        run = list(itertools.takewhile(lambda t: t.is_alpha and t.pos_ in _TITLE_POS, words))
         ends = [k for k, t in enumerate(run) if _is_title_word(t) or t.lower_ in LEAD_WORDS]
         if ends:
             title = " ".join(t.text for t in run[: ends[-1] + 1])
