@@ -190,8 +190,9 @@ def _pet_name_said(noun: Token, ctx: _Ctx) -> None:
     if word is None or not word.is_alpha or word.is_stop or word.lower_ in NOT_NAMES:
         return
     animal = _acquired_animal(noun.doc[: noun.i])
-    if animal is not None:
-        name = _capitalised(word.text)
+    between = list(noun.doc[animal.i + 1 : noun.i]) if animal is not None else []
+    if animal is not None and not any(_is_kin(t) or t.ent_type_ == "PERSON" for t in between):
+        name = _capitalised(word.text)  # (not "a puppy for my son. His name is Leo": the son's)
         _emit(ctx, ctx.me, _pet_predicate(animal), name, 0.55, obj_tok=None, obj_type="unknown")
 
 
