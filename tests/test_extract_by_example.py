@@ -366,3 +366,9 @@ def test_a_denied_home_is_no_home(spacy_tier: SpacyTier, text: str) -> None:
 )
 def test_a_job_sought_is_no_employer(spacy_tier: SpacyTier, text: str) -> None:
     assert not {f for f in _facts(spacy_tier, text) if f[1] == "works-at"}
+
+
+def test_a_maybe_next_year_ends_no_job(spacy_tier: SpacyTier) -> None:
+    assert not {
+        f for f in _facts(spacy_tier, "maybe I quit Tesco next year") if f[1] in {"worked-at", "quit"}
+    }

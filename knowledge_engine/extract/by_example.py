@@ -270,7 +270,8 @@ _MOVED = re.compile(r"\bmoved\b", re.I)
 # taken ("I'm leaving X"), and that reading would end the job or home it names.
 _WEIGHED = re.compile(
     r"\b(?:(?:thinking|talking|thought|talked|considering|wondering|debating|dreaming) (?:about|of)"
-    r"|(?:want|wants|wanted|plan|plans|planning|hope|hoping|hoped) to|tempted)\b",
+    r"|(?:want|wants|wanted|plan|plans|planning|hope|hoping|hoped) to|tempted|maybe|might"
+    r"|next (?:week|month|year))\b",
     re.I,
 )
 _ENDINGS = frozenset({"worked-at", "lived-in", "sold"})
