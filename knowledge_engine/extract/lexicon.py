@@ -628,6 +628,9 @@ JOB_NOUNS = {"job", "position", "role", "post", "gig", "contract", "internship",
 LEAD_WORDS = {"lead", "leader"}
 # Feasts the small model may take for a place or a name ("my job at Easter").
 HOLIDAYS = _words("christmas xmas easter thanksgiving halloween diwali eid hanukkah passover")
+# Units of a stay of months or years said as a count ("at Google 3 years now", "a 4 year old"): not
+# days or weeks, which an errand or a visit takes.
+STAY_UNITS = frozenset({"year", "yr", "month"})
 # Work done at or for an employer: "doing nights at the Co-op", "contract work for the NHS".
 SHIFT_NOUNS = _words("shift night nights day days weekend weekends overtime work locum placement")
 # Nouns for an employer named after them: "at a software company called Brightwave".

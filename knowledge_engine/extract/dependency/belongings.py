@@ -34,6 +34,7 @@ from knowledge_engine.extract.lexicon import (
     MULTIPLE_BIRTHS,
     NOT_NAMES,
     PET_NOUNS,
+    STAY_UNITS,
 )
 from knowledge_engine.extract.pets import pet_of_breed, pets_in
 
@@ -104,8 +105,7 @@ def _named_possessions(verb: Token, subject: str, ctx: _Ctx) -> None:
 def _age_word(tok: Token) -> bool:
     """The "old" of 'a 4 year old', 'a 6-month-old': a child said by age."""
     words = [t for t in tok.doc[max(0, tok.i - 5) : tok.i] if t.text != "-"]  # "a 4-year-old"
-    units = {"year", "month", "yr"}
-    counted = any(a.like_num and b.lemma_.lower() in units for a, b in itertools.pairwise(words))
+    counted = any(a.like_num and b.lemma_.lower() in STAY_UNITS for a, b in itertools.pairwise(words))
     return tok.lower_ == "old" and counted
 
 
@@ -152,7 +152,7 @@ def _pet_named(verb: Token, ctx: _Ctx) -> None:
     if verb.i + 2 >= len(doc) or doc[verb.i + 1].lower_ not in {"her", "him", "it"}:
         return
     word = doc[verb.i + 2]
-    if not word.is_alpha or word.is_stop or word.lower_ in NOT_NAMES:
+    if not _pet_name_word(word):
         return
     subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     if subj is not None and subj.lower_ not in FIRST_PERSON | {"we"}:
@@ -168,6 +168,11 @@ def _pet_named(verb: Token, ctx: _Ctx) -> None:
             obj_tok=None,
             obj_type="unknown",
         )
+
+
+def _pet_name_word(word: Token) -> bool:
+    """A word that can be a pet's name said after "named her" / "his name is" (not "it", "so", "lol")."""
+    return word.is_alpha and not word.is_stop and word.lower_ not in NOT_NAMES
 
 
 def _acquired_animal(tokens: Span) -> Token | None:
@@ -187,7 +192,7 @@ def _pet_name_said(noun: Token, ctx: _Ctx) -> None:
     if poss is None or poss.lower_ not in {"his", "her", "its"} or noun.dep_ != "nsubj" or be.lemma_ != "be":
         return
     word = next((c for c in be.children if c.dep_ in {"attr", "acomp"} and c.i > be.i), None)
-    if word is None or not word.is_alpha or word.is_stop or word.lower_ in NOT_NAMES:
+    if word is None or not _pet_name_word(word):
         return
     animal = _acquired_animal(noun.doc[: noun.i])
     between = list(noun.doc[animal.i + 1 : noun.i]) if animal is not None else []

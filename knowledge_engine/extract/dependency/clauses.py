@@ -780,11 +780,11 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     homes = (
         c for c in subj_tok.children if c.dep_ in {"amod", "compound"} and c.lemma_.lower() in HOME_NOUNS
     )
-    if _is_kin(subj_tok) and next(homes, None) is not None:  # (not "my take home is ...")
+    kin = _is_kin(subj_tok)
+    if kin and next(homes, None) is not None:  # (not "my take home is ...")
         return  # "My sister's flat is £1,100 a month" parsed with "sister" as the subject: no sister
     if _is_past(verb):  # "My salary was 50k", "my manager was Bruno": history, not the value now
         pred = _PAST_VALUE.get(pred, pred)
-    kin = _is_kin(subj_tok)
     if kin and value:
         value = _name_of(attr, ctx, person=True) or value  # "my kids are Lily 8 and Max 5": not "Lily 8"
     if owner and value and owner != value:

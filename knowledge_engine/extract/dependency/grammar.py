@@ -184,12 +184,17 @@ def _is_past(verb: Token) -> bool:
         and not any(c.dep_ in {"aux", "auxpass"} for c in verb.children)
     ):
         return True  # "Settled in Leeds now": a participle opening a chat line
-    bare = not any(c.dep_ == "aux" for c in verb.children)
-    if verb.lower_ == "quit" and verb.tag_ in {"VB", "VBP"} and bare:
-        return True  # "Quit Deliveroo", "I quit Tesco": its own past, tagged a present (no "to", no modal)
+    if _quit_said_present(verb):
+        return True
     return any(
         c.dep_ in {"aux", "auxpass"} and c.tag_ == "VBD" and c.lemma_ != "do" for c in verb.children
     ) or any(c.dep_ == "aux" and c.lower_ == "did" for c in verb.children)
+
+
+def _quit_said_present(verb: Token) -> bool:
+    """'Quit Deliveroo', 'I quit Tesco': "quit" is its own past, tagged a present (no "to", no modal)."""
+    bare = not any(c.dep_ == "aux" for c in verb.children)
+    return verb.lower_ == "quit" and verb.tag_ in {"VB", "VBP"} and bare
 
 
 def _is_manager_noun(noun: Token) -> bool:

@@ -27,6 +27,7 @@ from knowledge_engine.extract.lexicon import (
     MOVE_VERBS,
     OLD_HOME_WORDS,
     SKIP_ENT_LABELS,
+    STAY_UNITS,
     VISIT_WORDS,
 )
 from knowledge_engine.extract.truecase import COMMON_PLACE_POPULATION
@@ -515,12 +516,9 @@ def _stayed(prep: Token, pobj: Token) -> bool:
     return _been_there(verb)
 
 
-_STAY_SPANS = frozenset({"year", "month", "yr"})
-
-
 def _bare_years(verb: Token) -> bool:
     """'3 years', 'six months' said without "for" (an adverbial noun phrase) in the verb's clause."""
-    spans = (t for t in verb.subtree if t.dep_ in {"npadvmod", "appos"} and t.lemma_.lower() in _STAY_SPANS)
+    spans = (t for t in verb.subtree if t.dep_ in {"npadvmod", "appos"} and t.lemma_.lower() in STAY_UNITS)
     return any(any(c.like_num for c in t.children) for t in spans)
 
 

@@ -326,7 +326,7 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
         return
     mine = subj is not None and subj.lower_ in SPEAKER_SUBJECTS
     if verb.lemma_ == "pay" and (mine or (subj is None and _dropped_subject(verb, ctx) == [ctx.me])):
-        _rent_paid(verb, ctx)  # "we pay £1,450 rent", chat's "paying 950 for the flat'
+        _rent_paid(verb, ctx)  # "we pay £1,450 rent", chat's "paying 950 for the flat"
     if dative is None:
         return
     for dobj in (c for c in verb.children if c.dep_ == "dobj" and c is not dative):
@@ -353,10 +353,6 @@ def _paid_by_the_hour(verb: Token, ctx: _Ctx) -> bool:
             _emit(ctx, ctx.me, "has-salary", money, 0.55, obj_tok=None)
             return True
     return False
-
-
-def _a_home(noun: Token) -> bool:
-    return noun.lemma_.lower() in HOME_NOUNS
 
 
 def _rent_paid(verb: Token, ctx: _Ctx) -> None:

@@ -11,7 +11,12 @@ from spacy.tokens import Doc, Token
 
 from knowledge_engine.extract import places
 from knowledge_engine.extract.dependency.context import _Ctx, _emit, _strip_det
-from knowledge_engine.extract.dependency.grammar import _has_subject, _is_manager_noun, _pobjs
+from knowledge_engine.extract.dependency.grammar import (
+    _has_subject,
+    _is_manager_noun,
+    _pobjs,
+    _quit_said_present,
+)
 from knowledge_engine.extract.dependency.nouns import (
     _KIN_OPENERS,
     _a_city,
@@ -179,8 +184,8 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     kin = verb.lower_ == "got" and any(
         c.dep_ == "dobj" and _is_kin(c) and any(k.pos_ == "PROPN" for k in c.children) for c in verb.children
     )  # "got 2 boys, Sam and Ollie"
-    # "Quit Deliveroo, starting at Octopus": "quit" is its own past, tagged the base form
-    quit = verb.lower_ == "quit" and any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)
+    # "Quit Deliveroo, starting at Octopus" (not "Quit smoking!": an imperative names no firm)
+    quit = _quit_said_present(verb) and any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)
     if (
         ctx.message.role != "user"
         or (verb.tag_ not in {"VBD", "VBG", "VBN"} and not quit)

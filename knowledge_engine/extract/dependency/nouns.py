@@ -29,6 +29,7 @@ from knowledge_engine.extract.lexicon import (
     RELATION_PREDICATES,
     SALARY_NOUNS,
     SKIP_ENT_LABELS,
+    STAY_UNITS,
     STUDENT_NOUNS,
     TITLE_HEADS,
 )
@@ -103,7 +104,7 @@ def _name_before_date(tok: Token, ent: Span) -> bool:
     3 years now'."""
     doc = tok.doc
     after = doc[tok.i + 1 : tok.i + 3]
-    counted = len(after) == 2 and after[0].like_num and after[1].lemma_.lower() in _SPANS
+    counted = len(after) == 2 and after[0].like_num and after[1].lemma_.lower() in STAY_UNITS
     return (
         ent.label_ == "DATE"
         and tok.i == ent.start
@@ -113,8 +114,6 @@ def _name_before_date(tok: Token, ent: Span) -> bool:
         and (after[0].lower_ in {"last", "next", "this"} or counted)
     )
 
-
-_SPANS = frozenset({"year", "yr", "month"})  # a stay; not "at Lidl 2 days ago"
 
 
 def _place_tagged_a_date(tok: Token, ent: Span) -> bool:
