@@ -239,7 +239,8 @@ def test_a_pronoun_answering_the_assistant_is_the_one_person_it_asked_about() ->
             ("user", "She has a new teacher at Brudenell Primary."),
         ]
     )
-    assert facts[2] == {("Emma", "attends", "Brudenell Primary")}  # the user's own name does not count
+    # the user's own name does not count; Emma, with a school place, is the speaker's child by context
+    assert facts[2] == {("Emma", "attends", "Brudenell Primary"), ("Lena", "has-child", "Emma")}
     without = _session(
         [
             ("user", "Emma and Jack are settling in well."),

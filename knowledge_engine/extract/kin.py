@@ -19,12 +19,15 @@ from typing import Any
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from knowledge_engine.extract import lexicon
-from knowledge_engine.model.extraction import Extraction
+from knowledge_engine.model.extraction import Extraction, FactCandidate
 from knowledge_engine.model.records import Message
 
 CHILD_KIN = frozenset({"son", "daughter", "stepson", "stepdaughter", "child"})
 # The map keeps each child of a speaker under its own key (CHILD_SLOT + the name), beside the kin words
 CHILD_SLOT = "child:"
+# ... and every name the speaker tied to a relation (has-X, is-married-to) under RELATED_SLOT + the name:
+# a person given a child's age later is no child of theirs when tied so (children_by_context.py)
+RELATED_SLOT = "rel:"
 KIN_PREFIX = "__kin__:"  # a fact's subject that is the speaker's kin by its word: "__kin__:husband"
 
 # Kin words a person has one of at a time, or that name one person in a chat: the ones the map keeps.
@@ -159,6 +162,7 @@ class KinNames:
         key = (owner(msg, scope), (msg.speaker or "").strip().casefold())
         with self._lock:
             self._learn(key, msg.text, _from_facts(ex, key[1]))
+            self._relate(key, ex.facts)
             if not any(f.subject.startswith(KIN_PREFIX) for f in ex.facts):
                 return ex
             known = self._names.get(key, {})
@@ -176,6 +180,20 @@ class KinNames:
         with self._lock:
             known = self._names.get(key, {})
             return {n for slot, n in known.items() if n is not None and slot.startswith(CHILD_SLOT)}
+
+    def related(self, msg: Message, scope: str | None = None) -> set[str]:
+        """Every name (casefolded) the message's speaker tied to a relation or a kin word before
+        (children_by_context.py)."""
+        key = (owner(msg, scope), (msg.speaker or "").strip().casefold())
+        with self._lock:
+            return {n.casefold() for n in self._names.get(key, {}).values() if n is not None}
+
+    def learn(self, msg: Message, facts: list[FactCandidate], scope: str | None = None) -> None:
+        """Learn the kin and relations of facts added after `one` read the message (a child by context)."""
+        key = (owner(msg, scope), (msg.speaker or "").strip().casefold())
+        with self._lock:
+            self._learn(key, "", _from_facts(Extraction(message_id=msg.id, facts=facts), key[1]))
+            self._relate(key, facts)
 
     def forget(self, names: Callable[[str], bool], scope: str | None = None) -> None:
         """After a forget: a kin word no longer stands for a forgotten name, and a forgotten
@@ -208,6 +226,19 @@ class KinNames:
                 self._names.move_to_end(key, last=False)
             while len(self._names) > self.limit:
                 self._names.popitem(last=False)
+
+    def _relate(self, key: tuple[str | None, str], facts: list[FactCandidate]) -> None:
+        tied = [f.object for f in facts if f.predicate.startswith("has-") or f.predicate == "is-married-to"]
+        tied += [f.subject for f in facts if f.predicate.endswith("-of") or f.predicate == "is-married-to"]
+        tied = [n for n in tied if n[:1].isupper() and len(n.split()) <= 4 and not n.startswith(KIN_PREFIX)]
+        if not tied:
+            return
+        names = self._names.pop(key, {})
+        for name in tied:
+            names[RELATED_SLOT + name.casefold()] = name
+        self._names[key] = names
+        while len(self._names) > self.limit:
+            self._names.popitem(last=False)
 
     def _learn(self, key: tuple[str | None, str], text: str, read: list[tuple[str, str]]) -> None:
         lower_case = not any(c.isupper() for c in text)  # "my husband tom": chat without capitals

@@ -20,6 +20,7 @@ from knowledge_engine.extract import (
     answers,
     by_example,
     chatter,
+    children_by_context,
     copula,
     dependency,
     lexicon,
@@ -247,9 +248,13 @@ class SpacyTier:
 
     def _read_in_session(self, m: Message, ex: Extraction, scope: str | None) -> Extraction:
         """What the session knows settles whom a message's facts are about: kin names, then he/she,
-        then a child's school (pupils.py), then the answer to the assistant's question."""
+        then who is a child by context (children_by_context.py) and their school (pupils.py), then the
+        answer to the assistant's question."""
         ex = self.people.one(m, self.kin.one(m, ex, scope), scope)
         if m.role == "user":
+            if kids := children_by_context.own_children(m, ex, self.kin.related(m, scope)):
+                ex = ex.model_copy(update={"facts": [*ex.facts, *kids]})
+                self.kin.learn(m, kids, scope)
             ex = pupils.schooled(m.text, ex, self.kin.children(m, scope))
         return self.answers.one(m, ex, scope)
 

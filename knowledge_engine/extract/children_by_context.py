@@ -1,0 +1,130 @@
+"""The speaker's children told by context, never by a kin word: "Isla's staying at Wee Sparrows
+nursery", "Sofia is 5 now, she loves Escola Básica".
+
+Why: parents speak of their children by first name and seldom say "my daughter"; the rules then store
+that Isla attends a nursery and is 3, and never that she is the speaker's child, so "who are my kids?"
+finds nothing. A person a user message gives a child's age or a school (not a university: a grown-up
+may study there) is taken as the speaker's child unless the speaker tied that name to anyone by another
+relation, in this message or before (a niece, a friend, a dog, a partner's son: `KinNames.related`).
+Not when the sentence naming them speaks of someone else's child or friend ("she has a son too,
+Jaylen, he's 10", "his pal Ryan"), nor when the message speaks of the speaker's pupils or students (a
+teacher's class), nor for the speaker themself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from knowledge_engine.extract.kids import child_age
+from knowledge_engine.extract.lexicon import PRONOUN, SCHOOL_WORDS
+from knowledge_engine.model.extraction import Extraction, FactCandidate
+from knowledge_engine.model.records import Message
+from knowledge_engine.observe import counters
+
+# A fact that puts a person at a school: `attends` (the rules made the place a school), or being at,
+# starting at or going to a place whose name has a school word
+_AT_PLACE = frozenset({"starts-at", "started-at", "goes-to", "is-at", "is-in", "stays-at", "joins", "joined"})
+# Someone else's child or friend in the sentence that names a person: "her son", "Tom's kids", "she has
+# a son too, Jaylen", "his pal Ryan", "my niece" (a niece is no child of the speaker's either)
+_CHILD_WORDS = r"sons?|daughters?|kids?|child|children|boys?|girls?|bab(?:y|ies)|stepsons?|stepdaughters?"
+_FRIEND_WORDS = (
+    r"pals?|friends?|mates?|buddy|buddies|besties?|classmates?|students?|pupils?|teachers?|tutors?|coach|"
+    r"head|headteacher|headmistress|headmaster|principal|nanny|childminder|teaching"
+)
+_OTHERS = re.compile(
+    rf"\b(?:his|her|their|your|\w+['’]s) (?:\w+ )?(?:{_CHILD_WORDS}|{_FRIEND_WORDS})\b|"
+    rf"\b(?:he|she|they)(?:['’]s| has| have| had)? (?:got )?(?:a|an|one|two|three|\d) (?:\w+ )?"
+    rf"(?:{_CHILD_WORDS})\b|"
+    rf"\b(?:{_FRIEND_WORDS}|nieces?|nephews?|cousins?|grandsons?|granddaughters?|grandkids?|godsons?|"
+    r"goddaughters?)\b",
+    re.I,
+)
+# The speaker teaches, tutors or minds other people's children
+_CARER = re.compile(
+    r"\b(?:my|our) (?:class|classes|pupils|students|learners|kids at (?:work|school))\b|"
+    r"\bI (?:teach|tutor|coach|babysit|mind|nanny)\b|\b(?:childminder|childminding|nanny|babysitting)\b",
+    re.I,
+)
+# An age alone may be a pet's ("Biscuit turned 4"): it makes a child in a message that speaks of children
+_CHILD_TALK = re.compile(
+    r"\b(?:kids?|kiddos?|children|sons?|daughters?|boys|girls|baby|babies|toddler|nursery|preschool|daycare|"
+    r"creche|school|schools|class|teacher|homework|term|uniform|playdate|birthday party|year \d{1,2}|"
+    r"grade \d{1,2}|\d{1,2}(?:st|nd|rd|th) grade)\b",
+    re.I,
+)
+_SENTENCES = re.compile(r"[^.!?\n]+[.!?]*")
+_NAME = re.compile(r"[A-ZÀ-Þ][\w'’-]*(?: [A-ZÀ-Þ][\w'’-]*){0,2}")
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "madam", "mme", "herr", "frau"})
+
+
+def own_children(msg: Message, ex: Extraction, related: Collection[str]) -> list[FactCandidate]:
+    """`has-child` facts for the people `ex` gives a child's age or a school, in a user message;
+    `related` is every name (casefolded) the speaker tied to a relation before."""
+    if msg.role != "user" or _CARER.search(msg.text):
+        return []
+    me = (msg.speaker or "").strip() or "user"
+    tied = {n.casefold() for n in related} | _tied_here(ex)
+    out: list[FactCandidate] = []
+    for fact in ex.facts:
+        name = fact.subject
+        if name.casefold() in tied or name == me or not _a_child(fact, msg.text) or not _a_name(name):
+            continue
+        if _other_owner(msg.text, name):
+            continue
+        tied.add(name.casefold())
+        counters.inc("extract.spacy.child_by_context")
+        out.append(
+            FactCandidate(
+                subject=me,
+                predicate="has-child",
+                object=name,
+                tier="spacy",
+                confidence=0.45,
+                object_type="person",
+                object_type_implied=True,
+            )
+        )
+    return out
+
+
+def _a_child(fact: FactCandidate, text: str) -> bool:
+    # the small model often tags a lone first name an organisation ("Callum starts at Whitehill Secondary")
+    lone = fact.subject_type == "organization" and " " not in fact.subject
+    if not (fact.subject_type in (None, "person") or lone) or fact.ends:
+        return False
+    if fact.predicate == "is-aged":
+        return child_age(fact.object) and fact.object != "0" and _CHILD_TALK.search(text) is not None
+    if fact.predicate == "attends":
+        return True
+    return fact.predicate in _AT_PLACE and _a_school(fact.object)
+
+
+def _a_school(place: str) -> bool:
+    return any(w.strip(".,'’") in SCHOOL_WORDS for w in place.casefold().split())
+
+
+def _a_name(subject: str) -> bool:
+    """A person's name as written: capitalised words, not an unresolved pronoun or a kin slot."""
+    if subject.startswith(PRONOUN) or ":" in subject or _NAME.fullmatch(subject) is None:
+        return False
+    return subject.split()[0].casefold().rstrip(".") not in _TITLES  # "Mrs Okafor": a teacher
+
+
+def _tied_here(ex: Extraction) -> set[str]:
+    """Names this message ties to a relation: any has-X or marriage object, any X-of subject."""
+    out: set[str] = set()
+    for f in ex.facts:
+        if f.predicate.startswith("has-") or f.predicate == "is-married-to":
+            out.add(f.object.casefold())
+        if f.predicate.endswith("-of") or f.predicate == "is-married-to":
+            out.add(f.subject.casefold())
+    return out
+
+
+def _other_owner(text: str, name: str) -> bool:
+    """A sentence naming `name` speaks of someone's child or friend not the speaker's ("she has a son
+    too, Jaylen", "his pal Ryan"); when no sentence names it (a he/she read as the name), any does."""
+    pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    naming = [s for s in _SENTENCES.findall(text) if pattern.search(s)] or [text]
+    return any(_OTHERS.search(s) for s in naming)
