@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
+from knowledge_engine.model.records import Message
 from tests.fixtures.common import spoken
 
 
@@ -138,3 +139,40 @@ def test_a_car_traded_in_is_one_the_speaker_had(tier: SpacyTier, text: str, car:
 @pytest.mark.parametrize("text", ["Should I trade in my Corsa?", "My dad traded in his Corsa."])
 def test_a_trade_in_weighed_or_by_someone_else_ends_no_car(tier: SpacyTier, text: str) -> None:
     assert gone(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [
+        ("the Corolla needs new tyres again", "Corolla"),
+        ("Took the Golf in for its MOT this morning", "Golf"),
+        ("the yaris is making a weird noise when I brake", "Yaris"),
+    ],
+)
+def test_the_car_of_the_house_said_in_passing_is_the_speakers(tier: SpacyTier, text: str, car: str) -> None:
+    """A user names the family car by "the" alone, as one names any thing of the house."""
+    assert car in cars(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is the Civic better than the Corolla?",  # weighing cars
+        "the dealer has the Golf at 12k",  # shopping
+        "my friend drives the Golf",  # someone else's
+        "got rid of the Corsa finally",  # gone
+        "part-exchanged the Golf at the garage",  # gone
+        "Alexa on the Echo keeps mishearing me",  # a word, not a car, with no driving said
+        "I've been reading about the Tata–Air India merger",  # a company modifying a noun
+        "we could get the Golf",  # a plan
+    ],
+)
+def test_the_in_passing_is_not_a_car_weighed_shopped_for_gone_or_another_thing(
+    tier: SpacyTier, text: str
+) -> None:
+    assert cars(tier, text) == set()
+
+
+def test_an_assistant_saying_the_car_gives_the_speaker_none(tier: SpacyTier) -> None:
+    (ex,) = tier.extract([Message(id="a", text="the Corolla needs new tyres, then", role="assistant")])
+    assert not [f for f in ex.facts if f.predicate == "has-car"]

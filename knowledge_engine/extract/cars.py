@@ -11,7 +11,10 @@ with the words of the model after it) and the statement by a few cues around it:
 - a past "went with / settled on / chose / picked" the name;
 - a past purchase of a generic car ("bought a car", "got the car") and a name after it, in the
   same sentence or the next one (`Cars.pending` carries it over);
-- selling that is not yet done ("selling the Commodore"): only an owner sells.
+- selling that is not yet done ("selling the Commodore"): only an owner sells;
+- in a user's message, "the" before the name in a statement about it ("the Corolla needs new tyres",
+  "took the Golf in for its MOT"): the car of the house, unless the sentence weighs cars, shops for
+  one, or speaks of another's or a hired one (`in_passing`).
 
 Another person's car ("my dad's Corsa", "she bought a car") is not the speaker's.
 """
@@ -36,6 +39,37 @@ _LOSS_VERBS = _GONE_VERBS | {"sell", "trade", "crash"}  # a car gone, or sold, t
 _SWAP_VERBS = frozenset({"trade", "swap", "exchange", "switch", "change"})
 _NOT_MINE = frozenset({"old", "previous", "former", "last", "dad", "mum", "mom", "friend"})
 _OWNERS = frozenset({"my", "our"})
+# A car bought, lost or chosen is read by the rules above; one seen, read of or wanted is no one's
+_NOT_OWNING = (
+    _BUY_VERBS
+    | _LOSS_VERBS
+    | _CHOOSE_VERBS
+    | {"see", "watch", "read", "hear", "spot", "notice", "want", "prefer", "fancy", "admire"}
+)
+# Names that are also words or companies ("the Echo in the kitchen", "the Tata merger"): a car in passing
+# only in a message that speaks of driving or of a car's upkeep
+_WORD_NAMES = frozenset({
+    "accord", "echo", "escape", "explorer", "focus", "golf", "jazz", "leaf", "pilot", "swift", "outback",
+    "duster", "mustang", "commodore", "civic", "ute", "juke", "polo", "tundra", "highlander", "pathfinder",
+    "kona", "mini", "smart", "seat", "ram", "saturn", "rover", "jaguar", "lincoln", "tata", "mercedes",
+    "ferrari", "porsche", "tesla", "ford", "dodge",
+})  # fmt: skip
+_CAR_TALK = re.compile(
+    r"\b(?:cars?|drive|drives|drove|driving|driven|mot|tyres?|tires?|engine|garage|mechanic|serviced?|fuel|"
+    r"petrol|diesel|mileage|miles|parking|parked|insurance|brakes?|battery|clutch|gearbox|transmission|"
+    r"windscreen|windshield|oil|rego|registration|breakdown|towed|charging|charger|dashboard)\b",
+    re.I,
+)
+_ARGUMENTS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "ROOT", "conj", "attr", "poss", "appos"})
+# A sentence that weighs or shops for cars, or speaks of one not the speaker's: "the Golf" is not theirs
+_NOT_IN_PASSING = re.compile(
+    r"\?|\b(?:than|vs|versus|or|compared?|comparing|dealers?|dealership|listing|advert|ad|test|reviews?|"
+    r"considering|consider|looking|thinking|options?|choice|between|deciding|decide|rather|instead|hire|"
+    r"hired|rental|rented|renting|loaner|courtesy|borrow\w*|his|her|their|your|\w+['’]s|"
+    r"rid|gone|new home|new owners?|part[- ]?ex\w*|exchanged|traded|swapped|sold|scrapped|written|stolen|"
+    r"miss|missed|used to|upcoming|launch\w*|models)\b",
+    re.I,
+)
 
 
 def car_spans(sent: Span) -> list[Span]:
@@ -106,6 +140,27 @@ class Cars:
             self.pending = True
         missed = [s for s in spans if not any(f.start == s.start for f in found)]
         self.seen = missed[-1] if missed else (None if found else self.seen)
+        return found
+
+    def in_passing(self, sent: Span) -> list[Span]:
+        """'the Corolla needs new tyres', 'took the Golf in for its MOT': a car the speaker speaks of
+        as the household's, by "the" alone (call it for a user's message only)."""
+        if _NOT_IN_PASSING.search(sent.text):
+            return []
+        found = []
+        for span in car_spans(sent):
+            if span.start == sent.start or sent.doc[span.start - 1].lower_ != "the":
+                continue
+            if span.text.casefold() in _WORD_NAMES and not _CAR_TALK.search(sent.doc.text):
+                continue
+            head, dep = span.root.head, span.root.dep_
+            if dep not in _ARGUMENTS:  # "the Tata–Air India merger": a name that modifies a noun
+                continue
+            verb = head.head if dep == "pobj" else head
+            if dep in {"dobj", "pobj"} and not _by_speaker(verb):  # "my friend drives the Golf"
+                continue
+            if not self.irrealis(head) and head.lemma_ not in _NOT_OWNING:
+                found.append(span)
         return found
 
     def gone(self, sent: Span) -> list[Span]:

@@ -40,14 +40,18 @@ from knowledge_engine.extract.pets import pet_of_breed, pets_in
 
 
 def _cars_named(sent: Span, ctx: _Ctx) -> None:
-    """The speaker's cars said around a purchase or in passing (extract/cars.py), unless the
+    """The speaker's cars said around a purchase or in passing (extract/cars.py; "the Corolla needs
+    new tyres" in a user's message only), unless the
     sentence's clauses named the same car already ('bought a 2019 Golf' is not also 'Golf')."""
     said = [f.object.lower() for f in ctx.out if f.predicate in {"has-car", "drives", "sold", "had-car"}]
     gone = ctx.cars.gone(sent)
     for car in gone:
         if car.text.lower() not in said:
             _emit(ctx, ctx.me, "had-car", car.text, 0.55, obj_tok=None, obj_type="product", ends=True)
-    for car in (c for c in ctx.cars.owned(sent) if not any(g.start == c.start for g in gone)):
+    owned = ctx.cars.owned(sent)
+    if ctx.message.role == "user":
+        owned += [c for c in ctx.cars.in_passing(sent) if not any(o.start == c.start for o in owned)]
+    for car in (c for c in owned if not any(g.start == c.start for g in gone)):
         if not any(car.text.lower() in o or o in car.text.lower() for o in said):
             _emit(ctx, ctx.me, "has-car", car.text, 0.6, obj_tok=car.root, obj_type="product")
 
