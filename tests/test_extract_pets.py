@@ -137,3 +137,32 @@ def test_a_person_named_after_the_animal_is_no_pet(tier: SpacyTier, text: str, n
 )
 def test_a_household_or_chat_word_pet(tier: SpacyTier, text: str, pet: tuple[str, str]) -> None:
     assert pet in {(f.predicate, f.object) for f in spoken(tier, text, "Eamon").facts if f.subject == "Eamon"}
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("took Biscuit to the vet, the dog has an ear infection", ("has-dog", "Biscuit")),
+        ("Max has been such a good dog this week", ("has-dog", "Max")),
+        ("can't make standup, Biscuit (the dog) ate a sock, at the vet w him", ("has-dog", "Biscuit")),
+    ],
+)
+def test_the_one_name_beside_the_households_animal_is_the_pet(
+    tier: SpacyTier, text: str, pet: tuple[str, str]
+) -> None:
+    assert pet in pets(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom walked the dog",  # a person acting on the animal
+        "the cat and Leo are best friends",  # two things
+        "my son Leo and the dog are inseparable",  # a name the sentence makes a person
+        "we might call the puppy Milo",  # a plan
+        "dog-sitting for my neighbour, Bruno is such a sweet dog",  # someone else's
+        "We took the dog to Brighton",  # a place
+    ],
+)
+def test_no_pet_from_a_person_a_place_or_a_plan_beside_the_animal(tier: SpacyTier, text: str) -> None:
+    assert not {p for p in pets(tier, text) if p[1] in {"Tom", "Leo", "Milo", "Bruno", "Brighton"}}

@@ -29,14 +29,17 @@ from knowledge_engine.extract.lexicon import (
     CAR_MODELS,
     CAR_NAMES,
     CAR_NOUNS,
+    FAMILY_NOUNS,
     FIRST_PERSON,
     JOB_NOUNS,
     MULTIPLE_BIRTHS,
     NOT_NAMES,
+    OTHER_POSSESSIVES,
+    PET_BREEDS,
     PET_NOUNS,
     STAY_UNITS,
 )
-from knowledge_engine.extract.pets import pet_of_breed, pets_in
+from knowledge_engine.extract.pets import animal, pet_of_breed, pets_in
 
 
 def _cars_named(sent: Span, ctx: _Ctx) -> None:
@@ -71,6 +74,60 @@ def _pets_by_breed(before: int, ctx: _Ctx) -> None:
         if kind:
             found.append((kind, fact.subject))
     _pets(found, ctx)
+
+
+_CAR_NAMES_FOLDED = frozenset(n.casefold() for n in CAR_NAMES)
+# A name tagged as one of these is a place, a time or an amount, never a pet
+_NOT_PET_TAGS = frozenset({"GPE", "LOC", "FAC", "DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL"})
+# A sentence that names an animal not (yet) the household's: a plan, a wish, a sitter's charge, a visit
+_NOT_OURS = frozenset(
+    {"if", "thinking", "considering", "maybe", "want", "wants", "planning", "sitting", "sitter", "minding",
+     "neighbour", "neighbor", "neighbours", "neighbors", "friend", "friends", "visiting", "names", "name",
+     "might", "could", "would", "should"}
+)  # fmt: skip
+_PEOPLE_WORDS = (FAMILY_NOUNS - PET_NOUNS) | frozenset(
+    {"roommate", "flatmate", "housemate", "boss", "colleague", "coworker", "landlord", "landlady", "dr", "mr",
+     "mrs", "ms", "miss", "husband", "wife", "partner", "boyfriend", "girlfriend", "mate", "pal"}
+)  # fmt: skip
+# What a person does that an animal does not: a name with such a fact is no pet
+_PERSON_PREDICATES = ("works-", "worked-", "has-role", "is-married-to", "attends", "studies", "lives-")
+
+
+def _pet_by_its_word(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'took Biscuit to the vet, the dog has an ear infection', 'Max has been such a good dog': the one
+    animal of the household's ("the", "my", "our") and the one name of a user's sentence, which no
+    other fact makes a person and which does not act on the animal or it on them ("Tom walked the
+    dog", "the dog bit Tom")."""
+    if any(f.predicate.startswith("has-") for f in ctx.out[before:]):
+        return  # the sentence named its relations already ("my son Leo and the dog")
+    animals = [t for t in sent if t.pos_ in {"NOUN", "ADJ"} and animal(t)]
+    names = [t for t in sent if t.pos_ == "PROPN" and t.dep_ != "compound"]
+    if len(animals) != 1 or len(names) != 1:
+        return
+    noun, name_tok = animals[0], names[0]
+    if noun.lemma_.lower() not in PET_NOUNS - PET_BREEDS.keys() and pet_of_breed(noun.lemma_) is None:
+        return  # "Tom is a boxer": a breed that is also a person's word
+    copula = noun.head.lemma_ == "be" and noun.dep_ == "attr"  # "Max has been such a good dog"
+    owners = {c.lower_ for c in noun.children if c.dep_ in {"poss", "det"}}
+    owners -= {"a", "an"} if copula else set()
+    if not owners <= {"the", "my", "our"} or not (owners or copula):
+        return
+    if any(t.lower_ in OTHER_POSSESSIVES or t.tag_ == "POS" or t.lower_ in _NOT_OURS for t in sent):
+        return  # "her dog", "Sam's cat", "we might call the puppy Milo", "dog-sitting for Jo"
+    if any(t.lemma_.lower() in _PEOPLE_WORDS for t in sent):
+        return  # "the dog is my roommate's, Sam": the name may be the person's
+    ent = ctx.ents.get(name_tok.i)
+    if ent is not None and ent.label_ in _NOT_PET_TAGS:
+        return
+    if (noun.head.i == name_tok.head.i and not copula) or name_tok.i in {c.i for c in noun.conjuncts}:
+        return  # one acts on the other ("Tom walked the dog"), or two things ("the cat and Leo")
+    name = _name_of(name_tok, ctx, person=True)
+    if not name or name == ctx.me or name.casefold() in _CAR_NAMES_FOLDED:
+        return
+    person = any(f.subject == name and f.predicate.startswith(_PERSON_PREDICATES) for f in ctx.out)
+    if person or any(f.object == name for f in ctx.out):
+        return
+    _pets([(animal(noun) or "pet", name)], ctx)
 
 
 def _pets(found: list[tuple[str, str]], ctx: _Ctx) -> None:

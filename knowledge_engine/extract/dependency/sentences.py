@@ -11,6 +11,7 @@ from spacy.tokens import Span
 from knowledge_engine.extract import still_at
 from knowledge_engine.extract.dependency.belongings import (
     _cars_named,
+    _pet_by_its_word,
     _pet_called,
     _pet_name_said,
     _pet_named,
@@ -182,6 +183,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
     if ctx.message.role == "user":
         _cars_named(sent, ctx)
         _pets_by_breed(before, ctx)
+        _pet_by_its_word(sent, before, ctx)
         _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
         _in_an_org(sent, before, ctx)
         _job_of_mine(sent, before, ctx)
