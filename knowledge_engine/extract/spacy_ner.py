@@ -382,6 +382,7 @@ class SpacyTier:
     def _from_doc(self, doc: Doc, message: Message, said: Doc | None = None) -> Extraction:
         """Mentions from the text as written; facts from `said` (its "'s" written out) when given."""
         money_entities(doc)
+        bracketed_entities(doc)
         mentions = entity_mentions(doc)
         facts: list[FactCandidate] = []
         if self.config.facts:
@@ -389,6 +390,7 @@ class SpacyTier:
                 if said is not None:
                     _same_entities(said, doc)
                     money_entities(said)
+                    bracketed_entities(said)
                 facts = list(dependency.extract_triples(said or doc, message, keep_pronouns=True))
             except Exception as exc:
                 counters.inc("extract.spacy.facts_failed")
@@ -638,6 +640,28 @@ def money_entities(doc: Doc) -> None:
     taken = {t.i for span in spans for t in span}
     kept = [e for e in doc.ents if not any(t.i in taken for t in e)]
     doc.ents = filter_spans([*kept, *spans])
+
+
+def bracketed_entities(doc: Doc) -> None:
+    """An entity the model ran into an opening bracket ("Leo (4) started nursery": "Leo (4", an
+    organisation) ends before it; a name with a child's age in brackets after it is a person."""
+    from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
+
+    spans, changed = [], False
+    for e in doc.ents:
+        opened = (t.i for t in e if t.text == "(" and not any(u.text == ")" for u in doc[t.i : e.end]))
+        cut = next(opened, None)
+        if cut is None:
+            spans.append(e)
+            continue
+        changed = True
+        if cut == e.start:
+            continue
+        aged = cut + 2 < len(doc) and doc[cut + 1].like_num and doc[cut + 2].text == ")"
+        spans.append(SpanOf(doc, e.start, cut, label="PERSON" if aged else e.label_))
+    if changed:
+        counters.inc("extract.spacy.bracket_entities")
+        doc.ents = spans
 
 
 def entity_mentions(doc: Doc) -> list[Mention]:

@@ -248,6 +248,28 @@ def _bracketed_age(name_tok: Token, ctx: _Ctx) -> None:
         _emit(ctx, name, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
 
 
+def _bracketed_relation(noun: Token, ctx: _Ctx) -> None:
+    """'Tom (my husband) starts at the library', 'my husband (Tom) starts ...': a name and the
+    speaker's kin word, one in brackets after the other (the parse hangs them apart)."""
+    doc = noun.doc
+    if not _my_or_our(noun):
+        return
+    left, right = noun.left_edge.i, noun.right_edge.i  # the brackets may hang on the noun or beside it
+    opens = left if doc[left].text == "(" else left - 1
+    closes = right if doc[right].text == ")" else right + 1
+    text = [t.text for t in doc]
+    name_tok = None
+    if opens >= 1 and text[opens] == "(" and closes < len(doc) and text[closes] == ")":
+        name_tok = doc[opens - 1]  # "Tom (my husband)"
+    elif right + 3 < len(doc) and text[right + 1] == "(" and text[right + 3] == ")":
+        name_tok = doc[right + 2]  # "my husband (Tom)"
+    if name_tok is None or not (name_tok.pos_ == "PROPN" or _known_first_name(name_tok)):
+        return
+    name = _name_of(name_tok, ctx, person=True)
+    if name and name != ctx.me:
+        _emit(ctx, ctx.me, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
 def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
     """'my sister katrin': the parser makes the relation noun a compound of the name."""
     for noun in name_tok.children:

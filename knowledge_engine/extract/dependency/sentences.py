@@ -27,6 +27,7 @@ from knowledge_engine.extract.dependency.family import (
     _age_facts,
     _boss_opening,
     _bracketed_age,
+    _bracketed_relation,
     _broke_up,
     _called_relation,
     _child_by_rank,
@@ -325,6 +326,7 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _lowercase_relation(tok, ctx)
         if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
             _adjacent_relation(tok, ctx)
+            _bracketed_relation(tok, ctx)
         if user and tok.pos_ == "NOUN":
             lemma = tok.lemma_.lower()
             if lemma in CONDITIONS or tok.lower_ in CONDITIONS:  # the lemmatizer makes "diabete"
