@@ -901,6 +901,9 @@ def test_a_home_not_lived_in_now_says_nothing_of_where_one_lives(
         ),
         ("Isla is settled at Didsbury Road Primary.", ("Isla", "attends", "Didsbury Road Primary")),
         ("Isla loves Didsbury Road Primary.", ("Isla", "attends", "Didsbury Road Primary")),
+        ("Leo has settled in well at Hillside Primary.", ("Leo", "attends", "Hillside Primary")),
+        ("Leo's been accepted at Hillside Academy!", ("Leo", "attends", "Hillside Academy")),
+        ("Leo transferred to Hillside Primary after Easter.", ("Leo", "attends", "Hillside Primary")),
     ],
 )
 def test_a_school_said_by_its_year_or_its_name_is_attended(

@@ -145,9 +145,12 @@ def _at_school(fact: FactCandidate, ctx: _Ctx) -> FactCandidate:
 
 
 # Being at a place whose name says it is a school ("settled at Didsbury Road Primary", "happy in
-# St Anne's Primary", "loves Wee Sparrows nursery") is attending it, for anyone but the speaker.
+# St Anne's Primary", "loves Wee Sparrows nursery", "has settled in well at Hillside Primary", "was
+# accepted at Hillside Academy", "transferred to Hillside Primary") is attending it, for anyone but
+# the speaker.
 _AT_SCHOOL_NAMED = re.compile(
-    r"(?:is-)?(?:settled|happy|doing-well|thriving|enrolled|registered)-(?:at|in)|is-at|is-in|loves"
+    r"(?:is-|was-)?(?:settled|settles|settling|happy|doing-well|thriving|enrolled|registered|accepted|admitted)"
+    r"(?:-in)?-(?:at|in|into)|(?:transferred|transfers|switched|switches|moved|goes)-(?:to|at)|is-at|is-in|loves"
 )
 
 
