@@ -372,3 +372,9 @@ def test_a_maybe_next_year_ends_no_job(spacy_tier: SpacyTier) -> None:
     assert not {
         f for f in _facts(spacy_tier, "maybe I quit Tesco next year") if f[1] in {"worked-at", "quit"}
     }
+
+
+def test_a_job_title_is_no_employer(spacy_tier: SpacyTier) -> None:
+    """'Lead Engineer' reads near "I work at X", but its head word makes it a title."""
+    facts = _facts(spacy_tier, "my job title changed to Lead Engineer")
+    assert not {f for f in facts if f[1] in {"works-at", "worked-at"}}, facts

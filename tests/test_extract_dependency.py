@@ -937,3 +937,18 @@ def test_a_speakers_own_age_below_ten_is_a_misreading(triples: Callable[..., Tri
     assert not {t for t in triples("Ha, yeah. I've been one 'cause I lost my job.") if t[1] == "is-aged"}
     assert ("Leo", "is-aged", "1") in triples("Leo is one.")
     assert ("Maya", "is-aged", "34") in triples("I'm 34.")
+
+
+@pytest.mark.parametrize(
+    ("text", "whole", "part"),
+    [
+        ("My new role is Head of Design.", "Head of Design", "Head"),
+        ("I'm a band 6 nurse now.", "band 6 nurse", "band"),
+    ],
+)
+def test_a_titles_first_words_are_no_title_beside_the_whole(
+    triples: Callable[..., Triples], text: str, whole: str, part: str
+) -> None:
+    got = triples(text)
+    assert ("Maya", "has-role", whole) in got
+    assert not {f for f in got if f[2] == part}, got

@@ -26,7 +26,7 @@ from typing import Any
 
 from knowledge_engine.extract import lexicon
 from knowledge_engine.extract.kin import KIN_PREFIX, KIN_WORDS
-from knowledge_engine.extract.lexicon import CAR_NAMES, PRONOUN, SCHOOL_WORDS
+from knowledge_engine.extract.lexicon import CAR_NAMES, JOB_TITLE_NOUNS, PRONOUN, SCHOOL_WORDS
 from knowledge_engine.extract.places import big_place
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
 from knowledge_engine.model.predicates import MOVE_PREDICATES, store_families
@@ -658,9 +658,19 @@ def _can_hold(mention: Mention, lower: bool, predicate: str) -> bool:
     calls a product ("the Manchester bit") is no car, unless a model is named after it (a Tacoma)."""
     if mention.type == "product" and big_place(mention.value) and not set(mention.value.split()) & CAR_NAMES:
         return False
+    if predicate in {"works-at", "worked-at"} and _a_title(mention.value):
+        return False  # "my job title changed to Lead Engineer": a title, no employer
     if mention.type in _FITS[predicate]:
         return True
     return lower and mention.type in _PLACES and bool(_FITS[predicate] & _PLACES)
+
+
+def _a_title(name: str) -> bool:
+    """'Lead Engineer', 'Head of Design': a job title by its head word (the last word, or the one before
+    "of")."""
+    words = name.casefold().split()
+    head = words[words.index("of") - 1] if "of" in words[1:] else words[-1] if words else ""
+    return head in JOB_TITLE_NOUNS
 
 
 def _school(cand: _Candidate) -> bool:

@@ -102,7 +102,26 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
     # An unnamed assistant's "I" is a letter or a reply it drafts for the user ("I have accepted a
     # position at X"), never a fact about itself; a named sender (a second person in the chat) keeps its.
     drafted = message.role == "assistant" and ctx.me == "assistant"
-    return dedupe_facts([_at_named_school(f, ctx) for f in ctx.out if not (drafted and f.subject == ctx.me)])
+    facts = dedupe_facts([_at_named_school(f, ctx) for f in ctx.out if not (drafted and f.subject == ctx.me)])
+    return _whole_titles(facts)
+
+
+_TITLE_PREDICATES = frozenset({"has-role", "is-a"})
+
+
+def _whole_titles(facts: list[FactCandidate]) -> list[FactCandidate]:
+    """A title's first words read as a title of their own beside the whole ("my new role is Head of
+    Design": "Head" and "Head of Design"; "I'm a band 6 nurse": "band") leave only the whole."""
+    roles = [(f.subject, f.object.casefold()) for f in facts if f.predicate == "has-role"]
+    cut = [
+        f
+        for f in facts
+        if f.predicate in _TITLE_PREDICATES
+        and any(s == f.subject and r.startswith(f.object.casefold() + " ") for s, r in roles)
+    ]
+    if cut:
+        counters.inc("extract.spacy.title_cut", len(cut))
+    return [f for f in facts if not any(f is c for c in cut)]
 
 
 def _kids_by_age(doc: Doc, ctx: _Ctx) -> None:
