@@ -293,3 +293,30 @@ def test_an_amount_paid_for_the_home_is_the_rent(tier: SpacyTier, text: str, ren
 
 def test_an_amount_paid_for_a_thing_is_no_rent(tier: SpacyTier) -> None:
     assert not {f for f in said_by(tier, "I paid 900 for the sofa", "Priya") if f[0] == "has-rent"}
+
+
+@pytest.mark.parametrize(
+    ("text", "rent"),
+    [
+        ("rent's gone up to 1,250", "1,250"),  # "'s" = has, and a bare number after "rent ... to"
+        ("landlord put the rent up to 1450", "1450"),  # "to" hung on "up"
+        ("rent went from 900 to 975", "975"),
+        ("they increased the rent to 1,500", "1,500"),
+        ("we're paying £950 pcm now", "£950"),  # pcm: rent's own unit
+        ("we pay 1800/month for a 2 bed", "1800"),
+    ],
+)
+def test_rent_as_chat_says_its_change_or_its_unit(tier: SpacyTier, text: str, rent: str) -> None:
+    assert ("has-rent", rent) in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I pay £140 pcm for my phone",  # pcm for something else
+        "rent's due on Friday",  # no amount
+        "my sister's rent went up to 1,200",  # someone else's
+    ],
+)
+def test_no_rent_from_another_monthly_cost_or_anothers_rent(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in pay(tier, text) if f[0] == "has-rent"}

@@ -98,7 +98,7 @@ def _expand(match: re.Match[str]) -> str:
 
 
 def _inside_a_name(match: re.Match[str]) -> bool:
-    """"at Sainsbury's in Leeds", "St Mark's in September": the "'s" of a place's name, after a
+    """ "at Sainsbury's in Leeds", "St Mark's in September": the "'s" of a place's name, after a
     preposition or another word of the name."""
     before = match.string[: match.start()].split()
     if not before:
@@ -112,6 +112,8 @@ def _verb(owner: str | None, noun: str, first: str, second: str) -> str | None:
     low, word = noun.lower(), first.rstrip(".,!?;:").lower()
     if low in _PAY_NOUNS and _AMOUNT.match(first):
         return "is"
+    if low in _PAY_NOUNS and (owner is None or owner.lower() in {"my", "our", "the"}):
+        return _verb_for(word, second)  # "rent's gone up to 1,250", "my salary's going up"
     if owner is not None and owner.lower() == "the":  # "The cat's called Tinkerbell"
         return "is" if low in PET_NOUNS and word in _NAMED else None
     if owner is not None:

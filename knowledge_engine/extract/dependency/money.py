@@ -112,14 +112,18 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         if after[0] in CURRENCY_WORDS:
             after = [doc[tok.i + 2].lower_, doc[tok.i + 3].lower_ if tok.i + 3 < len(doc) else ""]
         pm = after[0] == "pm" and money  # not "at 3 pm"
-        monthly = after in (["a", "month"], ["per", "month"]) or after[0] in {"pcm", "/month", "monthly"}
+        glued = tok.lower_.endswith(("/month", "/mo", "pcm", "p/m"))  # "£950pcm"
+        monthly = after in (["a", "month"], ["per", "month"], ["/", "month"], ["/", "mo"]) or glued
+        monthly = monthly or after[0] in {"pcm", "/month", "monthly"}
         if not (monthly or pm):
             continue
         if _someone_elses_home(sent, tok):
             return
         # "we pay 1,200 a month in rent": paying is no word of one's pay (the noun "pay" is)
         words = {t.lemma_.lower() for t in sent if not (t.lemma_ == "pay" and t.pos_ == "VERB")}
-        home = words & _RENTED or _home_before(sent)
+        # "pcm" (per calendar month) is rent's own unit, unless the line says what else it pays for
+        pcm = "pcm" in {after[0], tok.lower_[-3:]} and not any(t.lower_ == "for" for t in sent)
+        home = words & _RENTED or _home_before(sent) or pcm
         if not home or words & (PAY_CUES | PURCHASE_WORDS | FRAGMENT_IRREALIS) or _is_question(sent):
             return
         value = _money_value(tok, ctx) or _amount(tok)
@@ -403,11 +407,15 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
         return
     targets = [c for c in verb.children if c.dep_ in {"dobj", "npadvmod"}]  # "went up to £1,150"
     targets += [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
-    targets += [p for up in verb.children if up.lower_ == "up" for p in _pobjs(up)]  # "going up to £1,100"
+    ups = [c for c in verb.children if c.lower_ == "up"]
+    targets += [p for up in ups for p in _pobjs(up)]  # "going up to £1,100"
+    targets += [p for up in ups for to in up.children if to.lower_ == "to" for p in _pobjs(to)]  # "put up to"
+    lemma = subj.lemma_.lower()
     for tok in targets:
         money = _money_value(tok, ctx)
+        if not money and lemma == "rent" and (amount := _amount(tok)) and _big_enough(amount):
+            money = amount  # "rent went from 900 to 975": a bare number is the rent said
         if money:  # "our rent went up to $2,400": the rent now
-            lemma = subj.lemma_.lower()
             pred = "has-rent" if lemma == "rent" else TAKE_HOME if lemma in TAKE_HOME_NOUNS else "has-salary"
             _emit(ctx, owner, pred, money, 0.55, obj_tok=None)
             if pred == "has-salary":  # "my pay went from $22 an hour to $24": the pay before
