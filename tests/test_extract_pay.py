@@ -320,3 +320,25 @@ def test_rent_as_chat_says_its_change_or_its_unit(tier: SpacyTier, text: str, re
 )
 def test_no_rent_from_another_monthly_cost_or_anothers_rent(tier: SpacyTier, text: str) -> None:
     assert not {f for f in pay(tier, text) if f[0] == "has-rent"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("take home is 2,900 a month", ("has-take-home-pay", "2,900")),
+        ("my take home is about 2,900 a month", ("has-take-home-pay", "2,900")),  # was "Home", a name
+        ("they bumped me to 52k", ("has-salary", "52k")),
+        ("they put me up to 48k in March", ("has-salary", "48k")),
+    ],
+)
+def test_take_home_said_and_a_raise_given_to_me(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    got = pay(tier, text)
+    assert fact in got
+    assert not {f for f in got if f[1] == "Home"}
+
+
+@pytest.mark.parametrize(
+    "text", ["her take home is 2,000", "they moved me to Leeds", "what would my take home be?"]
+)
+def test_no_pay_from_anothers_take_home_a_move_or_a_question(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in pay(tier, text) if f[0] in {"has-take-home-pay", "has-salary"}}

@@ -808,7 +808,7 @@ NOT_NAMES = _words(
     """meeting birthday party wedding funeral family friends friend job work car house place office
     team group chat call email text stuff thing things time day night life side company school
     kids baby visit trip holiday vacation flat apartment room phone bday anniversary
-    situation drama issue problem news plan plans idea request approval lol haha ok"""
+    situation drama issue problem news plan plans idea request approval lol haha ok home"""
 )
 PLAIN_ADJECTIVES = _words(
     """good nice great fine ok okay bad new old strict kind fair chill cool sound lovely mean rude

@@ -208,6 +208,24 @@ def _someone_elses_home(sent: Span, amount: Token) -> bool:
     )
 
 
+# "take home is 2,900 a month", "my take-home's about £2,100", "take home pay: 3.1k": the pay after tax
+_TAKE_HOME_SAID = re.compile(
+    r"(?:^|\b(?:my|our)\s+)take[- ]?home(?:\s+pay)?(?:['’]s|\s+is|\s+was|\s+now|:)?\s*"
+    r"(?:now\s+|about\s+|around\s+|roughly\s+|like\s+|~\s*)?([£$€R]?\s?\d[\d,.]*\s?[kK]?)",
+    re.I,
+)
+
+
+def _take_home_said(sent: Span, ctx: _Ctx) -> None:
+    """'take home is 2,900 a month', 'my take home is about 2,900' -> has-take-home-pay: the parse makes
+    "take" a verb or "home" a name; the words alone say it (the speaker's, or the line's opening)."""
+    if any(f.predicate == TAKE_HOME for f in ctx.out) or _is_question(sent):
+        return
+    m = _TAKE_HOME_SAID.search(sent.text)
+    if m and _big_enough(m.group(1)):
+        _emit(ctx, ctx.me, TAKE_HOME, m.group(1).replace(" ", ""), 0.5, obj_tok=None)
+
+
 def _pay_marked(sent: Span, ctx: _Ctx) -> None:
     """An amount that says it is pay by its own words, with no pay noun or verb: 'band 5 so about
     33k before tax', '18 LPA CTC', '62k euro per annum gross', 'basic £52,000 plus bonus', 'stipend 40k
@@ -392,7 +410,10 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     else:
         return
-    if subj is None or subj.lemma_.lower() not in {*SALARY_NOUNS, *PENSION_NOUNS, "base", "rent"}:
+    user = ctx.message.role == "user"
+    bumped_me = subj is not None and subj.lower_ == "me" and verb.lemma_ != "up" and user
+    paid = {*SALARY_NOUNS, *PENSION_NOUNS, "base", "rent"}
+    if subj is None or not (bumped_me or subj.lemma_.lower() in paid):
         return  # "my salary went up to £58,000" is the salary now, whatever the tense
     poss = next((c for c in subj.children if c.dep_ == "poss"), None)
     owner = _owner(poss, ctx, subj) if poss is not None else (ctx.me if ctx.message.role == "user" else None)
@@ -410,7 +431,7 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
     ups = [c for c in verb.children if c.lower_ == "up"]
     targets += [p for up in ups for p in _pobjs(up)]  # "going up to £1,100"
     targets += [p for up in ups for to in up.children if to.lower_ == "to" for p in _pobjs(to)]  # "put up to"
-    lemma = subj.lemma_.lower()
+    lemma = "salary" if bumped_me else subj.lemma_.lower()  # "they bumped me to 52k": my pay
     for tok in targets:
         money = _money_value(tok, ctx)
         if not money and lemma == "rent" and (amount := _amount(tok)) and _big_enough(amount):

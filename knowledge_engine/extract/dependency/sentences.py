@@ -76,6 +76,7 @@ from knowledge_engine.extract.dependency.money import (
     _rent_in,
     _salary_change,
     _start_pay,
+    _take_home_said,
 )
 from knowledge_engine.extract.dependency.names import (
     _bare_name,
@@ -153,6 +154,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _amount_it(sent, ctx)
         _pay_cut_from(sent, ctx)
         _pay_marked(sent, ctx)
+        _take_home_said(sent, ctx)
         _last_day(sent, ctx)
         _firm_called_job(sent, ctx)
         _since_moving(sent, ctx)
