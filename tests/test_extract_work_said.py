@@ -607,6 +607,7 @@ def test_no_employer_from_pay_once_earned_or_no_salary(tier: SpacyTier, text: st
         ("Still a cashier at Tesco.", ("has-role", "cashier")),
         ("Still a cashier at Tesco.", ("works-at", "Tesco")),
         ("Currently senior buyer at Next.", ("works-at", "Next")),
+        ("now a senior analyst!", ("has-role", "senior analyst")),  # the "I'm" chat leaves out
     ],
 )
 def test_a_verbless_title_after_work_news_or_still_is_the_speakers(

@@ -66,11 +66,18 @@ def _title_part(tok: Token) -> bool:
     return tok.text == "-" or (tok.like_num and tok.text.isdigit() and len(tok.text) <= 2)
 
 
+# Words before a title that leave out the speaker's "I'm" ("officially a team lead now", "am a staff
+# nurse"), and the chat words a title line may end with
+_TITLE_OPENERS = frozenset({"still", "currently", "now", "officially", "finally", "am"})
+_TITLE_TAILS = frozenset({"now", "tho", "though", "lol", "haha", "again", "yet", "officially", "too"})
+
+
 def _title_line(words: list[Token], ctx: _Ctx) -> None:
     """A verbless line opening with a job title and where or since when: 'staff nurse at the QEUH,
     ward 7B', 'charge nurse from 1st July!!', 'Still a cashier at Tesco.' -> the speaker's role (and
     employer)."""
-    if words and words[0].lower_ in {"still", "currently"}:  # not a bare "A nurse at X.": whose?
+    opened = bool(words) and words[0].lower_ in _TITLE_OPENERS  # the "I'm" chat left out: mine
+    if opened:  # not a bare "A nurse at X.": whose?
         words = words[2:] if len(words) > 1 and words[1].lower_ in {"a", "an"} else words[1:]
     end = 0
     while (
@@ -93,6 +100,12 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
         _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.45, obj_tok=None)
         return
     nxt = words[end].lower_
+    said = all(t.is_punct or t.lower_ in _TITLE_TAILS for t in words[end:])
+    if opened and said and ctx.message.role == "user":  # "now a senior analyst!", "still a junior dev tho"
+        title = words[0].doc[words[0].i : words[end - 1].i + 1].text
+        _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.45, obj_tok=None)
+        ctx.titled = True
+        return
     if nxt == "now" and all(t.is_punct for t in words[end + 1 :]):  # "Teaching assistant now."
         title = words[0].doc[words[0].i : words[end - 1].i + 1].text
         _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
