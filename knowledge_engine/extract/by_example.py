@@ -28,6 +28,7 @@ from knowledge_engine.extract import lexicon
 from knowledge_engine.extract.kin import KIN_PREFIX, KIN_WORDS
 from knowledge_engine.extract.lexicon import CAR_NAMES, JOB_TITLE_NOUNS, PRONOUN, SCHOOL_WORDS
 from knowledge_engine.extract.places import big_place
+from knowledge_engine.extract.text import SENTENCES
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
 from knowledge_engine.model.predicates import MOVE_PREDICATES, store_families
 from knowledge_engine.model.records import EntityType, Message
@@ -319,7 +320,6 @@ _OTHER_PERSON = re.compile(
     + r")\b",
     re.I,
 )
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 
 
 @dataclass(frozen=True)
@@ -522,7 +522,7 @@ def _dropped_i(masked: str) -> bool:
 
 def _sentence_of(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The span of the sentence holding [start, end), or None for a question or a run-on paragraph."""
-    for match in _SENTENCE.finditer(text):
+    for match in SENTENCES.finditer(text):
         if match.start() <= start and end <= match.end():
             s, e = match.span()
             if e - s > MAX_SENTENCE_CHARS or "?" in match.group():

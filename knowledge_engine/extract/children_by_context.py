@@ -17,7 +17,9 @@ import re
 from collections.abc import Collection
 
 from knowledge_engine.extract.kids import child_age
-from knowledge_engine.extract.lexicon import PRONOUN, SCHOOL_WORDS
+from knowledge_engine.extract.lexicon import PRONOUN
+from knowledge_engine.extract.pupils import school_place
+from knowledge_engine.extract.text import SENTENCES
 from knowledge_engine.model.extraction import Extraction, FactCandidate
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
@@ -53,7 +55,6 @@ _CHILD_TALK = re.compile(
     r"grade \d{1,2}|\d{1,2}(?:st|nd|rd|th) grade)\b",
     re.I,
 )
-_SENTENCES = re.compile(r"[^.!?\n]+[.!?]*")
 _NAME = re.compile(r"[A-ZÀ-Þ][\w'’-]*(?: [A-ZÀ-Þ][\w'’-]*){0,2}")
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "madam", "mme", "herr", "frau"})
 
@@ -97,11 +98,7 @@ def _a_child(fact: FactCandidate, text: str) -> bool:
         return child_age(fact.object) and fact.object != "0" and _CHILD_TALK.search(text) is not None
     if fact.predicate == "attends":
         return True
-    return fact.predicate in _AT_PLACE and _a_school(fact.object)
-
-
-def _a_school(place: str) -> bool:
-    return any(w.strip(".,'’") in SCHOOL_WORDS for w in place.casefold().split())
+    return fact.predicate in _AT_PLACE and school_place(fact.object)
 
 
 def _a_name(subject: str) -> bool:
@@ -126,5 +123,5 @@ def _other_owner(text: str, name: str) -> bool:
     """A sentence naming `name` speaks of someone's child or friend not the speaker's ("she has a son
     too, Jaylen", "his pal Ryan"); when no sentence names it (a he/she read as the name), any does."""
     pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
-    naming = [s for s in _SENTENCES.findall(text) if pattern.search(s)] or [text]
+    naming = [s for s in SENTENCES.findall(text) if pattern.search(s)] or [text]
     return any(_OTHERS.search(s) for s in naming)

@@ -17,6 +17,7 @@ import re
 from collections.abc import Collection
 
 from knowledge_engine.extract.lexicon import SCHOOL_WORDS
+from knowledge_engine.extract.text import SENTENCES
 from knowledge_engine.model.extraction import Extraction, FactCandidate
 from knowledge_engine.observe import counters
 
@@ -37,8 +38,6 @@ _SCHOOL_TALK = re.compile(
     r"kindergarten|reception|(?:year|grade|yr) \d{1,2}|\d{1,2}(?:st|nd|rd|th) (?:grade|standard))\b",
     re.I,
 )
-
-_SENTENCES = re.compile(r"[^.!?\n]+[.!?]*")
 
 
 def schooled(text: str, ex: Extraction, children: Collection[str]) -> Extraction:
@@ -69,10 +68,15 @@ def _work_said(text: str, fact: FactCandidate) -> bool:
     university"); work said of someone else elsewhere in the message ("My husband works nights at
     Heathrow") leaves the child a pupil."""
     place = fact.object.casefold()
-    sentences = [s for s in _SENTENCES.findall(text) if place in s.casefold()] or [text]
+    sentences = [s for s in SENTENCES.findall(text) if place in s.casefold()] or [text]
     return any(_WORK.search(s) for s in sentences)
 
 
 def learning_place(name: str) -> bool:
     """A school, nursery, college or university by a word of its name."""
-    return any(w.strip(".,'’") in SCHOOL_WORDS or w in _HIGHER for w in name.casefold().split())
+    return school_place(name) or any(w in _HIGHER for w in name.casefold().split())
+
+
+def school_place(name: str) -> bool:
+    """A school or nursery by a word of its name (not a university: grown-ups study there)."""
+    return any(w.strip(".,'’") in SCHOOL_WORDS for w in name.casefold().split())

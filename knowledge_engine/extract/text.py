@@ -25,6 +25,8 @@ _DROP = re.compile(
 )
 # Something a tier could name: a letter or a digit in any script (emoji and punctuation are not \w).
 _WORDISH = re.compile(r"[^\W_]")
+# A sentence of a message as the text-level readers cut it (by its stop or its line), without a parse.
+SENTENCES = re.compile(r"[^.!?\n]+[.!?]*")
 # When a cut lands inside a word, back off to the last whitespace within this many characters.
 _CUT_BACKOFF = 64
 
