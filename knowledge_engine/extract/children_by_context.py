@@ -17,6 +17,7 @@ import re
 from collections.abc import Collection
 
 from knowledge_engine.extract.kids import child_age
+from knowledge_engine.extract.kin import tied_names
 from knowledge_engine.extract.lexicon import PRONOUN
 from knowledge_engine.extract.pupils import school_place
 from knowledge_engine.extract.text import SENTENCES
@@ -65,7 +66,7 @@ def own_children(msg: Message, ex: Extraction, related: Collection[str]) -> list
     if msg.role != "user" or _CARER.search(msg.text):
         return []
     me = (msg.speaker or "").strip() or "user"
-    tied = {n.casefold() for n in related} | _tied_here(ex)
+    tied = {n.casefold() for n in [*related, *tied_names(ex.facts)]}
     out: list[FactCandidate] = []
     for fact in ex.facts:
         name = fact.subject
@@ -106,17 +107,6 @@ def _a_name(subject: str) -> bool:
     if subject.startswith(PRONOUN) or ":" in subject or _NAME.fullmatch(subject) is None:
         return False
     return subject.split()[0].casefold().rstrip(".") not in _TITLES  # "Mrs Okafor": a teacher
-
-
-def _tied_here(ex: Extraction) -> set[str]:
-    """Names this message ties to a relation: any has-X or marriage object, any X-of subject."""
-    out: set[str] = set()
-    for f in ex.facts:
-        if f.predicate.startswith("has-") or f.predicate == "is-married-to":
-            out.add(f.object.casefold())
-        if f.predicate.endswith("-of") or f.predicate == "is-married-to":
-            out.add(f.subject.casefold())
-    return out
 
 
 def _other_owner(text: str, name: str) -> bool:

@@ -228,9 +228,8 @@ class KinNames:
                 self._names.popitem(last=False)
 
     def _relate(self, key: tuple[str | None, str], facts: list[FactCandidate]) -> None:
-        tied = [f.object for f in facts if f.predicate.startswith("has-") or f.predicate == "is-married-to"]
-        tied += [f.subject for f in facts if f.predicate.endswith("-of") or f.predicate == "is-married-to"]
-        tied = [n for n in tied if n[:1].isupper() and len(n.split()) <= 4 and not n.startswith(KIN_PREFIX)]
+        tied = [n for n in tied_names(facts) if n[:1].isupper() and len(n.split()) <= 4]
+        tied = [n for n in tied if not n.startswith(KIN_PREFIX)]
         if not tied:
             return
         names = self._names.pop(key, {})
@@ -265,6 +264,12 @@ class KinNames:
 
 
 SPOUSE_WORDS = frozenset({"husband", "wife", "hubby", "hubs", "missus", "wifey", "partner"})
+
+
+def tied_names(facts: list[FactCandidate]) -> list[str]:
+    """The names facts tie to a relation: any has-X or marriage object, any X-of subject."""
+    tied = [f.object for f in facts if f.predicate.startswith("has-") or f.predicate == "is-married-to"]
+    return tied + [f.subject for f in facts if f.predicate.endswith("-of") or f.predicate == "is-married-to"]
 
 
 def _from_facts(ex: Extraction, speaker: str) -> list[tuple[str, str]]:

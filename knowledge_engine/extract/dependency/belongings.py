@@ -25,6 +25,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _relation_predicate,
 )
 from knowledge_engine.extract.lexicon import (
+    ANIMAL_NOUNS,
     CAR_GET_VERBS,
     CAR_MODELS,
     CAR_NAMES,
@@ -35,7 +36,6 @@ from knowledge_engine.extract.lexicon import (
     MULTIPLE_BIRTHS,
     NOT_NAMES,
     OTHER_POSSESSIVES,
-    PET_BREEDS,
     PET_NOUNS,
     STAY_UNITS,
 )
@@ -104,8 +104,8 @@ def _pet_by_its_word(sent: Span, before: int, ctx: _Ctx) -> None:
     names = [t for t in sent if t.pos_ == "PROPN" and t.dep_ != "compound"]
     if len(animals) != 1 or len(names) != 1:
         return
-    noun, name_tok = animals[0], names[0]
-    if noun.lemma_.lower() not in PET_NOUNS - PET_BREEDS.keys() and pet_of_breed(noun.lemma_) is None:
+    noun, name_tok, kind = animals[0], names[0], animal(animals[0])
+    if noun.lemma_.lower() not in ANIMAL_NOUNS and pet_of_breed(noun.lemma_) is None:
         return  # "Tom is a boxer": a breed that is also a person's word
     copula = noun.head.lemma_ == "be" and noun.dep_ == "attr"  # "Max has been such a good dog"
     owners = {c.lower_ for c in noun.children if c.dep_ in {"poss", "det"}}
@@ -127,7 +127,7 @@ def _pet_by_its_word(sent: Span, before: int, ctx: _Ctx) -> None:
     person = any(f.subject == name and f.predicate.startswith(_PERSON_PREDICATES) for f in ctx.out)
     if person or any(f.object == name for f in ctx.out):
         return
-    _pets([(animal(noun) or "pet", name)], ctx)
+    _pets([(kind or "pet", name)], ctx)
 
 
 def _pets(found: list[tuple[str, str]], ctx: _Ctx) -> None:

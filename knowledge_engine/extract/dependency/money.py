@@ -416,13 +416,8 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
     if subj is None or not (bumped_me or subj.lemma_.lower() in paid):
         return  # "my salary went up to £58,000" is the salary now, whatever the tense
     poss = next((c for c in subj.children if c.dep_ == "poss"), None)
-    owner = _owner(poss, ctx, subj) if poss is not None else (ctx.me if ctx.message.role == "user" else None)
-    if (
-        poss is not None
-        and poss.lower_ == "our"
-        and subj.lemma_.lower() == "rent"
-        and ctx.message.role == "user"
-    ):
+    owner = _owner(poss, ctx, subj) if poss is not None else (ctx.me if user else None)
+    if poss is not None and poss.lower_ == "our" and subj.lemma_.lower() == "rent" and user:
         owner = ctx.me  # the household's rent is the speaker's
     if owner is None:
         return
