@@ -340,6 +340,27 @@ def test_a_name_before_a_common_noun_is_a_hint_too() -> None:
     assert ("Arjun", "works-at", "TCS") in facts[1]
 
 
+def test_a_she_after_one_first_name_of_her_gender_is_that_name() -> None:
+    """ "Maya left Tesco. She's at Aldi now": the model tags no person and the session knows nobody,
+    but "Maya" is a woman's first name, the only name before the "She"."""
+    facts = _session([("user", "Maya left Tesco. She's at Aldi now.")])
+    assert ("Maya", "works-at", "Aldi") in facts[0]
+    assert not any(f[0].startswith("__") for f in facts[0])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Maya left Tesco. He's at Aldi now.",  # a woman's name before a "he"
+        "Will left Tesco. He's at Aldi now.",  # "will" is an English verb too
+        "Maya left Tesco with Sofia. She's at Aldi now.",  # two women's names: which one?
+    ],
+)
+def test_a_first_name_that_may_not_be_the_pronoun_is_no_guess(text: str) -> None:
+    facts = _session([("user", text)])
+    assert not {f for f in facts[0] if f[1] == "works-at"}, facts[0]
+
+
 @pytest.mark.parametrize(
     "earlier",
     [

@@ -233,3 +233,12 @@ def test_a_car_restored_is_nobodys_antecedent() -> None:
     (extraction,) = tier.extract([Message(id="m", text=text, role="user", speaker="Rafael", session="s")])
     assert not any(f.subject == "Renault Clio" for f in extraction.facts)
     assert ("Renault Clio", "product") in {(m.value, m.type) for m in extraction.mentions}
+
+
+def test_a_first_name_has_a_gender_only_when_faker_gives_it_one() -> None:
+    """A she/he after one first name goes to it only if the name may be that gender (dependency.names)."""
+    from knowledge_engine.extract.truecase import gender_of
+
+    assert (gender_of("maya"), gender_of("Tom")) == ("f", "m")
+    assert gender_of("jordan") is None  # a woman's and a man's name
+    assert gender_of("zorblax") is None  # no name at all

@@ -794,6 +794,8 @@ CLEAN_VALUE = re.compile(r"^[\w€$£¥][\w .,'’&@/:+%€$£¥-]*$")
 MAX_VALUE_WORDS = 8
 # Subject of a he/she the message cannot resolve (see extract_triples' keep_pronouns).
 PRONOUN = "__pronoun__"  # an unresolved he/she; "__pronoun__:f" / ":m" carry which one
+# Before a hint of an unresolved he/she ("__pronoun__:f|+Maya|Tesco"): a first name of its gender.
+FIRST_NAME_MARK = "+"
 FEMALE_KIN = _words(
     "wife wifey missus girlfriend gf fiancee fiancée copine novia namorada mum mom mother mam mommy mummy "
     "sister sis daughter stepdaughter aunt auntie niece grandma granny nan nana grandmother"

@@ -534,6 +534,10 @@ class SessionPeople:
             return fact
         gender, hints = dependency.pronoun_gender(fact.subject), dependency.pronoun_hints(fact.subject)
         who = None if key is None else self._hinted(key, hints, gender) if hints else self._who(key, gender)
+        firsts = dependency.pronoun_first_names(fact.subject)
+        if who is None and key is not None and len(firsts) == 1:
+            who = firsts[0]  # "Maya left Tesco. She's at Aldi now": no person the session knows is named
+            counters.inc("extract.pronoun_first_name")
         return fact.model_copy(update={"subject": who}) if who else None
 
     def _hinted(self, key: tuple[str | None, str], hints: list[str], gender: str | None) -> str | None:

@@ -99,6 +99,7 @@ _MAX_CAPITAL_SHARE = 0.1  # "mostly lower case": at most this share of words sta
 
 _lock = threading.Lock()
 _names: frozenset[str] | None = None
+_genders: dict[str, str] | None = None
 
 
 def _fold(word: str) -> str:
@@ -128,6 +129,32 @@ def names() -> frozenset[str]:
         if _names is None:
             _names = load_names()
         return _names
+
+
+def load_genders(locales: Collection[str] = LOCALES) -> dict[str, str]:
+    """Lower-case first name -> "f" or "m" for the names Faker lists for one gender only in every
+    locale ("maya" f, "tom" m; not "andrea", a woman's name in one locale and a man's in another)."""
+    seen: dict[str, set[str]] = {}
+    for locale in locales:
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except ImportError:
+            continue
+        for attr, gender in (("first_names_female", "f"), ("first_names_male", "m")):
+            for name in getattr(provider, attr, ()) or ():
+                if name.isalpha() and len(name) >= 3:
+                    for key in (name.lower(), _fold(name.lower())):
+                        seen.setdefault(key, set()).add(gender)
+    return {name: next(iter(g)) for name, g in seen.items() if len(g) == 1}
+
+
+def gender_of(name: str) -> str | None:
+    """'f' or 'm' for a first name one gender carries (Faker's lists, read once), else None."""
+    global _genders
+    with _lock:
+        if _genders is None:
+            _genders = load_genders()
+        return _genders.get(name.lower())
 
 
 class Truecaser:

@@ -28,6 +28,7 @@ from knowledge_engine.extract.dependency.sentences import _sentence_facts
 from knowledge_engine.extract.dependency.work import _TEACHING
 from knowledge_engine.extract.kids import child_age, possessive_ages, speaks_of_own_kids
 from knowledge_engine.extract.lexicon import (
+    FIRST_NAME_MARK,
     MAX_SENTENCE_TOKENS,
     PRONOUN,
     SCHOOL_YEAR,
@@ -76,7 +77,15 @@ def pronoun_gender(subject: str) -> str | None:
 def pronoun_hints(subject: str) -> list[str]:
     """The names the message wrote before an unresolved he/she (`PRONOUN:m|Ciarán|Intel`), which the
     model did not tag people: the one the session knows as a person is whom it means."""
-    return [h for h in subject.split("|")[1:] if h] if is_pronoun(subject) else []
+    hints = subject.split("|")[1:] if is_pronoun(subject) else []
+    return [h.removeprefix(FIRST_NAME_MARK) for h in hints if h]
+
+
+def pronoun_first_names(subject: str) -> list[str]:
+    """The hints that are first names of the pronoun's gender (`PRONOUN:f|+Maya|Tesco`): whom it means
+    when the session knows none of the hints as a person and there is exactly one."""
+    hints = subject.split("|")[1:] if is_pronoun(subject) else []
+    return [h.removeprefix(FIRST_NAME_MARK) for h in hints if h.startswith(FIRST_NAME_MARK)]
 
 
 def _extract(doc: Doc, message: Message) -> list[FactCandidate]:

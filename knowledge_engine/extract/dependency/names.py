@@ -41,6 +41,7 @@ from knowledge_engine.extract.lexicon import (
     FAMILY_NOUNS,
     FEMALE_KIN,
     FIRM_NOUNS,
+    FIRST_NAME_MARK,
     FIRST_PERSON,
     FIRST_PERSON_POSS,
     GENERIC_OBJECTS,
@@ -64,6 +65,7 @@ from knowledge_engine.extract.lexicon import (
     WH_TAGS,
 )
 from knowledge_engine.extract.nlp import word_index
+from knowledge_engine.extract.truecase import gender_of
 from knowledge_engine.extract.truecase import names as first_names
 
 # Particles between a first name and a surname ("du Plessis", "van der Merwe", "de Souza", "bin Salman").
@@ -673,17 +675,35 @@ def _named_thing(tok: Token, ctx: _Ctx) -> bool:
 
 
 def _names_before(pron: Token, ctx: _Ctx) -> list[str]:
-    """The proper names the message writes before `pron`, not the speaker's nor a relation word."""
-    out: list[str] = []
+    """The proper names the message writes before `pron`, not the speaker's nor a relation word; the
+    one first name that may be the he/she, if only one may, marked (`_first_name_for`)."""
+    found: dict[str, Token] = {}
     for tok in pron.doc[: pron.i]:
         if tok.pos_ != "PROPN" or (tok.dep_ == "compound" and tok.head.pos_ == "PROPN") or _is_kin_word(tok):
             continue  # a name's last word stands for it; "Arjun news": a name before a common noun
         if not _named_thing(tok, ctx):
             continue  # "3 in Jan."
         name = _name_of(tok, ctx, person=True)
-        if name and name != ctx.me and "|" not in name and name not in out:
-            out.append(name)
-    return out[-MAX_HINTS:]
+        if name and name != ctx.me and "|" not in name:
+            found.setdefault(name, tok)
+    names = list(found)[-MAX_HINTS:]
+    maybe = [n for n in names if _may_be(found[n], pron)]
+    return [FIRST_NAME_MARK + n if maybe == [n] and _first_name_for(found[n], pron) else n for n in names]
+
+
+def _may_be(tok: Token, pron: Token) -> bool:
+    """A first name Faker gives the pronoun's gender, or both ("Sofia", though a capital too)."""
+    return tok.lower_ in first_names() and gender_of(tok.lower_) in {
+        None,
+        "f" if pron.lower_ == "she" else "m",
+    }
+
+
+def _first_name_for(tok: Token, pron: Token) -> bool:
+    """'Maya left Tesco. She's at Aldi now': a first name the he/she may mean though neither the model
+    nor the session knows it as a person: one of the pronoun's gender (`_may_be`), no English adverb,
+    adjective or verb ("Will") and no big place ("Paris")."""
+    return _may_be(tok, pron) and not _english_non_noun(tok) and not places.big_place(tok.text)
 
 
 def _same_pronoun_before(pron: Token) -> bool:
