@@ -45,6 +45,9 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
             "I've been a site manager with Persimmon since 2018, basic £52,000 plus bonus.",
             ("has-salary", "£52,000"),
         ),
+        ("Currently on 38k.", ("has-salary", "38k")),  # "I'm" dropped
+        ("On 41k now which is nice.", ("has-salary", "41k")),
+        ("still on about £45,000", ("has-salary", "£45,000")),
     ],
 )
 def test_pay_is_read_whatever_its_currency_or_wording(
@@ -63,6 +66,9 @@ def test_pay_is_read_whatever_its_currency_or_wording(
         "salary 50k would be nice",  # a wish
         "I was on £30,000 before.",  # over
         "The car was 20 grand.",
+        "On 5k steps a day now.",  # one is on other things than pay
+        "Currently on a 6k loan.",
+        "On 2k for the flat, is that a lot?",
     ],
 )
 def test_an_amount_that_is_no_pay_is_no_salary(tier: SpacyTier, text: str) -> None:
@@ -99,6 +105,7 @@ def test_a_yes_or_a_coming_back_that_is_no_job_says_nothing_of_one(tier: SpacyTi
         ("My take home is about £2,080.", ("has-take-home-pay", "£2,080")),
         ("Also my first Band 4 payslip came, £1,862 after tax.", ("has-take-home-pay", "£1,862")),
         ("so about 33k after tax", ("has-take-home-pay", "33k")),
+        ("On £2,400 a month after tax.", ("has-take-home-pay", "£2,400")),
     ],
 )
 def test_pay_after_tax_is_take_home_not_the_salary(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:

@@ -257,6 +257,38 @@ def _pay_marked(sent: Span, ctx: _Ctx) -> None:
         return
 
 
+# Words a pay line may open with before its "on" ("currently on 38k", "still on 45k").
+_ON_PAY_OPENERS = frozenset(
+    {"currently", "still", "now", "only", "just", "so", "and", "also", "finally", "but"}
+)
+# What else one is "on" in chat beside pay ("on 20mg", "on 3k followers", "on 5k steps").
+_ON_NOT_PAY = frozenset({"mg", "ml", "followers", "steps", "miles", "km", "calories", "views", "subscribers"})
+
+
+def _on_pay(sent: Span, ctx: _Ctx) -> None:
+    """'Currently on 38k.', 'On 41k now which is nice': a line that opens with 'on' and an amount,
+    its 'I'm' dropped, says the speaker's pay, as 'I'm on 38k' does (`_on_amount`)."""
+    words = {t.lemma_.lower() for t in sent}
+    if _is_question(sent) or words & (PURCHASE_WORDS | FRAGMENT_IRREALIS | CAR_NOUNS | HOME_NOUNS | {"rent"}):
+        return
+    toks = [t for t in sent if not t.is_punct]
+    i = 0
+    while i < len(toks) and toks[i].lower_ in _ON_PAY_OPENERS:
+        i += 1
+    if i + 1 >= len(toks) or toks[i].lower_ != "on":
+        return
+    amount = toks[i + 1] if toks[i + 1].lower_ not in APPROXIMATORS else toks[min(i + 2, len(toks) - 1)]
+    ent = ctx.ents.get(amount.i)
+    end = ent.end if ent is not None else amount.i + 1
+    after = [t.lower_ for t in sent.doc[end : end + 4]]
+    value = _money_value(amount, ctx) or (amount.text if MONEY_SHORT.match(amount.text) else None)
+    if not value or not _big_enough(value) or (after and after[0] in _ON_NOT_PAY):
+        return
+    if not any(f.predicate.startswith("has-salary") for f in ctx.out):
+        net = NET_MARKED_AFTER.search(" ".join(after))  # "on £2,400 a month after tax"
+        _emit(ctx, ctx.me, TAKE_HOME if net else "has-salary", value, 0.5, obj_tok=None)
+
+
 def _pay_noun_before(tok: Token) -> bool:
     """'basic £52,000', 'stipend 40k per month': a pay noun of the speaker's right before the amount
     (not the verb 'pay', not 'her salary')."""

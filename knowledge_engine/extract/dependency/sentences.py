@@ -68,6 +68,7 @@ from knowledge_engine.extract.dependency.lines import (
 from knowledge_engine.extract.dependency.money import (
     _amount_it,
     _monthly_rent,
+    _on_pay,
     _pay_arrow,
     _pay_cut_from,
     _pay_facts,
@@ -154,6 +155,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _amount_it(sent, ctx)
         _pay_cut_from(sent, ctx)
         _pay_marked(sent, ctx)
+        _on_pay(sent, ctx)
         _take_home_said(sent, ctx)
         _last_day(sent, ctx)
         _firm_called_job(sent, ctx)
