@@ -480,3 +480,33 @@ def test_a_she_after_a_kin_subject_is_not_the_name_before_it(tier: SpacyTier) ->
     text = "yeah, Sam's my husband. he's a physio at the Royal Infirmary"
     facts = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Priya").facts}
     assert ("Sam", "has-role", "physio") in facts  # the kin word is Sam's relation, not a subject
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "She's got a place at Oakfield.",  # was `lives-in Oakfield`: a home is a place *in* a town
+        "Isla got a place at Oakfield!",
+        "We got her into Oakfield.",
+        "We got Isla into Oakfield.",
+        "Isla has been given a place at Oakfield.",
+    ],
+)
+def test_a_place_got_at_a_named_institution_is_attending_it(text: str) -> None:
+    facts = _session([("user", "My daughter Isla is six."), ("user", text)])
+    assert ("Isla", "attends", "Oakfield") in facts[1], facts[1]
+    assert not {f for f in facts[1] if f[1] == "lives-in"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We got her into Paris on time.",  # a city one arrives in
+        "I got a place at Oakfield.",  # the speaker: a course, a flat, a table?
+        "Isla didn't get a place at Oakfield.",
+        "If Isla gets a place at Oakfield we'll be thrilled.",
+    ],
+)
+def test_no_school_from_a_place_not_got_or_a_city(text: str) -> None:
+    facts = _session([("user", "My daughter Isla is six."), ("user", text)])
+    assert not {f for f in facts[1] if f[1] == "attends"}, facts[1]

@@ -57,6 +57,7 @@ from knowledge_engine.extract.lexicon import (
     START_VERBS,
     WORK_NOUNS,
 )
+from knowledge_engine.extract.places import big_place
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.records import EntityType
 
@@ -562,6 +563,45 @@ def _place_offered(sent: Span, ctx: _Ctx) -> None:
             name = _name_of(pobj, ctx)
             if pupil and name and pupil != ctx.me:
                 _emit(ctx, pupil, "attends", name, 0.55, obj_tok=pobj, subj_type="person")
+
+
+# Verbs of getting a school place: "Isla got a place at Oakfield", "she's been given a place at ..."
+_PLACE_GOT = frozenset({"get", "have", "secure", "land", "win", "give", "offer"})
+
+
+def _place_got(sent: Span, ctx: _Ctx) -> None:
+    """'Isla got a place at Oakfield!', "She's got a place at Oakfield", 'We got her into Oakfield': a
+    person other than the speaker given a place at a named institution, or got into it by the
+    speaker, attends it (a home is a place *in* a town, not *at* a name: that read was 'lives-in
+    Oakfield')."""
+    for verb in (t for t in sent if t.lemma_ in _PLACE_GOT and t.pos_ in {"VERB", "AUX"}):
+        if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
+            continue
+        seats = [d for d in verb.children if d.dep_ in {"dobj", "nsubjpass"} and d.lemma_.lower() == "place"]
+        subj = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass", "dative"}), None)
+        pupil = _pupil(subj, ctx) if seats and subj is not None else None
+        names = [p for d in seats for prep in _preps(d, verb, {"at"}) for p in _pobjs(prep)]
+        if verb.lemma_ == "get" and not seats:  # "we got her into Oakfield"
+            got = next((c for c in verb.children if c.dep_ == "dobj"), None)
+            pupil = (
+                _pupil(got, ctx)
+                if got is not None and subj is not None and subj.lower_ in {"i", "we"}
+                else None
+            )
+            names = [p for prep in _preps(verb, verb, {"into"}) for p in _pobjs(prep)]
+        for pobj in names:
+            name = _name_of(pobj, ctx)
+            if pupil and name and pupil != ctx.me and not big_place(name):
+                _emit(ctx, pupil, "attends", name, 0.55, obj_tok=pobj, subj_type="person")
+
+
+def _pupil(tok: Token, ctx: _Ctx) -> str | None:
+    """A person a place is got for: a name, or a he/she/him/her the message or the session resolves."""
+    if tok.lower_ in {"him", "her"}:
+        return _only_person_before(tok, ctx)
+    if tok.lower_ in {"he", "she"}:
+        return _resolve_subject(tok, ctx)
+    return _name_of(tok, ctx, person=True) if tok.pos_ == "PROPN" else None
 
 
 def _dating(sent: Span, ctx: _Ctx) -> None:

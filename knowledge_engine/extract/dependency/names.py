@@ -637,11 +637,11 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
         and (not any(_named_thing(t, ctx) for t in pron.doc[: pron.i]) or _same_pronoun_before(pron))
     ):
         # the message opens with he/she ("he said yes to airbus"): an earlier one's
-        return f"{PRONOUN}:{'f' if pron.lower_ == 'she' else 'm'}"
+        return f"{PRONOUN}:{_gender(pron)}"
     if not distinct and ctx.message.role == "user" and (hints := _names_before(pron, ctx)):
         # "Big news from Ciarán. He's leaving Intel": a name the model did not tag a person; the
         # session knows whether one of them is (spacy_ner.SessionPeople)
-        return f"{PRONOUN}:{'f' if pron.lower_ == 'she' else 'm'}|" + "|".join(hints)
+        return f"{PRONOUN}:{_gender(pron)}|" + "|".join(hints)
     if len(distinct) != 1 or _kin_between(pron):
         return None
     # the longest spelling, a capitalised one before another ("Zanele" the relation gave, "zanele" the
@@ -649,12 +649,17 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
     return max(names, key=lambda n: (len(n), n[:1].isupper(), n))
 
 
+def _gender(pron: Token) -> str:
+    """'f' for she/her, 'm' for he/him."""
+    return "f" if pron.lower_ in {"she", "her"} else "m"
+
+
 def _kin_between(pron: Token) -> bool:
     """'Maddie's 8. honestly mom is getting too old for this she has COPD': a kin word of the pronoun's
     gender, the subject of a clause after the last name before it, is whom it means, not the name."""
     doc = pron.doc
     last = max((t.i for t in doc[: pron.i] if t.pos_ == "PROPN"), default=-1)
-    kin = FEMALE_KIN if pron.lower_ == "she" else MALE_KIN
+    kin = FEMALE_KIN if _gender(pron) == "f" else MALE_KIN
     # a subject of its own ("mom is getting ..."), not the name's relation ("Sam's my husband. he's ...")
     return any(t.lower_ in kin and t.dep_ in {"nsubj", "nsubjpass"} for t in doc[last + 1 : pron.i])
 
@@ -693,10 +698,7 @@ def _names_before(pron: Token, ctx: _Ctx) -> list[str]:
 
 def _may_be(tok: Token, pron: Token) -> bool:
     """A first name Faker gives the pronoun's gender, or both ("Sofia", though a capital too)."""
-    return tok.lower_ in first_names() and gender_of(tok.lower_) in {
-        None,
-        "f" if pron.lower_ == "she" else "m",
-    }
+    return tok.lower_ in first_names() and gender_of(tok.lower_) in {None, _gender(pron)}
 
 
 def _first_name_for(tok: Token, pron: Token) -> bool:

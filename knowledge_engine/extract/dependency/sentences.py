@@ -39,6 +39,7 @@ from knowledge_engine.extract.dependency.family import (
     _first_day,
     _lowercase_relation,
     _parent_of_named,
+    _place_got,
     _place_offered,
     _workplace_of_relation,
 )
@@ -169,6 +170,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _year_of_study(sent, ctx)
         _pension_from(sent, ctx)
         _place_offered(sent, ctx)
+        _place_got(sent, ctx)
         _dating(sent, ctx)
         _broke_up(sent, ctx)
         _ex_partner(sent, ctx)
