@@ -510,3 +510,15 @@ def test_a_place_got_at_a_named_institution_is_attending_it(text: str) -> None:
 def test_no_school_from_a_place_not_got_or_a_city(text: str) -> None:
     facts = _session([("user", "My daughter Isla is six."), ("user", text)])
     assert not {f for f in facts[1] if f[1] == "attends"}, facts[1]
+
+
+def test_a_verb_after_a_kin_word_is_no_name() -> None:
+    """ "My mum works at Tesco" parses "mum works" as one noun: it stored `has-mother Works`."""
+    facts = _session([("user", "My mum works at Tesco.")])
+    assert not any("Works" in part for fact in facts[0] for part in fact), facts
+
+
+@pytest.mark.parametrize("text", ["my cat pickles is so fat", "my dog waffles"])
+def test_a_pets_name_that_is_also_a_verb_is_still_its_name(text: str) -> None:
+    facts = _session([("user", text)])
+    assert {f[1] for f in facts[0]} & {"has-cat", "has-dog"}, facts

@@ -57,6 +57,7 @@ from knowledge_engine.extract.lexicon import (
     START_VERBS,
     WORK_NOUNS,
 )
+from knowledge_engine.extract.nlp import word_index
 from knowledge_engine.extract.places import big_place
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.records import EntityType
@@ -300,6 +301,8 @@ def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
         return
     if low in JOB_TITLE_NOUNS or low in FAMILY_NOUNS or low in WORK_NOUNS or low in RELATION_PREDICATES:
         return
+    if _present_verb(nxt):
+        return  # "my mum works at Tesco": the model made "mum works" one noun; it stored `has-mother Works`
     tied = (
         (nxt.dep_ == "appos" and nxt.head.i == noun.i)
         or (noun.dep_ == "compound" and noun.head.i == nxt.i)
@@ -318,6 +321,23 @@ def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
     ctx.names[nxt.i] = name
     if owner != name:
         _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
+def _present_verb(tok: Token) -> bool:
+    """'works at', 'lives in', 'teaches maths': the -s form of an English verb with what a verb takes
+    after it, no first name ('Jules', 'Marcus'); not a pet's name before its own verb ("my cat pickles
+    is so fat", "my dog waffles")."""
+    low = tok.lower_
+    after = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    if (
+        not low.endswith("s")
+        or low in first_names()
+        or after is None
+        or after.pos_ in {"AUX", "VERB", "PUNCT"}
+    ):
+        return False
+    verbs = (word_index(tok.vocab) or {}).get("verb", ())
+    return low[:-1] in verbs or (low.endswith("es") and low[:-2] in verbs)
 
 
 def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
