@@ -522,3 +522,41 @@ def test_a_verb_after_a_kin_word_is_no_name() -> None:
 def test_a_pets_name_that_is_also_a_verb_is_still_its_name(text: str) -> None:
     facts = _session([("user", text)])
     assert {f[1] for f in facts[0]} & {"has-cat", "has-dog"}, facts
+
+
+def test_my_kin_by_its_word_is_the_person_the_speaker_named_for_it() -> None:
+    """ "My husband is a chef", "my mum has dementia": only relations by example read such subjects
+    (for jobs and homes); every rule now gives "my <kin>" to the session, which names it."""
+    facts = _session(
+        [
+            ("user", "My husband Tom is a nurse and my mum Rose lives with us."),
+            ("user", "My husband drives a Golf."),
+            ("user", "My mum has dementia."),
+            ("user", "Mum works at Tesco on Saturdays."),
+        ]
+    )
+    assert ("Tom", "drives", "Golf") in facts[1]
+    assert ("Rose", "has-condition", "dementia") in facts[2]
+    assert ("Rose", "works-at", "Tesco") in facts[3]
+    assert not any(f[0] in {"Mum", "mum"} for f in facts[3])
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        [("user", "My brother is a nurse.")],  # never named
+        [("user", "My sister Ana and my sister Eva visited."), ("user", "My sister is a nurse.")],  # which?
+        [("user", "My husband Tom is lovely."), ("assistant", "Is your husband a nurse?")],  # not the user's
+    ],
+)
+def test_kin_the_session_cannot_name_gives_no_fact_and_no_placeholder(texts: list[tuple[str, str]]) -> None:
+    facts = _session(texts)
+    assert not any("__" in part for f in facts for fact in f for part in fact), facts
+    assert not {f for f in facts[-1] if f[1] == "has-role"}, facts
+
+
+@pytest.mark.parametrize("text", ["My husband is Tom.", "My husband is a chef called Tom."])
+def test_a_kin_word_named_in_its_own_clause_is_not_left_to_the_session(text: str) -> None:
+    facts = _session([("user", text)])
+    assert ("Lena", "is-married-to", "Tom") in facts[0] or not any(f[2] == "Tom" for f in facts[0]), facts
+    assert not any(f[1] == "has-role" and f[2] == "Tom" for f in facts[0]), facts

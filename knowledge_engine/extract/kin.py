@@ -28,7 +28,7 @@ CHILD_SLOT = "child:"
 # ... and every name the speaker tied to a relation (has-X, is-married-to) under RELATED_SLOT + the name:
 # a person given a child's age later is no child of theirs when tied so (children_by_context.py)
 RELATED_SLOT = "rel:"
-KIN_PREFIX = "__kin__:"  # a fact's subject that is the speaker's kin by its word: "__kin__:husband"
+KIN_PREFIX = lexicon.KIN_PREFIX  # a fact's subject that is the speaker's kin by its word: "__kin__:husband"
 
 # Kin words a person has one of at a time, or that name one person in a chat: the ones the map keeps.
 KIN_WORDS = lexicon.FEMALE_KIN | lexicon.MALE_KIN | frozenset({"partner", "boss", "manager"})
@@ -158,20 +158,23 @@ class KinNames:
         """Learn the kin a user turn names, then give its kin subjects their names (in message order).
         `scope` (the workspace) keeps two workspaces' speakers of one name apart."""
         if msg.role != "user":
-            return ex
+            return _without_kin(ex)
         key = (owner(msg, scope), (msg.speaker or "").strip().casefold())
         with self._lock:
             self._learn(key, msg.text, _from_facts(ex, key[1]))
             self._relate(key, ex.facts)
-            if not any(f.subject.startswith(KIN_PREFIX) for f in ex.facts):
+            if not any(f.subject.startswith(KIN_PREFIX) or f.object.startswith(KIN_PREFIX) for f in ex.facts):
                 return ex
             known = self._names.get(key, {})
             facts = []
             for f in ex.facts:
-                if not f.subject.startswith(KIN_PREFIX):
-                    facts.append(f)
-                elif name := known.get(f.subject[len(KIN_PREFIX) :]):
-                    facts.append(f.model_copy(update={"subject": name}))
+                subject, obj = (_named(v, known) for v in (f.subject, f.object))
+                if subject and obj:
+                    facts.append(
+                        f.model_copy(update={"subject": subject, "object": obj})
+                        if (subject, obj) != (f.subject, f.object)
+                        else f
+                    )
             return ex.model_copy(update={"facts": facts})
 
     def children(self, msg: Message, scope: str | None = None) -> set[str]:
@@ -286,6 +289,20 @@ def _from_facts(ex: Extraction, speaker: str) -> list[tuple[str, str]]:
         elif f.predicate.startswith("has-") and f.predicate[4:] in KIN_WORDS:
             out.append((f.predicate[4:], f.object))
     return out
+
+
+def _without_kin(ex: Extraction) -> Extraction:
+    """No kin placeholder outside a user's turn: only the user's "my husband" is theirs."""
+    if not any(f.subject.startswith(KIN_PREFIX) or f.object.startswith(KIN_PREFIX) for f in ex.facts):
+        return ex
+    kept = [f for f in ex.facts if not (f.subject.startswith(KIN_PREFIX) or f.object.startswith(KIN_PREFIX))]
+    return ex.model_copy(update={"facts": kept})
+
+
+def _named(value: str, known: dict[str, str | None]) -> str | None:
+    """A kin placeholder's name ("__kin__:husband" -> "Tom"), None when the speaker never named one or
+    named two; any other value as it is."""
+    return known.get(value[len(KIN_PREFIX) :]) if value.startswith(KIN_PREFIX) else value
 
 
 def owner(msg: Message, scope: str | None) -> str | None:

@@ -796,6 +796,9 @@ MAX_VALUE_WORDS = 8
 PRONOUN = "__pronoun__"  # an unresolved he/she; "__pronoun__:f" / ":m" carry which one
 # Before a hint of an unresolved he/she ("__pronoun__:f|+Maya|Tesco"): a first name of its gender.
 FIRST_NAME_MARK = "+"
+# A fact's subject that is the speaker's kin by its word ("__kin__:husband"): the session gives it the name
+# the speaker gave that word, or drops the fact (kin.KinNames).
+KIN_PREFIX = "__kin__:"
 FEMALE_KIN = _words(
     "wife wifey missus girlfriend gf fiancee fiancée copine novia namorada mum mom mother mam mommy mummy "
     "sister sis daughter stepdaughter aunt auntie niece grandma granny nan nana grandmother"

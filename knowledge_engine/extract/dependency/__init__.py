@@ -29,6 +29,7 @@ from knowledge_engine.extract.dependency.work import _TEACHING
 from knowledge_engine.extract.kids import child_age, possessive_ages, speaks_of_own_kids
 from knowledge_engine.extract.lexicon import (
     FIRST_NAME_MARK,
+    KIN_PREFIX,
     MAX_SENTENCE_TOKENS,
     PRONOUN,
     SCHOOL_YEAR,
@@ -56,7 +57,10 @@ def extract_triples(doc: Doc, message: Message, keep_pronouns: bool = False) -> 
         facts = _extract(doc, message)
         if keep_pronouns:
             return facts
-        return [f for f in facts if not is_pronoun(f.subject) and not is_pronoun(f.object)]
+        placeholder = (PRONOUN, KIN_PREFIX)  # the session resolves them; none is stored as it is
+        return [
+            f for f in facts if not f.subject.startswith(placeholder) and not f.object.startswith(placeholder)
+        ]
     except Exception as exc:  # a parse shape the rules did not foresee must not stop ingestion
         counters.inc("extract.spacy.facts_failed")
         emit("facts.spacy.failed", level=logging.WARNING, message_id=message.id, error=type(exc).__name__)

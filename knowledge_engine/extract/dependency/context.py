@@ -19,6 +19,7 @@ from knowledge_engine.extract.lexicon import (
     ENDING_PREDICATES,
     IRREGULAR_PAST,
     IRREGULAR_PRESENT,
+    KIN_PREFIX,
     MAX_VALUE_WORDS,
     PERSON_SUBJECT_PREDICATES,
     PREDICATE_ALIASES,
@@ -78,7 +79,8 @@ def _emit(
     if predicate in _UNIT_PREDICATES and _a_unit(obj):
         predicate = _UNIT_PREDICATES[predicate]  # "working in AMU": a ward of the employer, not another
     ends = ends or ctx.ending or predicate in ENDING_PREDICATES
-    unresolved = subject.startswith(PRONOUN)  # "__pronoun__:m|Ciarán": resolved or dropped by the tier
+    # "__pronoun__:m|Ciarán", "__kin__:husband": resolved or dropped by the tier
+    unresolved = subject.startswith((PRONOUN, KIN_PREFIX))
     if subject.lower() == obj.lower() or not predicate or not _clean(obj):
         return
     if not (unresolved or _clean(subject)):

@@ -48,6 +48,7 @@ from knowledge_engine.extract.lexicon import (
     HOME_FIND_VERBS,
     HOME_NOUNS,
     JOB_TITLE_NOUNS,
+    KIN_PREFIX,
     LIGHT_VERBS,
     MALE_KIN,
     MULTIPLE_BIRTHS,
@@ -248,6 +249,8 @@ def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
         if low in {"he", "she"}:
             return _only_person_before(tok, ctx)
         return None  # you, they, it: unresolved
+    if _bare_parent(tok, ctx):
+        return KIN_PREFIX + low  # "Mum works at Tesco": the model tags "Mum" a person's name
     name = _name_of(tok, ctx) or _opening_name(tok)
     if name:
         _appos_relation(tok, name, ctx)
@@ -261,7 +264,39 @@ def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
             for other in filter(None, (_name_of(c, ctx, person=True) for c in _conjuncts(appos))):
                 _possessive_relation(tok, other, ctx)  # ... and Noah
             return name
-    return None
+    return _my_kin(tok, ctx)
+
+
+# Parents a speaker calls by the word alone, capitalised like a name ("Mum works at Tesco").
+_PARENT_WORDS = frozenset({"mum", "mom", "mam", "mummy", "mommy", "dad", "daddy", "papa"})
+
+
+def _bare_parent(tok: Token, ctx: _Ctx) -> bool:
+    return (
+        ctx.message.role == "user"
+        and tok.lower_ in _PARENT_WORDS
+        and tok.text[:1].isupper()
+        and not any(c.dep_ in {"poss", "det", "compound"} for c in tok.children)
+    )
+
+
+def _my_kin(tok: Token, ctx: _Ctx) -> str | None:
+    """'My husband is a chef', 'my mum has dementia': the speaker's kin by its word, whom the session
+    names from an earlier "my husband Tom" (kin.KinNames; the fact is dropped if it cannot)."""
+    if (
+        ctx.message.role != "user"
+        or tok.lower_ not in FEMALE_KIN | MALE_KIN
+        or tok.pos_ not in {"NOUN", "PROPN"}
+    ):
+        return None
+    if not any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in tok.children):
+        return None
+    clause = tok.head
+    if clause.lemma_ == "be" and any(c.dep_ == "attr" and c.pos_ == "PROPN" for c in clause.children):
+        return None  # "My husband is Tom": the copula's rule names him
+    if any(t.lower_ in {"called", "named"} for t in clause.subtree):
+        return None  # "My husband is a chef called Tom"
+    return KIN_PREFIX + tok.lower_
 
 
 def _name_by_commas(noun: Token, ctx: _Ctx) -> Token | None:
