@@ -2,10 +2,10 @@
 
 Two uses. `kin_genders` gives the session's pronoun resolution the gender a kin word shows. `KinNames`
 remembers, per agent and speaker, which name each of their kin words stood for, so that a later
-"my husband got a job at X" (no name) is about Tom: a fact whose subject is `KIN_PREFIX + "husband"`
-(relations by example give such subjects) takes the name, or is dropped when the speaker never named
-one or named two ("my sister" for Katrin and for Anna). Kept in memory only (a restart forgets it),
-for the `limit` speakers that named kin last.
+"my husband got a job at X" (no name) is about Tom: a fact whose subject (or object) is
+`KIN_PREFIX + "husband"` (every rule gives a "my <kin>" subject so, and relations by example) takes the
+name, or is dropped when the speaker never named one or named two ("my sister" for Katrin and for
+Anna). Kept in memory only (a restart forgets it), for the `limit` speakers that named kin last.
 """
 
 from __future__ import annotations
