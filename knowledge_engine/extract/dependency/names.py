@@ -291,6 +291,9 @@ def _my_kin(tok: Token, ctx: _Ctx) -> str | None:
         return None
     if not any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in tok.children):
         return None
+    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    if nxt is not None and (nxt.pos_ == "PROPN" or nxt.lower_ in first_names()):
+        return None  # "My mum Joan is 91", "my dad frank turned 80": the name beside it is the subject
     clause = tok.head
     if clause.lemma_ == "be" and any(c.dep_ == "attr" and c.pos_ == "PROPN" for c in clause.children):
         return None  # "My husband is Tom": the copula's rule names him
