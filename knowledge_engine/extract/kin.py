@@ -163,7 +163,7 @@ class KinNames:
         with self._lock:
             self._learn(key, msg.text, _from_facts(ex, key[1]))
             self._relate(key, ex.facts)
-            if not any(f.subject.startswith(KIN_PREFIX) or f.object.startswith(KIN_PREFIX) for f in ex.facts):
+            if not any(_has_kin(f) for f in ex.facts):
                 return ex
             known = self._names.get(key, {})
             facts = []
@@ -293,10 +293,14 @@ def _from_facts(ex: Extraction, speaker: str) -> list[tuple[str, str]]:
 
 def _without_kin(ex: Extraction) -> Extraction:
     """No kin placeholder outside a user's turn: only the user's "my husband" is theirs."""
-    if not any(f.subject.startswith(KIN_PREFIX) or f.object.startswith(KIN_PREFIX) for f in ex.facts):
+    if not any(_has_kin(f) for f in ex.facts):
         return ex
-    kept = [f for f in ex.facts if not (f.subject.startswith(KIN_PREFIX) or f.object.startswith(KIN_PREFIX))]
-    return ex.model_copy(update={"facts": kept})
+    return ex.model_copy(update={"facts": [f for f in ex.facts if not _has_kin(f)]})
+
+
+def _has_kin(fact: FactCandidate) -> bool:
+    """A kin placeholder for a subject or an object."""
+    return fact.subject.startswith(KIN_PREFIX) or fact.object.startswith(KIN_PREFIX)
 
 
 def _named(value: str, known: dict[str, str | None]) -> str | None:

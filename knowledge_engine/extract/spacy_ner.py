@@ -534,9 +534,8 @@ class SessionPeople:
             return fact
         gender, hints = dependency.pronoun_gender(fact.subject), dependency.pronoun_hints(fact.subject)
         who = None if key is None else self._hinted(key, hints, gender) if hints else self._who(key, gender)
-        firsts = dependency.pronoun_first_names(fact.subject)
-        if who is None and key is not None and len(firsts) == 1:
-            who = firsts[0]  # "Maya left Tesco. She's at Aldi now": no person the session knows is named
+        if who is None and key is not None and (first := _one(dependency.pronoun_first_names(fact.subject))):
+            who = first  # "Maya left Tesco. She's at Aldi now": no person the session knows is named
             counters.inc("extract.pronoun_first_name")
         return fact.model_copy(update={"subject": who}) if who else None
 
@@ -606,6 +605,10 @@ class SessionPeople:
             return None if gender and known and known != gender else named[0]
         fits = [n for n in named if gender and genders.get(n.casefold()) == gender]
         return fits[0] if len(fits) == 1 else None
+
+
+def _one(names: list[str]) -> str | None:
+    return names[0] if len(names) == 1 else None
 
 
 def _names_user(name: str, users: set[str]) -> bool:

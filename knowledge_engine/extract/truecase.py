@@ -22,7 +22,7 @@ import importlib
 import re
 import threading
 import unicodedata
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from knowledge_engine.extract import lexicon, places
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 # non-native writers mention most).
 LOCALES = ("en_US", "en_GB", "en_IN", "es_ES", "es_MX", "pt_BR", "pt_PT", "it_IT", "fr_FR", "de_DE")
 _NAME_ATTRS = ("first_names_female", "first_names_male", "first_names")
+_GENDER_ATTRS = {"first_names_female": "f", "first_names_male": "m"}
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 # Verbs with a tense that make a known name opening a casual message its subject ("will got the
 # job"); not "is" or "has" ("hope is all we have").
@@ -106,20 +107,25 @@ def _fold(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
 
 
-def load_names(locales: Collection[str] = LOCALES) -> frozenset[str]:
-    """Lower-case first names (and their accent-free forms) from Faker's providers; empty
-    when Faker is not installed (the tier then parses the text as written)."""
-    out: set[str] = set()
+def _faker_names(locales: Collection[str], attrs: Collection[str]) -> Iterator[tuple[str, str]]:
+    """(provider attribute, lower-case name or its accent-free form) for each first name of three
+    letters or more that Faker's person providers of `locales` list (none without Faker)."""
     for locale in locales:
         try:
             provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
         except ImportError:
             continue
-        for attr in _NAME_ATTRS:
+        for attr in attrs:
             for name in getattr(provider, attr, ()) or ():
                 if name.isalpha() and len(name) >= 3:
-                    out.update((name.lower(), _fold(name.lower())))
-    return frozenset(out)
+                    yield attr, name.lower()
+                    yield attr, _fold(name.lower())
+
+
+def load_names(locales: Collection[str] = LOCALES) -> frozenset[str]:
+    """Lower-case first names (and their accent-free forms) from Faker's providers; empty
+    when Faker is not installed (the tier then parses the text as written)."""
+    return frozenset(name for _, name in _faker_names(locales, _NAME_ATTRS))
 
 
 def names() -> frozenset[str]:
@@ -132,19 +138,11 @@ def names() -> frozenset[str]:
 
 
 def load_genders(locales: Collection[str] = LOCALES) -> dict[str, str]:
-    """Lower-case first name -> "f" or "m" for the names Faker lists for one gender only in every
-    locale ("maya" f, "tom" m; not "andrea", a woman's name in one locale and a man's in another)."""
+    """Lower-case first name -> "f" or "m" for the names Faker lists for one gender only, in every
+    locale ("maya" f, "tom" m; not "jordan", listed for both)."""
     seen: dict[str, set[str]] = {}
-    for locale in locales:
-        try:
-            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
-        except ImportError:
-            continue
-        for attr, gender in (("first_names_female", "f"), ("first_names_male", "m")):
-            for name in getattr(provider, attr, ()) or ():
-                if name.isalpha() and len(name) >= 3:
-                    for key in (name.lower(), _fold(name.lower())):
-                        seen.setdefault(key, set()).add(gender)
+    for attr, name in _faker_names(locales, _GENDER_ATTRS):
+        seen.setdefault(name, set()).add(_GENDER_ATTRS[attr])
     return {name: next(iter(g)) for name, g in seen.items() if len(g) == 1}
 
 

@@ -617,10 +617,8 @@ def _place_got(sent: Span, ctx: _Ctx) -> None:
 
 def _pupil(tok: Token, ctx: _Ctx) -> str | None:
     """A person a place is got for: a name, or a he/she/him/her the message or the session resolves."""
-    if tok.lower_ in {"him", "her"}:
+    if tok.lower_ in {"he", "she", "him", "her"}:
         return _only_person_before(tok, ctx)
-    if tok.lower_ in {"he", "she"}:
-        return _resolve_subject(tok, ctx)
     return _name_of(tok, ctx, person=True) if tok.pos_ == "PROPN" else None
 
 

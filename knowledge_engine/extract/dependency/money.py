@@ -226,13 +226,20 @@ def _take_home_said(sent: Span, ctx: _Ctx) -> None:
         _emit(ctx, ctx.me, TAKE_HOME, m.group(1).replace(" ", ""), 0.5, obj_tok=None)
 
 
+def _not_pay_talk(sent: Span) -> bool:
+    """A question, or a line of buying, wishing, cars or homes and rent: an amount there is no pay."""
+    words = {t.lemma_.lower() for t in sent}
+    return _is_question(sent) or bool(
+        words & (PURCHASE_WORDS | FRAGMENT_IRREALIS | CAR_NOUNS | HOME_NOUNS | {"rent"})
+    )
+
+
 def _pay_marked(sent: Span, ctx: _Ctx) -> None:
     """An amount that says it is pay by its own words, with no pay noun or verb: 'band 5 so about
     33k before tax', '18 LPA CTC', '62k euro per annum gross', 'basic £52,000 plus bonus', 'stipend 40k
     per month' (a pay noun run onto the amount, no verb between). In a message
     about a job offer it is the offer's pay (has-salary-offer, made the salary when the offer is accepted)."""
-    words = {t.lemma_.lower() for t in sent}
-    if _is_question(sent) or words & (PURCHASE_WORDS | FRAGMENT_IRREALIS | CAR_NOUNS | HOME_NOUNS | {"rent"}):
+    if _not_pay_talk(sent):
         return
     doc = sent.doc
     amounts = [e for e in sent.ents if e.label_ == "MONEY"]
@@ -268,8 +275,7 @@ _ON_NOT_PAY = frozenset({"mg", "ml", "followers", "steps", "miles", "km", "calor
 def _on_pay(sent: Span, ctx: _Ctx) -> None:
     """'Currently on 38k.', 'On 41k now which is nice': a line that opens with 'on' and an amount,
     its 'I'm' dropped, says the speaker's pay, as 'I'm on 38k' does (`_on_amount`)."""
-    words = {t.lemma_.lower() for t in sent}
-    if _is_question(sent) or words & (PURCHASE_WORDS | FRAGMENT_IRREALIS | CAR_NOUNS | HOME_NOUNS | {"rent"}):
+    if _not_pay_talk(sent):
         return
     toks = [t for t in sent if not t.is_punct]
     i = 0
