@@ -15,7 +15,7 @@ from knowledge_engine.config import load_config
 from knowledge_engine.maintenance.runs import INTERRUPTED, job_running_elsewhere, read_history, read_runs
 from knowledge_engine.store.workspace import Workspace
 from tests.fixtures.waiting import wait_for
-from tests.servers.ollama_server import FakeOllamaServer
+from tests.servers.ollama_server import EMBED_PATHS, FakeOllamaServer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,8 +59,11 @@ def test_a_killed_sync_is_recorded_as_interrupted(tmp_path: Path) -> None:
     maintain = _cli("maintain", "--once", "-w", str(folder), "-c", str(cfg), "--json")
     proc = subprocess.Popen(maintain, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
+        # The job takes its lock a moment before it writes its "running" marker: a kill in between is a
+        # run that never started, so wait for the embedding request the sync makes inside its job.
         wait_for(
-            "the sync to run (its embedding request hangs)", lambda: job_running_elsewhere(folder, "sync")
+            "the sync to run (its embedding request hangs)",
+            lambda: job_running_elsewhere(folder, "sync") and bool(ollama.calls(*EMBED_PATHS)),
         )
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=120)
