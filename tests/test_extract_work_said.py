@@ -171,6 +171,8 @@ def test_a_job_at_no_employer_is_no_workplace(tier: SpacyTier, text: str) -> Non
     [
         ("I'm a team lead now.", "Lin"),  # parsed as 'team' and a verb 'lead'
         ("Dan is a team lead at Tesco.", "Dan"),  # parsed as 'team' the subject of 'lead'
+        ("I'm the team lead now.", "Lin"),  # 'team' the subject of a clause 'lead' under 'am'
+        ("I'm now the team lead.", "Lin"),
     ],
 )
 def test_a_team_lead_is_a_role_not_a_team(tier: SpacyTier, text: str, subject: str) -> None:
@@ -200,6 +202,27 @@ def test_a_title_given_to_the_speaker_is_their_role(tier: SpacyTier, text: str, 
 
 
 @pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("I'm the deputy head at a primary school.", "deputy head"),
+        ("I'm the senior pharmacist.", "senior pharmacist"),
+        ("I'm the IT manager.", "IT manager"),
+        ("I'm the charge nurse on nights.", "charge nurse"),
+    ],
+)
+def test_a_title_made_definite_by_a_rank_or_field_is_the_role(tier: SpacyTier, text: str, role: str) -> None:
+    assert roles(tier, text) == {role}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'm the only nurse on the ward.", "I'm the designated driver tonight.", "I'm the cook in our house."],
+)
+def test_the_part_one_plays_is_no_title(tier: SpacyTier, text: str) -> None:
+    assert roles(tier, text) == set()
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "They made me cry.",
@@ -218,6 +241,10 @@ def test_making_or_promoting_that_gives_no_title_gives_no_role(tier: SpacyTier, 
         ("I do contract work for the NHS.", "NHS"),
         ("I pick up shifts at Boots.", "Boots"),
         ("I do weekends at Tesco.", "Tesco"),
+        ("I'm doing shifts at Lidl.", "Lidl"),  # tagged a place, which no gazetteer knows
+        ("Picked up extra shifts at Boots.", "Boots"),  # picked up: the job goes on
+        ("My shifts at Lidl are brutal this week.", "Lidl"),
+        ("My first shift at Aldi is tomorrow.", "Aldi"),  # a first shift starts a job
     ],
 )
 def test_shifts_or_work_done_for_an_organisation_is_a_workplace(
@@ -228,7 +255,13 @@ def test_shifts_or_work_done_for_an_organisation_is_a_workplace(
 
 @pytest.mark.parametrize(
     "text",
-    ["I did some work for Google once.", "I do a lot of work for charity.", "I might do shifts at Boots."],
+    [
+        "I did some work for Google once.",
+        "I do a lot of work for charity.",
+        "I might do shifts at Boots.",
+        "I did shifts at Lidl years ago.",
+        "I'm doing shifts at Leeds.",  # a known town
+    ],
 )
 def test_work_done_once_or_for_no_organisation_is_no_workplace(tier: SpacyTier, text: str) -> None:
     assert work(tier, text) == set()

@@ -653,7 +653,7 @@ DONE_BY_PERFECT = _words("leave quit sell")
 # Words for a person named after them: "my new boss is a guy called Pete".
 PERSON_NOUNS = _words("guy man woman lady bloke chap fella fellow girl boy person lad lass")
 # A job someone has, named with its employer: "my job at X", "her new role with Y".
-OWN_JOB_NOUNS = {"job", "position", "role", "post", "gig", "internship", "placement", "workplace"}
+OWN_JOB_NOUNS = {"job", "position", "role", "post", "gig", "internship", "placement", "workplace", "shift"}
 # "my dream job at Google" is no job; "my old job at X" is one that ended.
 UNREAL_JOB_MODS = {"dream", "ideal", "perfect", "potential", "possible", "hypothetical"}
 PAST_JOB_MODS = {"old", "former", "previous", "last", "first", "prior", "earlier"}
@@ -751,6 +751,12 @@ TITLE_HEADS = {
     "advisor",
     "adviser",
 }
+# Ranks that make "the <rank> <job>" a post, not a part in a story: "I'm the deputy head", "the senior
+# pharmacist" (but "the only nurse on the ward", "the designated driver tonight" are not titles).
+TITLE_RANKS = _words(
+    """senior junior deputy assistant associate principal chief head lead acting interim executive
+    general managing staff trainee charge"""
+)
 # Nouns of an occupation: "Sara is a nurse", "he is engineer", "works as a pharmacist" -> has-role,
 # so a new job title ends the old one ("is-a" holds many things at once and would not).
 JOB_TITLE_NOUNS = TITLE_HEADS | _words(

@@ -112,6 +112,7 @@ from knowledge_engine.extract.dependency.work import (
     _role_took,
     _said_yes_to,
     _shifts_at,
+    _split_lead,
     _started_at,
     _started_work_at,
     _studies_or_trains_at,
@@ -600,6 +601,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                     _attr_fact(child, subject, be, past, ctx)
                 if child.pos_ == "PROPN" and subject == ctx.me and not past:
                     _introduced(child, ctx)
+            elif (half := _split_lead(child)) is not None:
+                _attr_fact(half, subject, be, past, ctx)  # "I'm the team lead now"
             elif child.dep_ == "acomp" and child.pos_ == "VERB" and child.tag_ in {"VB", "VBP"}:
                 for clause in [child, *_conjuncts(child)]:  # "I'm 27, live in Tulsa, and make $54,000"
                     _clause_facts(clause, [subject], past, ctx)

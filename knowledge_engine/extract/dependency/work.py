@@ -63,6 +63,7 @@ from knowledge_engine.extract.lexicon import (
     SKIP_ENT_LABELS,
     START_VERBS,
     STUDENT_NOUNS,
+    TITLE_RANKS,
     TRAINEESHIPS,
     UNREAL_JOB_MODS,
     WORK_FIELDS,
@@ -76,9 +77,10 @@ _TEACHING = frozenset({"teach", "taught", "teacher", "work", "job", "staff", "em
 
 
 def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
-    """'My new job at Atlassian starts Monday', 'my job at Lidl is boring', "Dan's job with the NHS"
-    -> the owner works-at the employer, whatever the sentence says of the job; 'my old job at X'
-    -> worked-at. A clause rule that read the employer already wins; a dream job is no job."""
+    """'My new job at Atlassian starts Monday', 'my job at Lidl is boring', "Dan's job with the NHS",
+    'my shifts at Boots' -> the owner works-at the employer, whatever the sentence says of the job;
+    'my old job at X' -> worked-at. A clause rule that read the employer already wins; a dream job is no
+    job."""
     seen = {f.object.lower() for f in ctx.out[before:] if f.predicate in WORK_PREDICATES}
     for job in (t for t in sent if t.pos_ == "NOUN" and t.lemma_.lower() in OWN_JOB_NOUNS):
         poss = next((c for c in job.children if c.dep_ == "poss"), None)
@@ -97,11 +99,12 @@ def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
             name = _name_of(pobj, ctx, with_of=True) or _cased_entity(pobj, ctx)
             if not owner or not name or name.lower() in seen:
                 continue
-            ending = job.dep_ == "nsubj" and job.head.lemma_ in JOB_END_VERBS  # "my job at Boots ended"
+            shift = job.lemma_.lower() == "shift"  # "my last shift at Lidl ended at ten": the job goes on
+            ending = not shift and job.dep_ == "nsubj" and job.head.lemma_ in JOB_END_VERBS  # "... ended"
             ended = ending and _is_past(job.head)
             if ending and not ended:
                 continue  # "my job at Boots ends in May": held until then
-            past = ended or bool(mods & PAST_JOB_MODS)
+            past = ended or (not shift and bool(mods & PAST_JOB_MODS))
             pred = _workplace_pred(name, past)
             _emit(ctx, owner, pred, name, 0.55, obj_tok=None, obj_type="organization", ends=ended)
             seen.add(name.lower())
@@ -511,7 +514,7 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     if (
         not past
         and attr.pos_ in {"NOUN", "PROPN"}
-        and (now or not has_det)
+        and (now or not has_det or _the_qualified(attr))
         and (_is_title(attr) or _is_job(attr))
     ):
         obj = _object_phrase(attr, ctx, with_of=True, prefer_name=False)
@@ -537,13 +540,33 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     _org_of_role(attr, subject, past, ctx)
 
 
+def _split_lead(clause: Token) -> Token | None:
+    """'I'm the team lead now': the small model parses 'team' as the subject of a verb 'lead' under
+    the copula, leaving it no attribute; that noun is the title's first half (see _lead_role)."""
+    if clause.dep_ != "ccomp" or clause.lower_ not in LEAD_WORDS:
+        return None
+    return next((n for n in clause.children if n.dep_ == "nsubj" and n.pos_ == "NOUN"), None)
+
+
+def _the_qualified(attr: Token) -> bool:
+    """'the deputy head', 'the IT manager': a title made definite by a rank or a field names a post;
+    a bare 'the nurse' or 'the designated driver' is as often a part in a story."""
+    if not any(c.dep_ == "det" and c.lower_ == "the" for c in attr.children):
+        return False
+    return any(
+        c.lower_ in TITLE_RANKS or (c.dep_ == "compound" and c.pos_ in {"NOUN", "PROPN"})
+        for c in attr.children
+        if c.i < attr.i and c.dep_ in {"compound", "amod"}
+    )
+
+
 def _lead_role(attr: Token) -> str | None:
     """'a team lead', 'a shift leader' that the small model parses as a noun and a verb ('team' the
     attribute, 'lead' a clause) or as a subject and its noun ('team' the subject of 'lead')."""
     doc = attr.doc
     if attr.lower_ in LEAD_WORDS and attr.i > 0:
         before = doc[attr.i - 1]
-        split = before.pos_ == "NOUN" and before.dep_ in {"nsubj", "npadvmod", "dobj"}
+        split = before.pos_ == "NOUN" and before.dep_ in {"nsubj", "npadvmod", "dobj", "compound"}
         return f"{before.lower_} {attr.lower_}" if split else None
     after = doc[attr.i + 1] if attr.i + 1 < len(doc) else None
     if attr.pos_ == "NOUN" and after is not None and after.lower_ in LEAD_WORDS and after.pos_ == "VERB":
@@ -739,13 +762,14 @@ def _title_ends(tok: Token, ctx: _Ctx) -> bool:
 def _shifts_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'doing nights at the Co-op', 'I do contract work for the NHS', 'I pick up shifts at Boots' ->
     works-at: shifts or work done for a named organisation."""
-    if verb.lemma_ not in {"do", "work", "pick", "cover"} or past or _is_irrealis(verb):
-        return False  # "I did some work for Google once": a client then, no employer now
+    picked_up = verb.lemma_ == "pick" and any(c.dep_ == "prt" and c.lower_ == "up" for c in verb.children)
+    if verb.lemma_ not in {"do", "work", "pick", "cover"} or (past and not picked_up) or _is_irrealis(verb):
+        return False  # "I did some work for Google once": a client then; "picked up shifts at Boots" is a job
     found = False
     for dobj in (d for d in dobjs if d.lemma_.lower() in SHIFT_NOUNS):
         for pobj in (p for prep in _preps(dobj, verb, {"at", "for", "with"}) for p in _pobjs(prep)):
             name = _name_of(pobj, ctx, with_of=True) or _short_org(pobj, ctx)
-            if name and _org_or_unknown(pobj, ctx):
+            if name and (_org_or_unknown(pobj, ctx) or _unknown_place(pobj, name, ctx)):
                 _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
                 found = True
     return found
@@ -1102,6 +1126,13 @@ def _an_org_in(tok: Token, name: str | None, ctx: _Ctx) -> bool:
         and ent.label_ == "ORG"
         and places.fold(name or "") not in places.places()
     )
+
+
+def _unknown_place(tok: Token, name: str, ctx: _Ctx) -> bool:
+    """A name the parser took for a place that the gazetteer does not know: shifts are done "at Lidl"
+    (tagged GPE), not at a town."""
+    ent = ctx.ents.get(tok.i)
+    return ent is not None and ent.label_ == "GPE" and places.fold(name) not in places.places()
 
 
 def _org_or_unknown(tok: Token, ctx: _Ctx) -> bool:
