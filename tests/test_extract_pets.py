@@ -27,6 +27,9 @@ def pets(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("also we have dog, paçoca, vira-lata, can dog fly to europe?", ("has-dog", "Paçoca")),
         ("I have a cat, Mochi.", ("has-cat", "Mochi")),
         ("Moved in! Banjo's already found the beach. he's a red kelpie, 4", ("has-dog", "Banjo")),
+        # a name that is also a word, tagged an adjective: after "called", or beside "our cockapoo"
+        ("We've got a dog called Bramble.", ("has-dog", "Bramble")),
+        ("Bramble, our cockapoo, hates the rain.", ("has-dog", "Bramble")),
     ],
 )
 def test_a_pet_named_by_what_it_is_is_the_speakers(tier: SpacyTier, text: str, pet: tuple[str, str]) -> None:
@@ -42,6 +45,8 @@ def test_a_pet_named_by_what_it_is_is_the_speakers(tier: SpacyTier, text: str, p
         "We have a dog and Tom.",  # a list of two, not a name for the dog
         "Do you have a dog, Rex?",  # the assistant's, asked
         "Jess is the dog lover in the family.",  # a person
+        "Honestly, our dog is a menace.",  # a capital that opens the sentence
+        "We've got a dog called bramble.",  # no capital: no name to read
     ],
 )
 def test_no_pet_of_the_speakers_where_none_was_said(tier: SpacyTier, text: str) -> None:

@@ -57,7 +57,7 @@ def _name_beside(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | Non
     owners = {c.lower_ for c in noun.children if c.dep_ in {"poss", "det"}}
     first = noun.left_edge.i
     ours = bool(owners & {"my", "our"})
-    if ours and noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
+    if ours and noun.dep_ == "appos" and (noun.head.pos_ == "PROPN" or _capitalised_word(noun.head)):
         name_tok: Token = noun.head
     elif ours and first >= 2 and doc[first - 1].text == "," and doc[first - 2].pos_ == "PROPN":
         name_tok = doc[first - 2]  # the parse hung "my tabby" elsewhere
@@ -65,8 +65,15 @@ def _name_beside(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | Non
         name_tok = doc[first - 1]  # "Max the dog"
     else:
         return None
-    name = name_of(name_tok)
+    name = name_of(name_tok) or (name_tok.text if _capitalised_word(name_tok) else None)
     return (kind, name) if name else None
+
+
+def _capitalised_word(tok: Token) -> bool:
+    """'Bramble, our cockapoo': a pet's name that is also a word, tagged as one (an adjective) and
+    unknown to the name reader; only where the parse makes the household's animal its apposition."""
+    appos = any(c.dep_ == "appos" for c in tok.children)
+    return tok.is_title and tok.is_alpha and tok.pos_ != "PROPN" and appos
 
 
 def pet_of_breed(breed_phrase: str) -> str | None:

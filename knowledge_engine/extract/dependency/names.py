@@ -616,7 +616,8 @@ def _called_name(tok: Token, ctx: _Ctx) -> str | None:
         if acl.dep_ == "acl" and acl.lemma_ in {"call", "name"}:
             oprd = next((c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}), None)
             if oprd is not None:
-                return _name_of(oprd, ctx) or (oprd.text if oprd.pos_ == "PROPN" else None)
+                named = oprd.pos_ == "PROPN" or (oprd.is_title and oprd.is_alpha)  # "Bramble": an adjective
+                return _name_of(oprd, ctx) or (oprd.text if named else None)
     return None
 
 
