@@ -215,6 +215,26 @@ def test_a_title_made_definite_by_a_rank_or_field_is_the_role(tier: SpacyTier, t
 
 
 @pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("I'm a civil servant.", "civil servant"),
+        ("I'm an estate agent.", "estate agent"),
+        ("I'm a headteacher.", "headteacher"),
+        ("I'm a lab tech at the hospital.", "lab tech"),
+        ("I'm a paediatrician.", "paediatrician"),  # an occupation by its ending
+        ("I'm a videographer.", "videographer"),
+    ],
+)
+def test_an_occupation_said_with_a_is_the_role_not_a_trait(tier: SpacyTier, text: str, role: str) -> None:
+    assert roles(tier, text) == {role}
+
+
+@pytest.mark.parametrize("text", ["I'm a perfectionist.", "I'm an optimist.", "I'm a big reader."])
+def test_a_trait_is_no_role(tier: SpacyTier, text: str) -> None:
+    assert roles(tier, text) == set()
+
+
+@pytest.mark.parametrize(
     "text",
     ["I'm the only nurse on the ward.", "I'm the designated driver tonight.", "I'm the cook in our house."],
 )

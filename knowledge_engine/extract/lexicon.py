@@ -778,8 +778,15 @@ JOB_TITLE_NOUNS = TITLE_HEADS | _words(
     joiner tiler locksmith conductor steward stewardess reporter presenter archivist curator
     musician singer dancer artist author novelist realtor broker valuer inspector
     telemarketer storekeeper shopkeeper stocker packer picker forklift labourer laborer merchandiser
-    stylist florist beautician porter concierge"""
+    stylist florist beautician porter concierge tech technologist bookkeeper
+    barber barman barmaid groomer childminder babysitter lifeguard bouncer chauffeur glazier scaffolder
+    draughtsman sommelier undertaker osteopath anaesthetist anesthetist registrar locum postdoc coder
+    cop policeman policewoman servant agent attendant headteacher headmaster headmistress pastor vicar
+    priest chaplain rabbi imam handyman postie postwoman maid"""
 )
+# Endings that make any noun an occupation: a paediatrician, a cardiologist, a videographer, a
+# psychiatrist (not "-ist" alone: a perfectionist, an optimist).
+JOB_SUFFIXES = ("ician", "ologist", "ographer", "iatrist", "ometrist")
 APPROXIMATORS = {"about", "around", "roughly", "approximately", "approx", "approx.", "circa", "~", "some"}
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve"
 _TEENS = "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"

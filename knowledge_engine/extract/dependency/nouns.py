@@ -19,6 +19,7 @@ from knowledge_engine.extract.lexicon import (
     FAMILY_NOUNS,
     FEMALE_KIN,
     HOLIDAYS,
+    JOB_SUFFIXES,
     JOB_TITLE_NOUNS,
     MALE_KIN,
     MONEY_SHORT,
@@ -362,7 +363,8 @@ def _preps(tok: Token, verb: Token, words: set[str]) -> list[Token]:
 def _is_job(noun: Token) -> bool:
     """A noun naming an occupation ("nurse", "senior translator"); students study, they hold no job."""
     lemma = noun.lemma_.lower()
-    return lemma in JOB_TITLE_NOUNS and lemma not in STUDENT_NOUNS and noun.pos_ in {"NOUN", "PROPN"}
+    job = lemma in JOB_TITLE_NOUNS or (lemma.endswith(JOB_SUFFIXES) and noun.lower_ == lemma)
+    return job and lemma not in STUDENT_NOUNS and noun.pos_ in {"NOUN", "PROPN"}
 
 
 def _is_title_word(tok: Token) -> bool:
