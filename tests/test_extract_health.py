@@ -122,3 +122,52 @@ def test_a_clinicians_he_or_name_is_no_other_patient(tier: SpacyTier) -> None:
 )
 def test_what_the_clinician_found_for_someone_taken_is_not_the_speakers(tier: SpacyTier, text: str) -> None:
     assert not [f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"]
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("I'm on sertraline for anxiety.", "anxiety"),
+        ("I'm taking Prozac for depression.", "depression"),  # the drug tagged a person
+        ("I'm taking tablets for my high blood pressure.", "high blood pressure"),
+        ("Still being treated for sciatica.", "sciatica"),
+        ("I use an inhaler for my asthma.", "asthma"),
+    ],
+)
+def test_a_treatment_said_for_a_condition_means_the_speaker_has_it(
+    tier: SpacyTier, text: str, condition: str
+) -> None:
+    assert ("Nia", "has-condition", condition) in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm running a marathon for cancer research.",  # no treatment
+        "I'm on a fundraiser for cancer.",  # not a drug one is on
+        "She's on meds for her anxiety.",  # someone else's
+        "My son takes Ritalin for his ADHD.",
+    ],
+)
+def test_no_condition_of_the_speakers_from_a_cause_or_someone_elses_treatment(
+    tier: SpacyTier, text: str
+) -> None:
+    assert not [f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I have back pain.", ("Nia", "has-condition", "back pain")),  # a pain named by where it is
+        ("I get panic attacks.", ("Nia", "has-condition", "panic attacks")),  # got again and again
+        ("Sam gets migraines.", ("Sam", "has-condition", "migraines")),
+    ],
+)
+def test_a_pain_by_its_place_and_a_condition_one_keeps_getting(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_an_illness_one_might_get_is_none(tier: SpacyTier) -> None:
+    assert not [f for f in facts(tier, "I'll get cancer at this rate.") if f[1] == "has-condition"]

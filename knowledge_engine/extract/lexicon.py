@@ -532,6 +532,23 @@ CONDITION_COMPOUNDS = {
     ("sclerosis", "multiple"),
     ("fatigue", "chronic"),
     ("palsy", "cerebral"),
+    ("pain", "back"),  # "I have back pain", "chronic neck pain"
+    ("pain", "neck"),
+    ("pain", "knee"),
+    ("pain", "hip"),
+    ("pain", "shoulder"),
+    ("pain", "joint"),
+    ("pain", "nerve"),
+    ("pain", "chronic"),
+    ("back", "bad"),  # "I've got a bad back"
+    ("knee", "bad"),
+    ("hip", "bad"),
+    ("shoulder", "bad"),
+    ("reflux", "acid"),
+    ("failure", "heart"),
+    ("failure", "kidney"),
+    ("attack", "panic"),  # "I get panic attacks"
+    ("covid", "long"),
 }
 CLINICIANS = _words("doctor doc dr gp consultant specialist dentist nurse physio dermatologist cardiologist")
 # "our X" in a user message is the speaker's X for family (a family talks of "our son"), not

@@ -38,7 +38,9 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     if verb.lemma_ not in {"have", "get"} or (past and verb.lemma_ == "have" and verb.tag_ == "VBD"):
         return False
     have_got = verb.lemma_ == "get" and _perfect(verb) and not past  # "I've got high blood pressure"
-    if verb.lemma_ == "get" and not have_got and not any(c.lower_ in {"diagnosed"} for c in verb.children):
+    habitual = verb.lemma_ == "get" and verb.tag_ in {"VBP", "VBZ"}  # "I get migraines", "he gets ..."
+    diagnosed = any(c.lower_ == "diagnosed" for c in verb.children)
+    if verb.lemma_ == "get" and not (have_got or habitual or diagnosed):
         return False
     found = False
     objects = [c for c in verb.children if c.dep_ == "dobj"]
@@ -78,13 +80,77 @@ def _diagnosis_given(sent: Span, ctx: _Ctx) -> None:
 def _names_condition(noun: Token) -> bool:
     """'asthma', 'celiac disease', 'high blood pressure', 'a slipped disc' (an article only before a
     two-word condition: "a disease" alone says nothing)."""
-    mods = [c for c in noun.children if c.dep_ in {"amod", "compound"}]
-    compound = any((noun.lemma_.lower(), c.lower_) in CONDITION_COMPOUNDS for c in mods)
-    named_disease = (noun.lemma_.lower() in DISEASE_HEADS and bool(mods)) or compound
-    if not (noun.lower_ in CONDITIONS or noun.lemma_.lower() in CONDITIONS or named_disease):
+    compound = _compound_condition(noun)
+    if not _condition_word(noun):
         return False
     dets = [c for c in noun.children if c.dep_ in {"det", "poss"}]
     return not dets or (compound and all(d.lower_ in {"a", "an"} for d in dets))
+
+
+def _compound_condition(noun: Token) -> bool:
+    mods = [c for c in noun.children if c.dep_ in {"amod", "compound"}]
+    return any((noun.lemma_.lower(), c.lower_) in CONDITION_COMPOUNDS for c in mods)
+
+
+def _condition_word(noun: Token) -> bool:
+    """A condition's word, whatever its determiner: 'asthma', 'coeliac disease', 'blood pressure'."""
+    mods = any(c.dep_ in {"amod", "compound"} for c in noun.children)
+    named_disease = (noun.lemma_.lower() in DISEASE_HEADS and mods) or _compound_condition(noun)
+    return noun.lower_ in CONDITIONS or noun.lemma_.lower() in CONDITIONS or named_disease
+
+
+_TREATMENTS = frozenset(
+    {"medication", "meds", "medicine", "tablets", "tablet", "pills", "pill", "treatment", "inhaler",
+     "injections", "therapy", "physio", "physiotherapy", "surgery", "operation", "antidepressants",
+     "steroids", "cream", "prescription"}
+)  # fmt: skip
+_TREAT_VERBS = frozenset({"treat", "prescribe", "take", "use"})
+
+
+def _treated_for(sent: Span, ctx: _Ctx) -> None:
+    """'I'm on sertraline for anxiety', 'taking tablets for my blood pressure', 'still being treated
+    for sciatica' -> the speaker has-condition: a treatment said for it (not 'a marathon for cancer
+    research'), in a message that names no other patient."""
+    taken = [t for t in sent if t.dep_ == "dobj" and t.head.lemma_ in _TREAT_VERBS]
+    # "taking Prozac" may be tagged a person: the drug and its verb are no other patient
+    drugs = {i for t in taken for i in (t.head.i, *_ent_of(t, ctx))}
+    others = [t for t in sent if t.i not in drugs and (_another_patient(t) or t.lower_ in {"he", "she"})]
+    if ctx.message.role != "user" or others:
+        return
+    for prep in (t for t in sent if t.lower_ == "for" and t.dep_ == "prep"):
+        if not _a_treatment(prep.head) or _is_irrealis(prep.head):
+            continue
+        for pobj in (p for p in _pobjs(prep) if _condition_word(p)):
+            poss = [c for c in pobj.children if c.dep_ in {"det", "poss"}]
+            if all(c.lower_ in FIRST_PERSON_POSS for c in poss):  # "for the cancer ward": no
+                mods = [c.i for c in pobj.children if c.dep_ in {"amod", "compound"}]
+                illness = pobj.doc[min([*mods, pobj.i]) : pobj.i + 1].text.lower()  # "treated for Sciatica"
+                _emit(ctx, ctx.me, "has-condition", illness, 0.5, obj_tok=None)
+
+
+def _ent_of(tok: Token, ctx: _Ctx) -> range:
+    """The token positions of the entity `tok` is in ('taking Prozac' tagged a person), or its own."""
+    ent = ctx.ents.get(tok.i)
+    return range(ent.start, ent.end) if ent is not None else range(tok.i, tok.i + 1)
+
+
+def _drug_on(tok: Token) -> bool:
+    """'on sertraline', 'on meds', 'on the pill' (not 'on a fundraiser': an article before a drug's
+    name is rare)."""
+    bare = not any(c.dep_ == "det" for c in tok.children) or tok.lower_ in _TREATMENTS
+    return tok.dep_ == "pobj" and tok.head.lower_ == "on" and tok.pos_ in {"NOUN", "PROPN"} and bare
+
+
+def _a_treatment(tok: Token) -> bool:
+    """A treatment's word, a drug one is 'on' ("on sertraline for anxiety", "I'm on meds for ..."), or
+    a verb of treating ('take' and 'use' with an object)."""
+    if tok.lower_ in _TREATMENTS or _drug_on(tok):
+        return True
+    if tok.lemma_ == "be" and any(_drug_on(p) for c in tok.children if c.lower_ == "on" for p in _pobjs(c)):
+        return True
+    if tok.pos_ != "VERB" or tok.lemma_ not in _TREAT_VERBS:
+        return False
+    return tok.lemma_ in {"treat", "prescribe"} or any(c.dep_ == "dobj" for c in tok.children)
 
 
 def _recovered(verb: Token, subject: str, ctx: _Ctx) -> bool:

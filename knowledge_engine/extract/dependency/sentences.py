@@ -44,7 +44,12 @@ from knowledge_engine.extract.dependency.family import (
     _workplace_of_relation,
 )
 from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _used_to
-from knowledge_engine.extract.dependency.health import _condition_news, _diagnosis_given, _possessed_condition
+from knowledge_engine.extract.dependency.health import (
+    _condition_news,
+    _diagnosis_given,
+    _possessed_condition,
+    _treated_for,
+)
 from knowledge_engine.extract.dependency.homes import (
     _districts,
     _here_in,
@@ -177,6 +182,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _parent_of_named(sent, ctx)
         _condition_news(sent, ctx)
         _diagnosis_given(sent, ctx)
+        _treated_for(sent, ctx)
         _pay_arrow(sent, ctx)
     before = len(ctx.out)
     for root in (t for t in sent if t.dep_ == "ROOT"):
