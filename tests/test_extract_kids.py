@@ -133,6 +133,27 @@ def test_a_rank_of_someone_elses_or_of_a_sibling_is_no_child(tier: SpacyTier, te
     assert not children(tier, text)
 
 
+@pytest.mark.parametrize(
+    ("text", "kids"),
+    [
+        ("The kids, Mia and Sam, are at their gran's.", {"Mia", "Sam"}),
+        ("Taking my boys, Jack and Finn, swimming.", {"Jack", "Finn"}),  # the names hung on the verb
+        ("My stepson Kai is 14.", {"Kai"}),  # tagged one person with "My stepson"
+    ],
+)
+def test_the_kids_listed_by_name_are_the_speakers_children(
+    tier: SpacyTier, text: str, kids: set[str]
+) -> None:
+    assert children(tier, text) == kids
+
+
+@pytest.mark.parametrize(
+    "text", ["Out with the boys, Jack and Finn, tonight.", "Her kids, Mia and Sam, are lovely."]
+)
+def test_friends_called_the_boys_or_anothers_kids_are_no_children(tier: SpacyTier, text: str) -> None:
+    assert not children(tier, text)
+
+
 def test_a_grammar_school_is_a_school_a_child_attends(tier: SpacyTier) -> None:
     found = facts(tier, "Nervous wreck today, our son Oscar starts at Ashford Grammar tomorrow.")
     assert ("Oscar", "attends", "Ashford Grammar") in found

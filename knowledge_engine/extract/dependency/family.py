@@ -44,6 +44,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _relation_predicate,
     _relation_word,
 )
+from knowledge_engine.extract.kids import KID_WORDS, speaks_of_own_kids
 from knowledge_engine.extract.lexicon import (
     FAMILY_NOUNS,
     FIRST_PERSON,
@@ -194,6 +195,29 @@ def _child_by_rank(tok: Token, ctx: _Ctx) -> None:
         return
     for tok_name in named:
         name = _name_of(tok_name, ctx, person=True)
+        if name:
+            _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
+
+
+_THE_KIDS = frozenset({"kids", "children", "twins", "kiddos"})  # "the boys", "the girls": often friends
+
+
+def _kids_listed(tok: Token, ctx: _Ctx) -> None:
+    """'The kids, Mia and Sam, are at their gran's', 'taking the boys, Jack and Finn, swimming' in the
+    speaker's message -> has-child for each name listed right after the word for the kids ("my boys",
+    "our girls" too; "the boys" alone is as often one's friends)."""
+    if ctx.message.role != "user" or tok.lower_ not in KID_WORDS or tok.pos_ != "NOUN":
+        return
+    the = any(c.dep_ == "det" and c.lower_ == "the" for c in tok.children) and tok.lower_ in _THE_KIDS
+    if not (the or _my_or_our(tok)) or not speaks_of_own_kids(tok.doc):
+        return
+    doc = tok.doc
+    first = next((c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+    if first is None and tok.i + 2 < len(doc) and doc[tok.i + 1].text == ",":
+        after = doc[tok.i + 2]  # the parse may hang the names on the verb instead
+        first = after if after.pos_ == "PROPN" and after.ent_type_ == "PERSON" else None
+    for kid in [first, *_conjuncts(first)] if first is not None else []:
+        name = _name_of(kid, ctx, person=True) if kid.pos_ == "PROPN" else None
         if name:
             _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
 

@@ -450,9 +450,12 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     start = max([start, *(t.i + 1 for t in tok.doc[start : tok.i] if t.text in {"as", "at"})])
     end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.text in {"as", "at"})])
     while (
-        ent is not None and ent.label_ == "PERSON" and start < tok.i and tok.doc[start].lower_ in _KIN_OPENERS
+        ent is not None
+        and ent.label_ == "PERSON"
+        and start < tok.i
+        and (tok.doc[start].lower_ in _KIN_OPENERS or tok.doc[start].tag_ == "PRP$")
     ):
-        start += 1  # "Hubby Manoj got transfer ...": the model ran the kin word into a person's name
+        start += 1  # "Hubby Manoj got transfer ...", "My stepson Kai": the model ran the kin word into a name
     if person:
         while end > tok.i and tok.doc[end].text.isdigit() and len(tok.doc[end].text) <= 2:
             end -= 1  # "my kids are Lily 8 and Max 5": the number after a person's name is an age

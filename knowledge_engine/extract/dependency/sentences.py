@@ -37,6 +37,7 @@ from knowledge_engine.extract.dependency.family import (
     _dating,
     _ex_partner,
     _first_day,
+    _kids_listed,
     _lowercase_relation,
     _parent_of_named,
     _place_got,
@@ -320,6 +321,7 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
         if user and tok.lemma_ in _FIRST_SPANS:
             _first_day(tok, ctx)
         _child_by_rank(tok, ctx)
+        _kids_listed(tok, ctx)
         if tok.lemma_ in {"call", "name"} and any(c.dep_ == "auxpass" for c in tok.children):
             _called_relation(tok, ctx)
         if ctx.message.role == "user" and tok.lemma_ in {"call", "name"} and tok.tag_ == "VBD":
