@@ -154,6 +154,26 @@ def test_friends_called_the_boys_or_anothers_kids_are_no_children(tier: SpacyTie
     assert not children(tier, text)
 
 
+@pytest.mark.parametrize(
+    ("text", "child", "school"),
+    [
+        ("Leo starts reception at St Peter's in September.", "Leo", "St Peter's"),
+        ("Mia's in reception at Oakfield.", "Mia", "Oakfield"),
+    ],
+)
+def test_a_school_stage_started_or_in_makes_the_place_a_school(
+    tier: SpacyTier, text: str, child: str, school: str
+) -> None:
+    found = facts(tier, text)
+    assert (child, "attends", school) in found
+    assert not {o for s, _, o in found if s == child and o.lower() == "reception"}  # a stage, no place
+    assert not {p for s, p, _ in found if s == child and p in {"works-at", "starts-at"}}
+
+
+def test_a_reception_that_is_a_party_makes_no_school(tier: SpacyTier) -> None:
+    assert not {f for f in facts(tier, "Tom had the reception at The Grand.") if f[1] == "attends"}
+
+
 def test_a_grammar_school_is_a_school_a_child_attends(tier: SpacyTier) -> None:
     found = facts(tier, "Nervous wreck today, our son Oscar starts at Ashford Grammar tomorrow.")
     assert ("Oscar", "attends", "Ashford Grammar") in found

@@ -36,6 +36,7 @@ def work(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ),
         ("I've been at Tesco's Leeds store for 3 years.", ("works-at", "Tesco")),
         ("im at korvus in rosebank, been there since 2022", ("works-at", "Korvus")),
+        ("I do the accounts for a small firm called Ledgerly.", ("works-at", "Ledgerly")),  # tagged an adverb
     ],
 )
 def test_a_workplace_said_in_passing_is_read(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:

@@ -404,10 +404,15 @@ SCHOOL_YEAR = re.compile(r"(?:grade|year|yr|class|form|p|s)\s?\d{1,2}", re.I)
 _ORDINALS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth"
 _MONTHS = "of|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|"
 _MONTHS += "august|september|october|november|december"
+_STAGES = ("reception", "nursery", "preschool", "pre-school", "secondary", "sixth form", "big school")
+SCHOOL_STAGES = frozenset(_STAGES)  # a stage is no place: "Leo starts reception" is no fact of its own
+_STAGES_SAID = "|".join(re.escape(s).replace(r"\ ", r"\s+") for s in _STAGES)
 SCHOOL_YEAR_SAID = re.compile(
     rf"\b(?:{SCHOOL_YEAR.pattern}|\d{{1,2}}(?:st|nd|rd|th)\s+(?:grade|class)|(?:{_ORDINALS})\s+(?:grade|class)|"
     rf"(?:in|into)\s+\d{{1,2}}(?:st|nd|rd|th)(?!\s+(?:{_MONTHS})\b)|(?:in|into)\s+(?:{_ORDINALS})\s+year|"
-    rf"kindergarten|pre-?k)\b",
+    rf"kindergarten|pre-?k|"
+    # a stage started or in, as the UK says the first years: "Leo starts reception at St Peter's"
+    rf"(?:starts?|starting|started|in|into)\s+(?:{_STAGES_SAID}))\b",
     re.I,
 )
 # Modifiers of a relation noun that leave the relation as it is ("my actual supervisor", "my direct

@@ -32,6 +32,7 @@ from knowledge_engine.extract.lexicon import (
     KIN_PREFIX,
     MAX_SENTENCE_TOKENS,
     PRONOUN,
+    SCHOOL_STAGES,
     SCHOOL_YEAR,
     SCHOOL_YEAR_SAID,
 )
@@ -107,7 +108,7 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
         start, place = (before, prev) if follows and prev is not None else (first, sent)
         if SCHOOL_YEAR_SAID.search(sent.text) and not any(t.lemma_.lower() in _TEACHING for t in place):
             said = (_at_school(f, ctx) for f in ctx.out[start:])
-            ctx.out[start:] = [f for f in said if not SCHOOL_YEAR.fullmatch(f.object)]  # "is-in Grade 10"
+            ctx.out[start:] = [f for f in said if not _school_year(f.object)]  # "is-in Grade 10"
         before, prev = first, sent
     if message.role == "user":
         _arrived(doc, ctx)
@@ -162,6 +163,10 @@ def _arrived(doc: Doc, ctx: _Ctx) -> None:
         name = _name_of(tok, ctx)
         if name and name not in homes:
             _emit(ctx, ctx.me, "moved-to", name, 0.55, obj_tok=None, obj_type="location")
+
+
+def _school_year(obj: str) -> bool:
+    return bool(SCHOOL_YEAR.fullmatch(obj)) or obj.lower() in SCHOOL_STAGES
 
 
 # Where someone else is "at" a place in a sentence that gives their school year, the place is their

@@ -618,6 +618,9 @@ def _called_name(tok: Token, ctx: _Ctx) -> str | None:
             continue
         if acl.dep_ == "acl" and acl.lemma_ in {"call", "name"}:
             oprd = next((c for c in acl.children if c.dep_ in {"oprd", "attr", "dobj"}), None)
+            after = acl.doc[acl.i + 1] if acl.i + 1 < len(acl.doc) else None
+            if oprd is None and after is not None and after.head == acl and after.is_title and after.is_alpha:
+                oprd = after  # "a firm called Ledgerly": tagged an adverb
             if oprd is not None:
                 named = oprd.pos_ == "PROPN" or (oprd.is_title and oprd.is_alpha)  # "Bramble": an adjective
                 return _name_of(oprd, ctx) or (oprd.text if named else None)
