@@ -37,6 +37,8 @@ def work(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("I've been at Tesco's Leeds store for 3 years.", ("works-at", "Tesco")),
         ("im at korvus in rosebank, been there since 2022", ("works-at", "Korvus")),
         ("I do the accounts for a small firm called Ledgerly.", ("works-at", "Ledgerly")),  # tagged an adverb
+        ("I joined Monzo as a designer.", ("works-at", "Monzo")),  # tagged a person: the job says a firm
+        ("I'm now at Monzo as a product designer.", ("works-at", "Monzo")),  # tagged a place
     ],
 )
 def test_a_workplace_said_in_passing_is_read(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
@@ -51,6 +53,8 @@ def test_a_workplace_said_in_passing_is_read(tier: SpacyTier, text: str, fact: t
         "I'm at my mum's house, been there since Friday.",  # a stay, not a job
         "I'm at the Hilton tonight.",  # a visit
         "I'm at Gatwick, been there since 6am.",  # a wait of hours, not a job's years
+        "I joined the Labour Party.",  # a member, not staff
+        "I'm at Leeds as a tourist.",  # no job
     ],
 )
 def test_no_workplace_where_none_was_said(tier: SpacyTier, text: str) -> None:

@@ -773,6 +773,8 @@ TITLE_HEADS = {
     "advisor",
     "adviser",
 }
+# The last word of what one joins as a member, not as staff: "joined the Labour Party", "the tennis club".
+MEMBERSHIP_HEADS = _words("party club union society association league choir gym fc committee")
 # Ranks that make "the <rank> <job>" a post, not a part in a story: "I'm the deputy head", "the senior
 # pharmacist" (but "the only nurse on the ward", "the designated driver tonight" are not titles).
 TITLE_RANKS = _words(

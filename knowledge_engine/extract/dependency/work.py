@@ -57,6 +57,7 @@ from knowledge_engine.extract.lexicon import (
     JOB_GET_VERBS,
     JOB_NOUNS,
     LEAD_WORDS,
+    MEMBERSHIP_HEADS,
     OWN_JOB_NOUNS,
     PAST_JOB_MODS,
     SHIFT_NOUNS,
@@ -446,6 +447,8 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
         return not _visit_words(prep)
     if prep.lower_ == "at" and pobj.pos_ == "PROPN" and _part_time(prep.head):
         return not _visit_words(prep)  # "im part time at waitrose": hours worked somewhere
+    if prep.lower_ == "at" and pobj.pos_ == "PROPN" and _as_a_job(prep.head):
+        return not _visit_words(prep)  # "I'm now at Monzo as a product designer" (tagged a place)
     if prep.lower_ != "at" or ent is None:
         return False
     # "I've been at Nubank for 4 years": years at a name is a job, however the model typed the name
@@ -1059,17 +1062,29 @@ def _started_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: 
 
 
 def _joined(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
-    """'I joined Northwind as a data analyst' -> works-at and the role."""
+    """'I joined Northwind as a data analyst' -> works-at and the role; with a job said, however the
+    model tagged the name ("joined Monzo as a designer": a person); not a party, club or union one
+    joins as a member ("joined the Labour Party")."""
     if verb.lemma_ != "join":
         return False
     found = False
+    as_job = _as_a_job(verb)
     for dobj in dobjs:
         ent = ctx.ents.get(dobj.i)
         name = _name_of(dobj, ctx)
-        if name and (ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "NORP"}):
+        if not name or (not as_job and name.split()[-1].lower() in MEMBERSHIP_HEADS):
+            continue
+        tagged_elsewhere = ent is not None and ent.label_ in {"PERSON", "GPE", "LOC", "NORP"}
+        if not tagged_elsewhere or (as_job and not places.big_place(name)):
             _emit(ctx, subject, _workplace_pred(name, False), name, 0.6, obj_tok=dobj)
             found = _role_as(verb, verb, subject, ctx) or True
     return found
+
+
+def _as_a_job(verb: Token) -> bool:
+    """The verb says a job 'as' ("joined Monzo as a designer", "I'm at Monzo as a product designer")."""
+    preps = [c for c in verb.children if c.dep_ == "prep" and c.lower_ == "as"]
+    return any(_is_job(p) or _is_title(p) for prep in preps for p in _pobjs(prep))
 
 
 def _paid_at(verb: Token, money: Token, subject: str, ctx: _Ctx) -> bool:
