@@ -39,6 +39,10 @@ def work(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("I do the accounts for a small firm called Ledgerly.", ("works-at", "Ledgerly")),  # tagged an adverb
         ("I joined Monzo as a designer.", ("works-at", "Monzo")),  # tagged a person: the job says a firm
         ("I'm now at Monzo as a product designer.", ("works-at", "Monzo")),  # tagged a place
+        ("I manage a team of six at Asda.", ("works-at", "Asda")),  # a duty done there
+        ("I lead the design team at Monzo.", ("works-at", "Monzo")),
+        ("I handle payroll at Halden Foods.", ("works-at", "Halden Foods")),
+        ("I cook at The Swan.", ("works-at", "Swan")),
     ],
 )
 def test_a_workplace_said_in_passing_is_read(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
@@ -55,6 +59,10 @@ def test_a_workplace_said_in_passing_is_read(tier: SpacyTier, text: str, fact: t
         "I'm at Gatwick, been there since 6am.",  # a wait of hours, not a job's years
         "I joined the Labour Party.",  # a member, not staff
         "I'm at Leeds as a tourist.",  # no job
+        "I run at Parkrun.",  # no duty
+        "I ran the bar at The Swan once.",  # over
+        "I'll run the stall at Glastonbury.",  # a plan
+        "I lead a walk at Kew every Sunday.",  # a place, not a firm
     ],
 )
 def test_no_workplace_where_none_was_said(tier: SpacyTier, text: str) -> None:

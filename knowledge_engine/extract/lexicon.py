@@ -773,6 +773,10 @@ TITLE_HEADS = {
     "advisor",
     "adviser",
 }
+# Verbs of a duty done at one's workplace: "I manage a team at Asda", "I run the kitchen at The Swan";
+# those that say a job with no object: "I cook at The Swan".
+DUTY_VERBS = _words("manage run lead head handle supervise oversee coordinate cook nurse bartend")
+DUTY_VERBS_ALONE = _words("cook nurse bartend")
 # The last word of what one joins as a member, not as staff: "joined the Labour Party", "the tennis club".
 MEMBERSHIP_HEADS = _words("party club union society association league choir gym fc committee")
 # Ranks that make "the <rank> <job>" a post, not a part in a story: "I'm the deputy head", "the senior

@@ -49,6 +49,8 @@ from knowledge_engine.extract.dependency.nouns import (
 from knowledge_engine.extract.lexicon import (
     CAREER_VERBS,
     DEGREE_NOUNS,
+    DUTY_VERBS,
+    DUTY_VERBS_ALONE,
     EVALUATIVE,
     FIRM_NOUNS,
     HOLIDAYS,
@@ -775,6 +777,26 @@ def _shifts_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _
             if name and (_org_or_unknown(pobj, ctx) or _unknown_place(pobj, name, ctx)):
                 _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
                 found = True
+    return found
+
+
+def _duty_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I manage a team of six at Asda', 'I run the kitchen at The Swan', 'Tom cooks at The Swan' ->
+    works-at: a duty done now, as a habit, at a named organisation ('I run at Parkrun': a duty has an
+    object; 'I ran the bar at the Swan once' is past)."""
+    if verb.lemma_ not in DUTY_VERBS or verb.tag_ not in {"VBP", "VBZ"} or past or _is_irrealis(verb):
+        return False
+    if not dobjs and verb.lemma_ not in DUTY_VERBS_ALONE:
+        return False
+    found = False
+    for noun in dobjs or [verb]:
+        for prep in _preps(noun, verb, {"at"}):
+            for pobj in _pobjs(prep):
+                name = _name_of(pobj, ctx, with_of=True)
+                org = _org_or_unknown(pobj, ctx) or (name is not None and _unknown_place(pobj, name, ctx))
+                if name and org and pobj.pos_ == "PROPN" and not _visit_words(prep):
+                    _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+                    found = True
     return found
 
 
