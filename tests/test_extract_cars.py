@@ -60,6 +60,7 @@ def test_a_car_bought_with_its_year_is_not_stored_twice(tier: SpacyTier) -> None
     [
         ("We traded the Fiesta in for a Kia Niro.", "Kia Niro"),
         ("I swapped the Golf for a Tesla Model 3.", "Tesla Model 3"),
+        ("We've finally replaced the old Astra with a Kia Sportage.", "Kia Sportage"),
     ],
 )
 def test_the_car_a_trade_brought_is_the_speakers(tier: SpacyTier, text: str, car: str) -> None:
@@ -71,6 +72,8 @@ def test_the_car_a_trade_brought_is_the_speakers(tier: SpacyTier, text: str, car
     [
         "We might trade the Fiesta in for a Kia Niro.",  # a plan
         "My dad traded his Astra for a Ford Puma.",  # his car
+        "We might replace the Astra with a Kia.",
+        "My brother replaced his Golf with a Polo.",
     ],
 )
 def test_a_trade_planned_or_by_someone_else_gives_the_speaker_no_car(tier: SpacyTier, text: str) -> None:
@@ -129,6 +132,7 @@ def test_a_car_seen_then_picked_up_is_the_speakers(tier: SpacyTier) -> None:
         ("Just got a 2022 Ford F-150, traded in my Chevy Silverado.", "Chevy Silverado"),  # was "works-at"
         ("We traded in the Corsa last week.", "Corsa"),
         ("traded the F-150 in and they gave me $1,800 for it lol", "F-150"),
+        ("We've finally replaced the old Astra with a Kia Sportage.", "Astra"),  # replaced *with*: gone
     ],
 )
 def test_a_car_traded_in_is_one_the_speaker_had(tier: SpacyTier, text: str, car: str) -> None:

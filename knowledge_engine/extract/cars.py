@@ -187,14 +187,16 @@ class Cars:
         return []
 
     def _traded_in(self, sent: Span, spans: list[Span]) -> list[Span]:
-        """'traded in my Chevy Silverado', 'traded my Golf in': the speaker's car given up (the one
-        traded in *for* is the one got: _swapped_for)."""
-        for verb in (t for t in sent if t.lemma_ == "trade" and t.tag_ in _PAST_TAGS):
-            ins = [c for c in verb.children if c.lower_ == "in" and c.dep_ in {"prep", "prt"}]
+        """'traded in my Chevy Silverado', 'traded my Golf in', 'replaced the Astra with a Kia': the
+        speaker's car given up (the one traded in *for*, or replaced *with*, is the one got: _swapped_for)."""
+        for verb in (t for t in sent if t.lemma_ in {"trade", "replace"} and t.tag_ in _PAST_TAGS):
+            word = "in" if verb.lemma_ == "trade" else "with"  # "replaced the Astra with a Kia": the Astra
+            ins = [c for c in verb.children if c.lower_ == word and c.dep_ in {"prep", "prt"}]
             if not ins or self.irrealis(verb) or not _by_speaker(verb):
                 continue
             given = [c for c in verb.children if c.dep_ == "dobj"]
-            given += [p for c in ins for p in c.children if c.dep_ == "prep" and p.dep_ == "pobj"]
+            if word == "in":
+                given += [p for c in ins for p in c.children if c.dep_ == "prep" and p.dep_ == "pobj"]
             named = [s for s in spans if any(s.start <= g.i < s.end for g in given)]
             if named:
                 return named[:1]
@@ -254,13 +256,15 @@ class Cars:
         )
 
     def _swapped_for(self, span: Span) -> bool:
-        """'traded the Fiesta in for a Kia Niro', 'swapped the Golf for a Model 3': the car got."""
+        """'traded the Fiesta in for a Kia Niro', 'swapped the Golf for a Model 3', 'replaced the Astra
+        with a Kia Sportage': the car got."""
         prep = span.root.head
-        if span.root.dep_ != "pobj" or prep.lower_ != "for":
+        if span.root.dep_ != "pobj" or prep.lower_ not in {"for", "with"}:
             return False
         verb = prep.head.head if prep.head.dep_ in {"prt", "prep"} else prep.head  # "traded ... in for"
+        swap = verb.lemma_ == "replace" if prep.lower_ == "with" else verb.lemma_ in _SWAP_VERBS
         return (
-            verb.lemma_ in _SWAP_VERBS
+            swap
             and verb.tag_ in _PAST_TAGS
             and not self.irrealis(verb)
             and _by_speaker(verb)
