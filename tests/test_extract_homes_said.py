@@ -566,3 +566,31 @@ def test_a_home_found_by_its_indian_or_other_kind_is_a_move(tier: SpacyTier, tex
         f.object.lower() for f in extraction.facts if f.predicate in {"moves-to", "lives-in", "moved-to"}
     }
     assert places & {"koramangala", "sintra"}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We've been in Kentish Town five years.", "Kentish Town"),  # only "Kentish" tagged a place
+        ("I moved out of London last year, I'm in Brighton now.", "Brighton"),  # "now", after a move
+        ("We relocated for Tom's job. We're in Bristol now.", "Bristol"),
+        ("My neighbours in Gateshead are lovely.", "Gateshead"),  # around one's home, now
+        ("Our street in Hove is so noisy.", "Hove"),
+    ],
+)
+def test_a_home_said_by_a_stay_a_move_made_or_what_is_around_it(
+    tier: SpacyTier, text: str, place: str
+) -> None:
+    assert ("lives-in", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm in Leeds now.",  # no move said: as often a trip
+        "I'm in Leeds now, might move there.",  # a move only thought of
+        "Our neighbours in Spain were lovely.",  # a holiday's neighbours
+    ],
+)
+def test_a_place_now_with_no_move_made_or_neighbours_then_is_no_home(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in homes(tier, text) if f[0] == "lives-in"}

@@ -150,11 +150,15 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
         t.like_num or t.ent_type_ == "MONEY" for t in sent
     )
     said = {f.object for f in ctx.out if f.subject == ctx.me}
-    for home in (t for t in sent if t.lemma_.lower() in HOME_NOUNS | {"duplex", "townhouse", "semi"}):
+    homes = HOME_NOUNS | {"duplex", "townhouse", "semi"} | _AROUND_HOME
+    for home in (t for t in sent if t.lemma_.lower() in homes):
         owners = {c.lower_ for c in home.children if c.dep_ == "poss"}
         mine = owners & {"my", "our"} or (rent_line and not owners)
         if _past_home(home) or not mine or _is_irrealis(home.head):
             continue
+        around = home.lemma_.lower() in _AROUND_HOME
+        if around and (home.dep_ != "nsubj" or home.head.tag_ not in {"VBZ", "VBP"}):
+            continue  # "my neighbours in Gateshead are lovely", not "our neighbours in Spain were lovely"
         after = home.right_edge.i + 1  # "rent is £900 for my flat in Leith": "in" hangs on "is"
         ins = [c for c in home.children if c.lower_ == "in"]
         ins += [sent.doc[after]] if after < sent.end and sent.doc[after].lower_ == "in" else []
@@ -167,6 +171,8 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
 
 
 _HOME_PLACE_TAGS = frozenset({"GPE", "LOC", "FAC", "ORG", "PERSON", "NORP"})
+# What is around one's home, said now with "my"/"our": "our street in Hove is so noisy"
+_AROUND_HOME = frozenset({"neighbour", "neighbor", "street", "neighbourhood", "neighborhood"})
 
 
 def _lowercase_place(tok: Token, ctx: _Ctx) -> str | None:
@@ -346,9 +352,11 @@ def _transferred(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx:
 
 
 def _place_named(tok: Token, name: str, ctx: _Ctx) -> bool:
-    """A place by the model's tag or the gazetteer (the model tags many towns a person)."""
-    ent = ctx.ents.get(tok.i)
-    return (ent is not None and ent.label_ in {"GPE", "LOC"}) or places.fold(name) in places.places()
+    """A place by the model's tag or the gazetteer (the model tags many towns a person; it may tag only
+    the first word of "Kentish Town")."""
+    words = [tok, *(c for c in tok.children if c.dep_ == "compound" and c.pos_ == "PROPN")]
+    tagged = any((ent := ctx.ents.get(t.i)) is not None and ent.label_ in {"GPE", "LOC"} for t in words)
+    return tagged or places.fold(name) in places.places()
 
 
 def _home_with(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
@@ -499,7 +507,14 @@ def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
     name = _name_of(pobj, ctx)  # a place by the model's tag or the gazetteer ("Cardiff" is tagged anything)
     if be != "is" or prep.lower_ != "in" or name is None or not _place_named(pobj, name, ctx):
         return False
-    return _stayed(prep, pobj)
+    return _stayed(prep, pobj) or _in_now_after_a_move(prep)
+
+
+def _in_now_after_a_move(prep: Token) -> bool:
+    """'I moved out of London last year, I'm in Brighton now': in a place "now" in a message that
+    says a move was made (without one, "I'm in Leeds now" is as often a trip)."""
+    now = any(c.dep_ == "advmod" and c.lower_ == "now" for c in prep.head.children)
+    return now and any(t.lemma_ in {"move", "relocate"} and t.tag_ in {"VBD", "VBN"} for t in prep.doc)
 
     # household's bank: "we've been with Nationwide since 2015"
 
