@@ -111,13 +111,15 @@ def _treated_for(sent: Span, ctx: _Ctx) -> None:
     """'I'm on sertraline for anxiety', 'taking tablets for my blood pressure', 'still being treated
     for sciatica' -> the speaker has-condition: a treatment said for it (not 'a marathon for cancer
     research'), in a message that names no other patient."""
+    fors = [t for t in sent if t.lower_ == "for" and t.dep_ == "prep"]
+    if ctx.message.role != "user" or not fors:
+        return  # most sentences: nothing to read, so no patient to look for
     taken = [t for t in sent if t.dep_ == "dobj" and t.head.lemma_ in _TREAT_VERBS]
     # "taking Prozac" may be tagged a person: the drug and its verb are no other patient
     drugs = {i for t in taken for i in (t.head.i, *_ent_of(t, ctx))}
-    others = [t for t in sent if t.i not in drugs and (_another_patient(t) or t.lower_ in {"he", "she"})]
-    if ctx.message.role != "user" or others:
+    if any(t.i not in drugs and (_another_patient(t) or t.lower_ in {"he", "she"}) for t in sent):
         return
-    for prep in (t for t in sent if t.lower_ == "for" and t.dep_ == "prep"):
+    for prep in fors:
         if not _a_treatment(prep.head) or _is_irrealis(prep.head):
             continue
         for pobj in (p for p in _pobjs(prep) if _condition_word(p)):

@@ -774,7 +774,7 @@ def _shifts_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _
     for dobj in (d for d in dobjs if d.lemma_.lower() in SHIFT_NOUNS):
         for pobj in (p for prep in _preps(dobj, verb, {"at", "for", "with"}) for p in _pobjs(prep)):
             name = _name_of(pobj, ctx, with_of=True) or _short_org(pobj, ctx)
-            if name and (_org_or_unknown(pobj, ctx) or _unknown_place(pobj, name, ctx)):
+            if name and _org_or_unknown_place(pobj, name, ctx):
                 _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
                 found = True
     return found
@@ -791,10 +791,9 @@ def _duty_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ct
     found = False
     for noun in dobjs or [verb]:
         for prep in _preps(noun, verb, {"at"}):
-            for pobj in _pobjs(prep):
+            for pobj in (p for p in _pobjs(prep) if p.pos_ == "PROPN"):
                 name = _name_of(pobj, ctx, with_of=True)
-                org = _org_or_unknown(pobj, ctx) or (name is not None and _unknown_place(pobj, name, ctx))
-                if name and org and pobj.pos_ == "PROPN" and not _visit_words(prep):
+                if name and not _visit_words(prep) and _org_or_unknown_place(pobj, name, ctx):
                     _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
                     found = True
     return found
@@ -1165,11 +1164,12 @@ def _an_org_in(tok: Token, name: str | None, ctx: _Ctx) -> bool:
     )
 
 
-def _unknown_place(tok: Token, name: str, ctx: _Ctx) -> bool:
-    """A name the parser took for a place that the gazetteer does not know: shifts are done "at Lidl"
-    (tagged GPE), not at a town."""
+def _org_or_unknown_place(tok: Token, name: str, ctx: _Ctx) -> bool:
+    """_org_or_unknown, or a name the parser took for a place that the gazetteer does not know: shifts
+    are done "at Lidl" (tagged GPE), not at a town."""
     ent = ctx.ents.get(tok.i)
-    return ent is not None and ent.label_ == "GPE" and places.fold(name) not in places.places()
+    unknown_place = ent is not None and ent.label_ == "GPE" and places.fold(name) not in places.places()
+    return _org_or_unknown(tok, ctx) or unknown_place
 
 
 def _org_or_unknown(tok: Token, ctx: _Ctx) -> bool:
