@@ -27,6 +27,9 @@ def _session(tier: SpacyTier, *texts: str) -> list[set[tuple[str, str, str]]]:
         ("Isla's staying at Wee Sparrows nursery for now, mum does the pick up", "Isla"),
         ("Sofia is 5 now and she loves her new school", "Sofia"),
         ("Callum starts at Whitehill Secondary next week, he's dead nervous", "Callum"),
+        # the child's own teacher or friends, not beside the name
+        ("Maya is 7 now and her teacher says she's reading really well", "Maya"),
+        ("Leo starts at Hillside Primary next week, his friends from nursery are going too", "Leo"),
     ],
 )
 def test_a_person_with_a_school_or_a_childs_age_is_the_speakers_child(
@@ -43,6 +46,8 @@ def test_a_person_with_a_school_or_a_childs_age_is_the_speakers_child(
         "Biscuit turned 4 yesterday, can't believe it",  # an age alone: a pet's as well as a child's
         "she has a son too, Jaylen, he's 10 and in year 5",  # her son
         "his pal Ryan goes to Thornwood Primary too",  # a friend of someone's
+        "Ryan, Leo's best friend, goes to Thornwood Primary too",
+        "Ryan's a classmate of Leo's, he goes to Thornwood Primary",
         "Mrs Okafor is at Horace Mann Elementary, she's lovely",  # a teacher
         "I teach year 2 now. Maya is 7 and loves school",  # the speaker's pupil
     ],

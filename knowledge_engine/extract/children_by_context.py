@@ -28,20 +28,28 @@ from knowledge_engine.observe import counters
 # A fact that puts a person at a school: `attends` (the rules made the place a school), or being at,
 # starting at or going to a place whose name has a school word
 _AT_PLACE = frozenset({"starts-at", "started-at", "goes-to", "is-at", "is-in", "stays-at", "joins", "joined"})
-# Someone else's child or friend in the sentence that names a person: "her son", "Tom's kids", "she has
-# a son too, Jaylen", "his pal Ryan", "my niece" (a niece is no child of the speaker's either)
+# Someone else's child in the sentence that names a person: "her son", "Tom's kids", "she has a son
+# too, Jaylen", "my niece" (a niece is no child of the speaker's either)
 _CHILD_WORDS = r"sons?|daughters?|kids?|child|children|boys?|girls?|bab(?:y|ies)|stepsons?|stepdaughters?"
+_OTHERS = re.compile(
+    rf"\b(?:his|her|their|your|\w+['’]s) (?:\w+ )?(?:{_CHILD_WORDS})\b|"
+    rf"\b(?:he|she|they)(?:['’]s| has| have| had)? (?:got )?(?:a|an|one|two|three|\d) (?:\w+ )?"
+    rf"(?:{_CHILD_WORDS})\b|"
+    r"\b(?:nieces?|nephews?|cousins?|grandsons?|granddaughters?|grandkids?|godsons?|goddaughters?)\b",
+    re.I,
+)
+# A friend, teacher or carer is one only beside the name ("his pal Ryan", "Ryan, Leo's best friend",
+# "Ryan is a classmate"): a child's own teacher or friends elsewhere in the sentence ("Maya is 7 and her
+# teacher says...") are no sign the named child is someone else's
 _FRIEND_WORDS = (
     r"pals?|friends?|mates?|buddy|buddies|besties?|classmates?|students?|pupils?|teachers?|tutors?|coach|"
     r"head|headteacher|headmistress|headmaster|principal|nanny|childminder|teaching"
 )
-_OTHERS = re.compile(
-    rf"\b(?:his|her|their|your|\w+['’]s) (?:\w+ )?(?:{_CHILD_WORDS}|{_FRIEND_WORDS})\b|"
-    rf"\b(?:he|she|they)(?:['’]s| has| have| had)? (?:got )?(?:a|an|one|two|three|\d) (?:\w+ )?"
-    rf"(?:{_CHILD_WORDS})\b|"
-    rf"\b(?:{_FRIEND_WORDS}|nieces?|nephews?|cousins?|grandsons?|granddaughters?|grandkids?|godsons?|"
-    r"goddaughters?)\b",
-    re.I,
+_BEFORE_NAME = re.compile(rf"\b(?:{_FRIEND_WORDS})\W+(?:\w+\W+)?$", re.I)
+_DET = r"(?:a|an|the|my|our|his|her|their|your|\w+['’]s)"
+# "Ryan, Leo's best friend", "Ryan's a classmate": after "'s" a determiner ("Maya's teacher" is hers)
+_AFTER_NAME = re.compile(
+    rf"^(?:['’]s\s+{_DET}\s+|(?:,|\(|\s+is|\s+was)\s*(?:{_DET}\s+)?)(?:\w+\s+)?(?:{_FRIEND_WORDS})\b", re.I
 )
 # The speaker teaches, tutors or minds other people's children
 _CARER = re.compile(
@@ -110,8 +118,23 @@ def _a_name(subject: str) -> bool:
 
 
 def _other_owner(text: str, name: str) -> bool:
-    """A sentence naming `name` speaks of someone's child or friend not the speaker's ("she has a son
-    too, Jaylen", "his pal Ryan"); when no sentence names it (a he/she read as the name), any does."""
+    """A sentence naming `name` speaks of someone's child ("she has a son too, Jaylen") or makes the
+    name a friend or teacher ("his pal Ryan"); when no sentence names it (a he/she read as the name),
+    any does."""
     pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
-    naming = [s for s in SENTENCES.findall(text) if pattern.search(s)] or [text]
-    return any(_OTHERS.search(s) for s in naming)
+    naming = [s for s in SENTENCES.findall(text) if pattern.search(s)]
+    if not naming:
+        return any(_OTHERS.search(s) or _friend_word(s) for s in SENTENCES.findall(text) or [text])
+    return any(_OTHERS.search(s) or _beside(s, pattern) for s in naming)
+
+
+def _beside(sentence: str, name: re.Pattern[str]) -> bool:
+    """A friend or teacher word right before or after the name."""
+    return any(
+        _BEFORE_NAME.search(sentence[: m.start()]) or _AFTER_NAME.match(sentence[m.end() :])
+        for m in name.finditer(sentence)
+    )
+
+
+def _friend_word(sentence: str) -> bool:
+    return re.search(rf"\b(?:{_FRIEND_WORDS})\b", sentence, re.I) is not None
