@@ -43,6 +43,14 @@ def work(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("I lead the design team at Monzo.", ("works-at", "Monzo")),
         ("I handle payroll at Halden Foods.", ("works-at", "Halden Foods")),
         ("I cook at The Swan.", ("works-at", "Swan")),
+        ("Got the job at Ocado!!", ("works-at", "Ocado")),  # "got" with the "I" dropped
+        ("I got the Ocado job!", ("works-at", "Ocado")),  # the firm tagged a place no gazetteer knows
+        ("Moved over to the data team at Ocado last month.", ("works-at", "Ocado")),  # a team moved to
+        ("I transferred to the Leeds branch of Halifax.", ("works-at", "Halifax")),  # a branch of it
+        ("Work's been mad at Brightwater this week.", ("works-at", "Brightwater")),  # work said bare
+        ("Work at Brightwater is quiet today.", ("works-at", "Brightwater")),
+        ("They've kept me on at Brightwater after the restructure.", ("works-at", "Brightwater")),
+        ("They're keeping me on at Aldi after Christmas.", ("works-at", "Aldi")),  # tagged a person
     ],
 )
 def test_a_workplace_said_in_passing_is_read(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
@@ -63,6 +71,15 @@ def test_a_workplace_said_in_passing_is_read(tier: SpacyTier, text: str, fact: t
         "I ran the bar at The Swan once.",  # over
         "I'll run the stall at Glastonbury.",  # a plan
         "I lead a walk at Kew every Sunday.",  # a place, not a firm
+        "Got a job interview at Ocado tomorrow.",  # an interview, no job yet
+        "I might move to the sales team at Aviva.",  # a plan
+        "I took the London job.",  # a town
+        "Work at Christmas is mad.",  # a time
+        "Their work at Tate is amazing.",  # someone else's work
+        "Work would be easier at Google.",  # a wish
+        "They might keep me on at Aldi.",  # not yet
+        "They kept me on at Dave's.",  # a person's place
+        "They kept me on hold at Vodafone for an hour.",  # a call, not a job
     ],
 )
 def test_no_workplace_where_none_was_said(tier: SpacyTier, text: str) -> None:

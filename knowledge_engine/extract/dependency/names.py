@@ -47,6 +47,7 @@ from knowledge_engine.extract.lexicon import (
     GENERIC_OBJECTS,
     HOME_FIND_VERBS,
     HOME_NOUNS,
+    JOB_NOUNS,
     JOB_TITLE_NOUNS,
     KIN_PREFIX,
     LIGHT_VERBS,
@@ -187,12 +188,15 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     kin = verb.lower_ == "got" and any(
         c.dep_ == "dobj" and _is_kin(c) and any(k.pos_ == "PROPN" for k in c.children) for c in verb.children
     )  # "got 2 boys, Sam and Ollie"
+    # "Got the job at Ocado!!": "got" said, though the model may tag it the base form
+    jobs = [c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in JOB_NOUNS]
+    job = verb.lower_ == "got" and bool(jobs)
     # "Quit Deliveroo, starting at Octopus" (not "Quit smoking!": an imperative names no firm)
     quit = _quit_said_present(verb) and any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)
     if (
         ctx.message.role != "user"
-        or (verb.tag_ not in {"VBD", "VBG", "VBN"} and not quit)
-        or (verb.lemma_ in LIGHT_VERBS and not training and not home and not kin)
+        or (verb.tag_ not in {"VBD", "VBG", "VBN"} and not quit and not job)
+        or (verb.lemma_ in LIGHT_VERBS and not training and not home and not kin and not job)
     ):
         return []
     # "Been living in Newcastle ten years": the perfect's "been" left of a dropped "I've"

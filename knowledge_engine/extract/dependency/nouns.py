@@ -100,21 +100,25 @@ def _a_city(name: str) -> bool:
     return places.big_place(name) and not any(w.lower() in first_names() for w in name.split())
 
 
+_DATE_WORDS = frozenset({"week", "weekend", "month", "year", "morning", "afternoon", "evening", "night"})
+
+
 def _name_before_date(tok: Token, ent: Span) -> bool:
     """A name the model ran into the date after it: 'Lidl last week', 'Arup next month', 'at Google
     3 years now'."""
     doc = tok.doc
     after = doc[tok.i + 1 : tok.i + 3]
     counted = len(after) == 2 and after[0].like_num and after[1].lemma_.lower() in STAY_UNITS
+    # "at Brightwater this week" tagged one organisation
+    org_then_date = ent.label_ == "ORG" and ent.end == tok.i + 3 and after[-1].lower_ in _DATE_WORDS
     return (
-        ent.label_ == "DATE"
+        (ent.label_ == "DATE" or org_then_date)
         and tok.i == ent.start
         and tok.pos_ == "PROPN"
         and tok.lower_ not in MONTHS
         and ent.end - ent.start > 1
         and (after[0].lower_ in {"last", "next", "this"} or counted)
     )
-
 
 
 def _place_tagged_a_date(tok: Token, ent: Span) -> bool:

@@ -111,10 +111,12 @@ from knowledge_engine.extract.dependency.work import (
     _firm_called_job,
     _in_an_org,
     _job_of_mine,
+    _kept_on,
     _last_day,
     _pension_from,
     _promoted_me,
     _role_as_mine,
+    _work_at,
     _workplace_pred,
     _year_of_study,
     _years_at,
@@ -201,6 +203,8 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
         _in_an_org(sent, before, ctx)
         _job_of_mine(sent, before, ctx)
+        _work_at(sent, before, ctx)
+        _kept_on(sent, ctx)
         _start_pay(sent, before, ctx)
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)

@@ -113,6 +113,26 @@ def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
             seen.add(name.lower())
 
 
+def _work_at(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'Work's been mad at Brightwater', 'Work at Brightwater is quiet': work said bare, as what a
+    clause is about, is the speaker's own job, and the firm it is at their employer."""
+    seen = {f.object.lower() for f in ctx.out[before:] if f.predicate in WORK_PREDICATES}
+    for work in sent:
+        if work.lemma_.lower() != "work" or work.pos_ != "NOUN" or work.dep_ not in {"nsubj", "nsubjpass"}:
+            continue
+        if any(c.dep_ in {"det", "poss", "compound", "amod"} for c in work.children) or _supposed(work.head):
+            continue  # "their work at Tate", "the work at the house", "work would be easier at X"
+        heads = [work, work.head, *(c for c in work.head.children if c.dep_ in {"acomp", "attr"})]
+        for pobj in (p for h in heads for prep in _preps(h, h, {"at"}) for p in _employers(prep, ctx)):
+            name = _name_of(pobj, ctx, with_of=True) or _cased_entity(pobj, ctx)
+            if not name or name.lower() in seen or _is_date(pobj, ctx) or pobj.lower_ in HOLIDAYS:
+                continue
+            if not _org_or_unknown_place(pobj, name, ctx) or places.big_place(name):
+                continue  # "work in London", "work at Sarah's"
+            _emit(ctx, ctx.me, "works-at", name, 0.5, obj_tok=None, obj_type="organization")
+            seen.add(name.lower())
+
+
 def _employers(prep: Token, ctx: _Ctx) -> list[Token]:
     """The objects of 'at'/'with', or the organisation right after it that the parse hung elsewhere
     ('My new job at Atlassian starts Monday': 'Atlassian' parsed as an adjective of 'starts'; the
@@ -462,7 +482,7 @@ def _at_organisation(prep: Token, pobj: Token, ctx: _Ctx) -> bool:
 
 
 def _part_time(verb: Token) -> bool:
-    """"I'm part time", "I'm full-time": the verb's attribute is the hours of a job."""
+    """ "I'm part time", "I'm full-time": the verb's attribute is the hours of a job."""
     attrs = (c for c in verb.children if c.dep_ in {"attr", "advmod", "npadvmod"} and c.lemma_ == "time")
     return any(any(m.lower_ in {"part", "full"} for m in a.children) for a in attrs)
 
@@ -824,6 +844,20 @@ def _said_yes_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx:
     return found
 
 
+def _kept_on(sent: Span, ctx: _Ctx) -> None:
+    """'They've kept me on at Brightwater', 'they're keeping me on at Aldi after Christmas' -> the
+    speaker works-at the firm: an employer keeps on whom it goes on employing (whoever "they" are)."""
+    for verb in (t for t in sent if t.lemma_ == "keep" and t.pos_ == "VERB" and not _supposed(t)):
+        me = any(c.dep_ == "dobj" and c.lower_ == "me" for c in verb.children)
+        if not me or not any(c.dep_ == "prt" and c.lower_ == "on" for c in verb.children):
+            continue
+        for pobj in (p for prep in _preps(verb, verb, {"at"}) for p in _employers(prep, ctx)):
+            name = _name_of(pobj, ctx) or ""  # the model tags many shops a person ("at Aldi")
+            first = re.sub(r"['’]s$", "", name.lower()).split()[:1]  # "at Dave's": a person's place
+            if first and _employer_named(pobj, name, ctx) and first[0] not in first_names():
+                _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+
+
 def _quit_job(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'I quit my job at Oracle' -> worked-at Oracle; 'I quit my job' ends the one current job;
     'I left Acme for Initech' (`_left_for`)."""
@@ -879,21 +913,39 @@ def _handed_in_notice(verb: Token, dobjs: list[Token], subject: str, past: bool,
 
 def _moved_into_work(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'then moved into comms at Stripe's Dublin office' -> works-at Stripe: a move into a line of
-    work at an organisation is the job it led to (the later job supersedes it when told)."""
+    work at an organisation is the job it led to (the later job supersedes it when told). So is a
+    move to a team or a branch of one: 'moved over to the data team at Ocado', 'I transferred to
+    the Leeds branch of Halifax'."""
     if verb.lemma_ not in {"move", "switch", "transfer", "go"} or _is_irrealis(verb):
         return False
+    units = [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep) if _a_unit(p)]
     fields = [p for prep in _preps(verb, verb, {"into"}) for p in _pobjs(prep) if p.pos_ == "NOUN"]
-    if not fields or any(f.lemma_.lower() in HOME_NOUNS | _SITES or _label(f, ctx) for f in fields):
+    homes = any(f.lemma_.lower() in HOME_NOUNS | _SITES or _label(f, ctx) for f in fields)
+    if not units and (not fields or homes):
         return False  # "moved into a flat at Riverside Court": a home
+    sites = [u for u in units if u.lemma_.lower() in _MOVED_TO_SITES]
+    owners = [p for h in [verb, *units] for prep in _preps(h, h, {"at"}) for p in _pobjs(prep)]
+    owners += [p for s in sites for prep in _preps(s, s, {"of"}) for p in _pobjs(prep) if p.pos_ == "PROPN"]
     found = False
-    for pobj in (p for prep in _preps(verb, verb, {"at"}) for p in _pobjs(prep)):
+    for pobj in [*sites, *owners]:
         org = _org_behind(pobj, ctx) if pobj.pos_ == "NOUN" else _name_of(pobj, ctx)
         if org and pobj.pos_ == "PROPN" and not _employer_named(pobj, org, ctx):
             org = None  # "at Leeds": a known city
         if org:
             _emit(ctx, subject, "works-at", org, 0.5, obj_tok=None, obj_type="organization")
             found = True
-    return found
+    return found or any(u.lemma_.lower() in _UNIT_HEADS for u in units)  # "moved to the sales team"
+
+
+# The parts of an employer one is moved to: a team ("the data team at Ocado") or a site of it ("the
+# Leeds branch of Halifax"); not a studio or a store, which may be a home or a shop
+_MOVED_TO_SITES = frozenset(
+    {"office", "offices", "branch", "site", "depot", "plant", "factory", "warehouse", "hq", "headquarters"}
+)
+
+
+def _a_unit(pobj: Token) -> bool:
+    return pobj.pos_ == "NOUN" and pobj.lemma_.lower() in _UNIT_HEADS | _MOVED_TO_SITES
 
 
 def _desk_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
@@ -1140,12 +1192,13 @@ def _org_behind_place(pobj: Token, ctx: _Ctx) -> Token:
 
 
 def _named_job(job: Token, subject: str, ctx: _Ctx) -> bool:
-    """'I accepted the Helix offer', 'took Google's job': the employer named before the job noun."""
+    """'I accepted the Helix offer', 'took Google's job', 'I got the Ocado job' (the firm tagged a
+    place no gazetteer knows): the employer named before the job noun."""
     names = [
         name
         for c in job.children
-        if c.dep_ in {"compound", "poss"} and c.pos_ == "PROPN" and c.i < job.i and _is_org(c, ctx)
-        if (name := _name_of(c, ctx))
+        if c.dep_ in {"compound", "poss"} and c.pos_ == "PROPN" and c.i < job.i
+        if (name := _name_of(c, ctx)) and (_is_org(c, ctx) or _unknown_place(c, name, ctx))
     ]
     for name in names[:1]:
         _emit(ctx, subject, "works-at", name, 0.6, obj_tok=None, obj_type="organization")
@@ -1167,9 +1220,12 @@ def _an_org_in(tok: Token, name: str | None, ctx: _Ctx) -> bool:
 def _org_or_unknown_place(tok: Token, name: str, ctx: _Ctx) -> bool:
     """_org_or_unknown, or a name the parser took for a place that the gazetteer does not know: shifts
     are done "at Lidl" (tagged GPE), not at a town."""
+    return _org_or_unknown(tok, ctx) or _unknown_place(tok, name, ctx)
+
+
+def _unknown_place(tok: Token, name: str, ctx: _Ctx) -> bool:
     ent = ctx.ents.get(tok.i)
-    unknown_place = ent is not None and ent.label_ == "GPE" and places.fold(name) not in places.places()
-    return _org_or_unknown(tok, ctx) or unknown_place
+    return ent is not None and ent.label_ == "GPE" and places.fold(name) not in places.places()
 
 
 def _org_or_unknown(tok: Token, ctx: _Ctx) -> bool:
