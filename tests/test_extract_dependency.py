@@ -613,6 +613,7 @@ def test_a_bracketed_title_in_a_line_of_ones_own_work(triples: Callable[..., Tri
         # a home found or bought is where the speaker moves
         ("We've found a house to rent in Leeds!", ("Maya", "moves-to", "Leeds")),
         ("found a place in Caboolture, 3 bed lowset", ("Maya", "moves-to", "Caboolture")),
+        ("We completed on the house in Whitby!", ("Maya", "moves-to", "Whitby")),  # the purchase done
         # an opening "not sure," answers the last question; it does not negate what follows
         ("not sure, I'm 66, turning 67 next month", ("Maya", "is-aged", "66")),
         # clause structure the small model gets wrong in typed chat, read by the words

@@ -70,7 +70,14 @@ def test_no_move_where_none_was_said(tier: SpacyTier, text: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "place"),
-    [("Home is Cardiff these days.", "Cardiff"), ("My home is Leeds now.", "Leeds")],
+    [
+        ("Home is Cardiff these days.", "Cardiff"),
+        ("My home is Leeds now.", "Leeds"),
+        ("Home is Glasgow these days.", "Glasgow"),  # the town tagged a person
+        ("I'm back in Cardiff for good.", "Cardiff"),  # back in a town: home again
+        ("We live just outside Bath.", "Bath"),  # the town one names for home
+        ("I live near York.", "York"),
+    ],
 )
 def test_home_named_as_a_place_is_where_one_lives(tier: SpacyTier, text: str, place: str) -> None:
     assert ("lives-in", place) in homes(tier, text)
@@ -78,7 +85,17 @@ def test_home_named_as_a_place_is_where_one_lives(tier: SpacyTier, text: str, pl
 
 @pytest.mark.parametrize(
     "text",
-    ["Home was Leeds back then.", "Home is where the heart is.", "My old home is Leeds, I think."],
+    [
+        "Home was Leeds back then.",
+        "Home is where the heart is.",
+        "My old home is Leeds, I think.",
+        "Home is Sarah's place.",
+        "We're back in Leeds for Christmas.",  # a visit
+        "Back in Leeds for the weekend.",
+        "I might be back in Leeds next year.",  # a plan
+        "We live near the school.",  # no town
+        "I'd love to live near Brighton.",  # a wish
+    ],
 )
 def test_a_home_that_was_or_is_no_place_gives_none(tier: SpacyTier, text: str) -> None:
     assert homes(tier, text) == set()

@@ -40,6 +40,7 @@ from knowledge_engine.extract.dependency.grammar import (
 from knowledge_engine.extract.dependency.health import _condition, _condition_state, _diagnosed_whom
 from knowledge_engine.extract.dependency.homes import (
     _a_visit,
+    _back_in,
     _found_home,
     _home_in,
     _home_is,
@@ -505,6 +506,9 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
         preps += [c for o in fields for c in o.children if c.dep_ == "prep" and c.lower_ in {"for", "at"}]
     for prep in preps:
         p = prep.lower_
+        if p in {"near", "outside"} and verb.lemma_ in {"live", "reside"}:
+            _lives_near(prep, subject, past, ctx)  # "we live just outside Bath"
+            continue
         if p not in VERB_PREPS and not (p == "on" and verb.lemma_ == "work"):
             continue
         if p == "from" and verb.lemma_ == "live":
@@ -533,6 +537,16 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
                 if study_in and not _place_named(tok, _name_of(tok, ctx) or "", ctx):
                     family = "studied-at" if past else "studies-at"  # "studying in Bishop Cotton School"
                 _prep_object(verb, subject, family, tok, ctx)
+
+
+def _lives_near(prep: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'We live just outside Bath', 'I live near York' -> lives-in the town: the place one names for
+    home (only a town the gazetteer or the model knows: not "near the school")."""
+    for pobj in (p for p in _pobjs(prep) if p.pos_ == "PROPN"):
+        name = _name_of(pobj, ctx)
+        if name and _place_named(pobj, name, ctx):
+            pred = "lived-in" if past else "lives-in"
+            _emit(ctx, subject, pred, name, 0.5, obj_tok=pobj, obj_type="location")
 
 
 def _particle_preps(verb: Token) -> list[Token]:
@@ -620,6 +634,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                             _emit(ctx, subject, pred, obj, 0.6, obj_tok=pobj)
             elif child.dep_ == "prep" and child.lower_ in {"from", "in", "at"}:
                 _be_prep(child, subject, be, ctx)
+            elif child.dep_ == "advmod" and child.lower_ == "back" and not past and not _is_irrealis(verb):
+                _back_in(child, subject, ctx)  # "I'm back in Cardiff for good"
             elif child.dep_ == "prep" and child.lower_ == "with" and not past:
                 _been_with(child, subject, ctx)
             elif child.dep_ in {"prep", "advmod"} and child.lower_ == "off" and not past:

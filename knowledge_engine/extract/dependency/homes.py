@@ -23,6 +23,7 @@ from knowledge_engine.extract.lexicon import (
     DISTRICT_NOUNS,
     FIRST_PERSON_POSS,
     HOME_FIND_VERBS,
+    HOLIDAYS,
     HOME_NOUNS,
     MOVE_VERBS,
     OLD_HOME_WORDS,
@@ -67,14 +68,17 @@ def _home_city(sent: Span, before: int, ctx: _Ctx) -> None:
 
 def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'We've found a house to rent in Leeds', 'found a place in Caboolture', 'bought a flat in
-    Leith' -> moves-to: a home found or bought is where the speaker is moving (a later
+    Leith', 'we completed on the house in Whitby' -> moves-to: a home found or bought is where the speaker is moving (a later
     'sorry, X not Y' corrects it). True when the clause was read here."""
     signed = verb.lemma_ == "sign"
-    finding = verb.lemma_ in HOME_FIND_VERBS or signed
+    completed = verb.lemma_ == "complete"  # "we completed on the house in Whitby": the purchase done
+    finding = verb.lemma_ in HOME_FIND_VERBS or signed or completed
     if not finding or ctx.message.role != "user" or _is_irrealis(verb):
         return False
     found = False
     homes = _signed_for(verb) if signed else [(c, c) for c in verb.children if c.dep_ == "dobj"]
+    if completed:
+        homes = [(p, p) for prep in _preps(verb, verb, {"on"}) for p in _pobjs(prep)]
     homes += [  # "found a house to rent in Leeds": the parser makes the house the subject of "rent"
         (h, comp)
         for comp in verb.children
@@ -510,6 +514,17 @@ def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
     return _stayed(prep, pobj) or _in_now_after_a_move(prep)
 
 
+def _back_in(back: Token, subject: str, ctx: _Ctx) -> None:
+    """'I'm back in Cardiff for good', 'we're back in Leeds now' -> lives-in: back in a town is home
+    again, unless the clause says a visit ("back in Leeds for Christmas", "for the weekend")."""
+    for prep in (c for c in back.children if c.dep_ == "prep" and c.lower_ == "in"):
+        holiday = any(t.lower_ in HOLIDAYS for t in back.head.subtree)
+        for pobj in _pobjs(prep):
+            name = _name_of(pobj, ctx)
+            if name and _place_named(pobj, name, ctx) and not _a_visit(prep) and not holiday:
+                _emit(ctx, subject, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+
+
 def _in_now_after_a_move(prep: Token) -> bool:
     """'I moved out of London last year, I'm in Brighton now': in a place "now" in a message that
     says a move was made (without one, "I'm in Leeds now" is as often a trip)."""
@@ -586,7 +601,9 @@ def _home_is(verb: Token, subj_tok: Token, poss: Token | None, attr: Token, ctx:
     if verb.tag_ == "VBD" or _is_irrealis(verb) or any(c.dep_ in {"det", "amod"} for c in subj_tok.children):
         return False  # "home was Leeds", "my old home is ...", "the home is ...": not where one lives now
     ent = ctx.ents.get(attr.i)
-    name = _name_of(attr, ctx) if ent is None or ent.label_ in {"GPE", "LOC"} else None
-    if name and (ent is not None or places.fold(name) in places.places()):  # untagged: a known town
+    name = _name_of(attr, ctx)
+    tagged = ent is not None and ent.label_ in {"GPE", "LOC"}
+    if name and (tagged or places.fold(name) in places.places()):  # else a known town, however tagged
         _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=attr, obj_type="location")
-    return bool(name)
+        return True
+    return bool(name) and (ent is None or tagged)  # an untagged name read here, if no town
