@@ -22,8 +22,8 @@ from knowledge_engine.extract.dependency.nouns import _is_date, _is_kin, _organi
 from knowledge_engine.extract.lexicon import (
     DISTRICT_NOUNS,
     FIRST_PERSON_POSS,
-    HOME_FIND_VERBS,
     HOLIDAYS,
+    HOME_FIND_VERBS,
     HOME_NOUNS,
     MOVE_VERBS,
     OLD_HOME_WORDS,
