@@ -68,8 +68,8 @@ def _home_city(sent: Span, before: int, ctx: _Ctx) -> None:
 
 def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'We've found a house to rent in Leeds', 'found a place in Caboolture', 'bought a flat in
-    Leith', 'we completed on the house in Whitby' -> moves-to: a home found or bought is where the speaker is moving (a later
-    'sorry, X not Y' corrects it). True when the clause was read here."""
+    Leith', 'we completed on the house in Whitby' -> moves-to: a home found or bought is where the
+    speaker is moving (a later 'sorry, X not Y' corrects it). True when the clause was read here."""
     signed = verb.lemma_ == "sign"
     completed = verb.lemma_ == "complete"  # "we completed on the house in Whitby": the purchase done
     finding = verb.lemma_ in HOME_FIND_VERBS or signed or completed
