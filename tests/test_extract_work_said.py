@@ -225,10 +225,29 @@ def roles(tier: SpacyTier, text: str) -> set[str]:
         ("They promoted me to team lead.", "team lead"),  # 'lead' parsed as a verb
         ("They've made me team lead.", "team lead"),
         ("They made me a manager last year.", "manager"),
+        ("I've been made a senior analyst.", "senior analyst"),  # the passive
+        ("I got made team lead last week.", "team lead"),
+        ("Got bumped up to lead engineer.", "lead engineer"),  # a bump up, the "I" dropped
+        ("I'm acting head of department now.", "acting head of department"),  # read as the verb 'act'
+        ("I'm acting manager while Sue is off.", "acting manager"),
     ],
 )
 def test_a_title_given_to_the_speaker_is_their_role(tier: SpacyTier, text: str, role: str) -> None:
     assert role in roles(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was made redundant.",  # no title
+        "I was made to feel welcome.",
+        "I got bumped up to the front of the queue.",
+        "I'm acting like an idiot.",
+        "I'm acting in a play.",
+    ],
+)
+def test_being_made_or_acting_without_a_title_is_no_role(tier: SpacyTier, text: str) -> None:
+    assert roles(tier, text) == set()
 
 
 @pytest.mark.parametrize(

@@ -94,6 +94,7 @@ from knowledge_engine.extract.dependency.nouns import (
 )
 from knowledge_engine.extract.dependency.offers import _accepted, _hired, _laid_off
 from knowledge_engine.extract.dependency.work import (
+    _acting_title,
     _at_firm_called,
     _at_organisation,
     _attr_fact,
@@ -108,6 +109,7 @@ from knowledge_engine.extract.dependency.work import (
     _held_post,
     _job_is_at,
     _joined,
+    _made_title,
     _moved_into_work,
     _promoted_infinitive,
     _quit_job,
@@ -441,6 +443,8 @@ def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
         return  # "I've been offered a job at X": an offer, not yet a job
     if _transferred(verb, [], subject, past, ctx):
         return  # "I got transferred to Glasgow": a move
+    if _made_title(verb, subject, ctx):
+        return  # "I've been made a senior analyst"
     if verb.lemma_ == "promote":
         _promoted_infinitive(verb, subject, ctx)
     if verb.lemma_ == "retire":  # "I'm retired from the NHS": as "I retired from the NHS"
@@ -850,6 +854,7 @@ def _value_of(attr: Token, ctx: _Ctx) -> str | None:
 # verb, its direct objects, the subject and the tense, emits what it reads and says whether it read the
 # clause (then the plain object rules leave it alone).
 _VERB_RULES: tuple[VerbRule, ...] = (
+    _acting_title,
     _diagnosed_whom,
     _transferred,
     _said_yes_to,

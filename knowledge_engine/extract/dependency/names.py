@@ -202,7 +202,9 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     # "Been living in Newcastle ten years": the perfect's "been" left of a dropped "I've"
     been = {c.i for c in verb.children if c.dep_ == "aux" and c.lower_ == "been" and verb.tag_ == "VBG"}
     # "Got hired by Shopify!", "got promoted to lead": the passive's "got" left of a dropped "I"
-    been |= {c.i for c in verb.children if c.dep_ == "auxpass" and c.lemma_ == "get" and verb.tag_ == "VBN"}
+    # (a capitalised "Got" may be tagged a name, its lemma left "got")
+    got = {c.i for c in verb.children if c.dep_ == "auxpass" and (c.lemma_ == "get" or c.lower_ == "got")}
+    been |= got if verb.tag_ == "VBN" else set()
     kids = [c for c in verb.children if c.i not in been]
     if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "aux", "auxpass", "csubj"} for c in kids):
         return []

@@ -754,6 +754,41 @@ def _promoted_me(verb: Token, ctx: _Ctx) -> bool:
         start += 1
     elif verb.lemma_ == "promote":
         return False
+    return _title_from(start, verb, ctx.me, verb.lemma_ == "promote", ctx)
+
+
+def _made_title(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """ "I've been made a senior analyst", 'Got bumped up to lead engineer' -> has-role: the passive
+    of making someone a title, or of a bump up (a promotion), read word by word as _promoted_me."""
+    doc = verb.doc
+    if ctx.message.role != "user" or _is_irrealis(verb) or verb.i + 1 >= len(doc):
+        return False
+    if verb.lemma_ == "make":
+        return _title_from(verb.i + 1, verb, subject, False, ctx)
+    up = doc[verb.i + 1].lower_ == "up" and verb.i + 2 < len(doc) and doc[verb.i + 2].lower_ == "to"
+    if verb.lemma_ == "bump" and up:
+        return _title_from(verb.i + 3, verb, subject, True, ctx)
+    return False
+
+
+def _acting_title(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """ "I'm acting head of department now" -> has-role 'acting head of department': the model reads
+    an acting title as the verb 'act' with the title its object."""
+    acting = verb.lower_ == "acting" and any(c.dep_ == "aux" and _is_be(c) for c in verb.children)
+    if not acting or past or _is_irrealis(verb):
+        return False
+    titles = [d for d in dobjs if d.pos_ == "NOUN" and _is_title_word(d)]
+    for title in titles:
+        words = [t for t in title.subtree if t.i >= title.left_edge.i and t.dep_ != "det"]
+        if words[-1].lower_ != "of":
+            _emit(ctx, subject, "has-role", "acting " + " ".join(t.text for t in words), 0.55, obj_tok=None)
+    return bool(titles)
+
+
+def _title_from(start: int, verb: Token, subject: str, promoted: bool, ctx: _Ctx) -> bool:
+    """Up to five title words from `start` in `verb`'s sentence (any article skipped) as `subject`'s
+    has-role; without a promotion, only words that hold a title word."""
+    doc = verb.doc
     while start < len(doc) and doc[start].pos_ == "DET":
         start += 1
     words = list(doc[start : min(start + 5, verb.sent.end)])
@@ -761,9 +796,9 @@ def _promoted_me(verb: Token, ctx: _Ctx) -> bool:
     words = words[:end]
     nouny = all(w.pos_ in {"NOUN", "PROPN", "ADJ", "VERB"} or w.lower_ == "of" for w in words)
     titled = any(_is_title_word(w) or w.lower_ in LEAD_WORDS for w in words)
-    if not words or not nouny or not (titled or verb.lemma_ == "promote") or words[-1].lower_ == "of":
+    if not words or not nouny or not (titled or promoted) or words[-1].lower_ == "of":
         return False
-    _emit(ctx, ctx.me, "has-role", _drop_new(" ".join(w.text for w in words)), 0.55, obj_tok=None)
+    _emit(ctx, subject, "has-role", _drop_new(" ".join(w.text for w in words)), 0.55, obj_tok=None)
     return True
 
 
