@@ -173,6 +173,11 @@ def test_no_rent_from_other_costs_or_rent_paid_before(tier: SpacyTier, text: str
         ("I'm paid 32k.", "32k"),
         ("They pay £12 an hour, which is rubbish.", "£12"),  # an employer's "they"
         ("I'm on 12.50 an hour.", "12.50"),  # hourly: pay without its sign
+        ("It pays £600 a week.", "£600"),  # the job's "it"
+        ("I'm getting 12.21 an hour now.", "12.21"),  # got by a period of work
+        ("I get £600 a week.", "£600"),
+        ("Got a raise to 48k!", "48k"),  # the "I" dropped before "got"
+        ("Got a pay rise to £40,000.", "£40,000"),
     ],
 )
 def test_pay_by_its_period_to_the_speaker(tier: SpacyTier, text: str, amount: str) -> None:
@@ -180,7 +185,16 @@ def test_pay_by_its_period_to_the_speaker(tier: SpacyTier, text: str, amount: st
 
 
 @pytest.mark.parametrize(
-    "text", ["They pay £5 for parking.", "I get paid £50 for the shift.", "I'm on 12 tablets a day."]
+    "text",
+    [
+        "They pay £5 for parking.",
+        "I get paid £50 for the shift.",
+        "I'm on 12 tablets a day.",
+        "I'm getting 3 hours a week.",  # a count, not money
+        "I got £50 for my birthday.",  # no period of work
+        "It pays 30k.",  # an "it" that may be anything, with no period
+        "I used to get 9.50 an hour.",  # a rate that was
+    ],
 )
 def test_no_pay_from_a_fee_a_one_off_or_a_dose(tier: SpacyTier, text: str) -> None:
     assert not [p for p, _ in said_by(tier, text, "Lin") if p == "has-salary"]

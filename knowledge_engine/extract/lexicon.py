@@ -645,6 +645,8 @@ PERSON_SUBJECT_PREDICATES = PERSON_PREDICATES | {
 # Values that are not entities: a job title is not an organisation ("Head of Design").
 VALUE_PREDICATES = {"has-role", "is-aged", "is-a", "was-a"}
 # Nouns naming a job one gets, takes or starts ("got a job at X", "accepted a position with X").
+# A rise in pay said by its noun ("got a raise to 48k", "a pay rise to £40,000").
+RAISE_NOUNS = frozenset({"raise", "rise", "payrise", "bump", "increase", "increment", "hike"})
 JOB_NOUNS = {"job", "position", "role", "post", "gig", "contract", "internship", "placement", "offer"}
 # The heads of a title the small model reads as a verb ("a team lead", "a shift leader").
 LEAD_WORDS = {"lead", "leader"}

@@ -57,6 +57,7 @@ from knowledge_engine.extract.dependency.homes import (
 )
 from knowledge_engine.extract.dependency.money import (
     _earns,
+    _getting_a_rate,
     _home_costs,
     _on_amount,
     _pay_cut,
@@ -867,6 +868,7 @@ _VERB_RULES: tuple[VerbRule, ...] = (
     _rented_for,
     _raise_to,
     _pay_cut,
+    _getting_a_rate,
     _got_a_job,
     _studies_or_trains_at,
     _reports_to,

@@ -44,6 +44,7 @@ from knowledge_engine.extract.lexicon import (
     PAY_WORDS,
     PENSION_NOUNS,
     PURCHASE_WORDS,
+    RAISE_NOUNS,
     SALARY_NOUNS,
     SPEAKER_SUBJECTS,
     TAKE_HOME,
@@ -402,17 +403,34 @@ def _paid_by_the_hour(verb: Token, ctx: _Ctx) -> bool:
     parking": no period of work)."""
     subj = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
     passive = subj is not None and subj.dep_ == "nsubjpass" and subj.lower_ in FIRST_PERSON
-    employer = subj is not None and subj.dep_ == "nsubj" and subj.lower_ == "they"
+    employer = subj is not None and subj.dep_ == "nsubj" and subj.lower_ in {"they", "it"}  # "it pays"
     if not (passive or employer) or ctx.message.role != "user":
         return False
+    return _pay_rate(verb, ctx, short=subj is None or subj.lower_ != "it")
+
+
+def _pay_rate(verb: Token, ctx: _Ctx, short: bool = True) -> bool:
+    """An amount of the verb's by a period of work ("£12 an hour", "600 a week") or, when `short`,
+    said as a year's pay ("32k") -> the speaker's has-salary. Without `short` a bare count is no
+    amount ("getting 3 hours a week"), only money or pence ("12.21 an hour")."""
     periods = {"hour", "year", "week", "month"}
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
         period = any(c.dep_ == "npadvmod" and c.lemma_ in periods for c in dobj.children)
-        money = _money_value(dobj, ctx) or _amount(dobj)
-        if money and (period or MONEY_SHORT.match(money)):  # "32k": a year's pay; "£50" alone: a one-off
+        pence = dobj.like_num and re.fullmatch(r"\d+\.\d\d", dobj.text) is not None
+        money = _money_value(dobj, ctx) or (_amount(dobj) if short or pence else None)
+        if money and (period or (short and MONEY_SHORT.match(money))):  # "£50" alone: a one-off
             _emit(ctx, ctx.me, "has-salary", money, 0.55, obj_tok=None)
             return True
     return False
+
+
+def _getting_a_rate(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
+    """ "I'm getting 12.21 an hour now", 'I get £600 a week' -> has-salary: an amount the speaker gets
+    by a period of work (not 'got £50 for my birthday': no period; not a past rate)."""
+    mine = subject == ctx.me and ctx.message.role == "user"
+    if verb.lemma_ != "get" or past or not mine or _is_irrealis(verb):
+        return False
+    return _pay_rate(verb, ctx, short=False)
 
 
 def _rent_paid(verb: Token, ctx: _Ctx) -> None:
@@ -539,7 +557,7 @@ def _raise_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _C
     """'I got a raise to $95,000' -> has-salary."""
     if verb.lemma_ not in {"get", "receive"}:
         return False
-    return _amount_of(verb, dobjs, {"raise", "rise", "bump", "increase"}, "to", (subject, "has-salary"), ctx)
+    return _amount_of(verb, dobjs, RAISE_NOUNS, "to", (subject, "has-salary"), ctx)
 
 
 def _pay_cut(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:

@@ -59,6 +59,7 @@ from knowledge_engine.extract.lexicon import (
     PLAIN_ADJECTIVES,
     PRONOUN,
     QUANTITY_HEADS,
+    RAISE_NOUNS,
     RELATION_PREDICATES,
     SKIP_ENT_LABELS,
     SPEAKER_SUBJECTS,
@@ -188,8 +189,8 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     kin = verb.lower_ == "got" and any(
         c.dep_ == "dobj" and _is_kin(c) and any(k.pos_ == "PROPN" for k in c.children) for c in verb.children
     )  # "got 2 boys, Sam and Ollie"
-    # "Got the job at Ocado!!": "got" said, though the model may tag it the base form
-    jobs = [c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in JOB_NOUNS]
+    # "Got the job at Ocado!!", "Got a raise to 48k!": "got" said, though the model may tag it the base form
+    jobs = [c for c in verb.children if c.dep_ == "dobj" and c.lemma_.lower() in JOB_NOUNS | RAISE_NOUNS]
     job = verb.lower_ == "got" and bool(jobs)
     # "Quit Deliveroo, starting at Octopus" (not "Quit smoking!": an imperative names no firm)
     quit = _quit_said_present(verb) and any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)
