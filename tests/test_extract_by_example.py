@@ -132,6 +132,20 @@ def test_a_rule_reading_wins(spacy_tier: SpacyTier, rules_only: SpacyTier) -> No
     assert _facts(spacy_tier, text) == _facts(rules_only, text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Still driving the old Micra.",  # a rule read "old Micra": "Micra" is read
+        "Traded in the Corsa for a Tesla Model 3.",  # "Model 3" inside the rule's "Tesla Model 3"
+        "The car got written off, my beloved Mazda MX-5, and I'm absolutely gutted.",
+    ],
+)
+def test_a_name_inside_a_rules_reading_is_not_read_again(
+    spacy_tier: SpacyTier, rules_only: SpacyTier, text: str
+) -> None:
+    assert _facts(spacy_tier, text) == _facts(rules_only, text)
+
+
 def test_assistant_turns_are_not_read(spacy_tier: SpacyTier) -> None:
     msg = Message(id="a1", text="Signed the contract with Brightwave, first day Monday.", role="assistant")
     assert not any(f.predicate == "works-at" for f in spacy_tier.extract([msg])[0].facts)

@@ -450,7 +450,7 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
     seen: set[str] = set()
     for mention in ex.mentions:
         key = mention.value.casefold()
-        if mention.type not in _TYPES or mention.start < 0 or key in used or key in seen:
+        if mention.type not in _TYPES or mention.start < 0 or _used(key, used) or key in seen:
             continue
         sentence = _sentence_of(message.text, mention.start, mention.end)
         if sentence is None:
@@ -488,6 +488,15 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
             )
         )
     return out
+
+
+def _used(key: str, used: set[str]) -> bool:
+    """A name a rule's fact holds, whole or inside a longer phrase ("Micra" in "old Micra", "Model 3"
+    in "Tesla Model 3"): read already, so no second reading of it."""
+    if key in used:
+        return True
+    word = re.compile(rf"(?<!\w){re.escape(key)}(?!\w)")
+    return any(key in u and word.search(u) for u in used)
 
 
 def _clause(text: str, start: int, end: int, m_start: int, m_end: int) -> tuple[int, int]:
