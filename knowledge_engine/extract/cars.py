@@ -105,6 +105,14 @@ def _model_part(tok: Token, before: Token) -> bool:
     )
 
 
+def _is_written_out(text: str, cars: list[Span]) -> str:
+    """`text` without the "'s" right after a car's name ("The Zafira's too small": an "is", not a
+    possessive that would make the car someone else's)."""
+    for car in cars:
+        text = re.sub(rf"(?<!\w){re.escape(car.text)}['’]s\b", car.text, text)
+    return text
+
+
 @dataclass
 class Cars:
     """Per message: the cars its speaker owns, sentence by sentence."""
@@ -145,10 +153,11 @@ class Cars:
     def in_passing(self, sent: Span) -> list[Span]:
         """'the Corolla needs new tyres', 'took the Golf in for its MOT': a car the speaker speaks of
         as the household's, by "the" alone (call it for a user's message only)."""
-        if _NOT_IN_PASSING.search(sent.text):
+        spans = car_spans(sent)
+        if _NOT_IN_PASSING.search(_is_written_out(sent.text, spans)):
             return []
         found = []
-        for span in car_spans(sent):
+        for span in spans:
             if span.start == sent.start or sent.doc[span.start - 1].lower_ != "the":
                 continue
             if span.text.casefold() in _WORD_NAMES and not _CAR_TALK.search(sent.doc.text):
@@ -263,28 +272,22 @@ class Cars:
             return False
         verb = prep.head.head if prep.head.dep_ in {"prt", "prep"} else prep.head  # "traded ... in for"
         swap = verb.lemma_ == "replace" if prep.lower_ == "with" else verb.lemma_ in _SWAP_VERBS
-        return (
-            swap
-            and verb.tag_ in _PAST_TAGS
-            and not self.irrealis(verb)
-            and _by_speaker(verb)
-        )
+        return swap and verb.tag_ in _PAST_TAGS and not self.irrealis(verb) and _by_speaker(verb)
 
     def _is_my_car(self, span: Span) -> bool:
-        """'Our car is a Toyota Corolla', "my car's a Kia Ceed" (written out, extract/copula.py)."""
+        """'Our car is a Toyota Corolla', "my car's a Kia Ceed", "Car's a Honda Jazz" (written out,
+        extract/copula.py)."""
         verb = span.root.head
         if span.root.dep_ != "attr" or verb.lemma_ != "be" or verb.tag_ == "VBD" or self.irrealis(verb):
             return False
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-        owner = next((c for c in subj.children if c.dep_ == "poss"), None) if subj is not None else None
-        mods = {c.lower_ for c in subj.children} if subj is not None else set()
-        return (
-            subj is not None
-            and subj.lower_ in CAR_NOUNS
-            and owner is not None
-            and owner.lower_ in _OWNERS
-            and not mods & _NOT_MINE
-        )
+        if subj is None or subj.lower_ not in CAR_NOUNS:
+            return False
+        owner = next((c for c in subj.children if c.dep_ in {"poss", "det"}), None)
+        mods = {c.lower_ for c in subj.children}
+        # "Car's a Honda Jazz": chat drops the "my" of a line that opens with the car
+        dropped = owner is None and subj.i == subj.sent.start and not mods
+        return (dropped or (owner is not None and owner.lower_ in _OWNERS)) and not mods & _NOT_MINE
 
     def _selling(self, span: Span) -> bool:
         verb = span.root.head
