@@ -171,3 +171,25 @@ def test_the_one_name_beside_the_households_animal_is_the_pet(
 )
 def test_no_pet_from_a_person_a_place_or_a_plan_beside_the_animal(tier: SpacyTier, text: str) -> None:
     assert not {p for p in pets(tier, text) if p[1] in {"Tom", "Leo", "Milo", "Bruno", "Brighton"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("My puppy Ziggy is lovely.", ("has-puppy", "Ziggy")),  # "puppy" parsed a modifier of the name
+        ("Our new puppy Ziggy is a menace.", ("has-puppy", "Ziggy")),
+        ("My new kitten Miso is so cute.", ("has-kitten", "Miso")),  # "kitten" tagged an adjective
+        ("Our pup Ziggy is a menace.", ("has-dog", "Ziggy")),  # "pup Ziggy" tagged one person
+    ],
+)
+def test_an_animal_word_parsed_as_the_names_modifier(
+    tier: SpacyTier, text: str, pet: tuple[str, str]
+) -> None:
+    facts = {(f.predicate, f.object) for f in spoken(tier, text, "Eamon").facts if f.subject == "Eamon"}
+    assert pet in facts
+
+
+@pytest.mark.parametrize("text", ["Her puppy Ziggy is lovely.", "My puppy training class is fun."])
+def test_no_pet_from_anothers_animal_word_or_no_name(tier: SpacyTier, text: str) -> None:
+    facts = spoken(tier, text, "Eamon").facts
+    assert not [f for f in facts if f.subject == "Eamon" and f.predicate.startswith("has-")]

@@ -51,8 +51,8 @@ def pets_in(sent: Span, name_of: Name) -> list[tuple[str, str]]:
 
 
 def _name_beside(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:
-    """'Buster, our labrador', 'Nala, my tabby' (the name just before the comma), 'Max the dog':
-    a name beside the household's animal word."""
+    """'Buster, our labrador', 'Nala, my tabby' (the name just before the comma), 'Max the dog', 'my
+    puppy Ziggy': a name beside the household's animal word."""
     doc = noun.doc
     owners = {c.lower_ for c in noun.children if c.dep_ in {"poss", "det"}}
     first = noun.left_edge.i
@@ -63,10 +63,21 @@ def _name_beside(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | Non
         name_tok = doc[first - 2]  # the parse hung "my tabby" elsewhere
     elif owners == {"the"} and first >= 1 and doc[first - 1].pos_ == "PROPN" and noun.i == first + 1:
         name_tok = doc[first - 1]  # "Max the dog"
+    elif _modifies_name(noun):
+        name_tok = noun.head  # "My puppy Ziggy", "our new puppy Ziggy": the word a modifier of the name
     else:
         return None
     name = name_of(name_tok) or (name_tok.text if _capitalised_word(name_tok) else None)
     return (kind, name) if name else None
+
+
+def _modifies_name(noun: Token) -> bool:
+    """The animal word parsed as a modifier of the name right after it, owned by "my"/"our" (on the
+    word or the name: "Our new puppy Ziggy")."""
+    name = noun.head
+    if noun.dep_ not in {"compound", "amod"} or name.pos_ != "PROPN" or name.i != noun.i + 1:
+        return False
+    return any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for t in (noun, name) for c in t.children)
 
 
 def _capitalised_word(tok: Token) -> bool:

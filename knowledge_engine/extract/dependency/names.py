@@ -378,6 +378,8 @@ def _possessive_relation(noun: Token, name: str, ctx: _Ctx) -> None:
     if noun.like_num or (poss is None and not _the_spouse(noun, ctx)):  # "Maddie's 8": an age (kids.py)
         return
     owner = _owner(poss, ctx, noun) if poss is not None else ctx.me
+    if noun.text.islower() and name.startswith(noun.text + " "):
+        name = name[len(noun.text) + 1 :]  # "our pup Ziggy" tagged one person: the name is Ziggy
     if owner and owner != name:
         _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
 
