@@ -161,6 +161,12 @@ def test_no_condition_of_the_speakers_from_a_cause_or_someone_elses_treatment(
         ("I have back pain.", ("Nia", "has-condition", "back pain")),  # a pain named by where it is
         ("I get panic attacks.", ("Nia", "has-condition", "panic attacks")),  # got again and again
         ("Sam gets migraines.", ("Sam", "has-condition", "migraines")),
+        ("I have back pain most mornings.", ("Nia", "has-condition", "back pain")),  # "pain" a modifier
+        ("I've got a bad back.", ("Nia", "has-condition", "bad back")),  # "back" read as an adverb
+        ("Physio for my bad knee again today.", ("Nia", "has-condition", "bad knee")),
+        ("My IBS is flaring up.", ("Nia", "has-condition", "ibs")),  # "IBS" tagged a name
+        ("I'm type 2 diabetic.", ("Nia", "has-condition", "type 2 diabetic")),  # "type" read as a verb
+        ("The doctor says I'm pre-diabetic.", ("Nia", "has-condition", "pre-diabetic")),
     ],
 )
 def test_a_pain_by_its_place_and_a_condition_one_keeps_getting(
@@ -171,3 +177,16 @@ def test_a_pain_by_its_place_and_a_condition_one_keeps_getting(
 
 def test_an_illness_one_might_get_is_none(tier: SpacyTier) -> None:
     assert not [f for f in facts(tier, "I'll get cancer at this rate.") if f[1] == "has-condition"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I haven't got a bad back.",
+        "My dad's got a bad back.",
+        "The weather was bad back home.",
+        "Her IBS is flaring up.",
+    ],
+)
+def test_no_trouble_of_the_speakers_denied_someone_elses_or_a_word(tier: SpacyTier, text: str) -> None:
+    assert not [f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"]

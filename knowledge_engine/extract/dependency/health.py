@@ -4,6 +4,8 @@ flaring up", "recovering from a slipped disc".
 
 from __future__ import annotations
 
+import re
+
 from spacy.tokens import Span, Token
 
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
@@ -172,9 +174,12 @@ def _recovered(verb: Token, subject: str, ctx: _Ctx) -> bool:
 
 
 def _typed_by_verb(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
-    """'Diana has type 2 diabetes': the small model's verb "type" with "has" as its auxiliary."""
+    """'Diana has type 2 diabetes', "I'm type 2 diabetic": the small model's verb "type" with "has" (or,
+    before a condition's adjective, "am") as its auxiliary."""
     dobj = next((c for c in verb.children if c.dep_ == "dobj"), None)
     have = [c for c in verb.children if c.dep_ == "aux" and c.lemma_ == "have"]
+    if dobj is not None and dobj.lower_ in CONDITION_ADJECTIVES:  # "I'm type 2 diabetic": a state
+        have = [c for c in verb.children if c.dep_ == "aux" and c.lemma_ == "be"]
     illness = _typed(dobj) if dobj is not None else None
     if illness is None or not have or dobj is None or dobj.doc[dobj.i - 2] != verb:
         return False
@@ -200,6 +205,10 @@ def _condition_state(tok: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     start = tok.i
     while start > tok.left_edge.i and tok.doc[start - 1].dep_ not in {"det", "advmod", "punct", "cc"}:
         start -= 1  # "lactose", "type 2", "gluten": the words that say which
+    doc = tok.doc
+    glued = start >= 2 and not doc[start - 2].whitespace_ and not doc[start - 1].whitespace_
+    if glued and doc[start - 1].text == "-":
+        start -= 2  # "pre-diabetic" parsed as three words side by side
     _emit(ctx, subject, "has-condition", tok.doc[start : tok.i + 1].text.lower(), 0.55, obj_tok=None)
     return True
 
@@ -217,6 +226,29 @@ def _condition_news(sent: Span, ctx: _Ctx) -> None:
                     _emit(ctx, ctx.me, "has-condition", subj.text.lower(), 0.5, obj_tok=None)
         if verb.lemma_ in {"say", "think", "reckon", "confirm"} and _clinician_subject(verb):
             _clinician_found(verb, ctx)
+
+
+# "I've got a bad back", "my bad knee", "I get back pain most mornings": a body part said as a
+# trouble one lives with (the model reads "back" as an adverb, "back pain" as a modifier of the time)
+_PARTS = r"back|knee|knees|hip|hips|shoulder|neck|ankle|wrist|foot|feet|leg|elbow|joints?"
+_HAVE = r"(?:I(?:['’]ve| have)? got|I have|I['’]ve)"
+_BODY_TROUBLE = re.compile(
+    rf"\b(?:{_HAVE} (?:a |two )?|my )(?:(?:really|very|dodgy) )?bad ({_PARTS})\b|"
+    rf"\b(?:{_HAVE}|I get|I suffer from) (?:(?:bad|chronic|constant|terrible) )?({_PARTS}) pain\b",
+    re.I,
+)
+
+
+def _body_trouble(sent: Span, ctx: _Ctx) -> None:
+    """ "I've got a bad back", "physio for my bad knee", "I have back pain most mornings" ->
+    has-condition 'bad back' / 'back pain' (not negated: "I haven't got a bad back")."""
+    for match in _BODY_TROUBLE.finditer(sent.text):
+        before = sent.text[: match.start()].lower()
+        if re.search(r"(?:n['’]t|\bnot|\bnever|\bno longer)\s*$", before) or "n't" in match.group(0):
+            continue
+        part = (match.group(1) or match.group(2)).lower()
+        trouble = f"bad {part}" if match.group(1) else f"{part} pain"
+        _emit(ctx, ctx.me, "has-condition", trouble, 0.5, obj_tok=None)
 
 
 def _clinician_found(verb: Token, ctx: _Ctx) -> None:

@@ -46,6 +46,7 @@ from knowledge_engine.extract.dependency.family import (
 )
 from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _used_to
 from knowledge_engine.extract.dependency.health import (
+    _body_trouble,
     _condition_news,
     _diagnosis_given,
     _possessed_condition,
@@ -184,6 +185,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _ex_partner(sent, ctx)
         _parent_of_named(sent, ctx)
         _condition_news(sent, ctx)
+        _body_trouble(sent, ctx)
         _diagnosis_given(sent, ctx)
         _treated_for(sent, ctx)
         _pay_arrow(sent, ctx)
@@ -345,7 +347,7 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
         if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
             _adjacent_relation(tok, ctx)
             _bracketed_relation(tok, ctx)
-        if user and tok.pos_ == "NOUN":
+        if user and tok.pos_ in {"NOUN", "PROPN"}:  # "my IBS" tagged a name
             lemma = tok.lemma_.lower()
             if lemma in CONDITIONS or tok.lower_ in CONDITIONS:  # the lemmatizer makes "diabete"
                 _possessed_condition(tok, ctx)
