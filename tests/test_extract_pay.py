@@ -155,13 +155,28 @@ def test_no_pay_after_a_job_where_the_amount_is_not_listed_alone_for_the_speaker
         ("We pay £1,450 rent.", "£1,450"),
         ("I pay 900 in rent.", "900"),
         ("Rent on the new place is 1350.", "1350"),
+        ("The house costs 1,100 a month.", "1,100"),  # a home's cost by the month
+        ("Our landlord wants 1,500 now.", "1,500"),  # what the landlord asks
+        ("The landlord is charging £1,200.", "£1,200"),
+        ("Rent went from £900 to £1,000.", "£1,000"),  # the range parsed as one amount
     ],
 )
 def test_rent_paid_or_said_of_a_place_is_the_rent(tier: SpacyTier, text: str, rent: str) -> None:
     assert ("has-rent", rent) in pay(tier, text)
 
 
-@pytest.mark.parametrize("text", ["We pay £30 for parking.", "We paid £1,200 rent in London."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We pay £30 for parking.",
+        "We paid £1,200 rent in London.",
+        "The flat costs £200 a year to heat.",  # no month: a running cost
+        "The flat cost £250,000.",  # a price
+        "A new boiler costs £2,000.",
+        "My sister's flat costs 900 a month.",  # hers
+        "Our landlord wants us out.",
+    ],
+)
 def test_no_rent_from_other_costs_or_rent_paid_before(tier: SpacyTier, text: str) -> None:
     assert not {p for p, _ in pay(tier, text) if p == "has-rent"}
 
@@ -363,3 +378,9 @@ def test_take_home_said_and_a_raise_given_to_me(tier: SpacyTier, text: str, fact
 )
 def test_no_pay_from_anothers_take_home_a_move_or_a_question(tier: SpacyTier, text: str) -> None:
     assert not {f for f in pay(tier, text) if f[0] in {"has-take-home-pay", "has-salary"}}
+
+
+def test_a_pay_range_parsed_as_one_amount_gives_the_new_pay_not_an_old_one(tier: SpacyTier) -> None:
+    facts = said_by(tier, "My salary went from £30,000 to £34,000.", "Lin")
+    assert ("has-salary", "£34,000") in facts
+    assert ("earned", "£34,000") not in facts

@@ -59,6 +59,7 @@ from knowledge_engine.extract.dependency.money import (
     _earns,
     _getting_a_rate,
     _home_costs,
+    _home_priced,
     _on_amount,
     _pay_cut,
     _raise_to,
@@ -267,6 +268,8 @@ def _noun_copular(verb: Token, ctx: _Ctx) -> None:
     """A "be" whose subject is a noun, no person ("my salary is 24k", "the job is at Acme", "the flat
     is 950 a month"): the rules that read a value of the speaker's from it."""
     subj_tok = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj_tok is not None and verb.lemma_ != "be":
+        _home_priced(verb, subj_tok, ctx)  # "the new flat costs 1,250 a month"
     if verb.lemma_ != "be" or subj_tok is None:
         return
     _possessive_copular(verb, subj_tok, ctx)

@@ -304,12 +304,28 @@ def _pay_noun_before(tok: Token) -> bool:
     return tok.lemma_.lower() in SALARY_NOUNS and tok.pos_ in {"NOUN", "PROPN"} and _no_one_elses(tok)
 
 
-def _home_costs(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
-    """'The flat is smaller but only 950 euro a month' -> has-rent: a home's monthly amount.
+def _home_priced(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
+    """'The new flat costs 1,250 a month' (said per month: "costs £200 to heat" is no rent), 'our
+    landlord wants 1,500 now', 'the landlord is charging £1,200' -> has-rent."""
+    if verb.lemma_ == "cost" and not _is_past(verb):
+        _home_costs(verb, subj_tok, ctx, monthly_only=True)
+    elif verb.lemma_ in {"want", "charge", "ask"} and subj_tok.lemma_.lower() in _LANDLORDS:
+        _home_costs(verb, subj_tok, ctx, owner=True)
+
+
+_LANDLORDS = frozenset({"landlord", "landlady", "letting", "agent", "agency"})
+
+
+def _home_costs(
+    verb: Token, subj_tok: Token, ctx: _Ctx, monthly_only: bool = False, owner: bool = False
+) -> None:
+    """'The flat is smaller but only 950 euro a month' -> has-rent: a home's monthly amount (or what
+    its `owner`, the landlord, asks).
 
     A home priced in the thousands is bought, not rented: only amounts under 10,000 (or said
     per month) count, and nothing when the line speaks of buying, a price or a deposit."""
-    if subj_tok.lemma_.lower() not in HOME_NOUNS or ctx.message.role != "user" or _is_irrealis(verb):
+    home = owner or subj_tok.lemma_.lower() in HOME_NOUNS
+    if not home or ctx.message.role != "user" or _is_irrealis(verb):
         return
     if any(c.lower_ in PAY_CUES for c in subj_tok.children):
         return  # "my take-home is 2,080 a month": pay
@@ -319,15 +335,15 @@ def _home_costs(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     if dets - {"the", "my", "our", "this"}:
         return
     sent = verb.sent
-    if any(t.lemma_.lower() in PURCHASE_WORDS for t in sent):
-        return
+    if any(t.lemma_.lower() in PURCHASE_WORDS for t in sent if t.i != verb.i or not monthly_only):
+        return  # ("costs" itself says nothing of buying when a month is said)
     for tok in verb.subtree:
         value = _money_value(tok, ctx) or (_amount(tok) if tok.like_num else None)
         if not value:
             continue
         digits = re.sub(r"[^\d]", "", value.split(".")[0] if re.search(r"\.\d{2}$", value) else value)
         monthly = any(t.lower_ in {"month", "monthly", "pcm", "pm", "warm", "cold"} for t in sent)
-        if digits and (monthly or int(digits) < 10000) and int(digits) >= 100:
+        if digits and (monthly or (int(digits) < 10000 and not monthly_only)) and int(digits) >= 100:
             _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
             return
 
@@ -479,6 +495,8 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
         return
     targets = [c for c in verb.children if c.dep_ in {"dobj", "npadvmod"}]  # "went up to £1,150"
     targets += [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
+    # "went from £900 to £1,000": the model makes one amount of the range, "900 to" its modifiers
+    targets += [p for prep in _preps(verb, verb, {"from"}) for p in _pobjs(prep) if _range_end(p)]
     ups = [c for c in verb.children if c.lower_ == "up"]
     targets += [p for up in ups for p in _pobjs(up)]  # "going up to £1,100"
     targets += [p for up in ups for to in up.children if to.lower_ == "to" for p in _pobjs(to)]  # "put up to"
@@ -493,6 +511,10 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
             if pred == "has-salary":  # "my pay went from $22 an hour to $24": the pay before
                 _pay_before(verb, owner, ctx)
             return
+
+
+def _range_end(amount: Token) -> bool:
+    return any(q.dep_ == "quantmod" and q.lower_ == "to" for q in amount.children)
 
 
 def _pay_arrow(sent: Span, ctx: _Ctx) -> None:
@@ -528,7 +550,7 @@ def _pay_amount(tok: Token, ctx: _Ctx) -> str | None:
 
 def _pay_before(verb: Token, owner: str, ctx: _Ctx) -> None:
     """The amount a pay change started "from": pay as it was (earned)."""
-    for tok in (p for prep in _preps(verb, verb, {"from"}) for p in _pobjs(prep)):
+    for tok in (p for prep in _preps(verb, verb, {"from"}) for p in _pobjs(prep) if not _range_end(p)):
         money = _money_value(tok, ctx)
         if money:
             _emit(ctx, owner, "earned", money, 0.5, obj_tok=None)
