@@ -470,6 +470,13 @@ def schooling(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
     }
 
 
+def test_an_entity_run_over_a_clause_is_cut_to_the_name_after_its_verb(tier: SpacyTier) -> None:
+    """The model tags "Leo loves Hillside Primary" one organisation: no name holds a finite verb."""
+    ex = spoken(tier, "Leo loves Hillside Primary.", "Lin")
+    assert {m.value for m in ex.mentions} == {"Hillside Primary"}
+    assert all("loves" not in f.subject for f in ex.facts), ex.facts
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -478,6 +485,8 @@ def schooling(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
             {("Ella", "attends", "Oakfield Primary"), ("Ella", "attended", "Parkside Primary")},
         ),
         ("Ella got into Oakfield Academy!", {("Ella", "attends", "Oakfield Academy")}),
+        # the model tags "Leo into Riverside Academy" one organisation: the school is what follows "into"
+        ("We got Leo into Riverside Academy!", {("Leo", "attends", "Riverside Academy")}),
         (
             "Ella's moving up to Oakfield High in September.",
             {("Ella", "attends", "Oakfield High")},

@@ -383,6 +383,7 @@ class SpacyTier:
         """Mentions from the text as written; facts from `said` (its "'s" written out) when given."""
         money_entities(doc)
         bracketed_entities(doc)
+        clause_entities(doc)
         mentions = entity_mentions(doc)
         facts: list[FactCandidate] = []
         if self.config.facts:
@@ -391,6 +392,7 @@ class SpacyTier:
                     _same_entities(said, doc)
                     money_entities(said)
                     bracketed_entities(said)
+                    clause_entities(said)
                 facts = list(dependency.extract_triples(said or doc, message, keep_pronouns=True))
             except Exception as exc:
                 counters.inc("extract.spacy.facts_failed")
@@ -669,6 +671,31 @@ def bracketed_entities(doc: Doc) -> None:
     if changed:
         counters.inc("extract.spacy.bracket_entities")
         doc.ents = spans
+
+
+def clause_entities(doc: Doc) -> None:
+    """An entity the model ran over a whole clause ("Leo loves Hillside Primary", "Leo into Riverside
+    Academy": one organisation) holds a finite verb or an "into" in lower case, which no name does:
+    the name is what follows it, and the words before it are left to the parse (a title, a work of
+    art, may hold one)."""
+    from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
+
+    spans, changed = [], False
+    for e in doc.ents:
+        inner = list(e[1:-1]) if e.label_ != "WORK_OF_ART" else []
+        verbs = [t.i for t in inner if t.is_lower and (t.tag_ in _FINITE or t.lower_ in _MOTION)]
+        if not verbs:
+            spans.append(e)
+            continue
+        changed = True
+        spans.append(SpanOf(doc, verbs[-1] + 1, e.end, label=e.label_))
+    if changed:
+        counters.inc("extract.spacy.clause_entities")
+        doc.ents = spans
+
+
+_FINITE = frozenset({"VBZ", "VBD", "VBP"})
+_MOTION = frozenset({"into", "onto"})  # "got Leo into Riverside Academy": no name says "into"
 
 
 def entity_mentions(doc: Doc) -> list[Mention]:

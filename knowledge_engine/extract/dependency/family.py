@@ -556,7 +556,8 @@ def _ages_listed(verb: Token) -> list[int]:
 
 def _school_changed(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
     """'We moved Ella from Parkside Primary to Oakfield Primary' (attended, attends); 'Ella got into
-    Oakfield Academy' (attends): a school given by a move or an admission."""
+    Oakfield Academy', 'we got Ella into Oakfield Academy' (attends): a school given by a move or an
+    admission."""
     if _is_irrealis(verb):
         return False
     schools = {
@@ -566,12 +567,13 @@ def _school_changed(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) ->
         for p in _pobjs(prep)
         if (name := _name_of(p, ctx)) and _is_school(name)
     }
-    if verb.lemma_ == "get" and "into" in schools:
-        _emit(ctx, subject, "attends", schools["into"], 0.55, obj_tok=None, obj_type="organization")
+    pupils = [n for d in dobjs if d.pos_ == "PROPN" and (n := _name_of(d, ctx, person=True))]
+    if verb.lemma_ == "get" and "into" in schools:  # "we got Leo into Riverside Academy": Leo's school
+        for pupil in pupils or [subject]:
+            _emit(ctx, pupil, "attends", schools["into"], 0.55, obj_tok=None, obj_type="organization")
         return True
     if verb.lemma_ not in {"move", "switch", "transfer"} or not schools:
         return False
-    pupils = [n for d in dobjs if d.pos_ == "PROPN" and (n := _name_of(d, ctx, person=True))]
     for pupil in pupils:
         if "to" in schools:
             _emit(ctx, pupil, "attends", schools["to"], 0.55, obj_tok=None, obj_type="organization")
