@@ -77,6 +77,8 @@ def test_no_move_where_none_was_said(tier: SpacyTier, text: str) -> None:
         ("I'm back in Cardiff for good.", "Cardiff"),  # back in a town: home again
         ("We live just outside Bath.", "Bath"),  # the town one names for home
         ("I live near York.", "York"),
+        ("We're in a flat in Leith.", "Leith"),  # in a home in a place: no stay
+        ("Still in the same flat in Clapham.", "Clapham"),  # no verb: was a move
     ],
 )
 def test_home_named_as_a_place_is_where_one_lives(tier: SpacyTier, text: str, place: str) -> None:
@@ -95,6 +97,8 @@ def test_home_named_as_a_place_is_where_one_lives(tier: SpacyTier, text: str, pl
         "I might be back in Leeds next year.",  # a plan
         "We live near the school.",  # no town
         "I'd love to live near Brighton.",  # a wish
+        "They're in a flat in Leith.",  # theirs
+        "We're in a hotel in Paris.",  # a stay
     ],
 )
 def test_a_home_that_was_or_is_no_place_gives_none(tier: SpacyTier, text: str) -> None:

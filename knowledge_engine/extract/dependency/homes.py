@@ -147,17 +147,18 @@ def _home_it(sent: Span, ctx: _Ctx) -> None:
 
 def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
     """'rent is R9,500 for my place in melville', 'our house in Clontarf needs a roof', '$1,150 for a
-    3 bedroom duplex in Belmont' (a rent line) -> lives-in the place: the speaker's home is there.
+    3 bedroom duplex in Belmont' (a rent line), "we're in a flat in Leith", 'still in the same flat in
+    Clapham' -> lives-in the place: the speaker's home is there.
     Not an old or second home ('my old flat in Leith', 'our holiday cottage in Kerry'), nor
     another's ('my sister's flat'), nor in a plan or a question."""
     rent_line = any(t.lemma_.lower() in {"rent", "mortgage"} for t in sent) and any(
         t.like_num or t.ent_type_ == "MONEY" for t in sent
     )
-    said = {f.object for f in ctx.out if f.subject == ctx.me}
+    said = {f.object for f in ctx.out if f.subject == ctx.me and f.predicate != "is-in"}
     homes = HOME_NOUNS | {"duplex", "townhouse", "semi"} | _AROUND_HOME
     for home in (t for t in sent if t.lemma_.lower() in homes):
         owners = {c.lower_ for c in home.children if c.dep_ == "poss"}
-        mine = owners & {"my", "our"} or (rent_line and not owners)
+        mine = owners & {"my", "our"} or (not owners and (rent_line or _we_are_in(home)))
         if _past_home(home) or not mine or _is_irrealis(home.head):
             continue
         around = home.lemma_.lower() in _AROUND_HOME
@@ -170,13 +171,38 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
             ent = ctx.ents.get(pobj.i)  # a home is "in" a place, whatever the tag ("my flat in Hackney": ORG)
             name = _name_of(pobj, ctx) if ent is None or ent.label_ in _HOME_PLACE_TAGS else None
             name = name if pobj.pos_ == "PROPN" else _lowercase_place(pobj, ctx)
-            if name and name not in said:  # "moved into our flat in X"
+            if name and name not in said and not _home_not_a_stay(name, ctx):  # "moved into our flat in X"
                 _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
 
 
 _HOME_PLACE_TAGS = frozenset({"GPE", "LOC", "FAC", "ORG", "PERSON", "NORP"})
 # What is around one's home, said now with "my"/"our": "our street in Hove is so noisy"
 _AROUND_HOME = frozenset({"neighbour", "neighbor", "street", "neighbourhood", "neighborhood"})
+
+
+def _home_not_a_stay(place: str, ctx: _Ctx) -> bool:
+    """ "We're in a flat in Leith": the clause read "is-in Leith" (a stay); the flat makes it the home,
+    so that fact becomes lives-in in its place (the list's length unchanged for the rules' marks)."""
+    found = False
+    for i, fact in enumerate(ctx.out):
+        if (fact.subject, fact.predicate, fact.object) == (ctx.me, "is-in", place):
+            ctx.out[i] = fact.model_copy(update={"predicate": "lives-in"})
+            found = True
+    return found
+
+
+def _we_are_in(home: Token) -> bool:
+    """The speaker is in the home now: "we're in a flat in Leith" (a present "am"/"are" with I or we),
+    or a line with no verb that says so ("Still in the same flat in Clapham")."""
+    prep = home.head
+    if home.dep_ != "pobj" or prep.lower_ != "in":
+        return False
+    if prep.dep_ == "ROOT":
+        return True
+    verb = prep.head
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    present = _is_be(verb) and verb.tag_ in {"VBP", "VBZ"}
+    return present and subj is not None and subj.lower_ in {"i", "we"}
 
 
 def _lowercase_place(tok: Token, ctx: _Ctx) -> str | None:
