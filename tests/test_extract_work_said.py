@@ -230,6 +230,8 @@ def roles(tier: SpacyTier, text: str) -> set[str]:
         ("Got bumped up to lead engineer.", "lead engineer"),  # a bump up, the "I" dropped
         ("I'm acting head of department now.", "acting head of department"),  # read as the verb 'act'
         ("I'm acting manager while Sue is off.", "acting manager"),
+        ("I've just qualified as a solicitor.", "solicitor"),  # "qualified" read as an adjective
+        ("Qualified as a teacher last year!", "teacher"),
     ],
 )
 def test_a_title_given_to_the_speaker_is_their_role(tier: SpacyTier, text: str, role: str) -> None:
@@ -244,6 +246,7 @@ def test_a_title_given_to_the_speaker_is_their_role(tier: SpacyTier, text: str, 
         "I got bumped up to the front of the queue.",
         "I'm acting like an idiot.",
         "I'm acting in a play.",
+        "I'm hoping to qualify as an accountant.",  # not yet
     ],
 )
 def test_being_made_or_acting_without_a_title_is_no_role(tier: SpacyTier, text: str) -> None:

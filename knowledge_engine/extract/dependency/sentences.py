@@ -116,6 +116,7 @@ from knowledge_engine.extract.dependency.work import (
     _last_day,
     _pension_from,
     _promoted_me,
+    _qualified_as,
     _role_as_mine,
     _work_at,
     _workplace_pred,
@@ -207,6 +208,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _job_of_mine(sent, before, ctx)
         _work_at(sent, before, ctx)
         _kept_on(sent, ctx)
+        _qualified_as(sent, ctx)
         _start_pay(sent, before, ctx)
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)

@@ -879,6 +879,21 @@ def _said_yes_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx:
     return found
 
 
+def _qualified_as(sent: Span, ctx: _Ctx) -> None:
+    """ "I've just qualified as a solicitor", 'I qualified as a nurse in 2010' -> has-role: the trade one
+    qualified in is one's own (the model may read "qualified" as an adjective, with no clause)."""
+    for word in (t for t in sent if t.lower_ == "qualified" and not _supposed(t)):
+        auxes = [c for c in word.children if c.dep_ == "aux"]  # "I've just qualified": "I" on the "'ve"
+        subj = next((c for h in [word, *auxes] for c in h.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+        dropped = subj is None and word.i == sent.start  # "Qualified as a teacher last year!"
+        if not dropped and (subj is None or subj.lower_ != "i"):
+            continue
+        for pobj in (p for prep in _preps(word, word, {"as"}) for p in _pobjs(prep) if _is_title_word(p)):
+            role = _object_phrase(pobj, ctx, with_of=True)
+            if role:
+                _emit(ctx, ctx.me, "has-role", _drop_new(role), 0.55, obj_tok=None)
+
+
 def _kept_on(sent: Span, ctx: _Ctx) -> None:
     """'They've kept me on at Brightwater', 'they're keeping me on at Aldi after Christmas' -> the
     speaker works-at the firm: an employer keeps on whom it goes on employing (whoever "they" are)."""
