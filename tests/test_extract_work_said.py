@@ -370,6 +370,9 @@ def test_a_place_one_will_or_might_go_to_is_no_school(tier: SpacyTier, text: str
         ("Sarah became my boss in May.", "Sarah"),
         ("Dave took over as my manager.", "Dave"),
         ("Priti's my line manager.", "Priti"),  # the "'s" written out (extract/copula.py)
+        ("Dave's been made my manager.", "Dave"),  # made the speaker's boss
+        ("Dave has been made my manager.", "Dave"),
+        ("I'm now managed by Sarah.", "Sarah"),  # by whom the speaker is managed
     ],
 )
 def test_who_became_the_speakers_boss_is_their_manager(tier: SpacyTier, text: str, boss: str) -> None:
@@ -377,9 +380,18 @@ def test_who_became_the_speakers_boss_is_their_manager(tier: SpacyTier, text: st
     assert ("Lin", "has-manager", boss) in facts
 
 
-def test_a_boss_one_might_get_is_no_manager(tier: SpacyTier) -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sarah might become my boss.",
+        "I'm not managed by Sarah any more.",  # no longer
+        "The project is managed by Sarah.",  # not the speaker
+        "Dave's been made Tom's manager.",  # Tom's boss
+    ],
+)
+def test_a_boss_one_might_get_or_someone_elses_is_no_manager(tier: SpacyTier, text: str) -> None:
     assert not {
-        f for f in spoken(tier, "Sarah might become my boss.", "Lin").facts if f.predicate == "has-manager"
+        f for f in spoken(tier, text, "Lin").facts if f.predicate == "has-manager" and f.subject == "Lin"
     }
 
 

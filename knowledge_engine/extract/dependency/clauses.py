@@ -111,6 +111,7 @@ from knowledge_engine.extract.dependency.work import (
     _held_post,
     _job_is_at,
     _joined,
+    _made_my_manager,
     _made_title,
     _moved_into_work,
     _promoted_infinitive,
@@ -447,8 +448,8 @@ def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
         return  # "I've been offered a job at X": an offer, not yet a job
     if _transferred(verb, [], subject, past, ctx):
         return  # "I got transferred to Glasgow": a move
-    if _made_title(verb, subject, ctx):
-        return  # "I've been made a senior analyst"
+    if _made_my_manager(verb, subject, ctx) or _made_title(verb, subject, ctx):
+        return  # "Dave's been made my manager", "I've been made a senior analyst"
     if verb.lemma_ == "promote":
         _promoted_infinitive(verb, subject, ctx)
     if verb.lemma_ == "retire":  # "I'm retired from the NHS": as "I retired from the NHS"

@@ -13,6 +13,7 @@ from knowledge_engine.extract.dependency.grammar import (
     _intensified,
     _is_be,
     _is_irrealis,
+    _is_manager_noun,
     _is_past,
     _is_school,
     _negated,
@@ -783,6 +784,25 @@ def _acting_title(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx
         if words[-1].lower_ != "of":
             _emit(ctx, subject, "has-role", "acting " + " ".join(t.text for t in words), 0.55, obj_tok=None)
     return bool(titles)
+
+
+def _made_my_manager(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """ "Dave's been made my manager", "I'm now managed by Sarah" -> has-manager: a person made the
+    speaker's boss, or by whom the speaker is managed."""
+    if ctx.message.role != "user" or _is_irrealis(verb) or _negated(verb):
+        return False
+    if verb.lemma_ == "make" and subject != ctx.me:
+        for oprd in (c for c in verb.children if c.dep_ in {"oprd", "dobj"} and _is_manager_noun(c)):
+            if any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in oprd.children):
+                _emit(ctx, ctx.me, "has-manager", subject, 0.55, obj_tok=None, obj_type="person")
+                return True
+    if verb.lemma_ in {"manage", "supervise"} and subject == ctx.me:
+        agents = [p for prep in verb.children if prep.dep_ == "agent" for p in _pobjs(prep)]
+        names = [n for a in agents if a.pos_ == "PROPN" and (n := _name_of(a, ctx, person=True))]
+        for name in names:
+            _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+        return bool(names)
+    return False
 
 
 def _title_from(start: int, verb: Token, subject: str, promoted: bool, ctx: _Ctx) -> bool:
