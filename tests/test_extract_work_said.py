@@ -1279,3 +1279,20 @@ def test_a_boss_who_is_a_nightmare_is_no_one_called_nightmare(tier: SpacyTier) -
 
 def test_an_as_before_a_comparison_is_no_role(tier: SpacyTier) -> None:
     assert roles(tier, "I joined Tesco, same as my brother the engineer") == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "No longer at Brightwater, started at Ocado.",
+        "No longer at Brightwater, joined Ocado in May.",
+        "No longer at Brightwater, I'm at Ocado now.",
+    ],
+)
+def test_no_longer_at_one_firm_and_at_the_next(tier: SpacyTier, text: str) -> None:
+    """The line drops its "I'm"; the parse hangs "no longer at X" on the next clause's verb."""
+    assert work(tier, text) == {("worked-at", "Brightwater"), ("works-at", "Ocado")}
+
+
+def test_no_longer_at_a_firm_said_of_someone_else_is_not_the_speakers(tier: SpacyTier) -> None:
+    assert work(tier, "No longer at Brightwater, she's at Ocado now.") == set()

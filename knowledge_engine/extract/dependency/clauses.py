@@ -310,6 +310,10 @@ def _ended_state(verb: Token) -> bool:
     """'I no longer work at X', "we don't live in Y anymore": a negated state verb with an
     ending adverb is the state in the past, not a denial (and not a plan: no modal)."""
     ending = [c for c in verb.children if c.dep_ == "advmod" and c.lower_ in ENDED_STATE]
+    # "No longer at X, I'm at Y now": an opening "no longer" before a comma ends X, not this clause
+    ending = [c for c in ending if not (c.i < verb.i and any(t.text == "," for t in verb.doc[c.i : verb.i]))]
+    if not ending and any(c.dep_ == "advmod" and c.lower_ in ENDED_STATE for c in verb.children):
+        return False
     negated = any(c.dep_ == "neg" for c in verb.children) or any(  # "no longer": "no" hangs on "longer"
         g.dep_ == "neg" for c in ending for g in c.children
     )

@@ -899,6 +899,35 @@ def _said_yes_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx:
     return found
 
 
+def _no_longer_at(sent: Span, ctx: _Ctx) -> None:
+    """'No longer at Brightwater, started at Ocado', "..., I'm at Ocado now" -> worked-at Brightwater
+    (ended), works-at Ocado: a line that opens with "no longer at" a firm drops its "I'm"; the parse
+    hangs that "at" and the "no longer" on the next verb, whose clause (the new job) then reads as
+    denied or has no subject. Only the speaker's ("..., she's at Ocado now" is hers)."""
+    longer = sent[1] if len(sent) > 2 and sent[0].lower_ == "no" and sent[1].lower_ == "longer" else None
+    if longer is None or longer.head.pos_ not in {"VERB", "AUX"}:
+        return
+    verb = longer.head
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is not None and subj.lower_ != "i":
+        return
+    preps = [c for c in verb.children if c.dep_ == "prep" and c.lower_ in {"at", "with"}]
+    old = [p for prep in preps if prep.i == longer.i + 1 for p in _employers(prep, ctx)]
+    for pobj in old:
+        name = _name_of(pobj, ctx)
+        if name and _employer_named(pobj, name, ctx):
+            _emit(ctx, ctx.me, "worked-at", name, 0.55, obj_tok=None, obj_type="organization", ends=True)
+    dropped = subj is None and not any(c.dep_ == "aux" for c in verb.children)
+    now_at = _is_be(verb) and subj is not None and verb.tag_ in {"VBP", "VBZ"}  # "..., I'm at Ocado now"
+    if not old or not ((verb.lemma_ in {"start", "join", "work"} and dropped) or now_at):
+        return
+    joined = [d for d in verb.children if d.dep_ == "dobj" and d.pos_ == "PROPN" and verb.lemma_ == "join"]
+    for pobj in [*joined, *(p for prep in preps if prep.i > verb.i for p in _employers(prep, ctx))]:
+        name = _name_of(pobj, ctx)
+        if name and _employer_named(pobj, name, ctx):
+            _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+
+
 def _qualified_as(sent: Span, ctx: _Ctx) -> None:
     """ "I've just qualified as a solicitor", 'I qualified as a nurse in 2010' -> has-role: the trade one
     qualified in is one's own (the model may read "qualified" as an adjective, with no clause)."""
