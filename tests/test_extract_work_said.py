@@ -1296,3 +1296,15 @@ def test_no_longer_at_one_firm_and_at_the_next(tier: SpacyTier, text: str) -> No
 
 def test_no_longer_at_a_firm_said_of_someone_else_is_not_the_speakers(tier: SpacyTier) -> None:
     assert work(tier, "No longer at Brightwater, she's at Ocado now.") == set()
+
+
+@pytest.mark.parametrize("text", ["Brightwater let me go last week.", "They let me go from Brightwater."])
+def test_a_firm_that_let_the_speaker_go_is_a_job_ended(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == {("worked-at", "Brightwater")}
+
+
+@pytest.mark.parametrize(
+    "text", ["Dave let me go early today.", "Brightwater might let me go.", "Brightwater didn't let me go."]
+)
+def test_a_person_letting_one_go_or_a_firm_that_may_is_no_job_ended(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == set()

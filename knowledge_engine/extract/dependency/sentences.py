@@ -114,6 +114,7 @@ from knowledge_engine.extract.dependency.work import (
     _job_of_mine,
     _kept_on,
     _last_day,
+    _let_me_go,
     _no_longer_at,
     _pension_from,
     _promoted_me,
@@ -211,6 +212,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _kept_on(sent, ctx)
         _qualified_as(sent, ctx)
         _no_longer_at(sent, ctx)
+        _let_me_go(sent, ctx)
         _start_pay(sent, before, ctx)
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)

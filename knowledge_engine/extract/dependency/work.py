@@ -928,6 +928,23 @@ def _no_longer_at(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
 
 
+def _let_me_go(sent: Span, ctx: _Ctx) -> None:
+    """'Brightwater let me go last week', 'They let me go from Brightwater' -> worked-at (ended): the
+    employer that lets the speaker go is the job lost (a firm, not a person: "Dave let me go early")."""
+    for let in (t for t in sent if t.lemma_ == "let" and t.pos_ == "VERB" and not _supposed(t)):
+        go = next((c for c in let.children if c.dep_ in {"ccomp", "xcomp"} and c.lemma_ == "go"), None)
+        me = go is not None and any(c.dep_ == "nsubj" and c.lower_ == "me" for c in go.children)
+        if go is None or not me or _negated(let) or not _is_past(let):
+            continue
+        firms = [c for c in let.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"]
+        firms += [p for prep in _preps(go, go, {"from"}) for p in _pobjs(prep)]
+        for firm in firms:
+            name = _name_of(firm, ctx)
+            ent = ctx.ents.get(firm.i)
+            if name and (ent is None or ent.label_ == "ORG") and name.split()[0].lower() not in first_names():
+                _emit(ctx, ctx.me, "worked-at", name, 0.55, obj_tok=None, obj_type="organization", ends=True)
+
+
 def _qualified_as(sent: Span, ctx: _Ctx) -> None:
     """ "I've just qualified as a solicitor", 'I qualified as a nurse in 2010' -> has-role: the trade one
     qualified in is one's own (the model may read "qualified" as an adjective, with no clause)."""
