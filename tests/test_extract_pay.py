@@ -175,6 +175,7 @@ def test_rent_paid_or_said_of_a_place_is_the_rent(tier: SpacyTier, text: str, re
         "A new boiler costs £2,000.",
         "My sister's flat costs 900 a month.",  # hers
         "Our landlord wants us out.",
+        "My agent wants £5,000 for the book.",  # not a letting agent
     ],
 )
 def test_no_rent_from_other_costs_or_rent_paid_before(tier: SpacyTier, text: str) -> None:

@@ -309,11 +309,15 @@ def _home_priced(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     landlord wants 1,500 now', 'the landlord is charging £1,200' -> has-rent."""
     if verb.lemma_ == "cost" and not _is_past(verb):
         _home_costs(verb, subj_tok, ctx, monthly_only=True)
-    elif verb.lemma_ in {"want", "charge", "ask"} and subj_tok.lemma_.lower() in _LANDLORDS:
+    elif verb.lemma_ in {"want", "charge", "ask"} and _landlord(subj_tok):
         _home_costs(verb, subj_tok, ctx, owner=True)
 
 
-_LANDLORDS = frozenset({"landlord", "landlady", "letting", "agent", "agency"})
+def _landlord(noun: Token) -> bool:
+    """'the landlord', 'our landlady', 'the letting agent' (not any agent: a book's)."""
+    lemma = noun.lemma_.lower()
+    letting = lemma in {"agent", "agency"} and any(c.lower_ == "letting" for c in noun.children)
+    return lemma in {"landlord", "landlady"} or letting
 
 
 def _home_costs(
