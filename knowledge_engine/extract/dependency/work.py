@@ -946,14 +946,15 @@ def _let_me_go(sent: Span, ctx: _Ctx) -> None:
 
 
 def _qualified_as(sent: Span, ctx: _Ctx) -> None:
-    """ "I've just qualified as a solicitor", 'I qualified as a nurse in 2010' -> has-role: the trade one
-    qualified in is one's own (the model may read "qualified" as an adjective, with no clause)."""
+    """ "I've just qualified as a solicitor", "I've qualified as a nurse" -> has-role: a trade one has
+    just qualified in is one's own (the model may read "qualified" as an adjective, with no clause);
+    one qualified in long ago ("in 2019") may have been left since."""
     for word in (t for t in sent if t.lower_ == "qualified" and not _supposed(t)):
         auxes = [c for c in word.children if c.dep_ == "aux"]  # "I've just qualified": "I" on the "'ve"
         subj = next((c for h in [word, *auxes] for c in h.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
-        dropped = subj is None and word.i == sent.start  # "Qualified as a teacher last year!"
-        if not dropped and (subj is None or subj.lower_ != "i"):
-            continue
+        recent = any(a.lemma_ == "have" for a in auxes) or any(c.lower_ == "just" for c in word.children)
+        if subj is None or subj.lower_ != "i" or not recent:
+            continue  # "I qualified as a nurse in 2019": a trade one may have left since
         for pobj in (p for prep in _preps(word, word, {"as"}) for p in _pobjs(prep) if _is_title_word(p)):
             role = _object_phrase(pobj, ctx, with_of=True)
             if role:
