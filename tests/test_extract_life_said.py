@@ -81,6 +81,7 @@ def test_two_numbers_are_no_age(tier: SpacyTier) -> None:
         ("husband ryan drives for uber", (ME, "is-married-to", "Ryan")),
         ("husband ryan drives for uber", ("Ryan", "works-at", "Uber")),
         ("wife sarah teaches at hollybank school", (ME, "is-married-to", "Sarah")),
+        ("Hubby Dan is a plumber.", (ME, "is-married-to", "Dan")),  # capitalised, tagged part of the name
         ("Ahmed and I got married in 2012.", (ME, "is-married-to", "Ahmed")),
         ("I've been with Leah for two years.", (ME, "has-partner", "Leah")),
         ("I've been with Tesco for two years.", (ME, "works-at", "Tesco")),

@@ -300,7 +300,9 @@ def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
     """'my sister katrin': the parser makes the relation noun a compound of the name."""
     for noun in name_tok.children:
         poss = next((c for t in (name_tok, noun) for c in t.children if c.dep_ == "poss"), None)
-        kin = noun.pos_ == "NOUN" or _relation_word(noun)  # "my gf priya": "gf" tagged a name
+        # "my gf priya": "gf" tagged a name; "Hubby Dan is a plumber": a capitalised one opening the line
+        opening = noun.i == noun.sent.start and noun.text.istitle() and noun.lower_ in RELATION_PREDICATES
+        kin = noun.pos_ == "NOUN" or _relation_word(noun) or opening
         the = poss is None and (_the_spouse(noun, ctx) or _the_spouse(noun, ctx, name_tok))
         if (poss is not None or the) and noun.dep_ == "compound" and kin and _is_kin(noun):
             name = _name_of(name_tok, ctx, person=True)
