@@ -45,6 +45,7 @@ _FRIEND_WORDS = (
     r"pals?|friends?|mates?|buddy|buddies|besties?|classmates?|students?|pupils?|teachers?|tutors?|coach|"
     r"head|headteacher|headmistress|headmaster|principal|nanny|childminder|teaching"
 )
+_FRIEND_WORD = re.compile(rf"\b(?:{_FRIEND_WORDS})\b", re.I)
 _BEFORE_NAME = re.compile(rf"\b(?:{_FRIEND_WORDS})\W+(?:\w+\W+)?$", re.I)
 _DET = r"(?:a|an|the|my|our|his|her|their|your|\w+['’]s)"
 # "Ryan, Leo's best friend", "Ryan's a classmate": after "'s" a determiner ("Maya's teacher" is hers)
@@ -124,7 +125,7 @@ def _other_owner(text: str, name: str) -> bool:
     pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
     naming = [s for s in SENTENCES.findall(text) if pattern.search(s)]
     if not naming:
-        return any(_OTHERS.search(s) or _friend_word(s) for s in SENTENCES.findall(text) or [text])
+        return any(_OTHERS.search(s) or _FRIEND_WORD.search(s) for s in SENTENCES.findall(text) or [text])
     return any(_OTHERS.search(s) or _beside(s, pattern) for s in naming)
 
 
@@ -134,7 +135,3 @@ def _beside(sentence: str, name: re.Pattern[str]) -> bool:
         _BEFORE_NAME.search(sentence[: m.start()]) or _AFTER_NAME.match(sentence[m.end() :])
         for m in name.finditer(sentence)
     )
-
-
-def _friend_word(sentence: str) -> bool:
-    return re.search(rf"\b(?:{_FRIEND_WORDS})\b", sentence, re.I) is not None

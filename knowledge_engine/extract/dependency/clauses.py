@@ -48,6 +48,7 @@ from knowledge_engine.extract.dependency.homes import (
     _home_with,
     _job_move,
     _lived_in,
+    _lives_near,
     _moved,
     _place_named,
     _sold_home,
@@ -311,9 +312,10 @@ def _ended_state(verb: Token) -> bool:
     ending adverb is the state in the past, not a denial (and not a plan: no modal)."""
     ending = [c for c in verb.children if c.dep_ == "advmod" and c.lower_ in ENDED_STATE]
     # "No longer at X, I'm at Y now": an opening "no longer" before a comma ends X, not this clause
-    ending = [c for c in ending if not (c.i < verb.i and any(t.text == "," for t in verb.doc[c.i : verb.i]))]
-    if not ending and any(c.dep_ == "advmod" and c.lower_ in ENDED_STATE for c in verb.children):
+    aside = [c for c in ending if c.i < verb.i and any(t.text == "," for t in verb.doc[c.i : verb.i])]
+    if aside and len(aside) == len(ending):
         return False
+    ending = [c for c in ending if c not in aside]
     negated = any(c.dep_ == "neg" for c in verb.children) or any(  # "no longer": "no" hangs on "longer"
         g.dep_ == "neg" for c in ending for g in c.children
     )
@@ -550,16 +552,6 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
                 if study_in and not _place_named(tok, _name_of(tok, ctx) or "", ctx):
                     family = "studied-at" if past else "studies-at"  # "studying in Bishop Cotton School"
                 _prep_object(verb, subject, family, tok, ctx)
-
-
-def _lives_near(prep: Token, subject: str, past: bool, ctx: _Ctx) -> None:
-    """'We live just outside Bath', 'I live near York' -> lives-in the town: the place one names for
-    home (only a town the gazetteer or the model knows: not "near the school")."""
-    for pobj in (p for p in _pobjs(prep) if p.pos_ == "PROPN"):
-        name = _name_of(pobj, ctx)
-        if name and _place_named(pobj, name, ctx):
-            pred = "lived-in" if past else "lives-in"
-            _emit(ctx, subject, pred, name, 0.5, obj_tok=pobj, obj_type="location")
 
 
 def _particle_preps(verb: Token) -> list[Token]:

@@ -551,6 +551,16 @@ def _back_in(back: Token, subject: str, ctx: _Ctx) -> None:
                 _emit(ctx, subject, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
 
 
+def _lives_near(prep: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'We live just outside Bath', 'I live near York' -> lives-in the town: the place one names for
+    home (only a town the gazetteer or the model knows: not "near the school")."""
+    for pobj in (p for p in _pobjs(prep) if p.pos_ == "PROPN"):
+        name = _name_of(pobj, ctx)
+        if name and _place_named(pobj, name, ctx):
+            pred = "lived-in" if past else "lives-in"
+            _emit(ctx, subject, pred, name, 0.5, obj_tok=pobj, obj_type="location")
+
+
 def _in_now_after_a_move(prep: Token) -> bool:
     """'I moved out of London last year, I'm in Brighton now': in a place "now" in a message that
     says a move was made (without one, "I'm in Leeds now" is as often a trip)."""

@@ -399,8 +399,14 @@ def _works_for(tok: Token, prep: str, ent: Span | None, ctx: _Ctx) -> bool:
         return False
     if ent is not None and ent.label_ in {"GPE", "LOC", "NORP"}:
         return False
+    return not _first_name_led(name) and places.fold(name) not in places.places()
+
+
+def _first_name_led(name: str) -> bool:
+    """No name, or one whose first word is a person's first name ("with Tom", "Dave let me go"): no
+    firm's."""
     words = name.lower().split()
-    return bool(words) and words[0] not in first_names() and places.fold(name) not in places.places()
+    return not words or words[0] in first_names()
 
 
 def _left_for(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
@@ -939,9 +945,9 @@ def _let_me_go(sent: Span, ctx: _Ctx) -> None:
         firms = [c for c in let.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"]
         firms += [p for prep in _preps(go, go, {"from"}) for p in _pobjs(prep)]
         for firm in firms:
-            name = _name_of(firm, ctx)
+            name = _name_of(firm, ctx) or ""
             ent = ctx.ents.get(firm.i)
-            if name and (ent is None or ent.label_ == "ORG") and name.split()[0].lower() not in first_names():
+            if not _first_name_led(name) and (ent is None or ent.label_ == "ORG"):
                 _emit(ctx, ctx.me, "worked-at", name, 0.55, obj_tok=None, obj_type="organization", ends=True)
 
 
@@ -970,8 +976,8 @@ def _kept_on(sent: Span, ctx: _Ctx) -> None:
             continue
         for pobj in (p for prep in _preps(verb, verb, {"at"}) for p in _employers(prep, ctx)):
             name = _name_of(pobj, ctx) or ""  # the model tags many shops a person ("at Aldi")
-            first = re.sub(r"['’]s$", "", name.lower()).split()[:1]  # "at Dave's": a person's place
-            if first and _employer_named(pobj, name, ctx) and first[0] not in first_names():
+            person = _first_name_led(re.sub(r"['’]s$", "", name))  # "at Dave's": a person's place
+            if not person and _employer_named(pobj, name, ctx):
                 _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
 
 
