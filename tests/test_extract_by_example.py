@@ -392,3 +392,67 @@ def test_a_job_title_is_no_employer(spacy_tier: SpacyTier) -> None:
     """'Lead Engineer' reads near "I work at X", but its head word makes it a title."""
     facts = _facts(spacy_tier, "my job title changed to Lead Engineer")
     assert not {f for f in facts if f[1] in {"works-at", "worked-at"}}, facts
+
+
+_RUN_ON = (
+    "so loads of news, finally signed the contract with Deloitte and the team seems sound and the office is "
+    "grand and the boss seems alright and we had a few pints on friday which was good craic and then on "
+    "saturday we went to the beach with the kids and it rained the whole time but sure look it was still a "
+    "good day out"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        # a question tacked on: the clause of the name states the job
+        ("Just started at Brightwater last week, any tips for surviving the first month?", "Brightwater"),
+        # ... and the model typed the firm it does not know a place
+        ("Been at Ocado for three years now, is it time to move on?", "Ocado"),
+        # "they" is the firm, not another person
+        ("I love working at Ocado, they treat us well", "Ocado"),
+        # a run-on line: its "and"s part the news
+        (_RUN_ON, "Deloitte"),
+    ],
+)
+def test_a_job_in_a_question_run_on_or_beside_they(spacy_tier: SpacyTier, text: str, firm: str) -> None:
+    assert ("Maya", "works-at", firm) in _facts(spacy_tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Should I take the job at Ocado, or stay where I am?",  # the whole line asks
+        "If I moved to Leeds, would I be happier?",  # only supposed
+        "I'm thinking of applying to Ocado, what do you reckon?",
+        "They moved to Otley and I miss them",  # "they" read as a firm makes a job only
+        "I finished up as supervisor in the Castlebar office when I retired",  # where the job was
+        "We had dinner at Okonkwo's on Friday",
+    ],
+)
+def test_no_job_or_home_from_an_asking_line_or_their_move(spacy_tier: SpacyTier, text: str) -> None:
+    facts = _facts(spacy_tier, text)
+    assert not {f for f in facts if f[0] == "Maya" and f[1] in by_example.FAMILIES}, facts
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "firm"),
+    [
+        ("I've been at Brightwater for six years now.", "Brightwater", True),  # no first name, after "at"
+        ("I've been at Priya's all day, helping her move.", "Priya", False),  # a first name
+        ("I've been with Jenkins for six years now.", "Jenkins", False),  # "with" a surname: maybe a partner
+    ],
+)
+def test_a_firm_the_model_typed_a_person(text: str, name: str, firm: bool) -> None:
+    """The small model types a firm it does not know a person now and then: after "at" or "for", a
+    name that opens with no first name is read as one."""
+    start = text.index(name)
+    msg = Message(id="p1", text=text, role="user", speaker="Maya", session="s1")
+    ex = Extraction(
+        message_id="p1",
+        mentions=[Mention(value=name, type="person", tier="spacy", start=start, end=start + len(name))],
+    )
+    examples = by_example.Examples(LocalEmbedder())
+    out = by_example.add_relations(examples, [msg], [ex], by_example.Thresholds())
+    facts = {(f.subject, f.predicate, f.object) for f in out[0].facts}
+    assert (("Maya", "works-at", name) in facts) is firm, facts

@@ -7,8 +7,9 @@ example sentences of each relation and of near misses (a visit, a purchase, mone
 someone else's job). The nearest relation is taken only when it is close and clearly ahead of every
 near miss. Whose relation: the speaker when the sentence names nobody else; the one person it names;
 a he/she the session resolves; a kin word the speaker named before ("my husband" -> Tom, kin.py);
-otherwise nothing. Never in a question. A rule's reading always wins; this one fills the gaps, with a
-lower confidence.
+otherwise nothing. Never in a clause that asks or supposes ("Should I take the job at X"; the stated
+clause of "Just started at X, any tips?" is read). A rule's reading always wins; this one fills the
+gaps, with a lower confidence.
 
 The local MiniLM embedder (the engine's offline default) gives the vectors: the examples were
 written against it, so another model would need its own thresholds. The engine hands the tier a
@@ -27,8 +28,9 @@ from typing import Any
 from knowledge_engine.extract import lexicon
 from knowledge_engine.extract.kin import KIN_PREFIX, KIN_WORDS
 from knowledge_engine.extract.lexicon import CAR_NAMES, JOB_TITLE_NOUNS, PRONOUN, SCHOOL_WORDS
-from knowledge_engine.extract.places import big_place
+from knowledge_engine.extract.places import big_place, fold, places
 from knowledge_engine.extract.text import SENTENCES
+from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
 from knowledge_engine.model.predicates import MOVE_PREDICATES, store_families
 from knowledge_engine.model.records import EntityType, Message
@@ -65,6 +67,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "she's a nurse at X",
         "he teaches at X",
         "she's been with X since 2019",
+        "I love working at X",
     ),
     "lives-in": (
         "I live in X",
@@ -223,6 +226,7 @@ _FITS: dict[str, frozenset[EntityType]] = {
     "sold": frozenset({"product"}),
 }
 _TYPES: frozenset[EntityType] = frozenset({"organization", "location", "money", "product"})
+_READ: frozenset[EntityType] = _TYPES | {"person"}  # a "person" may be a firm the model does not know
 _PLACES: frozenset[EntityType] = frozenset({"organization", "location"})  # a lower-case name may be either
 _OBJECT_TYPE: dict[str, EntityType] = {p: next(iter(types)) for p, types in _FITS.items()} | {
     "moved-to": "location",
@@ -258,6 +262,14 @@ _ENDED = re.compile(
 )
 
 _CLAUSE_CUT = re.compile(r"[,;:()]|\s[-–—]\s")
+# A run-on line strings its news with "and", "but", "so": its pieces are its clauses
+_RUN_ON_CUT = re.compile(r"[,;:()]|\s[-–—]\s|\s(?:and|but|so|then|which|because|cos|coz)\s", re.I)
+# A line or clause that asks, or only supposes: "Should I take the job at X", "If we moved to X"
+_ASKING = re.compile(
+    r"\A\W*(?:should|would|could|can|do|does|did|is|are|was|were|will|shall|am|may|might|must|have|has|"
+    r"what|how|why|where|when|who|whom|which|whose|any|if|whether|unless)\b",
+    re.I,
+)
 MIN_CLAUSE_WORDS = 4
 _MY_KIN = re.compile(
     r"\b(?:my|our)\s+(?:(?:new|little|big|older|younger|eldest|oldest|youngest|other)\s+)?("
@@ -298,6 +310,12 @@ _SOLD_HOME = re.compile(
 )
 _I = re.compile(r"\b(?:i|i'm|im|i've|ive|i'll|i'd|me|we|we're|we've|us)\b", re.I)  # the speaker as a subject
 _HE_SHE = re.compile(r"\b(he|she)(?:'s|'ll|'d)?\b", re.I)
+_AT_FIRM = re.compile(
+    r"\b(at|for|with)\s+X\b(?!['’]s)(?!\s+(?:office|offices|branch|site|depot|plant|store|shop|campus|hq|"
+    r"hospital|clinic|station|centre|center|area|side|road|street)\b)",
+    re.I,
+)
+_THEY = re.compile(r"\b(?:they|their|theirs|them|they're|they've|they'll|they'd)\b", re.I)
 _MINE = re.compile(r"\b(?:my|our)\b", re.I)
 _MY_PAY = re.compile(r"\b(?:my|our)\s+(?:pay|salary|wages?|income|rent|mortgage)\b|\bpay(?:ing)? me\b", re.I)
 _FIRST_WORD = re.compile(r"\A\W*([A-Za-z']+)")  # \A: linear under search too (the ReDoS scan)
@@ -404,6 +422,7 @@ class _Candidate:
     moving: bool  # a rule read a move of the subject in this sentence ("... so we're moving to Y")
     probe: str  # the clause of the name, masked: what is embedded (a long sentence's other clauses blur it)
     lower: bool  # written in lower case: the model's type is a guess (the parse may have seen it truecased)
+    job_only: bool = False  # the subject holds only with "they" read as the firm: a job, or nothing
 
 
 def add_relations(
@@ -450,7 +469,7 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
     seen: set[str] = set()
     for mention in ex.mentions:
         key = mention.value.casefold()
-        if mention.type not in _TYPES or mention.start < 0 or _used(key, used) or key in seen:
+        if mention.type not in _READ or mention.start < 0 or _used(key, used) or key in seen:
             continue
         sentence = _sentence_of(message.text, mention.start, mention.end)
         if sentence is None:
@@ -460,7 +479,13 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
         c_start, c_end = _clause(message.text, start, end, mention.start, mention.end)
         probe = message.text[c_start : mention.start] + MASK + message.text[mention.end : c_end]
         others = [m for m in ex.mentions if start <= m.start < end and m is not mention]
+        mention = _as_firm(mention, masked, message.text[mention.start : mention.end].islower())
+        if mention.type not in _TYPES:
+            continue
         subject = _subject(masked, others, speaker, opens_chat=mention.type == "money")
+        job_only = subject is None and mention.type == "organization"
+        if job_only:  # "I love working at X, they treat us well": "they" is the firm
+            subject = _subject(_THEY.sub(" ", masked), others, speaker)
         if subject is not None and subject.startswith(PRONOUN):
             subject = _named_before(ex.mentions, start, speaker) or subject
         lower = message.text[mention.start : mention.end].islower()
@@ -485,9 +510,26 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
                 moving,
                 _as_pronoun(probe, subject),
                 lower,
+                job_only,
             )
         )
     return out
+
+
+def _as_firm(mention: Mention, masked: str, lower: bool) -> Mention:
+    """The mention as an organisation when the model typed a firm it does not know a place or a
+    person ("Been at Ocado three years", "working for Brightwater"): a capitalised name that is no
+    known place and opens with no first name, right after "at", "for" or (not for a person) "with",
+    and before no site word ("the X office" is where a job is, not whose)."""
+    at = _AT_FIRM.search(masked)
+    if mention.type not in {"location", "person"} or lower or at is None:
+        return mention
+    if mention.type == "person" and at.group(1).casefold() == "with":
+        return mention  # "been with Jenkins for ages" may be a partner's surname
+    words = mention.value.casefold().split()
+    if not words or words[0] in first_names() or fold(mention.value) in places():
+        return mention
+    return mention.model_copy(update={"type": "organization"})
 
 
 def _used(key: str, used: set[str]) -> bool:
@@ -499,12 +541,14 @@ def _used(key: str, used: set[str]) -> bool:
     return any(key in u and word.search(u) for u in used)
 
 
-def _clause(text: str, start: int, end: int, m_start: int, m_end: int) -> tuple[int, int]:
-    """The span of the comma/semicolon/dash piece of the sentence [start, end) holding the name, widened
-    by the pieces after (then before) it to at least MIN_CLAUSE_WORDS words."""
+def _clause(
+    text: str, start: int, end: int, m_start: int, m_end: int, cut: re.Pattern[str] | None = None
+) -> tuple[int, int]:
+    """The span of the comma/semicolon/dash piece (or `cut`'s) of the sentence [start, end) holding the
+    name, widened by the pieces after (then before) it to at least MIN_CLAUSE_WORDS words."""
     cuts = [
         start,
-        *(m.end() for m in _CLAUSE_CUT.finditer(text, start, end) if not m_start < m.end() <= m_end),
+        *(m.end() for m in (cut or _CLAUSE_CUT).finditer(text, start, end) if not m_start < m.end() <= m_end),
         end,
     ]
     cuts = sorted(set(cuts))
@@ -530,13 +574,22 @@ def _dropped_i(masked: str) -> bool:
 
 
 def _sentence_of(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The span of the sentence holding [start, end), or None for a question or a run-on paragraph."""
+    """The span of the sentence holding [start, end); in a question or a run-on paragraph, the span of
+    the name's clause when that clause states something ("Just started at X, any tips?", a lower-case
+    run-on whose commas or "and"s part its news); otherwise None."""
     for match in SENTENCES.finditer(text):
         if match.start() <= start and end <= match.end():
             s, e = match.span()
-            if e - s > MAX_SENTENCE_CHARS or "?" in match.group():
+            if e - s <= MAX_SENTENCE_CHARS and "?" not in match.group():
+                return s, e
+            if _ASKING.match(match.group()):
+                return None  # "Should I take the job at X, or stay?": the whole line asks
+            cut = _RUN_ON_CUT if e - s > MAX_SENTENCE_CHARS else _CLAUSE_CUT
+            c_s, c_e = _clause(text, s, e, start, end, cut)
+            clause = text[c_s:c_e]
+            if "?" in clause or _ASKING.match(clause) or c_e - c_s > MAX_SENTENCE_CHARS:
                 return None
-            return s, e
+            return c_s, c_e
     return None
 
 
@@ -608,6 +661,8 @@ def _reading(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> s
     """The relation the candidate's sentence states: the examples' choice, then what they cannot tell
     alone (a school, the tense of a move, the home a move leaves)."""
     predicate = _decide(score, cand, limits)
+    if cand.job_only and _DOMAINS.get(predicate or "") != "employer":
+        return None  # "they" was read as the firm: "They moved to X and I miss them" is no home
     if predicate is not None and _school(cand):
         predicate = _at_school(predicate, cand)
     if predicate in _HOME_SIDE and _SITE_OF.search(cand.masked):
