@@ -456,3 +456,19 @@ def test_a_firm_the_model_typed_a_person(text: str, name: str, firm: bool) -> No
     out = by_example.add_relations(examples, [msg], [ex], by_example.Thresholds())
     facts = {(f.subject, f.predicate, f.object) for f in out[0].facts}
     assert (("Maya", "works-at", name) in facts) is firm, facts
+
+
+def test_a_name_with_a_stop_is_read_in_its_whole_sentence() -> None:
+    """The text-level sentence cut stops at "St.": the name's sentence is the pieces it spans."""
+    text = "I've been with St. Luke's Hospital for three years now."
+    start = text.index("St.")
+    end = start + len("St. Luke's Hospital")
+    msg = Message(id="d1", text=text, role="user", speaker="Maya", session="s1")
+    ex = Extraction(
+        message_id="d1",
+        mentions=[Mention(value=text[start:end], type="organization", tier="spacy", start=start, end=end)],
+    )
+    out = by_example.add_relations(by_example.Examples(LocalEmbedder()), [msg], [ex], by_example.Thresholds())
+    assert ("Maya", "works-at", "St. Luke's Hospital") in {
+        (f.subject, f.predicate, f.object) for f in out[0].facts
+    }

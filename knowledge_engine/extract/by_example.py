@@ -576,21 +576,23 @@ def _dropped_i(masked: str) -> bool:
 def _sentence_of(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The span of the sentence holding [start, end); in a question or a run-on paragraph, the span of
     the name's clause when that clause states something ("Just started at X, any tips?", a lower-case
-    run-on whose commas or "and"s part its news); otherwise None."""
-    for match in SENTENCES.finditer(text):
-        if match.start() <= start and end <= match.end():
-            s, e = match.span()
-            if e - s <= MAX_SENTENCE_CHARS and "?" not in match.group():
-                return s, e
-            if _ASKING.match(match.group()):
-                return None  # "Should I take the job at X, or stay?": the whole line asks
-            cut = _RUN_ON_CUT if e - s > MAX_SENTENCE_CHARS else _CLAUSE_CUT
-            c_s, c_e = _clause(text, s, e, start, end, cut)
-            clause = text[c_s:c_e]
-            if "?" in clause or _ASKING.match(clause) or c_e - c_s > MAX_SENTENCE_CHARS:
-                return None
-            return c_s, c_e
-    return None
+    run-on whose commas or "and"s part its news); otherwise None. A name with a stop in it ("St. Luke's",
+    "J.P. Morgan") joins the pieces the stop cut."""
+    pieces = [m.span() for m in SENTENCES.finditer(text) if m.start() < end and start < m.end()]
+    if not pieces:
+        return None
+    s, e = pieces[0][0], pieces[-1][1]
+    sentence = text[s:e]
+    if e - s <= MAX_SENTENCE_CHARS and "?" not in sentence:
+        return s, e
+    if _ASKING.match(sentence):
+        return None  # "Should I take the job at X, or stay?": the whole line asks
+    cut = _RUN_ON_CUT if e - s > MAX_SENTENCE_CHARS else _CLAUSE_CUT
+    c_s, c_e = _clause(text, s, e, start, end, cut)
+    clause = text[c_s:c_e]
+    if "?" in clause or _ASKING.match(clause) or c_e - c_s > MAX_SENTENCE_CHARS:
+        return None
+    return c_s, c_e
 
 
 def _open_families(mention: Mention, lower: bool, subject: str, said: set[tuple[str, str]]) -> bool:
