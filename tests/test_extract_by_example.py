@@ -113,6 +113,7 @@ def test_a_big_city_the_model_calls_a_product_is_no_car(spacy_tier: SpacyTier) -
         "My sister got a job at Northwind.",  # a kin word the speaker never named: whose job, unknown
         "Should I apply to Brightwave?",  # a question states nothing
         "Ordered a new kettle from Argos.",  # a customer, not an employee
+        "Just signed a 24 month contract with Vodafone for my phone.",  # a phone contract, not a job
         "We spent a weekend in Porto, lovely city.",  # a visit, not a home
     ],
 )

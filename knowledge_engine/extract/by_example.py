@@ -186,6 +186,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "I called X customer service",
         "X delivered my parcel",
         "I have an appointment at X",
+        "a new phone contract with X",
+        "signed up for broadband with X",
+        "our energy supplier is X",
+        "switched my mobile to X",
     ),
     "-other": (
         "X is a great company",
