@@ -492,6 +492,37 @@ def test_an_entity_run_over_a_clause_is_cut_to_the_name_after_its_verb(tier: Spa
 
 
 @pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        ("Working for Brightwater has been great.", "Brightwater"),
+        ("They hired me at Brightwater on the spot.", "Brightwater"),
+    ],
+)
+def test_a_firm_the_model_left_untagged_after_at_or_for(tier: SpacyTier, text: str, firm: str) -> None:
+    """The small model tags nothing of a firm it does not know here: no rule or reading could see it."""
+    mentions = {(m.value, m.type) for m in spoken(tier, text, "Lin").mentions}
+    assert (firm, "organization") in mentions, mentions
+
+
+@pytest.mark.parametrize(
+    ("text", "not_firm"),
+    [
+        ("Off to Glastonbury with Mum on Friday.", "Mum"),  # a kin word
+        ("Had dinner at Nando's with Sarah.", "Sarah"),  # a first name
+        ("I'll see you at Christmas.", "Christmas"),  # a holiday
+        (  # a part of a named whole
+            "I have been a clinical pharmacist in oncology at The Ottawa Hospital's General Campus for nine"
+            " years, and Queensway Carleton Hospital has just posted a position.",
+            "General Campus",
+        ),
+    ],
+)
+def test_no_firm_of_a_name_kin_word_holiday_or_part(tier: SpacyTier, text: str, not_firm: str) -> None:
+    mentions = {(m.value, m.type) for m in spoken(tier, text, "Lin").mentions}
+    assert (not_firm, "organization") not in mentions, mentions
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         (

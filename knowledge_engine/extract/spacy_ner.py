@@ -30,7 +30,7 @@ from knowledge_engine.extract import (
     truecase,
 )
 from knowledge_engine.extract.answers import SessionAnswers
-from knowledge_engine.extract.kin import KinNames, kin_genders, owner
+from knowledge_engine.extract.kin import KIN_WORDS, KinNames, kin_genders, owner
 from knowledge_engine.extract.nlp import (
     LABEL_TYPES,
     exclude_for,
@@ -384,6 +384,7 @@ class SpacyTier:
         money_entities(doc)
         bracketed_entities(doc)
         clause_entities(doc)
+        untagged_firms(doc)
         mentions = entity_mentions(doc)
         facts: list[FactCandidate] = []
         if self.config.facts:
@@ -393,6 +394,7 @@ class SpacyTier:
                     money_entities(said)
                     bracketed_entities(said)
                     clause_entities(said)
+                    untagged_firms(said)
                 facts = list(dependency.extract_triples(said or doc, message, keep_pronouns=True))
             except Exception as exc:
                 counters.inc("extract.spacy.facts_failed")
@@ -694,6 +696,45 @@ def clause_entities(doc: Doc) -> None:
         doc.ents = spans
 
 
+def untagged_firms(doc: Doc) -> None:
+    """A capitalised name after "at", "for" or "with" that the model tagged nothing ("hired me at
+    Brightwater", "Working for Halden has been great") is an organisation when it is no first name, kin
+    word, known place, day, month, holiday or car: the small model leaves a firm it does not know
+    untagged there, and then no rule and no reading by example can see it."""
+    from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
+
+    spans = []
+    for tok in doc:
+        if tok.pos_ != "PROPN" or tok.dep_ != "pobj" or tok.head.lower_ not in {"at", "for", "with"}:
+            continue
+        start = tok.i
+        while start > tok.head.i + 1 and doc[start - 1].pos_ == "PROPN" and doc[start - 1].dep_ == "compound":
+            start -= 1
+        span = doc[start : tok.i + 1]
+        if any(t.ent_type_ or not t.text[:1].isupper() for t in span) or not _unknown_firm(span.text):
+            continue
+        if doc[start - 1].tag_ == "POS":
+            continue  # "at The Ottawa Hospital's General Campus": a part of a named whole
+        spans.append(SpanOf(doc, start, tok.i + 1, label="ORG"))
+    if spans:
+        counters.inc("extract.spacy.untagged_firms", len(spans))
+        doc.ents = [*doc.ents, *spans]
+
+
+def _unknown_firm(name: str) -> bool:
+    """No first name, kin word, known place, day, month, holiday or car: what else a bare capitalised
+    name after "at"/"for"/"with" is likely to be."""
+    words = name.casefold().split()
+    return not (
+        words[0] in truecase.names()
+        or name.casefold() in KIN_WORDS
+        or places.fold(name) in places.places()
+        or any(w in _NOT_FIRMS for w in words)
+        or any(w in lexicon.CAR_NAMES for w in name.split())
+    )
+
+
+_NOT_FIRMS = _CALENDAR_WORDS | lexicon.HOLIDAYS | {"mum", "mom", "dad", "covid"}
 _FINITE = frozenset({"VBZ", "VBD", "VBP"})
 _MOTION = frozenset({"into", "onto"})  # "got Leo into Riverside Academy": no name says "into"
 
