@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledge_engine.extract import lexicon
+from knowledge_engine.extract.firms import unknown_firm
 from knowledge_engine.extract.kin import KIN_PREFIX, KIN_WORDS
 from knowledge_engine.extract.lexicon import CAR_NAMES, JOB_TITLE_NOUNS, PRONOUN, SCHOOL_WORDS
-from knowledge_engine.extract.places import big_place, fold, places
+from knowledge_engine.extract.places import big_place
 from knowledge_engine.extract.text import SENTENCES
-from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import Extraction, FactCandidate, Mention
 from knowledge_engine.model.predicates import MOVE_PREDICATES, store_families
 from knowledge_engine.model.records import EntityType, Message
@@ -522,16 +522,15 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
 
 def _as_firm(mention: Mention, masked: str, lower: bool) -> Mention:
     """The mention as an organisation when the model typed a firm it does not know a place or a
-    person ("Been at Ocado three years", "working for Brightwater"): a capitalised name that is no
-    known place and opens with no first name, right after "at", "for" or (not for a person) "with",
-    and before no site word ("the X office" is where a job is, not whose)."""
+    person ("Been at Ocado three years", "working for Brightwater"): a capitalised name that may be
+    one (`firms.unknown_firm`), right after "at", "for" or (not for a person) "with", and before no
+    site word ("the X office" is where a job is, not whose)."""
     at = _AT_FIRM.search(masked)
     if mention.type not in {"location", "person"} or lower or at is None:
         return mention
     if mention.type == "person" and at.group(1).casefold() == "with":
         return mention  # "been with Jenkins for ages" may be a partner's surname
-    words = mention.value.casefold().split()
-    if not words or words[0] in first_names() or fold(mention.value) in places():
+    if not unknown_firm(mention.value):
         return mention
     return mention.model_copy(update={"type": "organization"})
 

@@ -47,7 +47,7 @@ MONTHS = {
     )
     for name in names
 }
-_WEEKDAYS = {
+WEEKDAYS = {
     name: i
     for i, names in enumerate(
         [
@@ -284,7 +284,7 @@ def _month(month: int, mod: str, today: date, direction: int) -> date:
 
 
 def _weekday(name: str, mod: str, today: date, direction: int) -> date:
-    target = _WEEKDAYS[name]
+    target = WEEKDAYS[name]
     ahead = (target - today.weekday()) % 7 or 7
     behind = (today.weekday() - target) % 7 or 7
     if mod in ("next", "coming") or (mod != "last" and direction > 0):

@@ -30,7 +30,8 @@ from knowledge_engine.extract import (
     truecase,
 )
 from knowledge_engine.extract.answers import SessionAnswers
-from knowledge_engine.extract.kin import KIN_WORDS, KinNames, kin_genders, owner
+from knowledge_engine.extract.firms import unknown_firm
+from knowledge_engine.extract.kin import KinNames, kin_genders, owner
 from knowledge_engine.extract.nlp import (
     LABEL_TYPES,
     exclude_for,
@@ -711,7 +712,7 @@ def untagged_firms(doc: Doc) -> None:
         while start > tok.head.i + 1 and doc[start - 1].pos_ == "PROPN" and doc[start - 1].dep_ == "compound":
             start -= 1
         span = doc[start : tok.i + 1]
-        if any(t.ent_type_ or not t.text[:1].isupper() for t in span) or not _unknown_firm(span.text):
+        if any(t.ent_type_ or not t.text[:1].isupper() for t in span) or not unknown_firm(span.text):
             continue
         if doc[start - 1].tag_ == "POS":
             continue  # "at The Ottawa Hospital's General Campus": a part of a named whole
@@ -721,20 +722,6 @@ def untagged_firms(doc: Doc) -> None:
         doc.ents = [*doc.ents, *spans]
 
 
-def _unknown_firm(name: str) -> bool:
-    """No first name, kin word, known place, day, month, holiday or car: what else a bare capitalised
-    name after "at"/"for"/"with" is likely to be."""
-    words = name.casefold().split()
-    return not (
-        words[0] in truecase.names()
-        or name.casefold() in KIN_WORDS
-        or places.fold(name) in places.places()
-        or any(w in _NOT_FIRMS for w in words)
-        or any(w in lexicon.CAR_NAMES for w in name.split())
-    )
-
-
-_NOT_FIRMS = _CALENDAR_WORDS | lexicon.HOLIDAYS | {"mum", "mom", "dad", "covid"}
 _FINITE = frozenset({"VBZ", "VBD", "VBP"})
 _MOTION = frozenset({"into", "onto"})  # "got Leo into Riverside Academy": no name says "into"
 
