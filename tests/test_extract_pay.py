@@ -81,6 +81,24 @@ def test_the_amount_keeps_its_currency_code_as_one_mention(tier: SpacyTier) -> N
     assert not any(m.value == "62k" and m.type == "location" for m in extraction.mentions)
 
 
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [("They've put me on 14.50 an hour.", "14.50"), ("We pay 1,200 a month for the flat.", "1,200")],
+)
+def test_an_amount_per_hour_or_month_the_model_calls_a_date_is_money(
+    tier: SpacyTier, text: str, amount: str
+) -> None:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user")])
+    mentions = {(m.value, m.type) for m in extraction.mentions}
+    assert (amount, "money") in mentions, mentions
+    assert not any(m.type == "date" for m in extraction.mentions), mentions
+
+
+def test_times_a_day_are_no_money(tier: SpacyTier) -> None:
+    (extraction,) = tier.extract([Message(id="m", text="She takes 2 tablets a day.", role="user")])
+    assert not any(m.type == "money" for m in extraction.mentions)
+
+
 def test_the_employers_counter_and_a_bare_yes_to_it_are_an_offer_and_its_acceptance(tier: SpacyTier) -> None:
     said = pay(
         tier, "I asked for 54 and he came back with 52k plus on call pay. I said yes!! start date is May 13"

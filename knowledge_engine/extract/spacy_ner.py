@@ -116,6 +116,13 @@ _FOREIGN_INTERJECTIONS = frozenset(
 # there is a verb, adjective or adverb of English, rarely a name.
 _NOT_NOUN_INDEX = ("verb", "adj", "adv")
 _THOUSANDS = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kK]$")
+# An amount with pence or of hundreds or more per unit of time ("14.50 an hour", "1,200 a month"), not
+# "3 a week" (times, tablets)
+_RATE_AS_DATE = re.compile(
+    r"^[$€£¥₹]?(?:(?:\d{1,3}(?:,\d{3})+|\d{3,})(?:\.\d{2})?|\d{1,2}\.\d{2}) (?:an?|per) "
+    r"(?:hour|week|month|year|annum)$",
+    re.I,
+)
 # A DATE/TIME that is a length of time ("20 hours", "up to 4 days", "a 14 year old"), a bare number
 # ("Dad's 91", "she is 7") or a clock time ("11pm", "5:30"): no day anyone can look up later.
 _DURATION = re.compile(
@@ -733,6 +740,9 @@ def entity_mentions(doc: Doc) -> list[Mention]:
         type_ = LABEL_TYPES.get(ent.label_)
         if type_ == "date" and (_THOUSANDS.match(ent.text) or _AMOUNT_AS_DATE.search(ent.text)):
             type_ = "money"  # "they offered me 85k", "under 30k": the small model calls it a date
+        elif type_ == "date" and _RATE_AS_DATE.match(ent.text):
+            type_ = "money"  # "14.50 an hour", "1200 a month": an amount per unit of time, the amount
+            ent = ent[: next(i for i, t in enumerate(ent) if t.lower_ in {"a", "an", "per"})]
         elif type_ is not None and ent[0].text in CURRENCY_CODES and any(c.isdigit() for c in ent.text):
             type_ = "money"  # "EUR 1,680" tagged ORG
         if type_ is None:
