@@ -372,6 +372,7 @@ def test_a_place_one_will_or_might_go_to_is_no_school(tier: SpacyTier, text: str
         ("Dave's been made my manager.", "Dave"),  # made the speaker's boss
         ("Dave has been made my manager.", "Dave"),
         ("I'm now managed by Sarah.", "Sarah"),  # by whom the speaker is managed
+        ("Helen is the new head of nursing and she's my boss.", "Helen"),  # "she": the name before it
     ],
 )
 def test_who_became_the_speakers_boss_is_their_manager(tier: SpacyTier, text: str, boss: str) -> None:

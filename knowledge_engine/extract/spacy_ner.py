@@ -538,10 +538,15 @@ class SessionPeople:
     def _resolved(self, fact: FactCandidate, key: tuple[str | None, str] | None) -> FactCandidate | None:
         """The fact with its he/she subject made the person the session means, or None when it cannot
         tell. A he/she object ("hes my jack russell": the model's copula turned round) is dropped:
-        the last person named is seldom the dog, and a placeholder is never stored."""
+        the last person named is seldom the dog, and a placeholder is never stored; but a manager's
+        he/she is the one first name of its gender the message wrote before it ("Helen is the new head
+        of nursing and she's my boss")."""
         if dependency.is_pronoun(fact.object):
-            counters.inc("extract.pronoun_object_dropped")
-            return None
+            boss = _named_boss(fact)
+            if boss is None:
+                counters.inc("extract.pronoun_object_dropped")
+                return None
+            fact = fact.model_copy(update={"object": boss})
         if not dependency.is_pronoun(fact.subject):
             return fact
         gender, hints = dependency.pronoun_gender(fact.subject), dependency.pronoun_hints(fact.subject)
@@ -617,6 +622,15 @@ class SessionPeople:
             return None if gender and known and known != gender else named[0]
         fits = [n for n in named if gender and genders.get(n.casefold()) == gender]
         return fits[0] if len(fits) == 1 else None
+
+
+def _named_boss(fact: FactCandidate) -> str | None:
+    """The person a manager fact's he/she object means: the one first name of its gender the message
+    wrote before it, or None (the session's last person is no safe guess: whether a "he" fits a
+    "Karen" it cannot tell)."""
+    if fact.predicate not in dependency.MANAGER_PREDICATES:
+        return None
+    return _one(dependency.pronoun_first_names(fact.object))
 
 
 def _one(names: list[str]) -> str | None:

@@ -21,7 +21,7 @@ import re
 from spacy.tokens import Doc
 
 from knowledge_engine.extract.arrival import arrival_places
-from knowledge_engine.extract.dependency.context import _Ctx, _emit, dedupe_facts
+from knowledge_engine.extract.dependency.context import MANAGER_PREDICATES, _Ctx, _emit, dedupe_facts
 from knowledge_engine.extract.dependency.grammar import _is_school
 from knowledge_engine.extract.dependency.names import _name_of
 from knowledge_engine.extract.dependency.sentences import _sentence_facts
@@ -40,7 +40,15 @@ from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters, emit
 
-__all__ = ["dedupe_facts", "extract_triples", "is_pronoun", "pronoun_gender", "pronoun_hints"]
+__all__ = [
+    "MANAGER_PREDICATES",
+    "dedupe_facts",
+    "extract_triples",
+    "is_pronoun",
+    "pronoun_first_names",
+    "pronoun_gender",
+    "pronoun_hints",
+]
 
 
 def extract_triples(doc: Doc, message: Message, keep_pronouns: bool = False) -> list[FactCandidate]:

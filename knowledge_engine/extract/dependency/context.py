@@ -29,6 +29,7 @@ from knowledge_engine.extract.lexicon import (
 )
 from knowledge_engine.extract.nlp import LABEL_TYPES
 from knowledge_engine.model.extraction import FactCandidate
+from knowledge_engine.model.predicates import store_families
 from knowledge_engine.model.records import EntityType, Message
 
 
@@ -81,7 +82,8 @@ def _emit(
     ends = ends or ctx.ending or predicate in ENDING_PREDICATES
     # "__pronoun__:m|Ciarán", "__kin__:husband": resolved or dropped by the tier
     unresolved = subject.startswith((PRONOUN, KIN_PREFIX))
-    if subject.lower() == obj.lower() or not predicate or not _clean(obj):
+    boss = obj.startswith(PRONOUN) and predicate in MANAGER_PREDICATES  # "she's my boss": who, the tier says
+    if subject.lower() == obj.lower() or not predicate or not (boss or _clean(obj)):
         return
     if not (unresolved or _clean(subject)):
         return
@@ -108,6 +110,7 @@ def _emit(
 
 # A ward, unit or department someone works in is part of their employer: it neither is one nor ends one.
 _UNIT_PREDICATES = {"works-at": "works-in", "worked-at": "worked-in", "works-for": "works-in"}
+MANAGER_PREDICATES = frozenset(store_families()["manager"])
 
 
 _UNIT_HEADS = frozenset({"unit", "ward", "department", "dept", "division", "team", "section", "wing"})
