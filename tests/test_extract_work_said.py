@@ -373,6 +373,7 @@ def test_a_place_one_will_or_might_go_to_is_no_school(tier: SpacyTier, text: str
         ("Dave has been made my manager.", "Dave"),
         ("I'm now managed by Sarah.", "Sarah"),  # by whom the speaker is managed
         ("Helen is the new head of nursing and she's my boss.", "Helen"),  # "she": the name before it
+        ("I'm now under Priya after the restructure.", "Priya"),
     ],
 )
 def test_who_became_the_speakers_boss_is_their_manager(tier: SpacyTier, text: str, boss: str) -> None:
@@ -387,6 +388,8 @@ def test_who_became_the_speakers_boss_is_their_manager(tier: SpacyTier, text: st
         "I'm not managed by Sarah any more.",  # no longer
         "The project is managed by Sarah.",  # not the speaker
         "Dave's been made Tom's manager.",  # Tom's boss
+        "I'm under Dr Shah at the Royal.",  # a patient's consultant
+        "I'm under Mr Patel for my knee.",
     ],
 )
 def test_a_boss_one_might_get_or_someone_elses_is_no_manager(tier: SpacyTier, text: str) -> None:
@@ -1339,3 +1342,8 @@ def test_a_firm_that_let_the_speaker_go_is_a_job_ended(tier: SpacyTier, text: st
 )
 def test_a_person_letting_one_go_or_a_firm_that_may_is_no_job_ended(tier: SpacyTier, text: str) -> None:
     assert work(tier, text) == set()
+
+
+def test_a_team_leader_is_a_team_lead(tier: SpacyTier) -> None:
+    """The manager family knows `has-team-lead`; "team leader" made a predicate of its own."""
+    assert ("has-team-lead", "Priya") in said_by(tier, "Priya is my new team leader.", "Lin")

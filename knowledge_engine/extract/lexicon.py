@@ -217,6 +217,7 @@ PREDICATE_ALIASES = {
     "raised-in": "grew-up-in",
     # "we're settled in Brighton", "we're based in Glasgow": a home, as "settled in Brighton" says it
     "is-settled-in": "settled-in",
+    "has-team-leader": "has-team-lead",  # "Priya is my new team leader"
 }
 IRREGULAR_PAST = {
     "be": "was",

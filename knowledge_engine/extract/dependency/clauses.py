@@ -17,6 +17,7 @@ from knowledge_engine.extract.dependency.family import (
     _reports_to,
     _school_changed,
     _started_school,
+    _under_boss,
 )
 from knowledge_engine.extract.dependency.grammar import (
     _announced,
@@ -643,6 +644,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                 _back_in(child, subject, ctx)  # "I'm back in Cardiff for good"
             elif child.dep_ == "prep" and child.lower_ == "with" and not past:
                 _been_with(child, subject, ctx)
+            elif child.dep_ == "prep" and child.lower_ == "under" and not past and subject == ctx.me:
+                _under_boss([child], ctx)  # "I'm now under Priya after the restructure"
             elif child.dep_ in {"prep", "advmod"} and child.lower_ == "off" and not past:
                 _off_to_school(child, subject, ctx)
             elif child.dep_ == "prep" and child.lower_ == "into" and not past and not _is_irrealis(verb):

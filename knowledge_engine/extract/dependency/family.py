@@ -105,12 +105,24 @@ def _manages_me(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: 
         _emit(ctx, ctx.me, "has-manager", subject, 0.55, obj_tok=None, obj_type="person")
         return True
     if verb.lemma_ == "work" and subject == ctx.me and not _is_past(verb):
-        bosses = [p for prep in _preps(verb, verb, {"under"}) for p in _pobjs(prep) if p.pos_ == "PROPN"]
-        names = [n for n in (_name_of(b, ctx, person=True) for b in bosses) if n]
-        for name in names:
-            _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
-        return bool(names)
+        return _under_boss(_preps(verb, verb, {"under"}), ctx)
     return False
+
+
+def _under_boss(preps: list[Token], ctx: _Ctx) -> bool:
+    """The speaker's manager named after "under" ('I work under Dave', "I'm now under Priya"), not a
+    doctor or consultant ("I'm under Dr Shah", "under Mr Patel for my knee": a patient's)."""
+    if ctx.message.role != "user":
+        return False
+    bosses = [p for prep in preps for p in _pobjs(prep) if p.pos_ == "PROPN"]
+    bosses = [b for b in bosses if not any(c.lower_.rstrip(".") in _CLINICIANS for c in b.subtree)]
+    names = [n for n in (_name_of(b, ctx, person=True) for b in bosses) if n]
+    for name in names:
+        _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+    return bool(names)
+
+
+_CLINICIANS = frozenset({"dr", "doctor", "prof", "professor", "mr", "consultant", "surgeon"})
 
 
 def _boss_opening(noun: Token, ctx: _Ctx) -> None:
