@@ -100,6 +100,10 @@ def test_two_numbers_are_no_age(tier: SpacyTier) -> None:
         ("My cat name is Simba, he is very lazy cat.", (ME, "has-cat", "Simba")),  # a run-on's first clause
         ("My wife is called Anjali.", (ME, "is-married-to", "Anjali")),  # "Anjali" tagged an adjective
         ("wife is called anjali shes a dentist", (ME, "is-married-to", "Anjali")),
+        # the he/she called a name is the relation noun of the clause before it
+        ("My sister lives in Leeds, she's called Anna.", (ME, "has-sister", "Anna")),
+        ("We got a new puppy, he's called Ziggy.", (ME, "has-puppy", "Ziggy")),
+        ("New boss starts Monday, she's called Anita.", (ME, "has-manager", "Anita")),
         ("Two kids, Zainab and Yusuf.", (ME, "has-child", "Yusuf")),
         ("I'm seeing someone new, Callum.", (ME, "has-partner", "Callum")),
         (
@@ -128,6 +132,8 @@ def test_jobs_and_partners_said_in_passing(tier: SpacyTier, text: str, fact: tup
     ("text", "wrong"),
     [
         ("We left London for Paris.", "works-at"),  # places: a move, not a job
+        ("My brother lives in Leeds, she's called Anna.", "has-brother"),  # "she" is someone else
+        ("My sister met a guy, he's called Dan.", "has-sister"),  # the guy is called Dan
         ("She left Tom for Dave.", "works-at"),
         ("I cook for Christmas.", "works-at"),
         ("I've been with Tom for the whole afternoon.", "has-partner"),  # an afternoon is no couple

@@ -47,9 +47,11 @@ from knowledge_engine.extract.dependency.nouns import (
 from knowledge_engine.extract.kids import KID_WORDS, speaks_of_own_kids
 from knowledge_engine.extract.lexicon import (
     FAMILY_NOUNS,
+    FEMALE_KIN,
     FIRST_PERSON,
     FIRST_PERSON_POSS,
     JOB_TITLE_NOUNS,
+    MALE_KIN,
     NOT_NAME_ENDINGS,
     NOT_NAMES,
     PRONOUN,
@@ -250,8 +252,12 @@ def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
 
 
 def _called_relation(verb: Token, ctx: _Ctx) -> None:
-    """'Our cat is called Mochi', 'My manager is named Dana' -> has-cat Mochi, has-manager Dana."""
+    """'Our cat is called Mochi', 'My manager is named Dana' -> has-cat Mochi, has-manager Dana; 'My
+    sister lives in Leeds, she's called Anna', 'We got a new puppy, he's called Ziggy': the he/she/it
+    is the relation noun of the clause before it."""
     noun = next((c for c in verb.children if c.dep_ == "nsubjpass" and c.pos_ == "NOUN"), None)
+    got = None if noun is not None else _named_after(verb)
+    noun = noun or got
     # the word after "called" is the name, whatever the tag ("My wife is called Anjali": an adjective)
     oprd = next(
         (
@@ -267,10 +273,33 @@ def _called_relation(verb: Token, ctx: _Ctx) -> None:
     if not name:
         return
     bare = not any(c.dep_ in {"poss", "det"} for c in noun.children) and noun.i == noun.sent.start
-    if bare and _kin_or_pet_key(noun) and ctx.message.role == "user":  # "son is called Tayo": chat drops "my"
+    if got is not None and not any(c.dep_ in {"poss", "det"} for c in noun.children):
+        bare = noun.left_edge.i == noun.sent.start  # "New boss starts Monday, she's called Anita"
+    elif got is not None and noun.dep_ == "dobj" and not any(c.dep_ == "poss" for c in noun.children):
+        bare = any(s.lower_ in {"i", "we"} for s in noun.head.children if s.dep_ == "nsubj")  # we got a puppy
+    key = _kin_or_pet_key(noun) or (got is not None and _is_manager_noun(noun))  # "New boss starts ..."
+    if bare and key and ctx.message.role == "user":  # "son is called Tayo": chat drops "my"
         _emit(ctx, ctx.me, _relation_predicate(noun), name, 0.55, obj_tok=None, obj_type=_kin_type(noun))
     else:
         _possessive_relation(noun, name, ctx)
+
+
+def _named_after(verb: Token) -> Token | None:
+    """The kin, pet or manager noun a "she's called"/"he's named" (`verb`) names: the subject or object
+    of the clause just before it ("My sister lives in Leeds, she's called Anna"), when the pronoun's
+    gender does not rule it out ("my brother ..., she's called" names someone else)."""
+    pron = next((c for c in verb.children if c.dep_ == "nsubjpass" and c.lower_ in {"he", "she", "it"}), None)
+    if pron is None:
+        return None
+    before = [c for c in verb.children if c.dep_ in {"ccomp", "conj"} and c.i < pron.i]
+    nouns = [t for c in before for t in c.children if t.dep_ in {"nsubj", "dobj"} and t.pos_ == "NOUN"]
+    fits = [n for n in nouns if _is_kin(n) or _kin_or_pet_key(n) or _is_manager_noun(n)]
+    if len(fits) != 1:
+        return None
+    lemma = fits[0].lemma_.lower()
+    if (pron.lower_ == "she" and lemma in MALE_KIN) or (pron.lower_ == "he" and lemma in FEMALE_KIN):
+        return None
+    return fits[0]
 
 
 def _bracketed_age(name_tok: Token, ctx: _Ctx) -> None:
