@@ -237,6 +237,7 @@ def test_a_line_without_i_is_the_speakers_only_as_chat_that_dropped_it(sentence:
         "The repair came to £340, ugh.",  # money spent is no pay and no rent
         "Spent £85 on tickets for Saturday.",
         "My cleaner charges 15.00 an hour.",  # what someone else charges is no pay of the speaker's
+        "we could get a flat for 900 a month if we moved out of town",  # only supposed
         "Jenna wants a Subaru, everyone here drives one.",  # a wish is no car
     ],
 )

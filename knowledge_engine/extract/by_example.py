@@ -292,6 +292,9 @@ _WEIGHED = re.compile(
     re.I,
 )
 _ENDINGS = frozenset({"worked-at", "lived-in", "sold"})
+# A clause with "could"/"would"/"might" and an "if" only supposes what it says
+_SUPPOSED = re.compile(r"\b(?:could|would|might|couldn't|wouldn't)\b|\b\w+['’]d\b", re.I)
+_IF = re.compile(r"\bif\b", re.I)
 # A denial of the relation ("I'm not in London", "we don't live in Leeds", "I'm not based in Dublin"):
 # the examples place it beside the statement it denies. "No longer"/"anymore" make it an ending (_ENDED).
 _DENIED = re.compile(
@@ -674,6 +677,8 @@ def _reading(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> s
         return None  # "she's at Wee Sparrows nursery on X": where the nursery is, not a home
     if predicate in _ENDINGS and _WEIGHED.search(cand.probe):
         return None  # "thinking about leaving X" would end the job or home it names
+    if _SUPPOSED.search(cand.probe) and _IF.search(cand.probe):
+        return None  # "we could get a flat for X a month if we moved out of town": only supposed
     if predicate == "works-at" and _SOUGHT.search(cand.masked):
         return None  # "how to make the resume for Siemens job": applying there
     if _DENIED.search(cand.probe) and not _ENDED.search(cand.probe):
