@@ -475,3 +475,8 @@ def test_a_name_with_a_stop_is_read_in_its_whole_sentence() -> None:
     assert ("Maya", "works-at", "St. Luke's Hospital") in {
         (f.subject, f.predicate, f.object) for f in out[0].facts
     }
+
+
+def test_they_pay_the_speaker(spacy_tier: SpacyTier) -> None:
+    """For an amount, "they" beside the speaker is the firm (or the landlord): its pay is the speaker's."""
+    assert ("Maya", "has-salary", "52k") in _facts(spacy_tier, "They're giving me 52k if I take it.")

@@ -94,6 +94,18 @@ def test_an_amount_per_hour_or_month_the_model_calls_a_date_is_money(
     assert not any(m.type == "date" for m in extraction.mentions), mentions
 
 
+@pytest.mark.parametrize(
+    ("text", "money"),
+    [
+        ("They're giving me 52k if I take it.", True),  # a bare amount in thousands the model calls a number
+        ("We hit 50k followers on the shop's page.", False),  # it qualifies a noun
+    ],
+)
+def test_a_bare_amount_in_thousands_is_money(tier: SpacyTier, text: str, money: bool) -> None:
+    (extraction,) = tier.extract([Message(id="m", text=text, role="user")])
+    assert any(m.type == "money" for m in extraction.mentions) is money, extraction.mentions
+
+
 def test_times_a_day_are_no_money(tier: SpacyTier) -> None:
     (extraction,) = tier.extract([Message(id="m", text="She takes 2 tablets a day.", role="user")])
     assert not any(m.type == "money" for m in extraction.mentions)
@@ -403,3 +415,9 @@ def test_a_pay_range_parsed_as_one_amount_gives_the_new_pay_not_an_old_one(tier:
     facts = said_by(tier, "My salary went from £30,000 to £34,000.", "Lin")
     assert ("has-salary", "£34,000") in facts
     assert ("earned", "£34,000") not in facts
+
+
+def test_an_amount_someone_came_back_with_is_the_offer_not_a_came_with(tier: SpacyTier) -> None:
+    (extraction,) = tier.extract([Message(id="m", text="Greg came back with 52k plus bonus.", role="user")])
+    facts = {(f.predicate, f.object) for f in extraction.facts}
+    assert ("came-with", "52k") not in facts, facts

@@ -322,6 +322,12 @@ _AT_FIRM = re.compile(
     r"hospital|clinic|station|centre|center|area|side|road|street)\b)",
     re.I,
 )
+# What a "they" beside the speaker may be, by the name's type, and what it may then tell: a firm's
+# job, a firm's pay or a landlord's rent ("they're giving me 52k", "they want 1,200 a month for it")
+_THEY_READS: dict[str, frozenset[str]] = {
+    "organization": frozenset({"employer"}),
+    "money": frozenset({"salary", "take-home", "rent"}),
+}
 _THEY = re.compile(r"\b(?:they|their|theirs|them|they're|they've|they'll|they'd)\b", re.I)
 _MINE = re.compile(r"\b(?:my|our)\b", re.I)
 _MY_PAY = re.compile(r"\b(?:my|our)\s+(?:pay|salary|wages?|income|rent|mortgage)\b|\bpay(?:ing)? me\b", re.I)
@@ -429,7 +435,7 @@ class _Candidate:
     moving: bool  # a rule read a move of the subject in this sentence ("... so we're moving to Y")
     probe: str  # the clause of the name, masked: what is embedded (a long sentence's other clauses blur it)
     lower: bool  # written in lower case: the model's type is a guess (the parse may have seen it truecased)
-    job_only: bool = False  # the subject holds only with "they" read as the firm: a job, or nothing
+    they_firm: bool = False  # the subject holds only with "they" read as a firm or landlord (_THEY_READS)
 
 
 def add_relations(
@@ -490,8 +496,8 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
         if mention.type not in _TYPES:
             continue
         subject = _subject(masked, others, speaker, opens_chat=mention.type == "money")
-        job_only = subject is None and mention.type == "organization"
-        if job_only:  # "I love working at X, they treat us well": "they" is the firm
+        they_firm = subject is None and mention.type in _THEY_READS
+        if they_firm:  # "I love working at X, they treat us well", "they're giving me X": the firm
             subject = _subject(_THEY.sub(" ", masked), others, speaker)
         if subject is not None and subject.startswith(PRONOUN):
             subject = _named_before(ex.mentions, start, speaker) or subject
@@ -517,7 +523,7 @@ def _candidates(index: int, message: Message, ex: Extraction) -> list[_Candidate
                 moving,
                 _as_pronoun(probe, subject),
                 lower,
-                job_only,
+                they_firm,
             )
         )
     return out
@@ -669,7 +675,7 @@ def _reading(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> s
     """The relation the candidate's sentence states: the examples' choice, then what they cannot tell
     alone (a school, the tense of a move, the home a move leaves)."""
     predicate = _decide(score, cand, limits)
-    if cand.job_only and _DOMAINS.get(predicate or "") != "employer":
+    if cand.they_firm and _DOMAINS.get(predicate or "") not in _THEY_READS[cand.mention.type]:
         return None  # "they" was read as the firm: "They moved to X and I miss them" is no home
     if predicate is not None and _school(cand):
         predicate = _at_school(predicate, cand)

@@ -116,6 +116,7 @@ _FOREIGN_INTERJECTIONS = frozenset(
 # there is a verb, adjective or adverb of English, rarely a name.
 _NOT_NOUN_INDEX = ("verb", "adj", "adv")
 _THOUSANDS = re.compile(r"^[$€£¥]?\d+(?:[.,]\d+)?[kK]$")
+_K_AMOUNT = re.compile(r"^(\d{2,3}(?:\.\d)?)[kK]$")  # "52k", "48.5k"
 # An amount with pence or of hundreds or more per unit of time ("14.50 an hour", "1,200 a month"), not
 # "3 a week" (times, tablets)
 _RATE_AS_DATE = re.compile(
@@ -668,11 +669,26 @@ def money_entities(doc: Doc) -> None:
         for m in MONEY.finditer(doc.text)
         if (span := doc.char_span(m.start(), m.end(), label="MONEY", alignment_mode="expand")) is not None
     ]
+    spans += [
+        span
+        for e in doc.ents
+        if e.label_ == "CARDINAL" and _thousands_alone(e)
+        if (span := doc.char_span(e.start_char, e.end_char, label="MONEY")) is not None
+    ]
     if not spans:
         return
     taken = {t.i for span in spans for t in span}
     kept = [e for e in doc.ents if not any(t.i in taken for t in e)]
     doc.ents = filter_spans([*kept, *spans])
+
+
+def _thousands_alone(ent: Span) -> bool:
+    """'giving me 52k', 'offered 48k plus bonus': a bare amount in thousands (15k or more: "a 10k" is a
+    run) the model calls a number, that qualifies no noun after it ("50k followers")."""
+    match = _K_AMOUNT.match(ent.text)
+    if match is None or float(match.group(1)) < 15:
+        return False
+    return not any(t.dep_ in {"compound", "nummod", "amod"} and t.head.i > t.i for t in ent)
 
 
 def bracketed_entities(doc: Doc) -> None:

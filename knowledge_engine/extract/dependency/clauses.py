@@ -547,6 +547,8 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
                 if family in {"lives-in", "lived-in"} and _kind_beside_place(tok, preps, ctx):
                     continue  # "living in Ballina in the same house": the place, not "same house"
                 ent = ctx.ents.get(tok.i)
+                if p == "with" and ent is not None and ent.label_ == "MONEY":
+                    continue  # "he came back with 52k": the offer's rule reads it; "came-with" says nothing
                 if verb.lemma_ == "work" and _works_for(tok, p, ent, ctx):
                     family = "worked-at" if past else "works-at"
                 study_in = verb.lemma_ == "study" and p == "in"  # the name looked up only then
