@@ -17,11 +17,18 @@ from knowledge_engine.extract.truecase import names as first_names
 _NOT_FIRMS = frozenset(MONTHS) | frozenset(WEEKDAYS) | lexicon.HOLIDAYS | {"mum", "mom", "dad", "covid"}
 
 
+def first_name_led(name: str) -> bool:
+    """No name, or one whose first word is a person's first name ("with Tom", "Dave let me go"): no
+    firm's."""
+    words = name.lower().split()
+    return not words or words[0] in first_names()
+
+
 def unknown_firm(name: str) -> bool:
     """No first name opens `name`, and it is no kin word, known place, day, month, holiday or car."""
     words = name.casefold().split()
-    return bool(words) and not (
-        words[0] in first_names()
+    return not (
+        first_name_led(name)
         or name.casefold() in KIN_WORDS
         or places.fold(name) in places.places()
         or any(w in _NOT_FIRMS for w in words)

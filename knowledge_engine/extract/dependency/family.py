@@ -272,16 +272,26 @@ def _called_relation(verb: Token, ctx: _Ctx) -> None:
     name = _name_of(oprd, ctx, person=True) or (oprd.text if oprd.is_title and oprd.is_alpha else None)
     if not name:
         return
-    bare = not any(c.dep_ in {"poss", "det"} for c in noun.children) and noun.i == noun.sent.start
-    if got is not None and not any(c.dep_ in {"poss", "det"} for c in noun.children):
-        bare = noun.left_edge.i == noun.sent.start  # "New boss starts Monday, she's called Anita"
-    elif got is not None and noun.dep_ == "dobj" and not any(c.dep_ == "poss" for c in noun.children):
-        bare = any(s.lower_ in {"i", "we"} for s in noun.head.children if s.dep_ == "nsubj")  # we got a puppy
+    if got is None:
+        bare = not any(c.dep_ in {"poss", "det"} for c in noun.children) and noun.i == noun.sent.start
+    else:
+        bare = _speakers_unowned(got)
     key = _kin_or_pet_key(noun) or (got is not None and _is_manager_noun(noun))  # "New boss starts ..."
     if bare and key and ctx.message.role == "user":  # "son is called Tayo": chat drops "my"
         _emit(ctx, ctx.me, _relation_predicate(noun), name, 0.55, obj_tok=None, obj_type=_kin_type(noun))
     else:
         _possessive_relation(noun, name, ctx)
+
+
+def _speakers_unowned(noun: Token) -> bool:
+    """A noun a later "she's called" names, with no "my": the speaker's when it opens the line ("New
+    boss starts Monday, she's called Anita") or "I"/"we" got it ("We got a new puppy, he's called ...")."""
+    marks = {c.dep_ for c in noun.children}
+    if not marks & {"poss", "det"}:
+        return noun.left_edge.i == noun.sent.start
+    if noun.dep_ == "dobj" and "poss" not in marks:
+        return any(s.lower_ in {"i", "we"} for s in noun.head.children if s.dep_ == "nsubj")
+    return False
 
 
 def _named_after(verb: Token) -> Token | None:

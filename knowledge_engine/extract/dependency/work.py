@@ -47,6 +47,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _proper_lower,
     _relation_predicate,
 )
+from knowledge_engine.extract.firms import first_name_led
 from knowledge_engine.extract.lexicon import (
     CAREER_VERBS,
     DEGREE_NOUNS,
@@ -399,14 +400,7 @@ def _works_for(tok: Token, prep: str, ent: Span | None, ctx: _Ctx) -> bool:
         return False
     if ent is not None and ent.label_ in {"GPE", "LOC", "NORP"}:
         return False
-    return not _first_name_led(name) and places.fold(name) not in places.places()
-
-
-def _first_name_led(name: str) -> bool:
-    """No name, or one whose first word is a person's first name ("with Tom", "Dave let me go"): no
-    firm's."""
-    words = name.lower().split()
-    return not words or words[0] in first_names()
+    return not first_name_led(name) and places.fold(name) not in places.places()
 
 
 def _left_for(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
@@ -947,7 +941,7 @@ def _let_me_go(sent: Span, ctx: _Ctx) -> None:
         for firm in firms:
             name = _name_of(firm, ctx) or ""
             ent = ctx.ents.get(firm.i)
-            if not _first_name_led(name) and (ent is None or ent.label_ == "ORG"):
+            if not first_name_led(name) and (ent is None or ent.label_ == "ORG"):
                 _emit(ctx, ctx.me, "worked-at", name, 0.55, obj_tok=None, obj_type="organization", ends=True)
 
 
@@ -976,7 +970,7 @@ def _kept_on(sent: Span, ctx: _Ctx) -> None:
             continue
         for pobj in (p for prep in _preps(verb, verb, {"at"}) for p in _employers(prep, ctx)):
             name = _name_of(pobj, ctx) or ""  # the model tags many shops a person ("at Aldi")
-            person = _first_name_led(re.sub(r"['’]s$", "", name))  # "at Dave's": a person's place
+            person = first_name_led(re.sub(r"['’]s$", "", name))  # "at Dave's": a person's place
             if not person and _employer_named(pobj, name, ctx):
                 _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
 
