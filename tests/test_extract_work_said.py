@@ -582,6 +582,32 @@ def test_an_ending_said_in_the_present_perfect_is_done(
     assert fact in {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
 
 
+@pytest.mark.parametrize(
+    ("text", "new", "old"),
+    [
+        ("Tom is leaving Acme for a job at Zeta.", ("Tom", "works-at", "Zeta"), ("Tom", "worked-at", "Acme")),
+        ("I'm leaving Acme to join Zeta in May.", ("Lin", "works-at", "Zeta"), ("Lin", "worked-at", "Acme")),
+        ("I'm leaving Acme for a role at Zeta.", ("Lin", "works-at", "Zeta"), ("Lin", "worked-at", "Acme")),
+        # the model tags Acme a person here: the job noun says which side is the job
+        ("Tom quit Acme for a job at Zeta.", ("Tom", "works-at", "Zeta"), ("Tom", "worked-at", "Acme")),
+        # a town left is a home left, not a job
+        ("Left London for a job at Zeta.", ("Lin", "works-at", "Zeta"), ("Lin", "left", "London")),
+    ],
+)
+def test_leaving_for_a_job_elsewhere_is_the_new_job(
+    tier: SpacyTier, text: str, new: tuple[str, str, str], old: tuple[str, str, str]
+) -> None:
+    found = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert {new, old} <= found
+    assert not {f for f in found if f[2] == "Zeta" and f[1] != "works-at"}
+    assert ("Lin", "worked-at", "London") not in found
+
+
+def test_a_leaving_announced_ends_the_job_it_names(tier: SpacyTier) -> None:
+    facts = spoken(tier, "I'm leaving Acme at the end of June.", "Lin").facts
+    assert {(f.predicate, f.object, f.ends) for f in facts} == {("leaves", "Acme", True)}
+
+
 def employer(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
     return said_by(tier, text, "Lin")
 

@@ -353,6 +353,20 @@ def test_an_explicit_ending_ends_the_current_fact_it_names(workspace: Path) -> N
     assert current(store, "Maya") == {("lives-in", "Lisbon"), ("worked-at", "Northwind")}
 
 
+def test_a_leaving_said_ahead_ends_the_job_or_school_but_never_a_home(workspace: Path) -> None:
+    store = make_store(workspace)
+    job, _ = store.add("Tom", "works-at", "Acme", evidence=[ev("m1", day(1))])
+    home, _ = store.add("Tom", "lives-in", "London", evidence=[ev("m2", day(1))])
+    school, _ = store.add("Leo", "attends", "Riverside", evidence=[ev("m3", day(1))])
+    # "Tom is leaving Acme at the end of June", "Leo leaves Riverside in July"
+    store.add("Tom", "leaves", "Acme", valid_at=day(6, 30), evidence=[ev("m4", day(5))], ends=True)
+    store.add("Leo", "leaves", "Riverside", valid_at=day(7, 20), evidence=[ev("m5", day(5))], ends=True)
+    # "Tom is leaving London on Friday for a conference": a trip, the home stays
+    store.add("Tom", "leaves", "London", valid_at=day(5, 9), evidence=[ev("m6", day(5, 6))], ends=True)
+    assert job.invalid_at == day(6, 30) and school.invalid_at == day(7, 20)
+    assert home.invalid_at is None
+
+
 def test_a_past_fact_said_without_an_ending_leaves_the_current_one(workspace: Path) -> None:
     store = make_store(workspace)
     job, _ = store.add("Maya", "works-at", "Northwind", evidence=[ev("m1", day(1))])

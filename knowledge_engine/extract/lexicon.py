@@ -357,9 +357,11 @@ VISIT_WORDS = frozenset(
 )
 # Past wordings whose verb itself says a relation ended ("I left Northwind", "we sold the Golf"): the store
 # ends the subject's current fact with that object (model/predicates.py says which relations each ends).
+# "leaves" too, said ahead ("I'm leaving Acme in June"): it ends a job or a school, never a home (a trip).
 ENDING_PREDICATES = frozenset(
     {
         "left",
+        "leaves",
         "quit",
         "resigned-from",
         "retired-from",

@@ -105,7 +105,7 @@ FAMILIES: tuple[Family, ...] = (
            "hired-at", "hired-by", "starts-at", "started-at", "has-employer",
            written=("is-employed-at", "has-job-at", "is-hired-by", "was-hired-by", "starts-working-at",
                     "started-working-at", "is-working-at", "is-working-for"),
-           ended_by=("worked-at", "worked-for", "left", "quit", "resigned-from", "retired-from",
+           ended_by=("worked-at", "worked-for", "left", "leaves", "quit", "resigned-from", "retired-from",
                      "was-laid-off-from", "taught-at")),
     )),
     Family("role", (
@@ -145,7 +145,7 @@ FAMILIES: tuple[Family, ...] = (
         _r("attends", "a school, nursery or university",
            "studies-at", "is-enrolled-at", "is-enrolled-in", "attends-school",
            written=("goes-to-school", "is-student-at"),
-           ended_by=("attended", "studied-at", "left", "graduated-from")),
+           ended_by=("attended", "studied-at", "left", "leaves", "graduated-from")),
     )),
     Family("children", (
         _r("has-child", "son, daughter, kid",

@@ -405,23 +405,57 @@ def _works_for(tok: Token, prep: str, ent: Span | None, ctx: _Ctx) -> bool:
 
 def _left_for(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
     """'Left Nationwide for Santander', 'left mcdonalds last week now at costa': the second
-    organisation is the new job (both organisations: "left London for Paris" is a move)."""
-    new = [p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)]
-    new += [  # "now at X" hung on the leaving
+    organisation is the new job (both organisations: "left London for Paris" is a move). 'Leaving
+    Acme for a job at Zeta', 'leaving Acme to join Zeta' say the new job outright: the old one is
+    the job left unless it is a place ("left London for a job at Zeta": a move, and a job)."""
+    firms, jobs = _left_for_targets(verb)
+    olds = [d for d in dobjs if d.pos_ == "PROPN"]
+    if not (firms or jobs) or not olds or _is_irrealis(verb):
+        return False
+    if not all(_firm_like(t, ctx) for t in olds):
+        firms = []
+        olds = [t for t in olds if not _home_or_person(t, ctx)] if jobs else []
+    names = [n for n in (_name_of(t, ctx) for t in [*firms, *jobs] if _firm_like(t, ctx, placed=False)) if n]
+    for name in names:  # (placed=False: Santander is a city too)
+        _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+    for old in (n for n in (_name_of(t, ctx) for t in olds) if n and names):
+        _emit(ctx, subject, "worked-at", old, 0.6, obj_tok=None, obj_type="organization", ends=True)
+    return bool(names) and bool(olds)  # a place left is the plain rule's ("left London": a home left)
+
+
+def _home_or_person(tok: Token, ctx: _Ctx) -> bool:
+    """A name left that cannot be the job left: a place (by tag or gazetteer) or a first name."""
+    ent = ctx.ents.get(tok.i)
+    placed = ent is not None and ent.label_ in {"GPE", "LOC", "FAC"}
+    return placed or places.fold(tok.text) in places.places() or first_name_led(tok.text)
+
+
+def _left_for_targets(verb: Token) -> tuple[list[Token], list[Token]]:
+    """What a leaving went to: names after "for" or "now at" (a firm only if the left one is), and
+    names a job noun or "join" places there ("for a job at Zeta", "to join Zeta")."""
+    fors = [p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)]
+    firms = [p for p in fors if p.lemma_.lower() not in JOB_NOUNS]
+    firms += [  # "now at X" hung on the leaving
         p
         for prep in _preps(verb, verb, {"at"})
         if prep.i > 0 and prep.doc[prep.i - 1].lower_ == "now"
         for p in _pobjs(prep)
     ]
-    olds = [d for d in dobjs if d.pos_ == "PROPN"]
-    if not new or not olds or not all(_firm_like(t, ctx) for t in olds) or _is_irrealis(verb):
-        return False
-    names = [n for n in (_name_of(t, ctx) for t in new if _firm_like(t, ctx, placed=False)) if n]
-    for name in names:  # (placed=False: Santander is a city too)
-        _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
-    for old in (n for n in (_name_of(t, ctx) for t in olds) if n and names):
-        _emit(ctx, subject, "worked-at", old, 0.6, obj_tok=None, obj_type="organization", ends=True)
-    return bool(names)
+    jobs = [
+        p
+        for job in fors
+        if job.lemma_.lower() in JOB_NOUNS - {"offer"}
+        for prep in _preps(job, verb, {"at", "with"})
+        for p in _pobjs(prep)
+    ]
+    jobs += [
+        d
+        for x in verb.children
+        if x.dep_ in {"xcomp", "advcl"} and x.lemma_ == "join"
+        for d in x.children
+        if d.dep_ == "dobj"
+    ]
+    return firms, jobs
 
 
 def _firm_called_job(sent: Span, ctx: _Ctx) -> None:
