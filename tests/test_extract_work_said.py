@@ -211,6 +211,26 @@ def test_a_team_lead_is_a_role_not_a_team(tier: SpacyTier, text: str, subject: s
     assert not {f for f in facts if f[2] in {"team", "lead"}}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sam is my team lead.",  # was "has-team Sam": the parse ends the title at "team"
+        "My team lead, Sam, is on holiday.",  # "lead" read as a verb
+        "I told my team lead Sam about it.",
+        "Sam's my new team leader.",  # (read before too: a guard)
+    ],
+)
+def test_a_team_lead_named_beside_the_title_is_the_speakers(tier: SpacyTier, text: str) -> None:
+    facts = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert ("Lin", "has-team-lead", "Sam") in facts
+    assert not {f for f in facts if f[1] == "has-team"}
+
+
+@pytest.mark.parametrize("text", ["Sam isn't my team lead.", "If Sam was my team lead I'd quit."])
+def test_no_team_lead_where_none_is_said(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in spoken(tier, text, "Lin").facts if f.object == "Sam"}
+
+
 def roles(tier: SpacyTier, text: str) -> set[str]:
     return {
         f.object for f in spoken(tier, text, "Lin").facts if f.subject == "Lin" and f.predicate == "has-role"
@@ -235,6 +255,44 @@ def roles(tier: SpacyTier, text: str) -> set[str]:
 )
 def test_a_title_given_to_the_speaker_is_their_role(tier: SpacyTier, text: str, role: str) -> None:
     assert role in roles(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("I landed a project manager role at Halden.", "project manager"),
+        ("I got a senior analyst job!", "senior analyst"),
+        ("I've moved into a product owner role.", "product owner"),
+        ("I switched to a part-time receptionist post.", "receptionist"),
+        ("I'm stepping up to a lead engineer role.", "lead engineer"),
+        ("Doing a bookkeeper job for now.", "bookkeeper"),
+        ("From Monday I'll be a charge nurse.", "charge nurse"),  # a post with a start date
+        ("I'll be team leader starting next month.", "team leader"),
+    ],
+)
+def test_a_job_named_by_its_title_is_the_speakers_role(tier: SpacyTier, text: str, role: str) -> None:
+    assert roles(tier, text) == {role}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm applying for a nurse job.",  # wanted, not got
+        "I hope to land a project manager role.",
+        "I didn't get the team lead role.",
+        "They offered me a team lead role.",  # an offer is not a job taken
+        "I got the job!",  # no title
+        "I'll be a nurse one day.",  # a hope, no start date
+        "I'll be a manager in a few years.",
+    ],
+)
+def test_no_role_from_a_job_title_only_hoped_for(tier: SpacyTier, text: str) -> None:
+    # guards for the two rules above (they hold on the code before them too)
+    assert not roles(tier, text)
+
+
+def test_a_job_title_held_in_the_past_is_a_past_role(tier: SpacyTier) -> None:
+    assert ("worked-as", "nurse") in roles_as(tier, "I had a nurse job in Leeds years ago.")
 
 
 @pytest.mark.parametrize(

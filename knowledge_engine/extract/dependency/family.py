@@ -4,6 +4,8 @@ engagements, and ages.
 
 from __future__ import annotations
 
+import re
+
 from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
@@ -139,6 +141,27 @@ def _boss_opening(noun: Token, ctx: _Ctx) -> None:
         name = _name_of(appos, ctx, person=True)
         if name:
             _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+
+
+# "my team lead, Sam", "Sam's my new team leader": the model reads "lead" as a verb and the parse splits
+# the title, so the team lead is found in the words (the name must be a person the model tagged).
+_TEAM_LEAD = r"team[- ]?lead(?:er)?"
+_TEAM_LEAD_FIRST = re.compile(rf"\b(?:my|our)\s+(?:new\s+)?{_TEAM_LEAD}\s*,?\s+(?=[A-Z])", re.IGNORECASE)
+_TEAM_LEAD_AFTER = re.compile(rf"\s*(?:is|'s|’s)\s+(?:now\s+)?(?:my|our)\s+(?:new\s+)?{_TEAM_LEAD}\b", re.I)
+
+
+def _team_lead_named(sent: Span, ctx: _Ctx) -> None:
+    """The speaker's team lead named beside the title ("My team lead, Sam, is off", "Sam is my team
+    lead") -> has-team-lead."""
+    text, base = sent.text, sent.start_char
+    people = {e.start: e for e in ctx.ents.values() if e.label_ == "PERSON"}
+    for ent in (e for e in people.values() if sent.start <= e.start < sent.end):
+        start, end = ent.start_char - base, ent.end_char - base
+        before = any(m.end() == start for m in _TEAM_LEAD_FIRST.finditer(text))
+        after = _TEAM_LEAD_AFTER.match(text, end) is not None
+        name = _name_of(ent.root, ctx, person=True) if before or after else None
+        if name and not _is_irrealis(sent.root):
+            _emit(ctx, ctx.me, "has-team-lead", name, 0.55, obj_tok=None, obj_type="person")
 
 
 def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:

@@ -17,6 +17,8 @@ from knowledge_engine.extract.lexicon import (
     FIRST_PERSON_POSS,
     HEADED_ROLES,
     HEDGES,
+    JOB_TITLE_NOUNS,
+    LEAD_WORDS,
     MANAGER_NOUNS,
     MARKS,
     MODALS,
@@ -134,6 +136,8 @@ def _is_irrealis(verb: Token) -> bool:
                 continue  # "Ollie will be going to Westfield Juniors after half term": a school place
             if low in SCHEDULED_MODALS and verb.lemma_ in MOVE_VERBS and verb.tag_ == "VBG":
                 continue  # "we shall be moving to Bath in March": an arrangement, as "we're moving"
+            if low in SCHEDULED_MODALS and verb.lemma_ == "be" and _dated_title(verb):
+                continue  # "From Monday I'll be a charge nurse": a post with a start date
             return True
         negated = low in HEDGES or any(g.dep_ == "neg" for g in child.children)
         if child.dep_ == "advmod" and negated and not _detached(child, verb):
@@ -145,6 +149,20 @@ def _is_irrealis(verb: Token) -> bool:
         if child.dep_ == "xcomp" and child.lemma_ == "go" and verb.lemma_ == "be":
             return True
     return verb.lemma_ == "go" and any(c.dep_ == "xcomp" for c in verb.children)
+
+
+# Words a start date hangs on ("from Monday", "starting next week", "as of June"); "in a few years"
+# and "one day" are hopes, not dates.
+_START_PREPS = frozenset({"from", "starting", "of", "on"})
+
+
+def _dated_title(verb: Token) -> bool:
+    """'I'll be a charge nurse from Monday': a title after "be" with a start date in its clause."""
+    attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+    if attr is None or attr.lower_ not in JOB_TITLE_NOUNS | LEAD_WORDS:
+        return False
+    dates = [t for t in verb.subtree if t.ent_type_ == "DATE"]
+    return any(t.lower_ == "next" or (t.dep_ == "pobj" and t.head.lower_ in _START_PREPS) for t in dates)
 
 
 def _to_school(verb: Token) -> bool:

@@ -42,6 +42,7 @@ from knowledge_engine.extract.dependency.family import (
     _parent_of_named,
     _place_got,
     _place_offered,
+    _team_lead_named,
     _workplace_of_relation,
 )
 from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _used_to
@@ -120,6 +121,7 @@ from knowledge_engine.extract.dependency.work import (
     _promoted_me,
     _qualified_as,
     _role_as_mine,
+    _titled_job,
     _work_at,
     _workplace_pred,
     _year_of_study,
@@ -216,6 +218,8 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _start_pay(sent, before, ctx)
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)
+        _team_lead_named(sent, ctx)
+        _titled_job(sent, before, ctx)
         _employer_of_role(sent, before, ctx)
         _home_city(sent, before, ctx)
 

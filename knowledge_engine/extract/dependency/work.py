@@ -291,6 +291,53 @@ def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
                 said.add(role.lower())
 
 
+# Verbs by which the speaker takes, holds or moves into a job its noun's title names ("landed a
+# project manager role", "moved into a product owner role", "stepping up to a lead engineer role").
+_TITLED_JOB_VERBS = frozenset({*JOB_GET_VERBS, "do", "move", "switch", "step", "transfer", "go"})
+_TITLED_JOB_PREPS = frozenset({"into", "to"})
+_HELD_JOB_NOUNS = frozenset(JOB_NOUNS - {"offer", "contract"})  # an offer is not taken, a contract no post
+_JOB_NOISE = frozenset({"new", "permanent", "temporary", "temp"})  # and "part-time", "full-time"
+
+
+def _titled_job(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'I landed a project manager role at Halden', "I've moved into a product owner role", 'I got
+    a senior analyst job' -> has-role: the title the speaker's job noun is named by (a past clause:
+    worked-as). Not an offer, not a job only wanted ("applying for a nurse job": no getting verb)."""
+    if any(f.predicate in {"has-role", "worked-as"} for f in ctx.out[before:]):
+        return
+    for job in (t for t in sent if t.pos_ == "NOUN" and t.lemma_.lower() in _HELD_JOB_NOUNS):
+        verb = _taking_verb(job)
+        if verb is None or _supposed(verb) or _negated(verb) or not _speakers_clause(verb, ctx):
+            continue
+        title = _title_before(job)
+        if title:
+            past = _is_past(verb) and verb.lemma_ in {"have", "do"}  # "I had a nurse job": held then
+            _emit(ctx, ctx.me, "worked-as" if past else "has-role", title, 0.5, obj_tok=None)
+            return
+
+
+def _taking_verb(job: Token) -> Token | None:
+    """The verb the job noun is the object of, directly or after "into"/"to" ("moved into a ... role")."""
+    if job.dep_ == "dobj" and job.head.lemma_ in _TITLED_JOB_VERBS:
+        return job.head
+    prep = job.head
+    if job.dep_ == "pobj" and prep.lower_ in _TITLED_JOB_PREPS and prep.head.lemma_ in _TITLED_JOB_VERBS:
+        return prep.head
+    return None
+
+
+def _title_before(job: Token) -> str | None:
+    """The words naming a job noun ("a senior data analyst role"), when the last of them is a title."""
+    words = [t for t in job.doc[job.left_edge.i : job.i] if t.dep_ in {"compound", "amod", "nmod"}]
+    words = [t for t in words if t.lower_ not in _JOB_NOISE]
+    if not words or not all(t.is_alpha and t.pos_ in _TITLE_POS for t in words):
+        return None
+    last = words[-1]
+    if not (_is_title_word(last) or last.lower_ in LEAD_WORDS):
+        return None
+    return re.sub(r"^(?:part|full) time ", "", " ".join(t.text for t in words), flags=re.IGNORECASE) or None
+
+
 def _counted(noun: Token) -> bool:
     return any(c.dep_ == "nummod" for c in noun.children)
 
@@ -545,13 +592,19 @@ def _been_with(prep: Token, subject: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, "works-at", name, 0.55, obj_tok=None, obj_type="organization")  # not a
 
 
+def _team_then_lead(attr: Token) -> bool:
+    """'Sam is my team lead': the parse ends the attribute at "team" and leaves "lead" apart."""
+    doc = attr.doc
+    return attr.lower_ == "team" and attr.i + 1 < len(doc) and doc[attr.i + 1].lower_ in LEAD_WORDS
+
+
 def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> None:
     if attr.like_num:
         return  # "Caleb is 12 and Maddie's 8": ages (_age_facts, extract/kids.py), no relation "has-8"
     if any(c.dep_ == "poss" for c in attr.children):
         owner = _owner(next(c for c in attr.children if c.dep_ == "poss"), ctx, attr)
         if owner and owner != subject:  # "Jordan is my best friend"; "Léa was my manager": no more
-            pred = _relation_predicate(attr)
+            pred = "has-team-lead" if _team_then_lead(attr) else _relation_predicate(attr)
             _emit(ctx, owner, pred, subject, 0.6, obj_tok=None, obj_type="person", ends=past)
         return
     lead = _lead_role(attr)
