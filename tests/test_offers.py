@@ -67,6 +67,38 @@ def test_an_accepted_offer_is_the_new_job_across_sessions(tier: SpacyTier, works
     ws.close()
 
 
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("I've been offered a job at Halden and I'm taking it.", "Maya"),
+        ("Tom has been offered a job at Halden and he's taking it.", "Tom"),
+    ],
+)
+def test_an_offer_taken_in_the_same_breath_is_the_new_job(
+    tier: SpacyTier, workspace: Path, text: str, subject: str
+) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(tier, ws, [(0, "s1", text)])
+    assert jobs(ws, subject) == {("works-at", "Halden")}
+    ws.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Got an offer from Halden. Should I take it?",
+        "Take it easy, the offer from Halden can wait.",
+        "I'll take it up with HR, the offer from Halden is wrong.",
+    ],
+)
+def test_take_it_said_of_no_offer_taken_is_no_job(tier: SpacyTier, workspace: Path, text: str) -> None:
+    # guards: "take it" was never read before; these must stay unread now that it may be
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(tier, ws, [(0, "s1", text)])
+    assert jobs(ws, "Maya") == set()
+    ws.close()
+
+
 def test_an_acceptance_with_no_offer_stores_nothing(tier: SpacyTier, workspace: Path) -> None:
     ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
     before = counters.snapshot().get("facts.acceptances_unresolved", 0)

@@ -227,7 +227,8 @@ def _accepted(verb: Token, subject: str, ctx: _Ctx) -> bool:
         ent = ctx.ents.get(obj.i)
         if ent is not None and ent.label_ in {"PERSON", "DATE", "TIME", "GPE", "MONEY"}:
             continue
-        if obj.lemma_.lower() in JOB_NOUNS or obj.lower_ == "one" or (obj.lower_ == "it" and lemma != "take"):
+        taken = obj.lower_ == "it" and (lemma != "take" or _offer_taken(verb))
+        if obj.lemma_.lower() in JOB_NOUNS or obj.lower_ == "one" or taken:
             name = next(
                 (_name_of(c, ctx) for c in obj.children if c.dep_ == "compound" and c.pos_ == "PROPN"), None
             )
@@ -238,6 +239,14 @@ def _accepted(verb: Token, subject: str, ctx: _Ctx) -> bool:
         _emit(ctx, subject, ACCEPTED_OFFER, name or "offer", 0.55, obj_tok=None)
         return True
     return False
+
+
+def _offer_taken(verb: Token) -> bool:
+    """'I've been offered a job at X and I'm taking it': "take it" bare, in a message that speaks of
+    an offer, takes the offer ("take it easy", "take it back", "take it up with HR" say nothing)."""
+    if any(c.dep_ in {"prt", "acomp", "oprd", "xcomp", "ccomp", "prep", "advmod"} for c in verb.children):
+        return False
+    return any(t.lemma_.lower() == "offer" for t in verb.doc)
 
 
 def _about_a_job(doc: Doc) -> bool:
