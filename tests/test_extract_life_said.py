@@ -361,3 +361,29 @@ def test_an_ex_colleague_is_no_partner(tier: SpacyTier) -> None:
     assert not {
         f for f in facts(tier, "my ex-colleague Dan says hi") if f[1] in {"has-partner", "is-married-to"}
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        # was the speaker's "studies-at": the model ran "Leo at Little Acorns" into one name
+        ("We've enrolled Leo at Little Acorns nursery.", ("Leo", "attends", "Little Acorns nursery")),
+        ("We registered Mia at Oakfield Primary.", ("Mia", "attends", "Oakfield Primary")),
+        ("Leo's school is Hillcrest Primary.", ("Leo", "attends", "Hillcrest Primary")),  # was has-school
+        # was works-at: another's first day at a school is a pupil's
+        ("Leo's first day at Riverside Primary was great.", ("Leo", "attends", "Riverside Primary")),
+    ],
+)
+def test_a_childs_school_said_by_enrolling_naming_or_a_first_day(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    found = triples(tier, text, ME)
+    assert fact in found
+    assert not {f for f in found if f[0] == ME and f[1] in {"studies-at", "attends", "works-at"}}
+    assert not {f for f in found if f[1] in {"works-at", "has-school"}}
+
+
+def test_the_speakers_own_first_day_at_a_school_is_still_a_job(tier: SpacyTier) -> None:
+    # a guard (read so before too): the speaker at a school on a first day may be its teacher
+    found = triples(tier, "My first day at Riverside Primary went fine, the kids are lovely.", ME)
+    assert (ME, "works-at", "Riverside Primary") in found

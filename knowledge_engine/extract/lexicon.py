@@ -201,6 +201,9 @@ PREDICATE_ALIASES = {
     **dict.fromkeys(["was-promoted-at", "promoted-at", "got-promoted-at", "is-promoted-at"], "works-at"),
     "finished-at": "left",  # "I finished at Sainsbury's on Friday": the job ended
     "is-done-with": "left",  # "i am done with polytechnique for real": the studies (or the job) ended
+    # "Leo's school is Hillcrest Primary", "her nursery is Little Acorns": the school a person attends
+    "has-school": "attends",
+    "has-nursery": "attends",
     "comes-from": "is-from",
     "came-from": "is-from",
     "bears-in": "born-in",

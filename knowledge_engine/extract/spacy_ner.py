@@ -760,7 +760,8 @@ def untagged_firms(doc: Doc) -> None:
 
 
 _FINITE = frozenset({"VBZ", "VBD", "VBP"})
-_MOTION = frozenset({"into", "onto"})  # "got Leo into Riverside Academy": no name says "into"
+# "got Leo into Riverside Academy", "enrolled Leo at Little Acorns": no name says "into" or "at"
+_MOTION = frozenset({"into", "onto", "at"})
 
 
 def entity_mentions(doc: Doc) -> list[Mention]:

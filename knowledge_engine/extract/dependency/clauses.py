@@ -11,6 +11,7 @@ from knowledge_engine.extract.dependency.belongings import _car_owned, _named_po
 from knowledge_engine.extract.dependency.context import VerbRule, _Ctx, _emit, _kebab, _verb_form
 from knowledge_engine.extract.dependency.family import (
     _engaged,
+    _enrolled_pupil,
     _got_a_place,
     _manages_me,
     _proposed,
@@ -551,6 +552,13 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
                     continue  # "he came back with 52k": the offer's rule reads it; "came-with" says nothing
                 if verb.lemma_ == "work" and _works_for(tok, p, ent, ctx):
                     family = "worked-at" if past else "works-at"
+                pupil = _enrolled_pupil(verb, p, ctx)
+                if pupil is not None:  # "we've enrolled Leo at X": Leo's school, the speaker studies nowhere
+                    named = any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in tok.children)
+                    school = _object_phrase(tok, ctx) if named and _is_school(tok.lower_) else None
+                    if (name := _name_of(tok, ctx) or school) is not None:  # "Little Acorns nursery"
+                        _emit(ctx, pupil, "attends", name, 0.6, obj_tok=tok, subj_type="person")
+                    continue
                 study_in = verb.lemma_ == "study" and p == "in"  # the name looked up only then
                 if study_in and not _place_named(tok, _name_of(tok, ctx) or "", ctx):
                     family = "studied-at" if past else "studies-at"  # "studying in Bishop Cotton School"

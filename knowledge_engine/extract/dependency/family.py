@@ -204,7 +204,10 @@ def _first_day(noun: Token, ctx: _Ctx) -> None:
         name = _name_of(pobj, ctx)
         # "at" a name the model calls a place is still a workplace here ("first day at Copperfield")
         if name and (ent is None or ent.label_ not in {"PERSON", "LOC", "DATE", "TIME"}):
-            _emit(ctx, owner, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+            # "Leo's first day at Riverside Primary": another's first day at a school is a pupil's (the
+            # speaker's own may be a teacher's)
+            pred = "attends" if owner != ctx.me and _is_school(name) else "works-at"
+            _emit(ctx, owner, pred, name, 0.55, obj_tok=None, obj_type="organization")
 
 
 # "our younger one, Zara", "my eldest one Tom", "the little one": a child by rank with "one" for the noun
@@ -722,6 +725,18 @@ def _pupil(tok: Token, ctx: _Ctx) -> str | None:
     if tok.lower_ in {"he", "she", "him", "her"}:
         return _only_person_before(tok, ctx)
     return _name_of(tok, ctx, person=True) if tok.pos_ == "PROPN" else None
+
+
+_ENROL_VERBS = frozenset({"enrol", "enroll", "register"})
+
+
+def _enrolled_pupil(verb: Token, prep: str, ctx: _Ctx) -> str | None:
+    """'We've enrolled Leo at Little Acorns nursery': the one enrolled attends, not the speaker."""
+    if verb.lemma_ not in _ENROL_VERBS or prep not in {"at", "in", "into", "for"} or _is_irrealis(verb):
+        return None
+    enrolled = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    pupil = _pupil(enrolled, ctx) if enrolled is not None else None
+    return pupil if pupil != ctx.me else None
 
 
 def _dating(sent: Span, ctx: _Ctx) -> None:
