@@ -71,7 +71,10 @@ def test_family_introduced_in_passing(triples: Callable[..., Triples], text: str
 
 
 def test_our_is_the_speakers_family_only(triples: Callable[..., Triples]) -> None:
-    assert triples("Our team lead Sarah is great.") == set()
+    assert triples("Our coach Sarah is great.") == set()  # a group's coach: no relation of the speaker's
+    # the lead of a team the speaker is in is theirs, as "our manager Sarah" is (was no fact: the parse
+    # split "team lead")
+    assert triples("Our team lead Sarah is great.") == {("Maya", "has-team-lead", "Sarah")}
     assert ("Maya", "has-child", "Leo") not in triples("Our son Leo is four.", role="assistant")
 
 
