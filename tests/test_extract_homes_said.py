@@ -615,3 +615,29 @@ def test_a_home_said_by_a_stay_a_move_made_or_what_is_around_it(
 )
 def test_a_place_now_with_no_move_made_or_neighbours_then_is_no_home(tier: SpacyTier, text: str) -> None:
     assert not {f for f in homes(tier, text) if f[0] == "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Living in Brighton has been great for us.", "Brighton"),
+        ("Living in Leeds is good for me.", "Leeds"),
+    ],
+)
+def test_living_somewhere_as_what_a_clause_is_about_is_the_home(
+    tier: SpacyTier, text: str, place: str
+) -> None:
+    assert ("lives-in", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Living in London is so expensive.",  # anyone's
+        "Living in London was so expensive.",  # maybe a home left
+        "Living in Paris would be a dream for me.",
+    ],
+)
+def test_living_somewhere_said_of_anyone_or_wished_is_no_home(tier: SpacyTier, text: str) -> None:
+    # guards (read so before the rule too)
+    assert not {h for h in homes(tier, text) if h[0] == "lives-in"}

@@ -39,6 +39,33 @@ from knowledge_engine.model.predicates import (
 _HOME_NOW = frozenset({"lives-in", "moved-to", "moves-to", "is-in", "rents-in", "settled-in"})
 
 
+_FOR_US = frozenset({"us", "me"})
+
+
+def _living_there(sent: Span, ctx: _Ctx) -> None:
+    """'Living in Brighton has been great for us', 'Living in Leeds is good for me' -> lives-in: living
+    somewhere as the subject of a clause about how it has been, or how it is for the speaker ("Living
+    in London is expensive" alone may be anyone's; "was" may be a home left)."""
+    if ctx.message.role != "user":
+        return
+    for living in (t for t in sent if t.dep_ == "csubj" and t.lemma_ == "live" and t.tag_ == "VBG"):
+        clause = living.head
+        if _is_irrealis(clause) or (_is_past(clause) and not _perfect(clause)):
+            continue
+        mine = any(
+            p.lower_ in _FOR_US
+            for prep in (c for c in clause.subtree if c.lower_ == "for")
+            for p in _pobjs(prep)
+        )
+        if not (_perfect(clause) or mine):
+            continue
+        for pobj in (p for prep in _preps(living, living, {"in"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)
+            ent = ctx.ents.get(pobj.i)
+            if name and ent is not None and ent.label_ in {"GPE", "LOC"}:
+                _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+
+
 def _home_city(sent: Span, before: int, ctx: _Ctx) -> None:
     """'a duplex in Belmont, thats in Dayton', 'in Chorlton, south Manchester' -> the speaker's home
     in the district is also one in the city after it (extract/home_city.py), and the district is-in

@@ -59,6 +59,7 @@ from knowledge_engine.extract.dependency.homes import (
     _home_city,
     _home_it,
     _home_of_mine,
+    _living_there,
     _moved_here,
     _place_named,
     _since_moving,
@@ -222,6 +223,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _titled_job(sent, before, ctx)
         _employer_of_role(sent, before, ctx)
         _home_city(sent, before, ctx)
+        _living_there(sent, ctx)
 
 
 def _fragments(sent: Span, ctx: _Ctx) -> None:
