@@ -61,8 +61,7 @@ def _living_there(sent: Span, ctx: _Ctx) -> None:
             continue
         for pobj in (p for prep in _preps(living, living, {"in"}) for p in _pobjs(prep)):
             name = _name_of(pobj, ctx)
-            ent = ctx.ents.get(pobj.i)
-            if name and ent is not None and ent.label_ in {"GPE", "LOC"}:
+            if name and _place_named(pobj, name, ctx):
                 _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
 
 

@@ -21,7 +21,7 @@ from knowledge_engine.extract.dependency.grammar import (
     _pobjs,
     _used_to,
 )
-from knowledge_engine.extract.dependency.homes import _stayed, _visit_words
+from knowledge_engine.extract.dependency.homes import _place_named, _stayed, _visit_words
 from knowledge_engine.extract.dependency.names import (
     _by_me,
     _called_name,
@@ -472,9 +472,7 @@ def _left_for(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) -> bool:
 
 def _home_or_person(tok: Token, ctx: _Ctx) -> bool:
     """A name left that cannot be the job left: a place (by tag or gazetteer) or a first name."""
-    ent = ctx.ents.get(tok.i)
-    placed = ent is not None and ent.label_ in {"GPE", "LOC", "FAC"}
-    return placed or places.fold(tok.text) in places.places() or first_name_led(tok.text)
+    return _place_named(tok, _name_of(tok, ctx) or tok.text, ctx) or first_name_led(tok.text)
 
 
 def _left_for_targets(verb: Token) -> tuple[list[Token], list[Token]]:
