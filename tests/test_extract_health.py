@@ -190,3 +190,30 @@ def test_an_illness_one_might_get_is_none(tier: SpacyTier) -> None:
 )
 def test_no_trouble_of_the_speakers_denied_someone_elses_or_a_word(tier: SpacyTier, text: str) -> None:
     assert not [f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I've been struggling with anxiety.", ("Nia", "has-condition", "anxiety")),  # was struggles-with
+        ("I'm living with MS.", ("Nia", "has-condition", "MS")),  # was lives-with, as for a flatmate
+        ("Still dealing with long covid.", ("Nia", "has-condition", "long covid")),
+        # ("my anxiety" was read before, by its "my")
+        ("I've been struggling with my anxiety lately.", ("Nia", "has-condition", "anxiety")),
+    ],
+)
+def test_a_condition_one_lives_or_struggles_with_is_had(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    found = facts(tier, text)
+    assert fact in found
+    assert not {f for f in found if f[1] in {"lives-with", "struggles-with", "deals-with"}}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I struggled with asthma as a kid.", "I'm living with my sister.", "Tom is dealing with a lot at work."],
+)
+def test_no_condition_from_a_past_struggle_or_what_is_no_illness(tier: SpacyTier, text: str) -> None:
+    # guards (read so before the rule too)
+    assert not {f for f in facts(tier, text) if f[1] == "has-condition"}

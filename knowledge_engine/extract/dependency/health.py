@@ -37,6 +37,8 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
         return _recovered(verb, subject, ctx)
     if verb.lower_ in {"type", "types"}:
         return _typed_by_verb(verb, subject, past, ctx)
+    if verb.lemma_ in _LIVING_WITH:
+        return _living_with(verb, subject, past, ctx)
     if verb.lemma_ not in {"have", "get"} or (past and verb.lemma_ == "have" and verb.tag_ == "VBD"):
         return False
     have_got = verb.lemma_ == "get" and _perfect(verb) and not past  # "I've got high blood pressure"
@@ -54,6 +56,28 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
             if obj:
                 _emit(ctx, subject, "has-condition", obj, 0.55, obj_tok=None)
                 found = True
+    return found
+
+
+# Verbs of bearing a condition: "struggling with anxiety", "living with MS", "battling cancer"
+_LIVING_WITH = frozenset({"struggle", "live", "deal", "cope", "battle", "fight", "suffer"})
+
+
+def _living_with(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'I've been struggling with anxiety', "I'm living with MS", 'still dealing with long covid', 'she's
+    battling cancer' -> has-condition (not a simple past: "I struggled with asthma as a kid" is over)."""
+    if (past and not _perfect(verb)) or _is_irrealis(verb):
+        return False
+    withs = [c for c in verb.children if c.dep_ == "prep" and c.lower_ == "with"]
+    ills = [p for prep in withs for p in _pobjs(prep)]
+    if verb.lemma_ in {"battle", "fight"}:
+        ills += [c for c in verb.children if c.dep_ == "dobj"]
+    found = False
+    for ill in (i for i in ills if _condition_word(i)):
+        obj = _object_phrase(ill, ctx, prefer_name=False)
+        if obj:
+            _emit(ctx, subject, "has-condition", obj, 0.55, obj_tok=None)
+            found = True
     return found
 
 
