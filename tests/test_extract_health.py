@@ -217,3 +217,36 @@ def test_a_condition_one_lives_or_struggles_with_is_had(
 def test_no_condition_from_a_past_struggle_or_what_is_no_illness(tier: SpacyTier, text: str) -> None:
     # guards (read so before the rule too)
     assert not {f for f in facts(tier, text) if f[1] == "has-condition"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Broke my wrist last week.", ("Nia", "has-condition", "broken wrist")),
+        ("I've sprained my knee.", ("Nia", "has-condition", "sprained knee")),
+        ("Tore my ACL playing football.", ("Nia", "has-condition", "torn ACL")),
+        ("Work was busy. Then I sprained my wrist at the gym.", ("Nia", "has-condition", "sprained wrist")),
+        ("I'm pregnant.", ("Nia", "has-condition", "pregnant")),
+    ],
+)
+def test_an_injury_or_a_pregnancy_of_the_speakers_is_a_condition(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I broke my arm as a kid.",  # long ago
+        "Tom broke my phone.",  # no body, someone else's doing
+        "The dog twisted my arm.",
+        "I haven't broken my leg, thankfully.",
+        "Leo broke my heart.",
+        "I'm not pregnant.",
+        "Could I be pregnant?",
+    ],
+)
+def test_no_injury_of_long_ago_anothers_doing_or_denied(tier: SpacyTier, text: str) -> None:
+    # guards (read so before the rule too)
+    assert not {f for f in facts(tier, text) if f[1] == "has-condition"}

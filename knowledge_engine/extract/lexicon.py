@@ -523,7 +523,7 @@ DISEASE_HEADS = {"disease", "syndrome", "disorder", "deficiency", "intolerance",
 # Conditions said as what one is ("I'm lactose intolerant", "he's diabetic", "I'm coeliac").
 CONDITION_ADJECTIVES = _words(
     """intolerant diabetic prediabetic pre-diabetic anaemic anemic asthmatic epileptic coeliac celiac
-    autistic dyslexic hypertensive"""
+    autistic dyslexic hypertensive pregnant"""
 )
 # Conditions of two words whose head alone says nothing ("high blood pressure", "high cholesterol").
 CONDITION_COMPOUNDS = {

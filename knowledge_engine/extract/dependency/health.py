@@ -263,16 +263,35 @@ _BODY_TROUBLE = re.compile(
 )
 
 
+# "Broke my wrist last week", "I've sprained my ankle": an injury of the speaker's (said by "I" or with
+# the "I" dropped), named by its participle ("broken wrist"); not one of long ago ("as a kid")
+_INJURED = {"broke": "broken", "tore": "torn"}
+_INJURY = re.compile(
+    r"(?:^\W*|\bI(?:['’]ve| have)?\s+)(?:just\s+|only\s+|finally\s+)?"
+    r"(broke|broken|fractured|sprained|tore|torn|twisted|dislocated)\s+my\s+(?:left\s+|right\s+)?"
+    rf"({_PARTS}|arm|hand|finger|thumb|toe|collarbone|ribs?|nose|acl|achilles|hamstring)\b",
+    re.I,
+)
+_LONG_AGO = re.compile(r"\b(?:as a (?:kid|child|teenager)|years ago|when I was)\b", re.I)
+_NEGATED_BEFORE = re.compile(r"(?:n['’]t|\bnot|\bnever|\bno longer)\s*$", re.I)
+
+
 def _body_trouble(sent: Span, ctx: _Ctx) -> None:
     """ "I've got a bad back", "physio for my bad knee", "I have back pain most mornings" ->
-    has-condition 'bad back' / 'back pain' (not negated: "I haven't got a bad back")."""
-    for match in _BODY_TROUBLE.finditer(sent.text):
-        before = sent.text[: match.start()].lower()
-        if re.search(r"(?:n['’]t|\bnot|\bnever|\bno longer)\s*$", before):
+    has-condition 'bad back' / 'back pain'; "Broke my wrist last week" -> 'broken wrist' (not negated:
+    "I haven't got a bad back")."""
+    text = sent.text
+    for match in _BODY_TROUBLE.finditer(text):
+        if _NEGATED_BEFORE.search(text[: match.start()]):
             continue
         part = (match.group(1) or match.group(2)).lower()
         trouble = f"bad {part}" if match.group(1) else f"{part} pain"
         _emit(ctx, ctx.me, "has-condition", trouble, 0.5, obj_tok=None)
+    if ctx.message.role != "user" or _LONG_AGO.search(text):
+        return
+    for match in _INJURY.finditer(text):
+        how = match.group(1).lower()
+        _emit(ctx, ctx.me, "has-condition", f"{_INJURED.get(how, how)} {match.group(2)}", 0.5, obj_tok=None)
 
 
 def _clinician_found(verb: Token, ctx: _Ctx) -> None:
