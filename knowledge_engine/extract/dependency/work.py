@@ -299,6 +299,11 @@ _HELD_JOB_NOUNS = frozenset(JOB_NOUNS - {"offer", "contract"})  # an offer is no
 _JOB_NOISE = frozenset({"new", "permanent", "temporary", "temp"})  # and "part-time", "full-time"
 
 
+def _ends_a_title(tok: Token) -> bool:
+    """A word a title may end with: an occupation or title head, or "lead"/"leader" ("team lead")."""
+    return _is_title_word(tok) or tok.lower_ in LEAD_WORDS
+
+
 def _titled_job(sent: Span, before: int, ctx: _Ctx) -> None:
     """'I landed a project manager role at Halden', "I've moved into a product owner role", 'I got
     a senior analyst job' -> has-role: the title the speaker's job noun is named by (a past clause:
@@ -333,7 +338,7 @@ def _title_before(job: Token) -> str | None:
     if not words or not all(t.is_alpha and t.pos_ in _TITLE_POS for t in words):
         return None
     last = words[-1]
-    if not (_is_title_word(last) or last.lower_ in LEAD_WORDS):
+    if not _ends_a_title(last):
         return None
     return re.sub(r"^(?:part|full) time ", "", " ".join(t.text for t in words), flags=re.IGNORECASE) or None
 
@@ -900,7 +905,7 @@ def _title_from(start: int, verb: Token, subject: str, promoted: bool, ctx: _Ctx
     end = next((k for k, w in enumerate(words) if _title_ends(w, ctx)), len(words))
     words = words[:end]
     nouny = all(w.pos_ in {"NOUN", "PROPN", "ADJ", "VERB"} or w.lower_ == "of" for w in words)
-    titled = any(_is_title_word(w) or w.lower_ in LEAD_WORDS for w in words)
+    titled = any(_ends_a_title(w) for w in words)
     if not words or not nouny or not (titled or promoted) or words[-1].lower_ == "of":
         return False
     _emit(ctx, subject, "has-role", _drop_new(" ".join(w.text for w in words)), 0.55, obj_tok=None)
@@ -1464,7 +1469,7 @@ def _as_title_after(verb: Token, subject: str, ctx: _Ctx) -> bool:
         words = [t for t in doc[as_.i + 1 : min(as_.i + 6, verb.sent.end)]]
         words = words[1:] if words and words[0].lower_ in {"a", "an", "the"} else words
         run = list(itertools.takewhile(lambda t: t.is_alpha and t.pos_ in _TITLE_POS, words))
-        ends = [k for k, t in enumerate(run) if _is_title_word(t) or t.lower_ in LEAD_WORDS]
+        ends = [k for k, t in enumerate(run) if _ends_a_title(t)]
         if ends:
             title = " ".join(t.text for t in run[: ends[-1] + 1])
             _emit(ctx, subject, "has-role", title, 0.5, obj_tok=None)
