@@ -55,6 +55,9 @@ def test_the_name_list_comes_from_the_installed_package() -> None:
         ("grace goes to st marys primary", "Grace goes to St Marys Primary"),  # a verb with a tense after it
         ("amber worked at boots for years", "Amber worked at boots for years"),
         ("mark works at aldi now", "Mark works at Aldi now"),
+        # (a guard: a name after a kin word was capitalised before the name was listed)
+        ("our daughter isla starts school in september", "our daughter Isla starts school in september"),
+        ("my kids are niamh 7 and rory 4", "my kids are Niamh 7 and Rory 4"),  # Irish and NZ lists too
     ],
 )
 def test_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -> None:
@@ -100,6 +103,7 @@ def test_ordinary_words_and_capitalised_text_are_left_alone(truecaser: Truecaser
         ("we rent apartment in alvalade now", "we rent apartment in Alvalade now"),
         ("started at st marys primary today", "started at St Marys Primary today"),  # a saint, a school word
         ("back to oakfield juniors tmrw", "back to Oakfield Juniors tmrw"),
+        ("a room in isla vista is $900", "a room in Isla Vista is $900"),  # guard: a name in a place's name
     ],
 )
 def test_places_and_unknown_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -> None:

@@ -34,7 +34,10 @@ if TYPE_CHECKING:
 
 # Faker's person providers whose first names are read (names English-speaking users and
 # non-native writers mention most).
-LOCALES = ("en_US", "en_GB", "en_IN", "es_ES", "es_MX", "pt_BR", "pt_PT", "it_IT", "fr_FR", "de_DE")
+LOCALES = (
+    *("en_US", "en_GB", "en_IE", "en_NZ", "en_IN"),  # Irish and NZ lists: "niamh", "isla", "rory"
+    *("es_ES", "es_MX", "pt_BR", "pt_PT", "it_IT", "fr_FR", "de_DE"),
+)
 _NAME_ATTRS = ("first_names_female", "first_names_male", "first_names")
 _GENDER_ATTRS = {"first_names_female": "f", "first_names_male": "m"}
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
@@ -285,7 +288,10 @@ class Truecaser:
             lows = [m.group() for m in group]
             if n == 1 and lows[0] in self.not_places:
                 return 0
-            english = [w for w in lows if not self._unknown(w, chat=False)]  # words, names, short
+            # words, names, short; a first name in a longer place's name is not one ("isla vista")
+            english = [w for w in lows if not self._unknown(w, chat=False)]
+            if n > 1:
+                english = [w for w in english if w not in self.names]
             if not english:
                 return n
             if len(english) < n or self._common_place(lows, previous, population):
