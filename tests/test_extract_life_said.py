@@ -243,6 +243,9 @@ def test_a_big_city_the_model_calls_a_person_is_a_place_unless_a_first_name(
         ("I work under Dave.", "Dave"),
         ("Priya manages me.", "Priya"),
         ("New boss Fiona starts Monday.", "Fiona"),  # a boss word opening chat without its "my"
+        ("My line manager Sue retired last week.", "Sue"),  # the title in two words before the name
+        ("The boss, Karen, is off sick.", "Karen"),  # "the boss" in the speaker's chat, named beside it
+        ("Got a new boss today, Marcus.", "Marcus"),  # named after the news (the model calls him a place)
     ],
 )
 def test_a_manager_said_by_who_manages_whom(tier: SpacyTier, text: str, boss: str) -> None:
@@ -250,7 +253,25 @@ def test_a_manager_said_by_who_manages_whom(tier: SpacyTier, text: str, boss: st
 
 
 @pytest.mark.parametrize(
-    "text", ["He manages me.", "Tom manages the shop.", "New manager of Arsenal, Mikel, is good."]
+    "text",
+    [
+        "My manager Mr. Patel is not approving my leave.",
+        "My line manager Mr. Patel is off.",
+    ],  # the second: a guard
+)
+def test_a_title_before_the_managers_name_is_not_the_name(tier: SpacyTier, text: str) -> None:
+    assert {f[2] for f in facts(tier, text) if f[1] == "has-manager"} == {"Mr. Patel"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He manages me.",
+        "Tom manages the shop.",
+        "New manager of Arsenal, Mikel, is good.",
+        "The boss of the gym, Karen, is nice.",  # the boss of a place, not the speaker's
+        "My brother got a new boss today, Marcus.",  # another's boss
+    ],
 )
 def test_no_manager_unresolved_of_a_thing_or_of_a_club(tier: SpacyTier, text: str) -> None:
     assert not [f for f in facts(tier, text) if f[1] == "has-manager"]

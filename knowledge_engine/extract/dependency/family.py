@@ -130,13 +130,16 @@ _CLINICIANS = frozenset({"dr", "doctor", "prof", "professor", "mr", "consultant"
 
 
 def _boss_opening(noun: Token, ctx: _Ctx) -> None:
-    """'New boss Fiona starts Monday', 'boss - Karen': a boss word opening chat without its "my",
-    named beside it, is the speaker's boss (as "husband ryan" is the speaker's husband)."""
+    """'New boss Fiona starts Monday', 'boss - Karen', 'The boss, Karen, is off': a boss word opening
+    chat without its "my", named beside it, is the speaker's boss (as "husband ryan" is the speaker's
+    husband)."""
     after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
-    if not _is_manager_noun(noun) or noun.left_edge.i != noun.sent.start or after is None or after.is_punct:
+    if not _is_manager_noun(noun) or noun.left_edge.i != noun.sent.start or after is None:
+        return
+    if after.is_punct and after.text != ",":
         return  # "new boss: grace obi" is a line's key and value (_fragments)
-    if any(c.dep_ in {"det", "poss", "prep"} for c in noun.children):
-        return  # "the boss", "manager of Arsenal, Mikel": nobody's or another's
+    if any(c.dep_ in {"poss", "prep"} or (c.dep_ == "det" and c.lower_ != "the") for c in noun.children):
+        return  # "a boss", "manager of Arsenal, Mikel": nobody's or another's (not "The boss, Karen")
     for appos in (c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
         name = _name_of(appos, ctx, person=True)
         if name:
@@ -164,6 +167,34 @@ def _team_lead_named(sent: Span, ctx: _Ctx) -> None:
         name = _name_of(ent.root, ctx, person=True) if before or after else None
         if name and not _is_irrealis(sent.root):
             _emit(ctx, ctx.me, "has-team-lead", name, 0.55, obj_tok=None, obj_type="person")
+
+
+# "Got a new boss today, Marcus.": the news, then the name set off at the end (the model may tag it a
+# place); said by the speaker ("I've got", or no subject), not "My brother got a new boss, Marcus".
+_NEW_BOSS = re.compile(
+    r"(?:(?:i|we)(?:'ve|’ve| have)?\s+)?(?:just\s+)?(?:got|have|getting)\s+a\s+new\s+(?:line\s+)?"
+    r"(?:boss|manager)\b[^,.!?]{0,30},\s+(?P<name>[^\W\d_]+)\s*[.!]*",
+    re.IGNORECASE,
+)
+
+
+def _new_boss_named(sent: Span, ctx: _Ctx) -> None:
+    """The speaker's new boss named after the news of it -> has-manager."""
+    low = sent.text.lower()
+    if "new" not in low or not ("boss" in low or "manager" in low):
+        return  # every user sentence passes here
+    text = sent.text.strip()
+    m = _NEW_BOSS.fullmatch(text)
+    if m is None or not m["name"][0].isupper():
+        return
+    at = sent.start_char + sent.text.index(text) + m.start("name")
+    tok = next((t for t in sent if t.idx == at), None)
+    ent = ctx.ents.get(tok.i) if tok is not None else None
+    person = tok is not None and ((ent is not None and ent.label_ == "PERSON") or tok.lower_ in first_names())
+    if tok is None or not person or big_place(tok.text):
+        return
+    name = _name_of(tok, ctx, person=True) or tok.text
+    _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
 
 
 def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:
@@ -454,9 +485,13 @@ def _adjacent_relation(noun: Token, ctx: _Ctx) -> None:
         after += 1  # "My other half, Chris, is a chef" (parsed as no apposition)
     if noun.i < 1 or after >= len(doc) or not (doc[after].pos_ == "PROPN" or _known_first_name(doc[after])):
         return
+    if doc[after].dep_ == "compound" and doc[after].head.i > after and doc[after].head.pos_ == "PROPN":
+        after = doc[after].head.i  # "my manager Mr. Venkatesh": the name, not its title
     before = doc[noun.i - 1]
     if _other_half(noun) and before.lower_ == "other" and noun.i >= 2:
         before = doc[noun.i - 2]
+    if before.dep_ == "compound" and before.head == noun and before.i >= 1:
+        before = doc[before.i - 1]  # "My line manager Sue": the owner before the title's first word
     if before.dep_ == "amod" and before.head == noun:  # "Our old dog Bess": the owner before the adjective
         before = next((c for c in noun.children if c.dep_ == "poss"), before)
     if before.tag_ == "PRP$":

@@ -39,6 +39,7 @@ from knowledge_engine.extract.dependency.family import (
     _first_day,
     _kids_listed,
     _lowercase_relation,
+    _new_boss_named,
     _parent_of_named,
     _place_got,
     _place_offered,
@@ -220,6 +221,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)
         _team_lead_named(sent, ctx)
+        _new_boss_named(sent, ctx)
         _titled_job(sent, before, ctx)
         _employer_of_role(sent, before, ctx)
         _home_city(sent, before, ctx)
