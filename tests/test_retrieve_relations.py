@@ -300,3 +300,23 @@ def test_a_past_fact_is_marked_in_both_formats() -> None:
     assert "(past; valid 2026-01-05 to ?;" in render_item(stale)
     assert 'status="past"' in render_item(ended, "xml") and 'status="past"' in render_item(stale, "xml")
     assert "past" not in render_item(item()) and "status=" not in render_item(item(), "xml")
+
+
+OTHERS_AT_WORK: Story = [
+    (0, "Sam starts at Halden in May.", [("Sam", "starts-at", "Halden")]),
+    (1, "Sam cycles to the Halden office every day.", [("Sam", "cycles-to", "Halden office")]),
+    (2, "Tom works at the city library.", [("Tom", "works-at", "city library")]),
+    (3, "Priya works at Helix Robotics.", [("Priya", "works-at", "Helix Robotics")]),
+    (4, "Dana works at Northwind.", [("Dana", "works-at", "Northwind")]),
+    (5, "Leo works at the cafe on Saturdays.", [("Leo", "works-at", "cafe")]),
+]
+
+
+def test_the_asked_subjects_other_facts_come_before_other_peoples(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # Sam's other fact may say where he works in a wording no family holds; other people's jobs share
+    # the question's words but answer nothing about Sam (four facts are shown by default).
+    with story_retriever(tmp_path_factory.mktemp("own"), OTHERS_AT_WORK, T0) as r:
+        facts = relations_support.known_facts(r, "Where does Sam work?", T0 + timedelta(days=10))
+    assert [line.split(" | ")[0] for line in facts[:2]] == ["- Sam", "- Sam"], facts

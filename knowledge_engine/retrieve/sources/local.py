@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from knowledge_engine.index.fact_terms import FactTermIndex, fact_terms
-from knowledge_engine.model.records import Fact, Message
+from knowledge_engine.model.records import Fact, Message, canonical
 from knowledge_engine.model.retrieval import RetrievalRequest, RetrievedItem, SourceResult
 from knowledge_engine.observe import counters
 from knowledge_engine.retrieve.fuse import rrf, rrf_votes, sort_items
@@ -49,6 +49,9 @@ FACT_POOL = 40  # candidates per fact arm: at most maxFacts (12) are injected
 SOFT_LIMIT = 0.85
 FULL_RESERVE_S = 0.5
 VECTOR_READY = "chroma"  # the warm-up step after which the vector arms cost no loading
+
+
+OWN_FACTS = 4  # the asked subject's other facts led in after the relation's own
 
 
 def fact_item(fact: Fact, score: float = 0.0) -> RetrievedItem:
@@ -313,7 +316,15 @@ class LocalSource:
                 item.extra = {**item.extra, "past": True}
             head.append(item)
         counters.inc("retrieve.relation_facts")
-        return head + [i for i in fused if i.id in by_id and i.id not in stale]
+        # then the asked subject's other facts ("where does Tom work?": Tom's other facts may say it
+        # in a wording no family holds), in the fused order, before everyone else's
+        asked = {canonical(h.fact.subject) for h in hits if h.level >= 3}
+        rest = [i for i in fused if i.id in by_id and i.id not in stale]
+        own = [i for i in rest if canonical(str(i.extra.get("subject", ""))) in asked][:OWN_FACTS]
+        for n, item in enumerate(own):
+            item.scores["relation"] = 0.5 - n / (10 * len(own))
+        mine = {i.id for i in own}
+        return head + own + [i for i in rest if i.id not in mine]
 
     def _memory(
         self, request: RetrievalRequest, vector: list[float] | None, topic: str, named: set[str]
