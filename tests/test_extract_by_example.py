@@ -342,6 +342,23 @@ def test_a_job_held_or_left_is_told_by_the_clause_when_the_examples_cannot(spacy
     assert not any(p == "works-at" for _, p, _ in facts)
 
 
+def test_a_job_held_now_is_current_when_the_past_examples_were_nearer(spacy_tier: SpacyTier) -> None:
+    """ "they work at X now" sits nearer "they used to work at X" than "they work at X": "now" tells."""
+    lines = ["My partner Sam is a nurse.", "My partner works at Monzo now."]
+    # a speaker of its own: who "my partner" is, is kept per speaker across the module's tests
+    msgs = [
+        Message(id=f"n{i}", text=t, role="user", speaker="Ines", session="s7") for i, t in enumerate(lines)
+    ]
+    facts = {(f.subject, f.predicate, f.object) for f in spacy_tier.extract(msgs)[-1].facts}
+    assert ("Sam", "works-at", "Monzo") in facts
+    assert not any(p == "worked-at" for _, p, _ in facts)
+
+
+def test_a_kin_word_the_model_tags_a_firm_is_no_workplace(spacy_tier: SpacyTier) -> None:
+    facts = _facts(spacy_tier, "Hubby starts at Greggs on Monday.")
+    assert not any(o == "Hubby" or s == "Greggs" for s, _, o in facts), facts
+
+
 def test_a_name_restored_from_lower_case_may_hold_either_type() -> None:
     """The parse sees "Zoho" (truecased) and calls it a place; its writer wrote "zoho", so the model's
     type is a guess and the examples may read it as a job."""
