@@ -484,6 +484,8 @@ def test_a_remark_listed_after_a_new_job_is_no_role(tier: SpacyTier) -> None:
         ("Currently I'm working as a barista at Costa.", ("works-at", "Costa")),  # 'Costa' tagged a place
         ("I've just been made redundant from Arcadia.", ("worked-at", "Arcadia")),
         ("I've been laid off from Ocado.", ("worked-at", "Ocado")),
+        ("I was made redundant from Argos.", ("worked-at", "Argos")),  # "Argos" tagged a place (LOC)
+        ("Argos made me redundant.", ("worked-at", "Argos")),  # the firm as the subject
         ("I'm in sales, at a software company called Brightwave.", ("works-at", "Brightwave")),
         ("I was at a startup called Zeta for two years.", ("worked-at", "Zeta")),
         ("Working as staff nurse in Apollo Hospitals, Chennai.", ("works-at", "Apollo Hospitals")),
@@ -496,11 +498,18 @@ def test_an_employer_said_around_a_role_an_ending_or_a_firms_name(
     assert fact in work(tier, text)
 
 
+@pytest.mark.parametrize("text", ["Sam's been made redundant from Argos.", "Sam's been laid off from Argos."])
+def test_anothers_job_ended_in_the_perfect_with_has_shortened(tier: SpacyTier, text: str) -> None:
+    facts = spoken(tier, text, "Lin").facts
+    assert ("Sam", "worked-at", "Argos", True) in {(f.subject, f.predicate, f.object, f.ends) for f in facts}
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "I work as a nurse at Leeds.",
         "I might be made redundant from Arcadia.",
+        "Tom made me redundant.",  # a guard: a person did it, no firm named
         "I was laid off in Leeds.",
         "I work as a teacher in Leeds.",
         "I work as a plumber in Round Rock.",

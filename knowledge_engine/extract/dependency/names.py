@@ -791,9 +791,9 @@ def _pronoun_name(pron: Token, ctx: _Ctx) -> str | None:
 
 def _employer_named(tok: Token, name: str, ctx: _Ctx) -> bool:
     """A name that can be an employer where the clause says it is one: untagged, an organisation, or
-    a place or person tag the small model gives a firm ("Costa", "Arcadia") unless it is a known city
-    or country."""
+    a place or person tag the small model gives a firm ("Costa", "Arcadia", "Argos") unless it is a
+    known city or country."""
     ent = ctx.ents.get(tok.i)
     if ent is None or ent.label_ not in {"PERSON", "GPE", "LOC", "DATE", "TIME"}:
         return True
-    return ent.label_ in {"PERSON", "GPE"} and not places.big_place(name)
+    return ent.label_ in {"PERSON", "GPE", "LOC"} and not places.big_place(name)

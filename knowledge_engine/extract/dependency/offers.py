@@ -20,6 +20,7 @@ from knowledge_engine.extract.lexicon import (
     MONEY_SHORT,
     OFFER_GET_VERBS,
 )
+from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.predicates import (
     ACCEPTED_OFFER,
     DECLINED_OFFER,
@@ -263,7 +264,9 @@ def _laid_off(verb: Token, subject: str, ctx: _Ctx) -> bool:
     redundant = [c for c in verb.children if c.dep_ in {"oprd", "acomp"} and c.lower_ == "redundant"]
     made_redundant = verb.lemma_ == "make" and bool(redundant)  # "I've been made redundant from Arcadia"
     ended = laid_off or made_redundant or verb.lemma_ in {"fire", "sack"}
-    done = _is_past(verb) or any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children)  # "I've been"
+    # "I've been", "Sam's been" (the "'s" of "has" is tagged a form of "be")
+    perfect = any((c.dep_ == "aux" and c.lemma_ == "have") or c.lower_ == "been" for c in verb.children)
+    done = _is_past(verb) or perfect
     if not ended or _is_irrealis(verb) or not done:
         return False
     preps = [prep for h in [verb, *redundant] for prep in _preps(h, h, {"from", "at", "by"})]
@@ -277,16 +280,23 @@ def _laid_off(verb: Token, subject: str, ctx: _Ctx) -> bool:
     return bool(names)
 
 
+def _firm_named(tok: Token, ctx: _Ctx) -> bool:
+    """A proper name that is no person's: "Argos made me redundant", not "Tom made me redundant"."""
+    ent = ctx.ents.get(tok.i)
+    return tok.pos_ == "PROPN" and (ent is None or ent.label_ != "PERSON") and tok.lower_ not in first_names()
+
+
 def _made_me_redundant(verb: Token, ctx: _Ctx) -> None:
-    """'They made me redundant at Wilko' -> worked-at Wilko, an ending: whoever 'they' are, the job
-    was mine (the passive 'I was made redundant' is _laid_off's)."""
+    """'They made me redundant at Wilko', 'Wilko made me redundant' -> worked-at Wilko, an ending:
+    whoever 'they' are, the job was mine (the passive 'I was made redundant' is _laid_off's)."""
     if verb.lemma_ != "make" or ctx.message.role != "user" or _is_irrealis(verb) or not _is_past(verb):
         return
     for red in (c for c in verb.children if c.lower_ == "redundant"):
         if not any(c.lower_ == "me" for c in [*verb.children, *red.children]):
             continue
         preps = [prep for h in (verb, red) for prep in _preps(h, h, {"from", "at", "by"})]
-        for pobj in (p for prep in preps for p in _pobjs(prep)):
+        firms = [c for c in verb.children if c.dep_ == "nsubj" and _firm_named(c, ctx)]  # "Argos made me..."
+        for pobj in [*firms, *(p for prep in preps for p in _pobjs(prep))]:
             name = _name_of(pobj, ctx, with_of=True)
             if name and _employer_named(pobj, name, ctx):
                 _emit(ctx, ctx.me, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
