@@ -863,6 +863,8 @@ def test_a_career_verb_without_an_occupation_is_no_role(triples: Callable[..., T
         ("rent is £900 for my flat in Leith", "Leith"),
         ("our house in Clontarf needs a new roof", "Clontarf"),
         ("rent is $1,150 for a 3 bedroom duplex in Belmont, thats in Dayton.", "Belmont"),
+        ("The new flat in Clifton is lovely.", "Clifton"),  # "the new" home in one's own chat
+        ("Settled into the new place in Roath.", "Roath"),
     ],
 )
 def test_the_speakers_home_in_a_place_is_where_they_live(
@@ -880,6 +882,8 @@ def test_the_speakers_home_in_a_place_is_where_they_live(
         "Is my flat in Leith worth more now?",
         "we might sell our house in Clontarf",
         "the flat in Leith we viewed was tiny",  # not ours, and no rent said
+        "the new flats in Leith are ugly",  # new homes, nobody's
+        "Is the new flat in Leith warm?",
     ],
 )
 def test_a_home_not_lived_in_now_says_nothing_of_where_one_lives(

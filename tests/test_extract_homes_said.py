@@ -179,6 +179,7 @@ def test_a_feeling_about_a_move_that_may_not_happen_is_no_move(tier: SpacyTier, 
         ("Been living in Newcastle for ten years now.", ("lives-in", "Newcastle")),  # "I've" dropped
         ("I'm so lonely since moving to Phoenix, I know no one here.", ("moved-to", "Phoenix")),
         ("After moving to Leeds we got a dog.", ("moved-to", "Leeds")),
+        ("Since moving to Bristol, I've been happier.", ("moved-to", "Bristol")),  # the city tagged a firm
     ],
 )
 def test_a_home_said_without_its_subject_or_as_what_a_clause_dates_from(

@@ -132,14 +132,16 @@ _CLINICIANS = frozenset({"dr", "doctor", "prof", "professor", "mr", "consultant"
 def _boss_opening(noun: Token, ctx: _Ctx) -> None:
     """'New boss Fiona starts Monday', 'boss - Karen', 'The boss, Karen, is off': a boss word opening
     chat without its "my", named beside it, is the speaker's boss (as "husband ryan" is the speaker's
-    husband)."""
+    husband); not "the manager, Dan" (a shop's or a club's)."""
     after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
     if not _is_manager_noun(noun) or noun.left_edge.i != noun.sent.start or after is None:
         return
     if after.is_punct and after.text != ",":
         return  # "new boss: grace obi" is a line's key and value (_fragments)
-    if any(c.dep_ in {"poss", "prep"} or (c.dep_ == "det" and c.lower_ != "the") for c in noun.children):
-        return  # "a boss", "manager of Arsenal, Mikel": nobody's or another's (not "The boss, Karen")
+    the_boss = noun.lemma_.lower() == "boss"
+    nobodys = (c.dep_ == "det" and not (the_boss and c.lower_ == "the") for c in noun.children)
+    if any(c.dep_ in {"poss", "prep"} for c in noun.children) or any(nobodys):
+        return  # "a boss", "manager of Arsenal, Mikel": nobody's or another's
     for appos in (c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"):
         name = _name_of(appos, ctx, person=True)
         if name:

@@ -174,7 +174,7 @@ def _home_it(sent: Span, ctx: _Ctx) -> None:
 def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
     """'rent is R9,500 for my place in melville', 'our house in Clontarf needs a roof', '$1,150 for a
     3 bedroom duplex in Belmont' (a rent line), "we're in a flat in Leith", 'still in the same flat in
-    Clapham' -> lives-in the place: the speaker's home is there.
+    Clapham', 'the new flat in Clifton' -> lives-in the place: the speaker's home is there.
     Not an old or second home ('my old flat in Leith', 'our holiday cottage in Kerry'), nor
     another's ('my sister's flat'), nor in a plan or a question."""
     rent_line = any(t.lemma_.lower() in {"rent", "mortgage"} for t in sent) and any(
@@ -184,7 +184,8 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
     homes = HOME_NOUNS | {"duplex", "townhouse", "semi"} | _AROUND_HOME
     for home in (t for t in sent if t.lemma_.lower() in homes):
         owners = {c.lower_ for c in home.children if c.dep_ == "poss"}
-        mine = owners & {"my", "our"} or (not owners and (rent_line or _we_are_in(home)))
+        ours = rent_line or _we_are_in(home) or _the_new_home(home)
+        mine = owners & {"my", "our"} or (not owners and ours)
         if _past_home(home) or not mine or _is_irrealis(home.head):
             continue
         around = home.lemma_.lower() in _AROUND_HOME
@@ -215,6 +216,15 @@ def _home_not_a_stay(place: str, ctx: _Ctx) -> bool:
             ctx.out[i] = fact.model_copy(update={"predicate": "lives-in"})
             found = True
     return found
+
+
+def _the_new_home(home: Token) -> bool:
+    """ "The new flat in Clifton is lovely", "settled into the new place in Roath": "the new" home in
+    the speaker's chat is theirs (not "the new flat we viewed", "the new flats in Leith": others)."""
+    kids = list(home.children)
+    the = any(c.dep_ == "det" and c.lower_ == "the" for c in kids)
+    new = any(c.lower_ == "new" for c in kids)
+    return the and new and home.tag_ == "NN" and not any(c.dep_ in {"relcl", "acl"} for c in kids)
 
 
 def _we_are_in(home: Token) -> bool:
@@ -474,8 +484,8 @@ def _since_moving(sent: Span, ctx: _Ctx) -> None:
             continue
         for pobj in (p for to in _preps(move, move, {"to"}) for p in _pobjs(to)):
             name = _name_of(pobj, ctx)
-            ent = ctx.ents.get(pobj.i)
-            if name and (ent is None or ent.label_ in {"GPE", "LOC"}):
+            ent = ctx.ents.get(pobj.i)  # "Since moving to Bristol": the model may tag the city a firm
+            if name and (ent is None or _place_named(pobj, name, ctx)):
                 _emit(ctx, ctx.me, "moved-to", name, 0.55, obj_tok=None, obj_type="location")
 
 
