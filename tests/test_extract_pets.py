@@ -112,6 +112,9 @@ def test_no_pet_beside_anothers_animal_or_a_place(tier: SpacyTier, text: str) ->
     [
         ("we got a puppy! his name is Milo", ("has-puppy", "Milo")),
         ("We adopted a cat last week, her name is Luna", ("has-cat", "Luna")),
+        ("We got a kitten! Named her Pepper.", ("has-kitten", "Pepper")),  # "We" dropped before "Named"
+        ("The puppy's name is Luna.", ("has-puppy", "Luna")),  # the household's animal's name
+        ("Our dog's name is Bo.", ("has-dog", "Bo")),  # a guard: read before by another rule
     ],
 )
 def test_a_pet_got_then_named_by_his_or_her_name(tier: SpacyTier, text: str, pet: tuple[str, str]) -> None:
@@ -123,6 +126,8 @@ def test_a_pet_got_then_named_by_his_or_her_name(tier: SpacyTier, text: str, pet
     [
         ("I met a guy at the gym. His name is Tom.", "Tom"),
         ("We got a puppy for my son. His name is Leo.", "Leo"),
+        ("Her dog's name is Rex.", "Rex"),  # another's animal
+        ("The puppy's name will be Luna.", "Luna"),  # not named yet
     ],
 )
 def test_a_person_named_after_the_animal_is_no_pet(tier: SpacyTier, text: str, name: str) -> None:
@@ -159,6 +164,14 @@ def test_the_one_name_beside_the_households_animal_is_the_pet(
 
 
 @pytest.mark.parametrize(
+    "text", ["Took Biscuit to the vet this morning.", "We had to take Biscuit to the vets."]
+)
+def test_what_the_speaker_takes_to_the_vet_is_a_pet(tier: SpacyTier, text: str) -> None:
+    facts = spoken(tier, text, "Eamon").facts
+    assert ("Eamon", "has-pet", "Biscuit") in {(f.subject, f.predicate, f.object) for f in facts}
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Tom walked the dog",  # a person acting on the animal
@@ -167,6 +180,8 @@ def test_the_one_name_beside_the_households_animal_is_the_pet(
         "we might call the puppy Milo",  # a plan
         "dog-sitting for my neighbour, Bruno is such a sweet dog",  # someone else's
         "We took the dog to Brighton",  # a place
+        "My sister took Bruno to the vet",  # another's animal
+        "I took Tom to the doctor",  # a person
     ],
 )
 def test_no_pet_from_a_person_a_place_or_a_plan_beside_the_animal(tier: SpacyTier, text: str) -> None:

@@ -9,6 +9,7 @@ import itertools
 from spacy.tokens import Span, Token
 
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.grammar import _pobjs
 from knowledge_engine.extract.dependency.names import (
     _called_name,
     _capitalised,
@@ -247,19 +248,53 @@ def _acquired_animal(tokens: Span) -> Token | None:
 
 def _pet_name_said(noun: Token, ctx: _Ctx) -> None:
     """'We got a puppy! His name is Milo' -> has-puppy Milo: "his/her/its name" after an animal the
-    speaker got earlier in the message (a person met earlier names nobody's pet)."""
+    speaker got earlier in the message (a person met earlier names nobody's pet); "The puppy's name is
+    Luna" names the household's animal itself."""
     poss = next((c for c in noun.children if c.dep_ == "poss"), None)
     be = noun.head
-    if poss is None or poss.lower_ not in {"his", "her", "its"} or noun.dep_ != "nsubj" or be.lemma_ != "be":
+    if poss is None or noun.dep_ != "nsubj" or be.lemma_ != "be":
         return
     word = next((c for c in be.children if c.dep_ in {"attr", "acomp"} and c.i > be.i), None)
     if word is None or not _pet_name_word(word):
+        return
+    said = not any(c.dep_ in {"aux", "neg"} for c in be.children)  # not "...'s name will be Luna"
+    if _ours(poss) and said:  # "The puppy's name is Luna", "our dog's name is Bo"
+        name = _capitalised(word.text)
+        _emit(ctx, ctx.me, _pet_predicate(poss), name, 0.55, obj_tok=None, obj_type="unknown")
+        return
+    if poss.lower_ not in {"his", "her", "its"}:
         return
     animal = _acquired_animal(noun.doc[: noun.i])
     between = list(noun.doc[animal.i + 1 : noun.i]) if animal is not None else []
     if animal is not None and not any(_is_kin(t) or t.ent_type_ == "PERSON" for t in between):
         name = _capitalised(word.text)  # (not "a puppy for my son. His name is Leo": the son's)
         _emit(ctx, ctx.me, _pet_predicate(animal), name, 0.55, obj_tok=None, obj_type="unknown")
+
+
+_VETS = frozenset({"vet", "vets", "vet's", "veterinarian", "veterinary"})
+
+
+def _to_the_vet(verb: Token, ctx: _Ctx) -> None:
+    """'Took Biscuit to the vet', 'we had to take Biscuit to the vets' -> has-pet Biscuit: what one
+    takes to the vet is an animal, the speaker's when "I"/"we" (or nobody said) took it."""
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is not None and subj.lower_ not in {"i", "we"}:
+        return
+    if any(t.pos_ in {"NOUN", "ADJ"} and animal(t) for t in verb.sent):
+        return  # "took Biscuit to the vet, the dog has an ear infection": its kind is said (_pet_by_its_word)
+    if not any(p.lower_ in _VETS for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
+        return
+    for pet in (c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "PROPN"):
+        words = [*(c for c in pet.children if c.dep_ == "compound" and c.pos_ == "PROPN"), pet]
+        name = " ".join(w.text for w in sorted(words, key=lambda w: w.i))
+        if not any(f.subject == name or f.object == name for f in ctx.out):  # not "my son Leo" said before
+            _pets([("pet", name)], ctx)
+
+
+def _ours(noun: Token) -> bool:
+    """An animal of the household's: "the puppy", "our dog", "my cat" (not "her dog", "a dog")."""
+    owners = {c.lower_ for c in noun.children if c.dep_ in {"det", "poss"}}
+    return noun.lemma_.lower() in PET_NOUNS and bool(owners) and owners <= {"the", "my", "our"}
 
 
 def _car_owned(verb: Token, subject: str, ctx: _Ctx) -> bool:

@@ -17,6 +17,7 @@ from knowledge_engine.extract.dependency.belongings import (
     _pet_named,
     _pets_by_breed,
     _pets_named,
+    _to_the_vet,
 )
 from knowledge_engine.extract.dependency.clauses import _clause_facts, _clause_roots, _clauses
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
@@ -344,8 +345,11 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
         _kids_listed(tok, ctx)
         if tok.lemma_ in {"call", "name"} and any(c.dep_ == "auxpass" for c in tok.children):
             _called_relation(tok, ctx)
-        if ctx.message.role == "user" and tok.lemma_ in {"call", "name"} and tok.tag_ == "VBD":
+        opens = tok.tag_ == "VBN" and tok.i == tok.sent.start  # "Named her Pepper." ("We" dropped)
+        if ctx.message.role == "user" and tok.lemma_ in {"call", "name"} and (tok.tag_ == "VBD" or opens):
             _pet_named(tok, ctx)
+        if user and tok.lemma_ in {"take", "bring"} and tok.pos_ == "VERB":
+            _to_the_vet(tok, ctx)
         if user and tok.lower_ == "here" and tok.pos_ == "ADV":
             _here_in(tok, ctx)
         if user and tok.lower_ == "name" and tok.pos_ == "NOUN":
