@@ -231,6 +231,12 @@ def test_no_team_lead_where_none_is_said(tier: SpacyTier, text: str) -> None:
     assert not {f for f in spoken(tier, text, "Lin").facts if f.object == "Sam"}
 
 
+@pytest.mark.parametrize("text", ["Tom is a paramedic now.", "Tom's a paramedic now."])
+def test_a_job_the_model_tags_an_adjective_is_still_a_role(tier: SpacyTier, text: str) -> None:
+    facts = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert ("Tom", "has-role", "paramedic") in facts
+
+
 def roles(tier: SpacyTier, text: str) -> set[str]:
     return {
         f.object for f in spoken(tier, text, "Lin").facts if f.subject == "Lin" and f.predicate == "has-role"

@@ -60,6 +60,7 @@ from knowledge_engine.extract.lexicon import (
     JOB_END_VERBS,
     JOB_GET_VERBS,
     JOB_NOUNS,
+    JOB_TITLE_NOUNS,
     LEAD_WORDS,
     MEMBERSHIP_HEADS,
     OWN_JOB_NOUNS,
@@ -623,6 +624,10 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
         if obj and not past:
             _emit(ctx, subject, "likes", obj, 0.55, obj_tok=inner)
         return
+    if _job_tagged_adjective(attr) and not past:  # "Tom is a paramedic now": the model's adjective
+        _emit(ctx, subject, "has-role", attr.lower_, 0.6, obj_tok=None)
+        _org_of_role(attr, subject, past, ctx)
+        return
     has_det = any(c.dep_ == "det" for c in attr.children)
     now = any(c.dep_ == "advmod" and c.lower_ == "now" for c in attr.head.children) or any(
         c.dep_ == "amod" and c.lower_ == "new" for c in attr.children
@@ -654,6 +659,14 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     elif obj:
         _emit(ctx, subject, f"{be}-a", _drop_new(obj), 0.6, obj_tok=None)
     _org_of_role(attr, subject, past, ctx)
+
+
+def _job_tagged_adjective(attr: Token) -> bool:
+    """'a paramedic' tagged an adjective: one word after "a"/"an", an occupation, nothing it modifies."""
+    det = [c for c in attr.children if c.dep_ == "det"]
+    alone = len(list(attr.children)) == len(det) == 1 and det[0].lower_ in {"a", "an"}
+    job = attr.lower_ in JOB_TITLE_NOUNS and attr.lower_ not in STUDENT_NOUNS
+    return attr.pos_ == "ADJ" and alone and job
 
 
 def _split_lead(clause: Token) -> Token | None:
