@@ -499,6 +499,9 @@ def test_chat_shortcuts_of_issue_14(triples: Callable[..., Triples], text: str, 
         # a school place, a role for an employer, notice handed in, a move in the present perfect
         ("Isla's got a place at Brudenell Primary.", {("Isla", "attends", "Brudenell Primary")}),
         ("If Isla gets a place at Brudenell Primary we will move.", set()),
+        # the one the place was got for, not the parents
+        ("We got Leo a place at Oakfield Primary.", {("Leo", "attends", "Oakfield Primary")}),
+        ("We got a place at Oakfield Primary for Leo.", {("Leo", "attends", "Oakfield Primary")}),
         (
             "Paul works as a civil engineer for Queensland Rail.",
             {("Paul", "has-role", "civil engineer"), ("Paul", "works-at", "Queensland Rail")},
@@ -638,6 +641,7 @@ def test_a_bracketed_title_in_a_line_of_ones_own_work(triples: Callable[..., Tri
         ("Been at Nubank for 4 years, time to move", ("Maya", "works-at", "Nubank")),
         # the small model calls "Callum" an organisation; a known first name is a name
         ("can ye help me write a wee note for Callum's teacher?", ("Maya", "has-child", "Callum")),
+        ("Leo's teacher at Riverside says he's doing well.", ("Leo", "attends", "Riverside")),  # "Leo's": ORG
         ("I work in Google now.", ("Maya", "works-at", "Google")),
         ("also doctor here say i have celiac disease!!", ("Maya", "has-condition", "celiac disease")),
         # a condition owned in passing

@@ -209,9 +209,21 @@ def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:
     for poss in (t for t in [doc[noun.i - 2]] if t.pos_ == "PROPN" and t.text[:1].isupper()):
         ent = ctx.ents.get(poss.i)
         name = _name_of(poss, ctx, person=True)
-        named = ent is None or ent.label_ == "PERSON" or (len(ent) == 1 and poss.lower_ in first_names())
+        alone = len([t for t in ent if t.tag_ != "POS"]) == 1 if ent is not None else True  # "Leo's": ORG
+        named = ent is None or ent.label_ == "PERSON" or (alone and poss.lower_ in first_names())
         if name and named and name != ctx.me:
             _emit(ctx, ctx.me, "has-child", name, 0.5, obj_tok=None, obj_type="person")
+            _school_of_childcare(noun, name, ctx)
+
+
+def _school_of_childcare(noun: Token, child: str, ctx: _Ctx) -> None:
+    """ "Leo's teacher at Riverside says...": the place of the child's teacher or nursery is the
+    child's school."""
+    ats = [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "at"]
+    for pobj in (p for prep in ats for p in _pobjs(prep)):
+        school = _name_of(pobj, ctx) if pobj.pos_ == "PROPN" else None
+        if school and not _is_irrealis(noun.head):
+            _emit(ctx, child, "attends", school, 0.5, obj_tok=pobj, obj_type="organization")
 
 
 _FIRST_SPANS = {"day", "week", "month", "shift"}
@@ -702,9 +714,16 @@ def _school_changed(verb: Token, dobjs: list[Token], subject: str, ctx: _Ctx) ->
 
 
 def _got_a_place(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
-    """'Isla's got a place at Brudenell Primary' -> attends the school."""
+    """'Isla's got a place at Brudenell Primary' -> attends the school; 'We got Leo a place at Oakfield
+    Primary', '... for Leo': the one the place was got for attends it."""
     if verb.lemma_ not in {"get", "have", "win", "secure", "offer"}:
         return False
+    heads = [verb, *(t for d in dobjs for t in d.subtree)]  # "for Leo" may hang on the school's name
+    fors = [p for h in heads for c in h.children if c.dep_ == "prep" and c.lower_ == "for" for p in _pobjs(c)]
+    pupils = [c for c in [*verb.children, *fors] if c.dep_ in {"dative", "pobj"} and c.pos_ == "PROPN"]
+    pupil = pupils[0] if pupils else None  # "got Leo a place", "got a place at X for Leo"
+    if pupil is not None:
+        subject = _name_of(pupil, ctx, person=True) or subject
     found = False
     for dobj in (d for d in dobjs if d.lemma_.lower() == "place"):
         for pobj in (p for prep in _preps(dobj, verb, {"at", "in"}) for p in _pobjs(prep)):
