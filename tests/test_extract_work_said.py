@@ -237,6 +237,15 @@ def test_a_job_the_model_tags_an_adjective_is_still_a_role(tier: SpacyTier, text
     assert ("Tom", "has-role", "paramedic") in facts
 
 
+def test_a_move_to_a_new_firm_is_a_job_not_a_home(tier: SpacyTier) -> None:
+    facts = {
+        (f.subject, f.predicate, f.object)
+        for f in spoken(tier, "Tom's moved to a new firm, Calder & Co.", "Lin").facts
+    }
+    assert ("Tom", "works-at", "Calder & Co.") in facts
+    assert not {f for f in facts if f[1] == "moved-to"}
+
+
 def roles(tier: SpacyTier, text: str) -> set[str]:
     return {
         f.object for f in spoken(tier, text, "Lin").facts if f.subject == "Lin" and f.predicate == "has-role"
@@ -698,6 +707,7 @@ def employer(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("They made me redundant at Wilko.", ("worked-at", "Wilko")),
         ("I moved from Barclays to HSBC last month.", ("worked-at", "Barclays")),
         ("I moved from Barclays to HSBC last month.", ("works-at", "HSBC")),
+        ("I moved to a new company, Vexa, in May.", ("works-at", "Vexa")),  # a firm's noun, then its name
         ("so yeah I finished at Sainsbury's on Friday and I start at John Lewis", ("left", "Sainsbury's")),
         ("I got promoted to assistant store manager at Lidl last week.", ("works-at", "Lidl")),  # one "date"
         ("I started at Arup last week.", ("started-at", "Arup")),

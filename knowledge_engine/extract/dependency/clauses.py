@@ -139,6 +139,7 @@ from knowledge_engine.extract.lexicon import (
     DONE_BY_PERFECT,
     ENDED_STATE,
     FAMILY_VERBS,
+    FIRM_NOUNS,
     FOR_VERBS,
     HEDGE_VERBS,
     HOME_NOUNS,
@@ -595,6 +596,10 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
         name = next((n for n in schools if n and _is_school(n)), None)
     if name is None and pred in {"lives-in", "lived-in"} and tok.lemma_.lower() in _SHARED_HOMES:
         return  # "i live in a flat in côte-des-neiges": a kind of home is no place (the place unread)
+    if pred in {"moves-to", "moved-to"} and _a_firm(tok):  # "Tom's moved to a new firm, Calder & Co.": a job
+        if name is not None:
+            _emit(ctx, subject, "works-at" if pred == "moved-to" else "joins", name, 0.6, obj_tok=None)
+        return
     obj = name or _object_phrase(tok, ctx)
     school = (name is not None and _is_school(name)) or tok.lemma_.lower() in SCHOOL_WORDS
     if obj and pred in {"goes-to", "went-to"} and school:
@@ -607,6 +612,13 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
 
 
 _SHARED_HOMES = HOME_NOUNS | {"coloc", "flatshare", "houseshare", "dorm", "dorms", "hostel"}
+
+
+def _a_firm(tok: Token) -> bool:
+    """A firm's noun, or a name set beside one ("a new firm, Calder & Co.": the parse joins them)."""
+    while tok.dep_ in {"conj", "appos"} and tok.lemma_.lower() not in FIRM_NOUNS:
+        tok = tok.head
+    return tok.lemma_.lower() in FIRM_NOUNS
 
 
 def _kind_beside_place(tok: Token, preps: list[Token], ctx: _Ctx) -> bool:
