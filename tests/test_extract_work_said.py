@@ -169,6 +169,7 @@ def test_no_offered_terms_where_none_are_listed_for_the_speaker(tier: SpacyTier,
         ("I don't like my job at Aldi.", ("works-at", "Aldi")),  # disliked, still held
         ("My job at Tesco pays badly.", ("works-at", "Tesco")),
         ("My old job at Barclays was awful.", ("worked-at", "Barclays")),
+        ("My job at the hospital is exhausting.", ("works-at", "hospital")),  # a workplace in lower case
     ],
 )
 def test_a_job_named_with_its_employer_says_where_one_works(
@@ -180,6 +181,8 @@ def test_a_job_named_with_its_employer_says_where_one_works(
 def test_a_kins_job_at_an_employer_is_the_kins(tier: SpacyTier) -> None:
     extraction = spoken(tier, "My husband Tom's job at Initech is stressful.", "Lin")
     assert ("Tom", "works-at", "Initech") in {(f.subject, f.predicate, f.object) for f in extraction.facts}
+    extraction = spoken(tier, "Tom's new job at the council is going well.", "Lin")
+    assert ("Tom", "works-at", "council") in {(f.subject, f.predicate, f.object) for f in extraction.facts}
 
 
 @pytest.mark.parametrize(
@@ -283,6 +286,9 @@ def test_a_title_given_to_the_speaker_is_their_role(tier: SpacyTier, text: str, 
         ("Doing a bookkeeper job for now.", "bookkeeper"),
         ("From Monday I'll be a charge nurse.", "charge nurse"),  # a post with a start date
         ("I'll be team leader starting next month.", "team leader"),
+        ("They've given me the assistant manager role.", "assistant manager"),  # given to the speaker
+        ("I've stepped up to deputy manager.", "deputy manager"),  # a title reached, no job noun
+        ("I moved up to senior analyst last year.", "senior analyst"),
     ],
 )
 def test_a_job_named_by_its_title_is_the_speakers_role(tier: SpacyTier, text: str, role: str) -> None:
@@ -299,6 +305,8 @@ def test_a_job_named_by_its_title_is_the_speakers_role(tier: SpacyTier, text: st
         "I got the job!",  # no title
         "I'll be a nurse one day.",  # a hope, no start date
         "I'll be a manager in a few years.",
+        "They gave Tom the manager role.",  # another's
+        "I might step up to deputy manager.",
     ],
 )
 def test_no_role_from_a_job_title_only_hoped_for(tier: SpacyTier, text: str) -> None:

@@ -663,6 +663,11 @@ HOLIDAYS = _words("christmas xmas easter thanksgiving halloween diwali eid hanuk
 STAY_UNITS = frozenset({"year", "yr", "month"})
 # Work done at or for an employer: "doing nights at the Co-op", "contract work for the NHS".
 SHIFT_NOUNS = _words("shift night nights day days weekend weekends overtime work locum placement")
+# Workplaces chat names in lower case after "the": "Tom's new job at the council", "his job at the bank".
+WORKPLACE_NOUNS = _words(
+    "council library hospital bank university college school nursery surgery pharmacy factory warehouse"
+    " airport museum theatre prison police"
+)
 # Nouns for an employer named after them: "at a software company called Brightwave".
 FIRM_NOUNS = _words(
     "company firm startup start-up agency charity consultancy business bank practice fintech scaleup scale-up"

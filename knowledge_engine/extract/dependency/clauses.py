@@ -596,6 +596,8 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
         name = next((n for n in schools if n and _is_school(n)), None)
     if name is None and pred in {"lives-in", "lived-in"} and tok.lemma_.lower() in _SHARED_HOMES:
         return  # "i live in a flat in côte-des-neiges": a kind of home is no place (the place unread)
+    if verb.lemma_ in {"step", "move"} and name is None and (_is_title_word(tok) or tok.lemma_ in _POSTS):
+        return  # "stepped up to deputy manager", "moved to a nurse role": a title reached, not a place
     if pred in {"moves-to", "moved-to"} and _a_firm(tok):  # "Tom's moved to a new firm, Calder & Co.": a job
         if name is not None:
             _emit(ctx, subject, "works-at" if pred == "moved-to" else "joins", name, 0.6, obj_tok=None)
@@ -612,6 +614,9 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
 
 
 _SHARED_HOMES = HOME_NOUNS | {"coloc", "flatshare", "houseshare", "dorm", "dorms", "hostel"}
+
+
+_POSTS = frozenset({"role", "job", "post", "position"})
 
 
 def _a_firm(tok: Token) -> bool:

@@ -124,6 +124,7 @@ from knowledge_engine.extract.dependency.work import (
     _promoted_me,
     _qualified_as,
     _role_as_mine,
+    _stepped_up,
     _titled_job,
     _work_at,
     _workplace_pred,
@@ -224,6 +225,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _team_lead_named(sent, ctx)
         _new_boss_named(sent, ctx)
         _titled_job(sent, before, ctx)
+        _stepped_up(sent, before, ctx)
         _employer_of_role(sent, before, ctx)
         _home_city(sent, before, ctx)
         _living_there(sent, ctx)

@@ -75,6 +75,7 @@ from knowledge_engine.extract.lexicon import (
     WORK_FIELDS,
     WORK_FOR_VERBS,
     WORK_PREDICATES,
+    WORKPLACE_NOUNS,
 )
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.records import EntityType
@@ -99,10 +100,13 @@ def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
         above = next((a for a in job.ancestors if a.pos_ == "VERB"), None) if job.dep_ == "pobj" else None
         if above is not None:
             verb = above  # "commuting back to her job at the Guardian": 'at' on the verb too
-        for pobj in (p for prep in _preps(job, verb, {"at", "with"}) for p in _employers(prep, ctx)):
+        preps = _preps(job, verb, {"at", "with"})
+        for pobj in (p for prep in preps for p in [*_employers(prep, ctx), *_workplaces(prep)]):
             if _is_date(pobj, ctx) or pobj.lower_ in HOLIDAYS:
                 continue  # "my job at Christmas is carving the turkey": a time, not a place
             name = _name_of(pobj, ctx, with_of=True) or _cased_entity(pobj, ctx)
+            if name is None and pobj.lemma_ in WORKPLACE_NOUNS:
+                name = _object_phrase(pobj, ctx)  # "the council", "the city library"
             if not owner or not name or name.lower() in seen:
                 continue
             shift = job.lemma_.lower() == "shift"  # "my last shift at Lidl ended at ten": the job goes on
@@ -128,6 +132,8 @@ def _work_at(sent: Span, before: int, ctx: _Ctx) -> None:
         heads = [work, work.head, *(c for c in work.head.children if c.dep_ in {"acomp", "attr"})]
         for pobj in (p for h in heads for prep in _preps(h, h, {"at"}) for p in _employers(prep, ctx)):
             name = _name_of(pobj, ctx, with_of=True) or _cased_entity(pobj, ctx)
+            if name is None and pobj.lemma_ in WORKPLACE_NOUNS:
+                name = _object_phrase(pobj, ctx)  # "the council", "the city library"
             if not name or name.lower() in seen or _is_date(pobj, ctx) or pobj.lower_ in HOLIDAYS:
                 continue
             if not _org_or_unknown_place(pobj, name, ctx) or places.big_place(name):
@@ -145,6 +151,12 @@ def _employers(prep: Token, ctx: _Ctx) -> list[Token]:
     if pobjs or ent is None or ent.label_ in SKIP_ENT_LABELS | {"PERSON"} or ent.start != prep.i + 1:
         return pobjs  # "my role at Sarah's wedding": a person's event, no employer
     return [ent.root] if ent.root.dep_ != "poss" else []
+
+
+def _workplaces(prep: Token) -> list[Token]:
+    """ "at the council", "with the city library": a workplace said in lower case after "the"."""
+    the = (p for p in _pobjs(prep) if any(c.dep_ == "det" and c.lower_ == "the" for c in p.children))
+    return [p for p in the if p.pos_ == "NOUN" and p.lemma_ in WORKPLACE_NOUNS]
 
 
 def _supposed(verb: Token) -> bool:
@@ -312,8 +324,10 @@ def _titled_job(sent: Span, before: int, ctx: _Ctx) -> None:
     if any(f.predicate in {"has-role", "worked-as"} for f in ctx.out[before:]):
         return
     for job in (t for t in sent if t.pos_ == "NOUN" and t.lemma_.lower() in _HELD_JOB_NOUNS):
-        verb = _taking_verb(job)
-        if verb is None or _supposed(verb) or _negated(verb) or not _speakers_clause(verb, ctx):
+        verb = _taking_verb(job) or _given_me(job)
+        if verb is None or _supposed(verb) or _negated(verb):
+            continue
+        if verb.lemma_ != "give" and not _speakers_clause(verb, ctx):
             continue
         title = _title_before(job)
         if title:
@@ -330,6 +344,27 @@ def _taking_verb(job: Token) -> Token | None:
     if job.dep_ == "pobj" and prep.lower_ in _TITLED_JOB_PREPS and prep.head.lemma_ in _TITLED_JOB_VERBS:
         return prep.head
     return None
+
+
+def _given_me(job: Token) -> Token | None:
+    """ "They've given me the assistant manager role": the verb that gave the speaker the job."""
+    verb = job.head
+    to_me = any(c.dep_ == "dative" and c.lower_ in {"me", "us"} for c in verb.children)
+    return verb if job.dep_ == "dobj" and verb.lemma_ == "give" and to_me else None
+
+
+def _stepped_up(sent: Span, before: int, ctx: _Ctx) -> None:
+    """ "I've stepped up to deputy manager", 'moved up to senior analyst' -> has-role: a title reached."""
+    if any(f.predicate in {"has-role", "worked-as"} for f in ctx.out[before:]):
+        return
+    for up in (t for t in sent if t.lower_ == "up" and t.head.lemma_ in {"step", "move"}):
+        verb = up.head
+        if _supposed(verb) or _negated(verb) or not _speakers_clause(verb, ctx):
+            continue
+        for title in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep) if _ends_a_title(p)):
+            words = [t for t in title.doc[title.left_edge.i : title.i + 1] if t.dep_ != "det"]
+            _emit(ctx, ctx.me, "has-role", " ".join(t.text for t in words), 0.5, obj_tok=None)
+            return
 
 
 def _title_before(job: Token) -> str | None:
