@@ -718,12 +718,9 @@ def _got_a_place(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx:
     Primary', '... for Leo': the one the place was got for attends it."""
     if verb.lemma_ not in {"get", "have", "win", "secure", "offer"}:
         return False
-    heads = [verb, *(t for d in dobjs for t in d.subtree)]  # "for Leo" may hang on the school's name
-    fors = [p for h in heads for c in h.children if c.dep_ == "prep" and c.lower_ == "for" for p in _pobjs(c)]
-    pupils = [c for c in [*verb.children, *fors] if c.dep_ in {"dative", "pobj"} and c.pos_ == "PROPN"]
-    pupil = pupils[0] if pupils else None  # "got Leo a place", "got a place at X for Leo"
-    if pupil is not None:
-        subject = _name_of(pupil, ctx, person=True) or subject
+    if not any(d.lemma_.lower() == "place" for d in dobjs):
+        return False
+    subject = _place_got_for(verb, dobjs, ctx) or subject
     found = False
     for dobj in (d for d in dobjs if d.lemma_.lower() == "place"):
         for pobj in (p for prep in _preps(dobj, verb, {"at", "in"}) for p in _pobjs(prep)):
@@ -732,6 +729,16 @@ def _got_a_place(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx:
                 _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
                 found = True
     return found
+
+
+def _place_got_for(verb: Token, dobjs: list[Token], ctx: _Ctx) -> str | None:
+    """Who a school place was got for: "got Leo a place", "got a place at X for Leo" (not "for September")."""
+    heads = [verb, *(t for d in dobjs for t in d.subtree)]  # "for Leo" may hang on the school's name
+    fors = [p for h in heads for c in h.children if c.dep_ == "prep" and c.lower_ == "for" for p in _pobjs(c)]
+    for pupil in (c for c in [*verb.children, *fors] if c.dep_ in {"dative", "pobj"} and c.pos_ == "PROPN"):
+        if not _is_date(pupil, ctx):
+            return _name_of(pupil, ctx, person=True)
+    return None
 
 
 def _place_offered(sent: Span, ctx: _Ctx) -> None:
