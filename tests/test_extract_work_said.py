@@ -249,6 +249,31 @@ def test_a_move_to_a_new_firm_is_a_job_not_a_home(tier: SpacyTier) -> None:
     assert not {f for f in facts if f[1] == "moved-to"}
 
 
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Tom's switched jobs - he's at Halden now.", ("Tom", "works-at", "Halden")),
+        ("Tom got the job and he's at Leeds General now.", ("Tom", "works-at", "Leeds General")),
+    ],
+)
+def test_at_a_firm_now_in_a_message_about_a_job_is_working_there(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Job hunting is hard. I'm at Costa now, working on applications.",  # a job sought
+        "Mum's at Tesco now.",  # no job spoken of: a visit
+        "New job! I'm at Brighton now.",  # a city
+    ],
+)
+def test_at_a_place_without_a_job_held_is_no_workplace(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in spoken(tier, text, "Lin").facts if f.predicate == "works-at"}
+
+
 def roles(tier: SpacyTier, text: str) -> set[str]:
     return {
         f.object for f in spoken(tier, text, "Lin").facts if f.subject == "Lin" and f.predicate == "has-role"

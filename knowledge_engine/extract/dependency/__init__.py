@@ -25,7 +25,7 @@ from knowledge_engine.extract.dependency.context import MANAGER_PREDICATES, _Ctx
 from knowledge_engine.extract.dependency.grammar import _is_school
 from knowledge_engine.extract.dependency.names import _name_of
 from knowledge_engine.extract.dependency.sentences import _sentence_facts
-from knowledge_engine.extract.dependency.work import _TEACHING
+from knowledge_engine.extract.dependency.work import _TEACHING, _at_a_new_job
 from knowledge_engine.extract.kids import child_age, possessive_ages, speaks_of_own_kids
 from knowledge_engine.extract.lexicon import (
     FIRST_NAME_MARK,
@@ -121,6 +121,7 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
     if message.role == "user":
         _arrived(doc, ctx)
         _kids_by_age(doc, ctx)
+        _at_a_new_job(doc, ctx)
     # An unnamed assistant's "I" is a letter or a reply it drafts for the user ("I have accepted a
     # position at X"), never a fact about itself; a named sender (a second person in the chat) keeps its.
     drafted = message.role == "assistant" and ctx.me == "assistant"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from spacy.tokens import Span, Token
+from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract import places
 from knowledge_engine.extract.dependency.context import _UNIT_HEADS, _Ctx, _emit
@@ -415,6 +415,26 @@ def _in_an_org(sent: Span, before: int, ctx: _Ctx) -> None:
             continue
         if places.fold(fact.object) in places.places() or (fact.subject == ctx.me and not with_role):
             continue
+        ctx.out[k] = fact.model_copy(
+            update={"predicate": "works-at", "object_type": "organization", "object_type_implied": True}
+        )
+
+
+_JOB_TALK = frozenset({"job", "role", "position", "employer", "hire", "company", "firm"})
+
+
+def _at_a_new_job(doc: Doc, ctx: _Ctx) -> None:
+    """ "New job update: I'm at Halden now", "Tom's switched jobs - he's at Halden now": in a message
+    that speaks of a job, someone "at" a capitalised name that is no big place or first name now
+    works there (is-at alone may be a visit: "Mum's at Tesco")."""
+    if not any(t.lemma_.lower() in _JOB_TALK and t.dep_ != "compound" for t in doc):
+        return  # (not "job hunting", "a job interview": a job sought)
+    for k, fact in enumerate(ctx.out):
+        name = fact.object
+        if fact.predicate != "is-at" or fact.ends or not name[:1].isupper():
+            continue
+        if places.big_place(name) or name.split()[0].lower() in first_names():
+            continue  # (the model types many firms a place, and a small town's name is often a firm's)
         ctx.out[k] = fact.model_copy(
             update={"predicate": "works-at", "object_type": "organization", "object_type_implied": True}
         )
