@@ -253,6 +253,22 @@ def test_a_manager_said_by_who_manages_whom(tier: SpacyTier, text: str, boss: st
 
 
 @pytest.mark.parametrize(
+    ("text", "ended"),
+    [
+        ("My manager Sue left last week.", True),  # a boss who left is a former boss
+        ("My boss Sue has retired.", True),
+        ("My boss Sue quit yesterday.", True),
+        ("My boss Sue left early today.", False),  # the day's end, not the job's
+        ("My manager Sue is leaving in May.", False),  # not yet
+        ("My boss Sue might retire.", False),
+    ],
+)
+def test_a_boss_who_left_is_a_former_boss(tier: SpacyTier, text: str, ended: bool) -> None:
+    got = {f.ends for f in spoken(tier, text, ME).facts if (f.predicate, f.object) == ("has-manager", "Sue")}
+    assert got == {ended}
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "My manager Mr. Patel is not approving my leave.",

@@ -8,12 +8,13 @@ import re
 
 from spacy.tokens import Doc, Span, Token
 
-from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.context import MANAGER_PREDICATES, _Ctx, _emit
 from knowledge_engine.extract.dependency.grammar import (
     _is_irrealis,
     _is_manager_noun,
     _is_past,
     _is_school,
+    _perfect,
     _pobjs,
 )
 from knowledge_engine.extract.dependency.names import (
@@ -197,6 +198,39 @@ def _new_boss_named(sent: Span, ctx: _Ctx) -> None:
         return
     name = _name_of(tok, ctx, person=True) or tok.text
     _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+
+
+_GONE = frozenset({"leave", "retire", "quit", "resign"})
+_JOB_LEFT = frozenset({"company", "firm", "job", "team", "business", "department", "school", "practice"})
+
+
+def _boss_gone(sent: Span, ctx: _Ctx) -> None:
+    """'My manager Sue left last week', 'Sue, my boss, has retired' -> the speaker's has-manager Sue
+    said in the sentence ends: a boss who left is a former boss. Not "my boss left early" (the day's
+    end) nor a leaving only planned."""
+    for verb in (t for t in sent if t.lemma_ in _GONE and t.pos_ == "VERB"):
+        if not (_is_past(verb) or _perfect(verb)) or _is_irrealis(verb) or not _left_the_job(verb):
+            continue
+        said = [c for c in verb.children if c.dep_ == "nsubj" or (c.dep_ == "npadvmod" and c.pos_ == "PROPN")]
+        words = [t for c in said for t in c.subtree]
+        if not any(_is_manager_noun(t) for t in words):
+            continue
+        names = {t.text for t in words if t.pos_ == "PROPN"}
+        for k, fact in enumerate(ctx.out):
+            mine = fact.subject == ctx.me and fact.predicate in MANAGER_PREDICATES and not fact.ends
+            if mine and fact.object.split()[-1] in names:
+                ctx.out[k] = fact.model_copy(update={"ends": True})
+
+
+def _left_the_job(verb: Token) -> bool:
+    """Left the job, not the room: no object but a firm or job, no "early" or "at five"."""
+    if verb.lemma_ != "leave":
+        return True
+    kids = list(verb.children)
+    objects_ok = all(c.lemma_.lower() in _JOB_LEFT for c in kids if c.dep_ == "dobj")
+    after = verb.doc[verb.i + 1 : verb.sent.end]  # "left early today", "left at five": a time of day
+    timing = any(t.lower_ in {"early", "late", "at"} or t.ent_type_ == "TIME" for t in after)
+    return objects_ok and not timing
 
 
 def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:

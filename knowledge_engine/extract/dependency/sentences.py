@@ -26,6 +26,7 @@ from knowledge_engine.extract.dependency.family import (
     _adjacent_relation,
     _age_aside,
     _age_facts,
+    _boss_gone,
     _boss_opening,
     _bracketed_age,
     _bracketed_relation,
@@ -224,6 +225,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _role_as_mine(sent, before, ctx)
         _team_lead_named(sent, ctx)
         _new_boss_named(sent, ctx)
+        _boss_gone(sent, ctx)
         _titled_job(sent, before, ctx)
         _stepped_up(sent, before, ctx)
         _employer_of_role(sent, before, ctx)
