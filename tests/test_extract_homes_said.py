@@ -596,6 +596,8 @@ def test_a_home_found_by_its_indian_or_other_kind_is_a_move(tier: SpacyTier, tex
         ("We've been in Kentish Town five years.", "Kentish Town"),  # only "Kentish" tagged a place
         ("I moved out of London last year, I'm in Brighton now.", "Brighton"),  # "now", after a move
         ("We relocated for Tom's job. We're in Bristol now.", "Bristol"),
+        ("The house move is done, we're in Leeds now.", "Leeds"),  # the move said by its noun
+        ("Unpacking boxes - we're in Didsbury now.", "Didsbury"),
         ("My neighbours in Gateshead are lovely.", "Gateshead"),  # around one's home, now
         ("Our street in Hove is so noisy.", "Hove"),
     ],
@@ -611,6 +613,7 @@ def test_a_home_said_by_a_stay_a_move_made_or_what_is_around_it(
     [
         "I'm in Leeds now.",  # no move said: as often a trip
         "I'm in Leeds now, might move there.",  # a move only thought of
+        "Big career move: I'm in London now for the new job.",  # a move of job, not of home
         "Our neighbours in Spain were lovely.",  # a holiday's neighbours
     ],
 )

@@ -601,7 +601,17 @@ def _in_now_after_a_move(prep: Token) -> bool:
     """'I moved out of London last year, I'm in Brighton now': in a place "now" in a message that
     says a move was made (without one, "I'm in Leeds now" is as often a trip)."""
     now = any(c.dep_ == "advmod" and c.lower_ == "now" for c in prep.head.children)
-    return now and any(t.lemma_ in {"move", "relocate"} and t.tag_ in {"VBD", "VBN"} for t in prep.doc)
+    return now and any(_a_move_said(t) for t in prep.doc)
+
+
+def _a_move_said(tok: Token) -> bool:
+    """ "moved", "relocated", "the house move is done", "unpacking boxes", "new flat and everything"."""
+    if tok.lemma_ in {"move", "relocate"} and tok.tag_ in {"VBD", "VBN"}:
+        return True
+    kids = {c.lower_ for c in tok.children}
+    if tok.lemma_ == "move" and tok.pos_ == "NOUN":
+        return bool(kids & {"house", "home", "our", "my", "the"})  # not "a career move"
+    return tok.lemma_ == "unpack" or (tok.lemma_.lower() in HOME_NOUNS and "new" in kids)
 
     # household's bank: "we've been with Nationwide since 2015"
 
