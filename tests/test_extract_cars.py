@@ -86,6 +86,8 @@ def test_a_trade_planned_or_by_someone_else_gives_the_speaker_no_car(tier: Spacy
         ("Our car is a Toyota Corolla.", "Toyota Corolla"),
         ("My car's a Kia Ceed.", "Kia Ceed"),
         ("Car's a Honda Jazz.", "Honda Jazz"),  # the "my" dropped by chat
+        ("Our new car, a Skoda Karoq, is great.", "Skoda Karoq"),  # the name set beside the car
+        ("The new car (a Skoda Karoq) is great.", "Skoda Karoq"),
     ],
 )
 def test_the_car_the_speakers_car_is_is_theirs(tier: SpacyTier, text: str, car: str) -> None:
@@ -93,7 +95,13 @@ def test_the_car_the_speakers_car_is_is_theirs(tier: SpacyTier, text: str, car: 
 
 
 @pytest.mark.parametrize(
-    "text", ["My dad's car is a Honda Civic.", "My old car was a Ford Fiesta.", "Tom's car is a Golf."]
+    "text",
+    [
+        "My dad's car is a Honda Civic.",
+        "My old car was a Ford Fiesta.",
+        "Tom's car is a Golf.",
+        "Her new car, a Kia Niro, is lovely.",  # a guard: another's, beside the car
+    ],
 )
 def test_someone_elses_or_an_old_car_is_not_the_speakers_car(tier: SpacyTier, text: str) -> None:
     assert cars(tier, text) == set()

@@ -276,7 +276,9 @@ class Cars:
 
     def _is_my_car(self, span: Span) -> bool:
         """'Our car is a Toyota Corolla', "my car's a Kia Ceed", "Car's a Honda Jazz" (written out,
-        extract/copula.py)."""
+        extract/copula.py), 'Our new car, a Skoda Karoq, ...', 'The new car (a Skoda Karoq)'."""
+        if span.root.dep_ == "appos":
+            return _our_car_noun(span.root.head)
         verb = span.root.head
         if span.root.dep_ != "attr" or verb.lemma_ != "be" or verb.tag_ == "VBD" or self.irrealis(verb):
             return False
@@ -319,3 +321,13 @@ def _by_speaker(verb: Token) -> bool:
     if verb.dep_ == "conj" and not subjects:
         subjects = [c for c in verb.head.children if c.dep_ == "nsubj"]
     return all(s.lower_ in SPEAKER_SUBJECTS for s in subjects)
+
+
+def _our_car_noun(noun: Token) -> bool:
+    """'our new car', 'my car', 'the new car' (the household's): a car noun a name is set beside."""
+    if noun.lower_ not in CAR_NOUNS:
+        return False
+    owner = next((c for c in noun.children if c.dep_ in {"poss", "det"}), None)
+    mods = {c.lower_ for c in noun.children}
+    ours = owner is not None and (owner.lower_ in _OWNERS or (owner.lower_ == "the" and "new" in mods))
+    return ours and not mods & _NOT_MINE
