@@ -246,6 +246,9 @@ def test_a_big_city_the_model_calls_a_person_is_a_place_unless_a_first_name(
         ("My line manager Sue retired last week.", "Sue"),  # the title in two words before the name
         ("The boss, Karen, is off sick.", "Karen"),  # "the boss" in the speaker's chat, named beside it
         ("Got a new boss today, Marcus.", "Marcus"),  # named after the news (the model calls him a place)
+        ("Tom runs our team.", "Tom"),  # a unit of the speaker's run, led or managed
+        ("Tom, who manages our team, is leaving.", "Tom"),  # a relative clause
+        ("Priya, who runs my department, approved it.", "Priya"),
     ],
 )
 def test_a_manager_said_by_who_manages_whom(tier: SpacyTier, text: str, boss: str) -> None:
@@ -261,6 +264,8 @@ def test_a_manager_said_by_who_manages_whom(tier: SpacyTier, text: str, boss: st
         ("My boss Sue left early today.", False),  # the day's end, not the job's
         ("My manager Sue is leaving in May.", False),  # not yet
         ("My boss Sue might retire.", False),
+        ("Sue managed me for years.", True),  # managed: a former manager
+        ("Sue, who managed our team, left last year.", True),
     ],
 )
 def test_a_boss_who_left_is_a_former_boss(tier: SpacyTier, text: str, ended: bool) -> None:
@@ -284,6 +289,8 @@ def test_a_title_before_the_managers_name_is_not_the_name(tier: SpacyTier, text:
     [
         "He manages me.",
         "Tom manages the shop.",
+        "Tom runs a team of ten.",  # nobody's team
+        "Dana, who manages my sister, is strict.",  # another's manager
         "New manager of Arsenal, Mikel, is good.",
         "The boss of the gym, Karen, is nice.",  # the boss of a place, not the speaker's
         "My brother got a new boss today, Marcus.",  # another's boss

@@ -102,16 +102,35 @@ def _engaged(verb: Token, subject: str, ctx: _Ctx) -> bool:
 
 
 def _manages_me(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
-    """'Priya manages me', 'Dana supervises us' -> the speaker's manager; 'I work under Dave' -> Dave."""
-    if verb.lemma_ not in {"manage", "supervise", "work"} or ctx.message.role != "user" or _is_irrealis(verb):
+    """'Priya manages me', 'Dana supervises us', 'Tom, who manages our team' -> the speaker's manager;
+    'I work under Dave' -> Dave."""
+    if verb.lemma_ not in _MANAGING or ctx.message.role != "user" or _is_irrealis(verb):
         return False  # (the lemma first: this runs for every clause)
-    managed = any(d.lower_ in {"me", "us"} for d in dobjs) and not subject.startswith(PRONOUN)
-    if verb.lemma_ in {"manage", "supervise"} and subject != ctx.me and managed:
-        _emit(ctx, ctx.me, "has-manager", subject, 0.55, obj_tok=None, obj_type="person")
-        return True
+    # "Priya manages me", "Tom, who manages our team", "Priya, who runs my department"
+    units = (d for d in dobjs if d.lemma_.lower() in _UNITS)
+    mine = any(c.lower_ in {"my", "our"} for d in units for c in d.children)
+    me = any(d.lower_ in {"me", "us"} for d in dobjs) and verb.lemma_ in {"manage", "supervise"}
+    if verb.lemma_ != "work" and subject != ctx.me and (me or mine) and not subject.startswith(PRONOUN):
+        _emit(ctx, ctx.me, "has-manager", subject, 0.55, obj_tok=None, obj_type="person", ends=past)
+        return True  # ("Priya managed me": a former manager)
     if verb.lemma_ == "work" and subject == ctx.me and not _is_past(verb):
         return _under_boss(_preps(verb, verb, {"under"}), ctx)
     return False
+
+
+def _who_manages(sent: Span, ctx: _Ctx) -> None:
+    """ "Tom, who manages our team, is leaving": a named person's relative clause (the clause rules
+    never reach it) -> the speaker's manager, as "Tom manages our team" is."""
+    for verb in (t for t in sent if t.dep_ == "relcl" and t.lemma_ in _MANAGING and t.head.pos_ == "PROPN"):
+        if not any(c.dep_ == "nsubj" and c.lower_ in {"who", "that"} for c in verb.children):
+            continue
+        name = _name_of(verb.head, ctx, person=True)
+        if name:
+            _manages_me(verb, [c for c in verb.children if c.dep_ == "dobj"], name, _is_past(verb), ctx)
+
+
+_MANAGING = frozenset({"manage", "supervise", "work", "run", "lead", "head"})
+_UNITS = frozenset({"team", "department", "unit", "ward", "section", "office", "group", "division"})
 
 
 def _under_boss(preps: list[Token], ctx: _Ctx) -> bool:

@@ -46,6 +46,7 @@ from knowledge_engine.extract.dependency.family import (
     _place_got,
     _place_offered,
     _team_lead_named,
+    _who_manages,
     _workplace_of_relation,
 )
 from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _used_to
@@ -225,6 +226,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _role_as_mine(sent, before, ctx)
         _team_lead_named(sent, ctx)
         _new_boss_named(sent, ctx)
+        _who_manages(sent, ctx)
         _boss_gone(sent, ctx)
         _titled_job(sent, before, ctx)
         _stepped_up(sent, before, ctx)
