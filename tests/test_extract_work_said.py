@@ -254,9 +254,10 @@ def test_a_move_to_a_new_firm_is_a_job_not_a_home(tier: SpacyTier) -> None:
     [
         ("Tom's switched jobs - he's at Halden now.", ("Tom", "works-at", "Halden")),
         ("Tom got the job and he's at Leeds General now.", ("Tom", "works-at", "Leeds General")),
+        ("Sam joined Halden last week.", ("Sam", "works-at", "Halden")),  # a small town's name: a firm's
     ],
 )
-def test_at_a_firm_now_in_a_message_about_a_job_is_working_there(
+def test_someone_at_a_firm_now_after_job_news_or_joining_it_works_there(
     tier: SpacyTier, text: str, fact: tuple[str, str, str]
 ) -> None:
     assert fact in {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
@@ -268,6 +269,7 @@ def test_at_a_firm_now_in_a_message_about_a_job_is_working_there(
         "Job hunting is hard. I'm at Costa now, working on applications.",  # a job sought
         "Mum's at Tesco now.",  # no job spoken of: a visit
         "New job! I'm at Brighton now.",  # a city
+        "I joined Tom for lunch.",  # a person joined
     ],
 )
 def test_at_a_place_without_a_job_held_is_no_workplace(tier: SpacyTier, text: str) -> None:
@@ -741,6 +743,7 @@ def employer(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("I moved from Barclays to HSBC last month.", ("worked-at", "Barclays")),
         ("I moved from Barclays to HSBC last month.", ("works-at", "HSBC")),
         ("I moved to a new company, Vexa, in May.", ("works-at", "Vexa")),  # a firm's noun, then its name
+        ("I joined Monzo in May.", ("works-at", "Monzo")),  # the model's person tag on no first name
         ("so yeah I finished at Sainsbury's on Friday and I start at John Lewis", ("left", "Sainsbury's")),
         ("I got promoted to assistant store manager at Lidl last week.", ("works-at", "Lidl")),  # one "date"
         ("I started at Arup last week.", ("started-at", "Arup")),

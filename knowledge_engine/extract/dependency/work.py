@@ -1410,9 +1410,10 @@ def _started_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: 
 
 
 def _joined(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
-    """'I joined Northwind as a data analyst' -> works-at and the role; with a job said, however the
-    model tagged the name ("joined Monzo as a designer": a person); not a party, club or union one
-    joins as a member ("joined the Labour Party")."""
+    """'I joined Northwind as a data analyst', 'Sam joined Monzo last week' -> works-at (and the role);
+    a name tagged a person or a place counts unless it is a first name or a big place, and with a job
+    said, however the model tagged it; not a party, club or union one joins as a member ("joined the
+    Labour Party")."""
     if verb.lemma_ != "join":
         return False
     found = False
@@ -1422,7 +1423,11 @@ def _joined(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx
         name = _name_of(dobj, ctx)
         if not name or (not as_job and name.split()[-1].lower() in MEMBERSHIP_HEADS):
             continue
-        tagged_elsewhere = ent is not None and ent.label_ in {"PERSON", "GPE", "LOC", "NORP"}
+        # a person's tag on no first name, or a place's on no big place, is the small model's guess
+        # at a firm ("joined Monzo"): one joins a firm, not a town
+        person = ent is not None and ent.label_ == "PERSON" and name.split()[0].lower() in first_names()
+        place = ent is not None and ent.label_ in {"GPE", "LOC"} and places.big_place(name)
+        tagged_elsewhere = person or place or (ent is not None and ent.label_ == "NORP")
         if not tagged_elsewhere or (as_job and not places.big_place(name)):
             _emit(ctx, subject, _workplace_pred(name, False), name, 0.6, obj_tok=dobj)
             found = _role_as(verb, verb, subject, ctx) or True
