@@ -256,6 +256,23 @@ def test_a_manager_said_by_who_manages_whom(tier: SpacyTier, text: str, boss: st
 
 
 @pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Dan and I are engaged!", (ME, "has-partner", "Dan")),  # the pair parsed with no subject
+        ("Tom and I are married.", (ME, "is-married-to", "Tom")),  # a guard: read before too
+    ],
+)
+def test_a_pair_with_i_engaged_or_married(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize("text", ["Dan and I might get engaged.", "Dan and I aren't engaged."])
+def test_no_partner_from_a_pair_only_hoping_or_denying(tier: SpacyTier, text: str) -> None:
+    # a guard: the pair rule reads no irrealis or negated clause
+    assert not [f for f in facts(tier, text) if f[1] in {"has-partner", "is-married-to"}]
+
+
+@pytest.mark.parametrize(
     ("text", "ended"),
     [
         ("My manager Sue left last week.", True),  # a boss who left is a former boss

@@ -81,6 +81,21 @@ def _proposed(verb: Token, subject: str, ctx: _Ctx) -> bool:
     return True
 
 
+def _pair_wed(sent: Span, ctx: _Ctx) -> None:
+    """ "Dan and I are engaged!", "Tom and I are married": the parse hangs the pair off the verb with
+    no subject (so no clause is read); the name paired with "I" is the speaker's partner or spouse."""
+    for verb in (t for t in sent if t.lemma_ in {"engage", "marry"} and t.tag_ == "VBN"):
+        if any(c.dep_ in {"nsubj", "nsubjpass"} for c in verb.children) or _is_irrealis(verb):
+            continue
+        for name_tok in (c for c in verb.children if c.pos_ == "PROPN" and c.i < verb.i):
+            if not any(c.dep_ == "conj" and c.lower_ in {"i", "me"} for c in name_tok.children):
+                continue
+            name = _name_of(name_tok, ctx, person=True)
+            if name:
+                pred = "is-married-to" if verb.lemma_ == "marry" else "has-partner"
+                _emit(ctx, ctx.me, pred, name, 0.6, obj_tok=None, obj_type="person")
+
+
 def _engaged(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'I got engaged to Daniel', 'we got married to ...': a partner now, whatever the tense."""
     got = any(c.dep_ == "auxpass" and c.lemma_ in {"get", "become"} for c in verb.children)

@@ -42,6 +42,7 @@ from knowledge_engine.extract.dependency.family import (
     _kids_listed,
     _lowercase_relation,
     _new_boss_named,
+    _pair_wed,
     _parent_of_named,
     _place_got,
     _place_offered,
@@ -227,6 +228,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _team_lead_named(sent, ctx)
         _new_boss_named(sent, ctx)
         _who_manages(sent, ctx)
+        _pair_wed(sent, ctx)
         _boss_gone(sent, ctx)
         _titled_job(sent, before, ctx)
         _stepped_up(sent, before, ctx)
