@@ -1411,9 +1411,9 @@ def _started_at(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: 
 
 def _joined(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'I joined Northwind as a data analyst', 'Sam joined Monzo last week' -> works-at (and the role);
-    a name tagged a person or a place counts unless it is a first name or a big place, and with a job
-    said, however the model tagged it; not a party, club or union one joins as a member ("joined the
-    Labour Party")."""
+    once joined, a name tagged a person or a place counts unless it is a first name or a big place, and
+    with a job said, however the model tagged it; not a party, club or union one joins as a member
+    ("joined the Labour Party")."""
     if verb.lemma_ != "join":
         return False
     found = False
@@ -1425,8 +1425,11 @@ def _joined(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx
             continue
         # a person's tag on no first name, or a place's on no big place, is the small model's guess
         # at a firm ("joined Monzo"): one joins a firm, not a town
-        person = ent is not None and ent.label_ == "PERSON" and name.split()[0].lower() in first_names()
-        place = ent is not None and ent.label_ in {"GPE", "LOC"} and places.big_place(name)
+        # (a join said ahead, "joining Nestle next month", stays `joins`: the guess only for one made)
+        made = verb.tag_ in {"VBD", "VBN"}
+        firm_like = made and name.split()[0].lower() not in first_names()
+        person = ent is not None and ent.label_ == "PERSON" and not firm_like
+        place = ent is not None and ent.label_ in {"GPE", "LOC"} and not (made and not places.big_place(name))
         tagged_elsewhere = person or place or (ent is not None and ent.label_ == "NORP")
         if not tagged_elsewhere or (as_job and not places.big_place(name)):
             _emit(ctx, subject, _workplace_pred(name, False), name, 0.6, obj_tok=dobj)
