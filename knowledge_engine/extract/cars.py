@@ -285,11 +285,9 @@ class Cars:
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
         if subj is None or subj.lower_ not in CAR_NOUNS:
             return False
-        owner = next((c for c in subj.children if c.dep_ in {"poss", "det"}), None)
-        mods = {c.lower_ for c in subj.children}
         # "Car's a Honda Jazz": chat drops the "my" of a line that opens with the car
-        dropped = owner is None and subj.i == subj.sent.start and not mods
-        return (dropped or (owner is not None and owner.lower_ in _OWNERS)) and not mods & _NOT_MINE
+        dropped = subj.i == subj.sent.start and not any(subj.children)
+        return dropped or _our_car_noun(subj, the_new=False)
 
     def _selling(self, span: Span) -> bool:
         verb = span.root.head
@@ -323,11 +321,12 @@ def _by_speaker(verb: Token) -> bool:
     return all(s.lower_ in SPEAKER_SUBJECTS for s in subjects)
 
 
-def _our_car_noun(noun: Token) -> bool:
-    """'our new car', 'my car', 'the new car' (the household's): a car noun a name is set beside."""
+def _our_car_noun(noun: Token, the_new: bool = True) -> bool:
+    """'our new car', 'my car' (and with `the_new`, 'the new car'): the household's car noun."""
     if noun.lower_ not in CAR_NOUNS:
         return False
     owner = next((c for c in noun.children if c.dep_ in {"poss", "det"}), None)
     mods = {c.lower_ for c in noun.children}
-    ours = owner is not None and (owner.lower_ in _OWNERS or (owner.lower_ == "the" and "new" in mods))
+    new = the_new and owner is not None and owner.lower_ == "the" and "new" in mods
+    ours = owner is not None and (owner.lower_ in _OWNERS or new)
     return ours and not mods & _NOT_MINE

@@ -78,6 +78,7 @@ from knowledge_engine.extract.lexicon import (
     WORKPLACE_NOUNS,
 )
 from knowledge_engine.extract.truecase import names as first_names
+from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.records import EntityType
 
 _TEACHING = frozenset({"teach", "taught", "teacher", "work", "job", "staff", "employ", "hire", "coach"})
@@ -104,9 +105,7 @@ def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
         for pobj in (p for prep in preps for p in [*_employers(prep, ctx), *_workplaces(prep)]):
             if _is_date(pobj, ctx) or pobj.lower_ in HOLIDAYS:
                 continue  # "my job at Christmas is carving the turkey": a time, not a place
-            name = _name_of(pobj, ctx, with_of=True) or _cased_entity(pobj, ctx)
-            if name is None and pobj.lemma_ in WORKPLACE_NOUNS:
-                name = _object_phrase(pobj, ctx)  # "the council", "the city library"
+            name = _employer_name(pobj, ctx)
             if not owner or not name or name.lower() in seen:
                 continue
             shift = job.lemma_.lower() == "shift"  # "my last shift at Lidl ended at ten": the job goes on
@@ -131,9 +130,7 @@ def _work_at(sent: Span, before: int, ctx: _Ctx) -> None:
             continue  # "their work at Tate", "the work at the house", "work would be easier at X"
         heads = [work, work.head, *(c for c in work.head.children if c.dep_ in {"acomp", "attr"})]
         for pobj in (p for h in heads for prep in _preps(h, h, {"at"}) for p in _employers(prep, ctx)):
-            name = _name_of(pobj, ctx, with_of=True) or _cased_entity(pobj, ctx)
-            if name is None and pobj.lemma_ in WORKPLACE_NOUNS:
-                name = _object_phrase(pobj, ctx)  # "the council", "the city library"
+            name = _employer_name(pobj, ctx)
             if not name or name.lower() in seen or _is_date(pobj, ctx) or pobj.lower_ in HOLIDAYS:
                 continue
             if not _org_or_unknown_place(pobj, name, ctx) or places.big_place(name):
@@ -151,6 +148,15 @@ def _employers(prep: Token, ctx: _Ctx) -> list[Token]:
     if pobjs or ent is None or ent.label_ in SKIP_ENT_LABELS | {"PERSON"} or ent.start != prep.i + 1:
         return pobjs  # "my role at Sarah's wedding": a person's event, no employer
     return [ent.root] if ent.root.dep_ != "poss" else []
+
+
+def _employer_name(pobj: Token, ctx: _Ctx) -> str | None:
+    """The name of an employer object: its name, the entity a capitalised word begins, or a workplace
+    said in lower case ("the council", "the city library")."""
+    name = _name_of(pobj, ctx, with_of=True) or _cased_entity(pobj, ctx)
+    if name is None and pobj.lemma_ in WORKPLACE_NOUNS:
+        name = _object_phrase(pobj, ctx)
+    return name
 
 
 def _workplaces(prep: Token) -> list[Token]:
@@ -317,11 +323,16 @@ def _ends_a_title(tok: Token) -> bool:
     return _is_title_word(tok) or tok.lower_ in LEAD_WORDS
 
 
+def _role_said(before: int, ctx: _Ctx) -> bool:
+    """The sentence's rules gave a role already (from `before` in ctx.out)."""
+    return any(f.predicate in {"has-role", "worked-as"} for f in ctx.out[before:])
+
+
 def _titled_job(sent: Span, before: int, ctx: _Ctx) -> None:
     """'I landed a project manager role at Halden', "I've moved into a product owner role", 'I got
     a senior analyst job' -> has-role: the title the speaker's job noun is named by (a past clause:
     worked-as). Not an offer, not a job only wanted ("applying for a nurse job": no getting verb)."""
-    if any(f.predicate in {"has-role", "worked-as"} for f in ctx.out[before:]):
+    if _role_said(before, ctx):
         return
     for job in (t for t in sent if t.pos_ == "NOUN" and t.lemma_.lower() in _HELD_JOB_NOUNS):
         verb = _taking_verb(job) or _given_me(job)
@@ -355,7 +366,7 @@ def _given_me(job: Token) -> Token | None:
 
 def _stepped_up(sent: Span, before: int, ctx: _Ctx) -> None:
     """ "I've stepped up to deputy manager", 'moved up to senior analyst' -> has-role: a title reached."""
-    if any(f.predicate in {"has-role", "worked-as"} for f in ctx.out[before:]):
+    if _role_said(before, ctx):
         return
     for up in (t for t in sent if t.lower_ == "up" and t.head.lemma_ in {"step", "move"}):
         verb = up.head
@@ -415,9 +426,14 @@ def _in_an_org(sent: Span, before: int, ctx: _Ctx) -> None:
             continue
         if places.fold(fact.object) in places.places() or (fact.subject == ctx.me and not with_role):
             continue
-        ctx.out[k] = fact.model_copy(
-            update={"predicate": "works-at", "object_type": "organization", "object_type_implied": True}
-        )
+        ctx.out[k] = _as_works_at(fact)
+
+
+def _as_works_at(fact: FactCandidate) -> FactCandidate:
+    """A fact whose object the message shows is the subject's employer, restated as works-at."""
+    return fact.model_copy(
+        update={"predicate": "works-at", "object_type": "organization", "object_type_implied": True}
+    )
 
 
 _JOB_TALK = frozenset({"job", "role", "position", "employer", "hire", "company", "firm"})
@@ -435,9 +451,7 @@ def _at_a_new_job(doc: Doc, ctx: _Ctx) -> None:
             continue
         if places.big_place(name) or name.split()[0].lower() in first_names():
             continue  # (the model types many firms a place, and a small town's name is often a firm's)
-        ctx.out[k] = fact.model_copy(
-            update={"predicate": "works-at", "object_type": "organization", "object_type_implied": True}
-        )
+        ctx.out[k] = _as_works_at(fact)
 
 
 def _last_day(sent: Span, ctx: _Ctx) -> None:
@@ -1423,14 +1437,13 @@ def _joined(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx
         name = _name_of(dobj, ctx)
         if not name or (not as_job and name.split()[-1].lower() in MEMBERSHIP_HEADS):
             continue
-        # a person's tag on no first name, or a place's on no big place, is the small model's guess
-        # at a firm ("joined Monzo"): one joins a firm, not a town
-        # (a join said ahead, "joining Nestle next month", stays `joins`: the guess only for one made)
+        # once joined (not "joining Nestle next month": that stays `joins`), a person's tag on no first
+        # name or a place's on no big place is the small model's guess at a firm ("joined Monzo")
         made = verb.tag_ in {"VBD", "VBN"}
-        firm_like = made and name.split()[0].lower() not in first_names()
-        person = ent is not None and ent.label_ == "PERSON" and not firm_like
-        place = ent is not None and ent.label_ in {"GPE", "LOC"} and not (made and not places.big_place(name))
-        tagged_elsewhere = person or place or (ent is not None and ent.label_ == "NORP")
+        label = ent.label_ if ent is not None else None
+        person = label == "PERSON" and not (made and name.split()[0].lower() not in first_names())
+        place = label in {"GPE", "LOC"} and not (made and not places.big_place(name))
+        tagged_elsewhere = person or place or label == "NORP"
         if not tagged_elsewhere or (as_job and not places.big_place(name)):
             _emit(ctx, subject, _workplace_pred(name, False), name, 0.6, obj_tok=dobj)
             found = _role_as(verb, verb, subject, ctx) or True
