@@ -28,6 +28,11 @@ def cars(tier: SpacyTier, text: str) -> set[str]:
         ("I owe about 3k from when the transmission went in my F-150 last fall.", "F-150"),
         ("Selling the Commodore too, too thirsty for all the driving up here.", "Commodore"),
         ("the school run is easier now that our new Skoda Octavia has the big boot", "Skoda Octavia"),
+        # an aside's "it" took the verb in the parse, and the object is "secondhand" with the car beside it
+        (
+            "I sold the Jazz, it was dying anyway, and got a secondhand Toyota Corolla last week.",
+            "Toyota Corolla",
+        ),
     ],
 )
 def test_a_car_named_around_a_purchase_or_in_passing_is_the_speakers(

@@ -253,6 +253,8 @@ class Cars:
     def _bought(self, span: Span) -> bool:
         """'got a 2018 VW Polo Vivo' when the parser took a word of the name for the object."""
         obj = next((t for t in span if t.dep_ == "dobj"), None)
+        if obj is None and span.root.dep_ == "appos" and span.root.head.dep_ == "dobj":
+            obj = span.root.head  # "got a secondhand Toyota Corolla hybrid": "secondhand" the object
         verb = obj.head if obj is not None else None
         return (
             verb is not None
@@ -318,7 +320,20 @@ def _by_speaker(verb: Token) -> bool:
     subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
     if verb.dep_ == "conj" and not subjects:
         subjects = [c for c in verb.head.children if c.dep_ == "nsubj"]
+        if subjects and all(s.lower_ in _THING_SUBJECTS for s in subjects):
+            # "I sold my old Jazz, it was dying already, and got a Corolla": the aside's "it" took
+            # the verb; the speaker of the clause before it is the one who got it
+            subjects = [
+                s
+                for c in verb.head.children
+                if c.i < verb.i and c.pos_ == "VERB"
+                for s in c.children
+                if s.dep_ == "nsubj"
+            ] or subjects
     return all(s.lower_ in SPEAKER_SUBJECTS for s in subjects)
+
+
+_THING_SUBJECTS = frozenset({"it", "that", "this"})
 
 
 def _our_car_noun(noun: Token, the_new: bool = True) -> bool:
