@@ -645,3 +645,42 @@ def test_living_somewhere_as_what_a_clause_is_about_is_the_home(
 def test_living_somewhere_said_of_anyone_or_wished_is_no_home(tier: SpacyTier, text: str) -> None:
     # guards (read so before the rule too)
     assert not {h for h in homes(tier, text) if h[0] == "lives-in"}
+
+
+def chosen(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    extraction = spoken(tier, text, "Eamon")
+    return {
+        (f.predicate, f.object)
+        for f in extraction.facts
+        if f.subject == "Eamon" and f.predicate in {"moves-to", "has-rent"}
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "In the end we took Brunswick, $560 a week, because of the courtyard.",
+            {("moves-to", "Brunswick"), ("has-rent", "$560")},
+        ),
+        ("We went with the Brunswick one in the end, the rent is fine.", {("moves-to", "Brunswick")}),
+        ("We're going with Coburg, 480 a week.", {("moves-to", "Coburg"), ("has-rent", "480")}),
+    ],
+)
+def test_the_place_chosen_in_a_message_about_homes_is_where_one_moves(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert chosen(tier, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We went with Acme for the house insurance.",  # a service chosen
+        "We went with Sarah from the letting agent.",  # a person
+        "In the end we took Brunswick, it was the better offer.",  # no word of a home: a firm, a team?
+    ],
+)
+def test_a_choice_that_is_no_home_is_no_move(tier: SpacyTier, text: str) -> None:
+    # guards for the rule above (they hold on the code before it too)
+    assert not {f for f in chosen(tier, text) if f[0] == "moves-to"}

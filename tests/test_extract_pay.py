@@ -371,6 +371,8 @@ def test_an_amount_paid_for_a_thing_is_no_rent(tier: SpacyTier) -> None:
         ("they increased the rent to 1,500", "1,500"),
         ("we're paying £950 pcm now", "£950"),  # pcm: rent's own unit
         ("we pay 1800/month for a 2 bed", "1800"),
+        ("The unit is $480 a week, which is fine.", "$480"),  # rents are weekly in Australia
+        ("It's a 2 bed townhouse, $560 per week.", "$560"),
     ],
 )
 def test_rent_as_chat_says_its_change_or_its_unit(tier: SpacyTier, text: str, rent: str) -> None:
@@ -383,6 +385,7 @@ def test_rent_as_chat_says_its_change_or_its_unit(tier: SpacyTier, text: str, re
         "I pay £140 pcm for my phone",  # pcm for something else
         "rent's due on Friday",  # no amount
         "my sister's rent went up to 1,200",  # someone else's
+        "We spend $150 a week on groceries, the flat is small so we shop often",  # spent, not rent
     ],
 )
 def test_no_rent_from_another_monthly_cost_or_anothers_rent(tier: SpacyTier, text: str) -> None:

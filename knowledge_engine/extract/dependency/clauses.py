@@ -43,6 +43,7 @@ from knowledge_engine.extract.dependency.health import _condition, _condition_st
 from knowledge_engine.extract.dependency.homes import (
     _a_visit,
     _back_in,
+    _chose_home,
     _found_home,
     _home_in,
     _home_is,
@@ -411,7 +412,8 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
         _sold_home(verb, subject, past, ctx)
         _named_possessions(verb, subject, ctx)
         if (
-            (past and _career_as(verb, subject, ctx))
+            (subject == ctx.me and _chose_home(verb, subject, ctx))
+            or (past and _career_as(verb, subject, ctx))
             or _car_owned(verb, subject, ctx)
             or _verb_rules(verb, subject, past, ctx)
             or _accepted(verb, subject, ctx)

@@ -4,6 +4,8 @@ bought, sold, rented or signed for.
 
 from __future__ import annotations
 
+import re
+
 from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract import home_city, places
@@ -18,7 +20,8 @@ from knowledge_engine.extract.dependency.grammar import (
     _pobjs,
 )
 from knowledge_engine.extract.dependency.names import _by_me, _my_or_our, _name_of
-from knowledge_engine.extract.dependency.nouns import _is_date, _is_kin, _organisations, _preps
+from knowledge_engine.extract.dependency.nouns import _amount, _is_date, _is_kin, _organisations, _preps
+from knowledge_engine.extract.firms import first_name_led
 from knowledge_engine.extract.lexicon import (
     DISTRICT_NOUNS,
     FIRST_PERSON_POSS,
@@ -128,6 +131,63 @@ def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
                 _emit(ctx, subject, "moves-to", name, 0.55, obj_tok=pobj, obj_type="location")
                 found = True
     return found
+
+
+_CHOOSE_HOME_VERBS = frozenset({"take", "choose", "pick", "go"})
+# A message about homes: the place a choice takes is then a home ("we took Brunswick, $560 a week")
+_HOUSING_TALK = re.compile(
+    r"\b(?:rent|rents|rented|rental|rentals|lease|landlord|letting agent|tenancy|inspections?|viewings?|"
+    r"flats?|houses?|apartments?|units?|townhouses?|bedroom|bed|courtyard|deposit|bond|mortgage|"
+    r"a week|a month|pcm|pw|per week|per month)\b",
+    re.I,
+)
+
+
+def _chose_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'In the end we took Brunswick, $560 a week', 'we went with the Brunswick one', "we're going with
+    Coburg": in a message about homes, the place chosen (not a person's first name) is where the
+    speaker is moving. True when the clause was read here."""
+    if verb.lemma_ not in _CHOOSE_HOME_VERBS or ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    if not (_is_past(verb) or (verb.lemma_ == "go" and verb.tag_ == "VBG")):
+        return False
+    if not _HOUSING_TALK.search(ctx.message.text):
+        return False
+    objs = (
+        [p for prep in _preps(verb, verb, {"with"}) for p in _pobjs(prep)]
+        if verb.lemma_ == "go"
+        else [c for c in verb.children if c.dep_ == "dobj"]
+    )
+    if _preps(verb, verb, {"for"}):
+        return False  # "we went with Acme for the house insurance": a service chosen
+    found = False
+    for obj in objs:
+        place = obj if obj.pos_ == "PROPN" else None
+        if place is None and obj.lemma_.lower() in HOME_NOUNS | {"one"}:  # "the Brunswick townhouse"
+            place = next((c for c in obj.children if c.dep_ == "compound" and c.pos_ == "PROPN"), None)
+        name = _name_of(place, ctx) if place is not None else None
+        if place is None or name is None or first_name_led(name):
+            continue
+        name = name.removesuffix(" one")  # "the Brunswick one"
+        ent = ctx.ents.get(place.i)
+        if not (_place_named(place, name, ctx) or (ent is not None and ent.label_ in {"FAC", "PERSON"})):
+            continue  # "we went with Acme for the house insurance": a firm chosen, no home
+        _emit(ctx, subject, "moves-to", name, 0.55, obj_tok=place, obj_type="location")
+        _rent_beside(obj, subject, ctx)
+        found = True
+    return found
+
+
+def _rent_beside(home: Token, subject: str, ctx: _Ctx) -> None:
+    """'we took Brunswick, $560 a week': the amount a week or a month set beside the home chosen."""
+    for amount in (c for c in home.children if c.dep_ == "appos" and c.like_num):
+        after = [t.lower_ for t in amount.doc[amount.i + 1 : amount.i + 3]]
+        if after in (["a", "week"], ["a", "month"], ["per", "week"], ["per", "month"]) or after[:1] == [
+            "pcm"
+        ]:
+            value = _amount(amount)
+            if value:
+                _emit(ctx, subject, "has-rent", value, 0.5, obj_tok=None)
 
 
 _LEASE_NOUNS = frozenset({"lease", "tenancy", "rental"})

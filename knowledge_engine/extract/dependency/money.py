@@ -116,6 +116,12 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         glued = tok.lower_.endswith(("/month", "/mo", "pcm", "p/m"))  # "£950pcm"
         monthly = after in (["a", "month"], ["per", "month"], ["/", "month"], ["/", "mo"]) or glued
         monthly = monthly or after[0] in {"pcm", "/month", "monthly"}
+        # Australian and New Zealand rents are weekly: "$560 a week", "450pw"
+        weekly = after in (["a", "week"], ["per", "week"], ["/", "week"], ["/", "wk"]) or after[0] in {
+            "pw",
+            "weekly",
+        }
+        monthly = monthly or weekly or tok.lower_.endswith(("/week", "/wk", "pw"))
         if not (monthly or pm):
             continue
         if _someone_elses_home(sent, tok):
@@ -125,7 +131,7 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         # "pcm" (per calendar month) is rent's own unit, unless the line says what else it pays for
         pcm = "pcm" in {after[0], tok.lower_[-3:]} and not any(t.lower_ == "for" for t in sent)
         home = words & _RENTED or _home_before(sent) or pcm
-        if not home or words & (PAY_CUES | PURCHASE_WORDS | FRAGMENT_IRREALIS) or _is_question(sent):
+        if not home or words & (PAY_CUES | PURCHASE_WORDS | FRAGMENT_IRREALIS | _SPENT) or _is_question(sent):
             return
         value = _money_value(tok, ctx) or _amount(tok)
         if value and _big_enough(value):
@@ -133,7 +139,9 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         return
 
 
-_RENTED = HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease"}
+_RENTED = HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease", "unit"}  # "unit": a flat (AU)
+# What else a household pays by the week or month ("we spend $200 a week on groceries at the flat")
+_SPENT = frozenset({"spend", "grocery", "groceries", "food", "petrol", "fuel", "childcare", "gym"})
 
 
 def _home_before(sent: Span) -> bool:
@@ -341,6 +349,8 @@ def _home_costs(
     sent = verb.sent
     if any(t.lemma_.lower() in PURCHASE_WORDS for t in sent if t.i != verb.i or not monthly_only):
         return  # ("costs" itself says nothing of buying when a month is said)
+    if any(t.lemma_.lower() in _SPENT for t in sent):
+        return  # "We spend $150 a week on groceries, the flat is small"
     for tok in verb.subtree:
         value = _money_value(tok, ctx) or (_amount(tok) if tok.like_num else None)
         if not value:
