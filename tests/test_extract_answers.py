@@ -34,6 +34,16 @@ from tests.test_extract_spacy import _session
         ("Is Tom your husband?", Slot("is-married-to", "person", confirms="Tom")),
         ("Is that your dog?", None),
         (
+            "Is Priyanka your manager? If so, ask her first.",
+            Slot("has-manager", "person", confirms="Priyanka"),
+        ),
+        # "that" is the one first name the turn said before its question
+        (
+            "Sounds like Gareth's sold on the garage! Is that your husband? Good luck with the viewings.",
+            Slot("is-married-to", "person", confirms="Gareth"),
+        ),
+        ("Tom and Sue sound lovely. Is that your husband?", None),  # two names: whose?
+        (
             "Congrats! So you're at Helix Robotics now?",
             Slot("works-at", "organization", confirms="Helix Robotics", corrects=True),
         ),

@@ -32,6 +32,7 @@ from knowledge_engine.extract.lexicon import (
     PRONOUN,
     RELATION_PREDICATES,
 )
+from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import Extraction, FactCandidate
 from knowledge_engine.model.records import EntityType, Message
 from knowledge_engine.observe import counters
@@ -40,6 +41,7 @@ _PETS = r"(dog|cat|puppy|pup|kitten|pet|rabbit|bunny|hamster|horse|pony)"
 _KIN = r"(husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|baby|mum|mom|mother|dad|father)"
 _SIBLINGS = "sister|brother"
 _BOSS = r"(?:new |line |ward |team )?(manager|boss|team lead|supervisor)"
+_BOSS_WORDS = "manager|boss|team lead|supervisor"
 _WHATS = r"what(?:'s|’s| is| was)"
 _SCHOOLS = r"(?i:school|nursery|daycare|preschool)"
 _PLACES = r"(?:city|town|area|suburb|neighbou?rhood|part of town)"
@@ -47,7 +49,14 @@ _YOU = r"(?i:you're|you’re|you are|are you)"
 _NAME = r"([A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,3})"
 # who a question is about: a name with its capital, or a he/she (resolved as the user's are)
 _WHO = r"([A-Z]\w+|(?i:she|he))"
-_CONFIRM = re.compile(rf"\b(?i:is) ([A-Z][\w'’-]+) your (?i:only |new )?((?i:{_PETS[1:-1]}|{_KIN[1:-1]}))\b")
+_CONFIRM = re.compile(
+    rf"\b(?i:is) ([A-Z][\w'’-]+) your (?i:only |new |line )?((?i:{_PETS[1:-1]}|{_KIN[1:-1]}|{_BOSS_WORDS}))\b"
+)
+# "Sounds like Gareth's sold on the garage! Is that your husband?": the one first name the turn said
+_CONFIRM_THAT = re.compile(
+    rf"\b(?i:is) (?i:that|he|she) your (?i:new |line )?((?i:{_KIN[1:-1]}|{_BOSS_WORDS}))\b"
+)
+_CAPITALISED = re.compile(r"\b([A-Z][a-z]+)\b")
 
 
 @dataclass(frozen=True)
@@ -98,7 +107,22 @@ def _confirm(m: re.Match[str]) -> Slot:
     name, word = m.group(1), m.group(2).lower()
     if re.fullmatch(_PETS, word):
         return Slot(_animal(word), "unknown", confirms=name)
+    return _confirm_person(word, name)
+
+
+def _confirm_person(word: str, name: str) -> Slot:
+    if re.fullmatch(_BOSS_WORDS, word):
+        return Slot("has-manager", "person", confirms=name)
     return Slot(_kin_predicate(word), "person", confirms=name)
+
+
+def _confirm_that(question: str, before: str) -> Slot | None:
+    """'Is that your husband?' after a turn that named one person by first name: that person."""
+    found = _CONFIRM_THAT.search(question)
+    if found is None:
+        return None
+    named = {w for w in _CAPITALISED.findall(before) if w.lower() in first_names()}
+    return _confirm_person(found.group(1).lower(), named.pop()) if len(named) == 1 else None
 
 
 def _still_at(m: re.Match[str]) -> Slot:
@@ -222,7 +246,7 @@ def asked(text: str) -> Slot | None:
         found = pattern.search(last)
         if found:
             return make(found)
-    return None
+    return _confirm_that(last, text[: text.rfind(last)])
 
 
 def answer(text: str, slot: Slot) -> str | None:
