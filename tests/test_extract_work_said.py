@@ -1492,3 +1492,52 @@ def test_a_person_letting_one_go_or_a_firm_that_may_is_no_job_ended(tier: SpacyT
 def test_a_team_leader_is_a_team_lead(tier: SpacyTier) -> None:
     """The manager family knows `has-team-lead`; "team leader" made a predicate of its own."""
     assert ("has-team-lead", "Priya") in said_by(tier, "Priya is my new team leader.", "Lin")
+
+
+def managers(tier: SpacyTier, text: str) -> set[str]:
+    extraction = spoken(tier, text, "Lin")
+    return {
+        f.object
+        for f in extraction.facts
+        if f.subject == "Lin" and f.predicate in {"has-manager", "reports-to"}
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "boss"),
+    [
+        ("Tom will be my new boss.", "Tom"),  # who one reports to from the start, as "my boss will be Tom"
+        ("The hiring manager is Tom Whitfield, he will be my manager.", "Tom Whitfield"),
+        ("Helen is lovely. I report straight to her.", "Helen"),
+        ("Dai is my HoD.", "Dai"),  # a head of department
+    ],
+)
+def test_a_manager_to_be_reported_to_by_pronoun_or_a_head_of_department(
+    tier: SpacyTier, text: str, boss: str
+) -> None:
+    assert boss in managers(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom would be my manager if I took it.",  # supposed
+        "Tom and Sue are great. I report to her.",  # two people: whose "her"?
+        "helen is lovely, very different from bevan. i report straight to her",  # two first names
+    ],
+)
+def test_no_manager_supposed_or_by_a_pronoun_of_two_people(tier: SpacyTier, text: str) -> None:
+    # guards for the rules above (they hold on the code before them too)
+    assert managers(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("I GOT IT!!! head of science from september", "head of science"),
+        ("Director of Operations at Halden, from March", "Director of Operations"),
+    ],
+)
+def test_a_head_of_something_said_as_a_title_line(tier: SpacyTier, text: str, title: str) -> None:
+    extraction = spoken(tier, text, "Lin")
+    assert ("has-role", title) in {(f.predicate, f.object) for f in extraction.facts if f.subject == "Lin"}

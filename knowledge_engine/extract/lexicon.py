@@ -278,7 +278,9 @@ RELATION_PREDICATES = {
     ),
     **dict.fromkeys(["mum", "mom", "mother", "mam", "mommy", "mummy"], "has-mother"),
     **dict.fromkeys(["dad", "father", "daddy", "papa"], "has-father"),
-    **dict.fromkeys(["boss", "manager", "line-manager", "teamlead", "team-lead", "mgr"], "has-manager"),
+    **dict.fromkeys(
+        ["boss", "manager", "line-manager", "teamlead", "team-lead", "mgr", "hod"], "has-manager"
+    ),
     **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation", "stipend"], "has-salary"),
     # pay after tax, a value of its own: "my take home is £2,080" (the parse leaves "take" as the noun)
     **dict.fromkeys(TAKE_HOME_NOUNS, TAKE_HOME),
@@ -426,7 +428,14 @@ SCHOOL_YEAR_SAID = re.compile(
 NEUTRAL_MODIFIERS = frozenset(
     {"new", "current", "actual", "real", "direct", "immediate", "present", "official"}
 )
-MANAGER_NOUNS = {"manager", "boss", "teamlead", "line-manager", "mgr"}  # a supervisor may be a PhD one
+MANAGER_NOUNS = {
+    "manager",
+    "boss",
+    "teamlead",
+    "line-manager",
+    "mgr",
+    "hod",
+}  # a supervisor may be a PhD one; "hod": head of department
 # Roles whose "head" runs the speaker's team: "my head nurse, Ms. Leena Thomas", "the head chef".
 HEADED_ROLES = {"nurse", "chef"}
 MULTIPLE_BIRTHS = {"twins", "triplets", "quadruplets"}

@@ -1019,17 +1019,30 @@ def _people_in(doc: Doc | Span, ctx: _Ctx) -> set[str]:
 
 
 def _reports_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
-    """'I report to Omar Haddad', 'I'll report to Omar' -> has-manager."""
+    """'I report to Omar Haddad', 'I'll report to Omar' -> has-manager; 'Helen is lovely, I report
+    straight to her': her, the one person named before (or the session's she)."""
     if verb.lemma_ != "report" or past:
         return False
     found = False
     for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
         ent = ctx.ents.get(pobj.i)
-        name = _name_of(pobj, ctx, person=True)
+        pronoun = pobj.lower_ in {"her", "him"} and subject == ctx.me
+        name = _her_or_him(pobj, ctx) if pronoun else _name_of(pobj, ctx, person=True)
         if name and (ent is None or ent.label_ == "PERSON"):
             _emit(ctx, subject, "has-manager", name, 0.6, obj_tok=None, obj_type="person")
             found = True
     return found
+
+
+def _her_or_him(pron: Token, ctx: _Ctx) -> str | None:
+    """The one person named before the pronoun, when no other first name came before it either
+    ("helen is lovely, v diff from bevan ... i report to her": two people, no guess), or the
+    pronoun with the first names before it (spacy_ner resolves a manager's he/she by them)."""
+    name = _only_person_before(pron, ctx)
+    if name is None or name.startswith(PRONOUN):
+        return name  # a first name the model did not tag: the tier's he/she reading settles it
+    firsts = {t.lower_ for t in pron.doc[: pron.i] if t.is_alpha and t.lower_ in first_names()}
+    return name if firsts <= {w.casefold() for w in name.split()} else None
 
 
 def _started_school(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:

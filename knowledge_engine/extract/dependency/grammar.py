@@ -227,7 +227,13 @@ def _is_manager_noun(noun: Token) -> bool:
 
 
 def _manager_subject(verb: Token) -> bool:
-    return any(c.dep_ == "nsubj" and _is_manager_noun(c) for c in verb.children)
+    """'my teamlead will be Birgit', and 'Tom will be my manager': a manager noun either side of "be"
+    ("I'll be a manager" is a plan: only someone's manager, "my"/"our", is who one will report to)."""
+    return any(
+        _is_manager_noun(c)
+        and (c.dep_ == "nsubj" or (c.dep_ == "attr" and any(p.lower_ in {"my", "our"} for p in c.children)))
+        for c in verb.children
+    )
 
 
 def _passive(verb: Token) -> bool:

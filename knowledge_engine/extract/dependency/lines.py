@@ -90,8 +90,13 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
     if 0 < end < len(words) and words[end].lower_ in LEAD_WORDS:
         end += 1  # "QA Lead, start 1 august": a capitalised "Lead" parsed a verb
     led = end > 1 and words[end - 1].lower_ in LEAD_WORDS  # "QA lead", "team leader"
-    if end == 0 or not (_is_job(words[end - 1]) or led) or words[end - 1].tag_ == "NNS":
+    if (
+        end == 0
+        or not (_is_job(words[end - 1]) or led or _head_of(words, end))
+        or words[end - 1].tag_ == "NNS"
+    ):
         return
+    end = _head_of(words, end) or end
     if end >= len(words):
         words = [*words, words[-1]]  # a title with no full stop: the check below reads it as the end
     if all(t.is_punct for t in words[end:]) and _after_job_news(words[0]):
@@ -126,6 +131,25 @@ def _title_line(words: list[Token], ctx: _Ctx) -> None:
     _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
     if org:
         _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _head_of(words: list[Token], end: int) -> int:
+    """Where "Head of Science", "Director of Operations" ends when the title's words end at its head
+    word (`end`), or 0 when they do not go on with "of" and a noun."""
+    if not (0 < end < len(words) - 1 and words[end].lower_ == "of" and words[end - 1].lower_ in _HEADS_OF):
+        return 0
+    stop = end + 1
+    while (
+        stop < len(words)
+        and stop < end + 4
+        and words[stop].is_alpha
+        and words[stop].pos_ in {"NOUN", "PROPN"}
+    ):
+        stop += 1
+    return stop if stop > end + 1 else 0
+
+
+_HEADS_OF = frozenset({"head", "director", "chief", "vp", "manager", "lead", "dean"})
 
 
 def _workplace_line(words: list[Token], ctx: _Ctx) -> None:
