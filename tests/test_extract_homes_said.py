@@ -684,3 +684,31 @@ def test_the_place_chosen_in_a_message_about_homes_is_where_one_moves(
 def test_a_choice_that_is_no_home_is_no_move(tier: SpacyTier, text: str) -> None:
     # guards for the rule above (they hold on the code before it too)
     assert not {f for f in chosen(tier, text) if f[0] == "moves-to"}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("The rent for our Footscray flat is going up.", "Footscray"),  # the model made "flat" an adjective
+        ("My Coburg apartment has a balcony.", "Coburg"),
+    ],
+)
+def test_a_known_place_right_before_the_speakers_home_is_where_they_live(
+    tier: SpacyTier, text: str, place: str
+) -> None:
+    assert ("lives-in", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "our old Leeds flat was damp",
+        "we might sell our Leeds flat",
+        "I miss our Leeds flat so much",
+        "I miss our flat in Leeds so much",  # a home missed is one left
+        "our Barratt house has cracks",  # a builder, no place
+    ],
+)
+def test_no_home_from_a_place_before_a_home_left_wished_or_built(tier: SpacyTier, text: str) -> None:
+    # "I miss our flat in Leeds" was a home before this change; the others guard the rule above
+    assert not {h for h in homes(tier, text) if h[0] == "lives-in"}

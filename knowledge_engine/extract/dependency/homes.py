@@ -243,6 +243,7 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
     said = {f.object for f in ctx.out if f.subject == ctx.me and f.predicate != "is-in"}
     homes = HOME_NOUNS | {"duplex", "townhouse", "semi"} | _AROUND_HOME
     for home in (t for t in sent if t.lemma_.lower() in homes):
+        _place_before_home(home, said, ctx)
         owners = {c.lower_ for c in home.children if c.dep_ == "poss"}
         ours = rent_line or _we_are_in(home) or _the_new_home(home)
         mine = owners & {"my", "our"} or (not owners and ours)
@@ -260,6 +261,25 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
             name = name if pobj.pos_ == "PROPN" else _lowercase_place(pobj, ctx)
             if name and name not in said and not _home_not_a_stay(name, ctx):  # "moved into our flat in X"
                 _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+
+
+def _place_before_home(home: Token, said: set[str], ctx: _Ctx) -> None:
+    """'the rent for our Footscray flat', 'my Leeds flat': a place named right before the speaker's
+    home noun (the small model may make the place the noun and "flat" an adjective). Only a known
+    place: "our Barratt house" names its builder."""
+    doc, k = home.doc, home.i
+    while k > 0 and doc[k - 1].pos_ == "PROPN":
+        k -= 1
+    if k == home.i or k == 0 or doc[k - 1].lower_ not in {"my", "our"}:
+        return
+    if _past_home(home) or _is_irrealis(home.head):
+        return
+    words = doc[k : home.i]
+    name = words.text
+    tagged = any((ent := ctx.ents.get(t.i)) is not None and ent.label_ in {"GPE", "LOC"} for t in words)
+    if name in said or not (tagged or places.fold(name) in places.places()):
+        return
+    _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=words.root, obj_type="location")
 
 
 _HOME_PLACE_TAGS = frozenset({"GPE", "LOC", "FAC", "ORG", "PERSON", "NORP"})
@@ -326,8 +346,12 @@ def _home_before(span: Span) -> str | None:
 
 
 def _past_home(home: Token) -> bool:
-    """'our old flat', 'my last place', 'the holiday cottage': a home that says nothing of now."""
-    return any(c.lower_ in OLD_HOME_WORDS for c in home.children)
+    """'our old flat', 'my last place', 'the holiday cottage': a home that says nothing of now; 'I miss
+    our flat in Leeds', 'we sold our Leeds flat': one left."""
+    return any(c.lower_ in OLD_HOME_WORDS for c in home.children) or home.head.lemma_ in _LEFT_HOME_VERBS
+
+
+_LEFT_HOME_VERBS = frozenset({"miss", "sell", "leave", "vacate"})
 
 
 def _for_someone(prep: Token) -> bool:
