@@ -25,6 +25,11 @@ def facts(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
         ("I've got type 2 diabetes, I'm 61, on metformin.", ("Nia", "has-condition", "type 2 diabetes")),
         ("Feeling so grateful, my wife Hana beat breast cancer.",
          ("Hana", "recovered-from", "breast cancer")),
+        ("i have a peanut allergy", ("Nia", "has-condition", "peanut allergy")),  # "a" before its kind
+        ("Megan has a peanut allergy, the school is strict.", ("Megan", "has-condition", "peanut allergy")),
+        ("had a flare up of my crohns", ("Nia", "has-condition", "crohns")),  # no apostrophe
+        ("GP reckons sciatica", ("Nia", "has-condition", "sciatica")),  # a clinician's finding said bare
+        ("the doctor said high blood pressure", ("Nia", "has-condition", "high blood pressure")),
     ],
 )  # fmt: skip
 def test_a_condition_is_read_for_whom_it_is_said(
@@ -38,6 +43,7 @@ def test_a_condition_is_read_for_whom_it_is_said(
     [
         "I had shingles last year.",  # over
         "I have a disease of the week, apparently.",  # "a disease" alone names nothing
+        "I have a serious allergy.",  # how bad, not what to
         "We beat Arsenal 2-0.",  # no illness beaten
         "I'd love to type 2 pages.",
     ],

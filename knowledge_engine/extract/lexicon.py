@@ -524,7 +524,7 @@ CONDITIONS = _words(
     arrhythmia copd emphysema hepatitis hiv ocd ptsd bipolar schizophrenia anorexia bulimia rosacea
     vertigo hayfever dyspraxia narcolepsy neuropathy concussion whiplash leukaemia leukemia lymphoma
     melanoma diverticulitis colitis gastritis pancreatitis meningitis cystitis dermatitis sepsis
-    chickenpox measles hyperthyroidism"""
+    chickenpox measles hyperthyroidism crohns parkinsons alzheimers"""
 )
 # Verbs of getting over an illness ("beat breast cancer", "survived a stroke", "recovered from").
 RECOVERY_VERBS = {"beat", "survive", "recover"}

@@ -104,13 +104,21 @@ def _diagnosis_given(sent: Span, ctx: _Ctx) -> None:
 
 
 def _names_condition(noun: Token) -> bool:
-    """'asthma', 'celiac disease', 'high blood pressure', 'a slipped disc' (an article only before a
-    two-word condition: "a disease" alone says nothing)."""
-    compound = _compound_condition(noun)
+    """'asthma', 'celiac disease', 'high blood pressure', 'a slipped disc', 'a peanut allergy' (an
+    article only before a two-word condition: "a disease" alone says nothing)."""
+    named_head = noun.lemma_.lower() in DISEASE_HEADS and any(_names_its_kind(c) for c in noun.children)
+    compound = _compound_condition(noun) or named_head
     if not _condition_word(noun):
         return False
     dets = [c for c in noun.children if c.dep_ in {"det", "poss"}]
     return not dets or (compound and all(d.lower_ in {"a", "an"} for d in dets))
+
+
+def _names_its_kind(mod: Token) -> bool:
+    """'peanut' of "a peanut allergy", 'coeliac' of "coeliac disease"; not 'rare' or 'serious'."""
+    if mod.dep_ == "compound":
+        return True
+    return mod.dep_ == "amod" and mod.lower_ in CONDITIONS | CONDITION_ADJECTIVES
 
 
 def _compound_condition(noun: Token) -> bool:
@@ -295,12 +303,17 @@ def _body_trouble(sent: Span, ctx: _Ctx) -> None:
 
 
 def _clinician_found(verb: Token, ctx: _Ctx) -> None:
-    """'the doctor thinks it's just migraines': the speaker's, when the message names no one else
-    ("took Leo to the GP, she said it's tonsillitis" is Leo's)."""
+    """'the doctor thinks it's just migraines', 'GP reckons sciatica': the speaker's, when the message
+    names no one else ("took Leo to the GP, she said it's tonsillitis" is Leo's)."""
     clinician = {t.i for s in verb.children if s.dep_ == "nsubj" for t in s.subtree}  # "a Dr Okonkwo"
     said = verb.doc[: verb.sent.end]  # who came up so far ("He has me on Eliquis" after it is no patient)
     if any(_another_patient(t) and t.i not in clinician for t in said):
         return
+    for named in (c for c in verb.children if c.dep_ in {"dobj", "npadvmod"} and _names_condition(c)):
+        # "GP reckons sciatica", "sciatica, the physio reckons": the finding said bare
+        illness = _object_phrase(named, ctx, prefer_name=False)
+        if illness:
+            _emit(ctx, ctx.me, "has-condition", illness.lower(), 0.5, obj_tok=None)
     for found in (c for c in verb.children if c.dep_ == "ccomp" and c.lemma_ == "be"):
         it = any(c.dep_ == "nsubj" and c.lower_ in {"it", "it's"} for c in found.children)
         if not it or _is_irrealis(found):
