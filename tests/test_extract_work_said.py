@@ -1541,3 +1541,8 @@ def test_no_manager_supposed_or_by_a_pronoun_of_two_people(tier: SpacyTier, text
 def test_a_head_of_something_said_as_a_title_line(tier: SpacyTier, text: str, title: str) -> None:
     extraction = spoken(tier, text, "Lin")
     assert ("has-role", title) in {(f.predicate, f.object) for f in extraction.facts if f.subject == "Lin"}
+
+
+def test_years_at_a_place_are_how_long_not_part_of_its_name(tier: SpacyTier) -> None:
+    # the parse makes "yrs" the object and the name its modifier ("Greenmeadow 11 yrs" before)
+    assert ("works-at", "Greenmeadow") in work(tier, "been teaching at greenmeadow 11 yrs")

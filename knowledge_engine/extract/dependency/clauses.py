@@ -154,6 +154,7 @@ from knowledge_engine.extract.lexicon import (
     PREDICATE_ALIASES,
     SCHOOL_WORDS,
     START_VERBS,
+    STAY_UNITS,
     TIME_PARTS,
     VALUE_NOUNS,
     VERB_FAMILIES,
@@ -578,7 +579,10 @@ def _particle_preps(verb: Token) -> list[Token]:
 
 
 def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) -> None:
-    name = _name_of(tok, ctx)
+    named = _name_before_a_stay(tok)
+    name = _name_of(named, ctx)
+    if named is not tok and name:  # the model may run the years into the name ("Greenmeadow 11")
+        tok, name = named, " ".join(w for w in name.split() if not w.isdigit())
     place = [c for c in tok.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < tok.i]
     if tok.lemma_.lower() in TIME_PARTS and place:  # "moving to Dalmarnock end of July"
         name = tok.doc[place[0].i : place[-1].i + 1].text
@@ -758,6 +762,17 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, "lived-in", obj, 0.6, obj_tok=pobj)  # "We're no longer in Hackney"
         elif obj and not (prep.lower_ == "at" and _a_visit(prep)):
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+def _name_before_a_stay(tok: Token) -> Token:
+    """'been teaching at Greenmeadow 11 yrs': the parse makes "yrs" the object and the name its
+    modifier; the place is the name (the years are how long)."""
+    if tok.lemma_.lower() not in STAY_UNITS and tok.lower_ not in {"yrs", "years", "months"}:
+        return tok
+    if not any(c.dep_ == "nummod" for c in tok.children):
+        return tok
+    named = [c for c in tok.children if c.dep_ in {"nmod", "compound"} and c.pos_ == "PROPN" and c.i < tok.i]
+    return named[-1] if named else tok
 
 
 def _named_school(noun: Token) -> bool:
