@@ -103,6 +103,9 @@ def test_ordinary_words_and_capitalised_text_are_left_alone(truecaser: Truecaser
         ("we rent apartment in alvalade now", "we rent apartment in Alvalade now"),
         ("started at st marys primary today", "started at St Marys Primary today"),  # a saint, a school word
         ("back to oakfield juniors tmrw", "back to Oakfield Juniors tmrw"),
+        # a word of the dictionary between the unknown name and its school word ("wen")
+        ("megan got a place at heol wen primary", "Megan got a place at Heol Wen Primary"),
+        ("interview at zoho then school run", "interview at Zoho then school run"),  # guard: the name ended
         ("a room in isla vista is $900", "a room in Isla Vista is $900"),  # guard: a name in a place's name
     ],
 )

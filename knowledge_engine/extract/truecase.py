@@ -95,6 +95,10 @@ _CHAT_WORDS = frozenset(
 _NAME_TAILS = frozenset(
     {"primary", "secondary", "academy", "school", "juniors", "infants", "grammar", "college", "hospital"}
 )
+# Words that end an unknown name rather than go on with it ("at zoho then school", "at zoho near the college")
+_NOT_IN_NAMES = frozenset(
+    {"and", "or", "then", "near", "by", "the", "a", "my", "our", "to", "in", "at", "for", "from", "with"}
+)
 MAX_NAME_WORDS = 3  # an unknown name after a preposition: "clinica dental sorrisos" at most
 MIN_UNKNOWN_CHARS = 4  # shorter unknown words are mostly chat ("sth", "rn") or acronyms
 COMMON_PLACE_POPULATION = 50_000  # a place whose name is also an English word (bath, cork) must be this big
@@ -259,13 +263,25 @@ class Truecaser:
                     if not self._unknown(words[i + span].group()):
                         break
                     span += 1
-                if i + span < len(words) and _joined(text, words, i + span):
-                    span += words[i + span].group() in _NAME_TAILS  # "st marys primary", "oakfield juniors"
+                span += self._to_tail(text, words, i + span)  # "st marys primary", "heol wen primary"
             for m in words[i : i + span]:
                 chars[m.start()] = m.group()[0].upper()
                 changed = True
             i += max(span, 1)
         return changed
+
+    @staticmethod
+    def _to_tail(text: str, words: list[re.Match[str]], k: int) -> int:
+        """How many words from `k` carry an unknown name on to its school or firm word ("oakfield
+        juniors", and over one more word, "heol wen primary"), or 0."""
+        for n in (1, 2):
+            if k + n > len(words) or not all(_joined(text, words, j) for j in range(k, k + n)):
+                return 0
+            if words[k + n - 1].group() in _NAME_TAILS:
+                return n
+            if words[k].group() in _NOT_IN_NAMES:
+                return 0  # "at zoho then school": the name ended
+        return 0
 
     def _place_at(
         self, text: str, words: list[re.Match[str]], i: int, previous: str, known: Mapping[str, int]
