@@ -121,6 +121,15 @@ def test_near_misses_say_nothing(spacy_tier: SpacyTier, rules_only: SpacyTier, t
     assert _facts(spacy_tier, text) == _facts(rules_only, text)
 
 
+def test_a_lone_first_name_is_no_employer(spacy_tier: SpacyTier) -> None:
+    # "helen" (truecased, typed an organisation) in a line about work was read as the speaker's employer
+    text = "need an agenda for my first dept meeting thurs, and helen wants every dept doing learning walks"
+    assert not {f for f in _facts(spacy_tier, text) if f[1] in {"works-at", "worked-at"}}
+    assert not by_example._can_hold(
+        Mention(value="Helen", type="organization", tier="spacy"), False, "works-at"
+    )
+
+
 def test_an_offer_accepted_on_a_house_is_a_move_not_a_job(spacy_tier: SpacyTier) -> None:
     """The nearest example was "I accepted the offer from X": works-at Carleton Place."""
     text = "We have had an offer accepted on a house in Carleton Place, a few blocks from the river."

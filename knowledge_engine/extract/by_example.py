@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from knowledge_engine.extract import lexicon
-from knowledge_engine.extract.firms import unknown_firm
+from knowledge_engine.extract.firms import first_name_led, unknown_firm
 from knowledge_engine.extract.kin import KIN_PREFIX, KIN_WORDS
 from knowledge_engine.extract.lexicon import CAR_NAMES, JOB_TITLE_NOUNS, PRONOUN, SCHOOL_WORDS
 from knowledge_engine.extract.places import big_place
@@ -748,6 +748,8 @@ def _can_hold(mention: Mention, lower: bool, predicate: str) -> bool:
         return False
     if predicate in {"works-at", "worked-at"} and _a_title(mention.value):
         return False  # "my job title changed to Lead Engineer": a title, no employer
+    if predicate in {"works-at", "worked-at"} and " " not in mention.value and first_name_led(mention.value):
+        return False  # "... and helen wants every dept doing learning walks": a colleague, no employer
     if mention.type in _FITS[predicate]:
         return True
     return lower and mention.type in _PLACES and bool(_FITS[predicate] & _PLACES)
