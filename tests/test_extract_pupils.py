@@ -99,6 +99,13 @@ def test_a_childs_place_in_a_message_about_school_is_their_school(tier: SpacyTie
     assert ("Amara", "works-at", "Bishop Challoner") not in got
 
 
+def test_a_child_staying_at_a_place_beside_talk_of_a_primary_is_there_at_school(tier: SpacyTier) -> None:
+    said = "megan got a place at heol wen primary, osian is staying at llys celyn, he can get the bus"
+    assert ("Osian", "attends", "Llys Celyn") in _session(tier, "our son Osian is 12 now", said)
+    stay = _session(tier, "our son Osian is 12 now", "Osian is staying at Gran's this weekend.")
+    assert not {f for f in stay if f[1] == "attends"}  # no school talk: a stay
+
+
 def test_work_said_of_someone_else_leaves_the_child_a_pupil(tier: SpacyTier) -> None:
     """Only the sentence naming the child's place decides whether it is work (blind-d d047)."""
     text = (

@@ -23,7 +23,10 @@ from knowledge_engine.observe import counters
 
 # Where an adult would work and a child studies: said only of a child, not of anyone at a school
 _HIGHER = frozenset({"university", "uni", "college", "universidad", "université", "universität"})
-_AS_PUPIL = {"works-at": "attends", "works-for": "attends", "joins": "attends", "worked-at": "attended"}
+_AS_PUPIL = {
+    **{"works-at": "attends", "works-for": "attends", "joins": "attends", "worked-at": "attended"},
+    **{"is-at": "attends", "stays-at": "attends"},  # "osian is staying at llys celyn" (beside school talk)
+}
 _WORK = re.compile(
     r"\b(?:job|jobs|work\w*|employ\w*|hired|staff|teach\w*|taught|lectur\w*|intern\w*|shifts?|"
     r"part-time|full-time|paid|salary|wages?|manager|apprentice\w*)\b",
@@ -34,7 +37,8 @@ _WORK = re.compile(
 # A message that speaks of school: a child's place in it is a school whatever its name ("Amara starts at
 # Bishop Challoner in September ... the school is two buses away")
 _SCHOOL_TALK = re.compile(
-    r"\b(?:school|schools|class|classmates?|teachers?|headteacher|pupils?|uniform|term|nursery|"
+    r"\b(?:school|schools|class|classmates?|teachers?|headteacher|pupils?|uniform|term|nursery|primary|"
+    r"secondary|parents['’]? evening|"
     r"kindergarten|reception|(?:year|grade|yr) \d{1,2}|\d{1,2}(?:st|nd|rd|th) (?:grade|standard))\b",
     re.I,
 )
