@@ -1546,3 +1546,39 @@ def test_a_head_of_something_said_as_a_title_line(tier: SpacyTier, text: str, ti
 def test_years_at_a_place_are_how_long_not_part_of_its_name(tier: SpacyTier) -> None:
     # the parse makes "yrs" the object and the name its modifier ("Greenmeadow 11 yrs" before)
     assert ("works-at", "Greenmeadow") in work(tier, "been teaching at greenmeadow 11 yrs")
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "So I'm officially a Fernhill employee lol",
+            ("works-at", "Fernhill"),
+        ),  # no title "Fernhill employee"
+        ("I was a Quokka employee for 3 years", ("worked-at", "Quokka")),
+        ("my new company is Fernhill Digital", ("works-at", "Fernhill Digital")),
+        ("Working for Fernhill has been great so far", ("works-at", "Fernhill")),
+        ("Working at Monzo is good for me.", ("works-at", "Monzo")),
+    ],
+)
+def test_a_firm_one_is_on_the_payroll_of_or_says_working_for_has_been_good(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    got = work(tier, text)
+    assert fact in got
+    assert not {
+        f for f in spoken(tier, text, "Lin").facts if f.predicate == "has-role" and "employee" in f.object
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Working at Monzo is stressful.",  # anyone's
+        "Working for Quokka was awful.",  # maybe a job left
+        "My company is doing well.",
+    ],
+)
+def test_working_somewhere_said_of_anyone_is_no_job(tier: SpacyTier, text: str) -> None:
+    # guards for the rules above (they hold on the code before them too)
+    assert work(tier, text) == set()

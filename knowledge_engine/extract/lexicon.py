@@ -285,7 +285,7 @@ RELATION_PREDICATES = {
     # pay after tax, a value of its own: "my take home is £2,080" (the parse leaves "take" as the noun)
     **dict.fromkeys(TAKE_HOME_NOUNS, TAKE_HOME),
     **dict.fromkeys(["title", "role", "position", "job-title"], "has-role"),
-    **dict.fromkeys(["employer", "workplace"], "works-at"),  # "my employer, Serco"
+    **dict.fromkeys(["employer", "workplace", "company", "firm"], "works-at"),  # "my employer, Serco"
 }
 MOVE_VERBS = {"move", "relocate"}
 # What only a child has: "Ruby's daycare", "Callum's teacher" (not "school": adults work at one).

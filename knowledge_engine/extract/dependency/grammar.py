@@ -301,3 +301,23 @@ def _is_school(name: str) -> bool:
 
 def _pobjs(prep: Token) -> list[Token]:
     return [c for c in prep.children if c.dep_ == "pobj"]
+
+
+def _said_of_mine(sent: Span, lemma: str) -> list[Token]:
+    """The gerunds of `lemma` that are the subject of a clause about how it has been, or how it is
+    for the speaker ("Living in Brighton has been great for us", "Working for Fernhill has been
+    great"): the speaker's own. "Living in London is expensive" alone may be anyone's; "was" may be
+    one left."""
+    out = []
+    for gerund in (t for t in sent if t.dep_ == "csubj" and t.lemma_ == lemma and t.tag_ == "VBG"):
+        clause = gerund.head
+        if _is_irrealis(clause) or (_is_past(clause) and not _perfect(clause)):
+            continue
+        mine = any(
+            p.lower_ in {"us", "me"}
+            for prep in (c for c in clause.subtree if c.lower_ == "for")
+            for p in _pobjs(prep)
+        )
+        if _perfect(clause) or mine:
+            out.append(gerund)
+    return out

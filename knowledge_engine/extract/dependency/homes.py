@@ -18,6 +18,7 @@ from knowledge_engine.extract.dependency.grammar import (
     _perfect,
     _perfect_or_dropped,
     _pobjs,
+    _said_of_mine,
 )
 from knowledge_engine.extract.dependency.names import _by_me, _my_or_our, _name_of
 from knowledge_engine.extract.dependency.nouns import _amount, _is_date, _is_kin, _organisations, _preps
@@ -42,26 +43,14 @@ from knowledge_engine.model.predicates import (
 _HOME_NOW = frozenset({"lives-in", "moved-to", "moves-to", "is-in", "rents-in", "settled-in"})
 
 
-_FOR_US = frozenset({"us", "me"})
 
 
 def _living_there(sent: Span, ctx: _Ctx) -> None:
-    """'Living in Brighton has been great for us', 'Living in Leeds is good for me' -> lives-in: living
-    somewhere as the subject of a clause about how it has been, or how it is for the speaker ("Living
-    in London is expensive" alone may be anyone's; "was" may be a home left)."""
+    """'Living in Brighton has been great for us', 'Living in Leeds is good for me' -> lives-in (the
+    clause as `_said_of_mine` reads it)."""
     if ctx.message.role != "user":
         return
-    for living in (t for t in sent if t.dep_ == "csubj" and t.lemma_ == "live" and t.tag_ == "VBG"):
-        clause = living.head
-        if _is_irrealis(clause) or (_is_past(clause) and not _perfect(clause)):
-            continue
-        mine = any(
-            p.lower_ in _FOR_US
-            for prep in (c for c in clause.subtree if c.lower_ == "for")
-            for p in _pobjs(prep)
-        )
-        if not (_perfect(clause) or mine):
-            continue
+    for living in _said_of_mine(sent, "live"):
         for pobj in (p for prep in _preps(living, living, {"in"}) for p in _pobjs(prep)):
             name = _name_of(pobj, ctx)
             if name and _place_named(pobj, name, ctx):

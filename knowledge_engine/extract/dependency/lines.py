@@ -52,7 +52,8 @@ def _i_am_title(sent: Span, ctx: _Ctx) -> None:
         end = j
         while end < len(words) and end - j < 6 and _title_part(words[end]):
             end += 1
-        if end > j and _is_job(words[end - 1]) and words[end - 1].tag_ != "NNS":
+        payroll = words[end - 1].lower_ in {"employee", "worker"}  # "I'm an NHS employee": where, no title
+        if end > j and _is_job(words[end - 1]) and words[end - 1].tag_ != "NNS" and not payroll:
             title = sent.doc[words[j].i : words[end - 1].i + 1].text
             _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.5, obj_tok=None)
             return

@@ -130,6 +130,7 @@ from knowledge_engine.extract.dependency.work import (
     _stepped_up,
     _titled_job,
     _work_at,
+    _working_there,
     _workplace_pred,
     _year_of_study,
     _years_at,
@@ -180,6 +181,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _on_pay(sent, ctx)
         _take_home_said(sent, ctx)
         _last_day(sent, ctx)
+        _working_there(sent, ctx)
         _firm_called_job(sent, ctx)
         _since_moving(sent, ctx)
         _the_move(sent, ctx)

@@ -19,6 +19,7 @@ from knowledge_engine.extract.dependency.grammar import (
     _negated,
     _perfect,
     _pobjs,
+    _said_of_mine,
     _used_to,
 )
 from knowledge_engine.extract.dependency.homes import _place_named, _stayed, _visit_words
@@ -472,6 +473,19 @@ def _last_day(sent: Span, ctx: _Ctx) -> None:
                 _emit(ctx, owner, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
 
 
+def _working_there(sent: Span, ctx: _Ctx) -> None:
+    """'Working for Fernhill has been great so far', 'Working at Monzo is good for me' -> works-at
+    (the clause as `_said_of_mine` reads it)."""
+    for working in _said_of_mine(sent, "work"):
+        for pobj in (p for prep in _preps(working, working, {"at", "for"}) for p in _pobjs(prep)):
+            name = _employer_name(pobj, ctx)
+            words = (name or "").split()
+            if words[:1] == [working.text]:  # the model's entity took in "Working for"
+                name = " ".join(words[2:])
+            if name:
+                _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=pobj, obj_type="organization")
+
+
 def _became(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'Sarah became my boss in May', 'Dave took over as my manager' -> the owner's relation to the
     subject, as 'Sarah is my boss' says it."""
@@ -680,6 +694,8 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
             pred = "has-team-lead" if _team_then_lead(attr) else _relation_predicate(attr)
             _emit(ctx, owner, pred, subject, 0.6, obj_tok=None, obj_type="person", ends=past)
         return
+    if _employee_of(attr, subject, past, ctx):
+        return
     lead = _lead_role(attr)
     if lead is not None:  # "He's a team lead now": the parse splits the title
         _emit(ctx, subject, "worked-as" if past else "has-role", lead, 0.6, obj_tok=None)
@@ -728,6 +744,27 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     elif obj:
         _emit(ctx, subject, f"{be}-a", _drop_new(obj), 0.6, obj_tok=None)
     _org_of_role(attr, subject, past, ctx)
+
+
+def _employee_of(attr: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """ "So I'm officially a Fernhill employee", "he's a Tesco worker" -> works-at the firm named
+    before the word for one on its payroll (not a title "Fernhill employee")."""
+    if attr.lemma_.lower() not in {"employee", "worker", "staffer"}:
+        return False
+    firm = [c for c in attr.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < attr.i]
+    name = _name_of(firm[-1], ctx) if firm else None
+    if not name or first_name_led(name):
+        return False
+    _emit(
+        ctx,
+        subject,
+        "worked-at" if past else "works-at",
+        name,
+        0.6,
+        obj_tok=firm[-1],
+        obj_type="organization",
+    )
+    return True
 
 
 def _job_tagged_adjective(attr: Token) -> bool:
