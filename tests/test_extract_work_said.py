@@ -1582,3 +1582,18 @@ def test_a_firm_one_is_on_the_payroll_of_or_says_working_for_has_been_good(
 def test_working_somewhere_said_of_anyone_is_no_job(tier: SpacyTier, text: str) -> None:
     # guards for the rules above (they hold on the code before them too)
     assert work(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("signed the contract with Fernhill yesterday", {("works-at", "Fernhill")}),
+        ("Just signed my contract with Fernhill Digital!", {("works-at", "Fernhill Digital")}),
+        ("signed a 24 month contract with Vodafone for my phone", set()),  # another contract
+        ("We signed the contract with Bellway for the house", set()),
+    ],
+)
+def test_a_contract_signed_with_a_firm_is_the_job(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert work(tier, text) == expected

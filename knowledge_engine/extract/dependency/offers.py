@@ -4,6 +4,8 @@ laid off or made redundant.
 
 from __future__ import annotations
 
+import re
+
 from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract import job_news
@@ -216,6 +218,8 @@ def _accepted(verb: Token, subject: str, ctx: _Ctx) -> bool:
         if not objs and _about_a_job(verb.doc):  # "... I said yes!! start date is May 13"
             _emit(ctx, subject, ACCEPTED_OFFER, "offer", 0.55, obj_tok=None)
             return True
+    elif lemma == "sign":
+        return _signed_with(verb, subject, ctx)
     elif lemma in {"accept", "take"}:
         objs = [c for c in verb.children if c.dep_ == "dobj"]
         bare = not objs and not any(c.dep_ in {"prep", "ccomp", "xcomp"} for c in verb.children)
@@ -240,6 +244,29 @@ def _accepted(verb: Token, subject: str, ctx: _Ctx) -> bool:
         _emit(ctx, subject, ACCEPTED_OFFER, name or "offer", 0.55, obj_tok=None)
         return True
     return False
+
+
+def _signed_with(verb: Token, subject: str, ctx: _Ctx) -> bool:
+    """'signed the contract with Fernhill yesterday' -> works-at Fernhill: a contract signed with an
+    organisation in a message of no other contract (a phone, a lease, a gym, insurance)."""
+    if not any(c.dep_ == "dobj" and c.lemma_.lower() in {"contract", "offer"} for c in verb.children):
+        return False
+    if _OTHER_CONTRACTS.search(verb.doc.text):
+        return False
+    found = False
+    for pobj in (p for prep in _preps(verb, verb, {"with", "at"}) for p in _pobjs(prep)):
+        name = _name_of(pobj, ctx)
+        if name and _firm_named(pobj, ctx):
+            _emit(ctx, subject, "works-at", name, 0.55, obj_tok=pobj, obj_type="organization")
+            found = True
+    return found
+
+
+_OTHER_CONTRACTS = re.compile(
+    r"\b(?:phone|mobile|broadband|sim|gym|energy|electricity|gas|lease|tenancy|landlord|letting|flat|"
+    r"house|car|insurance|plan|tariff|band|label|publisher|agent|builder)\b",
+    re.I,
+)
 
 
 def _offer_taken(verb: Token) -> bool:
