@@ -43,6 +43,9 @@ from tests.test_extract_spacy import _session
             Slot("is-married-to", "person", confirms="Gareth"),
         ),
         ("Tom and Sue sound lovely. Is that your husband?", None),  # two names: whose?
+        ("Rhiwbina is a lovely area. Is Bryn the dog?", Slot("has-dog", "unknown", confirms="Bryn")),
+        ("Is Mr Bevan your headteacher?", Slot("has-manager", "person", confirms="Mr Bevan")),
+        ("Is Tom the manager?", None),  # "the" only for the household's pet
         (
             "Congrats! So you're at Helix Robotics now?",
             Slot("works-at", "organization", confirms="Helix Robotics", corrects=True),

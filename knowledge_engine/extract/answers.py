@@ -41,7 +41,7 @@ _PETS = r"(dog|cat|puppy|pup|kitten|pet|rabbit|bunny|hamster|horse|pony)"
 _KIN = r"(husband|wife|partner|boyfriend|girlfriend|fianc[eé]e?|son|daughter|baby|mum|mom|mother|dad|father)"
 _SIBLINGS = "sister|brother"
 _BOSS = r"(?:new |line |ward |team )?(manager|boss|team lead|supervisor)"
-_BOSS_WORDS = "manager|boss|team lead|supervisor"
+_BOSS_WORDS = "manager|boss|team lead|supervisor|headteacher|head teacher|principal"
 _WHATS = r"what(?:'s|’s| is| was)"
 _SCHOOLS = r"(?i:school|nursery|daycare|preschool)"
 _PLACES = r"(?:city|town|area|suburb|neighbou?rhood|part of town)"
@@ -49,9 +49,11 @@ _YOU = r"(?i:you're|you’re|you are|are you)"
 _NAME = r"([A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,3})"
 # who a question is about: a name with its capital, or a he/she (resolved as the user's are)
 _WHO = r"([A-Z]\w+|(?i:she|he))"
+_WHOSE = rf"(?i:{_PETS[1:-1]}|{_KIN[1:-1]}|{_BOSS_WORDS})"
 _CONFIRM = re.compile(
-    rf"\b(?i:is) ([A-Z][\w'’-]+) your (?i:only |new |line )?((?i:{_PETS[1:-1]}|{_KIN[1:-1]}|{_BOSS_WORDS}))\b"
-)
+    rf"\b(?i:is) ((?:(?:Mr|Mrs|Ms|Miss|Dr)\.? )?[A-Z][\w'’-]+) "
+    rf"(?:your (?i:only |new |line )?({_WHOSE})|the ((?i:{_PETS[1:-1]})))\b"
+)  # "Is Bryn the dog?": a pet of the household, as "your dog"
 # "Sounds like Gareth's sold on the garage! Is that your husband?": the one first name the turn said
 _CONFIRM_THAT = re.compile(
     rf"\b(?i:is) (?i:that|he|she) your (?i:new |line )?((?i:{_KIN[1:-1]}|{_BOSS_WORDS}))\b"
@@ -104,7 +106,7 @@ def _home(_: re.Match[str]) -> Slot:
 
 
 def _confirm(m: re.Match[str]) -> Slot:
-    name, word = m.group(1), m.group(2).lower()
+    name, word = m.group(1), (m.group(2) or m.group(3)).lower()
     if re.fullmatch(_PETS, word):
         return Slot(_animal(word), "unknown", confirms=name)
     return _confirm_person(word, name)
