@@ -43,8 +43,6 @@ from knowledge_engine.model.predicates import (
 _HOME_NOW = frozenset({"lives-in", "moved-to", "moves-to", "is-in", "rents-in", "settled-in"})
 
 
-
-
 def _living_there(sent: Span, ctx: _Ctx) -> None:
     """'Living in Brighton has been great for us', 'Living in Leeds is good for me' -> lives-in (the
     clause as `_said_of_mine` reads it)."""
@@ -142,13 +140,13 @@ def _chose_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
         return False
     if not _HOUSING_TALK.search(ctx.message.text):
         return False
+    if _preps(verb, verb, {"for"}):
+        return False  # "we went with Acme for the house insurance": a service chosen
     objs = (
         [p for prep in _preps(verb, verb, {"with"}) for p in _pobjs(prep)]
         if verb.lemma_ == "go"
         else [c for c in verb.children if c.dep_ == "dobj"]
     )
-    if _preps(verb, verb, {"for"}):
-        return False  # "we went with Acme for the house insurance": a service chosen
     found = False
     for obj in objs:
         place = obj if obj.pos_ == "PROPN" else None
@@ -160,20 +158,21 @@ def _chose_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
         name = name.removesuffix(" one")  # "the Brunswick one"
         ent = ctx.ents.get(place.i)
         if not (_place_named(place, name, ctx) or (ent is not None and ent.label_ in {"FAC", "PERSON"})):
-            continue  # "we went with Acme for the house insurance": a firm chosen, no home
+            continue  # a name the model and the gazetteer know as no place: a firm, a team
         _emit(ctx, subject, "moves-to", name, 0.55, obj_tok=place, obj_type="location")
         _rent_beside(obj, subject, ctx)
         found = True
     return found
 
 
+_RENT_UNITS = frozenset({("a", "week"), ("a", "month"), ("per", "week"), ("per", "month")})
+
+
 def _rent_beside(home: Token, subject: str, ctx: _Ctx) -> None:
     """'we took Brunswick, $560 a week': the amount a week or a month set beside the home chosen."""
     for amount in (c for c in home.children if c.dep_ == "appos" and c.like_num):
-        after = [t.lower_ for t in amount.doc[amount.i + 1 : amount.i + 3]]
-        if after in (["a", "week"], ["a", "month"], ["per", "week"], ["per", "month"]) or after[:1] == [
-            "pcm"
-        ]:
+        after = tuple(t.lower_ for t in amount.doc[amount.i + 1 : amount.i + 3])
+        if after in _RENT_UNITS or after[:1] == ("pcm",):
             value = _amount(amount)
             if value:
                 _emit(ctx, subject, "has-rent", value, 0.5, obj_tok=None)
