@@ -424,3 +424,18 @@ def test_an_amount_someone_came_back_with_is_the_offer_not_a_came_with(tier: Spa
     (extraction,) = tier.extract([Message(id="m", text="Greg came back with 52k plus bonus.", role="user")])
     facts = {(f.predicate, f.object) for f in extraction.facts}
     assert ("came-with", "52k") not in facts, facts
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("theyre talking R62k a month + relocation", {("has-salary-offer", "R62k")}),  # chat's "talking X"
+        ("They're offering R62k a month plus relocation.", {("has-salary-offer", "R62k")}),  # no "me"
+        ("They offered £500 for my old car.", set()),  # a price for a thing
+        ("They're talking about moving to Leeds", set()),
+    ],
+)
+def test_an_employers_they_naming_a_sum_is_an_offers_pay(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert {f for f in pay(tier, text) if f[0] == "has-salary-offer"} == expected

@@ -402,6 +402,8 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
     employer's counter) -> has-salary-offer (not yet pay)."""
     if _counter_offer(verb, ctx):
         return
+    if _they_are_talking(verb, ctx):
+        return
     if verb.lemma_ not in {"pay", "offer"} or _is_irrealis(verb):
         return
     if verb.lemma_ == "pay" and _is_past(verb):
@@ -418,13 +420,29 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
     mine = subj is not None and subj.lower_ in SPEAKER_SUBJECTS
     if verb.lemma_ == "pay" and (mine or (subj is None and _dropped_subject(verb, ctx) == [ctx.me])):
         _rent_paid(verb, ctx)  # "we pay £1,450 rent", chat's "paying 950 for the flat"
-    if dative is None:
-        return
+    they_offer = verb.lemma_ == "offer" and subj is not None and subj.lower_ == "they"
+    if dative is None and not (they_offer and not _preps(verb, verb, {"for"})):
+        return  # "they're offering R62k a month": the firm's "they" (not "they offered £500 for the car")
     for dobj in (c for c in verb.children if c.dep_ == "dobj" and c is not dative):
         money = _money_value(dobj, ctx)
         if money:
             pred = "has-salary" if verb.lemma_ == "pay" else OFFERED_PAY
             _emit(ctx, ctx.me, pred, money, 0.55, obj_tok=None)
+
+
+def _they_are_talking(verb: Token, ctx: _Ctx) -> bool:
+    """"theyre talking R62k a month + relocation": an employer's "they" naming a sum is an offer's pay
+    (has-salary-offer, the salary once it is accepted)."""
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if verb.lemma_ != "talk" or subj is None or subj.lower_ != "they" or ctx.message.role != "user":
+        return False
+    found = False
+    for dobj in (c for c in verb.children if c.dep_ in {"dobj", "npadvmod"}):
+        money = _money_value(dobj, ctx)
+        if money and _big_enough(money):
+            _emit(ctx, ctx.me, OFFERED_PAY, money, 0.5, obj_tok=None)
+            found = True
+    return found
 
 
 def _paid_by_the_hour(verb: Token, ctx: _Ctx) -> bool:
