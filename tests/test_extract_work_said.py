@@ -1597,3 +1597,28 @@ def test_a_contract_signed_with_a_firm_is_the_job(
     tier: SpacyTier, text: str, expected: set[tuple[str, str]]
 ) -> None:
     assert work(tier, text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Paul is my husband, a civil engineer with Queensland Rail.",
+        "My husband Paul, a civil engineer with Queensland Rail, says hi.",
+        "Paul's my husband, civil engineer with Queensland Rail",  # "Paul's" parsed a possessive
+    ],
+)
+def test_a_job_set_beside_a_named_person_is_theirs(tier: SpacyTier, text: str) -> None:
+    got = {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+    assert {("Paul", "has-role", "civil engineer"), ("Paul", "works-at", "Queensland Rail")} <= got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My sister, a nurse, says hi.",  # a kin word with no name: whose?
+        "Tom and Paul came. He's my husband, a nurse at the Royal.",  # which of two?
+    ],
+)
+def test_no_job_beside_a_person_the_sentence_does_not_name(tier: SpacyTier, text: str) -> None:
+    # guards for the rule above (they hold on the code before it too)
+    assert not {f for f in spoken(tier, text, "Lin").facts if f.predicate in {"has-role", "works-at"}}

@@ -115,6 +115,7 @@ from knowledge_engine.extract.dependency.nouns import (
 )
 from knowledge_engine.extract.dependency.offers import _made_me_redundant, _offers
 from knowledge_engine.extract.dependency.work import (
+    _appositive_job,
     _employer_of_role,
     _firm_called_job,
     _in_an_org,
@@ -182,6 +183,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _take_home_said(sent, ctx)
         _last_day(sent, ctx)
         _working_there(sent, ctx)
+        _appositive_job(sent, ctx)
         _firm_called_job(sent, ctx)
         _since_moving(sent, ctx)
         _the_move(sent, ctx)

@@ -32,6 +32,7 @@ from knowledge_engine.extract.dependency.names import (
     _named_subject,
     _object_phrase,
     _of_object,
+    _only_person_before,
     _owner,
     _speakers_clause,
 )
@@ -39,6 +40,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _firm_like,
     _is_date,
     _is_job,
+    _is_kin,
     _is_org,
     _is_title,
     _is_title_word,
@@ -66,6 +68,7 @@ from knowledge_engine.extract.lexicon import (
     MEMBERSHIP_HEADS,
     OWN_JOB_NOUNS,
     PAST_JOB_MODS,
+    PRONOUN,
     SHIFT_NOUNS,
     SKIP_ENT_LABELS,
     START_VERBS,
@@ -744,6 +747,35 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     elif obj:
         _emit(ctx, subject, f"{be}-a", _drop_new(obj), 0.6, obj_tok=None)
     _org_of_role(attr, subject, past, ctx)
+
+
+def _appositive_job(sent: Span, ctx: _Ctx) -> None:
+    """'Paul is my husband, a civil engineer with Queensland Rail', 'My husband Paul, a civil engineer
+    with Queensland Rail, says hi' -> the person's role (and employer): a job set beside a person's
+    name, or beside the kin word the sentence gives a name."""
+    for job in (t for t in sent if t.dep_ == "appos" and t.pos_ == "NOUN" and _is_job(t)):
+        who = _appositive_person(job.head, ctx)
+        title = _object_phrase(job, ctx, with_of=True, prefer_name=False) if who else None
+        if who and title:
+            _emit(ctx, who, "has-role", _drop_new(title), 0.5, obj_tok=None)
+            _org_of_role(job, who, False, ctx)
+
+
+def _appositive_person(head: Token, ctx: _Ctx) -> str | None:
+    """Whom a job beside `head` describes: a person's name, or the name the sentence gives the kin
+    word ("Paul is my husband", "my husband Paul", "Paul's my husband")."""
+    if head.pos_ == "PROPN":
+        ent = ctx.ents.get(head.i)
+        return _name_of(head, ctx, person=True) if ent is not None and ent.label_ == "PERSON" else None
+    if not _is_kin(head) or not any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in head.children):
+        return None
+    named = [c for c in head.children if c.dep_ in {"appos", "poss"} and c.pos_ == "PROPN"]
+    subjects = [c for c in head.head.children if c.dep_ == "nsubj"] if head.dep_ == "attr" else []
+    names = {n for n in (_name_of(t, ctx, person=True) for t in named + subjects if t.pos_ == "PROPN") if n}
+    for pron in (t for t in subjects if t.lower_ in {"he", "she"}):  # "Paul reckons ... He's my husband"
+        names.add(_only_person_before(pron, ctx) or "")
+    names.discard("")
+    return names.pop() if len(names) == 1 and not next(iter(names)).startswith(PRONOUN) else None
 
 
 def _employee_of(attr: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
