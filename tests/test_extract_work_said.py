@@ -1622,3 +1622,17 @@ def test_a_job_set_beside_a_named_person_is_theirs(tier: SpacyTier, text: str) -
 def test_no_job_beside_a_person_the_sentence_does_not_name(tier: SpacyTier, text: str) -> None:
     # guards for the rule above (they hold on the code before it too)
     assert not {f for f in spoken(tier, text, "Lin").facts if f.predicate in {"has-role", "works-at"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("11 yrs teaching, all at greenmeadow.", {("works-at", "Greenmeadow")}),  # a verbless line of years
+        ("6 years nursing at the Royal", {("works-at", "Royal")}),
+        ("11 years at Greenmeadow.", set()),  # no word of work: a home, a school?
+    ],
+)
+def test_a_verbless_line_of_years_of_work_says_where(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert work(tier, text) == expected

@@ -135,6 +135,7 @@ from knowledge_engine.extract.dependency.work import (
     _workplace_pred,
     _year_of_study,
     _years_at,
+    _years_fragment,
 )
 from knowledge_engine.extract.lexicon import (
     CHILDCARE_NOUNS,
@@ -184,6 +185,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _last_day(sent, ctx)
         _working_there(sent, ctx)
         _appositive_job(sent, ctx)
+        _years_fragment(sent, ctx)
         _firm_called_job(sent, ctx)
         _since_moving(sent, ctx)
         _the_move(sent, ctx)

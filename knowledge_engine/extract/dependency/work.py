@@ -196,6 +196,24 @@ def _years_at(sent: Span, before: int, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
 
 
+def _years_fragment(sent: Span, ctx: _Ctx) -> None:
+    """'11 yrs teaching, all at greenmeadow.' -> works-at: a verbless line of the speaker's years of work
+    and where (a line with a verb is `_years_at`'s)."""
+    if ctx.message.role != "user" or any(t.pos_ in {"VERB", "AUX"} for t in sent):
+        return
+    words = [t.lower_ for t in sent]
+    counted = any(w in _YEAR_WORDS and k > 0 and sent[k - 1].like_num for k, w in enumerate(words))
+    working = any(w.startswith(("teach", "nurs", "work")) for w in words)
+    if not (counted and working):
+        return
+    seen = {f.object.lower() for f in ctx.out if f.predicate in WORK_PREDICATES}
+    for name in _new_employers_at([t for t in sent if t.dep_ != "prep"], seen, ctx):
+        _emit(ctx, ctx.me, "works-at", name, 0.5, obj_tok=None, obj_type="organization")
+
+
+_YEAR_WORDS = frozenset({"years", "yrs", "year", "yr"})
+
+
 def _years_as(span: Token, verb: Token | None, ctx: _Ctx) -> bool:
     """'(it's hard) after eight years as a product manager at Flipkart' -> worked-as, and the role's
     organisation worked-at: a span of years in a role, over, in a user's clause about themselves or
