@@ -1636,3 +1636,22 @@ def test_a_verbless_line_of_years_of_work_says_where(
     tier: SpacyTier, text: str, expected: set[tuple[str, str]]
 ) -> None:
     assert work(tier, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Raj has been my manager for six years.", ("Lin", "has-manager", "Raj")),  # "Raj" tagged an adverb
+        ("Raj works at Tesco.", ("Raj", "works-at", "Tesco")),
+    ],
+)
+def test_a_name_opening_a_sentence_tagged_an_adverb_is_its_subject(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+
+
+@pytest.mark.parametrize("text", ["Still is my manager lol", "Honestly is the best policy"])
+def test_an_english_adverb_opening_a_sentence_is_no_subject(tier: SpacyTier, text: str) -> None:
+    # guards for the rule above (they hold on the code before it too)
+    assert not spoken(tier, text, "Lin").facts

@@ -128,7 +128,23 @@ def _subjects(verb: Token, ctx: _Ctx) -> list[str]:
             if name:
                 names.append(name)
                 names += _listed_in_apposition(tok, name, ctx)
+    if not names and not any(c.dep_ in {"nsubj", "nsubjpass", "expl"} for c in verb.children):
+        lead = _opening_name_mistagged(verb)
+        names += [lead.text] if lead is not None else []
     return names
+
+
+def _opening_name_mistagged(verb: Token) -> Token | None:
+    """'Raj has been my manager for six years', 'Raj works at Tesco': a name opening the sentence that
+    the small model tagged an adverb or a modifier of the verb, which then has no subject; it is the
+    subject."""
+    first = verb.sent[0]
+    if first.head != verb or first.i >= verb.i or first.dep_ not in {"advmod", "npadvmod", "dep", "nmod"}:
+        return None
+    if not (first.is_title and first.is_alpha) or first.is_stop or _english_non_noun(first):
+        return None  # "Honestly is the best policy", "Still is ..."
+    # a first name, or a word tagged an adverb that no English adverb is
+    return first if first.lower_ in first_names() or first.pos_ == "ADV" else None
 
 
 # Words that open a line addressed to someone: "Hi Maria, ...", "Yep Jon, ..."
