@@ -14,6 +14,9 @@ JSONL files, one message per line:
 (`--file`). blind-c had not been read by anyone at the end of session 21: a fresh held-out set.
 `blind-d-300.jsonl` (session 23, seven more styles: slack, long, correction, help, Indian English,
 elderly, gen-z) by a fourth, who read nothing of the repo; its odd half was read from then on.
+`blind-e-300.jsonl` (session 38, seven more: voice-dictated, formal email, WhatsApp lower case,
+non-native, rant, update, question; weighted to the relations the held-out stories miss most) by a
+fifth, likewise; unread at the end of session 38 (figures only).
 
 Each message is extracted alone (its own session, speaker "Alex Morgan", role user), in process,
 with relations by example read with the local MiniLM as the engine does (`--rules-only`: without).
