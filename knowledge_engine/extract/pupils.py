@@ -24,8 +24,12 @@ from knowledge_engine.observe import counters
 # Where an adult would work and a child studies: said only of a child, not of anyone at a school
 _HIGHER = frozenset({"university", "uni", "college", "universidad", "université", "universität"})
 _AS_PUPIL = {
-    **{"works-at": "attends", "works-for": "attends", "joins": "attends", "worked-at": "attended"},
-    **{"is-at": "attends", "stays-at": "attends"},  # "osian is staying at llys celyn" (beside school talk)
+    "works-at": "attends",
+    "works-for": "attends",
+    "joins": "attends",
+    "worked-at": "attended",
+    "is-at": "attends",
+    "stays-at": "attends",  # "osian is staying at llys celyn" (beside school talk)
 }
 _WORK = re.compile(
     r"\b(?:job|jobs|work\w*|employ\w*|hired|staff|teach\w*|taught|lectur\w*|intern\w*|shifts?|"

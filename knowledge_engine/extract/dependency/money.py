@@ -117,10 +117,7 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         monthly = after in (["a", "month"], ["per", "month"], ["/", "month"], ["/", "mo"]) or glued
         monthly = monthly or after[0] in {"pcm", "/month", "monthly"}
         # Australian and New Zealand rents are weekly: "$560 a week", "450pw"
-        weekly = after in (["a", "week"], ["per", "week"], ["/", "week"], ["/", "wk"]) or after[0] in {
-            "pw",
-            "weekly",
-        }
+        weekly = tuple(after) in _WEEKLY or after[0] in {"pw", "weekly"}
         monthly = monthly or weekly or tok.lower_.endswith(("/week", "/wk", "pw"))
         if not (monthly or pm):
             continue
@@ -139,6 +136,7 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         return
 
 
+_WEEKLY = frozenset({("a", "week"), ("per", "week"), ("/", "week"), ("/", "wk")})
 _RENTED = HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease", "unit"}  # "unit": a flat (AU)
 # What else a household pays by the week or month ("we spend $200 a week on groceries at the flat")
 _SPENT = frozenset({"spend", "grocery", "groceries", "food", "petrol", "fuel", "childcare", "gym"})
@@ -431,7 +429,7 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
 
 
 def _they_are_talking(verb: Token, ctx: _Ctx) -> bool:
-    """"theyre talking R62k a month + relocation": an employer's "they" naming a sum is an offer's pay
+    """ "theyre talking R62k a month + relocation": an employer's "they" naming a sum is an offer's pay
     (has-salary-offer, the salary once it is accepted)."""
     subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     if verb.lemma_ != "talk" or subj is None or subj.lower_ != "they" or ctx.message.role != "user":

@@ -789,11 +789,12 @@ def _appositive_person(head: Token, ctx: _Ctx) -> str | None:
         return None
     named = [c for c in head.children if c.dep_ in {"appos", "poss"} and c.pos_ == "PROPN"]
     subjects = [c for c in head.head.children if c.dep_ == "nsubj"] if head.dep_ == "attr" else []
-    names = {n for n in (_name_of(t, ctx, person=True) for t in named + subjects if t.pos_ == "PROPN") if n}
-    for pron in (t for t in subjects if t.lower_ in {"he", "she"}):  # "Paul reckons ... He's my husband"
-        names.add(_only_person_before(pron, ctx) or "")
-    names.discard("")
-    return names.pop() if len(names) == 1 and not next(iter(names)).startswith(PRONOUN) else None
+    found = [_name_of(t, ctx, person=True) for t in named + subjects if t.pos_ == "PROPN"]
+    # "Paul reckons ... He's my husband": the one person named before (or a he/she left unresolved)
+    found += [_only_person_before(t, ctx) for t in subjects if t.lower_ in {"he", "she"}]
+    names = {n for n in found if n}
+    name = names.pop() if len(names) == 1 else None
+    return None if name is None or name.startswith(PRONOUN) else name
 
 
 def _employee_of(attr: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
