@@ -259,6 +259,9 @@ def test_a_short_lead_in_and_a_colon_end_a_sentence(
         ("Note: the meeting moved", ["Note"]),  # not the speaker's own clause
         ("The long list of things I packed for the trip was this: I think", ["The"]),  # no lead-in
         ("ok\nupdate: my boss is Dana", ["ok", "update", "my"]),  # the lead-in counts from the line
+        ("update: finished at Bellway on Friday", ["update", "finished"]),  # a label, any clause after it
+        ("Quick update: sold the Yaris", ["Quick", "sold"]),
+        ("the thing we talked about in the update: Bellway", ["the"]),  # no label opening the line
     ],
 )
 def test_the_colon_break_marks_only_a_short_lead_in_before_the_speakers_clause(
@@ -267,3 +270,18 @@ def test_the_colon_break_marks_only_a_short_lead_in_before_the_speakers_clause(
     doc = spacy.blank("en").make_doc(text)
     line_breaks._line_breaks(doc)
     assert [t.text for t in doc if t.is_sent_start] == starts
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "update: finished at Bellway Homes on Friday, started at Taylor Wimpey this morning.",
+            ("works-at", "Taylor Wimpey"),
+        ),
+        ("Quick update: turned 30 yesterday and celebrated.", ("is-aged", "30")),
+    ],
+)
+def test_the_clause_after_a_label_is_the_speakers(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Kim")])
+    assert fact in {(f.predicate, f.object) for f in ex.facts if f.subject == "Kim"}

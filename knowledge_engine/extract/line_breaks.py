@@ -26,6 +26,12 @@ COMPONENT = "chat_line_breaks"
 _LEAD_IN = 8
 _OWN_CLAUSE = frozenset({"i", "we", "my", "our"})
 
+# A label and a colon that open a line ("update: finished at Bellway on Friday, started at Taylor
+# Wimpey", "Big news: sold the Yaris"): the clause after it drops its "I", and run into the label
+# the parser made the label its subject ("Taylor Wimpey worked at Bellway"). Any clause after one.
+_LABEL_LEAD_IN = 3
+_LABELS = frozenset({"update", "news", "fyi", "ps", "edit", "recap", "status"})
+
 
 @Language.component(COMPONENT)
 def _line_breaks(doc: Doc) -> Doc:
@@ -35,9 +41,18 @@ def _line_breaks(doc: Doc) -> Doc:
         if prev.is_space and "\n" in prev.text and not tok.is_space:
             tok.is_sent_start = True
             line_start = tok.i
-        elif prev.text == ":" and tok.lower_ in _OWN_CLAUSE and tok.i - line_start <= _LEAD_IN:
+        elif (prev.text == ":" and tok.lower_ in _OWN_CLAUSE and tok.i - line_start <= _LEAD_IN) or (
+            prev.text == ":" and _after_a_label(doc, tok.i, line_start)
+        ):
             tok.is_sent_start = True
     return doc
+
+
+def _after_a_label(doc: Doc, i: int, line_start: int) -> bool:
+    """The colon before token `i` closes a short label that opens its line ("Quick update:")."""
+    return (
+        i - 1 - line_start <= _LABEL_LEAD_IN and i >= 2 and doc[i - 2].lower_ in _LABELS and doc[i].is_alpha
+    )
 
 
 def install(nlp: Language) -> None:
