@@ -439,3 +439,38 @@ def test_an_employers_they_naming_a_sum_is_an_offers_pay(
     tier: SpacyTier, text: str, expected: set[tuple[str, str]]
 ) -> None:
     assert {f for f in pay(tier, text) if f[0] == "has-salary-offer"} == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "before"),
+    [
+        ("My salary was increased from £42,500 to £45,000 last month.", "£45,000", "£42,500"),
+        ("pay rise!!! from 26k to 29.5k, still at the council", "29.5k", "26k"),
+        ("Got a raise from £42,500 to £45,000!", "£45,000", "£42,500"),
+    ],
+)
+def test_pay_from_one_amount_to_another_is_the_pay_now_and_before(
+    tier: SpacyTier, text: str, now: str, before: str
+) -> None:
+    got = pay(tier, text)
+    assert ("has-salary", now) in got
+    assert ("has-salary", before) not in got
+    assert ("has-rent", now) not in got
+
+
+def test_a_rent_lowered_from_one_amount_to_another_is_the_new_rent(tier: SpacyTier) -> None:
+    got = pay(tier, "The landlord agreed to drop the rent from £1,050 to £980 since the damp's not fixed.")
+    assert ("has-rent", "£980") in got
+    assert ("has-rent", "£1,050") not in got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The landlord wants to raise the rent to £1,200.",
+        "They refused to raise my salary to £50k.",
+        "The landlord is going to put the rent up to £1,200 in May.",
+    ],
+)
+def test_a_change_only_wanted_or_refused_is_not_the_amount_now(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in pay(tier, text) if p in {"has-salary", "has-rent"}}

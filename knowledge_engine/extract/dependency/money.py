@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
-from spacy.tokens import Span, Token
+from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.dependency.grammar import (
@@ -315,8 +315,13 @@ def _home_priced(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     landlord wants 1,500 now', 'the landlord is charging £1,200' -> has-rent."""
     if verb.lemma_ == "cost" and not _is_past(verb):
         _home_costs(verb, subj_tok, ctx, monthly_only=True)
-    elif verb.lemma_ in {"want", "charge", "ask"} and _landlord(subj_tok):
+    elif verb.lemma_ in {"want", "charge", "ask"} and _landlord(subj_tok) and not _wants_to(verb):
         _home_costs(verb, subj_tok, ctx, owner=True)
+
+
+def _wants_to(verb: Token) -> bool:
+    """'The landlord wants to raise the rent to £1,200': a change wanted, not the rent asked now."""
+    return any(c.dep_ == "xcomp" for c in verb.children)
 
 
 def _landlord(noun: Token) -> bool:
@@ -501,13 +506,30 @@ def _rent_paid(verb: Token, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, "has-rent", money, 0.55, obj_tok=None)
 
 
+_CHANGED_BY_SOMEONE = frozenset({"bump", "raise", "increase", "up", "put", "drop", "cut", "reduce", "lower"})
+
+
+# "The landlord wants to raise the rent to £1,200", "they refused to raise my salary to £50k": a
+# change wanted, planned or refused is not the amount now
+_NOT_DONE = frozenset({
+    "want", "refuse", "decline", "plan", "hope", "try", "threaten", "propose", "intend", "offer", "go",
+    "need", "ask", "expect", "consider", "like", "wish", "fail",
+})  # fmt: skip
+
+
+def _only_meant(verb: Token) -> bool:
+    """The change is the object of a wish, plan or refusal ("wants to raise", "is going to put up")."""
+    return verb.dep_ == "xcomp" and (verb.head.lemma_ in _NOT_DONE or _is_irrealis(verb.head))
+
+
 def _salary_change(verb: Token, ctx: _Ctx) -> None:
     """'My salary goes up to $95,000', 'Base rises to 95k', "they bumped my salary to £48,000" ->
     has-salary (the new amount)."""
-    if _is_irrealis(verb):
+    if _is_irrealis(verb) or _only_meant(verb):
         return
-    if verb.lemma_ in {"bump", "raise", "increase", "up", "put"}:  # the amount raised by someone
-        subj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    if verb.lemma_ in _CHANGED_BY_SOMEONE:  # the amount raised (or cut) by someone
+        # "my salary was increased from £42,500 to £45,000": the passive's subject is the amount
+        subj = next((c for c in verb.children if c.dep_ in {"dobj", "nsubjpass"}), None)
     elif verb.lemma_ in {"go", "rise", "increase", "jump", "climb", "move", "come"}:  # "comes to €1,950"
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     else:
@@ -557,9 +579,12 @@ def _pay_arrow(sent: Span, ctx: _Ctx) -> None:
         return
     pred, before_pred = ("has-rent", "") if rent else ("has-salary", "earned")
     dashed = (t for t in sent if t.text == ">" and t.i > 0 and doc[t.i - 1].text == "-")  # "52k -> 58k"
-    for arrow in [*(t for t in sent if t.text in _ARROWS), *dashed]:
-        before = doc[arrow.i - 2] if arrow.text == ">" else doc[arrow.i - 1]
-        after = doc[arrow.i + 1] if arrow.i + 1 < len(doc) else None
+    pairs = [
+        (_before_arrow(arrow), _after_arrow(arrow))
+        for arrow in [*(t for t in sent if t.text in _ARROWS), *dashed]
+    ]
+    pairs += _from_to(sent)  # "pay rise!!! from 26k to 29.5k": the same, said in words
+    for before, after in pairs:
         old, new = _pay_amount(before, ctx), _pay_amount(after, ctx) if after is not None else None
         if old and new:
             # "salary 40,000 → 44,000": the line's key read the first amount as the pay now
@@ -568,6 +593,34 @@ def _pay_arrow(sent: Span, ctx: _Ctx) -> None:
             if before_pred:
                 _emit(ctx, ctx.me, before_pred, old, 0.5, obj_tok=None)
             return
+
+
+def _before_arrow(arrow: Token) -> Token:
+    return arrow.doc[arrow.i - 2] if arrow.text == ">" else arrow.doc[arrow.i - 1]
+
+
+def _after_arrow(arrow: Token) -> Token | None:
+    return arrow.doc[arrow.i + 1] if arrow.i + 1 < len(arrow.doc) else None
+
+
+def _from_to(sent: Span) -> list[tuple[Token, Token | None]]:
+    """The amounts of "from X to Y" ("from 26k to 29.5k", "from £42,500 to £45,000"): the number
+    after "from" (past a currency sign) and the one after the "to" that follows it."""
+    pairs: list[tuple[Token, Token | None]] = []
+    doc = sent.doc
+    for word in (t for t in sent if t.lower_ == "from"):
+        old = _next_number(doc, word.i + 1, sent.end)
+        to = old.i + 1 if old is not None else sent.end
+        if old is not None and to < sent.end and doc[to].lower_ == "to":
+            pairs.append((old, _next_number(doc, to + 1, sent.end)))
+    return pairs
+
+
+def _next_number(doc: Doc, i: int, end: int) -> Token | None:
+    """The number at `i`, or after one currency sign there ("£ 45,000")."""
+    if i < end and doc[i].tag_ == "$":
+        i += 1
+    return doc[i] if i < end and (doc[i].like_num or MONEY_SHORT.match(doc[i].text)) else None
 
 
 def _pay_amount(tok: Token, ctx: _Ctx) -> str | None:
