@@ -202,3 +202,43 @@ def test_the_in_passing_is_not_a_car_weighed_shopped_for_gone_or_another_thing(
 def test_an_assistant_saying_the_car_gives_the_speaker_none(tier: SpacyTier) -> None:
     (ex,) = tier.extract([Message(id="a", text="the Corolla needs new tyres, then", role="assistant")])
     assert not [f for f in ex.facts if f.predicate == "has-car"]
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [
+        ("Can I claim mileage for my Octavia?", "Octavia"),
+        ("Is it worth switching my Tesla to an off-peak tariff?", "Tesla"),
+    ],
+)
+def test_a_question_about_my_car_takes_the_car_as_given(tier: SpacyTier, text: str, car: str) -> None:
+    assert car in cars(tier, text)
+
+
+def test_a_question_about_an_old_car_gives_none(tier: SpacyTier) -> None:
+    # a guard for the rule above (it holds on the code before it too)
+    assert not cars(tier, "Is my old Corsa worth anything?")
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [
+        ("my kodiaq is in the garage", "kodiaq"),  # chat's lower case: a model no English word spells
+        ("sold the yaris and bought a picanto", "picanto"),
+        ("we've swapped the Berlingo for a Model 3, 2nd hand.", "Model 3"),  # Tesla's model
+    ],
+)
+def test_a_model_in_lower_case_or_teslas_model_number_is_a_car(tier: SpacyTier, text: str, car: str) -> None:
+    assert {c.casefold() for c in cars(tier, text)} >= {car.casefold()}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how do I get dog hair out of my golf bag?",  # "golf" is a word
+        "Model trains are my hobby.",  # "Model" with no number
+    ],
+)
+def test_a_word_that_is_also_a_model_is_no_car(tier: SpacyTier, text: str) -> None:
+    # guards for the rule above (they hold on the code before it too)
+    assert not cars(tier, text)

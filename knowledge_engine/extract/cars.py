@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from spacy.tokens import Span, Token
 
 from knowledge_engine.extract.lexicon import CAR_MAKES, CAR_MODELS, CAR_NAMES, CAR_NOUNS, SPEAKER_SUBJECTS
+from knowledge_engine.extract.nlp import word_index
 
 _MODEL_PART = re.compile(r"[A-Z0-9][\w-]*|-")  # "CR", "-", "V", "EX", "F-150", "Hybrid"
 _PAST_TAGS = frozenset({"VBD", "VBN"})
@@ -80,7 +81,7 @@ def car_spans(sent: Span) -> list[Span]:
     i = sent.start
     while i < sent.end:
         tok = sent.doc[i]
-        if tok.text not in CAR_NAMES or (tok.text not in CAR_MAKES and tok.pos_ not in {"PROPN", "NOUN"}):
+        if not _car_word(tok):
             i += 1
             continue
         j = i + 1
@@ -93,8 +94,25 @@ def car_spans(sent: Span) -> list[Span]:
     return spans
 
 
+def _car_word(tok: Token) -> bool:
+    """A make or model as cased ("Qashqai"; a model only as a noun), a model written in lower case
+    that is no English word ("qashqai", "yaris": chat's own spelling; not "golf", "jazz"), or
+    Tesla's "Model 3"."""
+    if tok.text in CAR_NAMES:
+        return tok.text in CAR_MAKES or tok.pos_ in {"PROPN", "NOUN"}
+    if tok.text == "Model":
+        return tok.i + 1 < len(tok.doc) and tok.doc[tok.i + 1].text in _TESLA_MODELS
+    cased = _CASED.get(tok.text)
+    index = word_index(tok.vocab) if cased else None
+    return index is not None and not any(tok.text in words for words in index.values())
+
+
+_TESLA_MODELS = frozenset({"3", "S", "X", "Y"})
+_CASED = {name.lower(): name for name in CAR_NAMES if name.lower() != name}
+
+
 def _model_part(tok: Token, before: Token) -> bool:
-    if tok.text in CAR_MODELS or tok.lower_ in {"hybrid", "estate"}:
+    if tok.text in CAR_MODELS or tok.lower_ in {"hybrid", "estate"} or _car_word(tok):
         return True
     glued = tok.idx == before.idx + len(before.text)  # "CR-V" is three tokens written as one
     return (
@@ -149,6 +167,10 @@ class Cars:
         missed = [s for s in spans if not any(f.start == s.start for f in found)]
         self.seen = missed[-1] if missed else (None if found else self.seen)
         return found
+
+    def mine(self, sent: Span) -> list[Span]:
+        """The car names this sentence gives "my"/"our" ("my Octavia", "our 2015 Golf") and nothing else."""
+        return [span for span in car_spans(sent) if self._mine(span, sent)]
 
     def in_passing(self, sent: Span) -> list[Span]:
         """'the Corolla needs new tyres', 'took the Golf in for its MOT': a car the speaker speaks of

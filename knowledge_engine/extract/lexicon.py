@@ -344,6 +344,10 @@ CAR_MODELS = frozenset({
     "RAV4", "Sandero", "Sorento", "Sportage", "Swift", "Tacoma", "Tiguan", "Tucson", "Twingo", "Yaris",
     "Zafira", "Ute", "Silverado", "Tundra", "Wrangler", "Outlander", "Elantra", "Altima", "Sentra",
     "Pathfinder", "Kona", "Ioniq", "Niro", "Megane", "Mégane", "Ceed", "CX-5",
+    "Berlingo", "Picanto", "Creta", "Karoq", "Kodiaq", "Kamiq", "Mokka", "Grandland", "Aygo", "Auris",
+    "Avensis", "X-Trail", "Navara", "Almera", "HR-V", "CX-3", "CX-30", "MX-5", "Vitara", "Baleno",
+    "Celerio", "Ertiga", "Nexon", "Tiago", "Kadjar", "Arkana", "Touareg", "T-Roc", "Touran", "Sharan",
+    "Meriva", "Kangoo", "Trafic", "Macan", "Venza",
 })  # fmt: skip
 CAR_NAMES = CAR_MAKES | CAR_MODELS  # a span of these words is a car ("Renault Clio"), never a person
 CAR_NOUNS = frozenset(

@@ -60,6 +60,13 @@ def _cars_named(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, "has-car", car.text, 0.6, obj_tok=car.root, obj_type="product")
 
 
+def _cars_asked_about(sent: Span, ctx: _Ctx) -> None:
+    """A question asks about the speaker's car by "my"/"our" ("Is it worth switching my Tesla to an
+    off-peak tariff?", "Can I claim mileage for my Octavia?"): the question takes the car as given."""
+    for car in ctx.cars.mine(sent):
+        _emit(ctx, ctx.me, "has-car", car.text, 0.55, obj_tok=car.root, obj_type="product")
+
+
 def _pets_named(sent: Span, ctx: _Ctx) -> None:
     """The speaker's pets named by what they are (extract/pets.py): 'Jess is the dog', 'we have dog,
     paçoca' (held in a line that goes on to ask: "..., can dog fly to europe?")."""

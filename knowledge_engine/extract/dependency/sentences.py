@@ -10,6 +10,7 @@ from spacy.tokens import Span
 
 from knowledge_engine.extract import still_at
 from knowledge_engine.extract.dependency.belongings import (
+    _cars_asked_about,
     _cars_named,
     _pet_by_its_word,
     _pet_called,
@@ -162,6 +163,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
     if _is_question(sent):
         if ctx.message.role == "user":
             _the_move(sent, ctx, own_only=True)  # "Any tips for our move to Bristol?": asked about
+            _cars_asked_about(sent, ctx)  # "Can I claim mileage for my Octavia?"
         return
     _age_facts(sent, ctx)
     _age_aside(sent, ctx)
