@@ -712,3 +712,31 @@ def test_a_known_place_right_before_the_speakers_home_is_where_they_live(
 def test_no_home_from_a_place_before_a_home_left_wished_or_built(tier: SpacyTier, text: str) -> None:
     # "I miss our flat in Leeds" was a home before this change; the others guard the rule above
     assert not {h for h in homes(tier, text) if h[0] == "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        (
+            "I'm getting moved to the Swindon depot so I need to figure out the commute from Chippenham",
+            "Chippenham",
+        ),
+        ("got moved to the leeds office so now i have 2 commute from york every day lol", "York"),
+        ("The commute from Newport is way shorter now.", "Newport"),  # the model tagged it a firm
+    ],
+)
+def test_one_commutes_from_home(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("lives-in", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "His commute from Leeds is awful.",  # another's
+        "The commute from work takes ages.",  # no place
+        "I used to commute from Bath.",  # no more
+    ],
+)
+def test_no_home_from_a_commute_not_mine_or_from_no_place(tier: SpacyTier, text: str) -> None:
+    # guards for the rule above (they hold on the code before it too)
+    assert not {o for p, o in homes(tier, text) if p == "lives-in"}

@@ -251,6 +251,30 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
                 _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
 
 
+def _commute_from(sent: Span, ctx: _Ctx) -> None:
+    """'the commute from Chippenham', 'my commute from York is killing me', 'I commute from Newport'
+    -> lives-in: one commutes from home. Only a place ("the commute from work" names none), not
+    another's ("his commute from Leeds"), a plan or a past one."""
+    for commute in (t for t in sent if t.lemma_.lower() == "commute"):
+        if commute.pos_ == "VERB":
+            # "I used to commute from Bath", "he wants to commute from X": an xcomp's subject is elsewhere
+            mine = _by_me(commute, ctx) and commute.dep_ != "xcomp" and not _is_past(commute)
+            mine = mine and not _is_irrealis(commute)
+        else:
+            owners = {c.lower_ for c in commute.children if c.dep_ == "poss"}
+            dets = {c.lower_ for c in commute.children if c.dep_ == "det"}
+            mine = ctx.message.role == "user" and owners <= {"my", "our"} and dets <= {"the"}
+            mine = mine and not _is_irrealis(commute.head) and not _is_past(commute.head)
+        if not mine:
+            continue
+        for pobj in (p for prep in commute.children if prep.lower_ == "from" for p in _pobjs(prep)):
+            ent = ctx.ents.get(pobj.i)
+            name = _name_of(pobj, ctx) if pobj.pos_ == "PROPN" else None
+            known = name is not None and places.fold(name) in places.places()  # "Newport" tagged ORG
+            if name and (known or (ent is not None and ent.label_ in {"GPE", "LOC"})):
+                _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=pobj, obj_type="location")
+
+
 def _place_before_home(home: Token, said: set[str], ctx: _Ctx) -> None:
     """'the rent for our Footscray flat', 'my Leeds flat': a place named right before the speaker's
     home noun (the small model may make the place the noun and "flat" an adjective). Only a known

@@ -60,6 +60,7 @@ from knowledge_engine.extract.dependency.health import (
     _treated_for,
 )
 from knowledge_engine.extract.dependency.homes import (
+    _commute_from,
     _districts,
     _here_in,
     _home_city,
@@ -223,6 +224,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _pets_by_breed(before, ctx)
         _pet_by_its_word(sent, before, ctx)
         _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
+        _commute_from(sent, ctx)
         _in_an_org(sent, before, ctx)
         _job_of_mine(sent, before, ctx)
         _work_at(sent, before, ctx)
