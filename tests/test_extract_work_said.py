@@ -1655,3 +1655,58 @@ def test_a_name_opening_a_sentence_tagged_an_adverb_is_its_subject(
 def test_an_english_adverb_opening_a_sentence_is_no_subject(tier: SpacyTier, text: str) -> None:
     # guards for the rule above (they hold on the code before it too)
     assert not spoken(tier, text, "Lin").facts
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Honestly being a junior doctor at Addenbrooke's is breaking me.",
+            {("has-role", "junior doctor"), ("works-at", "Addenbrooke's")},
+        ),
+        (
+            "tbh being a barista at grindhouse is fun but the pay is awful",
+            {("has-role", "barista"), ("works-at", "Grindhouse")},
+        ),
+    ],
+)
+def test_being_a_job_at_a_named_place_is_the_speakers(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert expected <= said_by(tier, text, "Lin")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Being a nurse is hard.",  # no employer: anyone's
+        "My sister being a nurse at the Royal Free helps.",  # hers
+        "Being a teacher at Greenfield was the best time of my life.",  # a past the clause does not end
+    ],
+)
+def test_being_a_job_not_the_speakers_now_gives_none(tier: SpacyTier, text: str) -> None:
+    # guards for the rule above (they hold on the code before it too)
+    assert not {f for f in said_by(tier, text, "Lin") if f[0] in {"has-role", "works-at"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        ("I've been freelancing since leaving the BBC last year.", "BBC"),
+        ("After leaving Deloitte in March I took six months off.", "Deloitte"),
+    ],
+)
+def test_since_leaving_a_firm_the_speaker_left_it(tier: SpacyTier, text: str, firm: str) -> None:
+    assert ("left", firm) in said_by(tier, text, "Lin")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "After leaving Paris we drove south.",  # a trip
+        "Tom has been sad since leaving Google.",  # Tom's
+    ],
+)
+def test_leaving_a_place_or_anothers_leaving_is_no_job_left(tier: SpacyTier, text: str) -> None:
+    # guards for the rule above (they hold on the code before it too)
+    assert not {f for f in said_by(tier, text, "Lin") if f[0] == "left"}

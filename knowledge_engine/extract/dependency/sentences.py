@@ -118,6 +118,7 @@ from knowledge_engine.extract.dependency.nouns import (
 from knowledge_engine.extract.dependency.offers import _made_me_redundant, _offers
 from knowledge_engine.extract.dependency.work import (
     _appositive_job,
+    _being_a,
     _employer_of_role,
     _firm_called_job,
     _in_an_org,
@@ -130,6 +131,7 @@ from knowledge_engine.extract.dependency.work import (
     _promoted_me,
     _qualified_as,
     _role_as_mine,
+    _since_leaving,
     _stepped_up,
     _titled_job,
     _work_at,
@@ -187,6 +189,8 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _take_home_said(sent, ctx)
         _last_day(sent, ctx)
         _working_there(sent, ctx)
+        _being_a(sent, ctx)
+        _since_leaving(sent, ctx)
         _appositive_job(sent, ctx)
         _years_fragment(sent, ctx)
         _firm_called_job(sent, ctx)

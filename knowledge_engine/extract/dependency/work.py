@@ -507,6 +507,42 @@ def _working_there(sent: Span, ctx: _Ctx) -> None:
                 _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=pobj, obj_type="organization")
 
 
+# Chat's openers the model may take for the subject of "being" ("tbh being a barista at X is fun")
+_OPENER_WORDS = frozenset({"tbh", "ngl", "honestly", "lol", "imo", "tho", "so", "and", "but"})
+
+
+def _being_a(sent: Span, ctx: _Ctx) -> None:
+    """'Honestly being a junior doctor at Addenbrooke's is breaking me', 'being a barista at
+    grindhouse is fun' -> has-role and works-at: a job at a named place, as the subject of how it
+    is, is the speaker's ("being a nurse is hard", with no employer, may be anyone's)."""
+    for being in (t for t in sent if t.lower_ == "being" and t.dep_ in {"csubj", "nsubj"}):
+        subjects = [c for c in being.children if c.dep_ == "nsubj"]
+        if any(s.lower_ not in _OPENER_WORDS for s in subjects) or _is_irrealis(being.head):
+            continue
+        for attr in (c for c in being.children if c.dep_ == "attr" and c.lemma_.lower() in JOB_TITLE_NOUNS):
+            if any(c.dep_ in {"poss", "neg"} for c in attr.children) or _is_past(being.head):
+                continue
+            pobjs = [p for prep in attr.children if prep.lower_ in {"at", "for"} for p in _pobjs(prep)]
+            if any(_employer_name(p, ctx) for p in pobjs):
+                _attr_fact(attr, ctx.me, "is", False, ctx)
+
+
+def _since_leaving(sent: Span, ctx: _Ctx) -> None:
+    """'I've been freelancing since leaving the BBC last year', 'After leaving Deloitte I took six
+    months off' -> left (an ending): the speaker of the clause left the named firm."""
+    for leaving in (
+        t for t in sent if t.lemma_ in {"leave", "quit"} and t.tag_ == "VBG" and t.dep_ == "pcomp"
+    ):
+        prep = leaving.head
+        if prep.lower_ not in {"since", "after"} or not _by_me(prep.head, ctx) or _is_irrealis(prep.head):
+            continue
+        for dobj in (c for c in leaving.children if c.dep_ == "dobj" and c.pos_ == "PROPN"):
+            if dobj.ent_type_ in {"GPE", "LOC"} or places.fold(dobj.text) in places.places():
+                continue  # "After leaving Paris we drove south": a trip, not a job
+            if obj := _object_phrase(dobj, ctx, prefer_name=False):
+                _emit(ctx, ctx.me, "left", obj, 0.5, obj_tok=dobj, ends=True)
+
+
 def _became(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'Sarah became my boss in May', 'Dave took over as my manager' -> the owner's relation to the
     subject, as 'Sarah is my boss' says it."""
