@@ -256,3 +256,19 @@ def test_an_injury_or_a_pregnancy_of_the_speakers_is_a_condition(
 def test_no_injury_of_long_ago_anothers_doing_or_denied(tier: SpacyTier, text: str) -> None:
     # guards (read so before the rule too)
     assert not {f for f in facts(tier, text) if f[1] == "has-condition"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Our flat is damp and my son Rory's asthma is getting worse.", ("Rory", "has-condition", "asthma")),
+        ("Priya's eczema flared up again.", ("Priya", "has-condition", "eczema")),
+    ],
+)
+def test_a_named_persons_condition_is_theirs(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_a_condition_that_names_a_clinic_is_no_ones(tier: SpacyTier) -> None:
+    # a guard for the rule above (it holds on the code before it too)
+    assert not {f for f in facts(tier, "We went to Addenbrooke's asthma clinic.") if f[1] == "has-condition"}

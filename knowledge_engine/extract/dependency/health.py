@@ -337,7 +337,18 @@ def _possessed_condition(tok: Token, ctx: _Ctx) -> None:
     owner = tok.head if tok.dep_ == "compound" else tok
     if any(c.dep_ == "poss" and c.lower_ in FIRST_PERSON_POSS for c in owner.children):
         _emit(ctx, ctx.me, "has-condition", tok.text.lower(), 0.55, obj_tok=None)
+    elif owner is tok and (person := _named_owner(tok, ctx)):
+        _emit(ctx, person, "has-condition", tok.text.lower(), 0.5, obj_tok=None)
     _typed_condition(tok, ctx)
+
+
+def _named_owner(tok: Token, ctx: _Ctx) -> str | None:
+    """'my son Rory's asthma is getting worse', "Priya's eczema": the person named before "'s"
+    (a person's name: not "Addenbrooke's asthma clinic", where the condition names a clinic)."""
+    poss = next((c for c in tok.children if c.dep_ == "poss" and c.pos_ == "PROPN"), None)
+    if poss is None or not any(c.tag_ == "POS" for c in poss.children):
+        return None
+    return _name_of(poss, ctx, person=True) if poss.ent_type_ in {"PERSON", ""} else None
 
 
 def _typed_condition(tok: Token, ctx: _Ctx) -> None:
