@@ -285,3 +285,13 @@ def test_the_colon_break_marks_only_a_short_lead_in_before_the_speakers_clause(
 def test_the_clause_after_a_label_is_the_speakers(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
     (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Kim")])
     assert fact in {(f.predicate, f.object) for f in ex.facts if f.subject == "Kim"}
+
+
+def test_a_bulleted_note_is_kept_one_sentence() -> None:
+    # the parser made the bullet a sentence and the value after the key another
+    doc = spacy.blank("en").make_doc("tidy:\n- wife: Agnieszka\nmy note: later")
+    line_breaks._line_breaks(doc)
+    marks = {t.text: t.is_sent_start for t in doc}
+    assert marks["wife"] is False and marks["Agnieszka"] is False
+    assert marks["-"] is True
+    assert marks["later"] is not False  # no bullet: the parser decides

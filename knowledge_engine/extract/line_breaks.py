@@ -33,6 +33,13 @@ _LABEL_LEAD_IN = 3
 _LABELS = frozenset({"update", "news", "fyi", "ps", "edit", "recap", "status"})
 
 
+# A bulleted note ("- mgr: Priyanka Rao", "• Car: 2017 Skoda Fabia") is one sentence: the parser
+# made the bullet a sentence of its own and the key another ("mgr:" / "Priyanka Rao"), and the
+# rules for a note's key and value (dependency/notes.py) saw neither together.
+_BULLETS = frozenset({"-", "*", "•", "–", "—", "·", ">"})
+_KEY_WORDS = 3  # at most this many words before a note's colon
+
+
 @Language.component(COMPONENT)
 def _line_breaks(doc: Doc) -> Doc:
     line_start = 0
@@ -41,18 +48,30 @@ def _line_breaks(doc: Doc) -> Doc:
         if prev.is_space and "\n" in prev.text and not tok.is_space:
             tok.is_sent_start = True
             line_start = tok.i
-        elif (prev.text == ":" and tok.lower_ in _OWN_CLAUSE and tok.i - line_start <= _LEAD_IN) or (
-            prev.text == ":" and _after_a_label(doc, tok.i, line_start)
-        ):
+        elif prev.text == ":" and _clause_after_colon(doc, tok.i, line_start):
             tok.is_sent_start = True
+        elif _within_a_note(doc, tok.i, line_start):
+            tok.is_sent_start = False
     return doc
 
 
-def _after_a_label(doc: Doc, i: int, line_start: int) -> bool:
-    """The colon before token `i` closes a short label that opens its line ("Quick update:")."""
+def _clause_after_colon(doc: Doc, i: int, line_start: int) -> bool:
+    """The colon before token `i` ends a short lead-in before the speaker's own clause, or closes a
+    short label that opens its line ("Quick update:")."""
+    if doc[i].lower_ in _OWN_CLAUSE and i - line_start <= _LEAD_IN:
+        return True
     return (
         i - 1 - line_start <= _LABEL_LEAD_IN and i >= 2 and doc[i - 2].lower_ in _LABELS and doc[i].is_alpha
     )
+
+
+def _within_a_note(doc: Doc, i: int, line_start: int) -> bool:
+    """Token `i` is the word after a line's bullet, or the value after the colon of its short key."""
+    if doc[line_start].text not in _BULLETS or doc[i].is_space:
+        return False
+    if i == line_start + 1:
+        return True
+    return doc[i - 1].text == ":" and i - 1 - line_start <= _KEY_WORDS + 1
 
 
 def install(nlp: Language) -> None:

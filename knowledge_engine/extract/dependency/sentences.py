@@ -171,7 +171,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
     _age_facts(sent, ctx)
     _age_aside(sent, ctx)
     if ctx.message.role == "user":
-        for part in _form_parts(sent):
+        for part in _form_parts(_whole_line(sent)):
             _fragments(part, ctx)
     for verb in sent:
         _pay_facts(verb, ctx)
@@ -333,6 +333,36 @@ def _still_at(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, _workplace_pred(name, False), name, 0.5, obj_tok=None, obj_type="organization")
         elif prep == "in" and _place_named(tok, name, ctx):
             _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
+
+
+def _note_line(words: list[Token], ctx: _Ctx) -> bool:
+    """'Me – teacher at X', 'Husband Karl – electrician' (a line led by whom it describes), 'current:
+    X at Y', 'before: X at Y' (a job by its time): a note line's key up to its separator, and its
+    value (notes.py); whether it was one."""
+    if _cv_line(words, ctx):
+        return True
+    sep = next((k for k, t in enumerate(words[:4]) if t.text in SEPARATORS), None)
+    if sep is None or sep == 0 or sep + 1 >= len(words):
+        return False
+    key, value = words[:sep], words[sep + 1 :]
+    if key[-1].lower_ == "that" and len(key) == 2:
+        key = key[:1]  # "before that: grad role at Suncorp"
+    if len(key) == 1 and key[0].lower_ in NOW_KEYS | PAST_KEYS:
+        _job_fragment(value, True, ctx, past=key[0].lower_ in PAST_KEYS)
+        return True
+    return _person_note(key, value, ctx)
+
+
+def _whole_line(sent: Span) -> Span:
+    """A sentence that opens a line and ends on its key ("- mgr:" / "Priyanka Rao": the parser may
+    cut a note there), up to the line's end; any other sentence as it is."""
+    doc = sent.doc
+    opens = sent.start == 0 or (doc[sent.start - 1].is_space and "\n" in doc[sent.start - 1].text)
+    last = doc[sent.end - 1] if not doc[sent.end - 1].is_space else doc[max(sent.start, sent.end - 2)]
+    if not opens or last.text != ":" or sent.end >= len(doc) or "\n" in doc[sent.end - 1].text:
+        return sent
+    end = next((t.i for t in doc[sent.end :] if t.is_space and "\n" in t.text), len(doc))
+    return doc[sent.start : end]
 
 
 def _form_parts(sent: Span) -> list[Span]:
