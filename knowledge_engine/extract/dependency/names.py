@@ -6,6 +6,7 @@ in apposition to a kin word, and the object phrase a rule reports.
 from __future__ import annotations
 
 import calendar
+import re
 
 from spacy.tokens import Doc, Token
 
@@ -190,6 +191,17 @@ def _listed_in_apposition(tok: Token, first: str, ctx: _Ctx) -> list[str]:
     return [n for n in others if n and n != first]
 
 
+_YEAR = re.compile(r"(?:19|20)\d\d(?:[-–](?:(?:19|20)?\d\d|now|present))?")
+
+
+_BULLETS = frozenset({"-", "*", "•", "–", "—", "·", ">"})  # a bullet the model may tag a symbol
+
+
+def _year_word(tok: Token) -> bool:
+    """A year or a span of years as written in notes: '2018', '2019-2022', '2022-now'."""
+    return bool(_YEAR.fullmatch(tok.text))
+
+
 def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     """Chat drops the "I": "Started at Quillon today!", "Living in Wash Park now", "Moved to Leeds".
 
@@ -222,13 +234,18 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     # (a capitalised "Got" may be tagged a name, its lemma left "got")
     got = {c.i for c in verb.children if c.dep_ == "auxpass" and (c.lemma_ == "get" or c.lower_ == "got")}
     been |= got if verb.tag_ == "VBN" else set()
-    kids = [c for c in verb.children if c.i not in been]
+    # "2018 started at UiPath", "- 2015 moved from Cluj to Bucharest": a timeline's year opens the
+    # line and the model made it the subject
+    years = {t.i for t in verb.sent[: verb.i - verb.sent.start] if _year_word(t)}
+    kids = [c for c in verb.children if c.i not in been | years]
     if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "aux", "auxpass", "csubj"} for c in kids):
         return []
     sent = verb.sent
     lead = {t.i for c in verb.children if c.dep_ == "advcl" and _leading_clause(c) for t in c.subtree}
-    before = [t for t in sent[: verb.i - sent.start] if t.i not in lead | been]
-    if any(t.pos_ not in {"ADV", "INTJ", "PUNCT", "CCONJ", "SPACE"} for t in before):
+    before = [t for t in sent[: verb.i - sent.start] if t.i not in lead | been | years]
+    if any(
+        t.pos_ not in {"ADV", "INTJ", "PUNCT", "CCONJ", "SPACE"} and t.text not in _BULLETS for t in before
+    ):
         return []
     return [ctx.me]
 
@@ -435,6 +452,9 @@ def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
     return _name_of(poss, ctx)
 
 
+_NEVER_IN_A_NAME = frozenset({"as", "at", "to", "from"})
+
+
 def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False) -> str | None:
     """The proper name a token stands for: its entity span, or its PROPN compound chain.
 
@@ -470,10 +490,11 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
         end = max(end, ent.end - 1)
     # the small model runs a name into what follows ("Brightwave on the 3rd of March")
     end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.lower_ in NAME_BREAKS)])
-    # ... or runs the name and a role into one ("Wipro as Technical Lead", "Head of Design at Helix"): no
-    # name holds a lower-case "as" or "at"
-    start = max([start, *(t.i + 1 for t in tok.doc[start : tok.i] if t.text in {"as", "at"})])
-    end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.text in {"as", "at"})])
+    # ... or runs the name and a role into one ("Wipro as Technical Lead", "Head of Design at Helix"),
+    # or two places into one ("moved from Cluj to Bucharest"): no name holds a lower-case "as", "at",
+    # "to" or "from"
+    start = max([start, *(t.i + 1 for t in tok.doc[start : tok.i] if t.text in _NEVER_IN_A_NAME)])
+    end = min([end, *(t.i - 1 for t in tok.doc[tok.i + 1 : end + 1] if t.text in _NEVER_IN_A_NAME)])
     while (
         ent is not None
         and ent.label_ == "PERSON"
