@@ -960,6 +960,18 @@ def _children_listed(words: list[Token], ctx: _Ctx) -> None:
     if not all(t.pos_ == "PROPN" or t.is_punct or t.like_num or t.lower_ in {"and", "&"} for t in rest):
         return
     _children_named([t for t in rest if not (t.dep_ == "compound" and t.head.pos_ == "PROPN")], ctx)
+    _listed_ages(rest, ctx)
+
+
+def _listed_ages(tokens: list[Token], ctx: _Ctx) -> None:
+    """'Maya 8, Theo 5', 'Aarav (6)': the number right after a listed child's name is their age."""
+    for k, tok in enumerate(tokens[:-1]):
+        after = tokens[k + 2] if tokens[k + 1].text == "(" and k + 2 < len(tokens) else tokens[k + 1]
+        if tok.pos_ != "PROPN" or not after.text.isdigit() or not 0 < int(after.text) < 30:
+            continue  # a child's age, not "Year 2021"
+        name = _name_of(tok, ctx, person=True)
+        if name and name != ctx.me:
+            _emit(ctx, name, "is-aged", after.text, 0.5, obj_tok=None)
 
 
 def _children_named(tokens: list[Token], ctx: _Ctx) -> None:

@@ -27,6 +27,7 @@ from knowledge_engine.extract.lexicon import (
     HOME_NOUNS,
     JOB_NOUNS,
     LEAD_WORDS,
+    STUDENT_NOUNS,
 )
 
 _NOT_A_TITLE_LINE = FRAGMENT_IRREALIS | {"not", "n't", "never", "if"}
@@ -244,14 +245,18 @@ def _past_particles(words: list[Token], end: int) -> int:
     return k + 1
 
 
-def _job_fragment(words: list[Token], role_key: bool, ctx: _Ctx) -> None:
-    """'Brightwell Labs!' (an employer) or 'barista at Grindhouse' / 'senior buyer' (a title)."""
+def _job_fragment(
+    words: list[Token], role_key: bool, ctx: _Ctx, who: str | None = None, past: bool = False
+) -> None:
+    """'Brightwell Labs!' (an employer), 'Deloitte (audit associate)' (and its title in brackets),
+    or 'barista at Grindhouse' / 'Senior analyst, Westpac' / 'senior buyer' (a title); `who`'s
+    (the speaker's by default), and what was with `past`."""
+    who = who or ctx.me
     name = _name_run(words)
-    if name is not None and not role_key:
+    if name is not None and not role_key and not _title_first(words):
         if not _no_employer(words[0], ctx):
-            _emit(
-                ctx, ctx.me, _workplace_pred(name, False), name, 0.55, obj_tok=None, obj_type="organization"
-            )
+            _emit(ctx, who, _workplace_pred(name, past), name, 0.55, obj_tok=None, obj_type="organization")
+            _title_in_brackets(words[len(name.split()) :], who, past, ctx)
         return
     end = 0
     while (
@@ -259,18 +264,43 @@ def _job_fragment(words: list[Token], role_key: bool, ctx: _Ctx) -> None:
     ):
         end += 1
     if end == 0 or not _is_title_word(words[end - 1]):
-        at = next((k for k, t in enumerate(words[:5]) if t.lower_ in {"at", "with"}), None)
+        at = next((k for k, t in enumerate(words[:5]) if t.lower_ in {"at", "@", "with"}), None)
         after = words[at + 1 :] if at is not None else []
         org = _name_run(after) if after and not _no_employer(after[0], ctx) else None
         if org:  # "new job: casual at Bunnings Caloundra"
-            _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.55, obj_tok=None, obj_type="organization")
+            _emit(ctx, who, _workplace_pred(org, past), org, 0.55, obj_tok=None, obj_type="organization")
         return
     title = words[0].doc[words[0].i : words[end - 1].i + 1].text
-    _emit(ctx, ctx.me, "has-role", _drop_new(title), 0.55, obj_tok=None)
-    if end + 1 < len(words) and words[end].lower_ in {"at", "with", "for"}:
+    _emit(ctx, who, "worked-as" if past else "has-role", _drop_new(title), 0.55, obj_tok=None, ends=past)
+    # "barista at Grindhouse", "Senior analyst, Westpac (since 2021)": the employer after the title
+    if end + 1 < len(words) and words[end].lower_ in {"at", "@", "with", "for", ","}:
         org = _name_run(words[end + 1 :])
-        if org:
-            _emit(ctx, ctx.me, _workplace_pred(org, False), org, 0.55, obj_tok=None, obj_type="organization")
+        if org and not _no_employer(words[end + 1], ctx):
+            # a teacher at a school works there; a student attends it
+            pred = _workplace_pred(org, past) if words[end - 1].lower_ in STUDENT_NOUNS else _works_pred(past)
+            _emit(ctx, who, pred, org, 0.55, obj_tok=None, obj_type="organization")
+
+
+def _title_first(words: list[Token]) -> bool:
+    """The value opens with a title, its words up to an "at", "@" or comma ("Junior dev @ Kinetiq",
+    "Senior Analyst, Westpac"), or is one ("Lead Designer")."""
+    end = next((k for k, t in enumerate(words[:7]) if t.lower_ in {"at", "@"} or t.is_punct), len(words))
+    return end > 0 and _is_title_word(words[end - 1])
+
+
+def _works_pred(past: bool) -> str:
+    return "worked-at" if past else "works-at"
+
+
+def _title_in_brackets(words: list[Token], who: str, past: bool, ctx: _Ctx) -> None:
+    """'(audit associate)' right after an employer's name: the title held there."""
+    if len(words) < 3 or words[0].text != "(":
+        return
+    close = next((k for k, t in enumerate(words) if t.text == ")"), None)
+    inner = words[1:close] if close is not None else []
+    if inner and all(t.is_alpha for t in inner) and _is_title_word(inner[-1]):
+        title = inner[0].doc[inner[0].i : inner[-1].i + 1].text
+        _emit(ctx, who, "worked-as" if past else "has-role", title, 0.55, obj_tok=None, ends=past)
 
 
 def _no_employer(first: Token, ctx: _Ctx) -> bool:

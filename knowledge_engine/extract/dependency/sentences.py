@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from spacy.tokens import Span
+from spacy.tokens import Span, Token
 
 from knowledge_engine.extract import still_at
 from knowledge_engine.extract.dependency.belongings import (
@@ -105,6 +105,21 @@ from knowledge_engine.extract.dependency.names import (
     _name_of,
     _person_cased,
     _possessive_relation,
+)
+from knowledge_engine.extract.dependency.notes import (
+    CAR_KEYS,
+    HOME_KEYS,
+    MORE_JOB_KEYS,
+    NOW_KEYS,
+    PAST_KEYS,
+    PAST_OWNERS,
+    SEPARATORS,
+    _car_note,
+    _cv_line,
+    _home_note,
+    _listed_age,
+    _person_note,
+    _person_value,
 )
 from knowledge_engine.extract.dependency.nouns import (
     _amount,
@@ -281,7 +296,11 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
         _rent_line(words[i:], ctx)
     _bracketed_title(words, ctx)
     _children_listed(words[i:], ctx)
-    while i < len(words) and words[i].lower_ in FRAGMENT_OWNERS:
+    if _note_line(words[i:], ctx):
+        return
+    past = False
+    while i < len(words) and (words[i].lower_ in FRAGMENT_OWNERS or words[i].lower_ in PAST_OWNERS):
+        past = past or words[i].lower_ in PAST_OWNERS  # "Old job: barista at Pret"
         i += 1
     if i + 2 < len(words) and words[i].pos_ == "NOUN" and _is_manager_noun(words[i + 1]):
         i += 1  # "new ward manager: ..."
@@ -302,17 +321,22 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
         if value and _big_enough(value):
             pred = "has-rent" if key in {"rent", "mortgage"} else "has-salary"
             _emit(ctx, ctx.me, pred, value, 0.55, obj_tok=None)
-    elif key in FRAGMENT_JOB_KEYS or key in FRAGMENT_ROLE_KEYS:
-        _job_fragment(words[j:], key in FRAGMENT_ROLE_KEYS, ctx)
+    elif key in FRAGMENT_JOB_KEYS or key in FRAGMENT_ROLE_KEYS or (key in MORE_JOB_KEYS and j > i + 1):
+        _job_fragment(words[j:], key in FRAGMENT_ROLE_KEYS, ctx, past=past)
+    elif key in HOME_KEYS and j > i + 1 and words[j - 1].text in SEPARATORS | {"in"}:
+        _home_note(words[j:], past, ctx)  # "Home: Clapham", "based in Surry Hills"
+    elif key in CAR_KEYS and j > i + 1:
+        _car_note(words[j:], past, ctx)
     elif _is_manager_noun(words[i]) and j > i + 1 and words[i + 1].lower_ != "of":  # not "manager of Arsenal"
         # "new manager: kavya reddy", "boss - Dana Ortiz"
         name = _name_run(words[j:]) or _lowercase_name_run(words[j])
         if name:
             _emit(ctx, ctx.me, "has-manager", _person_cased(name), 0.55, obj_tok=None, obj_type="person")
     elif j > i + 1 and words[j - 1].text in {":", "-", "–", "—"} and _kin_or_pet_key(words[i]):
-        name = _name_run(words[j:])  # "Wife: Ingrid.", "Cat: Nori. Vet Tues.", "son - Leo"
+        name = _person_value(words[j:])  # "Wife: Ingrid.", "Cat: Nori. Vet Tues.", "son - Leo"
         if name:
             _emit(ctx, ctx.me, _relation_predicate(words[i]), _person_cased(name), 0.55, obj_tok=None)
+            _listed_age(words[j:], name, ctx)  # "child: Amara, age 3"
 
 
 _TRAVEL = frozenset(

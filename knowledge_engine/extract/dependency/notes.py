@@ -1,0 +1,124 @@
+"""Notes a user pastes: one "key: value" per line, the key a word for what the value is.
+
+Why: people hand an assistant their facts as notes to tidy or forms to fill ("- job: Senior analyst,
+Westpac (since 2021)", "Home: Clapham", "Car: 2017 Skoda Fabia", "Husband Karl – electrician", "Old
+job: barista at Pret"). Such a line has no verb, so no clause rule reads it; its key says what the
+value is. `sentences._fragments` finds the key (after a bullet and "my", "new", "old", ...) and the
+separator; this module reads the value for the keys it names: a home, a car, a job (with its
+employer after a comma or its title in brackets), and a line led by a person ("Me – teacher at
+Hillside Primary", "Husband Karl – electrician"). A key with "old", "previous", "former", "ex" (or
+"before:") gives what was, not what is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Token
+
+from knowledge_engine.extract import places
+from knowledge_engine.extract.cars import car_spans
+from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.lines import _job_fragment, _name_run
+from knowledge_engine.extract.dependency.names import _kin_or_pet_key, _person_cased, _year_word
+from knowledge_engine.extract.dependency.nouns import _relation_predicate
+from knowledge_engine.extract.truecase import names as first_names
+
+HOME_KEYS = frozenset(
+    {"home", "location", "based", "city", "town", "lives", "live", "living", "address", "area", "suburb"}
+)
+CAR_KEYS = frozenset({"car", "vehicle", "motor", "drives", "ride"})
+# A key for the job, beside those of FRAGMENT_JOB_KEYS: "Work: Deloitte (audit associate)"
+MORE_JOB_KEYS = frozenset({"work", "company", "firm"})
+# Before a key, or as one: what was ("Old job: barista at Pret", "before: analyst at ANZ")
+PAST_OWNERS = frozenset({"old", "previous", "prev", "former", "ex", "past"})
+PAST_KEYS = frozenset({"before", "previously", "prior"})
+NOW_KEYS = frozenset({"current", "currently", "now"})
+_SELF = frozenset({"me", "myself", "i"})
+SEPARATORS = frozenset({":", "-", "–", "—", "="})
+_YEARS = re.compile(r"(?:19|20)\d\d")
+
+
+def _person_value(words: list[Token]) -> str | None:
+    """The name a note gives a person ("husband: Tomasz", "child: Amara, age 3"): a proper name, or
+    capitalised words the first of which is a known first name (the model may tag "Tomasz" a noun)."""
+    name = _name_run(words)
+    if name is not None:
+        return name
+    end = 0
+    while end < min(len(words), 3) and words[end].is_alpha and words[end].is_title and not words[end].is_stop:
+        end += 1
+    if end == 0 or words[0].lower_ not in first_names():
+        return None
+    return words[0].doc[words[0].i : words[end - 1].i + 1].text
+
+
+def _listed_age(words: list[Token], person: str, ctx: _Ctx) -> None:
+    """'Amara, age 3', 'Theo (7)': the child's age beside the name in a note."""
+    rest = [t for t in words[len(person.split()) :] if t.text not in {",", "(", ")"}]
+    if rest and rest[0].lower_ in {"age", "aged"}:
+        rest = rest[1:]
+    if rest and rest[0].text.isdigit() and 0 < int(rest[0].text) < 30:
+        _emit(ctx, person, "is-aged", rest[0].text, 0.5, obj_tok=None)
+
+
+_SPAN_WORDS = frozenset({"-", "–", "to", "now", "present", "current", "today"})
+_STILL = frozenset({"now", "present", "current", "today"})
+
+
+def _cv_line(words: list[Token], ctx: _Ctx) -> bool:
+    """'2019-2022 Junior dev @ Kinetiq Labs' (what was), '2022-now Backend engineer @ Norrsken Pay'
+    (what is): a CV's line, years first, then a title at an employer. A line whose verb follows the
+    years ("2018 started at UiPath") is a clause's (names._dropped_subject)."""
+    k = 0
+    while k < len(words) and (_year_word(words[k]) or (k > 0 and words[k].lower_ in _SPAN_WORDS)):
+        k += 1
+    rest = words[k + 1 :] if k < len(words) and words[k].text == ":" else words[k:]  # "2012 - 2016: ..."
+    if k == 0 or not rest or rest[0].pos_ in {"VERB", "AUX"}:
+        return False
+    if not any(t.text in {"@", "at", ","} for t in rest[:6]):
+        return False
+    span = "".join(t.text_with_ws for t in words[:k]).lower()
+    still = any(w in span for w in _STILL)
+    past = not still and sum(1 for t in words[:k] for _ in _YEARS.finditer(t.text)) >= 2
+    _job_fragment(rest, True, ctx, past=past)
+    return True
+
+
+def _home_note(words: list[Token], past: bool, ctx: _Ctx) -> None:
+    """'Home: Clapham', 'Lives: Lambeth', 'based in Surry Hills' -> lives-in (lived-in)."""
+    while words and words[0].lower_ in {"in", "at", "near"}:
+        words = words[1:]
+    name = _name_run(words)
+    if name is None and words and places.fold(words[0].text) in places.places():
+        name = words[0].text.capitalize()  # "home: leeds"
+    if name:
+        pred = "lived-in" if past else "lives-in"
+        _emit(ctx, ctx.me, pred, name, 0.55, obj_tok=None, obj_type="location")
+
+
+def _car_note(words: list[Token], past: bool, ctx: _Ctx) -> None:
+    """'Car: 2017 Skoda Fabia', 'car = corsa' -> has-car (had-car): the car the value names."""
+    if not words:
+        return
+    spans = car_spans(words[0].doc[words[0].i : words[-1].i + 1])
+    if spans:
+        pred = "had-car" if past else "has-car"
+        _emit(ctx, ctx.me, pred, spans[0].text, 0.55, obj_tok=None, obj_type="product", ends=past)
+
+
+def _person_note(key: list[Token], value: list[Token], ctx: _Ctx) -> bool:
+    """'Me – teacher at Hillside Primary' (the speaker's job), 'Husband Karl – electrician' (the
+    relation, and the named person's job): a line led by whom it describes."""
+    if len(key) == 1 and key[0].lower_ in _SELF:
+        _job_fragment(value, True, ctx)
+        return True
+    if not key or not _kin_or_pet_key(key[0]):
+        return False
+    name = _name_run(key[1:])
+    if name is None or len(name.split()) != len(key) - 1:
+        return False
+    person = _person_cased(name)
+    _emit(ctx, ctx.me, _relation_predicate(key[0]), person, 0.55, obj_tok=None, obj_type="person")
+    _job_fragment(value, True, ctx, who=person)
+    return True
