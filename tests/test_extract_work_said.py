@@ -1710,3 +1710,39 @@ def test_since_leaving_a_firm_the_speaker_left_it(tier: SpacyTier, text: str, fi
 def test_leaving_a_place_or_anothers_leaving_is_no_job_left(tier: SpacyTier, text: str) -> None:
     # guards for the rule above (they hold on the code before it too)
     assert not {f for f in said_by(tier, text, "Lin") if f[0] == "left"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "Should I leave Halden for the Monzo offer?",
+            ("works-at", "Halden"),
+        ),  # a town's name, said of a job
+        ("I might be leaving Accenture soon, nothing signed though.", ("works-at", "Accenture")),
+        ("Is it mad to quit Deloitte with no job lined up?", ("works-at", "Deloitte")),
+        ("I'll probably stay at Arup another year, but £46k isn't great.", ("works-at", "Arup")),
+        ("I don't want to leave Brightwave.", ("works-at", "Brightwave")),
+        ("I'm thinking of leaving Leeds.", ("lives-in", "Leeds")),
+        ("Should I leave London for the Monzo offer?", ("lives-in", "London")),
+        ("Should we stay in Bristol or move to Bath?", ("lives-in", "Bristol")),
+    ],
+)
+def test_a_move_away_only_weighed_says_where_one_is(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in said_by(tier, text, "Lin")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We'll stay at the Marriott in Leeds.",  # a night's stay
+        "When should we leave Paris?",  # a trip
+        "My sister wants to leave Google.",  # hers
+        "Should I tell my boss I'm leaving?",  # no name
+    ],
+)
+def test_no_place_from_a_stay_a_trip_or_anothers_move(tier: SpacyTier, text: str) -> None:
+    # guards for the rule above (they hold on the code before it too)
+    assert not {f for f in said_by(tier, text, "Lin") if f[0] in {"works-at", "lives-in"}}

@@ -140,6 +140,7 @@ from knowledge_engine.extract.dependency.work import (
     _job_of_mine,
     _kept_on,
     _last_day,
+    _leaving_weighed,
     _let_me_go,
     _no_longer_at,
     _pension_from,
@@ -178,6 +179,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
     _relation_sweep(sent, ctx)  # "my husband Tom" holds in a question or a plan too
     _districts(sent, ctx)  # "Kreuzberg is a lively area": geography, whoever says it
     _pets_named(sent, ctx)
+    _leaving_weighed(sent, ctx)  # "Should I leave Acme?": whatever is asked, one is at Acme now
     if _is_question(sent):
         if ctx.message.role == "user":
             _the_move(sent, ctx, own_only=True)  # "Any tips for our move to Bristol?": asked about

@@ -15,6 +15,7 @@ from knowledge_engine.extract.dependency.grammar import (
     _is_irrealis,
     _is_manager_noun,
     _is_past,
+    _is_question,
     _is_school,
     _negated,
     _perfect,
@@ -81,6 +82,7 @@ from knowledge_engine.extract.lexicon import (
     WORK_PREDICATES,
     WORKPLACE_NOUNS,
 )
+from knowledge_engine.extract.nlp import word_index
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.records import EntityType
@@ -541,6 +543,84 @@ def _since_leaving(sent: Span, ctx: _Ctx) -> None:
                 continue  # "After leaving Paris we drove south": a trip, not a job
             if obj := _object_phrase(dobj, ctx, prefer_name=False):
                 _emit(ctx, ctx.me, "left", obj, 0.5, obj_tok=dobj, ends=True)
+
+
+# Leaving, quitting or staying weighed, wished, asked or hedged ("Should I leave Acme for Halden?",
+# "I might be leaving Accenture soon", "I'll probably stay at Arup another year", "thinking of
+# leaving Leeds"): whatever is decided, one leaves or stays where one is now
+_WEIGHED_MOVES = frozenset({"leave", "quit", "stay"})
+_JOB_TALK = frozenset({
+    "job", "work", "role", "salary", "pay", "promotion", "boss", "team", "company", "career", "offer",
+    "experience", "manager", "contract", "notice", "resign", "redundancy",
+})  # fmt: skip
+_TRAVEL_WORDS = frozenset({"flight", "trip", "holiday", "hotel", "airport", "train", "visit", "tour", "when"})
+
+
+def _leaving_weighed(sent: Span, ctx: _Ctx) -> None:
+    """A move away the speaker only weighs, wishes, asks about or hedges presupposes where they are:
+    works-at the firm left (or stayed at), lives-in the place left. A move said as done or set is
+    read by the clause rules ("I left Acme", "I'm leaving Acme in June")."""
+    if ctx.message.role != "user" or any(t.lemma_.lower() in _TRAVEL_WORDS for t in sent):
+        return
+    for verb in (t for t in sent if t.lemma_ in _WEIGHED_MOVES and t.pos_ == "VERB"):
+        if _is_past(verb) or not _weighed(verb) or not _by_me(_subject_clause(verb), ctx):
+            continue
+        stay = verb.lemma_ == "stay"
+        objs = [p for prep in _preps(verb, verb, {"at", "with", "in"}) for p in _pobjs(prep)] if stay else []
+        objs += [c for c in verb.children if c.dep_ == "dobj" and not stay]
+        for obj in (o for o in objs if o.pos_ == "PROPN" or (o.is_title and not o.is_sent_start)):
+            _presupposed_place(verb, obj, sent, ctx)
+
+
+def _presupposed_place(verb: Token, obj: Token, sent: Span, ctx: _Ctx) -> None:
+    """The firm or place one would leave or stay at: works-at or lives-in it now. Said beside talk
+    of work, a name is the firm ("Should I leave Halden for the Monzo offer?") unless the model
+    tags it a place."""
+    name = _employer_name(obj, ctx) or (obj.text if _no_english_word(obj) else None)  # "Arup": a noun
+    if not name or _is_date(obj, ctx) or obj.ent_type_ in {"PERSON", "DATE", "TIME"}:
+        return
+    job_talk = any(t.lemma_.lower() in _JOB_TALK or t.ent_type_ == "MONEY" for t in sent)
+    place = obj.ent_type_ in {"GPE", "LOC"} or _place_named(obj, name, ctx)
+    if place and (not job_talk or places.big_place(name)):  # "leave Halden for the Monzo offer": a firm
+        if verb.lemma_ != "stay" or any(c.lower_ == "in" for c in verb.children):
+            _emit(ctx, ctx.me, "lives-in", name, 0.45, obj_tok=obj, obj_type="location")
+    elif verb.lemma_ != "stay" or job_talk:  # "we'll stay at the Marriott": a night's stay, not a job
+        _emit(ctx, ctx.me, "works-at", name, 0.45, obj_tok=obj, obj_type="organization")
+
+
+def _no_english_word(tok: Token) -> bool:
+    """A capitalised word no English word index lists ("Arup" tagged a common noun)."""
+    index = word_index(tok.vocab)
+    return tok.is_title and index is not None and not any(tok.lower_ in words for words in index.values())
+
+
+def _weighed(verb: Token) -> bool:
+    """The verb is only weighed: a question, a modal or hedge, or the object of a wish, plan or
+    thought ("want to leave", "thinking of leaving", "should I leave")."""
+    top = _subject_clause(verb)
+    return _is_question(verb.sent) or _is_irrealis(verb) or _is_irrealis(top) or top.lemma_ in _WEIGHING_HEADS
+
+
+_WEIGHING_HEADS = frozenset({
+    "think", "consider", "want", "plan", "hope", "wonder", "debate", "weigh", "tempt", "decide", "need",
+    "like", "love", "dream", "contemplate", "torn",
+})  # fmt: skip
+
+
+def _subject_clause(verb: Token) -> Token:
+    """The verb that holds the subject of a verb without one: up through "to", "of" and "about"
+    complements ("thinking of leaving" -> "thinking", "want to leave" -> "want")."""
+    tok = verb
+    for _ in range(4):
+        if any(c.dep_ in {"nsubj", "nsubjpass"} for c in tok.children):
+            break
+        if tok.dep_ in {"xcomp", "ccomp"}:
+            tok = tok.head
+        elif tok.dep_ == "pcomp" and tok.head.dep_ == "prep":
+            tok = tok.head.head
+        else:
+            break
+    return tok
 
 
 def _became(verb: Token, subject: str, ctx: _Ctx) -> bool:
