@@ -236,3 +236,25 @@ def test_more_ways_to_say_it(
     assert expected in triples(text)
     assert not triples("The film is called Dune.")
     assert not triples("A job like that pays 85k.")
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My anak Gabriel is 5 and just started kinder.", ("Bo", "has-child", "Gabriel")),  # Tagalog
+        ("My pitaji Ramesh retired last year.", ("Bo", "has-father", "Ramesh")),  # Hindi
+        ("My kuya Paolo works for Maersk.", ("Bo", "has-brother", "Paolo")),  # Tagalog: an older brother
+        ("My esposa Lucia works at Zara.", ("Bo", "is-married-to", "Lucia")),  # Spanish
+    ],
+)
+def test_a_kin_word_kept_from_another_language_names_the_relation(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Bo")])
+    assert fact in {(f.subject, f.predicate, f.object) for f in ex.facts}
+
+
+def test_an_english_word_is_no_kin_word_from_another_language(tier: SpacyTier) -> None:
+    # a guard for the rule above (it holds on the code before it too)
+    (ex,) = tier.extract([Message(id="m", text="my beta testers found a bug", role="user", speaker="Bo")])
+    assert not [f for f in ex.facts if f.predicate == "has-child"]

@@ -259,6 +259,36 @@ IRREGULAR_PAST = {
 }
 TAKE_HOME = "has-take-home-pay"  # model/predicates.py: its own family beside the salary
 TAKE_HOME_NOUNS = ("take", "take-home", "payslip", "paycheck", "paycheque")
+# Kin words a speaker keeps from another language in English chat ("my anak Gabriel", "my pitaji
+# Ramesh", "my kuya Paolo", "my hija Valentina"): Spanish, Portuguese, French, German, Italian, Hindi
+# and Urdu, Tagalog, Swahili (general knowledge, not any story's)
+FOREIGN_KIN = {
+    **dict.fromkeys(
+        [
+            *("esposo", "esposa", "marido", "mari", "ehemann", "ehefrau", "moglie", "marito"),
+            *("patni", "pati", "asawa", "mume", "mke"),
+        ],
+        "is-married-to",
+    ),
+    **dict.fromkeys(
+        [
+            *("hija", "hijo", "filha", "filho", "fils", "fille", "tochter", "sohn", "figlia", "figlio"),
+            *("beti", "anak", "mtoto"),  # not "beta": "my beta testers"
+        ],
+        "has-child",
+    ),
+    **dict.fromkeys(
+        ["mamá", "mama", "mãe", "maman", "mutter", "ammi", "amma", "maa", "nanay", "inay", "mami"],
+        "has-mother",
+    ),
+    **dict.fromkeys(
+        ["papá", "pai", "vater", "pitaji", "abba", "abbu", "baba", "tatay", "appa"], "has-father"
+    ),
+    **dict.fromkeys(
+        ["hermano", "irmão", "frère", "bruder", "fratello", "kuya", "bhai", "bhaiya"], "has-brother"
+    ),
+    **dict.fromkeys(["hermana", "irmã", "sœur", "schwester", "sorella", "didi", "behen"], "has-sister"),
+}
 # Relation nouns folded into one predicate, whichever word the speaker used: "my husband Tom"
 # and "Tom, my wife's ..." both read `is-married-to`; a son, a daughter and a kid are `has-child`.
 RELATION_PREDICATES = {
@@ -278,6 +308,7 @@ RELATION_PREDICATES = {
     ),
     **dict.fromkeys(["mum", "mom", "mother", "mam", "mommy", "mummy"], "has-mother"),
     **dict.fromkeys(["dad", "father", "daddy", "papa"], "has-father"),
+    **FOREIGN_KIN,
     **dict.fromkeys(
         ["boss", "manager", "line-manager", "teamlead", "team-lead", "mgr", "hod"], "has-manager"
     ),
