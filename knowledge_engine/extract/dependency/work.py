@@ -549,7 +549,7 @@ def _since_leaving(sent: Span, ctx: _Ctx) -> None:
 # "I might be leaving Accenture soon", "I'll probably stay at Arup another year", "thinking of
 # leaving Leeds"): whatever is decided, one leaves or stays where one is now
 _WEIGHED_MOVES = frozenset({"leave", "quit", "stay"})
-_JOB_TALK = frozenset({
+_WORK_TALK = frozenset({
     "job", "work", "role", "salary", "pay", "promotion", "boss", "team", "company", "career", "offer",
     "experience", "manager", "contract", "notice", "resign", "redundancy",
 })  # fmt: skip
@@ -563,7 +563,12 @@ def _leaving_weighed(sent: Span, ctx: _Ctx) -> None:
     if ctx.message.role != "user" or any(t.lemma_.lower() in _TRAVEL_WORDS for t in sent):
         return
     for verb in (t for t in sent if t.lemma_ in _WEIGHED_MOVES and t.pos_ == "VERB"):
-        if _is_past(verb) or not _weighed(verb) or not _by_me(_subject_clause(verb), ctx):
+        # "Will left Tesco": a name the model took for a modal; a weighed move is a base or -ing form
+        if (
+            verb.tag_ not in {"VB", "VBG", "VBP"}
+            or not _weighed(verb)
+            or not _by_me(_subject_clause(verb), ctx)
+        ):
             continue
         stay = verb.lemma_ == "stay"
         objs = [p for prep in _preps(verb, verb, {"at", "with", "in"}) for p in _pobjs(prep)] if stay else []
@@ -579,7 +584,7 @@ def _presupposed_place(verb: Token, obj: Token, sent: Span, ctx: _Ctx) -> None:
     name = _employer_name(obj, ctx) or (obj.text if _no_english_word(obj) else None)  # "Arup": a noun
     if not name or _is_date(obj, ctx) or obj.ent_type_ in {"PERSON", "DATE", "TIME"}:
         return
-    job_talk = any(t.lemma_.lower() in _JOB_TALK or t.ent_type_ == "MONEY" for t in sent)
+    job_talk = any(t.lemma_.lower() in _WORK_TALK or t.ent_type_ == "MONEY" for t in sent)
     place = obj.ent_type_ in {"GPE", "LOC"} or _place_named(obj, name, ctx)
     if place and (not job_talk or places.big_place(name)):  # "leave Halden for the Monzo offer": a firm
         if verb.lemma_ != "stay" or any(c.lower_ == "in" for c in verb.children):
