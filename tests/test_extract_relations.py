@@ -242,7 +242,7 @@ def test_more_ways_to_say_it(
     ("text", "fact"),
     [
         ("My anak Gabriel is 5 and just started kinder.", ("Bo", "has-child", "Gabriel")),  # Tagalog
-        ("My pitaji Ramesh retired last year.", ("Bo", "has-father", "Ramesh")),  # Hindi
+        ("My beti Anaya loves drawing.", ("Bo", "has-child", "Anaya")),  # Hindi
         ("My kuya Paolo works for Maersk.", ("Bo", "has-brother", "Paolo")),  # Tagalog: an older brother
         ("My esposa Lucia works at Zara.", ("Bo", "is-married-to", "Lucia")),  # Spanish
     ],

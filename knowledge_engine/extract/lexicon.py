@@ -259,9 +259,10 @@ IRREGULAR_PAST = {
 }
 TAKE_HOME = "has-take-home-pay"  # model/predicates.py: its own family beside the salary
 TAKE_HOME_NOUNS = ("take", "take-home", "payslip", "paycheck", "paycheque")
-# Kin words a speaker keeps from another language in English chat ("my anak Gabriel", "my pitaji
-# Ramesh", "my kuya Paolo", "my hija Valentina"): Spanish, Portuguese, French, German, Italian, Hindi
-# and Urdu, Tagalog, Swahili (general knowledge, not any story's)
+# Kin words a speaker keeps from another language in English chat ("my anak Gabriel", "my kuya
+# Paolo", "my hija Valentina"): Spanish, Portuguese, French, German, Italian, Hindi and Urdu, Tagalog,
+# Swahili (general knowledge, not any story's). Not a parent's word: "Mama has diabetes", "Appa
+# retired" use it as the parent's name, and a kin word's fact with no name known is dropped.
 FOREIGN_KIN = {
     **dict.fromkeys(
         [
@@ -276,13 +277,6 @@ FOREIGN_KIN = {
             *("beti", "anak", "mtoto"),  # not "beta": "my beta testers"
         ],
         "has-child",
-    ),
-    **dict.fromkeys(
-        ["mamá", "mama", "mãe", "maman", "mutter", "ammi", "amma", "maa", "nanay", "inay", "mami"],
-        "has-mother",
-    ),
-    **dict.fromkeys(
-        ["papá", "pai", "vater", "pitaji", "abba", "abbu", "baba", "tatay", "appa"], "has-father"
     ),
     **dict.fromkeys(
         ["hermano", "irmão", "frère", "bruder", "fratello", "kuya", "bhai", "bhaiya"], "has-brother"
@@ -715,7 +709,7 @@ WORKPLACE_NOUNS = _words(
 # Nouns for an employer named after them: "at a software company called Brightwave".
 FIRM_NOUNS = _words(
     "company firm startup start-up agency charity consultancy business bank practice fintech scaleup scale-up"
-    " nonprofit non-profit retailer manufacturer"
+    " nonprofit non-profit retailer manufacturer studio outfit publisher supplier provider"
 )
 # Fields and departments one works "in", capitalised as chat often does: "I work in Finance" names no
 # employer (the small model tags "Finance" an organisation).
