@@ -740,3 +740,30 @@ def test_one_commutes_from_home(tier: SpacyTier, text: str, place: str) -> None:
 def test_no_home_from_a_commute_not_mine_or_from_no_place(tier: SpacyTier, text: str) -> None:
     # guards for the rule above (they hold on the code before it too)
     assert not {o for p, o in homes(tier, text) if p == "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "We're hosting Thanksgiving for the first time since I moved to Portland from Phoenix.",
+            ("moved-to", "Portland"),
+        ),
+        ("I sold my Peugeot 206 in 2018 when I moved from Lyon to Montreal.", ("moved-to", "Montreal")),
+        ("When we lived in Leeds we had a dog.", ("lived-in", "Leeds")),
+    ],
+)
+def test_a_move_in_a_clause_of_past_time_happened(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in said_by(tier, text, "Eamon")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "When I move to Leeds I'll get a dog.",  # a plan
+        "When did you move to Leeds?",  # a question
+    ],
+)
+def test_a_move_in_a_clause_of_time_to_come_or_asked_is_none(tier: SpacyTier, text: str) -> None:
+    # guards for the rule above (they hold on the code before it too)
+    assert not {o for p, o in said_by(tier, text, "Eamon") if p in {"moved-to", "lives-in", "lived-in"}}

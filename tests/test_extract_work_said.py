@@ -1746,3 +1746,33 @@ def test_a_move_away_only_weighed_says_where_one_is(
 def test_no_place_from_a_stay_a_trip_or_anothers_move(tier: SpacyTier, text: str) -> None:
     # guards for the rule above (they hold on the code before it too)
     assert not {f for f in said_by(tier, text, "Lin") if f[0] in {"works-at", "lives-in"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("When I worked at Tesco I hated Mondays.", ("Lin", "worked-at", "Tesco")),  # no question
+        (
+            "Back when I was at Nokia in Espoo, my boss Jari used to say ship it.",
+            ("Lin", "worked-at", "Nokia"),
+        ),
+        (
+            "Now I'm at a tiny indie studio called Pine Harbor Games.",
+            ("Lin", "works-at", "Pine Harbor Games"),
+        ),
+        ("I joined a startup called Lumen.", ("Lin", "works-at", "Lumen")),
+        (
+            "My friend Sofia joined a small consultancy called Brightwater Partners.",
+            ("Sofia", "works-at", "Brightwater Partners"),
+        ),
+    ],
+)
+def test_a_job_in_a_clause_of_past_time_or_at_a_firm_called_by_name(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in {(f.subject, f.predicate, f.object) for f in spoken(tier, text, "Lin").facts}
+
+
+def test_a_band_joined_is_no_job(tier: SpacyTier) -> None:
+    # a guard for the rule above (it holds on the code before it too)
+    assert not {f for f in said_by(tier, "I joined a band called The Lumens.", "Lin") if f[0] == "works-at"}

@@ -205,7 +205,12 @@ def _clause_roots(root: Token) -> list[Token]:
             # chains of run-on clauses: "Jenna got hired at X, so she's out of Y, she's thrilled"
             reported = child.lemma_ in HEDGE_VERBS and not _clinician_subject(child)  # "doctor says" stays
             roots += [] if reported else _clause_roots(child)
-    return roots
+    # "for the first time since I moved to Portland": a clause of time in the past hung on a noun
+    return roots + [
+        t
+        for t in root.subtree
+        if t.dep_ in {"acl", "relcl", "advcl"} and t not in roots and _has_subject(t) and _past_of_time(t)
+    ]
 
 
 def _before_own_hedge(root: Token) -> list[Token]:

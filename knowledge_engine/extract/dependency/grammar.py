@@ -79,10 +79,17 @@ def _past_of_time(clause: Token) -> bool:
     """'before we bought the house', 'after she left Tesco', "it's been a year since we moved from
     Bangalore": a clause of time in the simple past happened (one in the present is a plan: 'before
     we move')."""
-    # "since I was a kid" dates a state, asserts nothing worth a fact
-    since = _has_mark(clause, {"since"}) and clause.lemma_ != "be"
+    # "since I was a kid" dates a state, asserts nothing worth a fact; "back when I was at Nokia" a
+    # place one was at does
+    when = any(c.dep_ == "advmod" and c.lower_ == "when" and c.i < clause.i for c in clause.children)
+    since = (_has_mark(clause, {"since", "when"}) or when) and (clause.lemma_ != "be" or _at_a_name(clause))
     marked = _has_mark(clause, {"before", "after"}) or since
     return clause.tag_ == "VBD" and marked and not _is_irrealis(clause)
+
+
+def _at_a_name(be: Token) -> bool:
+    """'was at Nokia', 'was in Espoo': a "be" with a named place after "at" or "in"."""
+    return any(p.pos_ == "PROPN" for c in be.children if c.lower_ in {"at", "in"} for p in _pobjs(c))
 
 
 def _asserted_reason(clause: Token) -> bool:
@@ -117,7 +124,9 @@ def _is_question(sent: Span) -> bool:
         return True
     first = words[0]
     if first.tag_ in WH_TAGS:
-        return True
+        # "When I worked at Tesco, I hated Mondays": a wh-word that opens a clause below the root
+        # subordinates it, and asks nothing
+        return not (first.head.dep_ in {"advcl", "csubj"} and first.head.head.dep_ == "ROOT")
     return first.dep_ == "aux" and len(words) > 1 and words[1].dep_ in {"nsubj", "nsubjpass"}
 
 

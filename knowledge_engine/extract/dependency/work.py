@@ -1644,6 +1644,8 @@ def _joined(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx
     for dobj in dobjs:
         ent = ctx.ents.get(dobj.i)
         name = _name_of(dobj, ctx)
+        if name is None and dobj.lemma_.lower() in FIRM_NOUNS:  # "joined a small consultancy called X"
+            name, ent = _called_name(dobj, ctx), None
         if not name or (not as_job and name.split()[-1].lower() in MEMBERSHIP_HEADS):
             continue
         # once joined (not "joining Nestle next month": that stays `joins`), a person's tag on no first
