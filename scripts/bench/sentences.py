@@ -16,7 +16,10 @@ JSONL files, one message per line:
 elderly, gen-z) by a fourth, who read nothing of the repo; its odd half was read from then on.
 `blind-e-300.jsonl` (session 38, seven more: voice-dictated, formal email, WhatsApp lower case,
 non-native, rant, update, question; weighted to the relations the held-out stories miss most) by a
-fifth, likewise; unread at the end of session 38 (figures only).
+fifth, likewise; its odd half read from session 39. `blind-f-300.jsonl` (session 39, seven more:
+bullet notes, third person, hedged, code-switching, typo-heavy, long context, past life; a quarter of
+its facts past) by a sixth; its odd half was read in session 39 (the bullet notes first), its even
+half by no one.
 
 Each message is extracted alone (its own session, speaker "Alex Morgan", role user), in process,
 with relations by example read with the local MiniLM as the engine does (`--rules-only`: without).
