@@ -1776,3 +1776,21 @@ def test_a_job_in_a_clause_of_past_time_or_at_a_firm_called_by_name(
 def test_a_band_joined_is_no_job(tier: SpacyTier) -> None:
     # a guard for the rule above (it holds on the code before it too)
     assert not {f for f in said_by(tier, "I joined a band called The Lumens.", "Lin") if f[0] == "works-at"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Quit my job at HSBC after 8 years.",  # chat's dropped "I": no clause rule read it
+        "quit my job at hsbc after 8 yrs, now doing uber eats on my bike lmao.",
+        "Lost my job at Argos today.",  # read as "lost" before too
+    ],
+)
+def test_a_job_quit_with_the_i_dropped_is_no_current_job(tier: SpacyTier, text: str) -> None:
+    got = [f for f in spoken(tier, text, "Lin").facts if f.subject == "Lin" and "at" in f.predicate]
+    assert got and all(f.predicate == "worked-at" and f.ends for f in got)
+
+
+def test_a_job_one_only_wants_to_quit_is_held(tier: SpacyTier) -> None:
+    # a guard for the rule above (it holds on the code before it too)
+    assert ("works-at", "HSBC") in said_by(tier, "I want to quit my job at HSBC.", "Lin")

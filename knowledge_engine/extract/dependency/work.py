@@ -116,13 +116,20 @@ def _job_of_mine(sent: Span, before: int, ctx: _Ctx) -> None:
                 continue
             shift = job.lemma_.lower() == "shift"  # "my last shift at Lidl ended at ten": the job goes on
             ending = not shift and job.dep_ == "nsubj" and job.head.lemma_ in JOB_END_VERBS  # "... ended"
-            ended = ending and _is_past(job.head)
+            ended = (ending and _is_past(job.head)) or _job_quit(job)
             if ending and not ended:
                 continue  # "my job at Boots ends in May": held until then
             past = ended or (not shift and bool(mods & PAST_JOB_MODS))
             pred = _workplace_pred(name, past)
             _emit(ctx, owner, pred, name, 0.55, obj_tok=None, obj_type="organization", ends=ended)
             seen.add(name.lower())
+
+
+def _job_quit(job: Token) -> bool:
+    """'Quit my job at HSBC after 8 years' (chat's dropped "I": no clause rule read it): the job said
+    as quit, left or lost, and not only weighed ("want to quit my job at X": held now)."""
+    verb = job.head
+    return job.dep_ == "dobj" and verb.lemma_ in {"quit", "leave", "lose"} and not _weighed(verb)
 
 
 def _work_at(sent: Span, before: int, ctx: _Ctx) -> None:
