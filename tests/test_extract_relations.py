@@ -258,3 +258,10 @@ def test_an_english_word_is_no_kin_word_from_another_language(tier: SpacyTier) -
     # a guard for the rule above (it holds on the code before it too)
     (ex,) = tier.extract([Message(id="m", text="my beta testers found a bug", role="user", speaker="Bo")])
     assert not [f for f in ex.facts if f.predicate == "has-child"]
+
+
+def test_sis_is_a_sister(tier: SpacyTier) -> None:
+    (ex,) = tier.extract(
+        [Message(id="m", text="My sis Jade just moved to Leeds.", role="user", speaker="Bo")]
+    )
+    assert ("Bo", "has-sister", "Jade") in {(f.subject, f.predicate, f.object) for f in ex.facts}

@@ -282,6 +282,7 @@ FOREIGN_KIN = {
         ["hermano", "irmão", "frère", "bruder", "fratello", "kuya", "bhai", "bhaiya"], "has-brother"
     ),
     **dict.fromkeys(["hermana", "irmã", "sœur", "schwester", "sorella", "didi", "behen"], "has-sister"),
+    **dict.fromkeys(["sis", "sissy"], "has-sister"),  # chat's own: "my sis Kerry-Ann"
 }
 # Relation nouns folded into one predicate, whichever word the speaker used: "my husband Tom"
 # and "Tom, my wife's ..." both read `is-married-to`; a son, a daughter and a kid are `has-child`.
