@@ -272,6 +272,9 @@ def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:
     a daycare, a nursery or a teacher is the speaker's child (a weak reading: confidence 0.5). The
     small model calls some first names an organisation ("Callum"); a known first name is a name."""
     doc = noun.doc
+    if noun.i >= 1 and doc[noun.i - 1].lower_ in {"his", "her"}:
+        _childcare_by_pronoun(noun, ctx)  # "my son Jayden ..., his teacher at St Joseph's says"
+        return
     if noun.i < 2 or doc[noun.i - 1].lower_ not in {"'s", "’s"}:  # by the words: the parse often
         return  # hangs "Ruby's daycare closes" anywhere
     for poss in (t for t in [doc[noun.i - 2]] if t.pos_ == "PROPN" and t.text[:1].isupper()):
@@ -284,10 +287,21 @@ def _child_of_childcare(noun: Token, ctx: _Ctx) -> None:
             _school_of_childcare(noun, name, ctx)
 
 
+def _childcare_by_pronoun(noun: Token, ctx: _Ctx) -> None:
+    """'My son Jayden has ADHD and his teacher at St Joseph's says...', 'my daughter Mila ... kids from
+    her class at Riverside Montessori': the one child this message named is the his or her."""
+    children = {f.object for f in ctx.out if f.subject == ctx.me and f.predicate == "has-child"}
+    if len(children) == 1:
+        _school_of_childcare(noun, next(iter(children)), ctx)
+
+
 def _school_of_childcare(noun: Token, child: str, ctx: _Ctx) -> None:
     """ "Leo's teacher at Riverside says...": the place of the child's teacher or nursery is the
     child's school."""
     ats = [c for c in noun.children if c.dep_ == "prep" and c.lower_ == "at"]
+    after = noun.doc[noun.i + 1] if noun.i + 1 < len(noun.doc) else None
+    if not ats and after is not None and after.lower_ == "at":
+        ats = [after]  # "his teacher at St Joseph's says": the parse may hang "at" on the verb
     for pobj in (p for prep in ats for p in _pobjs(prep)):
         school = _name_of(pobj, ctx) if pobj.pos_ == "PROPN" else None
         if school and not _is_irrealis(noun.head):

@@ -51,7 +51,7 @@ from knowledge_engine.extract.dependency.family import (
     _who_manages,
     _workplace_of_relation,
 )
-from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _used_to
+from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _is_school, _used_to
 from knowledge_engine.extract.dependency.health import (
     _body_trouble,
     _condition_news,
@@ -379,6 +379,12 @@ def _note_line(words: list[Token], ctx: _Ctx) -> bool:
     return _person_note(key, value, ctx)
 
 
+def _school_after(noun: Token) -> bool:
+    """A school's name after the noun's "at" ("class at Riverside Montessori", not "class at the gym")."""
+    at = (p for c in noun.children if c.lower_ == "at" for p in c.children if p.dep_ == "pobj")
+    return any(p.pos_ == "PROPN" and _is_school(p.doc[p.left_edge.i : p.i + 1].text) for p in at)
+
+
 def _whole_line(sent: Span) -> Span:
     """A sentence that opens a line and ends on its key ("- mgr:" / "Priyanka Rao": the parser may
     cut a note there), up to the line's end; any other sentence as it is."""
@@ -447,8 +453,8 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             lemma = tok.lemma_.lower()
             if lemma in CONDITIONS or tok.lower_ in CONDITIONS:  # the lemmatizer makes "diabete"
                 _possessed_condition(tok, ctx)
-            elif lemma in CHILDCARE_NOUNS:
-                _child_of_childcare(tok, ctx)
+            elif lemma in CHILDCARE_NOUNS or (lemma == "class" and _school_after(tok)):
+                _child_of_childcare(tok, ctx)  # "her class at Riverside Montessori" (an adult's class: none)
         if tok.pos_ == "NOUN" and user:
             _boss_opening(tok, ctx)
         if tok.pos_ != "NOUN" or not any(c.dep_ == "poss" for c in tok.children):
