@@ -36,7 +36,7 @@ _LABELS = frozenset({"update", "news", "fyi", "ps", "edit", "recap", "status"})
 # A bulleted note ("- mgr: Priyanka Rao", "• Car: 2017 Skoda Fabia") is one sentence: the parser
 # made the bullet a sentence of its own and the key another ("mgr:" / "Priyanka Rao"), and the
 # rules for a note's key and value (dependency/notes.py) saw neither together.
-_BULLETS = frozenset({"-", "*", "•", "–", "—", "·", ">"})
+BULLETS = frozenset({"-", "*", "•", "–", "—", "·", ">"})
 _KEY_WORDS = 3  # at most this many words before a note's colon
 
 
@@ -67,7 +67,7 @@ def _clause_after_colon(doc: Doc, i: int, line_start: int) -> bool:
 
 def _within_a_note(doc: Doc, i: int, line_start: int) -> bool:
     """Token `i` is the word after a line's bullet, or the value after the colon of its short key."""
-    if doc[line_start].text not in _BULLETS or doc[i].is_space:
+    if doc[line_start].text not in BULLETS or doc[i].is_space:
         return False
     if i == line_start + 1:
         return True

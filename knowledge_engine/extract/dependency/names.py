@@ -68,6 +68,7 @@ from knowledge_engine.extract.lexicon import (
     VALUE_NOUNS,
     WH_TAGS,
 )
+from knowledge_engine.extract.line_breaks import BULLETS
 from knowledge_engine.extract.nlp import word_index
 from knowledge_engine.extract.truecase import gender_of
 from knowledge_engine.extract.truecase import names as first_names
@@ -194,7 +195,7 @@ def _listed_in_apposition(tok: Token, first: str, ctx: _Ctx) -> list[str]:
 _YEAR = re.compile(r"(?:19|20)\d\d(?:[-–](?:(?:19|20)?\d\d|now|present))?")
 
 
-_BULLETS = frozenset({"-", "*", "•", "–", "—", "·", ">"})  # a bullet the model may tag a symbol
+_BEFORE_A_DROPPED_I = frozenset({"ADV", "INTJ", "PUNCT", "CCONJ", "SPACE"})
 
 
 def _year_word(tok: Token) -> bool:
@@ -243,9 +244,8 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     sent = verb.sent
     lead = {t.i for c in verb.children if c.dep_ == "advcl" and _leading_clause(c) for t in c.subtree}
     before = [t for t in sent[: verb.i - sent.start] if t.i not in lead | been | years]
-    if any(
-        t.pos_ not in {"ADV", "INTJ", "PUNCT", "CCONJ", "SPACE"} and t.text not in _BULLETS for t in before
-    ):
+    # a bullet before it ("- moved to Leeds in May") the model may tag a symbol
+    if any(t.pos_ not in _BEFORE_A_DROPPED_I and t.text not in BULLETS for t in before):
         return []
     return [ctx.me]
 

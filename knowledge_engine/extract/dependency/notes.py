@@ -122,3 +122,21 @@ def _person_note(key: list[Token], value: list[Token], ctx: _Ctx) -> bool:
     _emit(ctx, ctx.me, _relation_predicate(key[0]), person, 0.55, obj_tok=None, obj_type="person")
     _job_fragment(value, True, ctx, who=person)
     return True
+
+
+def _note_line(words: list[Token], ctx: _Ctx) -> bool:
+    """A note line read whole, and whether it was one: a CV's line (`_cv_line`), 'current: X at Y' and
+    'before: X at Y' (a job by its time), 'Me – teacher at X' and 'Husband Karl – electrician' (a line
+    led by whom it describes). The other keys are `sentences._fragments`'."""
+    if _cv_line(words, ctx):
+        return True
+    sep = next((k for k, t in enumerate(words[:4]) if t.text in SEPARATORS), None)
+    if sep is None or sep == 0 or sep + 1 >= len(words):
+        return False
+    key, value = words[:sep], words[sep + 1 :]
+    if key[-1].lower_ == "that" and len(key) == 2:
+        key = key[:1]  # "before that: grad role at Suncorp"
+    if len(key) == 1 and key[0].lower_ in NOW_KEYS | PAST_KEYS:
+        _job_fragment(value, True, ctx, past=key[0].lower_ in PAST_KEYS)
+        return True
+    return _person_note(key, value, ctx)

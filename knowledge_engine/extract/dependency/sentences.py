@@ -110,15 +110,12 @@ from knowledge_engine.extract.dependency.notes import (
     CAR_KEYS,
     HOME_KEYS,
     MORE_JOB_KEYS,
-    NOW_KEYS,
-    PAST_KEYS,
     PAST_OWNERS,
     SEPARATORS,
     _car_note,
-    _cv_line,
     _home_note,
     _listed_age,
-    _person_note,
+    _note_line,
     _person_value,
 )
 from knowledge_engine.extract.dependency.nouns import (
@@ -359,24 +356,6 @@ def _still_at(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, _workplace_pred(name, False), name, 0.5, obj_tok=None, obj_type="organization")
         elif prep == "in" and _place_named(tok, name, ctx):
             _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
-
-
-def _note_line(words: list[Token], ctx: _Ctx) -> bool:
-    """'Me – teacher at X', 'Husband Karl – electrician' (a line led by whom it describes), 'current:
-    X at Y', 'before: X at Y' (a job by its time): a note line's key up to its separator, and its
-    value (notes.py); whether it was one."""
-    if _cv_line(words, ctx):
-        return True
-    sep = next((k for k, t in enumerate(words[:4]) if t.text in SEPARATORS), None)
-    if sep is None or sep == 0 or sep + 1 >= len(words):
-        return False
-    key, value = words[:sep], words[sep + 1 :]
-    if key[-1].lower_ == "that" and len(key) == 2:
-        key = key[:1]  # "before that: grad role at Suncorp"
-    if len(key) == 1 and key[0].lower_ in NOW_KEYS | PAST_KEYS:
-        _job_fragment(value, True, ctx, past=key[0].lower_ in PAST_KEYS)
-        return True
-    return _person_note(key, value, ctx)
 
 
 def _school_after(noun: Token) -> bool:
