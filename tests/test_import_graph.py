@@ -228,6 +228,7 @@ DEPENDENCY_LAYERS = (
     "money",
     "clauses",
     "lines",
+    "notes",
     "sentences",
 )
 
