@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from spacy.tokens import Span, Token
 
 from knowledge_engine.extract.lexicon import CAR_MAKES, CAR_MODELS, CAR_NAMES, CAR_NOUNS, SPEAKER_SUBJECTS
-from knowledge_engine.extract.nlp import word_index
+from knowledge_engine.extract.nlp import listed
 
 _MODEL_PART = re.compile(r"[A-Z0-9][\w-]*|-")  # "CR", "-", "V", "EX", "F-150", "Hybrid"
 _PAST_TAGS = frozenset({"VBD", "VBN"})
@@ -102,13 +102,11 @@ def _car_word(tok: Token) -> bool:
         return tok.text in CAR_MAKES or tok.pos_ in {"PROPN", "NOUN"}
     if tok.text == "Model":
         return tok.i + 1 < len(tok.doc) and tok.doc[tok.i + 1].text in _TESLA_MODELS
-    cased = _CASED.get(tok.text)
-    index = word_index(tok.vocab) if cased else None
-    return index is not None and not any(tok.text in words for words in index.values())
+    return tok.text in _LOWERED and listed(tok.text, tok.vocab) is False
 
 
 _TESLA_MODELS = frozenset({"3", "S", "X", "Y"})
-_CASED = {name.lower(): name for name in CAR_NAMES if name.lower() != name}
+_LOWERED = frozenset(name.lower() for name in CAR_NAMES if name.lower() != name)
 
 
 def _model_part(tok: Token, before: Token) -> bool:

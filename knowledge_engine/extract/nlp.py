@@ -132,6 +132,12 @@ def word_index(vocab: object) -> dict[str, frozenset[str]] | None:
     return _word_index.get(id(vocab))
 
 
+def listed(word: str, vocab: object) -> bool | None:
+    """Whether the word index lists `word` (lower case) under any part of speech; None without one."""
+    index = word_index(vocab)
+    return None if index is None else any(word in words for words in index.values())
+
+
 def irregular_forms(nlp: Language) -> dict[str, frozenset[str]]:
     """The irregular forms the rule lemmatizer lists, by part of speech ("went", "children"): English
     words the index of lemmas does not hold. Empty for a pipeline without that lemmatizer. Callers

@@ -268,10 +268,8 @@ def _commute_from(sent: Span, ctx: _Ctx) -> None:
         if not mine:
             continue
         for pobj in (p for prep in commute.children if prep.lower_ == "from" for p in _pobjs(prep)):
-            ent = ctx.ents.get(pobj.i)
             name = _name_of(pobj, ctx) if pobj.pos_ == "PROPN" else None
-            known = name is not None and places.fold(name) in places.places()  # "Newport" tagged ORG
-            if name and (known or (ent is not None and ent.label_ in {"GPE", "LOC"})):
+            if name and _place_named(pobj, name, ctx):  # by its tag or the gazetteer ("Newport": ORG)
                 _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=pobj, obj_type="location")
 
 

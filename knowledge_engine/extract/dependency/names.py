@@ -69,7 +69,7 @@ from knowledge_engine.extract.lexicon import (
     WH_TAGS,
 )
 from knowledge_engine.extract.line_breaks import BULLETS
-from knowledge_engine.extract.nlp import word_index
+from knowledge_engine.extract.nlp import listed, word_index
 from knowledge_engine.extract.truecase import gender_of
 from knowledge_engine.extract.truecase import names as first_names
 
@@ -567,8 +567,7 @@ def _particle_name(tok: Token) -> str | None:
 def _common_word(tok: Token) -> bool:
     """A lower-case word the word index lists (and no known first name), or an English non-noun."""
     if tok.is_lower and tok.lower_ not in first_names():
-        index = word_index(tok.vocab) or {}
-        return any(tok.lower_ in words for words in index.values())
+        return bool(listed(tok.lower_, tok.vocab))
     return _english_non_noun(tok)
 
 

@@ -82,7 +82,7 @@ from knowledge_engine.extract.lexicon import (
     WORK_PREDICATES,
     WORKPLACE_NOUNS,
 )
-from knowledge_engine.extract.nlp import word_index
+from knowledge_engine.extract.nlp import listed
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.records import EntityType
@@ -546,7 +546,7 @@ def _since_leaving(sent: Span, ctx: _Ctx) -> None:
         if prep.lower_ not in {"since", "after"} or not _by_me(prep.head, ctx) or _is_irrealis(prep.head):
             continue
         for dobj in (c for c in leaving.children if c.dep_ == "dobj" and c.pos_ == "PROPN"):
-            if dobj.ent_type_ in {"GPE", "LOC"} or places.fold(dobj.text) in places.places():
+            if _place_named(dobj, dobj.text, ctx):
                 continue  # "After leaving Paris we drove south": a trip, not a job
             if obj := _object_phrase(dobj, ctx, prefer_name=False):
                 _emit(ctx, ctx.me, "left", obj, 0.5, obj_tok=dobj, ends=True)
@@ -592,8 +592,8 @@ def _presupposed_place(verb: Token, obj: Token, sent: Span, ctx: _Ctx) -> None:
     if not name or _is_date(obj, ctx) or obj.ent_type_ in {"PERSON", "DATE", "TIME"}:
         return
     job_talk = any(t.lemma_.lower() in _WORK_TALK or t.ent_type_ == "MONEY" for t in sent)
-    place = obj.ent_type_ in {"GPE", "LOC"} or _place_named(obj, name, ctx)
-    if place and (not job_talk or places.big_place(name)):  # "leave Halden for the Monzo offer": a firm
+    # "Should I leave Halden for the Monzo offer?": a small town's name beside talk of work is the firm
+    if _place_named(obj, name, ctx) and (not job_talk or places.big_place(name)):
         if verb.lemma_ != "stay" or any(c.lower_ == "in" for c in verb.children):
             _emit(ctx, ctx.me, "lives-in", name, 0.45, obj_tok=obj, obj_type="location")
     elif verb.lemma_ != "stay" or job_talk:  # "we'll stay at the Marriott": a night's stay, not a job
@@ -602,8 +602,7 @@ def _presupposed_place(verb: Token, obj: Token, sent: Span, ctx: _Ctx) -> None:
 
 def _no_english_word(tok: Token) -> bool:
     """A capitalised word no English word index lists ("Arup" tagged a common noun)."""
-    index = word_index(tok.vocab)
-    return tok.is_title and index is not None and not any(tok.lower_ in words for words in index.values())
+    return tok.is_title and listed(tok.lower_, tok.vocab) is False
 
 
 def _weighed(verb: Token) -> bool:
