@@ -19,7 +19,9 @@ non-native, rant, update, question; weighted to the relations the held-out stori
 fifth, likewise; its odd half read from session 39. `blind-f-300.jsonl` (session 39, seven more:
 bullet notes, third person, hedged, code-switching, typo-heavy, long context, past life; a quarter of
 its facts past) by a sixth; its odd half was read in session 39 (the bullet notes first), its even
-half by no one.
+half by no one. `blind-g-300.jsonl` (session 40, seven more: task requests, voice dictation, lists of
+people, non-native formal, slang, updates of a change, family named in passing) by a seventh, run
+once unread on the session's first code.
 
 Each message is extracted alone (its own session, speaker "Alex Morgan", role user), in process,
 with relations by example read with the local MiniLM as the engine does (`--rules-only`: without).
