@@ -295,3 +295,50 @@ def test_a_bulleted_note_is_kept_one_sentence() -> None:
     assert marks["wife"] is False and marks["Agnieszka"] is False
     assert marks["-"] is True
     assert marks["later"] is not False  # no bullet: the parser decides
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm on um forty grand", "I'm on    forty grand"),
+        ("Um, so I work at Tesco", "  , so I work at Tesco"),
+        ("uhh erm hmm ok", " " * 12 + "ok"),
+        ("a developer at Zenko no Zenkai", "a developer at          Zenkai"),
+        ("we live in Leeds no sorry Horsforth", "we live in                Horsforth"),
+        ("she's forty four no forty five", "she's " + " " * 14 + "forty five"),
+    ],
+)
+def test_a_dictated_hesitation_or_self_correction_is_blanked(text: str, expected: str) -> None:
+    assert chatter.blank(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the UM campus", "an umbrella and a drum", "in the ER", "I have no car", "Tom said no Friday", "No Way"],
+)
+def test_words_like_a_hesitation_stay(text: str) -> None:
+    assert chatter.blank(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "fact", "wrong"),
+    [
+        (
+            "okay so I'm um a software developer at um Zenko no Zenkai and my manager's called um Brigitte",
+            ("Lwazi", "works-at", "Zenkai"),
+            "Zenko",
+        ),
+        (
+            "so we live in Leeds no sorry Horsforth and I'm trying to find a swimming club for my son Kofi",
+            ("Lwazi", "lives-in", "Horsforth"),
+            "Um",
+        ),
+        ("right um I'm um head of finance at a dental group", ("Lwazi", "has-role", "head of finance"), "Um"),
+    ],
+)
+def test_a_dictated_message_reads_the_word_said_last(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str], wrong: str
+) -> None:
+    facts, _ = _read(tier, text)
+    assert fact in facts
+    assert not any(o == wrong for _, _, o in facts)

@@ -3,6 +3,7 @@
 Why: the small English model takes a trailing "btw", "lol" or "tbh" as part of the phrase before it
 ("has-gf-btw", "Zanele is-a lol", a partner named "Btw"). These words carry no fact, so each is
 replaced by as many spaces before the parse: the text keeps its length and every offset stays valid.
+So are the hesitations a dictated message keeps ("I'm on um thirty two thousand", "at um Zenkai").
 Words that do carry meaning ("idk", "jk") are left as written. "Side by side" is blanked too: after a
 name ("internship at zoho side by side") the model reads "zoho side" as one noun.
 
@@ -40,6 +41,12 @@ _INTERJECTIONS = re.compile(
 )
 
 
+# A spoken hesitation a dictated message keeps ("I'm on um thirty two thousand", "a developer at um
+# Zenkai"): the model reads "um" as a noun or a name and hangs the words after it on it. Lower case or
+# capitalised only ("UM" may be a university).
+_HESITATIONS = re.compile(r"(?<![\w'’-])(?:[Uu]m+|[Uu]h+m*|[Ee]rm+|[Hh]mm+)(?![\w'’-])")
+
+
 # An adverb of manner chat puts after a name ("doing internship at zoho side by side"): the small model
 # reads "zoho side" as one noun; it carries no fact.
 _FILLERS = re.compile(r"(?<![\w'’-])side[- ]by[- ]side(?![\w'’-])", re.IGNORECASE)
@@ -57,6 +64,18 @@ _DENIED = re.compile(
 _NO_LONGER = re.compile(
     r",\s*no longer\s+(?:an?\s+|the\s+)?[\w'’&-]+(?:\s+[\w'’&-]+){0,3}(?=\s*(?:[.;:!?)]|\s[-–—]\s|$))",
     re.IGNORECASE,
+)
+
+
+# A dictated self-correction: a name or a number taken back for the next one ("at Zenko no Zenkai",
+# "we live in Leeds no sorry Horsforth", "she's forty four no forty five"). The word taken back and the
+# "no" are blanked, so the parse reads only the word said last.
+_WORD_SAID = (
+    r"(?:[A-Z][\w'’&-]*|\d[\d,.]*k?|[a-z]+ty(?:[ -][a-z]+)?|[a-z]+teen"
+    r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+)
+_SELF_CORRECTED = re.compile(
+    rf"(?<![\w'’-]){_WORD_SAID} no,?(?: sorry| wait)?,? (?={_WORD_SAID}(?![\w'’-]))"
 )
 
 
@@ -80,6 +99,8 @@ def blank(text: str) -> str:
     text = _EMOJI_BREAK.sub(_emoji_stop, text)
     text = _INTERJECTIONS.sub(lambda m: " " * len(m.group()), text)
     text = _FILLERS.sub(lambda m: " " * len(m.group()), text)
+    text = _HESITATIONS.sub(lambda m: " " * len(m.group()), text)
+    text = _SELF_CORRECTED.sub(lambda m: " " * len(m.group()), text)
     text = _NO_LONGER.sub(lambda m: " " * len(m.group()), text)
     return _DENIED.sub(lambda m: " " * len(m.group()), text)
 
