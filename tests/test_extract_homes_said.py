@@ -767,3 +767,15 @@ def test_a_move_in_a_clause_of_past_time_happened(tier: SpacyTier, text: str, fa
 def test_a_move_in_a_clause_of_time_to_come_or_asked_is_none(tier: SpacyTier, text: str) -> None:
     # guards for the rule above (they hold on the code before it too)
     assert not {o for p, o in said_by(tier, text, "Eamon") if p in {"moved-to", "lives-in", "lived-in"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My landlord in Leith allows pets but the rent's already £925.", ("lives-in", "Leith")),
+        ("I'll probably keep my old Vespa even though I've moved to Milan.", ("moved-to", "Milan")),
+        ("I moved to Bristol years ago.", ("moved-to", "Bristol")),  # not "Bristol years ago"
+    ],
+)
+def test_a_home_said_beside_something_else(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in said_by(tier, text, "Rui")

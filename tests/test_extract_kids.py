@@ -457,3 +457,33 @@ def test_the_age_of_a_parent_named_beside_the_kin_word(
     tier: SpacyTier, text: str, who: str, age: str
 ) -> None:
     assert (who, "is-aged", age) in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My son Jayden has ADHD and he's only 6.", ("Jayden", "is-aged", "6")),  # a stress, still the age
+        ("my son jayden has adhd, hes just 6", ("Jayden", "is-aged", "6")),
+        ("My son Kaito has 16 years and he studies.", ("Kaito", "is-aged", "16")),  # "tiene 16 años"
+    ],
+)
+def test_an_age_after_he_or_she(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_a_school_tagged_a_person_is_no_he_or_she(tier: SpacyTier) -> None:
+    assert ("Kingswood Prep", "is-aged", "10") not in facts(tier, "Lucas hates Kingswood Prep. He's 10.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My son Jayden is lovely and he's nearly 7.",
+        "I have 5 years of experience.",  # years of something: no age
+        "We have 2 years left on the lease.",
+        "My husband has 10 years at Siemens.",
+    ],
+)
+def test_no_age_where_the_number_is_not_one(tier: SpacyTier, text: str) -> None:
+    # guards for the rules above (they hold on the code before them too)
+    assert not {f for f in facts(tier, text) if f[1] == "is-aged"}

@@ -126,3 +126,40 @@ def test_a_title_in_a_job_note_is_no_employer(
 def test_a_note_without_a_fact_gives_none(tier: SpacyTier, text: str) -> None:
     # guards for the rules above (they hold on the code before them too)
     assert not {f for f in facts(tier, text) if f[0] == ME}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "not_expected"),
+    [
+        (
+            "tidy this for the newsletter:\n- Hana: in Osaka now, loving it\n- Dmitri: still at Gazprom Neft",
+            {("Hana", "lives-in", "Osaka"), ("Dmitri", "works-at", "Gazprom Neft")},
+            {(ME, "lives-in", "Osaka"), (ME, "works-at", "Gazprom Neft")},
+        ),
+        (
+            "Team:\n- Aisha – designer at Figma\n- Priya: accountant at KPMG",
+            {
+                ("Aisha", "has-role", "designer"),
+                ("Aisha", "works-at", "Figma"),
+                ("Priya", "works-at", "KPMG"),
+            },
+            {(ME, "works-at", "Figma"), (ME, "has-role", "accountant")},
+        ),
+        ("- Dad: in Galway now", set(), {(ME, "lives-in", "Galway")}),  # someone unnamed: no one's fact
+        (
+            "Contacts to update:\nRavi – now at Wipro\nLiesl – moved to Stellenbosch\nDad – in Galway now",
+            {("Ravi", "works-at", "Wipro"), ("Liesl", "moved-to", "Stellenbosch")},
+            {(ME, "works-at", "Wipro"), (ME, "moved-to", "Stellenbosch"), (ME, "lives-in", "Galway")},
+        ),
+        ("- Husband Karl – electrician", {(ME, "is-married-to", "Karl")}, set()),  # the key's relation stays
+        ("- Me: designer at Figma", {(ME, "works-at", "Figma")}, set()),
+        ("Job: designer at Figma", {(ME, "works-at", "Figma")}, {("Job", "works-at", "Figma")}),  # a key word
+        ("Work: still at Aviva", {(ME, "works-at", "Aviva")}, set()),
+    ],
+)
+def test_a_line_led_by_a_person_is_about_that_person(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str, str]], not_expected: set[tuple[str, str, str]]
+) -> None:
+    got = facts(tier, text)
+    assert expected <= got
+    assert not not_expected & got

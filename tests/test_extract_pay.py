@@ -24,6 +24,8 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("band 5 so about 33k before tax", ("has-salary", "33k")),
         ("I got an offer from Freshworks. 18 LPA CTC", ("has-salary-offer", "18 LPA")),
         ("I earned 40k at my old job.", ("earned", "40k")),
+        ("I was on £30,000 before.", ("earned", "£30,000")),  # pay that was: history, not the salary now
+        ("I was on £41k at my last place.", ("earned", "£41k")),
         ("The ESB pension comes to about €1,950 a month.", ("has-salary", "€1,950")),  # a retiree's income
         ("The pension went up to €2,040 a month in January.", ("has-salary", "€2,040")),
         (
@@ -64,7 +66,6 @@ def test_pay_is_read_whatever_its_currency_or_wording(
         "if they offered 18 LPA I'd take it",  # a hypothetical
         "her salary 50k, mine less",  # hers
         "salary 50k would be nice",  # a wish
-        "I was on £30,000 before.",  # over
         "The car was 20 grand.",
         "On 5k steps a day now.",  # one is on other things than pay
         "Currently on a 6k loan.",

@@ -265,3 +265,74 @@ def test_sis_is_a_sister(tier: SpacyTier) -> None:
         [Message(id="m", text="My sis Jade just moved to Leeds.", role="user", speaker="Bo")]
     )
     assert ("Bo", "has-sister", "Jade") in {(f.subject, f.predicate, f.object) for f in ex.facts}
+
+
+def _said(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
+    (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Bo")])
+    return {(f.subject, f.predicate, f.object) for f in ex.facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Oye, mi hija Valentina tiene 15 y quiere trabajar en Zara.", ("Bo", "has-child", "Valentina")),
+        ("Minha namorada Larissa é enfermeira, she works shifts.", ("Bo", "has-partner", "Larissa")),
+        ("Meri beti Anaya ko asthma hai.", ("Bo", "has-child", "Anaya")),
+        ("Mon mari Luc works at Renault.", ("Bo", "is-married-to", "Luc")),
+    ],
+)
+def test_my_in_the_speakers_other_language_before_a_kin_word(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in _said(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I have a son. His name is Leo.", ("Bo", "has-child", "Leo")),
+        ("We had a baby girl last week! Her name is Maria.", ("Bo", "has-child", "Maria")),
+        ("Not sure my new boss likes me. Her name's Ifeoma.", ("Bo", "has-manager", "Ifeoma")),
+        ("My boss is lovely. His name is Tom Baker.", ("Bo", "has-manager", "Tom Baker")),
+        ("I got a new manager today, her name is Priya.", ("Bo", "has-manager", "Priya")),
+    ],
+)
+def test_his_or_her_name_after_a_relation_of_the_speakers(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in _said(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("My wife met a guy at work. His name is Tom.", "Tom"),  # someone met between
+        ("My wife is great. His name is Tom.", "Tom"),  # not the wife's pronoun
+        ("My sister got married. Her husband's name is Joe.", "Joe"),  # the sister's husband
+        ("Do you have a son? His name is Leo.", "Leo"),  # asked, not had
+        ("My husband's friend is visiting. His name is Joe.", "Joe"),  # the husband's friend
+    ],
+)
+def test_a_his_or_her_name_that_may_be_someone_elses(tier: SpacyTier, text: str, name: str) -> None:
+    assert not {f for f in _said(tier, text) if f[0] == "Bo" and f[2] == name}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Tom, my husband, works at Tesco.", ("Bo", "is-married-to", "Tom")),
+        ("Geoff, now my husband, was driving a Holden back then.", ("Bo", "is-married-to", "Geoff")),
+        ("my mgr pete is awful", ("Bo", "has-manager", "Pete")),
+        ("my new mgr is aisha, way better than my old mgr pete lol", ("Bo", "has-old-manager", "Pete")),
+    ],
+)
+def test_a_relation_the_parse_does_not_tie_to_its_name(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in _said(tier, text)
+
+
+def test_a_name_listed_before_a_relation_is_another_person(tier: SpacyTier) -> None:
+    # "Sarah, my husband, and I": three people, not a husband named Sarah
+    assert not {f for f in _said(tier, "Sarah, my husband, and I went to Rome.") if f[2] == "Sarah"}
+    assert ("Bo", "has-manager", "Pete") not in _said(tier, "my old mgr pete was awful")

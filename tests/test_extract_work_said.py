@@ -1794,3 +1794,30 @@ def test_a_job_quit_with_the_i_dropped_is_no_current_job(tier: SpacyTier, text: 
 def test_a_job_one_only_wants_to_quit_is_held(tier: SpacyTier) -> None:
     # a guard for the rule above (it holds on the code before it too)
     assert ("works-at", "HSBC") in said_by(tier, "I want to quit my job at HSBC.", "Lin")
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I work in a call centre for Sky.", ("works-at", "Sky")),
+        ("I work in a warehouse for Amazon in Leeds.", ("works-at", "Amazon")),
+        ("I worked in a factory for Toyota for years.", ("worked-at", "Toyota")),
+        ("Even though I work at Google, I hate tech.", ("works-at", "Google")),  # conceded, so said
+        ("I worked in Deutsche Bank for years.", ("worked-at", "Deutsche Bank")),  # another language's "in"
+        ("I work weekends at Tesco as a cashier.", ("works-at", "Tesco")),
+    ],
+)
+def test_the_firm_a_workplace_is_for(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in work(tier, text)
+
+
+def test_a_department_or_a_place_worked_in_is_no_employer(tier: SpacyTier) -> None:
+    # guards for the rule above (they hold on the code before it too)
+    assert not work(tier, "I work in Finance.")
+    assert not work(tier, "I work in London.")
+
+
+def test_the_role_of_one_who_works_nights(tier: SpacyTier) -> None:
+    extraction = spoken(tier, "My boyfriend Tavita works nights as a security guard.", "Lin")
+    facts = {(f.subject, f.predicate, f.object) for f in extraction.facts}
+    assert ("Tavita", "has-role", "security guard") in facts

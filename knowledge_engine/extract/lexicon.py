@@ -284,6 +284,11 @@ FOREIGN_KIN = {
     **dict.fromkeys(["hermana", "irmã", "sœur", "schwester", "sorella", "didi", "behen"], "has-sister"),
     **dict.fromkeys(["sis", "sissy"], "has-sister"),  # chat's own: "my sis Kerry-Ann"
 }
+# "my" in the languages FOREIGN_KIN's words come from, before a kin word ("mi hija Valentina",
+# "Minha namorada Larissa", "Meri beti Anaya", "mon mari Luc"): read only before one.
+FOREIGN_MY = frozenset(
+    {"mi", "mis", "minha", "meu", "meri", "mera", "mon", "ma", "mein", "meine", "mio", "mia"}
+)
 # Relation nouns folded into one predicate, whichever word the speaker used: "my husband Tom"
 # and "Tom, my wife's ..." both read `is-married-to`; a son, a daughter and a kid are `has-child`.
 RELATION_PREDICATES = {

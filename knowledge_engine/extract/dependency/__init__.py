@@ -24,6 +24,7 @@ from knowledge_engine.extract.arrival import arrival_places
 from knowledge_engine.extract.dependency.context import MANAGER_PREDICATES, _Ctx, _emit, dedupe_facts
 from knowledge_engine.extract.dependency.grammar import _is_school
 from knowledge_engine.extract.dependency.names import _name_of
+from knowledge_engine.extract.dependency.notes import _line_facts_owned
 from knowledge_engine.extract.dependency.sentences import _sentence_facts
 from knowledge_engine.extract.dependency.work import _TEACHING, _at_a_new_job
 from knowledge_engine.extract.kids import child_age, possessive_ages, speaks_of_own_kids
@@ -110,6 +111,7 @@ def _extract(doc: Doc, message: Message) -> list[FactCandidate]:
             continue
         first = len(ctx.out)
         _sentence_facts(sent, ctx)
+        _line_facts_owned(sent, first, ctx)  # "Liesl – moved to Stellenbosch": Liesl's, not the speaker's
         # "Aoife started at Salerno last week. She's in first year.": the year may come next (then
         # the place's sentence is the one that must not speak of teaching or work)
         follows = prev is not None and sent[0].lower_ in {"she", "he"}

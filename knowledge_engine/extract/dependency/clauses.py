@@ -4,6 +4,8 @@ and direct objects), which hand the parts to the topic modules.
 
 from __future__ import annotations
 
+import re
+
 from spacy.tokens import Token
 
 from knowledge_engine.extract import places
@@ -162,6 +164,7 @@ from knowledge_engine.extract.lexicon import (
     WORK_FIELDS,
     WORK_VERBS,
 )
+from knowledge_engine.extract.nlp import listed
 from knowledge_engine.model.predicates import (
     DISTRICT_FACT,
 )
@@ -201,6 +204,8 @@ def _clause_roots(root: Token) -> list[Token]:
             roots.append(child)  # "the landlord is selling up so we're moving to Dalmarnock"
         elif child.dep_ == "advcl" and _has_subject(child) and _past_of_time(child):
             roots.append(child)  # "we lived in Swindon before we bought the house in Marlborough"
+        elif child.dep_ == "advcl" and _has_subject(child) and _has_mark(child, {"although", "though"}):
+            roots.append(child)  # "I'll keep the Vespa even though I've moved to Milan": conceded, so true
         if child.dep_ == "ccomp" and child.i < root.i and _has_subject(child) and not _has_mark(child, MARKS):
             # chains of run-on clauses: "Jenna got hired at X, so she's out of Y, she's thrilled"
             reported = child.lemma_ in HEDGE_VERBS and not _clinician_subject(child)  # "doctor says" stays
@@ -527,6 +532,9 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
             for c in d.children
             if c.dep_ == "prep" and c.lower_ == "at"
         ]
+    if verb.lemma_ == "work":  # "works nights as a security guard": the role hangs on the hours
+        hours = (d for d in verb.children if d.dep_ == "dobj" and d.lemma_.lower() in _WORK_HOURS)
+        preps += [c for d in hours for c in d.children if c.dep_ == "prep" and c.lower_ in _HOURS_PREPS]
     if verb.lemma_ == "work":  # "I work in sales for a company called X": the firm hangs on the field
         fields = (o for prep in preps if prep.lower_ == "in" for o in _pobjs(prep) if o.lower_ in WORK_FIELDS)
         preps += [c for o in fields for c in o.children if c.dep_ == "prep" and c.lower_ in {"for", "at"}]
@@ -602,6 +610,13 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
         where = _home_place(tok, ctx)
         if where is not None:  # "I live in a shared house in Headingley": Headingley, not "shared house"
             tok, name = where
+    if name is None and pred in _AT_WORK and tok.pos_ == "NOUN":
+        firm = _firm_served(tok, ctx)  # "I work in a call centre for Sky": Sky, not the call centre
+        if firm is not None:
+            tok, name = firm
+            pred = "worked-at" if pred.startswith("worked") else "works-at"
+    if name is not None and pred in {"works-in", "worked-in"} and _firm_worked_in(tok, name, ctx):
+        pred = "worked-at" if pred == "worked-in" else "works-at"  # "I am working in Ericsson"
     if name is None and pred in {"goes-to", "went-to"}:  # "goes to a special program at Westview Elementary"
         schools = (_name_of(o, ctx) for p in _preps(tok, tok, {"at"}) for o in _pobjs(p))
         name = next((n for n in schools if n and _is_school(n)), None)
@@ -622,6 +637,32 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
     if obj:
         conf = 0.65 if name else 0.55
         _emit(ctx, subject, PREDICATE_ALIASES.get(pred, pred), obj, conf, obj_tok=tok)
+
+
+# What one works that is no object of work but its hours ("works nights as a security guard")
+_WORK_HOURS = frozenset({"night", "day", "weekend", "shift", "evening"})
+_HOURS_PREPS = frozenset({"as", "at", "for"})
+_AT_WORK = frozenset({"works-at", "works-in", "worked-at", "worked-in"})
+
+
+def _firm_served(place: Token, ctx: _Ctx) -> tuple[Token, str] | None:
+    """'a call centre for Sky', 'a warehouse for Amazon': the firm a workplace noun is "for"."""
+    for obj in (o for prep in _preps(place, place, {"for"}) for o in _pobjs(prep)):
+        name = _name_of(obj, ctx) if obj.pos_ == "PROPN" else None
+        if name and _employer_named(obj, name, ctx):
+            return obj, name
+    return None
+
+
+def _firm_worked_in(tok: Token, name: str, ctx: _Ctx) -> bool:
+    """'I am working in Ericsson' (the "in" of other languages): a firm the model tags one, not a
+    place, nor a department or trade English spells with its own words ("in Finance", "in HR"); one
+    the model tags a place stays a place (most districts are in no gazetteer)."""
+    ent = ctx.ents.get(tok.i)
+    words = [w for w in re.split(r"[\s&-]+", name) if w]
+    english = any(listed(w.lower(), tok.vocab) or w.isupper() for w in words)
+    tagged = ent is None or ent.label_ == "ORG"  # a place the model tags: "works in Leith" is no firm
+    return tok.pos_ == "PROPN" and tagged and not english and not places.big_place(name)
 
 
 _SHARED_HOMES = HOME_NOUNS | {"coloc", "flatshare", "houseshare", "dorm", "dorms", "hostel"}
@@ -693,13 +734,14 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                         _emit(ctx, subject, "likes", obj, 0.5, obj_tok=pobj)
             elif child.dep_ == "prep" and child.lower_ == "on" and _team_at(child, subject, be, ctx):
                 continue  # "I'm on the platform team at Monzo"
-            elif child.dep_ == "prep" and child.lower_ == "on" and not past:  # "I'm on £48,000"
+            elif child.dep_ == "prep" and child.lower_ == "on":  # "I'm on £48,000", "I was on £41k"
                 for pobj in _pobjs(child):
                     hourly = any(c.dep_ == "npadvmod" and c.lemma_ == "hour" for c in pobj.children)
                     # "on 12.50 an hour": an hourly amount is pay without its sign
                     money = _money_value(pobj, ctx) or (_amount(pobj) if hourly else None)
                     if money:
-                        _emit(ctx, subject, "has-salary", money, 0.55, obj_tok=None)
+                        pred = "earned" if past else "has-salary"
+                        _emit(ctx, subject, pred, money, 0.55, obj_tok=None)
 
 
 def _off_to_school(off: Token, subject: str, ctx: _Ctx) -> None:

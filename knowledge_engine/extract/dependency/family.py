@@ -53,10 +53,12 @@ from knowledge_engine.extract.lexicon import (
     FEMALE_KIN,
     FIRST_PERSON,
     FIRST_PERSON_POSS,
+    FOREIGN_MY,
     JOB_TITLE_NOUNS,
     MALE_KIN,
     NOT_NAME_ENDINGS,
     NOT_NAMES,
+    PERSON_NOUNS,
     PRONOUN,
     RELATION_PREDICATES,
     SCHOOL_WORDS,
@@ -527,7 +529,11 @@ def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
         return
     nxt = doc[noun.i + 1]
     low = nxt.lower_
-    if not (nxt.is_lower and nxt.is_alpha and len(low) > 1) or nxt.pos_ not in {"NOUN", "PROPN"}:
+    # "my old mgr pete": a first name the model tags an adjective, as it does the "mgr" before it
+    named_adj = nxt.pos_ == "ADJ" and low in first_names() and not _english_non_noun(nxt)
+    if not (nxt.is_lower and nxt.is_alpha and len(low) > 1):
+        return
+    if nxt.pos_ not in {"NOUN", "PROPN"} and not named_adj:
         return
     if nxt.is_stop or low in NOT_NAMES or low.endswith(NOT_NAME_ENDINGS) or _is_date(nxt, ctx):
         return
@@ -537,7 +543,7 @@ def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
         return  # "my mum works at Tesco": the model made "mum works" one noun; it stored `has-mother Works`
     tied = (
         (nxt.dep_ == "appos" and nxt.head.i == noun.i)
-        or (noun.dep_ == "compound" and noun.head.i == nxt.i)
+        or (noun.dep_ in {"compound", "amod"} and noun.head.i == nxt.i)  # "my mgr pete": "mgr" an adjective
         or (nxt.head.i == noun.head.i and nxt.dep_ == noun.dep_ and nxt.head.i != nxt.i)
     )
     after = doc[nxt.i + 1] if nxt.i + 1 < len(doc) else None
@@ -551,8 +557,17 @@ def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
         return
     name = _capitalised(nxt.text)
     ctx.names[nxt.i] = name
+    pred = _relation_predicate(noun)
+    # "my old mgr pete": the parse hangs the "old" on the name, not on the title
+    mods = (c.lower_ for c in nxt.children if c.dep_ == "amod" and c.i < noun.i)
+    former = next((m for m in mods if m in _FORMER), None)
+    if former and pred == "has-manager":
+        pred = f"has-{former}-manager"
     if owner != name:
-        _emit(ctx, owner, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+        _emit(ctx, owner, pred, name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
+
+
+_FORMER = frozenset({"old", "former", "ex", "previous"})
 
 
 def _present_verb(tok: Token) -> bool:
@@ -634,6 +649,22 @@ def _age_of(verb: Token) -> int | None:
     return None
 
 
+def _years_had(verb: Token) -> int | None:
+    """'My son Kaito has 16 years', 'my mother has 72 years and ...': the age as the speaker's other
+    language says it ("tiene 16 años", "a 16 ans"), the years alone, nothing after them ("has 5 years of
+    experience", "have 2 years left" are no age)."""
+    years = next((c for c in verb.children if c.dep_ == "dobj" and c.lemma_ == "year"), None)
+    if years is None or verb.tag_ not in {"VBZ", "VBP"}:
+        return None
+    kids = list(years.children)
+    doc = verb.doc
+    after = doc[years.i + 1] if years.i + 1 < len(doc) else None
+    ends = after is None or after.is_punct or after.lower_ == "and"
+    if len(kids) != 1 or kids[0].dep_ != "nummod" or kids[0].pos_ != "NUM" or not ends:
+        return None
+    return _number(kids[0])
+
+
 def _years_said(attr: Token) -> int | None:
     """'I am 32 years' (Indian English, no "old"), "I'm a 52-year-old truck driver": the age an
     attribute gives its subject; "years" with nothing but its number (not "5 years into ...")."""
@@ -679,13 +710,13 @@ def _kin_named(subj: Token, appos: Token | None, verb: Token, ctx: _Ctx) -> str 
 def _age_facts(sent: Span, ctx: _Ctx) -> None:
     """'Our son Leo is four', 'Leo, he's four', 'Mia just turned six' -> is-aged N."""
     for verb in sent:
-        if verb.lemma_ not in {"be", "turn"} or _is_irrealis(verb):
+        if verb.lemma_ not in {"be", "turn", "have"} or _is_irrealis(verb):
             continue
         if verb.lemma_ == "be" and _is_past(verb):
             continue
         if verb.lemma_ == "turn" and any(c.dep_ == "prt" for c in verb.children):
             continue
-        age = _age_of(verb)
+        age = _years_had(verb) if verb.lemma_ == "have" else _age_of(verb)
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
         if age is not None and subj is None and _own_birthday_turn(verb, ctx):
             _emit(ctx, ctx.me, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
@@ -1085,3 +1116,102 @@ def _started_school(verb: Token, dobjs: list[Token], subject: str, past: bool, c
             _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
             found = True
     return found
+
+
+
+def _relation_named_later(sent: Span, ctx: _Ctx) -> None:
+    """'I have a son. His name is Leo', 'Not sure my new boss likes me. Her name's Ifeoma' -> has-child
+    Leo, has-manager Ifeoma: a his/her name after the one relation of the speaker's the message spoke
+    of before it, with nobody else met or named between."""
+    if ctx.message.role != "user":
+        return
+    for name in (t for t in sent if t.lower_ == "name"):
+        poss = next((c for c in name.children if c.dep_ == "poss" and c.lower_ in {"his", "her"}), None)
+        value = _name_given(name)
+        pred = _relation_before(poss) if poss is not None and value is not None else None
+        person = _name_of(value, ctx, person=True) if pred is not None and value is not None else None
+        if pred is not None and person and person != ctx.me:
+            _emit(ctx, ctx.me, pred, person, 0.55, obj_tok=None, obj_type="person")
+
+
+def _name_given(name: Token) -> Token | None:
+    """The name 'name is' gives: "His name is Leo"; "Her name's Ifeoma", which the parse reads as a
+    possessive ("name's Ifeoma")."""
+    verb = name.head
+    said = not any(c.dep_ in {"aux", "neg"} for c in verb.children)  # not "his name will be Leo"
+    if name.dep_ == "nsubj" and verb.lemma_ == "be" and said:
+        return next((c for c in verb.children if c.dep_ == "attr" and c.pos_ == "PROPN"), None)
+    glued = any(c.dep_ == "case" for c in name.children) and name.dep_ == "poss"
+    return verb if glued and verb.pos_ == "PROPN" and verb.i == name.i + 2 else None
+
+
+def _relation_before(poss: Token) -> str | None:
+    """The predicate of the speaker's relation ('my boss', 'our son', 'I have a son') nearest before a
+    his/her, unless a person came between ("my wife met a guy at work. His name ...") or its gender is
+    not the pronoun's."""
+    for tok in reversed(poss.doc[: poss.i]):
+        baby_word = tok.lower_ in {"girl", "boy"} and tok.i > 0 and tok.nbor(-1).lower_ == "baby"
+        baby = tok.lower_ == "baby" or baby_word  # "we had a baby girl"
+        met = tok.ent_type_ == "PERSON" or tok.lemma_.lower() in PERSON_NOUNS or tok.lower_ in first_names()
+        if met and not baby:
+            return None
+        if tok.pos_ != "NOUN" or not (baby or _is_kin(tok) or _is_manager_noun(tok)):
+            continue
+        other = MALE_KIN if poss.lower_ == "her" else FEMALE_KIN
+        if tok.tag_ == "NNS" or tok.lower_ in other or not _the_speakers(tok):
+            return None
+        return "has-child" if baby else _relation_predicate(tok)  # "we had a baby girl"
+    return None
+
+
+def _the_speakers(noun: Token) -> bool:
+    """'my boss', 'our son', or one the speaker has or got ("I have a son", "we had a baby boy")."""
+    if any(c.dep_ == "poss" and (c.lower_ in FIRST_PERSON_POSS or c.lower_ == "our") for c in noun.children):
+        return True
+    det = next((c for c in noun.children if c.dep_ == "det"), None)
+    verb = noun.head
+    has = noun.dep_ == "dobj" and verb.lemma_ in {"have", "get"} and not _is_irrealis(verb)
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    mine = subj is not None and subj.lower_ in {"i", "we"}
+    return det is not None and det.lower_ in {"a", "an"} and has and mine
+
+
+def _name_comma_relation(noun: Token, ctx: _Ctx) -> None:
+    """'Tom, my husband, works at Tesco', 'Precious, my wife, is registered again', 'Geoff, now my
+    husband, ...': a name set off before the speaker's relation word where the parse gives no
+    apposition (it hangs the name on the verb, or tags it an adjective). Not a list ("Sarah, my
+    husband, and I": three people)."""
+    doc = noun.doc
+    poss = next((c for c in noun.children if c.dep_ == "poss"), None)
+    close = noun.i + 1
+    if poss is None or close + 1 >= len(doc) or doc[close].text != ",":
+        return
+    if doc[close + 1].lower_ in {"and", "or"}:
+        return
+    comma = poss.i - 2 if poss.i >= 2 and doc[poss.i - 1].lower_ == "now" else poss.i - 1
+    if comma < 1 or doc[comma].text != ",":
+        return
+    tok = doc[comma - 1]
+    if not tok.is_title or not (tok.i == tok.sent.start or doc[tok.i - 1].is_punct):
+        return
+    name = _name_of(tok, ctx, person=True) if tok.pos_ == "PROPN" else None
+    if name is None and tok.lower_ in first_names():
+        name = tok.text  # "Precious" tagged an adjective
+    if name:
+        _possessive_relation(noun, name, ctx)
+
+
+def _foreign_possessive(tok: Token, ctx: _Ctx) -> None:
+    """'Oye, mi hija Valentina tiene 15', 'Minha namorada Larissa é enfermeira', 'Meri beti Anaya ko
+    asthma hai' -> has-child Valentina, has-partner Larissa: "my", a kin word and a name in the
+    speaker's other language, which the English parse cannot read (it makes them one name)."""
+    doc = tok.doc
+    if ctx.message.role != "user" or tok.lower_ not in FOREIGN_MY or tok.i + 2 >= len(doc):
+        return
+    kin, name_tok = doc[tok.i + 1], doc[tok.i + 2]
+    pred = RELATION_PREDICATES.get(kin.lower_)
+    if pred is None or not name_tok.is_title or not name_tok.is_alpha or name_tok.is_stop:
+        return
+    name = name_tok.text if name_tok.lower_ in first_names() or name_tok.pos_ == "PROPN" else None
+    if name:
+        _emit(ctx, ctx.me, pred, name, 0.55, obj_tok=None, obj_type="person")

@@ -294,7 +294,10 @@ def _place_before_home(home: Token, said: set[str], ctx: _Ctx) -> None:
 
 _HOME_PLACE_TAGS = frozenset({"GPE", "LOC", "FAC", "ORG", "PERSON", "NORP"})
 # What is around one's home, said now with "my"/"our": "our street in Hove is so noisy"
-_AROUND_HOME = frozenset({"neighbour", "neighbor", "street", "neighbourhood", "neighborhood"})
+# "my landlord in Leith allows pets": who is where one's home is, said in the present
+_AROUND_HOME = frozenset(
+    {"neighbour", "neighbor", "street", "neighbourhood", "neighborhood", "landlord", "landlady"}
+)
 
 
 def _home_not_a_stay(place: str, ctx: _Ctx) -> bool:

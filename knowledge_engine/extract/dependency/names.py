@@ -15,6 +15,7 @@ from knowledge_engine.extract.dependency.context import _Ctx, _emit, _strip_det
 from knowledge_engine.extract.dependency.grammar import (
     _has_subject,
     _is_manager_noun,
+    _is_school,
     _pobjs,
     _quit_said_present,
 )
@@ -246,8 +247,65 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     before = [t for t in sent[: verb.i - sent.start] if t.i not in lead | been | years]
     # a bullet before it ("- moved to Leeds in May") the model may tag a symbol
     if any(t.pos_ not in _BEFORE_A_DROPPED_I and t.text not in BULLETS for t in before):
-        return []
+        owner = _line_owner(verb, ctx)  # "- Lucía: married Tom last spring": the key's person
+        return [owner] if owner and owner != ctx.me and _keyed(before) else []
     return [ctx.me]
+
+
+_KEY_MARKS = frozenset({":", "–", "—", "-"})
+
+
+def _keyed(before: list[Token]) -> bool:
+    """Words before a verb that are only a note line's key: a bullet, a few words, a separator."""
+    words = [t for t in before if not t.is_space]
+    while words and words[0].text in BULLETS:
+        words = words[1:]
+    sep = next((k for k, t in enumerate(words) if t.text in _KEY_MARKS), None)
+    return sep is not None and sep == len(words) - 1
+
+
+def _line_owner(tok: Token, ctx: _Ctx) -> str | None:
+    """Whom a note line's value is about ("- Hana: in Osaka now", "Dmitri – still at Gazprom Neft",
+    "Tomás (my brother): moved to Lyon"): the person its key names; the speaker when no key names
+    someone ("Home: Leeds", "update: ..."); None when the key is someone unnamed ("Dad: in Galway")."""
+    doc = tok.doc
+    start = next((t.i + 1 for t in reversed(doc[: tok.i]) if t.is_space and "\n" in t.text), 0)
+    words = [t for t in doc[start : tok.i] if not t.is_space]
+    while words and words[0].text in BULLETS:
+        words = words[1:]  # the bullet opening the line, not the dash after its key
+    sep = next((k for k, t in enumerate(words[:6]) if t.text in _KEY_MARKS), None)
+    if sep is None or sep == 0:
+        return ctx.me
+    return _key_person(words[:sep], ctx)
+
+
+def _key_person(key: list[Token], ctx: _Ctx) -> str | None:
+    """The person a note's key names ("Hana", "Tomás (my brother)", "Me"); the speaker for a key that
+    names no one ("Home", "update"); None for someone unnamed ("Dad") or a name not sure to be one."""
+    if any(t.text == "(" for t in key):
+        key = key[: next(k for k, t in enumerate(key) if t.text == "(")]  # "Tomás (my brother)"
+    if len(key) == 1 and key[0].lower_ in {"me", "myself"}:
+        return ctx.me
+    if any(_is_kin_word(t) or t.lower_ in FAMILY_NOUNS for t in key):
+        return None
+    named = key and len(key) <= 3 and all(t.is_title and t.is_alpha for t in key)
+    if len(key) == 1 and key[0].ent_type_ != "PERSON" and listed(key[0].lower_, key[0].vocab):
+        return ctx.me  # "Job: designer at Figma", "Work: still at Aviva": a word for what follows
+    if named and (key[0].lower_ in first_names() or key[0].ent_type_ == "PERSON"):
+        return " ".join(t.text for t in key)
+    if named and key[0].pos_ == "PROPN":  # a name the model tags a place or a firm ("Dmitri"): not mine
+        return " ".join(t.text for t in key) if not places.big_place(key[0].text) else None
+    return ctx.me
+    if any(_is_kin_word(t) or t.lower_ in FAMILY_NOUNS for t in key):
+        return None
+    named = key and len(key) <= 3 and all(t.is_title and t.is_alpha for t in key)
+    if len(key) == 1 and key[0].ent_type_ != "PERSON" and listed(key[0].lower_, key[0].vocab):
+        return ctx.me  # "Job: designer at Figma", "Work: still at Aviva": a word for what follows
+    if named and (key[0].lower_ in first_names() or key[0].ent_type_ == "PERSON"):
+        return " ".join(t.text for t in key)
+    if named and key[0].pos_ == "PROPN":  # a name the model tags a place or a firm ("Dmitri"): not mine
+        return " ".join(t.text for t in key) if not places.big_place(key[0].text) else None
+    return ctx.me
 
 
 def _leading_clause(advcl: Token) -> bool:
@@ -706,7 +764,11 @@ def _only_person_before(pron: Token, ctx: _Ctx) -> str | None:
     names = {
         _unkinned(_strip_det(ent))
         for ent in set(ctx.ents.values())
-        if ent.label_ == "PERSON" and ent.end <= pron.i and ent.text.strip() and not _a_city(ent.text)
+        if ent.label_ == "PERSON"
+        and ent.end <= pron.i
+        and ent.text.strip()
+        and not _a_city(ent.text)
+        and not _is_school(ent.text)  # "Lucas hates Kingswood Prep. He's 10": a school tagged a person
     }
     related = (f for f in ctx.out if f.object_type == "person" and f.predicate.startswith(("has-", "is-")))
     names |= {f.object for f in related}

@@ -14,14 +14,21 @@ from __future__ import annotations
 
 import re
 
-from spacy.tokens import Token
+from spacy.tokens import Span, Token
 
 from knowledge_engine.extract import places
 from knowledge_engine.extract.cars import car_spans
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.dependency.lines import _job_fragment, _name_run
-from knowledge_engine.extract.dependency.names import _kin_or_pet_key, _person_cased, _year_word
+from knowledge_engine.extract.dependency.names import (
+    _key_person,
+    _kin_or_pet_key,
+    _line_owner,
+    _person_cased,
+    _year_word,
+)
 from knowledge_engine.extract.dependency.nouns import _relation_predicate
+from knowledge_engine.extract.lexicon import RELATION_PREDICATES
 from knowledge_engine.extract.truecase import names as first_names
 
 HOME_KEYS = frozenset(
@@ -113,7 +120,13 @@ def _person_note(key: list[Token], value: list[Token], ctx: _Ctx) -> bool:
     if len(key) == 1 and key[0].lower_ in _SELF:
         _job_fragment(value, True, ctx)
         return True
-    if not key or not _kin_or_pet_key(key[0]):
+    if key and not _kin_or_pet_key(key[0]):
+        person = _key_person(key, ctx)  # "- Priya: accountant at KPMG", "Aisha – designer at Figma"
+        if person is None or person == ctx.me:
+            return False
+        _job_fragment(value, True, ctx, who=person)
+        return True
+    if not key:
         return False
     name = _name_run(key[1:])
     if name is None or len(name.split()) != len(key) - 1:
@@ -140,3 +153,44 @@ def _note_line(words: list[Token], ctx: _Ctx) -> bool:
         _job_fragment(value, True, ctx, past=key[0].lower_ in PAST_KEYS)
         return True
     return _person_note(key, value, ctx)
+
+
+_RELATIONS = frozenset(RELATION_PREDICATES.values())  # "Wife: Ingrid": is-married-to, the key's relation
+_FIRST_PERSON_WORDS = frozenset({"i", "im", "me", "my", "mine", "we", "our", "us", "myself"})
+
+
+def _line_facts_owned(sent: Span, first: int, ctx: _Ctx) -> None:
+    """The speaker's facts a sentence of a line led by another person gave ("Liesl – moved to
+    Stellenbosch", "Ravi – now at Wipro": the rules read a dropped "I") are that person's; a key
+    that names no one ("Dad – in Galway now") leaves them no one's. Not where the line speaks of
+    the speaker too ("- Hana: my old flatmate")."""
+    if any(t.is_space and "\n" in t.text for t in sent[:-1]) or ctx.message.role != "user":
+        return  # a sentence over several lines: whose each line is, is not one key's
+    owner = _line_owner(sent[-1], ctx)
+    if owner == ctx.me or any(t.lower_ in _FIRST_PERSON_WORDS for t in _the_line(sent)):
+        return
+    line = _the_line(sent).text
+    key = line[: min((line.find(m) for m in (":", " – ", " — ", " - ") if m in line), default=0)]
+    # "Husband Karl – electrician", "Wife: Ingrid": the speaker's relation to the person the line names
+    # stays the speaker's when the key is that relation
+    relation = owner is None
+    mine = [
+        f
+        for f in ctx.out[first:]
+        if f.subject == ctx.me
+        and not (key and f.object in key)
+        and not (relation and (f.predicate.startswith("has-") or f.predicate in _RELATIONS))
+    ]
+    if not mine:
+        return
+    kept = [f for f in ctx.out[first:] if not any(f is m for m in mine)]
+    moved = [f.model_copy(update={"subject": owner}) for f in mine] if owner else []
+    ctx.out[first:] = kept + moved
+
+
+def _the_line(sent: Span) -> Span:
+    """The whole line a sentence ends on, from its start."""
+    doc = sent.doc
+    end = sent[-1].i
+    start = next((t.i + 1 for t in reversed(doc[:end]) if t.is_space and "\n" in t.text), 0)
+    return doc[start : end + 1]

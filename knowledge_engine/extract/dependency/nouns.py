@@ -111,13 +111,15 @@ def _name_before_date(tok: Token, ent: Span) -> bool:
     counted = len(after) == 2 and after[0].like_num and after[1].lemma_.lower() in STAY_UNITS
     # "at Brightwater this week" tagged one organisation
     org_then_date = ent.label_ == "ORG" and ent.end == tok.i + 3 and after[-1].lower_ in _DATE_WORDS
+    # "moved to Bristol years ago" tagged one organisation
+    ago = len(after) == 2 and after[0].lemma_.lower() in STAY_UNITS and after[1].lower_ in {"ago", "back"}
     return (
-        (ent.label_ == "DATE" or org_then_date)
+        (ent.label_ == "DATE" or org_then_date or (ago and ent.end == tok.i + 3))
         and tok.i == ent.start
         and tok.pos_ == "PROPN"
         and tok.lower_ not in MONTHS
         and ent.end - ent.start > 1
-        and (after[0].lower_ in {"last", "next", "this"} or counted)
+        and (after[0].lower_ in {"last", "next", "this"} or counted or ago)
     )
 
 
@@ -257,11 +259,16 @@ def _number(tok: Token) -> int | None:
     return value if value is not None and 0 < value < 120 else None
 
 
+_STILL_THE_AGE = frozenset({"only", "just", "already"})
+
+
 def _beside_a_number(tok: Token, num: Token) -> bool:
     """A word under an age that leaves it an age: a conjunction, punctuation, chat blanked to spaces,
     or the tens of "seventy-five" (not a second number: "15 and 12")."""
     if tok.is_space or (tok.dep_ in {"cc", "conj", "punct"} and tok.pos_ != "NUM"):
         return True
+    if tok.dep_ == "advmod" and tok.lower_ in _STILL_THE_AGE and tok.i < num.i:
+        return True  # "he's only 6", "she's just 12": a stress, not "nearly 7"
     return tok.dep_ == "compound" and tok == _tens_of(num)
 
 

@@ -40,13 +40,16 @@ from knowledge_engine.extract.dependency.family import (
     _dating,
     _ex_partner,
     _first_day,
+    _foreign_possessive,
     _kids_listed,
     _lowercase_relation,
+    _name_comma_relation,
     _new_boss_named,
     _pair_wed,
     _parent_of_named,
     _place_got,
     _place_offered,
+    _relation_named_later,
     _team_lead_named,
     _who_manages,
     _workplace_of_relation,
@@ -101,6 +104,7 @@ from knowledge_engine.extract.dependency.names import (
     _conjuncts,
     _employer_named,
     _kin_or_pet_key,
+    _line_owner,
     _lowercase_name_run,
     _name_of,
     _person_cased,
@@ -183,6 +187,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
             _cars_asked_about(sent, ctx)  # "Can I claim mileage for my Octavia?"
         return
     _age_facts(sent, ctx)
+    _relation_named_later(sent, ctx)
     _age_aside(sent, ctx)
     if ctx.message.role == "user":
         for part in _form_parts(_whole_line(sent)):
@@ -350,12 +355,13 @@ def _still_at(sent: Span, ctx: _Ctx) -> None:
         return  # "In London now, flying back Monday": a trip
     for prep, tok in still_at.state_places(sent):
         name = _name_of(tok, ctx, with_of=True)
-        if not name or _is_date(tok, ctx):
+        who = _line_owner(tok, ctx)  # "- Hana: in Osaka now": Hana's home
+        if not name or not who or _is_date(tok, ctx):
             continue
         if prep == "at" and _employer_named(tok, name, ctx):
-            _emit(ctx, ctx.me, _workplace_pred(name, False), name, 0.5, obj_tok=None, obj_type="organization")
+            _emit(ctx, who, _workplace_pred(name, False), name, 0.5, obj_tok=None, obj_type="organization")
         elif prep == "in" and _place_named(tok, name, ctx):
-            _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
+            _emit(ctx, who, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
 
 
 def _school_after(noun: Token) -> bool:
@@ -423,11 +429,13 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
             _bracketed_age(tok, ctx)
         if tok.pos_ == "PROPN":
             _compound_relation(tok, ctx)
+        _foreign_possessive(tok, ctx)
         if tok.pos_ in {"NOUN", "ADJ"} and (_is_kin(tok) or _is_manager_noun(tok)):
             _lowercase_relation(tok, ctx)
         if tok.pos_ in {"NOUN", "ADJ"} and _is_kin(tok):
             _adjacent_relation(tok, ctx)
             _bracketed_relation(tok, ctx)
+            _name_comma_relation(tok, ctx)
         if user and tok.pos_ in {"NOUN", "PROPN"}:  # "my IBS" tagged a name
             lemma = tok.lemma_.lower()
             if lemma in CONDITIONS or tok.lower_ in CONDITIONS:  # the lemmatizer makes "diabete"
