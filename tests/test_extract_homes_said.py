@@ -775,7 +775,13 @@ def test_a_move_in_a_clause_of_time_to_come_or_asked_is_none(tier: SpacyTier, te
         ("My landlord in Leith allows pets but the rent's already £925.", ("lives-in", "Leith")),
         ("I'll probably keep my old Vespa even though I've moved to Milan.", ("moved-to", "Milan")),
         ("I moved to Bristol years ago.", ("moved-to", "Bristol")),  # not "Bristol years ago"
+        ("Draft a complaint — I'm at 12 Elm Road in Reading and the water's off.", ("lives-in", "Reading")),
     ],
 )
 def test_a_home_said_beside_something_else(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
     assert fact in said_by(tier, text, "Rui")
+
+
+def test_an_address_is_no_workplace(tier: SpacyTier) -> None:
+    said = said_by(tier, "Draft a complaint — I'm at 12 Elm Road in Reading and the water's off.", "Rui")
+    assert not {o for p, o in said if p == "works-at"}

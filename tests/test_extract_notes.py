@@ -163,3 +163,24 @@ def test_a_line_led_by_a_person_is_about_that_person(
     got = facts(tier, text)
     assert expected <= got
     assert not not_expected & got
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Carpool list:\n- Rosa – VW Golf\n- Tom – a Honda Civic",
+            {("Rosa", "has-car", "VW Golf"), ("Tom", "has-car", "Honda Civic")},
+        ),
+        (
+            "School run rota:\n- Ayesha: Bradford Girls' Grammar",
+            {("Ayesha", "attends", "Bradford Girls' Grammar")},
+        ),
+        ("Housemates and pets:\n- Grete: cat called Pixel", {("Grete", "has-cat", "Pixel")}),
+        ("- Mark: still at Tesco", {("Mark", "works-at", "Tesco")}),  # a first name English also spells
+    ],
+)
+def test_a_line_led_by_a_person_names_their_things(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert expected <= facts(tier, text)

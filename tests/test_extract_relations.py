@@ -336,3 +336,14 @@ def test_a_name_listed_before_a_relation_is_another_person(tier: SpacyTier) -> N
     # "Sarah, my husband, and I": three people, not a husband named Sarah
     assert not {f for f in _said(tier, "Sarah, my husband, and I went to Rome.") if f[2] == "Sarah"}
     assert ("Bo", "has-manager", "Pete") not in _said(tier, "my old mgr pete was awful")
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My superior is Mrs. Adebola.", ("Bo", "has-manager", "Mrs. Adebola")),  # formal, non-native English
+        ("My chief is Mr. Virtanen.", ("Bo", "has-manager", "Mr. Virtanen")),
+    ],
+)
+def test_a_superior_or_a_chief_is_a_manager(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:
+    assert fact in _said(tier, text)

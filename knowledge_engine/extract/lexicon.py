@@ -310,7 +310,8 @@ RELATION_PREDICATES = {
     **dict.fromkeys(["dad", "father", "daddy", "papa"], "has-father"),
     **FOREIGN_KIN,
     **dict.fromkeys(
-        ["boss", "manager", "line-manager", "teamlead", "team-lead", "mgr", "hod"], "has-manager"
+        ["boss", "manager", "line-manager", "teamlead", "team-lead", "mgr", "hod", "superior", "chief"],
+        "has-manager",
     ),
     **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation", "stipend"], "has-salary"),
     # pay after tax, a value of its own: "my take home is £2,080" (the parse leaves "take" as the noun)
@@ -417,6 +418,13 @@ FRAGMENT_OWNERS = {"my", "new", "current", "the", "our", "annual", "base", "mont
 FRAGMENT_GLUE = {"is", "now", "only", "just", "about", "around", "roughly", "finally", "currently", "of"}
 FRAGMENT_JOB_KEYS = {"job", "employer", "gig", "workplace"}
 FRAGMENT_ROLE_KEYS = {"role", "title", "position", "occupation", "profession", "designation"}
+# Words a note's key names a thing with, never a person, though some are first names too ("Job: ...")
+NOTE_KEY_WORDS = frozenset(
+    FRAGMENT_JOB_KEYS
+    | FRAGMENT_ROLE_KEYS
+    | FRAGMENT_LEADS
+    | {"work", "home", "car", "rent", "salary", "pay", "location", "status", "note", "notes", "age", "school"}
+)
 PURCHASE_WORDS = {
     "buy",
     "bought",
@@ -470,6 +478,8 @@ MANAGER_NOUNS = {
     "line-manager",
     "mgr",
     "hod",
+    "superior",  # "my superior, Mrs. Adebola": formal and non-native English
+    "chief",  # "my old chief from Nokia" (a "chef" or "jefe" of other languages)
 }  # a supervisor may be a PhD one; "hod": head of department
 # Roles whose "head" runs the speaker's team: "my head nurse, Ms. Leena Thomas", "the head chef".
 HEADED_ROLES = {"nurse", "chef"}

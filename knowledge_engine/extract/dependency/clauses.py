@@ -785,6 +785,9 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     for pobj in (c for c in prep.children if c.dep_ == "pobj"):
         if _at_firm_called(prep, pobj, subject, be, ctx):
             continue
+        if prep.lower_ == "at" and _an_address(pobj):
+            _address_town(pobj, subject, be, ctx)  # "I'm at 12 Elm Road in Reading": a home, no firm
+            continue
         pobj = _org_owner(pobj, ctx)
         obj = _name_of(pobj, ctx)
         if obj is None and prep.lower_ == "from":
@@ -809,6 +812,26 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, "lived-in", obj, 0.6, obj_tok=pobj)  # "We're no longer in Hackney"
         elif obj and not (prep.lower_ == "at" and _a_visit(prep)):
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+_STREETS = frozenset(
+    {"road", "rd", "street", "st", "avenue", "ave", "lane", "ln", "drive", "dr", "close", "crescent"}
+    | {"terrace", "grove", "gardens", "court", "boulevard", "blvd", "square", "mews", "row", "walk", "park"}
+)
+
+
+def _an_address(pobj: Token) -> bool:
+    """'12 Elm Road', 'flat 3, 40 Mill Lane': a house number and a street's name."""
+    numbered = any(t.like_num for t in pobj.subtree if t.i < pobj.i)
+    return pobj.lower_.rstrip(".") in _STREETS and pobj.pos_ == "PROPN" and numbered
+
+
+def _address_town(street: Token, subject: str, be: str, ctx: _Ctx) -> None:
+    """The town an address names after its street ("12 Elm Road in Reading"): where one lives."""
+    for pobj in (p for prep in _preps(street, street, {"in"}) for p in _pobjs(prep)):
+        town = _name_of(pobj, ctx) if pobj.pos_ == "PROPN" else None
+        if town and _place_named(pobj, town, ctx):
+            _emit(ctx, subject, "lives-in" if be == "is" else "lived-in", town, 0.55, obj_tok=pobj)
 
 
 def _name_before_a_stay(tok: Token) -> Token:

@@ -57,6 +57,7 @@ from knowledge_engine.extract.lexicon import (
     MULTIPLE_BIRTHS,
     NAME_BREAKS,
     NOT_NAMES,
+    NOTE_KEY_WORDS,
     PET_NOUNS,
     PLAIN_ADJECTIVES,
     PRONOUN,
@@ -289,20 +290,12 @@ def _key_person(key: list[Token], ctx: _Ctx) -> str | None:
     if any(_is_kin_word(t) or t.lower_ in FAMILY_NOUNS for t in key):
         return None
     named = key and len(key) <= 3 and all(t.is_title and t.is_alpha for t in key)
-    if len(key) == 1 and key[0].ent_type_ != "PERSON" and listed(key[0].lower_, key[0].vocab):
+    if len(key) == 1 and key[0].lower_ in NOTE_KEY_WORDS:
         return ctx.me  # "Job: designer at Figma", "Work: still at Aviva": a word for what follows
     if named and (key[0].lower_ in first_names() or key[0].ent_type_ == "PERSON"):
-        return " ".join(t.text for t in key)
-    if named and key[0].pos_ == "PROPN":  # a name the model tags a place or a firm ("Dmitri"): not mine
-        return " ".join(t.text for t in key) if not places.big_place(key[0].text) else None
-    return ctx.me
-    if any(_is_kin_word(t) or t.lower_ in FAMILY_NOUNS for t in key):
-        return None
-    named = key and len(key) <= 3 and all(t.is_title and t.is_alpha for t in key)
-    if len(key) == 1 and key[0].ent_type_ != "PERSON" and listed(key[0].lower_, key[0].vocab):
-        return ctx.me  # "Job: designer at Figma", "Work: still at Aviva": a word for what follows
-    if named and (key[0].lower_ in first_names() or key[0].ent_type_ == "PERSON"):
-        return " ".join(t.text for t in key)
+        return " ".join(t.text for t in key)  # "Rosa", "Tom": names English also spells
+    if len(key) == 1 and listed(key[0].lower_, key[0].vocab):
+        return ctx.me  # "Car: ...", "Update: ...": an English word
     if named and key[0].pos_ == "PROPN":  # a name the model tags a place or a firm ("Dmitri"): not mine
         return " ".join(t.text for t in key) if not places.big_place(key[0].text) else None
     return ctx.me

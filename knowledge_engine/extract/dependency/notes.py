@@ -19,6 +19,7 @@ from spacy.tokens import Span, Token
 from knowledge_engine.extract import places
 from knowledge_engine.extract.cars import car_spans
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.grammar import _is_school
 from knowledge_engine.extract.dependency.lines import _job_fragment, _name_run
 from knowledge_engine.extract.dependency.names import (
     _key_person,
@@ -27,8 +28,8 @@ from knowledge_engine.extract.dependency.names import (
     _person_cased,
     _year_word,
 )
-from knowledge_engine.extract.dependency.nouns import _relation_predicate
-from knowledge_engine.extract.lexicon import RELATION_PREDICATES
+from knowledge_engine.extract.dependency.nouns import _pet_predicate, _relation_predicate
+from knowledge_engine.extract.lexicon import PET_NOUNS, RELATION_PREDICATES
 from knowledge_engine.extract.truecase import names as first_names
 
 HOME_KEYS = frozenset(
@@ -124,7 +125,9 @@ def _person_note(key: list[Token], value: list[Token], ctx: _Ctx) -> bool:
         person = _key_person(key, ctx)  # "- Priya: accountant at KPMG", "Aisha – designer at Figma"
         if person is None or person == ctx.me:
             return False
-        _job_fragment(value, True, ctx, who=person)
+        ex = len(value) > 2 and value[0].lower_ == "ex" and value[1].text == "-"  # "Derek – ex-fireman"
+        _job_fragment(value[2:] if ex else value, True, ctx, who=person, past=ex)
+        _their_things(value, person, ctx)
         return True
     if not key:
         return False
@@ -135,6 +138,29 @@ def _person_note(key: list[Token], value: list[Token], ctx: _Ctx) -> bool:
     _emit(ctx, ctx.me, _relation_predicate(key[0]), person, 0.55, obj_tok=None, obj_type="person")
     _job_fragment(value, True, ctx, who=person)
     return True
+
+
+_IN_A_SCHOOL_NAME = frozenset({"'", "’", "'s", "’s", "&", "of", "the"})
+
+
+def _their_things(value: list[Token], person: str, ctx: _Ctx) -> None:
+    """What a line led by a person names of theirs: a school ("- Ayesha: Bradford Girls' Grammar"), a
+    car ("Rosa – Golf", "Hamid – drives a Prius"), a pet ("- Grete: cat called Pixel")."""
+    doc = value[0].doc
+    words = list(value)
+    while words and words[-1].is_punct:
+        words = words[:-1]
+    named = words and all(t.is_title or t.text in _IN_A_SCHOOL_NAME for t in words)
+    name = doc[words[0].i : words[-1].i + 1].text if named else None
+    if name and _is_school(name):  # the whole value a school's name ("Bradford Girls' Grammar")
+        _emit(ctx, person, "attends", name, 0.55, obj_tok=None, obj_type="organization")
+    cars = car_spans(doc[value[0].i : value[-1].i + 1])
+    if cars and cars[0].start <= value[0].i + 3:
+        _emit(ctx, person, "has-car", cars[0].text, 0.55, obj_tok=None, obj_type="product")
+    if len(value) >= 3 and value[0].lemma_.lower() in PET_NOUNS and value[1].lower_ in {"called", "named"}:
+        pet = _person_value(value[2:])
+        if pet:
+            _emit(ctx, person, _pet_predicate(value[0]), pet, 0.55, obj_tok=None, obj_type="unknown")
 
 
 def _note_line(words: list[Token], ctx: _Ctx) -> bool:
