@@ -776,6 +776,7 @@ def test_a_move_in_a_clause_of_time_to_come_or_asked_is_none(tier: SpacyTier, te
         ("I'll probably keep my old Vespa even though I've moved to Milan.", ("moved-to", "Milan")),
         ("I moved to Bristol years ago.", ("moved-to", "Bristol")),  # not "Bristol years ago"
         ("Draft a complaint — I'm at 12 Elm Road in Reading and the water's off.", ("lives-in", "Reading")),
+        ("We've been in Pietermaritzburg ten years now, since leaving Durban.", ("lived-in", "Durban")),
     ],
 )
 def test_a_home_said_beside_something_else(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
@@ -785,3 +786,21 @@ def test_a_home_said_beside_something_else(tier: SpacyTier, text: str, fact: tup
 def test_an_address_is_no_workplace(tier: SpacyTier) -> None:
     said = said_by(tier, "Draft a complaint — I'm at 12 Elm Road in Reading and the water's off.", "Rui")
     assert not {o for p, o in said if p == "works-at"}
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("They put the rent up from £1,300 to £1,450.", {("has-rent", "£1,450"), ("had-rent", "£1,300")}),
+        ("landlord put rent up from 1300 to 1450 smh", {("has-rent", "1450"), ("had-rent", "1300")}),
+    ],
+)
+def test_a_rent_changed_gives_the_rent_now_and_before(
+    tier: SpacyTier, text: str, facts: set[tuple[str, str]]
+) -> None:
+    assert facts <= said_by(tier, text, "Rui")
+
+
+def test_a_place_left_on_a_trip_was_no_home(tier: SpacyTier) -> None:
+    # a guard for the rule above (it holds on the code before it too)
+    assert ("lived-in", "Paris") not in said_by(tier, "After leaving Paris we drove south.", "Rui")

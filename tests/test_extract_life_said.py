@@ -448,3 +448,15 @@ def test_the_speakers_own_first_day_at_a_school_is_still_a_job(tier: SpacyTier) 
     # a guard (read so before too): the speaker at a school on a first day may be its teacher
     found = triples(tier, "My first day at Riverside Primary went fine, the kids are lovely.", ME)
     assert (ME, "works-at", "Riverside Primary") in found
+
+
+@pytest.mark.parametrize(
+    ("text", "age"), [("30 today and still living with my mum.", "30"), ("25 today n still skint", "25")]
+)
+def test_a_birthday_announced_gives_the_speakers_age(tier: SpacyTier, text: str, age: str) -> None:
+    assert (ME, "is-aged", age) in facts(tier, text)
+
+
+def test_a_number_today_that_is_no_age(tier: SpacyTier) -> None:
+    # a guard for the rule above (it holds on the code before it too)
+    assert not {f for f in facts(tier, "200 today in sales, new record") if f[1] == "is-aged"}

@@ -1215,3 +1215,15 @@ def _foreign_possessive(tok: Token, ctx: _Ctx) -> None:
     name = name_tok.text if name_tok.lower_ in first_names() or name_tok.pos_ == "PROPN" else None
     if name:
         _emit(ctx, ctx.me, pred, name, 0.55, obj_tok=None, obj_type="person")
+
+
+def _birthday_today(sent: Span, ctx: _Ctx) -> None:
+    """'30 today and still living with my mum', '25 today!!': a number opening the speaker's line with
+    "today" after it is their age, a birthday announced."""
+    words = [t for t in sent if not t.is_space]
+    if ctx.message.role != "user" or len(words) < 2:
+        return
+    if words[0].like_num and words[1].lower_ in {"today", "2day"}:
+        age = _number(words[0])
+        if age is not None and YOUNGEST_SPEAKER <= age <= 110:
+            _emit(ctx, ctx.me, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")

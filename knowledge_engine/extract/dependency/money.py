@@ -571,13 +571,13 @@ def _range_end(amount: Token) -> bool:
 
 def _pay_arrow(sent: Span, ctx: _Ctx) -> None:
     """'pay rise came thru!! 52k → 58k': one amount to another in a line about pay is the pay now
-    (has-salary) and the pay before (earned); in a line about rent, the rent now."""
+    (has-salary) and the pay before (earned); in a line about rent, the rent now and before."""
     doc = sent.doc
     words = {t.lemma_.lower() for t in doc}  # "pay rise came thru!! 52k → 58k": the news may be a line before
     rent = bool(words & {"rent", "mortgage"})  # "rent 1,200 → 1,350": the rent now
     if not (rent or words & (SALARY_NOUNS | _PAY_NEWS)) or words & FRAGMENT_IRREALIS or _is_question(sent):
         return
-    pred, before_pred = ("has-rent", "") if rent else ("has-salary", "earned")
+    pred, before_pred = ("has-rent", "had-rent") if rent else ("has-salary", "earned")
     dashed = (t for t in sent if t.text == ">" and t.i > 0 and doc[t.i - 1].text == "-")  # "52k -> 58k"
     pairs = [
         (_before_arrow(arrow), _after_arrow(arrow))
@@ -585,7 +585,8 @@ def _pay_arrow(sent: Span, ctx: _Ctx) -> None:
     ]
     pairs += _from_to(sent)  # "pay rise!!! from 26k to 29.5k": the same, said in words
     for before, after in pairs:
-        old, new = _pay_amount(before, ctx), _pay_amount(after, ctx) if after is not None else None
+        old = _pay_amount(before, ctx, rent)
+        new = _pay_amount(after, ctx, rent) if after is not None else None
         if old and new:
             # "salary 40,000 → 44,000": the line's key read the first amount as the pay now
             ctx.out[:] = [f for f in ctx.out if not (f.predicate == pred and f.object == old)]
@@ -623,10 +624,13 @@ def _next_number(doc: Doc, i: int, end: int) -> Token | None:
     return doc[i] if i < end and (doc[i].like_num or MONEY_SHORT.match(doc[i].text)) else None
 
 
-def _pay_amount(tok: Token, ctx: _Ctx) -> str | None:
-    """An amount as pay is written: money, "58k", or a number of thousands ("44,000")."""
+def _pay_amount(tok: Token, ctx: _Ctx, rent: bool = False) -> str | None:
+    """An amount as pay is written: money, "58k", or a number of thousands ("44,000"); a rent may be a
+    bare number of hundreds ("put rent up from 1300 to 1450")."""
     value = _money_value(tok, ctx) or (tok.text if MONEY_SHORT.match(tok.text) else None)
     if value is None and tok.like_num and re.fullmatch(r"\d{1,3},\d{3}", tok.text):
+        value = tok.text
+    if value is None and rent and re.fullmatch(r"\d{3,4}", tok.text):
         value = tok.text
     return value
 

@@ -27,6 +27,7 @@ from knowledge_engine.extract.dependency.family import (
     _adjacent_relation,
     _age_aside,
     _age_facts,
+    _birthday_today,
     _boss_gone,
     _boss_opening,
     _bracketed_age,
@@ -189,6 +190,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
     _age_facts(sent, ctx)
     _relation_named_later(sent, ctx)
     _age_aside(sent, ctx)
+    _birthday_today(sent, ctx)
     if ctx.message.role == "user":
         for part in _form_parts(_whole_line(sent)):
             _fragments(part, ctx)

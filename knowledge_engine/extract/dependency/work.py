@@ -538,7 +538,8 @@ def _being_a(sent: Span, ctx: _Ctx) -> None:
 
 def _since_leaving(sent: Span, ctx: _Ctx) -> None:
     """'I've been freelancing since leaving the BBC last year', 'After leaving Deloitte I took six
-    months off' -> left (an ending): the speaker of the clause left the named firm."""
+    months off' -> left (an ending): the speaker of the clause left the named firm; a place left
+    "since" was a home ("since leaving Durban": lived-in)."""
     for leaving in (
         t for t in sent if t.lemma_ in {"leave", "quit"} and t.tag_ == "VBG" and t.dep_ == "pcomp"
     ):
@@ -546,6 +547,10 @@ def _since_leaving(sent: Span, ctx: _Ctx) -> None:
         if prep.lower_ not in {"since", "after"} or not _by_me(prep.head, ctx) or _is_irrealis(prep.head):
             continue
         for dobj in (c for c in leaving.children if c.dep_ == "dobj" and c.pos_ == "PROPN"):
+            if _place_named(dobj, dobj.text, ctx) and prep.lower_ == "since":
+                # "We've been in Pietermaritzburg ten years now, since leaving Durban": a home left
+                _emit(ctx, ctx.me, "lived-in", dobj.text, 0.5, obj_tok=dobj, obj_type="location")
+                continue
             if _place_named(dobj, dobj.text, ctx):
                 continue  # "After leaving Paris we drove south": a trip, not a job
             if obj := _object_phrase(dobj, ctx, prefer_name=False):
