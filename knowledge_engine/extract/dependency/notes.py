@@ -8,6 +8,11 @@ separator; this module reads the value for the keys it names: a home, a car, a j
 employer after a comma or its title in brackets), and a line led by a person ("Me – teacher at
 Hillside Primary", "Husband Karl – electrician"). A key with "old", "previous", "former", "ex" (or
 "before:") gives what was, not what is.
+
+A line led by someone else's name is about them, not the speaker ("- Hana: in Osaka now", "Liesl –
+moved to Stellenbosch", "Rosa – VW Golf"): the rules read such a value with a dropped "I", so the
+facts a sentence of that line gave the speaker become the named person's (`_line_facts_owned`), or
+no one's when the key is someone unnamed ("Dad – in Galway now").
 """
 
 from __future__ import annotations
