@@ -70,6 +70,9 @@ from knowledge_engine.extract.places import big_place
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.records import EntityType
 
+# What a relation's word says it no longer is: "my old mgr pete", "my former boss"
+_FORMER = frozenset({"old", "former", "ex", "previous"})
+
 
 def _proposed(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'Dan proposed!!' in the speaker's message: Dan is the speaker's partner (a toast or a plan
@@ -399,7 +402,7 @@ def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
     owner = _owner(poss, ctx, noun) if poss is not None else None
     if owner is None:
         return
-    former = any(c.lower_ in {"old", "former", "ex", "previous"} for c in noun.children if c.dep_ == "amod")
+    former = any(c.lower_ in _FORMER for c in noun.children if c.dep_ == "amod")
     former = former or (noun.dep_ == "attr" and _is_past(noun.head))  # "Léa was my manager at Ubisoft"
     for pobj in (p for prep in _preps(noun, noun, {"at"}) for p in _pobjs(prep)):
         name = _name_of(pobj, ctx)
@@ -566,8 +569,6 @@ def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
     if owner != name:
         _emit(ctx, owner, pred, name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
 
-
-_FORMER = frozenset({"old", "former", "ex", "previous"})
 
 
 def _present_verb(tok: Token) -> bool:
@@ -1116,7 +1117,6 @@ def _started_school(verb: Token, dobjs: list[Token], subject: str, past: bool, c
             _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj)
             found = True
     return found
-
 
 
 def _relation_named_later(sent: Span, ctx: _Ctx) -> None:

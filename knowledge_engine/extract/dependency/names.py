@@ -256,28 +256,41 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
 _KEY_MARKS = frozenset({":", "–", "—", "-"})
 
 
-def _keyed(before: list[Token]) -> bool:
-    """Words before a verb that are only a note line's key: a bullet, a few words, a separator."""
-    words = [t for t in before if not t.is_space]
+def _unbulleted(tokens: list[Token]) -> list[Token]:
+    """The words of a line's start without spaces and the bullet that opens it (not the dash after a
+    key: "- Hana – in Osaka")."""
+    words = [t for t in tokens if not t.is_space]
     while words and words[0].text in BULLETS:
         words = words[1:]
+    return words
+
+
+def _keyed(before: list[Token]) -> bool:
+    """Words before a verb that are only a note line's key: a bullet, a few words, a separator."""
+    words = _unbulleted(before)
     sep = next((k for k, t in enumerate(words) if t.text in _KEY_MARKS), None)
     return sep is not None and sep == len(words) - 1
+
+
+def _line_start(tok: Token) -> int:
+    """Where the line `tok` is on starts (after the last line break before it)."""
+    return next((t.i + 1 for t in reversed(tok.doc[: tok.i]) if t.is_space and "\n" in t.text), 0)
+
+
+def _line_key(tok: Token) -> list[Token] | None:
+    """The key of the note line `tok` is on, when the line opens with one ("- Hana: ...", "Ravi – ..."):
+    its words before the separator, within the line's first six words."""
+    words = _unbulleted(list(tok.doc[_line_start(tok) : tok.i]))
+    sep = next((k for k, t in enumerate(words[:6]) if t.text in _KEY_MARKS), None)
+    return words[:sep] if sep else None
 
 
 def _line_owner(tok: Token, ctx: _Ctx) -> str | None:
     """Whom a note line's value is about ("- Hana: in Osaka now", "Dmitri – still at Gazprom Neft",
     "Tomás (my brother): moved to Lyon"): the person its key names; the speaker when no key names
     someone ("Home: Leeds", "update: ..."); None when the key is someone unnamed ("Dad: in Galway")."""
-    doc = tok.doc
-    start = next((t.i + 1 for t in reversed(doc[: tok.i]) if t.is_space and "\n" in t.text), 0)
-    words = [t for t in doc[start : tok.i] if not t.is_space]
-    while words and words[0].text in BULLETS:
-        words = words[1:]  # the bullet opening the line, not the dash after its key
-    sep = next((k for k, t in enumerate(words[:6]) if t.text in _KEY_MARKS), None)
-    if sep is None or sep == 0:
-        return ctx.me
-    return _key_person(words[:sep], ctx)
+    key = _line_key(tok)
+    return ctx.me if key is None else _key_person(key, ctx)
 
 
 def _key_person(key: list[Token], ctx: _Ctx) -> str | None:

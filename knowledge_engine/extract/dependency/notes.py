@@ -29,7 +29,9 @@ from knowledge_engine.extract.dependency.lines import _job_fragment, _name_run
 from knowledge_engine.extract.dependency.names import (
     _key_person,
     _kin_or_pet_key,
+    _line_key,
     _line_owner,
+    _line_start,
     _person_cased,
     _year_word,
 )
@@ -200,8 +202,7 @@ def _line_facts_owned(sent: Span, first: int, ctx: _Ctx) -> None:
     owner = _line_owner(sent[-1], ctx)
     if owner == ctx.me or any(t.lower_ in _FIRST_PERSON_WORDS for t in _the_line(sent)):
         return
-    line = _the_line(sent).text
-    key = line[: min((line.find(m) for m in (":", " – ", " — ", " - ") if m in line), default=0)]
+    key = " ".join(t.text for t in _line_key(sent[-1]) or [])
     # "Husband Karl – electrician", "Wife: Ingrid": the speaker's relation to the person the line names
     # stays the speaker's when the key is that relation
     relation = owner is None
@@ -221,7 +222,4 @@ def _line_facts_owned(sent: Span, first: int, ctx: _Ctx) -> None:
 
 def _the_line(sent: Span) -> Span:
     """The whole line a sentence ends on, from its start."""
-    doc = sent.doc
-    end = sent[-1].i
-    start = next((t.i + 1 for t in reversed(doc[:end]) if t.is_space and "\n" in t.text), 0)
-    return doc[start : end + 1]
+    return sent.doc[_line_start(sent[-1]) : sent[-1].i + 1]

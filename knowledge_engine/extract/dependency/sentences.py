@@ -105,7 +105,6 @@ from knowledge_engine.extract.dependency.names import (
     _conjuncts,
     _employer_named,
     _kin_or_pet_key,
-    _line_owner,
     _lowercase_name_run,
     _name_of,
     _person_cased,
@@ -357,13 +356,12 @@ def _still_at(sent: Span, ctx: _Ctx) -> None:
         return  # "In London now, flying back Monday": a trip
     for prep, tok in still_at.state_places(sent):
         name = _name_of(tok, ctx, with_of=True)
-        who = _line_owner(tok, ctx)  # "- Hana: in Osaka now": Hana's home
-        if not name or not who or _is_date(tok, ctx):
+        if not name or _is_date(tok, ctx):  # ("- Hana: in Osaka now" is hers: notes._line_facts_owned)
             continue
         if prep == "at" and _employer_named(tok, name, ctx):
-            _emit(ctx, who, _workplace_pred(name, False), name, 0.5, obj_tok=None, obj_type="organization")
+            _emit(ctx, ctx.me, _workplace_pred(name, False), name, 0.5, obj_tok=None, obj_type="organization")
         elif prep == "in" and _place_named(tok, name, ctx):
-            _emit(ctx, who, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
+            _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
 
 
 def _school_after(noun: Token) -> bool:
