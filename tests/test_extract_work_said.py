@@ -1821,3 +1821,39 @@ def test_the_role_of_one_who_works_nights(tier: SpacyTier) -> None:
     extraction = spoken(tier, "My boyfriend Tavita works nights as a security guard.", "Lin")
     facts = {(f.subject, f.predicate, f.object) for f in extraction.facts}
     assert ("Tavita", "has-role", "security guard") in facts
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("I'm leaving Acme to join Halden as a chef.", {("works-at", "Halden"), ("has-role", "chef")}),
+        ("I left Acme to join Halden.", {("works-at", "Halden")}),
+        (
+            "After 11 years at Carrow & Finch I'm leaving to join Northbeam Energy as head of procurement.",
+            {("works-at", "Northbeam Energy"), ("has-role", "head of procurement")},
+        ),
+        (
+            "Since joining Halden as a designer, I've been happy.",
+            {("works-at", "Halden"), ("has-role", "designer")},
+        ),
+    ],
+)
+def test_a_firm_joined_as_a_leavings_purpose_or_since(
+    tier: SpacyTier, text: str, facts: set[tuple[str, str]]
+) -> None:
+    assert facts <= said_by(tier, text, "Lin")
+
+
+@pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        ("Should I leave Acme to join Halden?", "Halden"),  # only weighed
+        ("I might leave Acme to join Halden.", "Halden"),
+        ("I left Leeds to join Tom in Paris.", "Tom"),  # a person joined
+        ("My wife left Acme to join Halden.", "Halden"),  # another's move
+    ],
+)
+def test_a_firm_joined_only_in_a_plan_or_by_another_is_not_mine(
+    tier: SpacyTier, text: str, firm: str
+) -> None:
+    assert not {p for p, o in said_by(tier, text, "Lin") if o == firm and p in {"joins", "works-at"}}

@@ -137,6 +137,7 @@ from knowledge_engine.extract.dependency.work import (
     _being_a,
     _employer_of_role,
     _firm_called_job,
+    _firm_joined,
     _in_an_org,
     _job_of_mine,
     _kept_on,
@@ -211,6 +212,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _working_there(sent, ctx)
         _being_a(sent, ctx)
         _since_leaving(sent, ctx)
+        _firm_joined(sent, ctx)
         _appositive_job(sent, ctx)
         _years_fragment(sent, ctx)
         _firm_called_job(sent, ctx)

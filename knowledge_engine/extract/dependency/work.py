@@ -557,6 +557,32 @@ def _since_leaving(sent: Span, ctx: _Ctx) -> None:
                 _emit(ctx, ctx.me, "left", obj, 0.5, obj_tok=dobj, ends=True)
 
 
+def _firm_joined(sent: Span, ctx: _Ctx) -> None:
+    """'I'm leaving Acme to join Halden as a designer', 'I left Acme to join Halden', 'Since joining
+    Halden as a designer, I've been happy' -> works-at Halden (has-role designer): a firm joined as the
+    purpose of a leaving said, or since which the speaker's clause runs, is where one works now; also
+    where `_left_for` reads nothing (no firm left: "leaving to join X"; a firm the model tags a place)."""
+    for join in (t for t in sent if t.lemma_ == "join" and t.pos_ == "VERB"):
+        head = join.head
+        purpose = join.dep_ in {"xcomp", "advcl"} and head.lemma_ in {"leave", "quit"} and _by_me(head, ctx)
+        since = join.dep_ == "pcomp" and head.lower_ in {"since", "after"} and _by_me(head.head, ctx)
+        clause = head if purpose else head.head
+        if not (purpose or since) or _is_irrealis(clause) or _is_irrealis(join):
+            continue
+        for firm in (c for c in join.children if c.dep_ == "dobj" and c.pos_ == "PROPN"):
+            name = _name_of(firm, ctx)
+            if not name or firm.ent_type_ == "PERSON" or first_name_led(name):
+                continue  # "left Leeds to join Tom"
+            if _employer_named(firm, name, ctx) and not places.big_place(name):
+                # works-at, as `_left_for` reads "leaving Acme to join Zeta" when both names are firms
+                _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+                roles = (p for prep in _preps(join, join, {"as"}) for p in _pobjs(prep))
+                for role in (r for r in roles if _is_title_word(r)):
+                    title = _object_phrase(role, ctx, with_of=True, prefer_name=False)
+                    if title:
+                        _emit(ctx, ctx.me, "has-role", title, 0.55, obj_tok=None)
+
+
 # Leaving, quitting or staying weighed, wished, asked or hedged ("Should I leave Acme for Halden?",
 # "I might be leaving Accenture soon", "I'll probably stay at Arup another year", "thinking of
 # leaving Leeds"): whatever is decided, one leaves or stays where one is now
