@@ -147,21 +147,11 @@ def test_off_to_a_country_is_no_school(tier: SpacyTier) -> None:
 
 
 def test_his_teacher_at_a_school_is_the_one_named_childs(tier: SpacyTier) -> None:
-    (ex,) = tier.extract(
-        [
-            Message(
-                id="m",
-                text="My son Jayden has ADHD and his teacher at St Joseph's says he's disruptive.",
-                role="user",
-                speaker="Bo",
-            )
-        ]
-    )
-    assert ("Jayden", "attends", "St Joseph's") in {(f.subject, f.predicate, f.object) for f in ex.facts}
+    text = "My son Jayden has ADHD and his teacher at St Joseph's says he's disruptive."
+    assert ("Jayden", "attends", "St Joseph's") in triples(tier, text, "Bo")
 
 
 def test_his_teacher_with_two_children_named_is_no_ones(tier: SpacyTier) -> None:
     # a guard for the rule above (it holds on the code before it too)
     text = "My sons Sam and Leo are great, his teacher at St Mary's said so."
-    (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Bo")])
-    assert not [f for f in ex.facts if f.predicate == "attends"]
+    assert not [f for f in triples(tier, text, "Bo") if f[1] == "attends"]

@@ -20,6 +20,7 @@ from knowledge_engine.extract.dependency import extract_triples
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.records import Message
+from tests.fixtures.common import triples as user_triples
 
 Triples = set[tuple[str, str, str]]
 
@@ -261,15 +262,11 @@ def test_an_english_word_is_no_kin_word_from_another_language(tier: SpacyTier) -
 
 
 def test_sis_is_a_sister(tier: SpacyTier) -> None:
-    (ex,) = tier.extract(
-        [Message(id="m", text="My sis Jade just moved to Leeds.", role="user", speaker="Bo")]
-    )
-    assert ("Bo", "has-sister", "Jade") in {(f.subject, f.predicate, f.object) for f in ex.facts}
+    assert ("Bo", "has-sister", "Jade") in user_triples(tier, "My sis Jade just moved to Leeds.", "Bo")
 
 
 def _said(tier: SpacyTier, text: str) -> set[tuple[str, str, str]]:
-    (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Bo")])
-    return {(f.subject, f.predicate, f.object) for f in ex.facts}
+    return user_triples(tier, text, "Bo")
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.model.records import Message
-from tests.fixtures.common import said_by, spoken
+from tests.fixtures.common import said_by, spoken, triples
 
 
 def work(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
@@ -1818,8 +1818,7 @@ def test_a_department_or_a_place_worked_in_is_no_employer(tier: SpacyTier) -> No
 
 
 def test_the_role_of_one_who_works_nights(tier: SpacyTier) -> None:
-    extraction = spoken(tier, "My boyfriend Tavita works nights as a security guard.", "Lin")
-    facts = {(f.subject, f.predicate, f.object) for f in extraction.facts}
+    facts = triples(tier, "My boyfriend Tavita works nights as a security guard.", "Lin")
     assert ("Tavita", "has-role", "security guard") in facts
 
 
