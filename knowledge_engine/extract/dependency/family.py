@@ -5,6 +5,7 @@ engagements, and ages.
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from spacy.tokens import Doc, Span, Token
 
@@ -62,6 +63,7 @@ from knowledge_engine.extract.lexicon import (
     PRONOUN,
     RELATION_PREDICATES,
     SCHOOL_WORDS,
+    SPEAKER_SUBJECTS,
     START_VERBS,
     WORK_NOUNS,
 )
@@ -1166,13 +1168,13 @@ def _relation_before(poss: Token) -> str | None:
 
 def _the_speakers(noun: Token) -> bool:
     """'my boss', 'our son', or one the speaker has or got ("I have a son", "we had a baby boy")."""
-    if any(c.dep_ == "poss" and (c.lower_ in FIRST_PERSON_POSS or c.lower_ == "our") for c in noun.children):
+    if _my_or_our(noun):
         return True
     det = next((c for c in noun.children if c.dep_ == "det"), None)
     verb = noun.head
     has = noun.dep_ == "dobj" and verb.lemma_ in {"have", "get"} and not _is_irrealis(verb)
     subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-    mine = subj is not None and subj.lower_ in {"i", "we"}
+    mine = subj is not None and subj.lower_ in SPEAKER_SUBJECTS
     return det is not None and det.lower_ in {"a", "an"} and has and mine
 
 
@@ -1220,7 +1222,7 @@ def _foreign_possessive(tok: Token, ctx: _Ctx) -> None:
 def _birthday_today(sent: Span, ctx: _Ctx) -> None:
     """'30 today and still living with my mum', '25 today!!': a number opening the speaker's line with
     "today" after it is their age, a birthday announced."""
-    words = [t for t in sent if not t.is_space]
+    words = list(islice((t for t in sent if not t.is_space), 2))  # the line's first two words
     if ctx.message.role != "user" or len(words) < 2:
         return
     if words[0].like_num and words[1].lower_ in {"today", "2day"}:

@@ -30,7 +30,6 @@ from knowledge_engine.extract.dependency.names import (
     _key_person,
     _kin_or_pet_key,
     _line_key,
-    _line_owner,
     _line_start,
     _person_cased,
     _year_word,
@@ -199,10 +198,11 @@ def _line_facts_owned(sent: Span, first: int, ctx: _Ctx) -> None:
     the speaker too ("- Hana: my old flatmate")."""
     if any(t.is_space and "\n" in t.text for t in sent[:-1]) or ctx.message.role != "user":
         return  # a sentence over several lines: whose each line is, is not one key's
-    owner = _line_owner(sent[-1], ctx)
+    key_words = _line_key(sent[-1])
+    owner = ctx.me if key_words is None else _key_person(key_words, ctx)  # as _line_owner, key read once
     if owner == ctx.me or any(t.lower_ in _FIRST_PERSON_WORDS for t in _the_line(sent)):
         return
-    key = " ".join(t.text for t in _line_key(sent[-1]) or [])
+    key = " ".join(t.text for t in key_words or [])
     # "Husband Karl – electrician", "Wife: Ingrid": the speaker's relation to the person the line names
     # stays the speaker's when the key is that relation
     relation = owner is None
