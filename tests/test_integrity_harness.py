@@ -71,8 +71,9 @@ STREAM = textwrap.dedent(
     SESSION = "agent:h:main"
 
     def target_of(i):
-        k = i // WINDOW
-        return TARGETS[k % len(TARGETS)] if i % WINDOW < MENTIONS and i % 3 == 0 else None
+        k = i // WINDOW  # each target once: past the last one (KE_HARNESS_ROUNDS > 12) a forgotten name
+        # mentioned again would be new knowledge, not a resurrection
+        return TARGETS[k] if k < len(TARGETS) and i % WINDOW < MENTIONS and i % 3 == 0 else None
 
     def text_of(i):
         who, who2 = PEOPLE[i % 8], PEOPLE[(i * 3 + 1) % 8]
