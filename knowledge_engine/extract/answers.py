@@ -227,13 +227,16 @@ _AGE = re.compile(
     r"(?! (?:months?|weeks?|days?|mo|wks?)\b)"
 )  # "2 months" is a pet's or a baby's age, not years
 # "No, Monzo.", "nope, I'm at Monzo now", "No - we're in Leeds": the one the "no" puts right
+# (?<!\s) on both: read with .match() from a reply's start; a search inside a run of spaces is quadratic
 _CORRECTION = re.compile(
-    r"\s*(?i:no|nope|nah|not quite|not anymore)\b[\s,.!:;\-–—]*"
+    r"(?<!\s)\s*(?i:no|nope|nah|not quite|not anymore)\b[\s,.!:;\-–—]*"
     r"(?:(?i:i'm|i’m|i am|we're|we’re|we are|it's|it’s|actually|now|still)\s+)?(?:(?i:at|with|in)\s+)?"
     r"([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3})(?=\s*(?:[.!,;:)\-–—]|$|\s+[a-z]))"
 )
 # one name opening a sentence about it: "Waffles hated the drive", "Katrin's loving Munich"
-_SUBJECT = re.compile(r"\s*([A-Z][a-z]+)(?=(?:'s|’s) [a-z]| [a-z]+(?:ed|s)\b| (?:is|was|has|had|loves)\b)")
+_SUBJECT = re.compile(
+    r"(?<!\s)\s*([A-Z][a-z]+)(?=(?:'s|’s) [a-z]| [a-z]+(?:ed|s)\b| (?:is|was|has|had|loves)\b)"
+)
 _ANIMAL = re.compile(rf"\b(?:{_PETS[1:-1]}|puppies|bunnies|ponies)s?\b", re.I)
 _YES = frozenset({"yes", "yeah", "yep", "yup", "aye", "correct", "exactly", "indeed", "ja", "si", "sí"})
 

@@ -203,6 +203,14 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "I applied to X",
         "an interview at X",
     ),
+    "-style": (  # a place as a kind of thing, not where anyone lives
+        "X-style pizza",
+        "proper X food",
+        "X traffic is awful",
+        "a strong X accent",
+        "X fans are loud",
+        "a X beer",
+    ),
     "-maybe": (
         "I want to move to X",
         "we might move to X one day",

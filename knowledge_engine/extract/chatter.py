@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable
 
 from knowledge_engine.extract.lexicon import RUN_ON_GLUE, RUN_ON_OPENERS
+from knowledge_engine.extract.regex import EXCLUDED_WORDS
 from knowledge_engine.observe import counters
 
 _INTERJECTIONS = re.compile(
@@ -75,7 +76,7 @@ _WORD_SAID = (
     r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 )
 _SELF_CORRECTED = re.compile(
-    rf"(?<![\w'’-]){_WORD_SAID} no,?(?: sorry| wait)?,? (?={_WORD_SAID}(?![\w'’-]))"
+    rf"(?<![\w'’-])(?<!\d[.,]){_WORD_SAID} no,?(?: sorry| wait)?,? (?={_WORD_SAID}(?![\w'’-]))"
 )
 
 
@@ -92,11 +93,36 @@ def _emoji_stop(match: re.Match[str]) -> str:
     return "." + " " * (len(match.group()) - 1)
 
 
+# Words in capitals, two or more ("I GOT IT", "WE GOT THE HOUSE"): shouting when one is a function
+# word. The model tagged them names ("Lwazi gots IT"); in lower case ("I got it") they parse.
+_I_FORMS = frozenset({"i", "i'm", "i’m", "i've", "i’ve", "i'll", "i’ll", "i'd", "i’d"})
+_BEFORE_A_NAME = frozenset({"at", "from", "with", "for", "to", "in", "join", "joined", "joining"})
+_CAPS_RUN = re.compile(r"(?<![\w'’])[A-Z]+(?:['’][A-Z]+)?(?:[ \t]+[A-Z]+(?:['’][A-Z]+)?)+(?![\w'’])")
+
+
+def _unshouted(match: re.Match[str]) -> str:
+    """The run in lower case, "I" kept, and a word after a preposition capitalised: it may be a name
+    ("I GOT THE JOB AT TESCO" -> "I got the job at Tesco")."""
+    run = match.group()
+    if not any(w.capitalize() in EXCLUDED_WORDS for w in run.split()):
+        return run  # acronyms ("NHS UK")
+    out, after_prep = [], False
+    for word in re.split(r"(\s+)", run):
+        if word.isspace():
+            out.append(word)
+            continue
+        low = word.lower()
+        out.append("I" + low[1:] if low in _I_FORMS else word.capitalize() if after_prep else low)
+        after_prep = low in _BEFORE_A_NAME
+    return "".join(out)
+
+
 def blank(text: str) -> str:
     """`text` with its chat interjections and denied values replaced by spaces, and an emoji between
     two clauses by a full stop (same length): "my gf Sienna says hi 👋 she just started at Canva" ran
     into one sentence whose emoji was the object of "says" and "she started" its relative clause."""
     text = _EMOJI_BREAK.sub(_emoji_stop, text)
+    text = _CAPS_RUN.sub(_unshouted, text)
     text = _INTERJECTIONS.sub(lambda m: " " * len(m.group()), text)
     text = _FILLERS.sub(lambda m: " " * len(m.group()), text)
     text = _HESITATIONS.sub(lambda m: " " * len(m.group()), text)
@@ -137,12 +163,20 @@ def close_all(texts: list[str]) -> list[str]:
 # subject pronoun, for the parse (extract/line_breaks.py ends a sentence there). Not after a word that
 # ties what follows to what came before ("and", "that", "said", "at", ...), nor within three words of
 # the last break.
-_STOPS_INSIDE = re.compile(r"[.!?;:\n](?=.*\w)", re.DOTALL)
+_STOP = re.compile(r"[.!?;:\n]")
+# the last word character: one pass (a lookahead ".*\w" after every stop was quadratic on a run of stops)
+_LAST_WORD = re.compile(r"\w\W*\Z")
+
+
+def _stops_inside(text: str) -> bool:
+    """A sentence stop with a word after it somewhere."""
+    last = _LAST_WORD.search(text)
+    return last is not None and _STOP.search(text, 0, last.start()) is not None
 
 
 def run_on(text: str) -> str:
     """`text` with a line break before each new clause of a run-on with no stop inside (same length)."""
-    if _STOPS_INSIDE.search(text):
+    if _stops_inside(text):
         return text
     words = list(re.finditer(r"\S+", text))
     if len(words) < 12:

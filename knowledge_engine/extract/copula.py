@@ -63,8 +63,8 @@ _PAY_NOUNS = frozenset(PAY_WORDS)  # "Rent's £1,200 now", "my salary's 40k"
 _NAMED = _words("called named")
 # Words before a name whose "'s" is the name's own: "at McDonald's", "to St Anne's", "of Lloyd's".
 _NAME_LEADS = _words("at in to from for with by near of into st st. saint the")
-_S = re.compile(
-    r"\b(?:(my|our|his|her|their|the)\s+)?([A-Za-z][\w-]*)['’]s\s+(\S+)(?:\s+([A-Za-z-]+))?", re.I
+_S = re.compile(  # (?<![\w-]), not \b: no start inside "a-b-c-..." (quadratic on a long one)
+    r"(?<![\w-])(?:(my|our|his|her|their|the)\s+)?([A-Za-z][\w-]*)['’]s\s+(\S+)(?:\s+([A-Za-z-]+))?", re.I
 )
 _AMOUNT = re.compile(r"[£$€¥₹]?\d")
 

@@ -283,6 +283,7 @@ FOREIGN_KIN = {
     ),
     **dict.fromkeys(["hermana", "irmã", "sœur", "schwester", "sorella", "didi", "behen"], "has-sister"),
     **dict.fromkeys(["sis", "sissy"], "has-sister"),  # chat's own: "my sis Kerry-Ann"
+    "bro": "has-brother",  # "my bro Nick"
 }
 # "my" in the languages FOREIGN_KIN's words come from, before a kin word ("mi hija Valentina",
 # "Minha namorada Larissa", "Meri beti Anaya", "mon mari Luc"): read only before one.

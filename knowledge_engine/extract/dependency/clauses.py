@@ -686,6 +686,15 @@ def _kind_beside_place(tok: Token, preps: list[Token], ctx: _Ctx) -> bool:
     return any(_name_of(p, ctx) for prep in preps if prep.lower_ == "in" for p in _pobjs(prep))
 
 
+def _misread_to_noun(adj: Token) -> list[Token]:
+    """The noun after "allergic to" / "intolerant to" that the parser read as an infinitive ("to
+    shellfish", "to gluten"): an xcomp verb with "to" for its aux."""
+    if adj.lower_ not in {"allergic", "intolerant"}:
+        return []
+    xcomps = [c for c in adj.children if c.dep_ == "xcomp" and c.tag_ == "VB"]
+    return [c for c in xcomps if any(a.lower_ == "to" for a in c.children)]
+
+
 def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: bool, ctx: _Ctx) -> None:
     """'X is a designer', 'My sister is Maria', 'Maria is my sister', 'X is from Y', 'X is married to Y'."""
     be = "was" if past else "is"
@@ -717,6 +726,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                         if obj:
                             pred = _kebab(f"{be} {child.lemma_} {prep.lower_}")
                             _emit(ctx, subject, pred, obj, 0.6, obj_tok=pobj)
+                for noun in _misread_to_noun(child):  # "allergic to shellfish": parsed "to shellfish" a verb
+                    _emit(ctx, subject, _kebab(f"{be} {child.lemma_} to"), noun.lower_, 0.6, obj_tok=noun)
             elif child.dep_ == "prep" and child.lower_ in {"from", "in", "at"}:
                 _be_prep(child, subject, be, ctx)
             elif child.dep_ == "advmod" and child.lower_ == "back" and not past and not _is_irrealis(verb):

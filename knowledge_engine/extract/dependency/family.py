@@ -194,7 +194,10 @@ def _boss_opening(noun: Token, ctx: _Ctx) -> None:
 # the title, so the team lead is found in the words (the name must be a person the model tagged).
 _TEAM_LEAD = r"team[- ]?lead(?:er)?"
 _TEAM_LEAD_FIRST = re.compile(rf"\b(?:my|our)\s+(?:new\s+)?{_TEAM_LEAD}\s*,?\s+(?=[A-Z])", re.IGNORECASE)
-_TEAM_LEAD_AFTER = re.compile(rf"\s*(?:is|'s|’s)\s+(?:now\s+)?(?:my|our)\s+(?:new\s+)?{_TEAM_LEAD}\b", re.I)
+# (?<!\s): read with .match() after a name; a search from inside a run of spaces would be quadratic
+_TEAM_LEAD_AFTER = re.compile(
+    rf"(?<!\s)\s*(?:is|'s|’s)\s+(?:now\s+)?(?:my|our)\s+(?:new\s+)?{_TEAM_LEAD}\b", re.I
+)
 
 
 def _team_lead_named(sent: Span, ctx: _Ctx) -> None:
@@ -239,6 +242,20 @@ def _new_boss_named(sent: Span, ctx: _Ctx) -> None:
         return
     name = _name_of(tok, ctx, person=True) or tok.text
     _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+
+
+def _resigned_to(sent: Span, ctx: _Ctx) -> None:
+    """'resignation to dave', 'send my resignation to Priya': whom a resignation goes to is the
+    speaker's manager (has-manager; a later one supersedes). Not "notice", which also goes to landlords."""
+    for noun in (t for t in sent if t.lower_ in {"resignation", "resignation-letter"}):
+        holders = [noun, noun.head] if noun.dep_ in {"dobj", "compound"} else [noun]
+        for to in (c for h in holders for c in h.children if c.dep_ == "prep" and c.lower_ == "to"):
+            for tok in _pobjs(to):
+                ent = ctx.ents.get(tok.i)
+                person = (ent is not None and ent.label_ == "PERSON") or tok.lower_ in first_names()
+                if person and not big_place(tok.text):
+                    name = _name_of(tok, ctx, person=True) or tok.text.capitalize()
+                    _emit(ctx, ctx.me, "has-manager", name, 0.5, obj_tok=None, obj_type="person")
 
 
 _GONE = frozenset({"leave", "retire", "quit", "resign"})

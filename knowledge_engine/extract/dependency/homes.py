@@ -786,3 +786,33 @@ def _home_is(verb: Token, subj_tok: Token, poss: Token | None, attr: Token, ctx:
         _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=attr, obj_type="location")
         return True
     return bool(name) and (ent is None or tagged)  # an untagged name read here, if no town
+
+
+def _after_in(ent: Span) -> bool:
+    return ent.start > ent.sent.start and ent.doc[ent.start - 1].lower_ == "in"
+
+
+# "Three weeks in Starbeck and it's starting to feel like home", "Leeds finally feels like home"
+_LIKE_HOME = re.compile(r"\b(?:feel|feels|feeling|felt)\s+like\s+home\b", re.I)
+_ANOTHERS_HOME = re.compile(r"\w(?:'s|’s|s'|s’)\s+(?:\w+\s+)?(?:house|home|place|flat|apartment)\b", re.I)
+_NOT_HOME_YET = re.compile(r"\b(?:not|n't|never|won't|will|would|might|hope|if)\b|n’t", re.I)
+
+
+def _feels_like_home(sent: Span, ctx: _Ctx) -> None:
+    """The place the speaker says feels like home -> lives-in: the last place named just before the words,
+    tagged a place, or any name after "in" (a district the model calls an organisation). Not when
+    it does not, or only might ("it'll never feel like home")."""
+    m = _LIKE_HOME.search(sent.text)
+    if m is None:
+        return
+    at = sent.start_char + m.start()
+    clause = sent.doc.text[max(sent.start_char, at - 30) : at]
+    if _NOT_HOME_YET.search(clause) or _ANOTHERS_HOME.search(sent.doc.text[max(0, at - 80) : at]):
+        return  # "it'll never feel like home", "my mum's house in Leeds always feels like home"
+    # the place may be in the clause before, which the parse made a sentence ("Two months in Lisbon now
+    # and it already feels like home")
+    near = [e for e in sent.doc.ents if e.end_char <= at and at - e.end_char <= 60]
+    before = [e for e in near if e.label_ in {"GPE", "LOC"} or _after_in(e)]
+    if before:
+        place = before[-1]
+        _emit(ctx, ctx.me, "lives-in", place.text, 0.5, obj_tok=place.root, obj_type="location")

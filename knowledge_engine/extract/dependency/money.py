@@ -529,13 +529,17 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
         return
     if verb.lemma_ in _CHANGED_BY_SOMEONE:  # the amount raised (or cut) by someone
         # "my salary was increased from £42,500 to £45,000": the passive's subject is the amount
-        subj = next((c for c in verb.children if c.dep_ in {"dobj", "nsubjpass"}), None)
+        # the object first: "she's put me up to £24,000" (the model read "'s put" as a passive)
+        subj = next((c for c in verb.children if c.dep_ == "dobj"), None)
+        subj = subj or next((c for c in verb.children if c.dep_ == "nsubjpass"), None)
     elif verb.lemma_ in {"go", "rise", "increase", "jump", "climb", "move", "come"}:  # "comes to €1,950"
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     else:
         return
     user = ctx.message.role == "user"
-    bumped_me = subj is not None and subj.lower_ == "me" and verb.lemma_ != "up" and user
+    # "they upped me to £45k"; not the passive "I was upped"
+    me = subj is not None and subj.lower_ == "me" and user
+    bumped_me = me and subj is not None and (verb.lemma_ != "up" or subj.dep_ == "dobj")
     paid = {*SALARY_NOUNS, *PENSION_NOUNS, "base", "rent"}
     if subj is None or not (bumped_me or subj.lemma_.lower() in paid):
         return  # "my salary went up to £58,000" is the salary now, whatever the tense

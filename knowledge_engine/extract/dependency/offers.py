@@ -247,19 +247,49 @@ def _accepted(verb: Token, subject: str, ctx: _Ctx) -> bool:
 
 
 def _signed_with(verb: Token, subject: str, ctx: _Ctx) -> bool:
-    """'signed the contract with Fernhill yesterday' -> works-at Fernhill: a contract signed with an
-    organisation in a message of no other contract (a phone, a lease, a gym, insurance)."""
-    if not any(c.dep_ == "dobj" and c.lemma_.lower() in {"contract", "offer"} for c in verb.children):
-        return False
-    if _OTHER_CONTRACTS.search(verb.doc.text):
+    """'signed the contract with Fernhill yesterday', 'Signed the Corvana offer', 'corvana offer signed'
+    -> works-at the firm: a contract or offer signed with (or of) an organisation, in a message of no
+    other contract (a phone, a lease, a gym, insurance)."""
+    papers = [c for c in verb.children if c.dep_ in _SIGNED_DEPS and c.lemma_.lower() in _PAPERS]
+    if not papers or _OTHER_CONTRACTS.search(verb.doc.text):
         return False
     found = False
+    for name_tok in _firm_of_paper(papers[0]) if papers[0].lemma_.lower() == "offer" else []:
+        ent = ctx.ents.get(name_tok.i)
+        name = _name_of(name_tok, ctx)
+        if name and (ent is None or ent.label_ not in _NOT_FIRM_TAGS):
+            _emit(ctx, subject, "works-at", name, 0.55, obj_tok=name_tok, obj_type="organization")
+            found = True
     for pobj in (p for prep in _preps(verb, verb, {"with", "at"}) for p in _pobjs(prep)):
         name = _name_of(pobj, ctx)
         if name and _firm_named(pobj, ctx):
             _emit(ctx, subject, "works-at", name, 0.55, obj_tok=pobj, obj_type="organization")
             found = True
     return found
+
+
+# "signed the offer", "offer signed" (the parse may make the offer a clause: "signed the Corvana offer")
+_SIGNED_DEPS = frozenset({"dobj", "nsubj", "nsubjpass", "ccomp"})
+_PAPERS = frozenset({"contract", "offer"})
+_NOT_FIRM_TAGS = frozenset({"PERSON", "DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "PERCENT"})
+
+
+def _firm_of_paper(paper: Token) -> list[Token]:
+    """The name an offer or contract is of: "the Corvana offer" (a compound, or the name the parse made
+    a second object just before it)."""
+    named = [c for c in paper.children if c.dep_ == "compound" and c.pos_ == "PROPN"]
+    before = paper.doc[paper.i - 1] if paper.i > 0 else None
+    if before is not None and before.pos_ == "PROPN" and before.dep_ == paper.dep_:
+        named += [before] if before.head.i == paper.head.i else []
+    return named
+
+
+def _offer_signed(sent: Span, ctx: _Ctx) -> None:
+    """'corvana offer signed.': the user's offer signed, said with no one signing (no clause reads it)."""
+    for verb in (t for t in sent if t.lemma_ == "sign" and t.tag_ in {"VBN", "VBD"}):
+        subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
+        if subjects and subjects[0].lemma_.lower() == "offer" and not _is_irrealis(verb):
+            _signed_with(verb, ctx.me, ctx)
 
 
 _OTHER_CONTRACTS = re.compile(

@@ -51,6 +51,7 @@ from knowledge_engine.extract.dependency.family import (
     _place_got,
     _place_offered,
     _relation_named_later,
+    _resigned_to,
     _team_lead_named,
     _who_manages,
     _workplace_of_relation,
@@ -66,6 +67,7 @@ from knowledge_engine.extract.dependency.health import (
 from knowledge_engine.extract.dependency.homes import (
     _commute_from,
     _districts,
+    _feels_like_home,
     _here_in,
     _home_city,
     _home_it,
@@ -131,7 +133,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _money_value,
     _relation_predicate,
 )
-from knowledge_engine.extract.dependency.offers import _made_me_redundant, _offers
+from knowledge_engine.extract.dependency.offers import _made_me_redundant, _offer_signed, _offers
 from knowledge_engine.extract.dependency.work import (
     _appositive_job,
     _being_a,
@@ -149,6 +151,7 @@ from knowledge_engine.extract.dependency.work import (
     _promoted_me,
     _qualified_as,
     _role_as_mine,
+    _signed_off_as,
     _since_leaving,
     _stepped_up,
     _titled_job,
@@ -261,16 +264,20 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _start_pay(sent, before, ctx)
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)
+        _signed_off_as(sent, before, ctx)
         _team_lead_named(sent, ctx)
         _new_boss_named(sent, ctx)
         _who_manages(sent, ctx)
         _pair_wed(sent, ctx)
         _boss_gone(sent, ctx)
+        _resigned_to(sent, ctx)
+        _offer_signed(sent, ctx)
         _titled_job(sent, before, ctx)
         _stepped_up(sent, before, ctx)
         _employer_of_role(sent, before, ctx)
         _home_city(sent, before, ctx)
         _living_there(sent, ctx)
+        _feels_like_home(sent, ctx)
 
 
 def _fragments(sent: Span, ctx: _Ctx) -> None:

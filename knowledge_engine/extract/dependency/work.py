@@ -341,6 +341,46 @@ def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
                 said.add(role.lower())
 
 
+# "sign it off as me – Jo Bell, TA, Brackenwood Primary", "sign off as Account Executive, Brightwire":
+# an e-mail's sign-off the speaker asks for is their own name, title and employer.
+_SIGN_OFF = re.compile(
+    r"\bsign(?:ed|ing)?\s+(?:it\s+|this\s+|them\s+)?off\s+(?:as|with)\s+(?:me\b[\s,:–—-]*)?(?P<rest>[^.!?;\n]+)",
+    re.I,
+)
+_SIGN_OFF_PART = re.compile(r"[^,|]+")
+
+
+def _signed_off_as(sent: Span, before: int, ctx: _Ctx) -> None:
+    """The title and employer of a sign-off the speaker asks for -> has-role, works-at: the parts after
+    "sign off as", comma-separated; the first title among the first three (a name goes before it), and
+    the part after it the employer."""
+    m = _SIGN_OFF.search(sent.text)
+    if m is None:
+        return
+    base = sent.start_char + m.start("rest")
+    parts = [(base + p.start(), p.group().strip()) for p in _SIGN_OFF_PART.finditer(m.group("rest"))]
+    titled = next((k for k, (at, text) in enumerate(parts[:3]) if _signed_title(text, sent, at)), None)
+    if titled is None or titled + 1 >= len(parts):
+        return
+    role, firm = parts[titled][1], parts[titled + 1][1]
+    if role.lower() not in {f.object.lower() for f in ctx.out[before:] if f.predicate == "has-role"}:
+        _emit(ctx, ctx.me, "has-role", role, 0.5, obj_tok=None)
+    if firm[:1].isupper() and len(firm.split()) <= 5 and not _signed_title(firm, sent, parts[titled + 1][0]):
+        _emit(ctx, ctx.me, "works-at", firm, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _signed_title(text: str, sent: Span, at: int) -> bool:
+    """A title: its head word (the last, or the one before "of") an occupation or title word, or an
+    abbreviation of 2-3 capitals ("TA")."""
+    if text.isupper() and 2 <= len(text) <= 3 and text.isalpha():
+        return True
+    head = text.split(" of ")[0]
+    if not head:
+        return False
+    span = sent.doc.char_span(at + text.index(head), at + len(head), alignment_mode="expand")
+    return span is not None and _is_title_word(span[-1])
+
+
 # Verbs by which the speaker takes, holds or moves into a job its noun's title names ("landed a
 # project manager role", "moved into a product owner role", "stepping up to a lead engineer role").
 _TITLED_JOB_VERBS = frozenset({*JOB_GET_VERBS, "do", "move", "switch", "step", "transfer", "go"})

@@ -1,0 +1,149 @@
+"""Kinds of text found in life stories told to an assistant (issue 14, session 41), read by the spaCy
+tier on the real English model: a sign-off the speaker asks for ("sign it off as me – Jo, TA,
+Brackenwood Primary"), an offer signed ("corvana offer signed."), whom a resignation goes to, a place
+that "feels like home", pay "put up" by someone, "allergic to shellfish" (parsed as an infinitive),
+"my bro Nick", and shouting ("I GOT IT!!!", which made "gots IT")."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_engine.extract import chatter
+from knowledge_engine.extract.spacy_ner import SpacyTier
+from tests.fixtures.common import said_by, triples
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Just say it's attached. Sign it off as me – Jo Pickering, TA, Brackenwood Primary.",
+            {("has-role", "TA"), ("works-at", "Brackenwood Primary")},
+        ),
+        ("good. tweak: sign off as Account Executive, Brightwire.", {("works-at", "Brightwire")}),
+        (
+            "Sign it off as Jo, Head of Sales, Acme Ltd",
+            {("has-role", "Head of Sales"), ("works-at", "Acme Ltd")},
+        ),
+    ],
+)
+def test_a_sign_off_names_the_speakers_title_and_employer(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert expected <= said_by(tier, text, "Jo")
+
+
+@pytest.mark.parametrize("text", ["sign off as me, Jo", "sign it off as Mum, xx", "sign it off as Jo, Tesco"])
+def test_a_sign_off_without_a_title_says_no_job(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in said_by(tier, text, "Jo") if f[0] in {"works-at", "has-role"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        ("Signed the Corvana offer today.", "Corvana"),
+        ("corvana offer signed.", "Corvana"),
+        ("I accepted the Deloitte offer", "Deloitte"),
+    ],
+)
+def test_an_offer_signed_or_accepted_by_name_is_the_job(tier: SpacyTier, text: str, firm: str) -> None:
+    assert ("works-at", firm) in said_by(tier, text, "Jo")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Should I sign the Corvana offer?",
+        "I haven't signed the Corvana offer yet",
+        "I signed the Vodafone contract",
+    ],
+)
+def test_an_offer_weighed_or_a_phone_contract_is_no_job(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in said_by(tier, text, "Jo") if f[0] == "works-at"}
+
+
+@pytest.mark.parametrize(
+    ("text", "boss"),
+    [
+        ("and resignation to dave. 2 wks. keep it short", "Dave"),
+        ("I need to send my resignation to Priya.", "Priya"),
+    ],
+)
+def test_whom_a_resignation_goes_to_is_the_manager(tier: SpacyTier, text: str, boss: str) -> None:
+    assert ("has-manager", boss) in said_by(tier, text, "Jo")
+
+
+def test_a_resignation_to_a_department_names_no_manager(tier: SpacyTier) -> None:
+    assert not {f for f in said_by(tier, "I handed my resignation to HR", "Jo") if f[0] == "has-manager"}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We're in!! Three weeks in Starbeck and it's starting to feel like home.", "Starbeck"),
+        ("Leeds finally feels like home.", "Leeds"),
+        ("Two months in Lisbon now and it already feels like home", "Lisbon"),  # the parse splits the two
+    ],
+)
+def test_a_place_that_feels_like_home_is_where_the_speaker_lives(
+    tier: SpacyTier, text: str, place: str
+) -> None:
+    assert ("lives-in", place) in said_by(tier, text, "Jo")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Berlin will never feel like home",
+        "Three weeks at Google and it feels like home",  # a workplace, not a place
+        "My mum's house in Leeds always feels like home",  # someone else's home
+    ],
+)
+def test_a_place_that_does_not_or_a_home_of_someone_else_is_no_home(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in said_by(tier, text, "Jo") if f[0] == "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "pay"),
+    [
+        (
+            "And she's put me up to £24,000 now I've passed probation!!",
+            "£24,000",
+        ),  # "'s put": parsed a passive
+        ("they've upped me to £45k", "£45k"),
+    ],
+)
+def test_pay_put_up_by_someone_is_the_salary(tier: SpacyTier, text: str, pay: str) -> None:
+    assert ("has-salary", pay) in said_by(tier, text, "Jo")
+
+
+def test_an_allergy_parsed_as_an_infinitive_is_still_an_allergy(tier: SpacyTier) -> None:
+    assert ("is-allergic-to", "shellfish") in said_by(
+        tier, "i'm allergic to shellfish so no raw bar lol", "Jo"
+    )
+
+
+def test_my_bro_is_a_brother(tier: SpacyTier) -> None:
+    assert ("has-brother", "Nick") in said_by(
+        tier, "my bro Nick wants to be there too but he'll blow it.", "Jo"
+    )
+    assert not said_by(tier, "thanks bro, that helps", "Jo")
+
+
+def test_shouting_is_read_in_lower_case() -> None:
+    assert chatter.blank("I GOT IT!!! They rang") == "I got it!!! They rang"
+    assert chatter.blank("OMG I GOT THE JOB AT TESCO").strip() == "I got the job at Tesco"
+    assert chatter.blank("the NHS UK site") == "the NHS UK site"  # acronyms, no function word
+
+
+def test_shouted_news_gives_no_made_up_fact(tier: SpacyTier) -> None:
+    found = triples(tier, "I GOT IT!!! They rang this morning.", "Jo")
+    assert not {t for t in found if "IT" in t or t[1] == "gots"}
+    assert ("Jo", "works-at", "Tesco") in triples(tier, "OMG I GOT THE JOB AT TESCO", "Jo")
+
+
+def test_a_stop_inside_is_found_in_one_pass() -> None:
+    assert chatter._stops_inside("i start at 9. he said")
+    assert not chatter._stops_inside("no stop here at all")
+    assert not chatter._stops_inside("ends here.")
+    assert chatter._stops_inside("." * 30_000 + "a")
