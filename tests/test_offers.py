@@ -308,3 +308,71 @@ def test_a_declined_offer_ends_and_the_other_one_is_the_new_job(tier: SpacyTier,
     assert [(f.subject, f.object) for f in declined] == [("Meera", "Flipkart")]
     assert jobs(ws, "Meera") == {("works-at", "Freshworks")}  # never Flipkart, though it came later
     ws.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I GOT IT!!! They rang this morning. Starting 13th April.",
+        "Got the job!! I start in May.",
+        "We got it! Handing my resignation in tomorrow.",
+    ],
+)
+def test_a_job_won_after_an_interview_is_the_interviewing_firm(
+    tier: SpacyTier, workspace: Path, text: str
+) -> None:
+    """No offer was ever named: the interview said before stands for it."""
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "Sign it off as me – Jo Bell, TA, Brackenwood Primary."),
+            (10, "s2", "Got an interview Thursday at a practice in Harrogate – Valley Gardens Dental."),
+            (14, "s3", text),
+        ],
+        speaker="Jo Bell",
+    )
+    said = {f.object: f.invalid_at is None for f in ws.facts.all() if f.predicate == "works-at"}
+    assert said == {"Brackenwood Primary": False, "Valley Gardens Dental": True}
+    ws.close()
+
+
+def test_a_job_won_is_the_newest_interview_or_offer_and_with_neither_stores_nothing(
+    tier: SpacyTier, workspace: Path
+) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "The Stripe offer came through!"),
+            (2, "s1", "I've got an interview at Deloitte on Monday."),
+            (5, "s2", "Got the job!! I start in May."),
+        ],
+        speaker="Ravi",
+    )
+    assert jobs(ws, "Ravi") == {("works-at", "Deloitte")}  # the interview came after the offer
+    other = Workspace(workspace.parent / "other", load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(tier, other, [(0, "s1", "I GOT IT!!! Starting in April.")], speaker="Ravi")
+    assert jobs(other, "Ravi") == set()
+    ws.close()
+    other.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "got it, thanks",  # no job spoken of
+        "Tom has an interview at Google, fingers crossed",  # someone else's interview
+        "Should I do the interview at Meta?",
+        "If I get an interview at Meta I'll cry",
+    ],
+)
+def test_no_interview_or_job_won_where_none_was_said(tier: SpacyTier, workspace: Path, text: str) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(tier, ws, [(0, "s1", text)], speaker="Ravi")
+    assert not [
+        f for f in ws.facts.all() if f.subject == "Ravi" and f.predicate in {"has-interview-at", "works-at"}
+    ]
+    ws.close()

@@ -13,6 +13,8 @@ declined, and a declined offer ends.
 
 from __future__ import annotations
 
+import re
+
 from spacy.tokens import Span, Token
 
 from knowledge_engine.extract.nlp import word_index
@@ -84,6 +86,65 @@ def joined_firms(sent: Span) -> list[str]:
             if name:
                 found.append(name)
     return found
+
+
+# An interview at a firm: "an interview at Deloitte on Monday", "2nd final round w/ Ferncrest", "an
+# interview Thursday at a practice in Harrogate – Valley Gardens Dental" (the firm set off by a dash).
+_ROUNDS = frozenset({"final", "second", "2nd", "third", "3rd", "last", "first"})
+_WORKPLACES = frozenset(
+    {
+        "practice", "firm", "company", "school", "hospital", "agency", "shop", "store", "bank", "studio",
+        "restaurant", "hotel", "nursery", "clinic", "startup", "branch", "office", "surgery", "lab",
+    }
+)  # fmt: skip
+_DASHES = frozenset({"-", "–", "—"})
+
+
+def interviews(sent: Span) -> list[str]:
+    """Firms the speaker says they have an interview at (not one wished for, asked about or doubted)."""
+    words = [t.lower_ for t in sent]
+    if sent.text.rstrip().endswith("?") or any(w in _DOUBT for w in words):
+        return []
+    found: list[str] = []
+    for i, word in enumerate(words):
+        rounds = word == "round" and i >= 1 and words[i - 1] in _ROUNDS
+        if not (word in {"interview", "interviews"} or rounds) or not _by_speaker(sent, i):
+            continue
+        at = next((k for k in range(i + 1, min(i + 5, len(words))) if words[k] in {"at", "with", "w/"}), None)
+        if at is None:
+            continue
+        name = _firm_after(sent, at + 1)
+        if name is None and at + 2 < len(words) and words[at + 1] in _DETS and words[at + 2] in _WORKPLACES:
+            dash = next((k for k in range(at + 3, len(words)) if words[k] in _DASHES), None)
+            name = _firm_after(sent, dash + 1) if dash is not None else None
+        if name:
+            found.append(_no_trailing_lower(name))
+    return found
+
+
+def _no_trailing_lower(name: str) -> str:
+    """'Ferncrest Analytics thurs' -> 'Ferncrest Analytics': lower-case words after a capitalised name."""
+    words = name.split()
+    while len(words) > 1 and words[-1].islower() and words[0][:1].isupper():
+        words.pop()
+    return " ".join(words)
+
+
+# "I GOT IT!!!", "got the job!!", "We got it": a job won, its employer unnamed (the interview or offer
+# said before names it). Only in a message that speaks of a job.
+_WON = re.compile(
+    r"^\W*(?:(?:i|we)\s+)?(?:just\s+)?(?:got|landed|bagged)\s+(?:it|the\s+(?:job|role|position|post))(?=\s*(?:[!.]|$))",
+    re.I,
+)
+_JOB_TALK = frozenset({"start", "starting", "job", "role", "position", "resignation", "notice", "contract"})
+
+
+def job_won(sent: Span) -> bool:
+    """Whether the sentence says the speaker got the job they were going for, naming no employer; not
+    in a message about an offer ("GOT IT!!! freshworks offer came": the offer is what came)."""
+    if _WON.match(sent.text) is None or any(t.lemma_.lower() == "offer" for t in sent.doc):
+        return False
+    return any(t.lower_ in _JOB_TALK for t in sent.doc)
 
 
 def _by_speaker(sent: Span, i: int) -> bool:

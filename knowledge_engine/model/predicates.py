@@ -168,6 +168,9 @@ ACCEPTED_OFFER = "accepted-offer"
 # A new job said to have started without its employer ("two weeks into the new job"): an acceptance
 # of the newest offer the subject has not taken yet (store/offers.py), stated with this object.
 STARTED_JOB = "new job"
+# An interview the speaker has at a firm ("an interview at Deloitte on Monday"): no job, but the job a
+# later "I got it!" names no employer for, when no offer fits (store/offers.py).
+INTERVIEW_PREDICATE = "has-interview-at"
 # An offer turned down ("I declined the Flipkart offer"): kept as a fact, and it ends the offer.
 DECLINED_OFFER = "declined-offer-from"
 # The role an offer names ("Queensway offered me the Pharmacy Coordinator position"): the subject's

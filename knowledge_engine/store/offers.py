@@ -6,7 +6,10 @@ The role the offer named ("offered me the Coordinator position", `has-offered-ro
 it) becomes the subject's role with the job, and the pay it named (`has-salary-offer`) the salary.
 A job said to have started without a name ("two weeks into the new job", `STARTED_JOB`) takes only an
 offer not yet taken: none of the subject's jobs names it or began after it. An offer turned down
-(`declined-offer-from`) ends.
+(`declined-offer-from`) ends. An interview the subject had (`has-interview-at`) stands for an offer:
+a job started or won takes the newest interview or offer, an acceptance an interview only when no
+offer fits. People tell an assistant "interview at X on Thursday", then "I GOT IT!!! starting in
+April", and never name the firm again.
 """
 
 from __future__ import annotations
@@ -19,22 +22,35 @@ from knowledge_engine.model.records import Fact, canonical
 from knowledge_engine.store.facts import began, same_words
 
 
+def _fitting(acceptance: FactCandidate, offers: Iterable[Fact], held: list[Fact]) -> list[Fact]:
+    """The valid offers whose name holds the words the acceptance gave; for a started job, only those
+    not among the subject's jobs nor older than one of them."""
+    named = canonical(acceptance.object)
+    words = set() if named in {"offer", STARTED_JOB} else set(named.split())
+    fits = [f for f in offers if f.invalid_at is None and words <= set(canonical(f.object).split())]
+    if named == STARTED_JOB:
+        fits = [f for f in fits if not any(same_words(f, j) or began(j) >= began(f) for j in held)]
+    return fits
+
+
 def accepted_job(
     acceptance: FactCandidate,
     offers: Iterable[Fact],
     roles: Iterable[Fact] = (),
     pay: Iterable[Fact] = (),
     jobs: Iterable[Fact] = (),
+    interviews: Iterable[Fact] = (),
 ) -> list[FactCandidate]:
     """works-at the offer's organisation (and has-role the role, has-salary the pay it named), or
     nothing when no valid offer of the subject fits. `jobs`: the subject's employer facts, which a
-    started job's offer must not be among nor older than."""
-    named = canonical(acceptance.object)
-    words = set() if named in {"offer", STARTED_JOB} else set(named.split())
-    fits = [f for f in offers if f.invalid_at is None and words <= set(canonical(f.object).split())]
-    if named == STARTED_JOB:
-        held = list(jobs)
-        fits = [f for f in fits if not any(same_words(f, j) or began(j) >= began(f) for j in held)]
+    started job's offer must not be among nor older than. `interviews`: the subject's interviews: a job
+    started or won takes the newest of them and the offers ("an interview at Valley Gardens Dental" ...
+    "I GOT IT!!!"); an acceptance ("I accepted it") an interview only when no offer fits."""
+    held = list(jobs)
+    started = canonical(acceptance.object) == STARTED_JOB
+    fits = _fitting(acceptance, [*offers, *interviews] if started else offers, held)
+    if not fits:
+        fits = _fitting(acceptance, interviews, held)
     if not fits:
         return []
     offer = max(fits, key=began)

@@ -26,6 +26,7 @@ from knowledge_engine.model.extraction import TITLE_PREDICATES, Extraction, Fact
 from knowledge_engine.model.predicates import (
     ACCEPTED_OFFER,
     DECLINED_OFFER,
+    INTERVIEW_PREDICATE,
     OFFER_PREDICATE,
     OFFERED_PAY,
     OFFERED_ROLE,
@@ -257,7 +258,12 @@ class Workspace:
         employer = [p for p, name in self.facts.family.items() if name == "employer"]
         jobs = [f for p in employer for f in subjects(p, history=True)]
         job = accepted_job(
-            cand, subjects(OFFER_PREDICATE), subjects(OFFERED_ROLE), subjects(OFFERED_PAY), jobs
+            cand,
+            subjects(OFFER_PREDICATE),
+            subjects(OFFERED_ROLE),
+            subjects(OFFERED_PAY),
+            jobs,
+            subjects(INTERVIEW_PREDICATE),
         )
         counters.inc("facts.acceptances" if job else "facts.acceptances_unresolved")
         return job

@@ -519,6 +519,19 @@ def _family(verb: Token, prep: str, pred: str, past: bool) -> str:
     return chosen or f"{pred}-{prep}"
 
 
+def _a_stretch_done(verb: Token) -> bool:
+    """'finished my first week', 'ended my shift': the verb's object is a stretch of time or work (not
+    the last one: "finished my last shift at Tesco" is the job's end)."""
+    objects = [c for c in verb.children if c.dep_ in {"dobj", "npadvmod"}]
+    stretches = [c for c in objects if c.lemma_.lower() in _STRETCHES]
+    return any(not any(m.lower_ in {"last", "final"} for m in s.children) for s in stretches)
+
+
+_STRETCHES = frozenset(
+    {"day", "week", "month", "year", "shift", "training", "probation", "induction", "stint"}
+)
+
+
 def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = False) -> None:
     has_dobj = any(c.dep_ == "dobj" for c in verb.children)
     preps = [c for c in verb.children if c.dep_ == "prep"]
@@ -549,6 +562,8 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
             continue  # "I live off my pension from Shell": not where the speaker lives
         if has_dobj and p in {"to", "into", "from"}:
             continue  # "migrating our pipeline to Snowflake": the object moves, not the subject
+        if p == "at" and verb.lemma_ in {"finish", "end", "complete"} and _a_stretch_done(verb):
+            continue  # "finished my first week at Helix": a stretch of the job ended, not the job
         if p == "for" and verb.lemma_ not in FOR_VERBS:
             continue  # "flying to Tokyo for a conference": purpose, not a relation
         if p == "from" and verb.lemma_ == "come" and verb.tag_ == "VBG":

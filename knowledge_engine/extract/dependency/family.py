@@ -335,12 +335,17 @@ def _school_of_childcare(noun: Token, child: str, ctx: _Ctx) -> None:
 _FIRST_SPANS = {"day", "week", "month", "shift"}
 
 
+_NOT_WORK_DAYS = frozenset({"study", "open", "taster", "visit", "exam", "course", "college", "uni"})
+
+
 def _first_day(noun: Token, ctx: _Ctx) -> None:
     """'Just finished my first week at Helix', 'First day at Acme tomorrow', "Tom's first shift at
     Tesco is on Sunday" -> works-at: a first day somewhere is a job begun there (a hypothetical one
     is not)."""
     if not any(c.dep_ == "amod" and c.lower_ == "first" for c in noun.children):
         return
+    if any(c.lower_ in _NOT_WORK_DAYS for c in noun.children):
+        return  # "my first study day with Northern Dental Academy": a course, not the job
     verb = noun.head if noun.dep_ in {"npadvmod", "dobj", "nsubj", "pobj"} else noun
     if _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
         return

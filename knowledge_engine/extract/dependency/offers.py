@@ -26,6 +26,7 @@ from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.predicates import (
     ACCEPTED_OFFER,
     DECLINED_OFFER,
+    INTERVIEW_PREDICATE,
     OFFER_PREDICATE,
     OFFERED_PAY,
     OFFERED_ROLE,
@@ -128,8 +129,10 @@ def _job_news(sent: Span, ctx: _Ctx) -> None:
     for kind, name in job_news.named_offers(sent):
         predicate = DECLINED_OFFER if kind == "declined" else OFFER_PREDICATE
         _emit(ctx, ctx.me, predicate, name, 0.55, obj_tok=None, obj_type="organization")
-    if job_news.job_started(sent):
+    if job_news.job_started(sent) or job_news.job_won(sent):
         _emit(ctx, ctx.me, ACCEPTED_OFFER, STARTED_JOB, 0.5, obj_tok=None)
+    for firm in job_news.interviews(sent):
+        _emit(ctx, ctx.me, INTERVIEW_PREDICATE, firm, 0.5, obj_tok=None, obj_type="organization")
     for firm in job_news.joined_firms(sent):
         _emit(ctx, ctx.me, "works-at", firm, 0.55, obj_tok=None, obj_type="organization")
 
