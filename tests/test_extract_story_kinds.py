@@ -117,6 +117,25 @@ def test_pay_put_up_by_someone_is_the_salary(tier: SpacyTier, text: str, pay: st
     assert ("has-salary", pay) in said_by(tier, text, "Jo")
 
 
+@pytest.mark.parametrize(
+    ("text", "pay"),
+    [
+        ("ring budget? i make 95 base now, not doing the 3 months thing lol.", "95k"),
+        (
+            "corvana offer signed.\n- enterprise AE\n- 105 base / 210 OTE",
+            "105k",
+        ),  # an offer taken: the pay now
+    ],
+)
+def test_sales_pay_in_thousands_before_base_is_the_salary(tier: SpacyTier, text: str, pay: str) -> None:
+    assert ("has-salary", pay) in said_by(tier, text, "Jo")
+
+
+@pytest.mark.parametrize("text", ["we need 30 base camps", "I have 40 basic questions"])
+def test_a_number_before_base_naming_a_thing_is_no_pay(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in said_by(tier, text, "Jo") if f[0] == "has-salary"}
+
+
 def test_an_allergy_parsed_as_an_infinitive_is_still_an_allergy(tier: SpacyTier) -> None:
     assert ("is-allergic-to", "shellfish") in said_by(
         tier, "i'm allergic to shellfish so no raw bar lol", "Jo"

@@ -255,7 +255,7 @@ def _pay_marked(sent: Span, ctx: _Ctx) -> None:
         for t in sent
         if MONEY_SHORT.match(t.text) and ctx.ents.get(t.i, doc[t.i : t.i]).label_ in {"", "CARDINAL", "DATE"}
     ]  # "33k", "50k": an amount in thousands the model took for a number or a date
-    for amount in amounts:
+    for amount in amounts + _thousands_base(sent):
         after = " ".join(t.lower_ for t in doc[amount.end : min(amount.end + 3, len(doc))])
         unit = PAY_MARKED.search(amount.text)
         basic = amount.start > 0 and _pay_noun_before(doc[amount.start - 1])  # "basic £52,000 plus bonus"
@@ -263,12 +263,29 @@ def _pay_marked(sent: Span, ctx: _Ctx) -> None:
             continue
         if any(f.predicate.startswith("has-salary") for f in ctx.out):
             return  # a rule with a pay word read this line already
-        value = _money_value(amount[-1], ctx)
-        offer = any(t.lemma_.lower() == "offer" for t in doc)
+        value = _money_value(amount[-1], ctx) or (f"{amount.text}k" if amount.text.isdigit() else None)
+        # "corvana offer signed. - 105 base": an offer taken in the same message is the pay now
+        taken = any(t.lemma_ in {"sign", "accept"} for t in doc)
+        offer = any(t.lemma_.lower() == "offer" for t in doc) and not taken
         pred = OFFERED_PAY if offer else TAKE_HOME if NET_MARKED_AFTER.match(after) else "has-salary"
         if value and (unit or _big_enough(value)):
             _emit(ctx, ctx.me, pred, value, 0.5, obj_tok=None)
         return
+
+
+def _thousands_base(sent: Span) -> list[Span]:
+    """'i make 95 base now', '105 base / 210 OTE': sales talk's pay in thousands, a bare number of two
+    or three digits right before "base" or "basic" that names nothing after it ("30 base camps")."""
+    doc = sent.doc
+    found = []
+    for t in sent:
+        if not (t.text.isdigit() and 20 <= int(t.text) <= 999 and t.i + 2 <= sent.end):
+            continue
+        nxt = doc[t.i + 2] if t.i + 2 < sent.end else None
+        named = nxt is not None and nxt.pos_ in {"NOUN", "PROPN"} and nxt.lower_ != "ote"
+        if doc[t.i + 1].lower_ in {"base", "basic"} and not named:
+            found.append(doc[t.i : t.i + 1])
+    return found
 
 
 # Words a pay line may open with before its "on" ("currently on 38k", "still on 45k").
