@@ -136,6 +136,26 @@ def test_a_number_before_base_naming_a_thing_is_no_pay(tier: SpacyTier, text: st
     assert not {f for f in said_by(tier, text, "Jo") if f[0] == "has-salary"}
 
 
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Mum had a fall. She's 91, lives with us in Toowong since Dad passed", ("lives-in", "Toowong")),
+        ("My sister lived with us in Paris for a year.", ("lived-in", "Paris")),
+        (  # a name no gazetteer knows, weighed in a message about the home: the place, not a firm
+            "We have been talking about leaving Westboro. Our landlord raised the rent on our townhouse.",
+            ("lives-in", "Westboro"),
+        ),
+        ("We've been talking about leaving Acme for months.", ("works-at", "Acme")),
+    ],
+)
+def test_where_the_speaker_lives_said_in_passing(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in said_by(tier, text, "Jo")
+
+
+def test_someone_living_with_the_speaker_says_no_place_without_one(tier: SpacyTier) -> None:
+    assert not said_by(tier, "Tom lives with me", "Jo")
+
+
 def test_an_allergy_parsed_as_an_infinitive_is_still_an_allergy(tier: SpacyTier) -> None:
     assert ("is-allergic-to", "shellfish") in said_by(
         tier, "i'm allergic to shellfish so no raw bar lol", "Jo"

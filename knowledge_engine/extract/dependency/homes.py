@@ -816,3 +816,19 @@ def _feels_like_home(sent: Span, ctx: _Ctx) -> None:
     if before:
         place = before[-1]
         _emit(ctx, ctx.me, "lives-in", place.text, 0.5, obj_tok=place.root, obj_type="location")
+
+
+def _lives_with_us_in(sent: Span, ctx: _Ctx) -> None:
+    """'Mum lives with us in Toowong', 'my sister's staying with us in Leeds': whoever lives "with us
+    in" a place, the speaker lives there (lives-in; lived-in in the past)."""
+    for verb in (t for t in sent if t.lemma_ in {"live", "stay"} and t.pos_ == "VERB"):
+        withs = [p for p in verb.children if p.dep_ == "prep" and p.lower_ == "with"]
+        if not any(o.lower_ in {"us", "me"} for w in withs for o in _pobjs(w)) or _is_irrealis(verb):
+            continue
+        for pobj in (o for p in verb.children if p.dep_ == "prep" and p.lower_ == "in" for o in _pobjs(p)):
+            ent = ctx.ents.get(pobj.i)
+            placed = ent is None or (ent.label_ in _HOME_PLACE_TAGS and ent.label_ != "PERSON")
+            name = _name_of(pobj, ctx) if pobj.pos_ == "PROPN" and placed else None
+            if name:
+                pred = "lived-in" if _is_past(verb) else "lives-in"
+                _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=pobj, obj_type="location")

@@ -72,6 +72,7 @@ from knowledge_engine.extract.dependency.homes import (
     _home_city,
     _home_it,
     _home_of_mine,
+    _lives_with_us_in,
     _living_there,
     _moved_here,
     _place_named,
@@ -278,6 +279,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _home_city(sent, before, ctx)
         _living_there(sent, ctx)
         _feels_like_home(sent, ctx)
+        _lives_with_us_in(sent, ctx)
 
 
 def _fragments(sent: Span, ctx: _Ctx) -> None:

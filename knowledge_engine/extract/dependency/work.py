@@ -631,6 +631,9 @@ _WORK_TALK = frozenset({
     "job", "work", "role", "salary", "pay", "promotion", "boss", "team", "company", "career", "offer",
     "experience", "manager", "contract", "notice", "resign", "redundancy",
 })  # fmt: skip
+_HOME_TALK = frozenset(
+    {*HOME_NOUNS - {"place", "room", "home"}, "landlord", "landlady", "rent", "lease", "mortgage"}
+)
 _TRAVEL_WORDS = frozenset({"flight", "trip", "holiday", "hotel", "airport", "train", "visit", "tour", "when"})
 
 
@@ -663,8 +666,13 @@ def _presupposed_place(verb: Token, obj: Token, sent: Span, ctx: _Ctx) -> None:
     if not name or _is_date(obj, ctx) or obj.ent_type_ in {"PERSON", "DATE", "TIME"}:
         return
     job_talk = any(t.lemma_.lower() in _WORK_TALK or t.ent_type_ == "MONEY" for t in sent)
+    # "We have been talking about leaving Westboro. Our landlord raised the rent": a name no gazetteer
+    # knows, in a message about the home and not about work, is the place
+    home_talk = any(t.lemma_.lower() in _HOME_TALK for t in sent.doc) and not any(
+        t.lemma_.lower() in _WORK_TALK for t in sent.doc
+    )
     # "Should I leave Halden for the Monzo offer?": a small town's name beside talk of work is the firm
-    if _place_named(obj, name, ctx) and (not job_talk or places.big_place(name)):
+    if home_talk or (_place_named(obj, name, ctx) and (not job_talk or places.big_place(name))):
         if verb.lemma_ != "stay" or any(c.lower_ == "in" for c in verb.children):
             _emit(ctx, ctx.me, "lives-in", name, 0.45, obj_tok=obj, obj_type="location")
     elif verb.lemma_ != "stay" or job_talk:  # "we'll stay at the Marriott": a night's stay, not a job
@@ -685,7 +693,7 @@ def _weighed(verb: Token) -> bool:
 
 _WEIGHING_HEADS = frozenset({
     "think", "consider", "want", "plan", "hope", "wonder", "debate", "weigh", "tempt", "decide", "need",
-    "like", "love", "dream", "contemplate", "torn",
+    "like", "love", "dream", "contemplate", "torn", "talk", "discuss",
 })  # fmt: skip
 
 
