@@ -376,3 +376,37 @@ def test_no_interview_or_job_won_where_none_was_said(tier: SpacyTier, workspace:
         f for f in ws.facts.all() if f.subject == "Ravi" and f.predicate in {"has-interview-at", "works-at"}
     ]
     ws.close()
+
+
+def test_the_manager_a_job_would_bring_is_the_manager_once_it_is_taken(
+    tier: SpacyTier, workspace: Path
+) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "I work at Northwind Labs. Raj has been my manager for six years."),
+            (
+                10,
+                "s2",
+                "The interview was with Colleen Fitzgerald, who would be my direct manager if I get it.",
+            ),
+            (20, "s3", "Big news: Helix Robotics offered me a job!"),
+            (25, "s3", "I accepted it."),
+        ],
+    )
+    bosses = {f.object: f.invalid_at is None for f in ws.facts.all() if f.predicate == "has-manager"}
+    assert bosses == {"Raj": False, "Colleen Fitzgerald": True}
+    ws.close()
+
+
+def test_a_manager_a_job_would_bring_is_no_manager_while_the_job_is_not_taken(
+    tier: SpacyTier, workspace: Path
+) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(tier, ws, [(0, "s1", "help me prep the final round. panel w/ VP + would-be manager Tom Haskins")])
+    current = {(f.predicate, f.object) for f in ws.facts.query(subject="Maya")}
+    assert ("has-prospective-manager", "Tom Haskins") in current
+    assert not [f for f in ws.facts.all() if f.predicate == "has-manager"]
+    ws.close()

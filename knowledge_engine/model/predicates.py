@@ -171,6 +171,9 @@ STARTED_JOB = "new job"
 # An interview the speaker has at a firm ("an interview at Deloitte on Monday"): no job, but the job a
 # later "I got it!" names no employer for, when no offer fits (store/offers.py).
 INTERVIEW_PREDICATE = "has-interview-at"
+# The manager a job would bring ("would-be manager Tom Haskins", "Colleen, who would be my direct
+# manager if I get the position"): the subject's manager (has-manager) once a job is accepted.
+PROSPECTIVE_MANAGER = "has-prospective-manager"
 # An offer turned down ("I declined the Flipkart offer"): kept as a fact, and it ends the offer.
 DECLINED_OFFER = "declined-offer-from"
 # The role an offer names ("Queensway offered me the Pharmacy Coordinator position"): the subject's

@@ -40,6 +40,7 @@ def accepted_job(
     pay: Iterable[Fact] = (),
     jobs: Iterable[Fact] = (),
     interviews: Iterable[Fact] = (),
+    managers: Iterable[Fact] = (),
 ) -> list[FactCandidate]:
     """works-at the offer's organisation (and has-role the role, has-salary the pay it named), or
     nothing when no valid offer of the subject fits. `jobs`: the subject's employer facts, which a
@@ -63,6 +64,11 @@ def accepted_job(
         }
     )
     out = [job]
+    # the manager the job would bring may be named at the interview, before the offer: any said since
+    # the subject's last other job began
+    others = [began(j) for j in held if not same_words(j, offer)]
+    since = max(others) if others else None
+    boss = [m for m in managers if m.invalid_at is None and (since is None or began(m) >= since)]
     for terms, predicate in ((roles, "has-role"), (pay, "has-salary")):
         named_terms = [t for t in terms if t.invalid_at is None and began(t) >= began(offer)]
         if named_terms:
@@ -72,6 +78,9 @@ def accepted_job(
                     update={"predicate": predicate, "object": term.object, "object_type": None}
                 )
             )
+    if boss:
+        newest = {"predicate": "has-manager", "object": max(boss, key=began).object, "object_type": "person"}
+        out.append(acceptance.model_copy(update=newest))
     return out
 
 

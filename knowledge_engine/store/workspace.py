@@ -30,6 +30,7 @@ from knowledge_engine.model.predicates import (
     OFFER_PREDICATE,
     OFFERED_PAY,
     OFFERED_ROLE,
+    PROSPECTIVE_MANAGER,
 )
 from knowledge_engine.model.records import Entity, Evidence, Fact, Message, canonical, utcnow
 from knowledge_engine.observe import counters, emit, failure
@@ -264,6 +265,7 @@ class Workspace:
             subjects(OFFERED_PAY),
             jobs,
             subjects(INTERVIEW_PREDICATE),
+            subjects(PROSPECTIVE_MANAGER),
         )
         counters.inc("facts.acceptances" if job else "facts.acceptances_unresolved")
         return job

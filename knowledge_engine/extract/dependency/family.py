@@ -70,6 +70,7 @@ from knowledge_engine.extract.lexicon import (
 from knowledge_engine.extract.nlp import word_index
 from knowledge_engine.extract.places import big_place
 from knowledge_engine.extract.truecase import names as first_names
+from knowledge_engine.model.predicates import PROSPECTIVE_MANAGER
 from knowledge_engine.model.records import EntityType
 
 # What a relation's word says it no longer is: "my old mgr pete", "my former boss"
@@ -242,6 +243,29 @@ def _new_boss_named(sent: Span, ctx: _Ctx) -> None:
         return
     name = _name_of(tok, ctx, person=True) or tok.text
     _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
+
+
+# The manager a job would bring: "would-be manager Tom Haskins", "manager would be Alicia Moreno",
+# "Colleen Fitzgerald, the Director of Pharmacy, who would be my direct manager if I get the position"
+_BOSS_WORD = r"(?:line\s+|direct\s+|new\s+)?(?:manager|boss|mgr|supervisor)"
+_NAME = r"(?P<name>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+_MANAGER_TO_BE = (
+    re.compile(rf"\bwould-be\s+{_BOSS_WORD}\s+{_NAME}"),
+    re.compile(rf"\b{_BOSS_WORD}\s+(?:would|will)\s+be\s+{_NAME}", re.I),
+    re.compile(rf"{_NAME}(?:,[^,]{{1,60}})?,?\s+who\s+(?:would|will)\s+be\s+my\s+{_BOSS_WORD}"),
+)
+
+
+def _manager_to_be(sent: Span, ctx: _Ctx) -> None:
+    """The manager a job the speaker is going for would bring -> has-prospective-manager: the store
+    makes it has-manager when the job is accepted (store/offers.py). A first name or a person."""
+    for pattern in _MANAGER_TO_BE:
+        for m in pattern.finditer(sent.text):
+            span = sent.doc.char_span(sent.start_char + m.start("name"), sent.start_char + m.end("name"))
+            if span is None or not (span[0].lower_ in first_names() or span[0].ent_type_ == "PERSON"):
+                continue
+            if span.text != ctx.me and not big_place(span.text):
+                _emit(ctx, ctx.me, PROSPECTIVE_MANAGER, span.text, 0.5, obj_tok=None, obj_type="person")
 
 
 def _resigned_to(sent: Span, ctx: _Ctx) -> None:

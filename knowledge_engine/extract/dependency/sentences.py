@@ -44,6 +44,7 @@ from knowledge_engine.extract.dependency.family import (
     _foreign_possessive,
     _kids_listed,
     _lowercase_relation,
+    _manager_to_be,
     _name_comma_relation,
     _new_boss_named,
     _pair_wed,
@@ -272,6 +273,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _pair_wed(sent, ctx)
         _boss_gone(sent, ctx)
         _resigned_to(sent, ctx)
+        _manager_to_be(sent, ctx)
         _offer_signed(sent, ctx)
         _titled_job(sent, before, ctx)
         _stepped_up(sent, before, ctx)
