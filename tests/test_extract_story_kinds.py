@@ -186,3 +186,47 @@ def test_a_stop_inside_is_found_in_one_pass() -> None:
     assert not chatter._stops_inside("no stop here at all")
     assert not chatter._stops_inside("ends here.")
     assert chatter._stops_inside("." * 30_000 + "a")
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("right new depot manger started last week, shazia. seems sharp", ("has-manager", "Shazia")),
+        ("Our new boss starts Monday - Priya.", ("has-manager", "Priya")),
+        ("my depot manger brian says no", ("has-manager", "Brian")),  # the typo autocorrect leaves
+        ("my lad liam is 27", ("has-child", "Liam")),  # the British son
+    ],
+)
+def test_people_named_in_plain_lower_case_chat(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in said_by(tier, text, "Jo")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["his new manager started last week, Sue.", "new manager started today, seems ok"],
+)
+def test_someone_elses_new_boss_or_no_name_is_no_manager(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in said_by(tier, text, "Jo") if f[0] == "has-manager"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "Some context: we are a small fintech startup, Kindling, we make a budgeting app.",
+            ("works-at", "Kindling"),
+        ),
+        ("we're a small agency called Brightside", ("works-at", "Brightside")),
+        ("we were a tiny studio called Pixelhaus back then", ("worked-at", "Pixelhaus")),
+        ("They offered 128,000. At the moment I am at 118,000.", ("has-salary", "118,000")),
+    ],
+)
+def test_the_speakers_firm_and_pay_said_as_we_are_and_i_am_at(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in said_by(tier, text, "Jo")
+
+
+@pytest.mark.parametrize("text", ["We are a charity.", "I'm at 10,000 steps a day", "I'm at 45,000 feet lol"])
+def test_we_are_a_firm_with_no_name_or_an_amount_of_no_pay_says_nothing(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in said_by(tier, text, "Jo") if f[0] in {"works-at", "has-salary", "is-a"}}

@@ -304,14 +304,19 @@ RELATION_PREDICATES = {
         "has-partner",
     ),
     **dict.fromkeys(
-        ["son", "daughter", "kid", "child", "children", "baby", "stepson", "stepdaughter", "toddler"],
+        # "my lad Liam": the British son
+        ["son", "daughter", "kid", "child", "children", "baby", "stepson", "stepdaughter", "toddler", "lad"],
         "has-child",
     ),
     **dict.fromkeys(["mum", "mom", "mother", "mam", "mommy", "mummy"], "has-mother"),
     **dict.fromkeys(["dad", "father", "daddy", "papa"], "has-father"),
     **FOREIGN_KIN,
     **dict.fromkeys(
-        ["boss", "manager", "line-manager", "teamlead", "team-lead", "mgr", "hod", "superior", "chief"],
+        # "manger": the typo autocorrect leaves ("brian the depot manger")
+        [
+            *("boss", "manager", "line-manager", "teamlead", "team-lead", "mgr", "hod", "superior", "chief"),
+            "manger",
+        ],
         "has-manager",
     ),
     **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation", "stipend"], "has-salary"),
@@ -481,6 +486,7 @@ MANAGER_NOUNS = {
     "hod",
     "superior",  # "my superior, Mrs. Adebola": formal and non-native English
     "chief",  # "my old chief from Nokia" (a "chef" or "jefe" of other languages)
+    "manger",  # the typo autocorrect leaves: "brian the depot manger says"
 }  # a supervisor may be a PhD one; "hod": head of department
 # Roles whose "head" runs the speaker's team: "my head nurse, Ms. Leena Thomas", "the head chef".
 HEADED_ROLES = {"nurse", "chef"}
@@ -553,11 +559,13 @@ PET_BREEDS = {
     **dict.fromkeys(
         _words(
             """greyhound collie labrador lab spaniel terrier retriever poodle beagle kelpie dachshund pug
-            husky whippet lurcher corgi schnauzer labradoodle cockapoo sheepdog shepherd boxer chihuahua"""
+            husky whippet lurcher corgi schnauzer labradoodle cockapoo sheepdog shepherd boxer chihuahua
+            staffie staffy westie yorkie frenchie bulldog rottweiler doberman dobermann dalmatian springer
+            cavapoo sprocker pomeranian samoyed akita"""
         ),
         "dog",
     ),
-    **dict.fromkeys(_words("tabby moggy siamese persian ragdoll tomcat kitty"), "cat"),
+    **dict.fromkeys(_words("tabby moggy siamese persian ragdoll tomcat kitty bengal burmese sphynx"), "cat"),
     **dict.fromkeys(_words("pup pupper doggo doggy"), "dog"),  # chat's words for a dog
 }
 PET_NOUNS = ANIMAL_NOUNS | PET_BREEDS.keys()

@@ -90,6 +90,7 @@ from knowledge_engine.extract.dependency.names import (
 from knowledge_engine.extract.dependency.nouns import (
     _a_month,
     _amount,
+    _big_enough,
     _has_digit,
     _is_kin,
     _is_kin_word,
@@ -701,6 +702,25 @@ def _kind_beside_place(tok: Token, preps: list[Token], ctx: _Ctx) -> bool:
     return any(_name_of(p, ctx) for prep in preps if prep.lower_ == "in" for p in _pobjs(prep))
 
 
+def _our_firm(verb: Token, past: bool, ctx: _Ctx) -> bool:
+    """'we are a small fintech startup, Kindling', "we're a small agency called Brightside": the
+    speaker's "we" is their employer -> works-at the name (worked-at in the past), not "is-a"."""
+    firms = [c for c in verb.children if c.dep_ == "attr" and c.lemma_.lower() in FIRM_NOUNS]
+    if not firms or ctx.message.role != "user":
+        return False
+    # the name set off after the noun: the parse makes it a second attr or an npadvmod of the verb
+    named = [c for c in verb.children if c.dep_ in {"attr", "npadvmod", "appos"} and c.pos_ == "PROPN"]
+    named += [c for f in firms for c in f.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
+    named += [o for f in firms for a in f.children if a.dep_ == "acl" and a.lemma_ in {"call", "name"}
+              for o in a.children if o.dep_ in {"oprd", "dobj", "attr"} and o.pos_ == "PROPN"]  # fmt: skip
+    for tok in named:
+        name = _name_of(tok, ctx)
+        if name:
+            pred = "worked-at" if past else "works-at"
+            _emit(ctx, ctx.me, pred, name, 0.55, obj_tok=tok, obj_type="organization")
+    return True
+
+
 def _misread_to_noun(adj: Token) -> list[Token]:
     """The noun after "allergic to" / "intolerant to" that the parser read as an infinitive ("to
     shellfish", "to gluten"): an xcomp verb with "to" for its aux."""
@@ -715,6 +735,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
     be = "was" if past else "is"
     if subj_tok is not None and not subjects:
         _possessive_copular(verb, subj_tok, ctx)
+        return
+    if subj_tok is not None and subj_tok.lower_ == "we" and _our_firm(verb, past, ctx):
         return
     for subject in subjects:
         for child in [*verb.children, *_listed_attrs(verb)]:
@@ -804,12 +826,29 @@ def _listed_attrs(verb: Token) -> list[Token]:
     ]
 
 
+_PAY_TALK = frozenset({"salary", "pay", "offer", "offered", "raise", "band", "negotiate", "base", "paid"})
+
+
+def _pay_at(pobj: Token, subject: str, be: str, ctx: _Ctx) -> bool:
+    """'At the moment I am at 118,000' in a message about pay: the speaker's salary (an amount of
+    thousands, or money the model tagged), not a place."""
+    if subject != ctx.me or be != "is" or not any(t.lower_ in _PAY_TALK for t in pobj.doc):
+        return False
+    money = _money_value(pobj, ctx) or (_amount(pobj) if pobj.like_num else None)
+    if not money or not _big_enough(money):
+        return False
+    _emit(ctx, subject, "has-salary", money, 0.5, obj_tok=None)
+    return True
+
+
 def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     """'is from Porto' always; 'is in/at X' only for named places and organisations."""
     if _role_took(prep) or _team_at(prep, subject, be, ctx):
         return  # "I am a paralegal at Hogan Lovells.": works-at, from the role
     for pobj in (c for c in prep.children if c.dep_ == "pobj"):
         if _at_firm_called(prep, pobj, subject, be, ctx):
+            continue
+        if prep.lower_ == "at" and _pay_at(pobj, subject, be, ctx):
             continue
         if prep.lower_ == "at" and _an_address(pobj):
             _address_town(pobj, subject, be, ctx)  # "I'm at 12 Elm Road in Reading": a home, no firm

@@ -67,7 +67,7 @@ from knowledge_engine.extract.lexicon import (
     START_VERBS,
     WORK_NOUNS,
 )
-from knowledge_engine.extract.nlp import word_index
+from knowledge_engine.extract.nlp import listed, word_index
 from knowledge_engine.extract.places import big_place
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.predicates import PROSPECTIVE_MANAGER
@@ -226,22 +226,35 @@ _NEW_BOSS = re.compile(
 )
 
 
+# "new depot manager started last week, shazia", "our new boss starts Monday - Priya": a new boss
+# whose start is the news, the name set off after it
+_NEW_BOSS_STARTED = re.compile(
+    r"(?:(?!(?:his|her|their)\b)\w+\s+){0,2}?(?:(?:my|our|a|the)\s+)?new\s+(?:\w+\s+)?(?:line\s+)?(?:boss|manager|manger|supervisor)\s+"
+    r"(?:has\s+)?start(?:ed|s)\b[^,.!?]{0,30}[,:–—-]\s*(?P<name>[^\W\d_]+)\s*[.!]*",
+    re.IGNORECASE,
+)
+
+
 def _new_boss_named(sent: Span, ctx: _Ctx) -> None:
     """The speaker's new boss named after the news of it -> has-manager."""
     low = sent.text.lower()
-    if "new" not in low or not ("boss" in low or "manager" in low):
+    if "new" not in low or not ("boss" in low or "manager" in low or "manger" in low or "supervisor" in low):
         return  # every user sentence passes here
     text = sent.text.strip()
-    m = _NEW_BOSS.fullmatch(text)
-    if m is None or not m["name"][0].isupper():
+    m = _NEW_BOSS.fullmatch(text) or _NEW_BOSS_STARTED.fullmatch(text)
+    if m is None:
         return
+    named = m["name"][0].isupper() or m["name"].lower() in first_names()
+    if not named and listed(m["name"].lower(), sent.doc.vocab) is not False:
+        return  # a lower-case name only when no English word ("shazia", not "seems")
     at = sent.start_char + sent.text.index(text) + m.start("name")
     tok = next((t for t in sent if t.idx == at), None)
     ent = ctx.ents.get(tok.i) if tok is not None else None
-    person = tok is not None and ((ent is not None and ent.label_ == "PERSON") or tok.lower_ in first_names())
-    if tok is None or not person or big_place(tok.text):
+    known = tok is not None and ((ent is not None and ent.label_ == "PERSON") or tok.lower_ in first_names())
+    if tok is None or not (known or tok.is_lower) or big_place(tok.text):
         return
-    name = _name_of(tok, ctx, person=True) or tok.text
+    name = _name_of(tok, ctx, person=True) or ""
+    name = name if name.startswith(tok.text) else tok.text.capitalize()  # not "Monday - Priya"
     _emit(ctx, ctx.me, "has-manager", name, 0.55, obj_tok=None, obj_type="person")
 
 
