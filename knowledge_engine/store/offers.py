@@ -46,7 +46,8 @@ def accepted_job(
     nothing when no valid offer of the subject fits. `jobs`: the subject's employer facts, which a
     started job's offer must not be among nor older than. `interviews`: the subject's interviews: a job
     started or won takes the newest of them and the offers ("an interview at Valley Gardens Dental" ...
-    "I GOT IT!!!"); an acceptance ("I accepted it") an interview only when no offer fits."""
+    "I GOT IT!!!"); an acceptance ("I accepted it") an interview only when no offer fits. `managers`:
+    the subject's prospective managers, the newest said since their last other job began is the job's."""
     held = list(jobs)
     started = canonical(acceptance.object) == STARTED_JOB
     fits = _fitting(acceptance, [*offers, *interviews] if started else offers, held)

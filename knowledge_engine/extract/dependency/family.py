@@ -238,7 +238,7 @@ _NEW_BOSS_STARTED = re.compile(
 def _new_boss_named(sent: Span, ctx: _Ctx) -> None:
     """The speaker's new boss named after the news of it -> has-manager."""
     low = sent.text.lower()
-    if "new" not in low or not ("boss" in low or "manager" in low or "manger" in low or "supervisor" in low):
+    if "new" not in low or not any(w in low for w in ("boss", "manager", "manger", "supervisor")):
         return  # every user sentence passes here
     text = sent.text.strip()
     m = _NEW_BOSS.fullmatch(text) or _NEW_BOSS_STARTED.fullmatch(text)
@@ -284,7 +284,7 @@ def _manager_to_be(sent: Span, ctx: _Ctx) -> None:
 def _resigned_to(sent: Span, ctx: _Ctx) -> None:
     """'resignation to dave', 'send my resignation to Priya': whom a resignation goes to is the
     speaker's manager (has-manager; a later one supersedes). Not "notice", which also goes to landlords."""
-    for noun in (t for t in sent if t.lower_ in {"resignation", "resignation-letter"}):
+    for noun in (t for t in sent if t.lower_ == "resignation"):
         holders = [noun, noun.head] if noun.dep_ in {"dobj", "compound"} else [noun]
         for to in (c for h in holders for c in h.children if c.dep_ == "prep" and c.lower_ == "to"):
             for tok in _pobjs(to):
