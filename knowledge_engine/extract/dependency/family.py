@@ -229,7 +229,7 @@ _NEW_BOSS = re.compile(
 # "new depot manager started last week, shazia", "our new boss starts Monday - Priya": a new boss
 # whose start is the news, the name set off after it
 _NEW_BOSS_STARTED = re.compile(
-    r"(?:(?!(?:his|her|their)\b)\w+\s+){0,2}?(?:(?:my|our|a|the)\s+)?new\s+(?:\w+\s+)?(?:line\s+)?(?:boss|manager|manger|supervisor)\s+"
+    r"\A(?:(?!(?:his|her|their)\b)\w+\s+){0,2}?(?:(?:my|our|a|the)\s+)?new\s+(?:\w+\s+)?(?:line\s+)?(?:boss|manager|manger|supervisor)\s+"
     r"(?:has\s+)?start(?:ed|s)\b[^,.!?]{0,30}[,:–—-]\s*(?P<name>[^\W\d_]+)\s*[.!]*",
     re.IGNORECASE,
 )
@@ -261,7 +261,7 @@ def _new_boss_named(sent: Span, ctx: _Ctx) -> None:
 # The manager a job would bring: "would-be manager Tom Haskins", "manager would be Alicia Moreno",
 # "Colleen Fitzgerald, the Director of Pharmacy, who would be my direct manager if I get the position"
 _BOSS_WORD = r"(?:line\s+|direct\s+|new\s+)?(?:manager|boss|mgr|supervisor)"
-_NAME = r"(?P<name>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"
+_NAME = r"(?<![\w'’-])(?P<name>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"  # no start inside a word: linear
 _MANAGER_TO_BE = (
     re.compile(rf"\bwould-be\s+{_BOSS_WORD}\s+{_NAME}"),
     re.compile(rf"\b{_BOSS_WORD}\s+(?:would|will)\s+be\s+{_NAME}", re.I),
