@@ -260,12 +260,13 @@ def _new_boss_named(sent: Span, ctx: _Ctx) -> None:
 
 # The manager a job would bring: "would-be manager Tom Haskins", "manager would be Alicia Moreno",
 # "Colleen Fitzgerald, the Director of Pharmacy, who would be my direct manager if I get the position"
+# ("will be" is said of a job taken: "manager will be tomas" is has-manager, clauses.py)
 _BOSS_WORD = r"(?:line\s+|direct\s+|new\s+)?(?:manager|boss|mgr|supervisor)"
 _NAME = r"(?<![\w'’-])(?P<name>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)"  # no start inside a word: linear
 _MANAGER_TO_BE = (
     re.compile(rf"\bwould-be\s+{_BOSS_WORD}\s+{_NAME}"),
-    re.compile(rf"\b{_BOSS_WORD}\s+(?:would|will)\s+be\s+{_NAME}", re.I),
-    re.compile(rf"{_NAME}(?:,[^,]{{1,60}})?,?\s+who\s+(?:would|will)\s+be\s+my\s+{_BOSS_WORD}"),
+    re.compile(rf"\b{_BOSS_WORD}\s+would\s+be\s+{_NAME}", re.I),
+    re.compile(rf"{_NAME}(?:,[^,]{{1,60}})?,?\s+who\s+would\s+be\s+my\s+{_BOSS_WORD}"),
 )
 
 
