@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 
 from knowledge_engine.extract.lexicon import RUN_ON_GLUE, RUN_ON_OPENERS
-from knowledge_engine.extract.regex import EXCLUDED_WORDS
+from knowledge_engine.extract.regex import shouted
 from knowledge_engine.observe import counters
 
 _INTERJECTIONS = re.compile(
@@ -104,7 +104,7 @@ def _unshouted(match: re.Match[str]) -> str:
     """The run in lower case, "I" kept, and a word after a preposition capitalised: it may be a name
     ("I GOT THE JOB AT TESCO" -> "I got the job at Tesco")."""
     run = match.group()
-    if not any(w.capitalize() in EXCLUDED_WORDS for w in run.split()):
+    if not shouted(" ".join(run.split())):  # the regex tier's test (a run of it has single spaces)
         return run  # acronyms ("NHS UK")
     out, after_prep = [], False
     for word in re.split(r"(\s+)", run):

@@ -290,6 +290,17 @@ FOREIGN_KIN = {
 FOREIGN_MY = frozenset(
     {"mi", "mis", "minha", "meu", "meri", "mera", "mon", "ma", "mein", "meine", "mio", "mia"}
 )
+MANAGER_NOUNS = {
+    "manager",
+    "boss",
+    "teamlead",
+    "line-manager",
+    "mgr",
+    "hod",
+    "superior",  # "my superior, Mrs. Adebola": formal and non-native English
+    "chief",  # "my old chief from Nokia" (a "chef" or "jefe" of other languages)
+    "manger",  # the typo autocorrect leaves: "brian the depot manger says"
+}  # a supervisor may be a PhD one; "hod": head of department
 # Relation nouns folded into one predicate, whichever word the speaker used: "my husband Tom"
 # and "Tom, my wife's ..." both read `is-married-to`; a son, a daughter and a kid are `has-child`.
 RELATION_PREDICATES = {
@@ -311,14 +322,7 @@ RELATION_PREDICATES = {
     **dict.fromkeys(["mum", "mom", "mother", "mam", "mommy", "mummy"], "has-mother"),
     **dict.fromkeys(["dad", "father", "daddy", "papa"], "has-father"),
     **FOREIGN_KIN,
-    **dict.fromkeys(
-        # "manger": the typo autocorrect leaves ("brian the depot manger")
-        [
-            *("boss", "manager", "line-manager", "teamlead", "team-lead", "mgr", "hod", "superior", "chief"),
-            "manger",
-        ],
-        "has-manager",
-    ),
+    **dict.fromkeys([*MANAGER_NOUNS, "team-lead"], "has-manager"),
     **dict.fromkeys(["salary", "pay", "income", "wage", "wages", "compensation", "stipend"], "has-salary"),
     # pay after tax, a value of its own: "my take home is £2,080" (the parse leaves "take" as the noun)
     **dict.fromkeys(TAKE_HOME_NOUNS, TAKE_HOME),
@@ -477,17 +481,6 @@ SCHOOL_YEAR_SAID = re.compile(
 NEUTRAL_MODIFIERS = frozenset(
     {"new", "current", "actual", "real", "direct", "immediate", "present", "official"}
 )
-MANAGER_NOUNS = {
-    "manager",
-    "boss",
-    "teamlead",
-    "line-manager",
-    "mgr",
-    "hod",
-    "superior",  # "my superior, Mrs. Adebola": formal and non-native English
-    "chief",  # "my old chief from Nokia" (a "chef" or "jefe" of other languages)
-    "manger",  # the typo autocorrect leaves: "brian the depot manger says"
-}  # a supervisor may be a PhD one; "hod": head of department
 # Roles whose "head" runs the speaker's team: "my head nurse, Ms. Leena Thomas", "the head chef".
 HEADED_ROLES = {"nurse", "chef"}
 MULTIPLE_BIRTHS = {"twins", "triplets", "quadruplets"}

@@ -440,7 +440,7 @@ def _code(word: str) -> bool:
     return len(word) <= 3 and word[1:].isdigit()
 
 
-def _shouted(run: str) -> bool:
+def shouted(run: str) -> bool:
     """Words in capitals that hold a function word are shouting, not a name ("I GOT IT", "GUESS WHO
     GOT PROMOTED"); one word in capitals ("the WHO", "IT") and acronyms ("NHS UK") are left alone."""
     words = run.split(" ")
@@ -460,7 +460,7 @@ def _proper_nouns(text: str, runs: list[tuple[int, str]]) -> list[_Hit]:
     hits: list[_Hit] = []
     openers: list[str] = []
     for start, run in runs:
-        if (start and text[start - 1] == "=") or (run.isupper() and _shouted(run)):
+        if (start and text[start - 1] == "=") or (run.isupper() and shouted(run)):
             continue
         if _code(run):
             continue

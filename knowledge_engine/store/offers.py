@@ -51,7 +51,7 @@ def accepted_job(
     held = list(jobs)
     started = canonical(acceptance.object) == STARTED_JOB
     fits = _fitting(acceptance, [*offers, *interviews] if started else offers, held)
-    if not fits:
+    if not fits and not started:
         fits = _fitting(acceptance, interviews, held)
     if not fits:
         return []

@@ -555,8 +555,8 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
         return
     user = ctx.message.role == "user"
     # "they upped me to £45k"; not the passive "I was upped"
-    me = subj is not None and subj.lower_ == "me" and user
-    bumped_me = me and subj is not None and (verb.lemma_ != "up" or subj.dep_ == "dobj")
+    upped = verb.lemma_ != "up" or (subj is not None and subj.dep_ == "dobj")
+    bumped_me = subj is not None and subj.lower_ == "me" and upped and user
     paid = {*SALARY_NOUNS, *PENSION_NOUNS, "base", "rent"}
     if subj is None or not (bumped_me or subj.lemma_.lower() in paid):
         return  # "my salary went up to £58,000" is the salary now, whatever the tense

@@ -289,7 +289,11 @@ def _line_owner(tok: Token, ctx: _Ctx) -> str | None:
     """Whom a note line's value is about ("- Hana: in Osaka now", "Dmitri – still at Gazprom Neft",
     "Tomás (my brother): moved to Lyon"): the person its key names; the speaker when no key names
     someone ("Home: Leeds", "update: ..."); None when the key is someone unnamed ("Dad: in Galway")."""
-    key = _line_key(tok)
+    return _key_owner(_line_key(tok), ctx)
+
+
+def _key_owner(key: list[Token] | None, ctx: _Ctx) -> str | None:
+    """Whom a line with this key is about: the speaker when there is no key, else `_key_person`."""
     return ctx.me if key is None else _key_person(key, ctx)
 
 

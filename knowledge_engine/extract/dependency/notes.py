@@ -27,6 +27,7 @@ from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.dependency.grammar import _is_school
 from knowledge_engine.extract.dependency.lines import _job_fragment, _name_run
 from knowledge_engine.extract.dependency.names import (
+    _key_owner,
     _key_person,
     _kin_or_pet_key,
     _line_key,
@@ -199,7 +200,7 @@ def _line_facts_owned(sent: Span, first: int, ctx: _Ctx) -> None:
     if any(t.is_space and "\n" in t.text for t in sent[:-1]) or ctx.message.role != "user":
         return  # a sentence over several lines: whose each line is, is not one key's
     key_words = _line_key(sent[-1])
-    owner = ctx.me if key_words is None else _key_person(key_words, ctx)  # as _line_owner, key read once
+    owner = _key_owner(key_words, ctx)
     if owner == ctx.me or any(t.lower_ in _FIRST_PERSON_WORDS for t in _the_line(sent)):
         return
     key = " ".join(t.text for t in key_words or [])
