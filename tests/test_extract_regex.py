@@ -173,6 +173,7 @@ def test_organization_negative(text: str) -> None:
         ("my iPhone 15 Pro broke", "iPhone 15 Pro"),
         ("Claude 3.5 Sonnet answered", "Claude 3.5 Sonnet"),
         ("Python 3.12 is out", "Python 3.12"),
+        ("my new Pixel 7 is great", "Pixel 7"),
     ],
 )
 def test_product_positive(text: str, value: str) -> None:
@@ -191,6 +192,7 @@ def test_product_positive(text: str, value: str) -> None:
         "COVID-19",
         "marker HX-2026-0042 here",
         "# Runs 94 tests",
+        "our two, Ella 7 and Noah 4, are off school",  # children and their ages
     ],
 )
 def test_product_negative(text: str) -> None:

@@ -308,7 +308,7 @@ RELATION_PREDICATES = {
     **dict.fromkeys(
         [
             *("partner", "girlfriend", "boyfriend", "fiance", "fiancé", "fiancee", "fiancée"),
-            *("bf", "gf", "boyf"),
+            *("bf", "gf", "boyf", "fella"),  # "my fella Gav": the British and Irish boyfriend
             # the word a French, Spanish or Portuguese speaker keeps in English chat: "my copine léa"
             *("copine", "copain", "novia", "novio", "namorada", "namorado"),
         ],
@@ -630,6 +630,7 @@ FAMILY_NOUNS = {
     "stepson",
     "stepdaughter",
     "toddler",
+    "lad",  # "our lad Callum": the British son
     "mum",
     "mom",
     "mother",

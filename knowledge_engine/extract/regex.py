@@ -317,7 +317,17 @@ def _products(text: str) -> Iterator[_Hit]:
         weak = m.group("sep") != "-" and title_only and "." not in m.group("ver")
         if weak and _at_sentence_start(text, m.start()):
             continue  # "Windows 11" mid-sentence, but not "Bought 3 apples" at a sentence start
+        if weak and _first_name_aged(name, m.group("ver")):
+            continue  # "Ella 7 and Noah 4": children and their ages
         yield (" ".join(m.group().split()), "product", m.start(), m.end())
+
+
+def _first_name_aged(name: str, version: str) -> bool:
+    """A first name and a child's age ("Noah 4"), which no product name is ("Pixel 7" is no first name)."""
+    from knowledge_engine.extract.kids import MAX_CHILD_AGE
+    from knowledge_engine.extract.truecase import names  # the name list, read once when first needed
+
+    return version.isdigit() and int(version) <= MAX_CHILD_AGE and name.lower() in names()
 
 
 def _strip_possessive(word: str) -> str:

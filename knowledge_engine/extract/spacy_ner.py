@@ -31,6 +31,7 @@ from knowledge_engine.extract import (
 )
 from knowledge_engine.extract.answers import SessionAnswers
 from knowledge_engine.extract.firms import unknown_firm
+from knowledge_engine.extract.kids import MAX_CHILD_AGE
 from knowledge_engine.extract.kin import KinNames, kin_genders, owner
 from knowledge_engine.extract.nlp import (
     LABEL_TYPES,
@@ -392,6 +393,7 @@ class SpacyTier:
         """Mentions from the text as written; facts from `said` (its "'s" written out) when given."""
         money_entities(doc)
         bracketed_entities(doc)
+        aged_entities(doc)
         clause_entities(doc)
         untagged_firms(doc)
         mentions = entity_mentions(doc)
@@ -402,6 +404,7 @@ class SpacyTier:
                     _same_entities(said, doc)
                     money_entities(said)
                     bracketed_entities(said)
+                    aged_entities(said)
                     clause_entities(said)
                     untagged_firms(said)
                 facts = list(dependency.extract_triples(said or doc, message, keep_pronouns=True))
@@ -710,6 +713,26 @@ def bracketed_entities(doc: Doc) -> None:
         spans.append(SpanOf(doc, e.start, cut, label="PERSON" if aged else e.label_))
     if changed:
         counters.inc("extract.spacy.bracket_entities")
+        doc.ents = spans
+
+
+def aged_entities(doc: Doc) -> None:
+    """An entity the model ran into the age after a first name ("Ella 7 and Noah 4": "Noah 4") ends
+    before the number, a person: no first name carries a child's age as part of it ("Mazda 3" is no
+    first name)."""
+    from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
+
+    spans, changed = [], False
+    for e in doc.ents:
+        last, before = e[-1], e[-2] if len(e) > 1 else None
+        aged = last.text.isdigit() and 0 < int(last.text) <= MAX_CHILD_AGE
+        if before is None or not aged or not before.is_title or before.lower_ not in truecase.names():
+            spans.append(e)
+            continue
+        changed = True
+        spans.append(SpanOf(doc, e.start, e.end - 1, label="PERSON"))
+    if changed:
+        counters.inc("extract.spacy.aged_entities")
         doc.ents = spans
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from itertools import islice
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract.dependency.context import MANAGER_PREDICATES, _Ctx, _emit
@@ -632,7 +633,6 @@ def _lowercase_relation(noun: Token, ctx: _Ctx) -> None:
         _emit(ctx, owner, pred, name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
 
 
-
 def _present_verb(tok: Token) -> bool:
     """'works at', 'lives in', 'teaches maths': the -s form of an English verb with what a verb takes
     after it, no first name ('Jules', 'Marcus'); not a pet's name before its own verb ("my cat pickles
@@ -1194,6 +1194,20 @@ def _relation_named_later(sent: Span, ctx: _Ctx) -> None:
         person = _name_of(value, ctx, person=True) if pred is not None and value is not None else None
         if pred is not None and person and person != ctx.me:
             _emit(ctx, ctx.me, pred, person, 0.55, obj_tok=None, obj_type="person")
+
+
+def _name_then_kin(sent: Span, ctx: _Ctx) -> None:
+    """'Wanjiru my wife is a nurse', 'Tunde my husband works at GTBank': a name opening the sentence
+    right before "my <kin>" (no comma; the parse makes it an interjection) is that kin's name."""
+    words = [t for t in sent if not t.is_space]
+    if ctx.message.role != "user" or len(words) < 4 or words[1].lower_ not in {"my", "our"}:
+        return
+    first, kin = words[0], words[2]
+    if not _is_kin(kin) or kin.dep_ not in {"nsubj", "nsubjpass", "appos"} or not first.is_title:
+        return
+    unknown = first.pos_ == "PROPN" or listed(first.lower_, first.vocab) is False
+    if unknown and first.is_alpha and first.lower_ not in STOP_WORDS and not _is_date(first, ctx):
+        _emit(ctx, ctx.me, _relation_predicate(kin), first.text, 0.5, obj_tok=None, obj_type=_kin_type(kin))
 
 
 def _name_given(name: Token) -> Token | None:

@@ -73,11 +73,12 @@ _CHILDREN_PLURALS = frozenset({"boys", "girls", "kiddos", "kiddies"})
 
 def _children_word(noun: Token) -> bool:
     """Words a parent uses for their children that name no kin: "my eldest, Grace" (a rank with no
-    noun: "my eldest sister" has one), "my two girls are Ruby and Mae", "our boys", "my little one".
+    noun: "my eldest sister" has one), "my two girls are Ruby and Mae", "our boys",
+    "my little one", "the wee one".
     Plural only for boys and girls: "my girl Sophie" may be a partner."""
     if noun.lower_ in _CHILD_RANKS:
         return True
-    little = any(c.dep_ == "amod" and c.lower_ == "little" for c in noun.children)
+    little = any(c.dep_ in {"amod", "compound"} and c.lower_ in {"little", "wee"} for c in noun.children)
     return noun.lower_ in _CHILDREN_PLURALS or (little and noun.lower_ in {"one", "ones"})
 
 

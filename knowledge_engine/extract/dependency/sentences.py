@@ -22,6 +22,7 @@ from knowledge_engine.extract.dependency.belongings import (
 )
 from knowledge_engine.extract.dependency.clauses import _clause_facts, _clause_roots, _clauses
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
+from knowledge_engine.extract.dependency.couples import couples
 from knowledge_engine.extract.dependency.family import (
     _FIRST_SPANS,
     _adjacent_relation,
@@ -46,6 +47,7 @@ from knowledge_engine.extract.dependency.family import (
     _lowercase_relation,
     _manager_to_be,
     _name_comma_relation,
+    _name_then_kin,
     _new_boss_named,
     _pair_wed,
     _parent_of_named,
@@ -80,6 +82,7 @@ from knowledge_engine.extract.dependency.homes import (
     _since_moving,
     _the_move,
 )
+from knowledge_engine.extract.dependency.kid_lists import kid_lists
 from knowledge_engine.extract.dependency.lines import (
     _bracketed_title,
     _i_am_title,
@@ -271,6 +274,9 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _new_boss_named(sent, ctx)
         _who_manages(sent, ctx)
         _pair_wed(sent, ctx)
+        couples(sent, ctx)
+        _name_then_kin(sent, ctx)
+        kid_lists(sent, ctx)
         _boss_gone(sent, ctx)
         _resigned_to(sent, ctx)
         _manager_to_be(sent, ctx)
