@@ -226,6 +226,39 @@ def _shown(
     return [(h.fact.predicate, h.fact.object, h.past) for h in hits]
 
 
+def test_work_in_a_ward_or_a_field_leaves_the_employer_current(tmp_path: Any) -> None:
+    """"I work in AMU now" (a ward of the trust she joined) is no newer employer: the trust stays the
+    answer to "who do I work for?", and the employer before it stays history."""
+    told = [
+        (0, "Maya", "works-at", "Northwind"),
+        (40, "Maya", "works-at", "Royal Berkshire"),
+        (80, "Maya", "works-in", "AMU"),
+    ]
+    shown = _shown(tmp_path, told, "Which trust do I work for?")
+    assert ("works-at", "Royal Berkshire", False) in shown, shown
+    assert ("works-at", "Northwind", False) not in shown, shown
+
+
+def test_two_homes_said_in_one_message_are_both_current_whatever_their_dates(tmp_path: Any) -> None:
+    """"Moving to Bangalore on 1 June, found a flat in HSR Layout": the move's date makes one fact newer
+    than the other, but one message is one piece of news, not an old home and a new one."""
+    from knowledge_engine.retrieve.relations import SubjectIndex, relation_facts
+
+    engine = KnowledgeEngine(
+        load_config({"embeddings": {"enabled": False}, "extraction": {"llm": {"enabled": False}}})
+    )
+    ws = engine.open_workspace(tmp_path / "ws")
+    ev = Evidence(message_id="m1", session="s", role="user", timestamp=T0)
+    ws.facts.add("Maya", "moves-to", "Bangalore", evidence=[ev], now=T0, valid_at=T0 + timedelta(days=4))
+    ws.facts.add("Maya", "moves-to", "HSR Layout", evidence=[ev], now=T0)
+    index = SubjectIndex()
+    index.refresh(ws.facts.table)
+    question = "which area of Bangalore do I stay in"
+    hits, _ = relation_facts(parse_relation(question), index, {"maya"}, set(), question)
+    engine.stop(5)
+    assert {h.fact.object for h in hits if not h.past} >= {"Bangalore", "HSR Layout"}
+
+
 DEMO_MOVES = [
     (0, "Maya", "lives-in", "Lisbon"),
     (30, "Maya", "moved-to", "Berlin"),
@@ -268,6 +301,14 @@ def test_a_home_in_a_district_is_current_beside_the_city_said_later(tmp_path: An
     ("where did Sofia teach before she retired?", ["employer"], False, [], "strong"),
     ("where do we stay now", ["home"], True, [], ""),  # Scots and Indian English: stay = live
     ("which suburb are we in", ["home"], True, [], ""),
+    ("which area of the city do I stay in", ["home"], True, [], ""),
+    ("what is my CTC", ["salary"], True, [], ""),  # Indian English: cost to company, the yearly pay
+    ("how much was my internship stipend", ["salary"], True, [], "weak"),
+    # a state the asker has left: "when I was still ..." wants the old value; "still" alone is now
+    ("What was I making a year when I was still driving trucks?", ["salary", "car"], True, [], "strong"),
+    ("Do I still live in Leeds?", ["home"], True, [], ""),
+    ("Who supervised my PhD?", ["manager", "school"], True, [], "weak"),  # a past verb after "who"
+    ("Who managed me at Tesco?", ["manager"], True, [], "weak"),
 ])
 def test_relation_words_subjects_and_tense_of_a_question(
     question: str, families: list[str], first_person: bool, via: list[str], past: str

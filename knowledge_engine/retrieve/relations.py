@@ -86,7 +86,10 @@ def _f(
 
 _PARTNER = r"husband|wife|partner|spouse|girlfriend|boyfriend|fianc[eé]e?|hubby"
 _KIDS = r"sons?|daughters?|kids?|child|children|bab(?:y|ies)|toddlers?|stepsons?|stepdaughters?"
-_MANAGER = r"manager|boss|supervisor|line manager|team lead"
+_MANAGER = (
+    r"manager|boss|supervisor|line manager|team lead|team leader|head of (?:department|dept)|hod|gaffer|"
+    r"foreman"
+)
 _RELATIVES = {
     "sister": r"sisters?|sis", "brother": r"brothers?", "mother": r"mother|mom|mum|mommy|mummy",
     "father": r"father|dad|daddy", "parent": r"parents?", "grandmother": r"grandmother|grandma|granny",
@@ -104,7 +107,8 @@ FAMILIES: tuple[Family, ...] = (
        r"workplace|career|hired|quit|teach|teaches|teaching|taught)\b",
        r"(?:works?|worked|working|teaches|taught|teaching)-(?:at|for|in)|joined|(?:will-start|starting)-at|"
        r"moved-to-company",
-       single=True, vocab="employer"),
+       # "works-in AMU", "works in finance": a ward, a field or a town as often as an employer
+       single=True, weak=r"(?:works?|working)-in", vocab="employer"),
     _f("role",
        r"\b(?:role|title|position|profession|occupation|job|promot\w*|what do (?:i|you|they|we|he|she) do|"
        r"do for (?:a )?living|work as|works as)\b",
@@ -116,7 +120,7 @@ FAMILIES: tuple[Family, ...] = (
        r"is-a|was-a|became|is-an|was-an"),
     _f("home",
        r"\b(?:live|lives|living|lived|home|house|flat|apartment|address|move|moves|moved|moving|"
-       r"relocat\w*|reside\w*|based|neighbou?rhood|city|suburb|district|stay|stays|staying)\b",
+       r"relocat\w*|reside\w*|based|neighbou?rhood|area|city|suburb|district|stay|stays|staying)\b",
        r"(?:lives|lived|living|live|stays|stayed)-(?:in|at|on|near)|(?:moving|will-move)-to|"
        r"has-(?:address|home|flat|apartment|house|city)|rents-at",
        single=True, weak=r"is-in|is-based-in|based-in|is-staying-in|stays-with", vocab="residence"),
@@ -124,7 +128,8 @@ FAMILIES: tuple[Family, ...] = (
        r"\b(?:where\b.*\bfrom|born|grew up|hometown|raised|nationality)\b",
        r"is-from|comes-from|came-from|born-in|grew-up-in|was-raised-in|has-hometown|has-nationality"),
     _f("manager",
-       rf"\b(?:{_MANAGER}|reports? to|reported to|managed by|manages me)\b",
+       rf"\b(?:{_MANAGER}|reports? to|reported to|managed by|manag(?:e|es|ed|ing) (?:me|us)|"
+       r"supervis(?:e|ed|es|ing|ors?))\b",
        r"has-(?:former-boss|former-manager|old-boss|new-boss|new-manager)|reported-to",
        single=True, person=_MANAGER, vocab="manager"),
     _f("partner",
@@ -139,6 +144,7 @@ FAMILIES: tuple[Family, ...] = (
     _f("school",
        r"\b(?:school|schools|study|studies|studying|studied|university|uni|college|class|classes|nursery|"
        r"kindergarten|preschool|daycare|teacher|grade|graduat\w*|enrol\w*|attends?|attending|degree|"
+       r"primary|secondary|high school|sixth form|academy|"
        r"masters?|master's|bachelor'?s?|phd|ph\.d|doctorate|mba|mtech|btech|msc|bsc|undergrad\w*|"
        r"postgrad\w*|thesis|dissertation)\b",
        r"(?:goes|went|going)-to|attended|(?:studies|studied|studying)-(?:at|in)|enrolled-(?:in|at)|"
@@ -151,7 +157,9 @@ FAMILIES: tuple[Family, ...] = (
        single=True, vocab="rent"),
     _f("salary",
        r"\b(?:salary|pay|paid|earn|earns|earning|earnings|income|wage|wages|raise|bonus|compensation|"
-       r"how much do (?:i|you|they|we|he|she) make|makes? a year)\b",
+       r"how much do (?:i|you|they|we|he|she) make|makes? a year|ctc|lpa|stipend|ote|package|hourly|"
+       r"(?:hourly|day|pay) rate|base|pension|commission|(?:am|was|is|are|were) (?:i|you|he|she|they|we) on|"
+       r"(?:make|makes|making|made)(?: \w+){0,2} (?:a|an|per) (?:year|month|week|hour))\b",
        r"has-(?:wage|raise|rate|hourly-rate|bonus|compensation)|earned|gets-paid|makes",
        single=True, vocab="salary"),
     # pay after tax, beside the salary and no newer value of it ("£2,080 a month" beside "£29,970 a year")
@@ -171,12 +179,17 @@ FAMILIES: tuple[Family, ...] = (
        r"\b(?:colleagues?|co-?workers?|teammates?|works with)\b",
        r"has-(?:colleague|coworker|co-worker|teammate)|works-with",
        person=r"colleagues?|co-?workers?|teammates?"),
+    _f("mentor",
+       r"\b(?:mentors?|mentored|mentoring)\b",
+       r"has-mentor|is-mentored-by",
+       person=r"mentors?"),
     _f("car",
-       r"\b(?:car|cars|drive|drives|driving|vehicle|bike|motorbike)\b",
+       r"\b(?:car|cars|drive|drives|driving|drove|vehicle|bike|motorbike|motorcycle|truck|van|ute|pickup|suv)\b",
        r"has-(?:vehicle|bike|motorbike)|bought-car|owns", vocab="car"),
     _f("health",
        r"\b(?:allerg\w*|condition|diagnos\w*|medication|medicine|doctor|dentist|therapist|health|injur\w*|"
-       r"pregnan\w*|due date)\b",
+       r"pregnan\w*|due date|illness|sick|symptoms?|prescri\w*|treatment|physio\w*|blood pressure|"
+       r"cholesterol|asthma|diabet\w*|migraines?|angina)\b",
        r"is-allergic-to|has-(?:allergy|condition|diagnosis|medication|doctor|dentist|therapist|injury|"
        r"due-date)|takes|is-pregnant-with|is-diagnosed-with|was-diagnosed-with",
        person=r"doctor|dentist|therapist"),
@@ -212,6 +225,7 @@ INVERSE: dict[str, str] = {
     "manager": rf"{vocabulary.inverse_pattern('manager')}|is-(?:the-)?(?:manager|boss|supervisor)-of",
     "friends": r"is-friends-with|is-(?:a-|the-)?(?:best-|close-)?friend-of|has-(?:best-|close-)?friends?",
     "colleague": r"works-with|is-(?:a-)?colleague-of|has-(?:colleague|coworker|co-worker)s?",
+    "mentor": r"mentors|is-(?:a-|the-)?mentor-(?:of|to)",
 }
 # A predicate in the past form states a past value ("worked-at", "lived-in", "has-former-boss"): it is
 # no answer to a question in the present. (`moved-to` is an event that makes a present state.)
@@ -224,13 +238,18 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're
 _PAST_STRONG = re.compile(
     r"\b(?:used to|previous(?:ly)?|former(?:ly)?|before|earlier|originally|at first|back then|"
     r"no longer|any ?more|ex|first)\b|\bex-|(?<!how )\bold\b(?! (?:is|are|was|were)\b)"
+    # "what was I making when I was still driving?": a state the asker has left
+    r"|\b(?:was|were) still\b|\bwhen (?:i|we|he|she|they) (?:was|were)\b"
 )
 # Allows old values after the current ones (a past tense, a year, "last year", "when did").
 _PAST_WEAK = re.compile(
     r"\b(?:did|was|were|had|ago|last (?:year|month|week|time)|in (?:19|20)\d\d|history|changed?|"
     r"since when|how long)\b"
+    r"|^(?:who|what|which|where) \w+ed\b"  # "who supervised my PhD?": the verb after the wh-word, past
 )
-_PRESENT = re.compile(r"\b(?:now|currently|current|these days|today|at the moment|still|right now)\b")
+_PRESENT = re.compile(
+    r"\b(?:now|currently|current|these days|today|at the moment|right now)\b|(?<!was )(?<!were )\bstill\b"
+)
 # A question asks about several relations in several tenses ("where does Maya work now, and where did she
 # live before?"): each relation takes the tense of the clause that names it. A clause with a present
 # auxiliary and no past word is in the present; one with no tense word at all takes the question's.
@@ -515,7 +534,7 @@ def _stale(
     only: the city said later is where the district is, not a newer home (the store keeps both)."""
     single = {f.name for f in FAMILIES if f.single}
     direct = [f for f, _, inverse in wanted if not inverse and f.invalid_at is None]
-    newest: dict[tuple[str, str, bool], datetime] = {}
+    newest: dict[tuple[str, str, bool], Fact] = {}
     for fact in direct:
         if _PAST_FORM.fullmatch(fact.predicate):
             continue
@@ -523,16 +542,24 @@ def _stale(
             if fam in _WEAK and _WEAK[fam].fullmatch(fact.predicate):
                 continue
             slot = (canonical(fact.subject), fam, canonical(fact.object) in districts)
-            t = fact_time(fact)
-            if slot not in newest or t > newest[slot]:
-                newest[slot] = t
+            if slot not in newest or fact_time(fact) > fact_time(newest[slot]):
+                newest[slot] = fact
     stale: set[str] = set()
     for fact in direct:
         t = fact_time(fact)
         past_form = bool(_PAST_FORM.fullmatch(fact.predicate))
         for fam in families_of(fact.predicate) & single & order.keys():
             slot = (canonical(fact.subject), fam, canonical(fact.object) in districts)
-            if slot in newest and (past_form or t < newest[slot] - SAME_NEWS):
+            top = newest.get(slot)
+            if top is None:
+                continue
+            # "moving to bangalore on 1 June, HSR Layout": one message, one news, whatever its dates
+            if past_form or (t < fact_time(top) - SAME_NEWS and not _said_together(fact, top)):
                 stale.add(fact.id)
                 break
     return stale
+
+
+def _said_together(a: Fact, b: Fact) -> bool:
+    """Two facts first read from the same message (a date in it may give one a later `valid_at`)."""
+    return bool(a.evidence and b.evidence and a.evidence[0].message_id == b.evidence[0].message_id)
