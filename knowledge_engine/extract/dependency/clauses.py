@@ -484,7 +484,7 @@ def _passive_state(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:
         _career_as(verb, subject, ctx)  # "I am retired from Indian Railways as station master"
         return
     for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ in PASSIVE_PREPS):
-        for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+        for pobj in _pobjs(prep):
             if verb.lemma_ == "promote" and prep.lower_ == "to":
                 obj = _object_phrase(pobj, ctx, with_of=True)
                 if obj:
@@ -569,7 +569,7 @@ def _prep_objects(verb: Token, subject: str, pred: str, ctx: _Ctx, past: bool = 
             continue  # "flying to Tokyo for a conference": purpose, not a relation
         if p == "from" and verb.lemma_ == "come" and verb.tag_ == "VBG":
             continue  # "she's coming from the Royal Alex": a move, not where she is from
-        for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+        for pobj in _pobjs(prep):
             for tok in [pobj, *_conjuncts(pobj)]:
                 if p != "with" and _a_month(tok, ctx):
                     continue  # "moving to Bristol in may": when, not where
@@ -758,7 +758,7 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                 if _condition_state(child, subject, past, ctx):
                     continue
                 for prep in (c for c in child.children if c.dep_ == "prep"):
-                    for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+                    for pobj in _pobjs(prep):
                         obj = _name_of(pobj, ctx) or _object_phrase(pobj, ctx)
                         if obj:
                             pred = _kebab(f"{be} {child.lemma_} {prep.lower_}")
@@ -845,7 +845,7 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     """'is from Porto' always; 'is in/at X' only for named places and organisations."""
     if _role_took(prep) or _team_at(prep, subject, be, ctx):
         return  # "I am a paralegal at Hogan Lovells.": works-at, from the role
-    for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+    for pobj in _pobjs(prep):
         if _at_firm_called(prep, pobj, subject, be, ctx):
             continue
         if prep.lower_ == "at" and _pay_at(pobj, subject, be, ctx):

@@ -309,7 +309,16 @@ def _is_school(name: str) -> bool:
 
 
 def _pobjs(prep: Token) -> list[Token]:
-    return [c for c in prep.children if c.dep_ == "pobj"]
+    """The objects of a preposition; a word the tokenizer split at a hyphen ("at the Co-op": "Co", "-",
+    "op", each parsed an object) is one object, its first part (names widen over the hyphen)."""
+    objs = [c for c in prep.children if c.dep_ == "pobj"]
+    return [c for c in objs if not any(o.i < c.i and _hyphen_chain(o, c) for o in objs)]
+
+
+def _hyphen_chain(a: Token, b: Token) -> bool:
+    """`a` and `b` are parts of one word split at hyphens (no space anywhere between them)."""
+    between = a.doc[a.i : b.i]
+    return all(not t.whitespace_ for t in between) and any(t.text == "-" for t in a.doc[a.i : b.i + 1])
 
 
 def _said_of_mine(sent: Span, lemma: str) -> list[Token]:

@@ -684,6 +684,7 @@ def _object_phrase(tok: Token, ctx: _Ctx, with_of: bool = False, prefer_name: bo
         mods = [c for c in tok.subtree if c.i <= tok.i and _is_modifier_of(c, tok)]
         start = min([tok.i, *(m.i for m in mods)])
         end = max([tok.i, *(c.i for c in tok.rights if c.dep_ == "nummod")])  # "iPhone 15"
+        start, end = _hyphen_glued(tok.doc, start, end)  # "the co-op": split at the hyphen, one word
         text = tok.doc[start : end + 1].text
     inner = _of_object(tok) if with_of else None
     if inner is not None:
