@@ -10,7 +10,7 @@ import pytest
 
 from knowledge_engine.extract import chatter
 from knowledge_engine.extract.spacy_ner import SpacyTier
-from tests.fixtures.common import said_by, triples
+from tests.fixtures.common import said_by, spoken, triples
 
 
 @pytest.mark.parametrize(
@@ -230,3 +230,99 @@ def test_the_speakers_firm_and_pay_said_as_we_are_and_i_am_at(
 @pytest.mark.parametrize("text", ["We are a charity.", "I'm at 10,000 steps a day", "I'm at 45,000 feet lol"])
 def test_we_are_a_firm_with_no_name_or_an_amount_of_no_pay_says_nothing(tier: SpacyTier, text: str) -> None:
     assert not {f for f in said_by(tier, text, "Jo") if f[0] in {"works-at", "has-salary", "is-a"}}
+
+
+# Session 42: the kinds of the two stories read (a Croydon hairdresser opening her salon; a Seattle product
+# manager writing in bullet lists), written as general English and tested on sentences of my own.
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("- sr pm at expedia, ~4 yrs, base 182k", {("has-role", "sr pm"), ("works-at", "Expedia")}),
+        ("I'm a PM at Google.", {("has-role", "PM"), ("works-at", "Google")}),
+    ],
+)
+def test_a_pm_after_a_rank_or_an_article_is_a_job_title(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert expected <= said_by(tier, text, "Es")
+
+
+def test_a_pm_after_a_number_is_a_time(tier: SpacyTier) -> None:
+    assert not {f for f in said_by(tier, "Meeting at 5 pm at the office.", "Es") if f[0] == "has-role"}
+
+
+@pytest.mark.parametrize(
+    ("text", "pay"),
+    [
+        ("From the salon I'm paying myself £2,500 a month for now.", "£2,500"),
+        ("Mr Aziz agreed, I'm paying myself £2,800 a month from this month instead of the £2,500.", "£2,800"),
+        ("I pay myself 3k a month from the business.", "3k"),
+    ],
+)
+def test_what_the_self_employed_pay_themselves_is_the_salary(tier: SpacyTier, text: str, pay: str) -> None:
+    assert {o for p, o in said_by(tier, text, "Pa") if p == "has-salary"} == {pay}
+
+
+def test_a_school_started_as_an_object_is_attended(tier: SpacyTier) -> None:
+    assert ("Keisha", "attends", "BRIT School") in triples(
+        tier, "Keisha start the BRIT School last week.", "Pa"
+    )
+    assert not {t for t in triples(tier, "Tom started Google last week.", "Pa") if t[1] == "attends"}
+
+
+@pytest.mark.parametrize(
+    "text", ["also adhd dx confirmed.", "got dx'd with adhd last week", "ADHD diagnosis confirmed."]
+)
+def test_a_diagnosis_in_chat_shorthand_is_a_condition(tier: SpacyTier, text: str) -> None:
+    assert ("has-condition", "adhd") in said_by(tier, text, "Es")
+
+
+@pytest.mark.parametrize(
+    "text", ["the dx came back clear", "autism dx came through for Leo", "not adhd dx confirmed"]
+)
+def test_a_clear_result_or_someone_elses_diagnosis_is_no_condition(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in said_by(tier, text, "Es") if f[0] == "has-condition"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'm separated from Dan since November.", "- separated from dan (husband) since nov. not divorced yet"],
+)
+def test_a_separation_is_a_marriage_that_ended(tier: SpacyTier, text: str) -> None:
+    facts = [f for f in spoken(tier, text, "Es").facts if f.predicate == "is-married-to"]
+    assert [(f.object, f.ends) for f in facts] == [("Dan", True)]
+
+
+def test_my_parents_separating_or_sorting_the_recycling_is_no_marriage_of_mine(tier: SpacyTier) -> None:
+    for text in ("My parents separated when I was 5.", "We separated the recycling."):
+        assert not {f for f in said_by(tier, text, "Es") if f[0] == "is-married-to"}
+
+
+def test_a_relation_in_brackets_after_a_name(tier: SpacyTier) -> None:
+    assert ("has-sister", "Sarah") in said_by(tier, "Sarah (my sister) is visiting.", "Es")
+    assert not said_by(tier, "Paris (France) is lovely.", "Es")
+
+
+def test_children_listed_on_a_bullet_line_with_a_school_in_brackets(tier: SpacyTier) -> None:
+    text = "context:\n- kids: noah 7 (2nd grade @ whittier elem), ellie 4 (ballard montessori)\n- both hybrid"
+    facts = triples(tier, text, "Es")
+    assert {
+        ("Es", "has-child", "Noah"),
+        ("Es", "has-child", "Ellie"),
+        ("Ellie", "attends", "Ballard Montessori"),
+    } <= facts
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("also salary is 19k reais per month, is normal for senior in sp?", ("has-salary", "19k reais")),
+        ("rent is 1400 a month, is that a lot?", ("has-rent", "1400")),
+    ],
+)
+def test_pay_or_rent_said_before_a_question_about_it_is_stated(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in said_by(tier, text, "Ra")

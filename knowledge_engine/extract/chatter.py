@@ -208,7 +208,9 @@ def run_on_all(texts: list[str]) -> list[str]:
 
 # A first-person statement, a comma, then a question: "I'm 29 and ..., where do I even start?"
 _ASKED_AFTER = re.compile(
-    r"(?:^|(?<=[.!?]\s))(\s*(?:i|i'm|i’m|im|i've|ive|we|we're|we've|my|our)\b[^.!?,]*(?:,[^.!?,]*)?),"
+    r"(?:^|(?<=[.!?]\s))(\s*(?:(?:also|and|so|but|ok|okay|plus|oh|well)\s+)?"
+    # chat drops the "my" of pay and rent: "also salary is 19k per month, is normal for senior?"
+    r"(?:i|i'm|i’m|im|i've|ive|we|we're|we've|my|our|salary|rent|pay|base)\b[^.!?,]*(?:,[^.!?,]*)?),"
     r"(?=\s+(?:what|where|when|how|why|which|who|any|anyone|should|can|could|would|do|does|is|are)\b[^.!?]*\?)",
     re.IGNORECASE,
 )

@@ -1,6 +1,7 @@
 """A partner the speaker never calls one: "since we got married", "Priya and I have been together ten
 years", "I've been with Tom for twelve years", "proposing to Jess", "date night with Chris", "it's our
-anniversary, Femi booked dinner", "my better half Ines".
+anniversary, Femi booked dinner", "my better half Ines"; and a marriage that ended ("separated from dan",
+"I divorced Mark").
 
 Why: people seldom say "my husband" of someone they talk about every day; they say "we" and the name.
 The rules read a wedding, an engagement, years together, a proposal or a date night said of the speaker
@@ -16,7 +17,7 @@ from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.dependency.family import _people_in
 from knowledge_engine.extract.dependency.grammar import _is_irrealis, _is_question, _pobjs
 from knowledge_engine.extract.dependency.names import _name_of
-from knowledge_engine.extract.dependency.nouns import _is_date, _preps
+from knowledge_engine.extract.dependency.nouns import _is_date, _is_kin_word, _preps
 from knowledge_engine.extract.truecase import names as first_names
 
 _ME = frozenset({"i", "me"})
@@ -46,6 +47,8 @@ def couples(sent: Span, ctx: _Ctx) -> None:
             _been_with(tok, ctx)
         elif low == "half" and tok.i > sent.start and tok.nbor(-1).lower_ in {"better", "other"}:
             _half_named(tok, ctx)
+        elif tok.lemma_ in {"separate", "divorce"} and tok.tag_ in {"VBN", "VBD", "VBG", "JJ"}:
+            _split_from(tok, ctx)
 
 
 def _wed(word: Token, sent: Span, ctx: _Ctx) -> None:
@@ -164,6 +167,23 @@ def _half_named(half: Token, ctx: _Ctx) -> None:
     at = half.i + 1 + (half.i + 1 < len(doc) and doc[half.i + 1].text == ",")
     if at < len(doc) and _a_person(doc[at], ctx) and (name := _name_of(doc[at], ctx, person=True)):
         _emit_partner(ctx, "has-partner", name, 0.55)
+
+
+def _split_from(verb: Token, ctx: _Ctx) -> None:
+    """'separated from dan (husband) since nov', 'I divorced Mark in 2019', 'divorcing Paul': a marriage
+    of the speaker's, ended (who Dan is, never whom the speaker is with now)."""
+    subj = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+    if (subj is not None and subj.lower_ not in {"i", "we"}) or _is_irrealis(verb):
+        return
+    objs = [c for c in verb.children if c.dep_ == "dobj"] + [
+        p for prep in verb.children if prep.dep_ == "prep" and prep.lower_ == "from" for p in _pobjs(prep)
+    ]
+    # "from dan (husband)": the parse makes the kin word the object and the name its modifier
+    objs += [c for o in objs if _is_kin_word(o) for c in o.children if c.dep_ in {"nmod", "compound"}]
+    for obj in objs:
+        name = _name_of(obj, ctx, person=True) or _lower_name(obj)
+        if name and name != ctx.me and _a_person(obj, ctx):
+            _emit(ctx, ctx.me, "is-married-to", name, 0.5, obj_tok=None, obj_type="person", ends=True)
 
 
 def _been_with(be: Token, ctx: _Ctx) -> None:

@@ -1166,12 +1166,17 @@ def _her_or_him(pron: Token, ctx: _Ctx) -> str | None:
 
 
 def _started_school(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
-    """'Callum starts S1 at Whitehill Secondary'; 'Ella started nursery at Little Acorns': a school
-    started, whatever the tense."""
+    """'Callum starts S1 at Whitehill Secondary'; 'Ella started nursery at Little Acorns', 'Keisha
+    started the BRIT School': a school started, whatever the tense."""
     if verb.lemma_ not in START_VERBS or not dobjs:
         return False
     schooling = any(d.lemma_.lower() in SCHOOL_WORDS for d in dobjs)
     found = False
+    for dobj in (d for d in dobjs if d.pos_ == "PROPN"):  # "Keisha start the BRIT School last week"
+        name = _name_of(dobj, ctx)
+        if name and _is_school(name) and not _is_irrealis(verb):
+            _emit(ctx, subject, "attends", name, 0.55, obj_tok=dobj)
+            found = True
     for pobj in (p for d in dobjs for prep in _preps(d, verb, {"at"}) for p in _pobjs(prep)):
         named = any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in pobj.children)
         name = _name_of(pobj, ctx) or (_object_phrase(pobj, ctx) if named else None)
@@ -1208,6 +1213,31 @@ def _name_then_kin(sent: Span, ctx: _Ctx) -> None:
     unknown = first.pos_ == "PROPN" or listed(first.lower_, first.vocab) is False
     if unknown and first.is_alpha and first.lower_ not in STOP_WORDS and not _is_date(first, ctx):
         _emit(ctx, ctx.me, _relation_predicate(kin), first.text, 0.5, obj_tok=None, obj_type=_kin_type(kin))
+
+
+def _name_bracket_kin(sent: Span, ctx: _Ctx) -> None:
+    """'separated from dan (husband)', 'mochi (dog) stays w/ him', 'marco (my eng lead)': the word in
+    brackets right after a name is the speaker's relation to it (unless a rule read one already)."""
+    if ctx.message.role != "user":
+        return
+    doc = sent.doc
+    for open_ in (t for t in sent if t.text == "(" and sent.start < t.i < sent.end - 2):
+        close = next((t for t in doc[open_.i + 1 : min(open_.i + 5, sent.end)] if t.text == ")"), None)
+        inside = [t for t in doc[open_.i + 1 : close.i] if t.lower_ not in {"my", "our"}] if close else []
+        others = any(t.tag_ in {"PRP$", "POS"} or t.pos_ == "PROPN" for t in inside)  # "(her husband)"
+        if not inside or not _is_kin(inside[-1]) or others:
+            continue
+        name = _bracketed_name(doc[open_.i - 1], ctx)
+        related = {f.object for f in ctx.out if f.subject == ctx.me} | {f.subject for f in ctx.out if f.ends}
+        if name and name != ctx.me and name not in related:
+            kin = inside[-1]
+            _emit(ctx, ctx.me, _relation_predicate(kin), name, 0.5, obj_tok=None, obj_type=_kin_type(kin))
+
+
+def _bracketed_name(tok: Token, ctx: _Ctx) -> str | None:
+    if tok.pos_ == "PROPN" or tok.ent_type_ == "PERSON":
+        return _name_of(tok, ctx, person=True) or (tok.text if tok.text[:1].isupper() else None)
+    return tok.text.capitalize() if tok.lower_ in first_names() and tok.is_lower else None
 
 
 def _name_given(name: Token) -> Token | None:

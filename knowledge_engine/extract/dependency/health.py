@@ -260,6 +260,25 @@ def _condition_news(sent: Span, ctx: _Ctx) -> None:
             _clinician_found(verb, ctx)
 
 
+# Chat's shorthand for a diagnosis: "adhd dx confirmed", "got dx'd with adhd", "ADHD diagnosis confirmed"
+_DX_NEWS = re.compile(
+    r"\b([a-z][\w'’-]*)\s+(?:dx|diagnosis)\s+(?:(?:is|was|has been|got)\s+)?"
+    r"(?:confirmed|official|came (?:back|through))\b|\bdx['’]?d\s+with\s+([a-z][\w'’-]*)",
+    re.I,
+)
+_FOR_SOMEONE = re.compile(r"^\s*(?:for|of)\s+(?!me\b)\w", re.I)  # "... came through for Leo": his
+
+
+def _dx_news(sent: Span, ctx: _Ctx) -> None:
+    """ "adhd dx confirmed", "got dx'd with adhd": the speaker has-condition, a condition the lexicon
+    knows (not "the dx came back clear"), unless negated before it or said of someone ("for Leo")."""
+    for m in _DX_NEWS.finditer(sent.text):
+        word = (m.group(1) or m.group(2)).lower()
+        whose = _FOR_SOMEONE.match(sent.text[m.end() :])
+        if word in CONDITIONS and not whose and not _NEGATED_BEFORE.search(sent.text[: m.start()]):
+            _emit(ctx, ctx.me, "has-condition", word, 0.5, obj_tok=None)
+
+
 # "I've got a bad back", "my bad knee", "I get back pain most mornings": a body part said as a
 # trouble one lives with (the model reads "back" as an adverb, "back pain" as a modifier of the time)
 _PARTS = r"back|knee|knees|hip|hips|shoulder|neck|ankle|wrist|foot|feet|leg|elbow|joints?"

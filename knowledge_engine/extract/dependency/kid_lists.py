@@ -16,6 +16,7 @@ from spacy.tokens import Span, Token
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.kids import MAX_CHILD_AGE
 from knowledge_engine.extract.lexicon import NUMBER_WORDS
+from knowledge_engine.extract.pupils import school_place
 from knowledge_engine.extract.truecase import names as first_names
 
 _PLURALS = frozenset({"kids", "children", "boys", "girls", "sons", "daughters", "twins", "kiddos"})
@@ -55,7 +56,7 @@ def _owned(words: list[Token], k: int) -> bool:
         words[j].like_num or words[j].lower_ in _COUNTS or words[j].lower_ in {"little", "wee"}
     ):
         j -= 1
-    if j < 0:  # "kids are ella (7) and noah (4)": chat drops the "my" of a line that opens so
+    if j < 0 or words[j].is_punct:  # "kids are ella (7) and noah (4)", "- kids: noah 7": chat drops the "my"
         return k + 1 < len(words) and words[k + 1].lower_ in {"are", ":"}
     return words[j].lower_ in _OWN and not (j > 0 and words[j - 1].lower_ in {"'s", "’s", "of"})
 
@@ -67,7 +68,7 @@ def _the(words: list[Token], k: int) -> bool:
 def _after(words: list[Token], i: int, ctx: _Ctx, need_ages: bool) -> None:
     if i >= len(words) or words[i].lower_ not in _OPENERS:
         return
-    items, _ = _items(words, i + 1)
+    items, _ = _items(words, i + 1, ctx)
     if len(items) < (2 if need_ages else 1) or (need_ages and any(age is None for _, age in items)):
         return
     _tell(items, ctx)
@@ -83,14 +84,14 @@ def _one_named(words: list[Token], i: int, ctx: _Ctx) -> None:
 
 def _before(words: list[Token], comma: int, ctx: _Ctx) -> None:
     """'Zara and Yusuf, my kids': the names that open the sentence right before the comma."""
-    items, end = _items(words, 0)
+    items, end = _items(words, 0, ctx)
     if items and end == comma:
         _tell(items, ctx)
 
 
-def _items(words: list[Token], i: int) -> tuple[list[tuple[str, str | None]], int]:
-    """Names, each with an optional age ("Ella 7", "Maisie (9)", "Ruby, 6"), joined by commas or "and";
-    and where the list ends."""
+def _items(words: list[Token], i: int, ctx: _Ctx) -> tuple[list[tuple[str, str | None]], int]:
+    """Names, each with an optional age ("Ella 7", "Maisie (9)", "Ruby, 6") and an aside in brackets,
+    joined by commas or "and"; and where the list ends."""
     out: list[tuple[str, str | None]] = []
     while i < len(words):
         name = _name_at(words, i)
@@ -99,6 +100,7 @@ def _items(words: list[Token], i: int) -> tuple[list[tuple[str, str | None]], in
         i += len(name.split())
         age, i = _age_at(words, i)
         out.append((name, age))
+        i = _aside(words, i, name, ctx)
         if i < len(words) and words[i].lower_ in _JOINS:
             j = (
                 i + 1
@@ -110,6 +112,22 @@ def _items(words: list[Token], i: int) -> tuple[list[tuple[str, str | None]], in
                 continue
         break
     return out, i
+
+
+def _aside(words: list[Token], i: int, name: str, ctx: _Ctx) -> int:
+    """Past a bracketed aside after a child ("ellie 4 (ballard montessori)", "noah 7 (2nd grade @ whittier
+    elem)"); a school named in it is the child's (attends). Where the list goes on."""
+    if i >= len(words) or words[i].text != "(":
+        return i
+    close = next((j for j in range(i + 1, min(i + 10, len(words))) if words[j].text == ")"), None)
+    if close is None:
+        return i
+    inside = words[i + 1 : close]
+    at = max((k for k, t in enumerate(inside) if t.lower_ in {"@", "at"}), default=-1)
+    place = " ".join(t.text if not t.is_lower else t.text.capitalize() for t in inside[at + 1 :])
+    if place and school_place(place) and all(t.is_alpha for t in inside[at + 1 :]):
+        _emit(ctx, name, "attends", place, 0.5, obj_tok=None, obj_type="organization")
+    return close + 1
 
 
 def _name_at(words: list[Token], i: int) -> str | None:

@@ -430,9 +430,9 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
         return
     if verb.lemma_ == "pay" and _paid_by_the_hour(verb, ctx):
         return
-    dative = next(
-        (c for c in verb.children if c.dep_ in {"dative", "dobj"} and c.lower_ in {"me", "us"}), None
-    )
+    # "I'm paying myself £2,500 a month": the self-employed speaker's pay
+    to_whom = {"me", "us", "myself"}
+    dative = next((c for c in verb.children if c.dep_ in {"dative", "dobj"} and c.lower_ in to_whom), None)
     subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     if subj is not None and verb.lemma_ == "pay" and subj.lemma_.lower() in JOB_NOUNS - {"offer"}:
         _job_pays(verb, subj, ctx)  # "the new job pays 85k"
@@ -448,6 +448,8 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
         if money:
             pred = "has-salary" if verb.lemma_ == "pay" else OFFERED_PAY
             _emit(ctx, ctx.me, pred, money, 0.55, obj_tok=None)
+            if dative is not None and dative.lower_ == "myself":
+                return  # "... £2,800 a month instead of the £2,500": the first sum is the pay now
 
 
 def _they_are_talking(verb: Token, ctx: _Ctx) -> bool:

@@ -376,7 +376,18 @@ def _is_job(noun: Token) -> bool:
     """A noun naming an occupation ("nurse", "senior translator"); students study, they hold no job."""
     lemma = noun.lemma_.lower()
     job = lemma in JOB_TITLE_NOUNS or (lemma.endswith(JOB_SUFFIXES) and noun.lower_ == lemma)
-    return job and lemma not in STUDENT_NOUNS and noun.pos_ in {"NOUN", "PROPN"}
+    return (job or _a_pm(noun)) and lemma not in STUDENT_NOUNS and noun.pos_ in {"NOUN", "PROPN"}
+
+
+_PM_BEFORE = frozenset(
+    {"sr", "senior", "jr", "junior", "lead", "principal", "staff", "group", "associate", "a"}
+)
+
+
+def _a_pm(noun: Token) -> bool:
+    """'sr pm', 'a PM': the product manager of tech chat, not the time of '5 pm'."""
+    before = noun.doc[noun.i - 1] if noun.i > 0 else None
+    return noun.lower_ == "pm" and before is not None and before.lower_.rstrip(".") in _PM_BEFORE
 
 
 def _is_title_word(tok: Token) -> bool:

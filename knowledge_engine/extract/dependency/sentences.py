@@ -46,6 +46,7 @@ from knowledge_engine.extract.dependency.family import (
     _kids_listed,
     _lowercase_relation,
     _manager_to_be,
+    _name_bracket_kin,
     _name_comma_relation,
     _name_then_kin,
     _new_boss_named,
@@ -64,6 +65,7 @@ from knowledge_engine.extract.dependency.health import (
     _body_trouble,
     _condition_news,
     _diagnosis_given,
+    _dx_news,
     _possessed_condition,
     _treated_for,
 )
@@ -240,6 +242,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _ex_partner(sent, ctx)
         _parent_of_named(sent, ctx)
         _condition_news(sent, ctx)
+        _dx_news(sent, ctx)
         _body_trouble(sent, ctx)
         _diagnosis_given(sent, ctx)
         _treated_for(sent, ctx)
@@ -276,6 +279,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _pair_wed(sent, ctx)
         couples(sent, ctx)
         _name_then_kin(sent, ctx)
+        _name_bracket_kin(sent, ctx)
         kid_lists(sent, ctx)
         _boss_gone(sent, ctx)
         _resigned_to(sent, ctx)
