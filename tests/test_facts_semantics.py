@@ -367,6 +367,22 @@ def test_a_leaving_said_ahead_ends_the_job_or_school_but_never_a_home(workspace:
     assert home.invalid_at is None
 
 
+def test_an_ending_said_in_a_present_wording_is_history_itself(workspace: Path) -> None:
+    """ "my ex-husband Mark", "Gareth was my manager": the extractor says is-married-to / has-manager with
+    an ending; the fact is history (kept, never current), whether it was current before or is new."""
+    store = make_store(workspace)
+    spouse, _ = store.add("Maya", "is-married-to", "Mark", evidence=[ev("m1", day(1))])
+    store.add("Maya", "is-married-to", "Mark", evidence=[ev("m2", day(4))], ends=True)
+    assert spouse.invalid_at == day(4)
+    boss, _ = store.add("Maya", "has-manager", "Gareth", evidence=[ev("m3", day(5))], ends=True)
+    assert boss.invalid_at == day(5)
+    assert current(store, "Maya") == set()
+    # an ending dated before the fact began (a date the store cannot place earlier) ends it as it began
+    late, _ = store.add("Ana", "has-partner", "Tyler", evidence=[ev("m4", day(6))])
+    store.add("Ana", "has-partner", "Tyler", valid_at=day(2), evidence=[ev("m5", day(7))], ends=True)
+    assert late.invalid_at is not None and late.invalid_at >= day(2)
+
+
 def test_a_past_fact_said_without_an_ending_leaves_the_current_one(workspace: Path) -> None:
     store = make_store(workspace)
     job, _ = store.add("Maya", "works-at", "Northwind", evidence=[ev("m1", day(1))])

@@ -306,6 +306,8 @@ class FactStore:
                 self._supersede_others(fact, when, now)
             if ends:
                 self._end_same(fact, when, now)
+                if predicate in self.family and fact.invalid_at is None:
+                    self._end_itself(fact, when, now)
             if status == "new" and _states_district(fact):
                 self._undo_district_endings(canonical(fact.subject), now)
             return fact, status
@@ -434,6 +436,14 @@ class FactStore:
             fact.superseded_by = by
             fact.updated_at = now or utcnow()
             self.table.put(fact)
+
+    def _end_itself(self, fact: Fact, when: datetime, now: datetime) -> None:
+        """An ending said in a present wording ("my ex-husband Mark": is-married-to Mark, ended; "Gareth
+        was my manager": has-manager Gareth, ended) is history itself, whether the store held it as
+        current before or learns it now: it ends when the ending says, never before it began."""
+        fact.invalid_at = max(when, began(fact))
+        fact.updated_at = now
+        self.table.put(fact)
 
     def _end_same(self, ending: Fact, when: datetime, now: datetime) -> None:
         """End the current facts an explicit ending names: same subject, a family `ending`'s wording
