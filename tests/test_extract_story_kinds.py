@@ -326,3 +326,16 @@ def test_pay_or_rent_said_before_a_question_about_it_is_stated(
     tier: SpacyTier, text: str, fact: tuple[str, str]
 ) -> None:
     assert fact in said_by(tier, text, "Ra")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- he kept the house in ballard, i moved to a 2br apt in fremont, $2850/mo",
+        "I moved to a 2br apt in Fremont.",
+    ],
+)
+def test_a_listing_shorthand_home_moved_to_names_its_place(tier: SpacyTier, text: str) -> None:
+    said = said_by(tier, text, "Es")
+    assert ("moved-to", "Fremont") in said
+    assert not {o for p, o in said if p.startswith("moved") and "apt" in o}

@@ -493,6 +493,7 @@ HOME_NOUNS = {
     "house", "flat", "apartment", "place", "room", "studio", "home", "condo", "cottage", "bungalow",
     "terrace", "townhouse", "maisonette", "bedsit", "semi", "housing", "accommodation",
     "1bhk", "2bhk", "3bhk", "bhk", "1rk", "duplex", "villa",
+    "apt", "1br", "2br", "3br", "4br", "1bd", "2bd", "3bd",  # US listings' shorthand: "a 2br apt in fremont"
 }  # fmt: skip
 # A home no longer or not mainly lived in: "my old flat in Leith", "our holiday cottage in Kerry".
 OLD_HOME_WORDS = frozenset(
