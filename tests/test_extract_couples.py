@@ -45,6 +45,7 @@ def test_a_partner_by_a_wedding_years_together_a_proposal_or_a_date_night(
         "Jon proposed to Mia at the weekend, so sweet.",
         "I ate the better half of the cake.",
         "Are Kemi and I getting married? Who knows.",
+        "Sarah and I went to the wedding, the couple got married in a barn.",
     ],
 )
 def test_someone_elses_wedding_a_hedge_or_a_holiday_makes_no_partner(tier: SpacyTier, text: str) -> None:

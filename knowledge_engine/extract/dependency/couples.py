@@ -67,6 +67,8 @@ def _pair(verb: Token, sent: Span, ctx: _Ctx, pred: str) -> None:
     if _is_irrealis(verb):
         return
     subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
+    if subjects and not any(s.lower_ in {"we", "i"} or s.pos_ == "PROPN" for s in subjects):
+        return  # "Tom and I went to the wedding, the couple got married in a barn": theirs
     pair = _named_pair(verb, sent, ctx)
     if pair:
         _emit_partner(ctx, pred, pair, 0.55)
