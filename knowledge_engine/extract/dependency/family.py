@@ -1216,8 +1216,8 @@ def _name_then_kin(sent: Span, ctx: _Ctx) -> None:
 
 
 def _name_bracket_kin(sent: Span, ctx: _Ctx) -> None:
-    """'separated from dan (husband)', 'mochi (dog) stays w/ him', 'marco (my eng lead)': the word in
-    brackets right after a name is the speaker's relation to it (unless a rule read one already)."""
+    """'Sarah (my sister) is visiting', 'separated from dan (husband)': the kin word in brackets right
+    after a name is the speaker's relation to it (not "(her husband)"; unless a rule read one already)."""
     if ctx.message.role != "user":
         return
     doc = sent.doc
@@ -1228,13 +1228,14 @@ def _name_bracket_kin(sent: Span, ctx: _Ctx) -> None:
         if not inside or not _is_kin(inside[-1]) or others:
             continue
         name = _bracketed_name(doc[open_.i - 1], ctx)
-        related = {f.object for f in ctx.out if f.subject == ctx.me} | {f.subject for f in ctx.out if f.ends}
+        related = {f.object for f in ctx.out if f.subject == ctx.me}
         if name and name != ctx.me and name not in related:
             kin = inside[-1]
             _emit(ctx, ctx.me, _relation_predicate(kin), name, 0.5, obj_tok=None, obj_type=_kin_type(kin))
 
 
 def _bracketed_name(tok: Token, ctx: _Ctx) -> str | None:
+    """The name before the bracket: a proper noun or a person, or a first name typed in lower case."""
     if tok.pos_ == "PROPN" or tok.ent_type_ == "PERSON":
         return _name_of(tok, ctx, person=True) or (tok.text if tok.text[:1].isupper() else None)
     return tok.text.capitalize() if tok.lower_ in first_names() and tok.is_lower else None

@@ -19,6 +19,9 @@ from knowledge_engine.extract.lexicon import NUMBER_WORDS
 from knowledge_engine.extract.pupils import school_place
 from knowledge_engine.extract.truecase import names as first_names
 
+# a child named in a list: (name, age or None, school named beside it or None)
+Kid = tuple[str, str | None, str | None]
+
 _PLURALS = frozenset({"kids", "children", "boys", "girls", "sons", "daughters", "twins", "kiddos"})
 _OWN = frozenset({"my", "our", "the"})
 _COUNTS = frozenset({"two", "three", "four", "five", "2", "3", "4", "5", "both"})
@@ -68,8 +71,8 @@ def _the(words: list[Token], k: int) -> bool:
 def _after(words: list[Token], i: int, ctx: _Ctx, need_ages: bool) -> None:
     if i >= len(words) or words[i].lower_ not in _OPENERS:
         return
-    items, _ = _items(words, i + 1, ctx)
-    if len(items) < (2 if need_ages else 1) or (need_ages and any(age is None for _, age in items)):
+    items, _ = _items(words, i + 1)
+    if len(items) < (2 if need_ages else 1) or (need_ages and any(age is None for _, age, _ in items)):
         return
     _tell(items, ctx)
 
@@ -79,28 +82,28 @@ def _one_named(words: list[Token], i: int, ctx: _Ctx) -> None:
     name = _name_at(words, i) if i < len(words) else None
     if name is not None:
         age, _ = _age_at(words, i + 1)
-        _tell([(name, age)], ctx)
+        _tell([(name, age, None)], ctx)
 
 
 def _before(words: list[Token], comma: int, ctx: _Ctx) -> None:
     """'Zara and Yusuf, my kids': the names that open the sentence right before the comma."""
-    items, end = _items(words, 0, ctx)
+    items, end = _items(words, 0)
     if items and end == comma:
         _tell(items, ctx)
 
 
-def _items(words: list[Token], i: int, ctx: _Ctx) -> tuple[list[tuple[str, str | None]], int]:
+def _items(words: list[Token], i: int) -> tuple[list[Kid], int]:
     """Names, each with an optional age ("Ella 7", "Maisie (9)", "Ruby, 6") and an aside in brackets,
     joined by commas or "and"; and where the list ends."""
-    out: list[tuple[str, str | None]] = []
+    out: list[Kid] = []
     while i < len(words):
         name = _name_at(words, i)
         if name is None:
             break
         i += len(name.split())
         age, i = _age_at(words, i)
-        out.append((name, age))
-        i = _aside(words, i, name, ctx)
+        school, i = _aside(words, i)
+        out.append((name, age, school))
         if i < len(words) and words[i].lower_ in _JOINS:
             j = (
                 i + 1
@@ -114,20 +117,19 @@ def _items(words: list[Token], i: int, ctx: _Ctx) -> tuple[list[tuple[str, str |
     return out, i
 
 
-def _aside(words: list[Token], i: int, name: str, ctx: _Ctx) -> int:
-    """Past a bracketed aside after a child ("ellie 4 (ballard montessori)", "noah 7 (2nd grade @ whittier
-    elem)"); a school named in it is the child's (attends). Where the list goes on."""
+def _aside(words: list[Token], i: int) -> tuple[str | None, int]:
+    """A bracketed aside after a child ("ellie 4 (ballard montessori)", "noah 7 (2nd grade @ whittier
+    elem)"): the school it names, if any, and where the list goes on."""
     if i >= len(words) or words[i].text != "(":
-        return i
+        return None, i
     close = next((j for j in range(i + 1, min(i + 10, len(words))) if words[j].text == ")"), None)
     if close is None:
-        return i
+        return None, i
     inside = words[i + 1 : close]
     at = max((k for k, t in enumerate(inside) if t.lower_ in {"@", "at"}), default=-1)
     place = " ".join(t.text if not t.is_lower else t.text.capitalize() for t in inside[at + 1 :])
-    if place and school_place(place) and all(t.is_alpha for t in inside[at + 1 :]):
-        _emit(ctx, name, "attends", place, 0.5, obj_tok=None, obj_type="organization")
-    return close + 1
+    named = bool(place) and school_place(place) and all(t.is_alpha for t in inside[at + 1 :])
+    return (place if named else None), close + 1
 
 
 def _name_at(words: list[Token], i: int) -> str | None:
@@ -155,10 +157,12 @@ def _age_at(words: list[Token], i: int) -> tuple[str | None, int]:
     return str(value), j
 
 
-def _tell(items: list[tuple[str, str | None]], ctx: _Ctx) -> None:
-    for name, age in items:
+def _tell(items: list[Kid], ctx: _Ctx) -> None:
+    for name, age, school in items:
         if name == ctx.me:
             continue
         _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
         if age is not None:
             _emit(ctx, name, "is-aged", age, 0.5, obj_tok=None)
+        if school is not None:
+            _emit(ctx, name, "attends", school, 0.5, obj_tok=None, obj_type="organization")
