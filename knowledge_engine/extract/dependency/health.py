@@ -262,8 +262,8 @@ def _condition_news(sent: Span, ctx: _Ctx) -> None:
 
 # Chat's shorthand for a diagnosis: "adhd dx confirmed", "got dx'd with adhd", "ADHD diagnosis confirmed"
 _DX_NEWS = re.compile(
-    r"\b([a-z][\w'’-]*)\s+(?:dx|diagnosis)\s+(?:(?:is|was|has been|got)\s+)?"
-    r"(?:confirmed|official|came (?:back|through))\b|\bdx['’]?d\s+with\s+([a-z][\w'’-]*)",
+    r"\b([a-z][\w'’-]{0,30})\s+(?:dx|diagnosis)\s+(?:(?:is|was|has been|got)\s+)?"  # a word, bounded: linear
+    r"(?:confirmed|official|came (?:back|through))\b|\bdx['’]?d\s+with\s+([a-z][\w'’-]{0,30})",
     re.I,
 )
 _FOR_SOMEONE = re.compile(r"^\s*(?:for|of)\s+(?!me\b)\w", re.I)  # "... came through for Leo": his
