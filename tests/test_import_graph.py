@@ -221,6 +221,8 @@ DEPENDENCY_LAYERS = (
     "names",
     "health",
     "family",
+    "couples",
+    "kid_lists",
     "belongings",
     "homes",
     "work",

@@ -8,9 +8,9 @@ vocabulary are documented in docs/extraction-facts.md.
 
 The tier is split by what a rule reads about, each module importing only those listed before it:
 `grammar` (does a clause assert anything), `context` (per-message state and the one exit, `_emit`),
-`nouns` and `names` (what a word is, who a token names), the topics (`health`, `family`,
-`belongings`, `homes`, `work`, `offers`, `money`), then `clauses`, `lines`, `notes` (a pasted note's
-"key: value" lines) and `sentences`, which read a sentence and hand its parts to the topics.
+`nouns` and `names` (what a word is, who a token names), the topics (`health`, `family`, `couples`,
+`kid_lists`, `belongings`, `homes`, `work`, `offers`, `money`), then `clauses`, `lines`, `notes` (a
+pasted note's "key: value" lines) and `sentences`, which read a sentence and hand its parts to the topics.
 """
 
 from __future__ import annotations
