@@ -534,7 +534,7 @@ def _stale(
     only: the city said later is where the district is, not a newer home (the store keeps both)."""
     single = {f.name for f in FAMILIES if f.single}
     direct = [f for f, _, inverse in wanted if not inverse and f.invalid_at is None]
-    newest: dict[tuple[str, str, bool], Fact] = {}
+    newest: dict[tuple[str, str, bool], tuple[datetime, Fact]] = {}
     for fact in direct:
         if _PAST_FORM.fullmatch(fact.predicate):
             continue
@@ -542,19 +542,20 @@ def _stale(
             if fam in _WEAK and _WEAK[fam].fullmatch(fact.predicate):
                 continue
             slot = (canonical(fact.subject), fam, canonical(fact.object) in districts)
-            if slot not in newest or fact_time(fact) > fact_time(newest[slot]):
-                newest[slot] = fact
+            t = fact_time(fact)
+            if slot not in newest or t > newest[slot][0]:
+                newest[slot] = (t, fact)
     stale: set[str] = set()
     for fact in direct:
         t = fact_time(fact)
         past_form = bool(_PAST_FORM.fullmatch(fact.predicate))
         for fam in families_of(fact.predicate) & single & order.keys():
             slot = (canonical(fact.subject), fam, canonical(fact.object) in districts)
-            top = newest.get(slot)
-            if top is None:
+            if slot not in newest:
                 continue
+            top_time, top = newest[slot]
             # "moving to bangalore on 1 June, HSR Layout": one message, one news, whatever its dates
-            if past_form or (t < fact_time(top) - SAME_NEWS and not _said_together(fact, top)):
+            if past_form or (t < top_time - SAME_NEWS and not _said_together(fact, top)):
                 stale.add(fact.id)
                 break
     return stale

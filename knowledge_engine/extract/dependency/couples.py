@@ -16,7 +16,7 @@ from spacy.tokens import Span, Token
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.dependency.family import _people_in
 from knowledge_engine.extract.dependency.grammar import _is_irrealis, _is_question, _pobjs
-from knowledge_engine.extract.dependency.names import _name_of
+from knowledge_engine.extract.dependency.names import _lower_first_name, _name_of
 from knowledge_engine.extract.dependency.nouns import _is_date, _is_kin_word, _preps
 from knowledge_engine.extract.truecase import names as first_names
 
@@ -144,19 +144,14 @@ def _proposing(verb: Token, ctx: _Ctx) -> None:
     if any(c.dep_ == "neg" for c in (*verb.children, *owner.children)):
         return
     for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
-        if _a_person(pobj, ctx) and (name := _name_of(pobj, ctx, person=True) or _lower_name(pobj)):
+        if _a_person(pobj, ctx) and (name := _name_of(pobj, ctx, person=True) or _lower_first_name(pobj)):
             _emit_partner(ctx, "has-partner", name, 0.55)
-
-
-def _lower_name(tok: Token) -> str | None:
-    """A first name typed in lower case ("proposing to jess"), capitalised."""
-    return tok.text.capitalize() if tok.lower_ in first_names() and tok.text.islower() else None
 
 
 def _named_with(night: Token, ctx: _Ctx) -> None:
     """'Date night with Chris': the one the speaker goes on date nights with."""
     for pobj in (p for prep in night.children if prep.lower_ == "with" for p in _pobjs(prep)):
-        if _a_person(pobj, ctx) and (name := _name_of(pobj, ctx, person=True) or _lower_name(pobj)):
+        if _a_person(pobj, ctx) and (name := _name_of(pobj, ctx, person=True) or _lower_first_name(pobj)):
             _emit_partner(ctx, "has-partner", name, 0.5)
 
 
@@ -183,7 +178,7 @@ def _split_from(verb: Token, ctx: _Ctx) -> None:
     # "from dan (husband)": the parse makes the kin word the object and the name its modifier
     objs += [c for o in objs if _is_kin_word(o) for c in o.children if c.dep_ in {"nmod", "compound"}]
     for obj in objs:
-        name = _name_of(obj, ctx, person=True) or _lower_name(obj)
+        name = _name_of(obj, ctx, person=True) or _lower_first_name(obj)
         if name and name != ctx.me and _a_person(obj, ctx):
             _emit(ctx, ctx.me, "is-married-to", name, 0.5, obj_tok=None, obj_type="person", ends=True)
 

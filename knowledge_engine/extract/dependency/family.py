@@ -26,6 +26,7 @@ from knowledge_engine.extract.dependency.names import (
     _employer_named,
     _english_non_noun,
     _kin_or_pet_key,
+    _lower_first_name,
     _my_or_our,
     _name_of,
     _object_phrase,
@@ -1238,7 +1239,7 @@ def _bracketed_name(tok: Token, ctx: _Ctx) -> str | None:
     """The name before the bracket: a proper noun or a person, or a first name typed in lower case."""
     if tok.pos_ == "PROPN" or tok.ent_type_ == "PERSON":
         return _name_of(tok, ctx, person=True) or (tok.text if tok.text[:1].isupper() else None)
-    return tok.text.capitalize() if tok.lower_ in first_names() and tok.is_lower else None
+    return _lower_first_name(tok)
 
 
 def _name_given(name: Token) -> Token | None:

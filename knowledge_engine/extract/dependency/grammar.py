@@ -6,7 +6,7 @@ with no message state, so that every rule asks them the same way.
 
 from __future__ import annotations
 
-from spacy.tokens import Span, Token
+from spacy.tokens import Doc, Span, Token
 
 from knowledge_engine.extract.lexicon import (
     ANNOUNCE_VERBS,
@@ -312,13 +312,28 @@ def _pobjs(prep: Token) -> list[Token]:
     """The objects of a preposition; a word the tokenizer split at a hyphen ("at the Co-op": "Co", "-",
     "op", each parsed an object) is one object, its first part (names widen over the hyphen)."""
     objs = [c for c in prep.children if c.dep_ == "pobj"]
-    return [c for c in objs if not any(o.i < c.i and _hyphen_chain(o, c) for o in objs)]
+    return [c for c in objs if not any(o.i < c.i <= _hyphen_glued(o.doc, o.i, o.i)[1] for o in objs)]
 
 
-def _hyphen_chain(a: Token, b: Token) -> bool:
-    """`a` and `b` are parts of one word split at hyphens (no space anywhere between them)."""
-    between = a.doc[a.i : b.i]
-    return all(not t.whitespace_ for t in between) and any(t.text == "-" for t in a.doc[a.i : b.i + 1])
+def _hyphen_glued(doc: Doc, start: int, end: int) -> tuple[int, int]:
+    """The name widened over words a hyphen glues to it ("Côte-des-Neiges", "Stoke-on-Trent"): the
+    tokenizer splits them and the model tags a part."""
+
+    def glued(k: int) -> bool:  # doc[k] "-" joins doc[k - 1] and doc[k + 1], no space either side
+        return (
+            0 < k < len(doc) - 1
+            and doc[k].text == "-"
+            and not doc[k - 1].whitespace_
+            and not doc[k].whitespace_
+            and doc[k - 1].is_alpha
+            and doc[k + 1].is_alpha
+        )
+
+    while glued(start - 1):
+        start -= 2
+    while glued(end + 1):
+        end += 2
+    return start, end
 
 
 def _said_of_mine(sent: Span, lemma: str) -> list[Token]:

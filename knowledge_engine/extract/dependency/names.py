@@ -8,12 +8,13 @@ from __future__ import annotations
 import calendar
 import re
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Token
 
 from knowledge_engine.extract import places
 from knowledge_engine.extract.dependency.context import _Ctx, _emit, _strip_det
 from knowledge_engine.extract.dependency.grammar import (
     _has_subject,
+    _hyphen_glued,
     _is_manager_noun,
     _is_school,
     _pobjs,
@@ -590,27 +591,6 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     return _capitalised(name)
 
 
-def _hyphen_glued(doc: Doc, start: int, end: int) -> tuple[int, int]:
-    """The name widened over words a hyphen glues to it ("Côte-des-Neiges", "Stoke-on-Trent"): the
-    tokenizer splits them and the model tags a part."""
-
-    def glued(k: int) -> bool:  # doc[k] "-" joins doc[k - 1] and doc[k + 1], no space either side
-        return (
-            0 < k < len(doc) - 1
-            and doc[k].text == "-"
-            and not doc[k - 1].whitespace_
-            and not doc[k].whitespace_
-            and doc[k - 1].is_alpha
-            and doc[k + 1].is_alpha
-        )
-
-    while glued(start - 1):
-        start -= 2
-    while glued(end + 1):
-        end += 2
-    return start, end
-
-
 def _particle_name(tok: Token) -> str | None:
     """'Ruan du Plessis', 'jan van der merwe', 'Ana de Souza': a surname with a particle before it,
     ending at `tok`, written as such names are (the particle lower-case). The first word must be
@@ -746,6 +726,11 @@ def _kin_or_pet_key(tok: Token) -> bool:
     lemma = tok.lemma_.lower()
     spouse_or_child = RELATION_PREDICATES.get(lemma) in {"is-married-to", "has-partner", "has-child"}
     return tok.pos_ in {"NOUN", "PROPN"} and (spouse_or_child or lemma in PET_NOUNS)
+
+
+def _lower_first_name(tok: Token) -> str | None:
+    """A first name typed in lower case ("proposing to jess", "separated from dan (husband)"), capitalised."""
+    return tok.text.capitalize() if tok.lower_ in first_names() and tok.is_lower else None
 
 
 def _lowercase_name_run(tok: Token) -> str | None:
