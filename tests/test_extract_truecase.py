@@ -58,6 +58,16 @@ def test_the_name_list_comes_from_the_installed_package() -> None:
         # (a guard: a name after a kin word was capitalised before the name was listed)
         ("our daughter isla starts school in september", "our daughter Isla starts school in september"),
         ("my kids are niamh 7 and rory 4", "my kids are Niamh 7 and Rory 4"),  # Irish and NZ lists too
+        ("anyway also tilly's our border collie now", "anyway also Tilly's our border collie now"),  # 's
+        # a known name opening a later sentence before a verb with a tense, even one that is a word
+        (
+            "chest pains at work yesterday. carol says shes fine",
+            "chest pains at work yesterday. Carol says shes fine",
+        ),
+        (
+            "results are in. carol has angina, stable they said",
+            "results are in. Carol has angina, stable they said",
+        ),
     ],
 )
 def test_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -> None:
@@ -76,6 +86,9 @@ def test_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -
         "Honestly it was great to see everyone at the party and dana was there too",  # capitalised start
         "my husband said hi",  # an English word after a kin word is no name
         "hope is all we have left to give",  # "is" after a word that is also a name: no tense test
+        "been a rough year. hope has kept me going through it",  # an abstract noun opening a sentence
+        "so tired today. june went by so fast for us all",  # a month
+        "we sang at the church. carol singers came round after",  # no verb with a tense after it
     ],
 )
 def test_ordinary_words_and_capitalised_text_are_left_alone(truecaser: Truecaser, text: str) -> None:
@@ -215,6 +228,8 @@ def test_worker_processes_follow_the_key() -> None:
         ("got a 2018 VW polo vivo", "got a 2018 VW Polo Vivo"),  # an unknown word after the model
         ("the corsa died lol", "the Corsa died lol"),  # a model alone that is no English word
         ("a drive in the golf then polo", "a drive in the golf then polo"),  # English words
+        ("and got an isuzu d-max instead", "and got an Isuzu D-Max instead"),  # a model with a hyphen
+        ("we test drove a cr-v and an x-trail", "we test drove a CR-V and an X-Trail"),
     ],
 )
 def test_car_names_are_written_as_names(truecaser: Truecaser, text: str, expected: str) -> None:

@@ -389,7 +389,8 @@ CAR_MODELS = frozenset({
     "Berlingo", "Picanto", "Creta", "Karoq", "Kodiaq", "Kamiq", "Mokka", "Grandland", "Aygo", "Auris",
     "Avensis", "X-Trail", "Navara", "Almera", "HR-V", "CX-3", "CX-30", "MX-5", "Vitara", "Baleno",
     "Celerio", "Ertiga", "Nexon", "Tiago", "Kadjar", "Arkana", "Touareg", "T-Roc", "Touran", "Sharan",
-    "Meriva", "Kangoo", "Trafic", "Macan", "Venza",
+    "Meriva", "Kangoo", "Trafic", "Macan", "Venza", "LandCruiser", "Prado", "Patrol", "Ranger", "Triton",
+    "D-Max", "BT-50", "MU-X", "Kluger", "Everest",
 })  # fmt: skip
 CAR_NAMES = CAR_MAKES | CAR_MODELS  # a span of these words is a car ("Renault Clio"), never a person
 CAR_NOUNS = frozenset(
@@ -881,7 +882,8 @@ JOB_TITLE_NOUNS = TITLE_HEADS | _words(
     barber barman barmaid groomer childminder babysitter lifeguard bouncer chauffeur glazier scaffolder
     draughtsman sommelier undertaker osteopath anaesthetist anesthetist registrar locum postdoc coder
     cop policeman policewoman servant agent attendant headteacher headmaster headmistress pastor vicar
-    priest chaplain rabbi imam handyman postie postwoman maid"""
+    priest chaplain rabbi imam handyman postie postwoman maid educator framer apprentice trainee caseworker
+    actor actress hostess"""
 )
 # Endings that make any noun an occupation: a paediatrician, a cardiologist, a videographer, a
 # psychiatrist (not "-ist" alone: a perfectionist, an optimist).

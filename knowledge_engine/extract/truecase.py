@@ -41,14 +41,23 @@ LOCALES = (
 _NAME_ATTRS = ("first_names_female", "first_names_male", "first_names")
 _GENDER_ATTRS = {"first_names_female": "f", "first_names_male": "m"}
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-# Verbs with a tense that make a known name opening a casual message its subject ("will got the
-# job"); not "is" or "has" ("hope is all we have").
-_FINITE = frozenset({"got", "gets", "goes", "went", "starts", "works", "lives"})
+# Verbs with a tense that make a known name opening a casual sentence its subject ("will got the
+# job", "... yesterday. carol says"); not "is" ("hope is all we have").
+_FINITE = frozenset({
+    "got", "gets", "goes", "went", "starts", "works", "lives", "says", "said", "has", "had", "wants",
+    "thinks", "reckons", "loves", "hates", "told", "asked", "asks", "likes", "knows", "needs", "texted",
+    "rang", "comes", "keeps",
+})  # fmt: skip
 # After these a lower-case known name is a name whatever else it could be.
 _NAMING = frozenset({"named", "called", "name", "name's", "names"})
 # Month and day names (June, April, May) are dates in lower case too; the parse and
 # extract.dates read them in either case.
 _CALENDAR = frozenset(w.lower() for w in (*calendar.month_name, *calendar.day_name) if w)
+# Names that are abstract nouns or times: "hope has kept me going", "june went fast" are no subjects
+_ABSTRACT = frozenset({
+    "hope", "faith", "patience", "charity", "honor", "honour", "destiny", "serenity",
+    "harmony", "unity", "justice", "chance", "dawn", "summer", "autumn", "winter", "spring",
+}) | _CALENDAR  # fmt: skip
 _OBJECTS = frozenset({"him", "her", "them", "it"})  # "we named her grace"
 _KIN_ROLE = frozenset(
     {
@@ -74,6 +83,8 @@ _DETERMINERS = frozenset(
 _CARS = {w.lower(): w for w in (*lexicon.CAR_MAKES, *lexicon.CAR_MODELS) if w.isalpha()}
 _MAKES = frozenset(w.lower() for w in lexicon.CAR_MAKES if w.isalpha())
 _MODELS_LOWER = frozenset(w.lower() for w in lexicon.CAR_MODELS if w.isalpha())
+# Models written with a hyphen, by their lower-case writing ("cr-v", "d-max", "x-trail")
+_HYPHENED = {w.lower(): w for w in lexicon.CAR_MODELS if "-" in w}
 _INFLECTIONS = ("s", "es", "ies", "ied", "ed", "d", "ing", "er", "ers", "est", "ly", "n", "en")
 # After these a lower-case place or unknown word is a name: "moved to pune", "internship at zoho".
 _LOCATIVE = frozenset({"in", "from", "near", "around", "outside", "via", "to"})  # "to": not before a verb
@@ -202,7 +213,7 @@ class Truecaser:
         casual = _mostly_lower(text, words)
         placed = names and casual and self._places_and_names(text, words, chars)
         after_kin = any(m.group().lower() in _KIN_ROLE for m in words[:-1])  # "my hubby raj"
-        if not names or not (after_kin or any(m.group().lower() in self.names for m in words)):
+        if not names or not (after_kin or any(_own(m.group().lower()) in self.names for m in words)):
             return "".join(chars) if cars or placed else text
         previous = before = ""
         restored = False
@@ -210,9 +221,15 @@ class Truecaser:
             word = m.group()
             low = word.lower()
             naming = previous in _NAMING or (before in _NAMING and previous in _OBJECTS)
-            opening = casual and i == 0 and len(words) > 1
-            naming = naming or (opening and self._finite_verb(words[1].group()))
-            if word == low and self._is_name(low, previous, casual, naming):
+            opening = (
+                casual
+                and i + 1 < len(words)
+                and low not in _ABSTRACT
+                and _sentence_start(text, words, i)
+                and _joined(text, words, i + 1)
+            )
+            naming = naming or (opening and self._finite_verb(words[i + 1].group()))
+            if word == low and self._is_name(_own(low), previous, casual, naming):
                 chars[m.start()] = word[0].upper()
                 restored = True
             elif restored and word == low and self._surname(low):
@@ -229,7 +246,9 @@ class Truecaser:
         changed = False
         for i, m in enumerate(words):
             low = m.group().lower()
-            if m.group() != low and low not in _MAKES:
+            hyphened = self._hyphened(words, i, chars)
+            changed = changed or hyphened
+            if hyphened or (m.group() != low and low not in _MAKES):
                 continue
             nxt = words[i + 1] if i + 1 < len(words) else None
             model = nxt is not None and nxt.group() in _MODELS_LOWER and low in _MAKES
@@ -244,6 +263,19 @@ class Truecaser:
                 chars[m.start() : m.end()] = _CARS[low]
                 changed = True
         return changed
+
+    @staticmethod
+    def _hyphened(words: list[re.Match[str]], i: int, chars: list[str]) -> bool:
+        """Write a lower-case model with a hyphen in its name as it is written ("d-max" -> "D-Max")."""
+        if i + 1 >= len(words) or words[i + 1].start() != words[i].end() + 1:
+            return False
+        if chars[words[i].end()] != "-":
+            return False
+        written = _HYPHENED.get(f"{words[i].group()}-{words[i + 1].group()}")
+        if written is None:
+            return False
+        chars[words[i].start() : words[i + 1].end()] = written
+        return True
 
     def _places_and_names(self, text: str, words: list[re.Match[str]], chars: list[str]) -> bool:
         """In casual writing, capitalise the places a gazetteer knows ("cost of life in lisbon") and
@@ -370,6 +402,16 @@ class Truecaser:
 def _previous(text: str, words: list[re.Match[str]], i: int) -> str:
     """The word before word `i` in lower case when only a space parts them, else ""."""
     return words[i - 1].group().lower() if i > 0 and _joined(text, words, i) else ""
+
+
+def _own(word: str) -> str:
+    """The word without its possessive ("tilly's our collie": the name is "tilly")."""
+    return word.removesuffix("'s").removesuffix("’s")
+
+
+def _sentence_start(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Whether word `i` opens the text or a sentence of it ("... yesterday. carol says")."""
+    return i == 0 or any(c in ".!?\n" for c in text[words[i - 1].end() : words[i].start()])
 
 
 def _joined(text: str, words: list[re.Match[str]], i: int) -> bool:
