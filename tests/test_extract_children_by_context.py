@@ -30,6 +30,8 @@ def _session(tier: SpacyTier, *texts: str) -> list[set[tuple[str, str, str]]]:
         # the child's own teacher or friends, not beside the name
         ("Maya is 7 now and her teacher says she's reading really well", "Maya"),
         ("Leo starts at Hillside Primary next week, his friends from nursery are going too", "Leo"),
+        # a first name's age alone, in a message with no animal in it
+        ("Ella turns 8 next week and wants a unicorn cake", "Ella"),
     ],
 )
 def test_a_person_with_a_school_or_a_childs_age_is_the_speakers_child(
@@ -44,6 +46,8 @@ def test_a_person_with_a_school_or_a_childs_age_is_the_speakers_child(
     "text",
     [
         "Biscuit turned 4 yesterday, can't believe it",  # an age alone: a pet's as well as a child's
+        "Max turned 4 yesterday, we got him a new chew toy from the vet",  # a first name, an animal's things
+        "Acme is 5 years old this month, they threw a party",  # no first name
         "she has a son too, Jaylen, he's 10 and in year 5",  # her son
         "his pal Ryan goes to Thornwood Primary too",  # a friend of someone's
         "Ryan, Leo's best friend, goes to Thornwood Primary too",

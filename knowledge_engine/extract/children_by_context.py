@@ -18,9 +18,10 @@ from collections.abc import Collection
 
 from knowledge_engine.extract.kids import child_age
 from knowledge_engine.extract.kin import tied_names
-from knowledge_engine.extract.lexicon import PRONOUN
+from knowledge_engine.extract.lexicon import ANIMAL_NOUNS, PRONOUN
 from knowledge_engine.extract.pupils import school_place
 from knowledge_engine.extract.text import SENTENCES
+from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import Extraction, FactCandidate
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
@@ -65,6 +66,12 @@ _CHILD_TALK = re.compile(
     r"grade \d{1,2}|\d{1,2}(?:st|nd|rd|th) grade)\b",
     re.I,
 )
+# A message about an animal: its age may be a pet's ("Biscuit turned 4, new chew toy from the vet")
+_PET_TALK = re.compile(
+    rf"\b(?:{'|'.join(sorted(map(re.escape, ANIMAL_NOUNS)))}|pets?|vets?|walkies|paws?|fur|barks?|barking|"
+    r"kibble|leash|lead|litter|chew|chews|treats|neutered|spayed|groomer|kennel|cattery|breed)\b",
+    re.I,
+)
 _NAME = re.compile(r"[A-ZÀ-Þ][\w'’-]*(?: [A-ZÀ-Þ][\w'’-]*){0,2}")
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "madam", "mme", "herr", "frau"})
 
@@ -105,7 +112,14 @@ def _a_child(fact: FactCandidate, text: str) -> bool:
     if not (fact.subject_type in (None, "person") or lone) or fact.ends:
         return False
     if fact.predicate == "is-aged":
-        return child_age(fact.object) and fact.object != "0" and _CHILD_TALK.search(text) is not None
+        if not child_age(fact.object) or fact.object == "0":
+            return False
+        # a first name's age alone ("Ella turns 8 next week"): a child unless the message speaks of
+        # animals (a pet's birthday); any other name needs the child talk ("Acme is 5 years old")
+        if _CHILD_TALK.search(text) is not None:
+            return True
+        person = fact.subject_type in (None, "person") and fact.subject.split()[0].casefold() in first_names()
+        return person and _PET_TALK.search(text) is None
     if fact.predicate == "attends":
         return True
     return fact.predicate in _AT_PLACE and school_place(fact.object)
