@@ -344,3 +344,55 @@ def test_a_name_listed_before_a_relation_is_another_person(tier: SpacyTier) -> N
 )
 def test_a_superior_or_a_chief_is_a_manager(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:
     assert fact in _said(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Léa had her 8th birthday Saturday, first party in the new basement", ("Léa", "is-aged", "8")),
+        ("for Noah's 5th birthday we went to the zoo", ("Noah", "is-aged", "5")),
+        ("Mia had her eighth birthday party at the park", ("Mia", "is-aged", "8")),
+        ("it was my 40th birthday yesterday", ("Maya", "is-aged", "40")),
+    ],
+)
+def test_a_birthdays_number_is_its_owners_age(
+    triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in triples(text)
+
+
+def test_a_birthday_of_no_one_named_gives_no_age(triples: Callable[..., Triples]) -> None:
+    assert not {f for f in triples("my mate's 30th birthday was wild") if f[1] == "is-aged"}
+    assert not {f for f in triples("Happy 8th birthday to Léa!", role="assistant") if f[1] == "is-aged"}
+
+
+def test_a_name_then_its_pronoun_is_one_subject(triples: Callable[..., Triples]) -> None:
+    """'Étienne he has ...': a topic named, then its he/she (learners of English, quick typists)."""
+    said = triples("My daughter Léa is in grade 2 and Étienne he works at Manitoba Hydro this fall.")
+    assert ("Étienne", "works-at", "Manitoba Hydro") in said
+    assert ("Ana", "works-at", "Tesco") in triples("My wife Ana she works at Tesco now.")
+    # a place before the pronoun is no one it repeats
+    assert not {f for f in triples("My son Ciarán is in Dublin, he's an engineer.") if f[0] == "Dublin"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Yes and Léa change school in January to École Varennes.", ("Léa", "attends", "École Varennes")),
+        ("Leo switched schools to Hillside Primary.", ("Leo", "attends", "Hillside Primary")),
+    ],
+)
+def test_a_change_of_school_names_the_new_one(
+    triples: Callable[..., Triples], text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in triples(text)
+
+
+def test_a_change_of_school_only_weighed_or_the_speakers_own_is_none(triples: Callable[..., Triples]) -> None:
+    assert not {f for f in triples("Leo might change schools to Hillside Primary.") if f[1] == "attends"}
+    assert not {f for f in triples("I moved school to Oakfield Academy when I was 12.") if f[1] == "attends"}
+
+
+def test_a_job_noun_in_the_plural_is_no_ones_title(triples: Callable[..., Triples]) -> None:
+    assert not {f for f in triples("Funny, now we are both teachers lol.") if f[1] == "has-role"}
+    assert ("Maya", "has-role", "teacher") in triples("I am a teacher now.")

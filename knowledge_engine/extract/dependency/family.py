@@ -1187,6 +1187,40 @@ def _started_school(verb: Token, dobjs: list[Token], subject: str, past: bool, c
     return found
 
 
+_CHANGE_STEMS = ("chang", "switch", "mov", "transfer")
+
+
+def _changed_schools(sent: Span, ctx: _Ctx) -> None:
+    """'Léa change school in January to École Varennes', 'Leo switched schools to Hillside Primary'
+    -> attends the school named after "to": a child's change of school, whatever the parse made of
+    the words (a learner's "change school" reads as a noun phrase)."""
+    if ctx.message.role != "user":
+        return
+    doc = sent.doc
+    for tok in (t for t in sent if t.lower_ in {"school", "schools"} and t.i >= sent.start + 2):
+        verb, who = doc[tok.i - 1], doc[tok.i - 2]
+        if not verb.lower_.startswith(_CHANGE_STEMS) or _is_irrealis(verb):
+            continue
+        if who.lower_ in {"he", "she"}:
+            child = _pronoun_name(who, ctx) or _only_person_before(who, ctx)
+        else:
+            child = _name_of(who, ctx, person=True) if who.is_title and who.lower_ not in STOP_WORDS else None
+        to = next((t for t in doc[tok.i + 1 : sent.end] if t.lower_ == "to"), None)
+        school = _title_run(doc, to.i + 1, sent.end) if to is not None else ""
+        if child and school and child != ctx.me:
+            _emit(ctx, child, "attends", school, 0.5, obj_tok=None, obj_type="organization")
+
+
+def _title_run(doc: Doc, start: int, end: int) -> str:
+    """The capitalised words from `start` ("École Varennes", "Hillside Primary"), or ""."""
+    words: list[str] = []
+    for tok in doc[start:end]:
+        if not (tok.is_title or tok.is_upper) or tok.is_punct or len(words) == 5:
+            break
+        words.append(tok.text)
+    return " ".join(words)
+
+
 def _relation_named_later(sent: Span, ctx: _Ctx) -> None:
     """'I have a son. His name is Leo', 'Not sure my new boss likes me. Her name's Ifeoma' -> has-child
     Leo, has-manager Ifeoma: a his/her name after the one relation of the speaker's the message spoke
@@ -1323,6 +1357,62 @@ def _foreign_possessive(tok: Token, ctx: _Ctx) -> None:
     name = name_tok.text if name_tok.lower_ in first_names() or name_tok.pos_ == "PROPN" else None
     if name:
         _emit(ctx, ctx.me, pred, name, 0.55, obj_tok=None, obj_type="person")
+
+
+_ORDINAL_AGES = {
+    w: n
+    for n, w in enumerate([
+        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+        "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+        "eighteenth", "nineteenth", "twentieth",
+    ], start=1)
+} | {
+    "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60, "seventieth": 70, "eightieth": 80,
+}  # fmt: skip
+_AGE_NUMBER = re.compile(r"(\d{1,3})(?:st|nd|rd|th)?")
+
+
+def _birthday_age(sent: Span, ctx: _Ctx) -> None:
+    """'Léa had her 8th birthday Saturday', "for Noah's 5th birthday", 'it was my 40th birthday' ->
+    is-aged: the number of a birthday owned by a name, by "my", or by a he/she whose name is known."""
+    if ctx.message.role != "user":
+        return
+    for tok in sent:
+        if tok.lower_ not in {"birthday", "bday", "b-day"}:
+            continue
+        owner_of = tok.head if tok.dep_ == "compound" else tok  # "her eighth birthday party"
+        words = [*tok.children, *owner_of.children]
+        age = next((a for c in words if c.dep_ in {"nummod", "amod"} and (a := _ordinal_age(c))), None)
+        poss = next((c for c in owner_of.children if c.dep_ == "poss"), None)
+        if age is None or poss is None:
+            continue
+        if poss.lower_ == "my":
+            if age >= YOUNGEST_SPEAKER:
+                _emit(ctx, ctx.me, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
+            continue
+        name = _birthday_owner(poss, ctx)
+        if name and name != ctx.me:
+            _emit(ctx, name, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
+
+
+def _ordinal_age(tok: Token) -> int | None:
+    """8 for "8", "8th" or "eighth"; None for any other word."""
+    m = _AGE_NUMBER.fullmatch(tok.lower_)
+    age = int(m[1]) if m else _ORDINAL_AGES.get(tok.lower_)
+    return age if age is not None and 0 < age < 120 else None
+
+
+def _birthday_owner(poss: Token, ctx: _Ctx) -> str | None:
+    """The name behind a birthday's owner: "Noah's", or "her"/"his" after a named subject."""
+    if poss.pos_ == "PROPN":
+        return _name_of(poss, ctx, person=True)
+    if poss.lower_ not in {"his", "her"}:
+        return None
+    verb = next((a for a in poss.ancestors if a.pos_ in {"VERB", "AUX"}), None)
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None) if verb is not None else None
+    if subj is not None and subj.pos_ == "PROPN":
+        return _name_of(subj, ctx, person=True)
+    return _pronoun_name(poss, ctx)
 
 
 def _birthday_today(sent: Span, ctx: _Ctx) -> None:

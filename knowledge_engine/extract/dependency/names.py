@@ -356,7 +356,7 @@ def _resolve_subject(tok: Token, ctx: _Ctx) -> str | None:
         if low == "we" and ctx.message.role == "user":
             return ctx.me
         if low in {"he", "she"}:
-            return _only_person_before(tok, ctx)
+            return _name_right_before(tok, ctx) or _only_person_before(tok, ctx)
         return None  # you, they, it: unresolved
     if _bare_parent(tok, ctx):
         return KIN_PREFIX + low  # "Mum works at Tesco": the model tags "Mum" a person's name
@@ -871,9 +871,27 @@ def _same_pronoun_before(pron: Token) -> bool:
     )
 
 
+def _name_right_before(pron: Token, ctx: _Ctx) -> str | None:
+    """'Étienne he has more night shifts', 'Mathis he is 3': a person's name right before a he/she is
+    the one it repeats (a topic named, then its pronoun, as learners of English and quick typists write)."""
+    if pron.i == 0:
+        return None
+    prev = pron.doc[pron.i - 1]
+    if prev.dep_ == "compound" or not (
+        prev.pos_ == "PROPN" or (prev.is_title and prev.lower_ in first_names())
+    ):
+        return None
+    ent = ctx.ents.get(prev.i)
+    tagged = ent.label_ == "PERSON" if ent is not None else prev.lower_ in first_names()
+    return _name_of(prev, ctx, person=True) if tagged else None
+
+
 def _pronoun_name(pron: Token, ctx: _Ctx) -> str | None:
-    """'... Leo, he's four': a he/she right after 'Name,' is that name (the only case resolved)."""
+    """'... Leo, he's four': a he/she right after 'Name,' is that name; so is one right after a
+    person's name (`_name_right_before`)."""
     doc = pron.doc
+    if (named := _name_right_before(pron, ctx)) is not None:
+        return named
     if pron.i < 2 or doc[pron.i - 1].text != ",":
         return None
     prev = doc[pron.i - 2]

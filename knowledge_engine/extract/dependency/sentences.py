@@ -28,6 +28,7 @@ from knowledge_engine.extract.dependency.family import (
     _adjacent_relation,
     _age_aside,
     _age_facts,
+    _birthday_age,
     _birthday_today,
     _boss_gone,
     _boss_opening,
@@ -35,6 +36,7 @@ from knowledge_engine.extract.dependency.family import (
     _bracketed_relation,
     _broke_up,
     _called_relation,
+    _changed_schools,
     _child_by_rank,
     _child_of_childcare,
     _children_listed,
@@ -67,6 +69,7 @@ from knowledge_engine.extract.dependency.health import (
     _diagnosis_given,
     _dx_news,
     _possessed_condition,
+    _test_found,
     _treated_for,
 )
 from knowledge_engine.extract.dependency.homes import (
@@ -201,6 +204,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
     _relation_named_later(sent, ctx)
     _age_aside(sent, ctx)
     _birthday_today(sent, ctx)
+    _birthday_age(sent, ctx)
     if ctx.message.role == "user":
         for part in _form_parts(_whole_line(sent)):
             _fragments(part, ctx)
@@ -241,8 +245,10 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _broke_up(sent, ctx)
         _ex_partner(sent, ctx)
         _parent_of_named(sent, ctx)
+        _changed_schools(sent, ctx)
         _condition_news(sent, ctx)
         _dx_news(sent, ctx)
+        _test_found(sent, ctx)
         _body_trouble(sent, ctx)
         _diagnosis_given(sent, ctx)
         _treated_for(sent, ctx)

@@ -915,6 +915,8 @@ def _team_then_lead(attr: Token) -> bool:
 def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> None:
     if attr.like_num:
         return  # "Caleb is 12 and Maddie's 8": ages (_age_facts, extract/kids.py), no relation "has-8"
+    if attr.tag_ == "NNS" and _is_job(attr):
+        return  # "now we are both teachers": a kind of people shared, no one's title
     if any(c.dep_ == "poss" for c in attr.children):
         owner = _owner(next(c for c in attr.children if c.dep_ == "poss"), ctx, attr)
         if owner and owner != subject:  # "Jordan is my best friend"; "Léa was my manager": no more
