@@ -272,3 +272,28 @@ def test_a_named_persons_condition_is_theirs(tier: SpacyTier, text: str, fact: t
 def test_a_condition_that_names_a_clinic_is_no_ones(tier: SpacyTier) -> None:
     # a guard for the rule above (it holds on the code before it too)
     assert not {f for f in facts(tier, "We went to Addenbrooke's asthma clinic.") if f[1] == "has-condition"}
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("update, sleep study came back moderate sleep apnoea, so im on a cpap now", "moderate sleep apnoea"),
+        ("the biopsy came back as coeliac disease", "coeliac disease"),
+        ("my bloods came back showing anaemia", "anaemia"),
+    ],
+)
+def test_a_condition_the_speakers_test_found_is_theirs(tier: SpacyTier, text: str, condition: str) -> None:
+    assert ("Nia", "has-condition", condition) in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "his MRI showed a tear in the cartilage",  # someone else's test
+        "Leo's bloods showed anaemia",
+        "Carol had chest pains at work. the stress test showed angina",  # the message is about Carol
+        "the test came back negative for diabetes",  # nothing found
+    ],
+)
+def test_no_condition_from_someone_elses_test_or_a_clear_one(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"}

@@ -28,6 +28,7 @@ from knowledge_engine.extract.lexicon import (
     FIRST_PERSON_POSS,
     RECOVERY_VERBS,
 )
+from knowledge_engine.extract.truecase import names as first_names
 
 
 def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
@@ -267,6 +268,46 @@ _DX_NEWS = re.compile(
     re.I,
 )
 _FOR_SOMEONE = re.compile(r"^\s*(?:for|of)\s+(?!me\b)\w", re.I)  # "... came through for Leo": his
+
+
+# What a test or scan is called when its result comes back ("sleep study came back moderate sleep
+# apnoea", "the biopsy came back as coeliac disease", "bloods showed anaemia")
+_TESTS = frozenset(
+    {"test", "tests", "study", "bloods", "results", "result", "biopsy", "scan", "mri", "ct", "x-ray",
+     "xray", "ultrasound", "swab", "screening", "ecg", "echo", "colonoscopy", "endoscopy", "bloodwork"}
+)  # fmt: skip
+_FOUND_VERBS = frozenset({"show", "confirm", "reveal", "find", "diagnose"})
+
+
+def _test_found(sent: Span, ctx: _Ctx) -> None:
+    """'sleep study came back moderate sleep apnoea', 'the biopsy came back as coeliac disease', 'my
+    bloods showed anaemia' -> the speaker has-condition: a condition the speaker's own test found
+    (not a test of someone else's: "his MRI showed a tear", "Leo's bloods")."""
+    for verb in (t for t in sent if t.pos_ in {"VERB", "AUX"} and not _is_irrealis(t)):
+        back = verb.lemma_ == "come" and any(
+            c.lower_ == "back" and c.dep_ in {"prt", "advmod"} for c in verb.children
+        )
+        if not (back or verb.lemma_ in _FOUND_VERBS):
+            continue
+        tests = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in _TESTS]
+        owners = [d for t in tests for d in t.children if d.dep_ in {"det", "poss"}]
+        if not tests or any(d.lower_ not in FIRST_PERSON_POSS | {"the", "a", "an"} for d in owners):
+            continue
+        said = verb.doc[: verb.i]  # who came up before the finding
+        if any(_another_patient(t) or t.lower_ in {"he", "she"} or _first_name(t) for t in said):
+            continue  # "Carol had chest pains ... the stress test showed angina": hers
+        found = [c for c in verb.children if c.dep_ in {"dobj", "attr", "oprd", "acomp"}]
+        found += [p for prep in verb.children if prep.lower_ in {"as", "with"} for p in _pobjs(prep)]
+        for noun in (n for n in found if n.pos_ in {"NOUN", "PROPN"} and _condition_word(n)):
+            illness = _typed(noun) or _object_phrase(noun, ctx, prefer_name=False)
+            illness = illness.removeprefix("showing ") if illness else None  # "came back showing anaemia"
+            if illness and not any(c.dep_ == "neg" for c in verb.children):
+                _emit(ctx, ctx.me, "has-condition", illness, 0.5, obj_tok=None)
+
+
+def _first_name(tok: Token) -> bool:
+    """A capitalised first name, whatever the tagger made of it ("Carol" tagged an organisation)."""
+    return tok.pos_ == "PROPN" and tok.lower_ in first_names()
 
 
 def _dx_news(sent: Span, ctx: _Ctx) -> None:
