@@ -116,6 +116,7 @@ def test_a_big_city_the_model_calls_a_product_is_no_car(spacy_tier: SpacyTier) -
         "Just signed a 24 month contract with Vodafone for my phone.",  # a phone contract, not a job
         "We spent a weekend in Porto, lovely city.",  # a visit, not a home
         "buying pizza. chicago thin crust obviously, not deep dish, we're not tourists",  # a kind of pizza
+        "I saw a posting for clinical nurse educator at Victoria General Hospital.",  # a job advertised
     ],
 )
 def test_near_misses_say_nothing(spacy_tier: SpacyTier, rules_only: SpacyTier, text: str) -> None:

@@ -190,6 +190,8 @@ def test_no_pay_after_a_job_where_the_amount_is_not_listed_alone_for_the_speaker
         ("Our landlord wants 1,500 now.", "1,500"),  # what the landlord asks
         ("The landlord is charging £1,200.", "£1,200"),
         ("Rent went from £900 to £1,000.", "£1,000"),  # the range parsed as one amount
+        # an amount paid, alone, right after a line about the speaker's home
+        ("Our apartment in St-Boniface is 2 bedroom, it is too small now. We pay $1,450.", "$1,450"),
     ],
 )
 def test_rent_paid_or_said_of_a_place_is_the_rent(tier: SpacyTier, text: str, rent: str) -> None:
@@ -207,6 +209,8 @@ def test_rent_paid_or_said_of_a_place_is_the_rent(tier: SpacyTier, text: str, re
         "My sister's flat costs 900 a month.",  # hers
         "Our landlord wants us out.",
         "My agent wants £5,000 for the book.",  # not a letting agent
+        "Our flat is small. We pay 200 for parking.",  # what it pays for is said
+        "Our house is nice. We pay the cleaner 300.",
     ],
 )
 def test_no_rent_from_other_costs_or_rent_paid_before(tier: SpacyTier, text: str) -> None:
@@ -475,3 +479,18 @@ def test_a_rent_lowered_from_one_amount_to_another_is_the_new_rent(tier: SpacyTi
 )
 def test_a_change_only_wanted_or_refused_is_not_the_amount_now(tier: SpacyTier, text: str) -> None:
     assert not {p for p, _ in pay(tier, text) if p in {"has-salary", "has-rent"}}
+
+
+def test_an_offers_terms_listed_as_sentences_of_their_own_are_its_terms(tier: SpacyTier) -> None:
+    """'I got the offer at X. Clinical nurse educator. $49.80 an hour.': each term a verbless sentence."""
+    text = (
+        "Bonne nouvelle!! I got the offer at Victoria General. Clinical nurse educator. $49.80 an hour. "
+        "Start Dec 1."
+    )
+    said = pay(tier, text)
+    assert ("has-offer-from", "Victoria General") in said
+    assert ("has-offered-role", "Clinical nurse educator") in said
+    assert ("has-salary-offer", "$49.80") in said
+    # a sentence with a verb after the offer is no term of it
+    later = pay(tier, "I got the offer at Victoria General. The manager was lovely.")
+    assert not {p for p, _ in later if p in {"has-offered-role", "has-salary-offer"}}

@@ -410,3 +410,48 @@ def test_a_manager_a_job_would_bring_is_no_manager_while_the_job_is_not_taken(
     assert ("has-prospective-manager", "Tom Haskins") in current
     assert not [f for f in ws.facts.all() if f.predicate == "has-manager"]
     ws.close()
+
+
+@pytest.mark.parametrize(
+    ("offer", "started"),
+    [
+        ("Got an offer from Monzo. Senior engineer. 62k.", "I started at Monzo last week, it's great."),
+        # the employer's initials: "VGH" for Victoria General Hospital
+        (
+            "Bonne nouvelle!! I got the offer at Victoria General Hospital. Clinical nurse educator. "
+            "$49.80 an hour.",
+            "Hi! I started at VGH last week. It is very different, more office.",
+        ),
+    ],
+)
+def test_a_job_started_at_an_offers_employer_takes_its_terms(
+    tier: SpacyTier, workspace: Path, offer: str, started: str
+) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    before = counters.get("facts.offers_started")
+    first = "I'm a staff nurse, I'm on $44.10 an hour."
+    tell(tier, ws, [(0, "s1", first), (10, "s2", offer), (40, "s3", started)])
+    current = {(f.predicate, f.object) for f in ws.facts.query(subject="Maya")}
+    offered_pay = {("has-salary", o) for p, o in current if p == "has-salary-offer"}
+    offered_role = {("has-role", o) for p, o in current if p == "has-offered-role"}
+    assert offered_pay and offered_role and offered_pay | offered_role <= current
+    assert ("has-salary", "$44.10") not in current  # the old pay went to history
+    assert counters.get("facts.offers_started") == before + 1
+    ws.close()
+
+
+def test_a_job_at_the_current_employer_takes_no_offer_of_its_own(tier: SpacyTier, workspace: Path) -> None:
+    """An offer from the firm the speaker already works at is told by its own words (a promotion)."""
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "I work at Monzo, I'm on 50k."),
+            (10, "s2", "Got an offer from Monzo. Team lead. 62k."),
+            (40, "s3", "I work at Monzo still, it's fine."),
+        ],
+    )
+    current = {(f.predicate, f.object) for f in ws.facts.query(subject="Maya")}
+    assert ("has-salary", "62k") not in current
+    ws.close()

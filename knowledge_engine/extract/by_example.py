@@ -220,6 +220,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "she wants a X",
         "we're thinking of getting a X",
         "looking at buying a X",
+        "I saw a job posting at X",  # a job advertised, not held
+        "X has a vacancy",
+        "X is hiring",
     ),
     "-someone": ("my friend works at X", "my kids go to X", "my sister lives in X", "my dad worked at X"),
 }

@@ -85,6 +85,44 @@ def accepted_job(
     return out
 
 
+def offer_started(
+    job: FactCandidate,
+    offers: Iterable[Fact],
+    roles: Iterable[Fact] = (),
+    pay: Iterable[Fact] = (),
+    jobs: Iterable[Fact] = (),
+) -> list[FactCandidate]:
+    """The terms of the offer a job said with its employer's name takes ("offer from Monzo, senior
+    engineer, 62k" ... "I started at Monzo"; "the offer at Victoria General" ... "started at VGH"):
+    has-role and has-salary, as an acceptance would give them. Only an offer from a new employer: one
+    none of the subject's jobs begun before it names (an offer from the current firm is a promotion
+    told by its own words)."""
+    named = canonical(job.object)
+    held = list(jobs)
+    fits = [
+        f
+        for f in offers
+        if f.invalid_at is None
+        and _names_offer(named, canonical(f.object))
+        and not any(same_words(f, j) and began(j) < began(f) for j in held)
+    ]
+    if not fits:
+        return []
+    acceptance = job.model_copy(update={"object": STARTED_JOB})
+    return accepted_job(acceptance, [max(fits, key=began)], roles, pay)[1:]
+
+
+def _names_offer(named: str, offer: str) -> bool:
+    """'monzo' names 'monzo'; 'vgh' (initials, and one more for the kind of place) names 'victoria
+    general'."""
+    words, offer_words = named.split(), offer.split()
+    if words and set(words) <= set(offer_words):
+        return True
+    initials = "".join(w[0] for w in offer_words if w[0].isalpha())
+    acronym = len(words) == 1 and named.isalpha() and len(initials) >= 2
+    return acronym and named.startswith(initials) and len(named) - len(initials) <= 1
+
+
 def declined(decline: Fact, offers: Iterable[Fact]) -> list[Fact]:
     """The subject's valid offers a decline names (one name's words hold the other's), said before it."""
     return [

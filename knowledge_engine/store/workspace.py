@@ -37,7 +37,7 @@ from knowledge_engine.observe import counters, emit, failure
 from knowledge_engine.store import backend as store_backend
 from knowledge_engine.store.entities import EntityStore, vote_weight
 from knowledge_engine.store.facts import FactStore, began, last_said
-from knowledge_engine.store.offers import accepted_job, declined
+from knowledge_engine.store.offers import accepted_job, declined, offer_started
 from knowledge_engine.store.persistence import WorkspaceLock, secure_tree
 
 if TYPE_CHECKING:
@@ -222,7 +222,9 @@ class Workspace:
                 for said in sorted(ex.facts, key=lambda c: c.predicate == ACCEPTED_OFFER):
                     if fix is not None and _states_wrong(said, fix):
                         continue  # "I meant Leeds not Leicester" says nothing of Leicester
-                    for cand in self._accepted_job(said) if said.predicate == ACCEPTED_OFFER else [said]:
+                    for cand in (
+                        self._accepted_job(said) if said.predicate == ACCEPTED_OFFER else self._job_said(said)
+                    ):
                         fact = self.add_fact(cand, ev)
                         if fact is not None:
                             added.append(fact)
@@ -269,6 +271,23 @@ class Workspace:
         )
         counters.inc("facts.acceptances" if job else "facts.acceptances_unresolved")
         return job
+
+    def _job_said(self, cand: FactCandidate) -> list[FactCandidate]:
+        """A fact as said; a job at an offer's employer with the terms the offer named (store/offers.py)."""
+        if cand.predicate not in ("works-at", "works-for") or cand.ends:
+            return [cand]
+        person = self.entities.resolve(cand.subject.strip(), "person")
+        keys = {canonical(cand.subject), *((person.id, canonical(person.value)) if person else ())}
+        offers = self._facts_of(keys, OFFER_PREDICATE)
+        if not offers:
+            return [cand]
+        employer = [p for p, name in self.facts.family.items() if name == "employer"]
+        jobs = [f for p in employer for f in self._facts_of(keys, p, history=True)]
+        roles, pay = self._facts_of(keys, OFFERED_ROLE), self._facts_of(keys, OFFERED_PAY)
+        terms = offer_started(cand, offers, roles, pay, jobs)
+        if terms:
+            counters.inc("facts.offers_started")
+        return [cand, *terms]
 
     def _end_declined(self, decline: Fact) -> None:
         """An offer turned down is no offer any more: the subject's offers it names end."""

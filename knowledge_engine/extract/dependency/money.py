@@ -505,7 +505,7 @@ def _getting_a_rate(verb: Token, dobjs: list[Token], subject: str, past: bool, c
 
 def _rent_paid(verb: Token, ctx: _Ctx) -> None:
     """'We pay £1,450 rent', 'I pay 900 in rent' -> has-rent: an amount the speaker pays, said with
-    the word rent (or mortgage) right beside it."""
+    the word rent (or mortgage) right beside it, or alone right after a line about a home."""
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
         kind = dobj.lower_ if dobj.lower_ in {"rent", "mortgage"} else None
         amount = next((c for c in dobj.children if c.dep_ == "nummod"), None) if kind else dobj
@@ -520,6 +520,15 @@ def _rent_paid(verb: Token, ctx: _Ctx) -> None:
                 ),
                 None,
             )
+        if (
+            kind is None
+            and not any(c.dep_ in {"prep", "dative"} for c in verb.children)
+            and not any(
+                c.dep_ in {"det", "amod", "compound", "poss"} for c in dobj.children
+            )  # "the cleaner 300"
+            and _home_before(verb.sent)
+        ):
+            kind = "rent"  # "Our apartment in St-Boniface is too small now. We pay $1,450."
         money = (_money_value(amount, ctx) or _amount(amount)) if amount is not None and kind else None
         if money and _big_enough(money):
             _emit(ctx, ctx.me, "has-rent", money, 0.55, obj_tok=None)

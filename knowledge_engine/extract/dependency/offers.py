@@ -33,6 +33,8 @@ from knowledge_engine.model.predicates import (
     STARTED_JOB,
 )
 
+_MAX_FRAGMENT = 8  # words of a term listed as a sentence of its own
+
 
 def _counter_offer(verb: Token, ctx: _Ctx) -> bool:
     """'he came back with 52k' in the speaker's message: the other side's offer of pay."""
@@ -94,7 +96,7 @@ def _offers(sent: Span, ctx: _Ctx) -> None:
             owners = _subjects(tok.head, ctx) if tok.dep_ != "ROOT" else [ctx.me]
             if not owners and ctx.message.role == "user" and _opens_sentence(tok.head):
                 owners = [ctx.me]  # "Got an offer from Feedzai: ...": chat dropped the "I"
-            orgs = _orgs_of(tok, {"from"}, ctx)
+            orgs = _orgs_of(tok, {"from", "at"}, ctx)  # "got the offer at Victoria General"
             for org in orgs:
                 for owner in owners:
                     _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")
@@ -149,7 +151,7 @@ def _offer_terms(offer: Token, ctx: _Ctx) -> None:
     pobjs = [p.i for prep in offer.children if prep.dep_ == "prep" for p in _pobjs(prep)]
     start = max(pobjs, default=offer.i)  # the employer's head word ends its name
     fragment: list[Token] = []
-    for tok in [*doc[start + 1 : sent.end], None]:
+    for tok in [*doc[start + 1 : sent.end], *_fragments_after(sent), None]:
         if tok is not None and tok.text not in {",", ":", ";", "-", "–", "(", ")", "|", "."}:
             fragment.append(tok)
             continue
@@ -158,12 +160,27 @@ def _offer_terms(offer: Token, ctx: _Ctx) -> None:
         fragment = []
 
 
+def _fragments_after(sent: Span) -> list[Token]:
+    """The verbless short sentences right after an offer's: "Got the offer at VGH. Clinical nurse
+    educator. $49.80 an hour." lists its terms as sentences of their own."""
+    out: list[Token] = []
+    nxt = sent.end
+    while nxt < len(sent.doc):
+        following = sent.doc[nxt].sent
+        if len(following) > _MAX_FRAGMENT or any(t.pos_ in {"VERB", "AUX"} for t in following):
+            break
+        out += list(following)
+        nxt = following.end
+    return out
+
+
 def _offer_term(words: list[Token], ctx: _Ctx) -> bool:
     """One listed term of an offer: its pay or its title; False when it is neither."""
     for tok in words:
         amount = ctx.ents.get(tok.i) is not None or MONEY_SHORT.match(tok.text)
         money = _money_value(tok, ctx) if amount else None
-        if money and _big_enough(money):
+        hourly = any(t.lemma_ in {"hour", "hr", "day", "week"} for t in words)  # "$49.80 an hour"
+        if money and (_big_enough(money) or hourly):
             _emit(ctx, ctx.me, OFFERED_PAY, money, 0.5, obj_tok=None)
             return True
     words = [t for t in words if t.dep_ != "det"]
