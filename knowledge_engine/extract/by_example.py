@@ -220,9 +220,6 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "she wants a X",
         "we're thinking of getting a X",
         "looking at buying a X",
-        "I saw a job posting at X",  # a job advertised, not held
-        "X has a vacancy",
-        "X is hiring",
     ),
     "-someone": ("my friend works at X", "my kids go to X", "my sister lives in X", "my dad worked at X"),
 }
@@ -316,8 +313,13 @@ _DENIED = re.compile(
     re.I,
 )
 _HOME_SIDE = frozenset({"lives-in", "moves-to", "lived-in", "moved-to"})
-# A job sought, not held: "the resume for Siemens job", "a cover letter for PwC", "applying to Monzo"
-_SOUGHT = re.compile(r"\b(?:resume|résumé|cv|cover letter|appl(?:y|ying|ied|ication)|interview\w*)\b", re.I)
+# A job sought, not held: "the resume for Siemens job", "a cover letter for PwC", "applying to Monzo",
+# "I saw a posting for nurse educator at X" (a job advertised)
+_SOUGHT = re.compile(
+    r"\b(?:resume|résumé|cv|cover letter|appl(?:y|ying|ied|ication)|interview\w*|"
+    r"(?:job )?(?:posting|advert|ad)|vacanc(?:y|ies)|opening)\b",
+    re.I,
+)
 # the place of a school or a workplace named just before it ("nursery on X", "the office in X")
 _SITE_OF = re.compile(
     rf"\b(?:{'|'.join(sorted(SCHOOL_WORDS))}|office|hospital|clinic|shop|store|branch|site)\s+(?:on|in|at|off)\s+X\b",
@@ -701,7 +703,7 @@ def _reading(score: dict[str, float], cand: _Candidate, limits: Thresholds) -> s
     if _SUPPOSED.search(cand.probe) and _IF.search(cand.probe):
         return None  # "we could get a flat for X a month if we moved out of town": only supposed
     if predicate == "works-at" and _SOUGHT.search(cand.masked):
-        return None  # "how to make the resume for Siemens job": applying there
+        return None  # "how to make the resume for Siemens job", "saw a posting at X": applying, seeking
     if _DENIED.search(cand.probe) and not _ENDED.search(cand.probe):
         return None  # "I'm not in London": no home there
     if predicate in {"lives-in", "moves-to"} and _SOLD_HOME.search(cand.masked):
