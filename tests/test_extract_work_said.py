@@ -1856,3 +1856,32 @@ def test_a_firm_joined_only_in_a_plan_or_by_another_is_not_mine(
     tier: SpacyTier, text: str, firm: str
 ) -> None:
     assert not {p for p, o in said_by(tier, text, "Lin") if o == firm and p in {"joins", "works-at"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("We made Priya manager last month.", ("Priya", "has-role", "manager")),
+        ("I bumped Priya up to cafe manager, shes great.", ("Priya", "has-role", "cafe manager")),
+        ("We promoted Tom to head chef in May.", ("Tom", "has-role", "head chef")),
+        ("Priya took the manager job and she sorted the rosters.", ("Priya", "has-role", "manager")),
+        ("My sister Ana got a senior nurse role at the Royal.", ("Ana", "has-role", "senior nurse")),
+        (
+            "Jake graduated from the academy friday, probationary firefighter now, he's at Shellharbour.",
+            ("Jake", "has-role", "probationary firefighter"),
+        ),
+        ("I passed the exam, senior nurse now!", ("Lin", "has-role", "senior nurse")),
+    ],
+)
+def test_a_title_given_to_or_taken_by_a_named_person_is_theirs(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in triples(tier, text, "Lin")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["That film made Priya cry.", "They made Tom redundant.", "We went to Paris, lovely city now."],
+)
+def test_no_title_from_a_making_or_a_now_that_names_none(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in triples(tier, text, "Lin") if f[1] == "has-role"}

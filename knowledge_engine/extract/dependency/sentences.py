@@ -164,6 +164,7 @@ from knowledge_engine.extract.dependency.work import (
     _signed_off_as,
     _since_leaving,
     _stepped_up,
+    _title_now,
     _titled_job,
     _work_at,
     _working_there,
@@ -228,6 +229,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _since_leaving(sent, ctx)
         _firm_joined(sent, ctx)
         _appositive_job(sent, ctx)
+        _title_now(sent, ctx)
         _years_fragment(sent, ctx)
         _firm_called_job(sent, ctx)
         _since_moving(sent, ctx)

@@ -35,6 +35,7 @@ from knowledge_engine.extract.dependency.names import (
     _of_object,
     _only_person_before,
     _owner,
+    _resolve_subject,
     _speakers_clause,
 )
 from knowledge_engine.extract.dependency.nouns import (
@@ -409,13 +410,24 @@ def _titled_job(sent: Span, before: int, ctx: _Ctx) -> None:
         verb = _taking_verb(job) or _given_me(job)
         if verb is None or _supposed(verb) or _negated(verb):
             continue
-        if verb.lemma_ != "give" and not _speakers_clause(verb, ctx):
-            continue
-        title = _title_before(job)
-        if title:
+        holder = ctx.me if verb.lemma_ == "give" or _speakers_clause(verb, ctx) else _named_holder(verb, ctx)
+        title = _title_before(job) if holder else None
+        if holder and title:
             past = _is_past(verb) and verb.lemma_ in {"have", "do"}  # "I had a nurse job": held then
-            _emit(ctx, ctx.me, "worked-as" if past else "has-role", title, 0.5, obj_tok=None)
+            _emit(ctx, holder, "worked-as" if past else "has-role", title, 0.5, obj_tok=None)
             return
+
+
+def _named_holder(verb: Token, ctx: _Ctx) -> str | None:
+    """The person a job-taking clause is about: 'Priya took the manager job', 'my sister Ana got a
+    senior nurse role', 'she got the team lead role' (the she the message resolves); not a firm."""
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is None or not (subj.pos_ == "PROPN" or subj.lower_ in {"he", "she"} or _is_kin(subj)):
+        return None
+    name = _resolve_subject(subj, ctx)
+    ent = ctx.ents.get(subj.i)
+    person = subj.lower_ in {"he", "she"} or _is_kin(subj) or (ent is not None and ent.label_ == "PERSON")
+    return name if name and name != ctx.me and (person or subj.lower_ in first_names()) else None
 
 
 def _taking_verb(job: Token) -> Token | None:
@@ -1209,21 +1221,69 @@ def _job_is_at(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
 
 
 def _promoted_me(verb: Token, ctx: _Ctx) -> bool:
-    """'They promoted me to senior analyst', "they've made me team lead" -> the speaker's title. The
+    """'They promoted me to senior analyst', "they've made me team lead" -> the speaker's title; 'we
+    made Priya manager', 'bumped Priya up to cafe manager' -> the named person's. The
     small model parses the title after "me" every which way ('lead' a verb, 'head' a clause), so
     the words are read in order: up to five title words after "me" (and "to")."""
-    if verb.lemma_ not in {"promote", "make"} or ctx.message.role != "user" or _is_irrealis(verb):
+    if verb.lemma_ not in {"promote", "make", "bump"} or ctx.message.role != "user" or _is_irrealis(verb):
         return False
     doc = verb.doc
-    me = verb.i + 1 if verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ == "me" else None
-    if me is None:
+    holder = _promoted_one(doc[verb.i + 1], ctx) if verb.i + 1 < len(doc) else None
+    if holder is None:
         return False
-    start = me + 1
-    if verb.lemma_ == "promote" and start < len(doc) and doc[start].lower_ == "to":
+    start = verb.i + 2
+    if verb.lemma_ == "bump" and start < len(doc) and doc[start].lower_ == "up":
+        start += 1  # "bumping Priya up to cafe manager"
+    elif verb.lemma_ == "bump":
+        return False
+    if verb.lemma_ != "make" and start < len(doc) and doc[start].lower_ == "to":
         start += 1
-    elif verb.lemma_ == "promote":
+    elif verb.lemma_ != "make":
         return False
-    return _title_from(start, verb, ctx.me, verb.lemma_ == "promote", ctx)
+    return _title_from(start, verb, holder, verb.lemma_ != "make", ctx)
+
+
+def _title_now(sent: Span, ctx: _Ctx) -> None:
+    """'Jake graduated from the academy friday, probationary firefighter now, ...', 'I passed, senior
+    nurse now' -> has-role: a title set off by commas before "now", of the clause's subject before it
+    (the speaker or a person's name)."""
+    doc = sent.doc
+    for now in (t for t in sent if t.lower_ == "now" and t.i > sent.start + 2):
+        after = doc[now.i + 1] if now.i + 1 < sent.end else None
+        if after is not None and not after.is_punct:
+            continue
+        comma = next(
+            (k for k in range(now.i - 1, max(sent.start, now.i - 6), -1) if doc[k].text == ","), None
+        )
+        words = list(doc[comma + 1 : now.i]) if comma is not None else []
+        if (
+            not words
+            or not _is_title_word(words[-1])
+            or not all(w.pos_ in {"ADJ", "NOUN", "PROPN"} for w in words)
+        ):
+            continue
+        holder = _clause_holder(doc[sent.start : comma], ctx)
+        if holder:
+            _emit(ctx, holder, "has-role", " ".join(w.text for w in words), 0.5, obj_tok=None)
+
+
+def _clause_holder(span: Span, ctx: _Ctx) -> str | None:
+    """The subject of the clause before a title: "I" (the speaker) or a person's name."""
+    subj = next((t for t in reversed(span) if t.dep_ in {"nsubj", "nsubjpass"}), None)
+    if subj is None:
+        return None
+    if subj.lower_ == "i":
+        return ctx.me
+    return _promoted_one(subj, ctx)
+
+
+def _promoted_one(tok: Token, ctx: _Ctx) -> str | None:
+    """Whom a promotion names: "me", or a person's name ('we made Priya manager')."""
+    if tok.lower_ == "me":
+        return ctx.me
+    ent = ctx.ents.get(tok.i)
+    person = tok.lower_ in first_names() or (ent is not None and ent.label_ == "PERSON")
+    return _name_of(tok, ctx, person=True) if tok.pos_ == "PROPN" and person else None
 
 
 def _made_title(verb: Token, subject: str, ctx: _Ctx) -> bool:
