@@ -297,3 +297,9 @@ def test_a_condition_the_speakers_test_found_is_theirs(tier: SpacyTier, text: st
 )
 def test_no_condition_from_someone_elses_test_or_a_clear_one(tier: SpacyTier, text: str) -> None:
     assert not {f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"}
+
+
+def test_a_clause_after_a_heading_and_a_colon_is_read(tier: SpacyTier) -> None:
+    """The parse hangs 'Lina has ...' on the heading's noun; it is a clause of its own."""
+    said = facts(tier, "One more important thing: Lina has an egg allergy, we found out in February.")
+    assert ("Lina", "has-condition", "egg allergy") in said

@@ -494,3 +494,21 @@ def test_an_offers_terms_listed_as_sentences_of_their_own_are_its_terms(tier: Sp
     # a sentence with a verb after the offer is no term of it
     later = pay(tier, "I got the offer at Victoria General. The manager was lovely.")
     assert not {p for p, _ in later if p in {"has-offered-role", "has-salary-offer"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "salary"),
+    [
+        ("Also the negotiation: we met at 134,000, plus a bigger bonus target.", "134,000"),
+        ("about the offer, we settled on 62k in the end", "62k"),
+    ],
+)
+def test_the_figure_a_pay_talk_ended_on_is_the_salary(tier: SpacyTier, text: str, salary: str) -> None:
+    assert ("has-salary", salary) in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["we met at 10 at the cafe, the offer was fine", "we settled on 2 kids, the offer was fine"]
+)
+def test_no_salary_from_a_meeting_time_or_a_count(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in pay(tier, text) if p == "has-salary"}

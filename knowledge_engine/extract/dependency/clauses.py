@@ -198,6 +198,7 @@ def _clause_roots(root: Token) -> list[Token]:
         roots += [c for c in learned.children if c.dep_ == "ccomp" and c.i > learned.i and _has_subject(c)]
     roots += _felt_clauses(root)
     roots += _announced(root)
+    roots += _after_colon(root)
     if root.lemma_ in HEDGE_VERBS and not _judges_someone(root):
         return roots + _before_own_hedge(root)
     for child in root.children:
@@ -216,6 +217,19 @@ def _clause_roots(root: Token) -> list[Token]:
         t
         for t in root.subtree
         if t.dep_ in {"acl", "relcl", "advcl"} and t not in roots and _has_subject(t) and _past_of_time(t)
+    ]
+
+
+def _after_colon(root: Token) -> list[Token]:
+    """'One more important thing: Lina has an egg allergy, we found out in February': a clause after a
+    heading and a colon, which the parse hangs on the heading's noun (an acl) below the later root."""
+    doc = root.doc
+    return [
+        a
+        for c in root.children
+        if c.i < root.i and c.pos_ in {"NOUN", "PROPN"}
+        for a in c.children
+        if a.dep_ == "acl" and _has_subject(a) and any(t.text == ":" for t in doc[c.i : a.i])
     ]
 
 

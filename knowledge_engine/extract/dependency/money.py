@@ -503,6 +503,28 @@ def _getting_a_rate(verb: Token, dobjs: list[Token], subject: str, past: bool, c
     return _pay_rate(verb, ctx, short=False)
 
 
+_SETTLE_VERBS = frozenset({"meet", "settle", "agree", "land"})
+# Words of a talk about pay: a figure agreed on in a message with one of them is the pay
+_TALKS = SALARY_NOUNS | {"negotiation", "negotiate", "negotiating", "offer", "counter", "counteroffer"}
+
+
+def _settled_at(sent: Span, ctx: _Ctx) -> None:
+    """'Also the negotiation: we met at 134,000', 'we settled on 62k in the end' -> has-salary: the
+    figure a pay talk ended on, in a user message that speaks of the offer, the pay or the talk."""
+    if ctx.message.role != "user" or not any(t.lower_ in _TALKS for t in sent.doc):
+        return
+    for verb in (t for t in sent if t.lemma_ in _SETTLE_VERBS and t.pos_ == "VERB"):
+        subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subj is None or subj.lower_ not in {"we", "i", "they"} or _is_irrealis(verb):
+            continue
+        for pobj in (p for prep in _preps(verb, verb, {"at", "on", "to"}) for p in _pobjs(prep)):
+            amounts = [pobj, *(c for c in pobj.children if c.dep_ == "nummod")]  # "75k base"
+            value = next((v for a in amounts if (v := _money_value(a, ctx) or _amount(a))), None)
+            if value and _big_enough(value) and re.search(r"\d{1,3}[,.]\d{3}|\d\s*[kK]\b|\d{4,}", value):
+                _emit(ctx, ctx.me, "has-salary", value, 0.5, obj_tok=None)
+                return
+
+
 def _rent_paid(verb: Token, ctx: _Ctx) -> None:
     """'We pay £1,450 rent', 'I pay 900 in rent' -> has-rent: an amount the speaker pays, said with
     the word rent (or mortgage) right beside it, or alone right after a line about a home."""

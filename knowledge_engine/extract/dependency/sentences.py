@@ -109,6 +109,7 @@ from knowledge_engine.extract.dependency.money import (
     _pay_starts_at,
     _rent_in,
     _salary_change,
+    _settled_at,
     _start_pay,
     _take_home_said,
 )
@@ -255,6 +256,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _diagnosis_given(sent, ctx)
         _treated_for(sent, ctx)
         _pay_arrow(sent, ctx)
+        _settled_at(sent, ctx)
     before = len(ctx.out)
     for root in (t for t in sent if t.dep_ == "ROOT"):
         for clause_root in _clause_roots(root):
