@@ -808,3 +808,9 @@ def test_a_rent_changed_gives_the_rent_now_and_before(
 def test_a_place_left_on_a_trip_was_no_home(tier: SpacyTier) -> None:
     # a guard for the rule above (it holds on the code before it too)
     assert ("lived-in", "Paris") not in said_by(tier, "After leaving Paris we drove south.", "Rui")
+
+
+def test_a_home_named_by_its_place_and_said_to_be_ours_is_where_one_lives(tier: SpacyTier) -> None:
+    assert ("lives-in", "Norbury") in homes(tier, "We moved! The Norbury house is ours since the 25th July.")
+    assert not homes(tier, "The Norbury house was ours for years.")  # the past
+    assert not homes(tier, "The Norbury house will be ours if the bank says yes.")  # supposed

@@ -219,6 +219,23 @@ def _home_it(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, predicate, name, 0.55, obj_tok=pobj, obj_type="location")
 
 
+def _home_ours(sent: Span, ctx: _Ctx) -> None:
+    """'The Norbury house is ours since the 25th July', 'the Leith flat is finally ours' -> lives-in the
+    place the home is named by: a home said to be the speaker's now."""
+    if ctx.message.role != "user":
+        return
+    for home in (t for t in sent if t.dep_ == "nsubj" and t.lemma_.lower() in HOME_NOUNS):
+        verb = home.head
+        ours = any(c.dep_ in {"acomp", "attr"} and c.lower_ in {"ours", "mine"} for c in verb.children)
+        if not ours or not _is_be(verb) or verb.tag_ == "VBD" or _is_irrealis(verb):
+            continue
+        for place in (c for c in home.children if c.dep_ == "compound" and c.pos_ == "PROPN"):
+            name = _name_of(place, ctx)
+            ent = ctx.ents.get(place.i)
+            if name and (ent is None or ent.label_ in {"GPE", "LOC", "FAC"}):
+                _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=place, obj_type="location")
+
+
 def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
     """'rent is R9,500 for my place in melville', 'our house in Clontarf needs a roof', '$1,150 for a
     3 bedroom duplex in Belmont' (a rent line), "we're in a flat in Leith", 'still in the same flat in

@@ -80,6 +80,7 @@ from knowledge_engine.extract.dependency.homes import (
     _home_city,
     _home_it,
     _home_of_mine,
+    _home_ours,
     _lives_with_us_in,
     _living_there,
     _moved_here,
@@ -270,6 +271,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _cars_named(sent, ctx)
         _pets_by_breed(before, ctx)
         _pet_by_its_word(sent, before, ctx)
+        _home_ours(sent, ctx)
         _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
         _commute_from(sent, ctx)
         _in_an_org(sent, before, ctx)
