@@ -191,6 +191,13 @@ class KinNames:
         with self._lock:
             return {n.casefold() for n in self._names.get(key, {}).values() if n is not None}
 
+    def partnered(self, msg: Message, scope: str | None = None) -> bool:
+        """Whether the message's speaker named a partner (husband, wife, partner, fiance...) before."""
+        key = (owner(msg, scope), (msg.speaker or "").strip().casefold())
+        with self._lock:
+            known = self._names.get(key, {})
+            return any(known.get(word) for word in PARTNER_WORDS)
+
     def learn(self, msg: Message, facts: list[FactCandidate], scope: str | None = None) -> None:
         """Learn the kin and relations of facts added after `one` read the message (a child by context)."""
         key = (owner(msg, scope), (msg.speaker or "").strip().casefold())
@@ -267,6 +274,18 @@ class KinNames:
 
 
 SPOUSE_WORDS = frozenset({"husband", "wife", "hubby", "hubs", "missus", "wifey", "partner"})
+# Every kin word for a partner, married or not: one named, no other is guessed (partners.py)
+PARTNER_WORDS = SPOUSE_WORDS | {
+    "boyfriend",
+    "girlfriend",
+    "bf",
+    "gf",
+    "boyf",
+    "fiance",
+    "fiancé",
+    "fiancee",
+    "fiancée",
+}
 
 
 def tied_names(facts: list[FactCandidate]) -> list[str]:

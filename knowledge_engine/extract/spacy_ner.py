@@ -41,6 +41,7 @@ from knowledge_engine.extract.nlp import (
     warn_unavailable,
     word_index,
 )
+from knowledge_engine.extract.partners import PartnerTally
 from knowledge_engine.extract.regex import CURRENCY_CODES, MONEY, initial_importance
 from knowledge_engine.extract.text import worth_extracting
 from knowledge_engine.extract.workers import SpacyWorkerPool, acquire, release, resolve_workers
@@ -179,6 +180,7 @@ class SpacyTier:
         self.people = SessionPeople()
         self.answers = SessionAnswers(who=self.people.who)
         self.kin = KinNames()  # "my husband" -> Tom, per speaker, for facts by example about kin
+        self.partners = PartnerTally()  # "leanne reckons ...": a partner never called one (partners.py)
         self._sessions_lock = threading.Lock()  # one batch at a time reads the sessions, in order
         self._examples: by_example.Examples | Literal[False] | None = None  # False: unavailable
         self._examples_lock = threading.Lock()
@@ -193,6 +195,7 @@ class SpacyTier:
         with self._sessions_lock:
             self.people.forget(names, session, scope)
             self.kin.forget(names, scope)
+            self.partners.forget(names, scope)
             self.answers.forget(names, session, scope)
 
     def memory(self, scope: str | None) -> dict[str, Any]:
@@ -200,6 +203,7 @@ class SpacyTier:
         return {
             "people": self.people.state(scope),
             "kin": self.kin.state(scope),
+            "partners": self.partners.state(scope),
             "answers": self.answers.state(scope),
         }
 
@@ -208,6 +212,7 @@ class SpacyTier:
         with self._sessions_lock:
             self.people.restore(scope, memory.get("people", []))
             self.kin.restore(scope, memory.get("kin", []))
+            self.partners.restore(scope, memory.get("partners", []))
             self.answers.restore(scope, memory.get("answers", {}))
 
     @property
@@ -265,6 +270,10 @@ class SpacyTier:
             if kids := children_by_context.own_children(m, ex, self.kin.related(m, scope)):
                 ex = ex.model_copy(update={"facts": [*ex.facts, *kids]})
                 self.kin.learn(m, kids, scope)
+            partnered = self.kin.partnered(m, scope)
+            if partner := self.partners.one(m, self.kin.related(m, scope), partnered, scope):
+                ex = ex.model_copy(update={"facts": [*ex.facts, *partner]})
+                self.kin.learn(m, partner, scope)
             ex = pupils.schooled(m.text, ex, self.kin.children(m, scope))
         return self.answers.one(m, ex, scope)
 
