@@ -303,3 +303,11 @@ def test_a_clause_after_a_heading_and_a_colon_is_read(tier: SpacyTier) -> None:
     """The parse hangs 'Lina has ...' on the heading's noun; it is a clause of its own."""
     said = facts(tier, "One more important thing: Lina has an egg allergy, we found out in February.")
     assert ("Lina", "has-condition", "egg allergy") in said
+
+
+def test_a_condition_a_clinician_diagnosed_with_no_patient_said_is_the_speakers(tier: SpacyTier) -> None:
+    text = "I have been very tired, and my GP ran blood tests. She has diagnosed iron-deficiency anaemia."
+    assert ("Nia", "has-condition", "iron-deficiency anaemia") in facts(tier, text)
+    # another patient named before: theirs, not the speaker's
+    other = facts(tier, "Took Leo to the GP on Monday. She diagnosed tonsillitis.")
+    assert not {f for f in other if f[0] == "Nia" and f[1] == "has-condition"}

@@ -1039,6 +1039,9 @@ def test_a_designation_is_a_role(tier: SpacyTier) -> None:
         ("signed w/ Stripe today 🙌 staff eng, $212k base", "Stripe"),
         ("I signed with Monzo yesterday, starting in March.", "Monzo"),
         ("yo. 2 weeks in at lumen", "lumen"),
+        ("Good evening. I have now completed two weeks at St George's. It is demanding.", "St George's"),
+        ("I've done my first month at Monzo and I love it.", "Monzo"),
+        ("signed with Sainsbury's today", "Sainsbury's"),  # a firm's possessive is its name
     ],
 )
 def test_a_contract_signed_or_weeks_served_at_a_firm_is_the_job(
@@ -1056,6 +1059,7 @@ def test_a_contract_signed_or_weeks_served_at_a_firm_is_the_job(
         "He signed with Arsenal last year.",
         "Should I sign with Monzo?",
         "2 weeks in at the gym and I can feel it.",
+        "My son has done two weeks at Camp Kanata.",  # someone else's time
     ],
 )
 def test_a_home_agent_someone_else_or_a_doubt_signs_no_job(tier: SpacyTier, text: str) -> None:
@@ -1885,3 +1889,10 @@ def test_a_title_given_to_or_taken_by_a_named_person_is_theirs(
 )
 def test_no_title_from_a_making_or_a_now_that_names_none(tier: SpacyTier, text: str) -> None:
     assert not {f for f in triples(tier, text, "Lin") if f[1] == "has-role"}
+
+
+def test_a_superintendent_is_a_manager(tier: SpacyTier) -> None:
+    said = said_by(
+        tier, "I should mention that my superintendent, Mr Rajesh Varma, agreed to be my referee.", "Lin"
+    )
+    assert ("has-manager", "Mr Rajesh Varma") in said

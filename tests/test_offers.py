@@ -455,3 +455,22 @@ def test_a_job_at_the_current_employer_takes_no_offer_of_its_own(tier: SpacyTier
     current = {(f.predicate, f.object) for f in ws.facts.query(subject="Maya")}
     assert ("has-salary", "62k") not in current
     ws.close()
+
+
+def test_a_firms_possessive_name_is_the_offers_firm(tier: SpacyTier, workspace: Path) -> None:
+    """"St George's have offered me the post" ... "completed two weeks at St George's": one firm."""
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "At present I am the Pharmacist Manager at Kemble Chemists."),
+            (10, "s2", "St George's have offered me the post. Specialist pharmacist. £53,755."),
+            (40, "s3", "Good evening. I have now completed two weeks at St George's. It is demanding."),
+        ],
+    )
+    facts = ws.facts.query(subject="Maya", include_history=True)
+    jobs = {(f.object, f.invalid_at is None) for f in facts if f.predicate == "works-at"}
+    assert ("Kemble Chemists", False) in jobs  # the old job ended with the new one
+    assert ("has-salary", "£53,755") in {(f.predicate, f.object) for f in facts if f.invalid_at is None}
+    ws.close()

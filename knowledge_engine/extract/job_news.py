@@ -73,7 +73,7 @@ def named_offers(sent: Span) -> list[tuple[str, str]]:
 def joined_firms(sent: Span) -> list[str]:
     """Firms the speaker's new job is at, said as chat says it: "signed with lumen", "signed w/ Stripe
     today" (a contract signed: no home, agent or lease in the sentence, no other subject), "2 weeks in at
-    lumen" (time served so far at a firm)."""
+    lumen", "I have now completed two weeks at St George's" (time served so far at a firm)."""
     words = [t.lower_ for t in sent]
     if sent.text.rstrip().endswith("?") or any(w in _DOUBT or w in _NOT_A_JOB for w in words):
         return []
@@ -81,6 +81,9 @@ def joined_firms(sent: Span) -> list[str]:
     for i, word in enumerate(words[:-1]):
         signed = word == "signed" and words[i + 1] in {"with", "w/"} and _by_speaker(sent, i)
         served = word == "in" and words[i + 1] == "at" and i >= 1 and words[i - 1] in _SPANS
+        served = served or (
+            word in _SPANS and words[i + 1] == "at" and _span_done(words, i) and _by_speaker(sent, i)
+        )
         if signed or served:
             name = _firm_after(sent, i + 2)
             if name:
@@ -147,6 +150,23 @@ def job_won(sent: Span) -> bool:
     return any(t.lower_ in _JOB_TALK for t in sent.doc)
 
 
+# "I have now completed two weeks at St George's", "done my first month at Monzo": time served at a firm
+_SERVED = frozenset({"completed", "done", "did", "finished", "survived"})
+
+
+def _span_done(words: list[str], i: int) -> bool:
+    """Whether the span at `i` is one the speaker has served: a serving verb up to three words before
+    it ("completed two weeks", "done my first month")."""
+    return any(w in _SERVED for w in words[max(0, i - 4) : i])
+
+
+def _ends_name(sent: Span, k: int) -> bool:
+    """Nothing the name owns follows at `k` (the sentence's end, punctuation, a time word)."""
+    if k >= len(sent) or sent[k].is_punct or sent[k].lower_ in {"today", "now", "yesterday", "tomorrow"}:
+        return True
+    return sent[k].pos_ not in {"NOUN", "PROPN"}
+
+
 def _by_speaker(sent: Span, i: int) -> bool:
     """No subject before word `i` but "I" (chat drops it: "signed with lumen")."""
     return all(t.lower_ == "i" or t.dep_ not in {"nsubj", "nsubjpass"} for t in sent[:i])
@@ -158,6 +178,8 @@ def _firm_after(sent: Span, k: int) -> str | None:
     end = k
     while end < len(sent) and _name_word(sent[end]):
         end += 1
+    if end > k and end < len(sent) and sent[end].lower_ in {"'s", "’s"} and _ends_name(sent, end + 1):
+        return sent[k : end + 1].text  # "St George's", "Sainsbury's": the possessive is the name's
     if end > k:
         return " ".join(t.text for t in sent[k:end])
     if k >= len(sent):

@@ -300,6 +300,9 @@ MANAGER_NOUNS = {
     "superior",  # "my superior, Mrs. Adebola": formal and non-native English
     "chief",  # "my old chief from Nokia" (a "chef" or "jefe" of other languages)
     "manger",  # the typo autocorrect leaves: "brian the depot manger says"
+    "sm",  # retail's store manager: "my SM trish"
+    "gm",  # general manager
+    "superintendent",  # a pharmacy's superintendent pharmacist: "my superintendent, Mr Varma"
 }  # a supervisor may be a PhD one; "hod": head of department
 # Relation nouns folded into one predicate, whichever word the speaker used: "my husband Tom"
 # and "Tom, my wife's ..." both read `is-married-to`; a son, a daughter and a kid are `has-child`.
@@ -502,7 +505,7 @@ OLD_HOME_WORDS = frozenset(
 )
 WORK_NOUNS = {
     *("manager", "boss", "supervisor", "colleague", "coworker", "team", "teamlead", "lead"),
-    *("ceo", "workmate"),
+    *("ceo", "workmate", "sm", "gm"),
 }
 VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
 PAY_WORDS = {*VALUE_NOUNS, "base"}

@@ -115,12 +115,17 @@ def offer_started(
 def _names_offer(named: str, offer: str) -> bool:
     """'monzo' names 'monzo'; 'vgh' (initials, and one more for the kind of place) names 'victoria
     general'."""
-    words, offer_words = named.split(), offer.split()
+    words, offer_words = _bare(named), _bare(offer)
     if words and set(words) <= set(offer_words):
         return True
     initials = "".join(w[0] for w in offer_words if w[0].isalpha())
     acronym = len(words) == 1 and named.isalpha() and len(initials) >= 2
     return acronym and named.startswith(initials) and len(named) - len(initials) <= 1
+
+
+def _bare(name: str) -> list[str]:
+    """A name's words without a possessive ("st george's" and "st george" are one firm)."""
+    return [w.removesuffix("'s").removesuffix("’s") for w in name.split()]
 
 
 def declined(decline: Fact, offers: Iterable[Fact]) -> list[Fact]:

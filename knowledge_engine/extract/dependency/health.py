@@ -21,6 +21,7 @@ from knowledge_engine.extract.dependency.grammar import (
 from knowledge_engine.extract.dependency.names import _conjuncts, _name_of, _object_phrase, _resolve_subject
 from knowledge_engine.extract.dependency.nouns import _is_kin
 from knowledge_engine.extract.lexicon import (
+    CLINICIANS,
     CONDITION_ADJECTIVES,
     CONDITION_COMPOUNDS,
     CONDITIONS,
@@ -102,6 +103,26 @@ def _diagnosis_given(sent: Span, ctx: _Ctx) -> None:
                 illness = _typed(pobj) or _object_phrase(pobj, ctx, prefer_name=False)
                 if patient and illness:
                     _emit(ctx, patient, "has-condition", illness, 0.55, obj_tok=None, subj_type="person")
+        _clinician_diagnosed(verb, ctx)
+
+
+def _clinician_diagnosed(verb: Token, ctx: _Ctx) -> None:
+    """'my GP ran blood tests. She has diagnosed iron-deficiency anaemia' -> the speaker has it: a
+    condition diagnosed (the object, no patient said) by a clinician, or by the he/she after one, in
+    a user message that names no other patient before it."""
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subj is None or ctx.message.role != "user":
+        return
+    before = verb.doc[: verb.i]
+    clinician = subj.lemma_.lower() in CLINICIANS or (
+        subj.lower_ in {"he", "she", "they"} and any(t.lemma_.lower() in CLINICIANS for t in before)
+    )
+    if not clinician or any(_another_patient(t) or _first_name(t) for t in before):
+        return
+    for dobj in (c for c in verb.children if c.dep_ == "dobj" and _condition_word(c)):
+        illness = _typed(dobj) or _object_phrase(dobj, ctx, prefer_name=False)
+        if illness:
+            _emit(ctx, ctx.me, "has-condition", illness, 0.55, obj_tok=None)
 
 
 def _names_condition(noun: Token) -> bool:
