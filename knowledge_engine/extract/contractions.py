@@ -27,7 +27,15 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc
 
 COMPONENT = "chat_contractions"
+G_DROPPED = "chat_g_dropped"
 _FORMS = ("im", "Im", "IM")
+# Chat's short words, by the word they stand for: their norm for the parse ("the apt w tavo" read "w"
+# as part of a noun; as "with" it is a preposition), their lemma for the rules
+CHAT_WORDS = {
+    "w": "with", "n": "and", "u": "you", "ur": "your", "bc": "because", "cuz": "because", "coz": "because",
+    "tho": "though", "ppl": "people", "yr": "year", "yrs": "years", "wk": "week",
+    "wks": "weeks", "mo": "month", "mos": "months", "hr": "hour", "hrs": "hours",
+}  # fmt: skip
 
 
 # the verb half of an apostrophe-less contraction, by the pronoun it is glued to: its lemma
@@ -45,12 +53,72 @@ _GLUED = {
 }
 
 
+@Language.component(G_DROPPED)
+def _chat_g_dropped(doc: Doc) -> Doc:
+    """Before the parse: chat's "makin", "doin", "lookin" get the norm of "making", "doing", "looking"
+    (the model reads the norm), when the word is no English word and its stem is a verb."""
+    index = _INDEX.get(id(doc.vocab))
+    if index is None:
+        return doc
+    verbs, english = index["verb"], _known(index)
+    for tok in doc:
+        dropped = tok.is_alpha and tok.lower_.endswith("in") and tok.lower_ not in english
+        if dropped and g_dropped_verb(tok.lower_, verbs) is not None:
+            tok.norm_ = tok.lower_ + "g"
+    return doc
+
+
+def g_dropped_verb(word: str, verbs: frozenset[str]) -> str | None:
+    """'make' for "makin", 'put' for "puttin", 'do' for "doin"; None for a word no verb drops into."""
+    if len(word) < 4 or not word.endswith("in"):
+        return None
+    stem = word[:-2]
+    for verb in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
+        if verb and verb in verbs:
+            return verb
+    return None
+
+
+def _known(index: dict[str, frozenset[str]]) -> frozenset[str]:
+    """Every word of the index (a real word ending in "in" is no dropped g: "begin", "cousin")."""
+    key = id(index)
+    if key not in _KNOWN:
+        _KNOWN[key] = frozenset().union(*index.values())
+    return _KNOWN[key]
+
+
+_KNOWN: dict[int, frozenset[str]] = {}
+_INDEX: dict[int, dict[str, frozenset[str]]] = {}  # a pipeline's word index, by its vocab
+
+
+def lemma_index(nlp: Language) -> dict[str, frozenset[str]] | None:
+    """The rule lemmatizer's word index of a loaded pipeline (WordNet's nouns, verbs, adjectives and
+    adverbs), or None without one."""
+    try:
+        if "lemmatizer" not in nlp.pipe_names:
+            return None
+        lookups = getattr(nlp.get_pipe("lemmatizer"), "lookups", None)
+        if lookups is None or not lookups.has_table("lemma_index"):
+            return None
+        table = lookups.get_table("lemma_index")
+        return {pos: frozenset(table.get(pos, ())) for pos in ("noun", "verb", "adj", "adv")}
+    except Exception:
+        return None
+
+
 @Language.component(COMPONENT)
 def _chat_contractions(doc: Doc) -> Doc:
+    index = _INDEX.get(id(doc.vocab))
+    for tok in doc:  # a dropped g's verb: the lemma the rules key on
+        if index is not None and tok.norm_.endswith("ing") and not tok.lower_.endswith("ing"):
+            tok.lemma_ = g_dropped_verb(tok.lower_, index["verb"]) or tok.lemma_
     for tok in doc[1:]:
         prev = doc[tok.i - 1]
         if tok.text == "r" and tok.norm_ == "are" and tok.tag_ in {"VBP", "VB"}:
             tok.lemma_, tok.pos_ = "be", "AUX"  # chat's "r": the parse read it as "are" (its norm)
+            continue
+        if tok.text in CHAT_WORDS and tok.norm_ == CHAT_WORDS[tok.text]:
+            tok.lemma_ = _CHAT_LEMMAS.get(tok.norm_, tok.norm_)
             continue
         lemma = _GLUED.get((prev.lower_, tok.lower_))
         if lemma is None or prev.whitespace_:
@@ -63,11 +131,21 @@ def _chat_contractions(doc: Doc) -> Doc:
     return doc
 
 
+_CHAT_LEMMAS = {"years": "year", "weeks": "week", "months": "month", "hours": "hour", "people": "person"}
+
+
 def install(nlp: Language) -> None:
     """Add the special cases and the component to a loaded English pipeline (once)."""
     tokenizer = cast(Tokenizer, nlp.tokenizer)
     for form in _FORMS:
         tokenizer.add_special_case(form, [{ORTH: form[0], NORM: "i"}, {ORTH: form[1], NORM: "'m"}])
     tokenizer.add_special_case("r", [{ORTH: "r", NORM: "are"}])  # "my kids r lily 8 and max 5"
+    for short, word in CHAT_WORDS.items():
+        tokenizer.add_special_case(short, [{ORTH: short, NORM: word}])
     if COMPONENT not in nlp.pipe_names:
         nlp.add_pipe(COMPONENT, last=True)
+    index = lemma_index(nlp)
+    if index is not None:
+        _INDEX[id(nlp.vocab)] = index
+    if G_DROPPED not in nlp.pipe_names:
+        nlp.add_pipe(G_DROPPED, first=True)

@@ -114,17 +114,11 @@ def try_load(model: str, exclude: Sequence[str]) -> tuple[Language | None, str]:
 def _index_words(nlp: Language) -> None:
     """Keep the rule lemmatizer's word index (WordNet's nouns, verbs, adjectives and adverbs) of a
     loaded pipeline, for word_index; a pipeline without one has none."""
-    try:
-        if "lemmatizer" not in nlp.pipe_names:
-            return
-        lookups = getattr(nlp.get_pipe("lemmatizer"), "lookups", None)
-        if lookups is None or not lookups.has_table("lemma_index"):
-            return
-        table = lookups.get_table("lemma_index")
-        index = {pos: frozenset(table.get(pos, ())) for pos in ("noun", "verb", "adj", "adv")}
-    except Exception:
-        return
-    _word_index[id(nlp.vocab)] = index  # called under _lock by preload, beside _cache
+    from knowledge_engine.extract.contractions import lemma_index
+
+    index = lemma_index(nlp)
+    if index is not None:
+        _word_index[id(nlp.vocab)] = index  # called under _lock by preload, beside _cache
 
 
 def word_index(vocab: object) -> dict[str, frozenset[str]] | None:
