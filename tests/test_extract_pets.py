@@ -210,3 +210,23 @@ def test_an_animal_word_parsed_as_the_names_modifier(
 def test_no_pet_from_anothers_animal_word_or_no_name(tier: SpacyTier, text: str) -> None:
     facts = spoken(tier, text, "Eamon").facts
     assert not [f for f in facts if f.subject == "Eamon" and f.predicate.startswith("has-")]
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        (
+            "also me n tavo adopted a dog from ACS. hes a pit mix named nacho. our complex allows dogs.",
+            "Nacho",
+        ),
+        ("We got a kitten last week. She's a little tabby called Mochi.", "Mochi"),
+    ],
+)
+def test_an_animal_got_then_said_to_be_something_called_a_name_is_the_pet(
+    tier: SpacyTier, text: str, pet: str
+) -> None:
+    assert pet in {name for _, name in pets(tier, text)}
+
+
+def test_a_person_said_to_be_something_called_a_name_is_no_pet(tier: SpacyTier) -> None:
+    assert not pets(tier, "I met Tom at the gym. He's a personal trainer called Tom Jones.")

@@ -458,7 +458,7 @@ def test_a_job_at_the_current_employer_takes_no_offer_of_its_own(tier: SpacyTier
 
 
 def test_a_firms_possessive_name_is_the_offers_firm(tier: SpacyTier, workspace: Path) -> None:
-    """"St George's have offered me the post" ... "completed two weeks at St George's": one firm."""
+    """ "St George's have offered me the post" ... "completed two weeks at St George's": one firm."""
     ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
     tell(
         tier,
@@ -474,3 +474,4 @@ def test_a_firms_possessive_name_is_the_offers_firm(tier: SpacyTier, workspace: 
     assert ("Kemble Chemists", False) in jobs  # the old job ended with the new one
     assert ("has-salary", "£53,755") in {(f.predicate, f.object) for f in facts if f.invalid_at is None}
     ws.close()
+

@@ -239,6 +239,29 @@ def _pet_named(verb: Token, ctx: _Ctx) -> None:
         )
 
 
+def _acquired_called(sent: Span, ctx: _Ctx) -> None:
+    """'me n tavo adopted a dog from ACS. hes a pit mix named nacho' -> has-dog Nacho: a he/she/it said
+    to be something called a name, after an animal the speaker adopted or got earlier in the message."""
+    if ctx.message.role != "user":
+        return
+    for attr in (t for t in sent if t.dep_ == "attr" and t.head.lemma_ == "be"):
+        subj = next((c for c in attr.head.children if c.dep_ == "nsubj"), None)
+        if subj is None or subj.lower_ not in {"he", "she", "it"}:
+            continue
+        name = _called_name(attr, ctx)
+        animal = _acquired_animal(sent.doc[: sent.start]) if name else None
+        if name and animal is not None:
+            _emit(
+                ctx,
+                ctx.me,
+                _pet_predicate(animal),
+                _capitalised(name),
+                0.55,
+                obj_tok=None,
+                obj_type="unknown",
+            )
+
+
 def _pet_name_word(word: Token) -> bool:
     """A word that can be a pet's name said after "named her" / "his name is" (not "it", "so", "lol")."""
     return word.is_alpha and not word.is_stop and word.lower_ not in NOT_NAMES

@@ -10,6 +10,7 @@ from spacy.tokens import Span, Token
 
 from knowledge_engine.extract import still_at
 from knowledge_engine.extract.dependency.belongings import (
+    _acquired_called,
     _cars_asked_about,
     _cars_named,
     _pet_by_its_word,
@@ -197,6 +198,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
     _relation_sweep(sent, ctx)  # "my husband Tom" holds in a question or a plan too
     _districts(sent, ctx)  # "Kreuzberg is a lively area": geography, whoever says it
     _pets_named(sent, ctx)
+    _acquired_called(sent, ctx)
     _leaving_weighed(sent, ctx)  # "Should I leave Acme?": whatever is asked, one is at Acme now
     if _is_question(sent):
         if ctx.message.role == "user":
