@@ -1896,3 +1896,18 @@ def test_a_superintendent_is_a_manager(tier: SpacyTier) -> None:
         tier, "I should mention that my superintendent, Mr Rajesh Varma, agreed to be my referee.", "Lin"
     )
     assert ("has-manager", "Mr Rajesh Varma") in said
+
+
+@pytest.mark.parametrize(
+    ("text", "boss"),
+    [
+        ("my new boss is this guy Marcus Delgado.", "Marcus Delgado"),
+        ("my new manager is a woman called Ruth.", "Ruth"),
+    ],
+)
+def test_a_manager_said_to_be_a_person_named_so(tier: SpacyTier, text: str, boss: str) -> None:
+    assert ("has-manager", boss) in said_by(tier, text, "Lin")
+
+
+def test_a_manager_said_to_be_a_person_without_a_name_is_none(tier: SpacyTier) -> None:
+    assert not {f for f in said_by(tier, "my boss is a guy who likes Excel.", "Lin") if f[0] == "has-manager"}

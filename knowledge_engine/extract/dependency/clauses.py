@@ -172,6 +172,15 @@ from knowledge_engine.model.predicates import (
 from knowledge_engine.model.records import EntityType
 
 
+def _person_beside(noun: Token, ctx: _Ctx) -> str | None:
+    """'this guy Marcus Delgado', 'a lady Ruth': the person's name set right after a word for a person."""
+    named = next((c for c in noun.children if c.dep_ in {"appos", "compound"} and c.i > noun.i), None)
+    ent = ctx.ents.get(named.i) if named is not None else None
+    if named is None or named.pos_ != "PROPN" or (ent is not None and ent.label_ != "PERSON"):
+        return None
+    return _name_of(named, ctx, person=True)
+
+
 def _clause_roots(root: Token) -> list[Token]:
     """Independent clauses the parser hung below the root in chat-style run-on sentences.
 
@@ -980,7 +989,7 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     pred = "has-salary" if subj_tok.lower_ == "base" else _relation_predicate(subj_tok)
     value = _value_of(attr, ctx)
     if value is None and attr.lemma_.lower() in PERSON_NOUNS:  # "His manager is a guy called Pete"
-        value = _called_name(attr, ctx)
+        value = _called_name(attr, ctx) or _person_beside(attr, ctx)  # "... is this guy Marcus Delgado"
     if value is None and subj_tok.lower_ in PAY_WORDS:
         value = _amount(attr)
     if (
