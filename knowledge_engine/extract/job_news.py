@@ -151,13 +151,16 @@ def job_won(sent: Span) -> bool:
 
 
 # "I have now completed two weeks at St George's", "done my first month at Monzo": time served at a firm
-_SERVED = frozenset({"completed", "done", "did", "finished", "survived"})
+_SERVED = frozenset({"completed", "done", "finished", "survived"})
+_COUNTED = frozenset({"first", "1st", "two", "three", "four", "five", "six", "a", "one"})
 
 
 def _span_done(words: list[str], i: int) -> bool:
-    """Whether the span at `i` is one the speaker has served: a serving verb up to three words before
-    it ("completed two weeks", "done my first month")."""
-    return any(w in _SERVED for w in words[max(0, i - 4) : i])
+    """Whether the span at `i` is one the speaker has served: counted ("two weeks", "my first month")
+    and a serving verb up to three words before it ("completed two weeks", "done my first month"; not
+    "I did shifts at Lidl years ago")."""
+    counted = i >= 1 and (words[i - 1] in _COUNTED or words[i - 1].isdigit())
+    return counted and any(w in _SERVED for w in words[max(0, i - 4) : i])
 
 
 def _ends_name(sent: Span, k: int) -> bool:
