@@ -12,7 +12,11 @@ spaCy's own tokenizer already splits "ive", "weve", "theyre", "hes" ("i" + "ve",
 the right norm but the lemma "ve" / "re" / "s": the rules that ask for a perfect's "have" ("ive got
 asthma") or a copula ("hes a nurse") found none. The component gives those the lemma of the
 apostrophe form too ("s" before a participle is "has": "hes been at Tesco for years"). Chat's "r" is
-"are" ("my kids r lily 8 and max 5"): its norm for the parse, its lemma for the rules.
+"are" ("my kids r lily 8 and max 5"): its norm for the parse, its lemma for the rules. So are chat's
+other short words ("the apt w tavo": "w" read as part of a noun until its norm was "with"; n, u, bc,
+hr, wk...) and its dropped g's ("lookin", "doin": the `chat_g_dropped` component, first in the
+pipeline, gives a word ending in "in" that is no English word and whose stem is a verb the norm of its
+-ing form). Rules that test a word's text ("with") still see "w".
 """
 
 from __future__ import annotations
