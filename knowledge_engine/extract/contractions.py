@@ -61,10 +61,10 @@ _GLUED = {
 def _chat_g_dropped(doc: Doc) -> Doc:
     """Before the parse: chat's "makin", "doin", "lookin" get the norm of "making", "doing", "looking"
     (the model reads the norm), when the word is no English word and its stem is a verb."""
-    index = _INDEX.get(id(doc.vocab))
-    if index is None:
+    words = _INDEX.get(id(doc.vocab))
+    if words is None:
         return doc
-    verbs, english = index["verb"], _known(index)
+    verbs, english = words
     for tok in doc:
         dropped = tok.is_alpha and tok.lower_.endswith("in") and tok.lower_ not in english
         if dropped and g_dropped_verb(tok.lower_, verbs) is not None:
@@ -83,16 +83,9 @@ def g_dropped_verb(word: str, verbs: frozenset[str]) -> str | None:
     return None
 
 
-def _known(index: dict[str, frozenset[str]]) -> frozenset[str]:
-    """Every word of the index (a real word ending in "in" is no dropped g: "begin", "cousin")."""
-    key = id(index)
-    if key not in _KNOWN:
-        _KNOWN[key] = frozenset().union(*index.values())
-    return _KNOWN[key]
-
-
-_KNOWN: dict[int, frozenset[str]] = {}
-_INDEX: dict[int, dict[str, frozenset[str]]] = {}  # a pipeline's word index, by its vocab
+# a pipeline's verbs and every word its index lists (a real word ending in "in" is no dropped g:
+# "begin", "cousin"), by its vocab, set by install
+_INDEX: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
 
 
 def lemma_index(nlp: Language) -> dict[str, frozenset[str]] | None:
@@ -112,10 +105,10 @@ def lemma_index(nlp: Language) -> dict[str, frozenset[str]] | None:
 
 @Language.component(COMPONENT)
 def _chat_contractions(doc: Doc) -> Doc:
-    index = _INDEX.get(id(doc.vocab))
+    words = _INDEX.get(id(doc.vocab))
     for tok in doc:  # a dropped g's verb: the lemma the rules key on
-        if index is not None and tok.norm_.endswith("ing") and not tok.lower_.endswith("ing"):
-            tok.lemma_ = g_dropped_verb(tok.lower_, index["verb"]) or tok.lemma_
+        if words is not None and tok.norm_.endswith("ing") and not tok.lower_.endswith("ing"):
+            tok.lemma_ = g_dropped_verb(tok.lower_, words[0]) or tok.lemma_
     for tok in doc[1:]:
         prev = doc[tok.i - 1]
         if tok.text == "r" and tok.norm_ == "are" and tok.tag_ in {"VBP", "VB"}:
@@ -150,6 +143,6 @@ def install(nlp: Language) -> None:
         nlp.add_pipe(COMPONENT, last=True)
     index = lemma_index(nlp)
     if index is not None:
-        _INDEX[id(nlp.vocab)] = index
+        _INDEX[id(nlp.vocab)] = (index["verb"], frozenset().union(*index.values()))
     if G_DROPPED not in nlp.pipe_names:
         nlp.add_pipe(G_DROPPED, first=True)

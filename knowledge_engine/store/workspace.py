@@ -252,20 +252,17 @@ class Workspace:
     def _accepted_job(self, cand: FactCandidate) -> list[FactCandidate]:
         """An acceptance naming no employer -> works-at the subject's offer and has-role the role it
         named (store/offers.py), else a counted skip."""
-        person = self.entities.resolve(cand.subject.strip(), "person")
-        keys = {canonical(cand.subject), *((person.id, canonical(person.value)) if person else ())}
+        keys = self._subject_keys(cand)
 
         def subjects(predicate: str, history: bool = False) -> list[Fact]:
             return self._facts_of(keys, predicate, history)
 
-        employer = [p for p, name in self.facts.family.items() if name == "employer"]
-        jobs = [f for p in employer for f in subjects(p, history=True)]
         job = accepted_job(
             cand,
             subjects(OFFER_PREDICATE),
             subjects(OFFERED_ROLE),
             subjects(OFFERED_PAY),
-            jobs,
+            self._jobs_of(keys),
             subjects(INTERVIEW_PREDICATE),
             subjects(PROSPECTIVE_MANAGER),
         )
@@ -276,18 +273,26 @@ class Workspace:
         """A fact as said; a job at an offer's employer with the terms the offer named (store/offers.py)."""
         if cand.predicate not in ("works-at", "works-for") or cand.ends:
             return [cand]
-        person = self.entities.resolve(cand.subject.strip(), "person")
-        keys = {canonical(cand.subject), *((person.id, canonical(person.value)) if person else ())}
+        keys = self._subject_keys(cand)
         offers = self._facts_of(keys, OFFER_PREDICATE)
         if not offers:
             return [cand]
-        employer = [p for p, name in self.facts.family.items() if name == "employer"]
-        jobs = [f for p in employer for f in self._facts_of(keys, p, history=True)]
         roles, pay = self._facts_of(keys, OFFERED_ROLE), self._facts_of(keys, OFFERED_PAY)
-        terms = offer_started(cand, offers, roles, pay, jobs)
+        terms = offer_started(cand, offers, roles, pay, self._jobs_of(keys))
         if terms:
             counters.inc("facts.offers_started")
         return [cand, *terms]
+
+    def _subject_keys(self, cand: FactCandidate) -> set[str]:
+        """The keys a candidate's subject is stored under: its canonical name, and the person entity
+        it resolves to (id and name)."""
+        person = self.entities.resolve(cand.subject.strip(), "person")
+        return {canonical(cand.subject), *((person.id, canonical(person.value)) if person else ())}
+
+    def _jobs_of(self, keys: set[str]) -> list[Fact]:
+        """The subject's employer facts of every predicate of the employer family, with history."""
+        employer = [p for p, name in self.facts.family.items() if name == "employer"]
+        return [f for p in employer for f in self._facts_of(keys, p, history=True)]
 
     def _end_declined(self, decline: Fact) -> None:
         """An offer turned down is no offer any more: the subject's offers it names end."""

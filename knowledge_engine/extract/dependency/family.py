@@ -32,6 +32,7 @@ from knowledge_engine.extract.dependency.names import (
     _object_phrase,
     _only_person_before,
     _owner,
+    _person_word,
     _possessive_relation,
     _pronoun_name,
     _resolve_subject,
@@ -251,8 +252,7 @@ def _new_boss_named(sent: Span, ctx: _Ctx) -> None:
         return  # a lower-case name only when no English word ("shazia", not "seems")
     at = sent.start_char + sent.text.index(text) + m.start("name")
     tok = next((t for t in sent if t.idx == at), None)
-    ent = ctx.ents.get(tok.i) if tok is not None else None
-    known = tok is not None and ((ent is not None and ent.label_ == "PERSON") or tok.lower_ in first_names())
+    known = tok is not None and _person_word(tok, ctx)
     if tok is None or not (known or tok.is_lower) or big_place(tok.text):
         return
     name = _name_of(tok, ctx, person=True) or ""
@@ -291,9 +291,7 @@ def _resigned_to(sent: Span, ctx: _Ctx) -> None:
         holders = [noun, noun.head] if noun.dep_ in {"dobj", "compound"} else [noun]
         for to in (c for h in holders for c in h.children if c.dep_ == "prep" and c.lower_ == "to"):
             for tok in _pobjs(to):
-                ent = ctx.ents.get(tok.i)
-                person = (ent is not None and ent.label_ == "PERSON") or tok.lower_ in first_names()
-                if person and not big_place(tok.text):
+                if _person_word(tok, ctx) and not big_place(tok.text):
                     name = _name_of(tok, ctx, person=True) or tok.text.capitalize()
                     _emit(ctx, ctx.me, "has-manager", name, 0.5, obj_tok=None, obj_type="person")
 
@@ -1131,9 +1129,8 @@ def _people_in(doc: Doc | Span, ctx: _Ctx) -> set[str]:
     names or follow "name is" ("her name is Tanya": tagged a place)."""
     out = set()
     for tok in (t for t in doc if t.pos_ == "PROPN" and t.dep_ != "compound"):
-        ent = ctx.ents.get(tok.i)
         called = tok.dep_ == "attr" and any(c.lemma_ == "name" for c in tok.head.children)
-        person = (ent is not None and ent.label_ == "PERSON") or called or tok.lower_ in first_names()
+        person = _person_word(tok, ctx) or called
         if person and not _is_date(tok, ctx) and (name := _name_of(tok, ctx, person=True)):
             out.add(name)
     return out

@@ -511,9 +511,10 @@ _TALKS = SALARY_NOUNS | {"negotiation", "negotiate", "negotiating", "offer", "co
 def _settled_at(sent: Span, ctx: _Ctx) -> None:
     """'Also the negotiation: we met at 134,000', 'we settled on 62k in the end' -> has-salary: the
     figure a pay talk ended on, in a user message that speaks of the offer, the pay or the talk."""
-    if ctx.message.role != "user" or not any(t.lower_ in _TALKS for t in sent.doc):
-        return
-    for verb in (t for t in sent if t.lemma_ in _SETTLE_VERBS and t.pos_ == "VERB"):
+    verbs = [t for t in sent if t.lemma_ in _SETTLE_VERBS and t.pos_ == "VERB"]
+    if ctx.message.role != "user" or not verbs or not any(t.lower_ in _TALKS for t in sent.doc):
+        return  # (the message is read for a pay word only when a verb of settling is there)
+    for verb in verbs:
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
         if subj is None or subj.lower_ not in {"we", "i", "they"} or _is_irrealis(verb):
             continue

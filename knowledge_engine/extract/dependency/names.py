@@ -728,6 +728,12 @@ def _kin_or_pet_key(tok: Token) -> bool:
     return tok.pos_ in {"NOUN", "PROPN"} and (spouse_or_child or lemma in PET_NOUNS)
 
 
+def _person_word(tok: Token, ctx: _Ctx) -> bool:
+    """A word the model tags a person's name, or a known first name whatever its tag."""
+    ent = ctx.ents.get(tok.i)
+    return (ent is not None and ent.label_ == "PERSON") or tok.lower_ in first_names()
+
+
 def _lower_first_name(tok: Token) -> str | None:
     """A first name typed in lower case ("proposing to jess", "separated from dan (husband)"), capitalised."""
     return tok.text.capitalize() if tok.lower_ in first_names() and tok.is_lower else None

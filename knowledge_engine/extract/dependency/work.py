@@ -35,6 +35,7 @@ from knowledge_engine.extract.dependency.names import (
     _of_object,
     _only_person_before,
     _owner,
+    _person_word,
     _resolve_subject,
     _speakers_clause,
 )
@@ -425,9 +426,8 @@ def _named_holder(verb: Token, ctx: _Ctx) -> str | None:
     if subj is None or not (subj.pos_ == "PROPN" or subj.lower_ in {"he", "she"} or _is_kin(subj)):
         return None
     name = _resolve_subject(subj, ctx)
-    ent = ctx.ents.get(subj.i)
-    person = subj.lower_ in {"he", "she"} or _is_kin(subj) or (ent is not None and ent.label_ == "PERSON")
-    return name if name and name != ctx.me and (person or subj.lower_ in first_names()) else None
+    person = subj.lower_ in {"he", "she"} or _is_kin(subj) or _person_word(subj, ctx)
+    return name if name and name != ctx.me and person else None
 
 
 def _taking_verb(job: Token) -> Token | None:
@@ -1281,9 +1281,7 @@ def _promoted_one(tok: Token, ctx: _Ctx) -> str | None:
     """Whom a promotion names: "me", or a person's name ('we made Priya manager')."""
     if tok.lower_ == "me":
         return ctx.me
-    ent = ctx.ents.get(tok.i)
-    person = tok.lower_ in first_names() or (ent is not None and ent.label_ == "PERSON")
-    return _name_of(tok, ctx, person=True) if tok.pos_ == "PROPN" and person else None
+    return _name_of(tok, ctx, person=True) if tok.pos_ == "PROPN" and _person_word(tok, ctx) else None
 
 
 def _made_title(verb: Token, subject: str, ctx: _Ctx) -> bool:
