@@ -502,3 +502,59 @@ def test_quitting_my_job_ends_the_one_current_employer(workspace: Path) -> None:
     b, _ = store.add("Tom", "works-at", "Aldi", evidence=[ev("t1", day(1))])
     store.add("Tom", "quit", "job", evidence=[ev("t2", day(3))], ends=True)
     assert a.is_valid and b.is_valid
+
+
+# ---------------------------------------------------------------------- a job's title, pay and manager
+
+
+def test_a_new_employer_ends_the_old_jobs_title_and_pay(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Jo", "works-at", "Quokka Labs", evidence=[ev("m1", day(1))])
+    title, _ = store.add("Jo", "has-role", "Software Tester", evidence=[ev("m1", day(1))])
+    pay, _ = store.add("Jo", "has-salary", "$92,000", evidence=[ev("m2", day(2))])
+    boss, _ = store.add("Jo", "has-manager", "Dave", evidence=[ev("m2", day(2))])
+    store.add("Jo", "lives-in", "Perth", evidence=[ev("m2", day(2))])
+    store.add("Jo", "works-at", "Quokka Labs", evidence=[ev("m3", day(3))])  # the old job said again
+    new_job, _ = store.add("Jo", "works-at", "Fernhill Digital", evidence=[ev("m4", day(6))])
+    for old in (title, pay):
+        assert old.invalid_at == day(6) and old.superseded_by == new_job.id
+    # a manager is no term of the job: a new employer fact may be a site or a client, the boss the same
+    assert boss.invalid_at is None
+    assert current(store, "Jo") == {
+        ("works-at", "Fernhill Digital"),
+        ("lives-in", "Perth"),
+        ("has-manager", "Dave"),
+    }
+    # each keeps its history: the old title is a superseded row, not a lost one
+    assert {f.object for f in store.query(subject="Jo", predicate="has-role", include_history=True)} == {
+        "Software Tester"
+    }
+
+
+def test_the_new_jobs_terms_told_with_its_name_or_after_the_old_job_stay(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Priya", "works-at", "Fernhill", evidence=[ev("m1", day(1))])
+    store.add("Priya", "has-role", "data analyst", evidence=[ev("m1", day(1))])
+    store.add("Priya", "has-salary", "£48,000", evidence=[ev("m2", day(2))])
+    # an offer that names the new firm, with its title; then pay told with no firm named
+    store.add("Priya", "has-offer-from", "Copperleaf", evidence=[ev("m3", day(3))])
+    store.add("Priya", "has-role", "Senior Data Scientist", evidence=[ev("m3", day(3))])
+    store.add("Priya", "works-at", "Fernhill", evidence=[ev("m4", day(4))])  # "still at Fernhill till June"
+    store.add("Priya", "has-salary", "£61,000", evidence=[ev("m5", day(5))])
+    store.add("Priya", "works-at", "Copperleaf", evidence=[ev("m6", day(8))])
+    assert current(store, "Priya") == {
+        ("works-at", "Copperleaf"),
+        ("has-offer-from", "Copperleaf"),
+        ("has-role", "Senior Data Scientist"),
+        ("has-salary", "£61,000"),
+    }
+
+
+def test_the_same_employer_said_again_or_another_subjects_job_ends_nothing(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Ana", "works-at", "Aviva", evidence=[ev("m1", day(1))])
+    store.add("Ana", "has-role", "actuary", evidence=[ev("m1", day(1))])
+    store.add("Ana", "works-at", "Aviva", evidence=[ev("m2", day(4))])
+    store.add("Sam", "works-at", "Leeds General Infirmary", evidence=[ev("m3", day(5))])
+    store.add("Sam", "works-at", "St James's", evidence=[ev("m4", day(6))])
+    assert current(store, "Ana") == {("works-at", "Aviva"), ("has-role", "actuary")}

@@ -151,7 +151,9 @@ class FactStore:
     value (`moved-to Leeds` agrees with `lives-in Leeds`), a fact said in one message with it (two
     values stated together are both true: "we live in Bristol, in Clifton"), nested values (a stored
     `X is-in Y`, or "Clifton, Bristol" beside "Bristol"), and facts that began later than it: then
-    the new fact is the older news and goes to history itself.
+    the new fact is the older news and goes to history itself. A new employer also ends the old
+    job's title and pay (`_BOUND`): people change title and pay with their job, and the new ones
+    are often never said with the new firm's name.
     """
 
     def __init__(
@@ -424,6 +426,37 @@ class FactStore:
             other.superseded_by = new.id
             other.updated_at = now
             self.table.put(other)
+        bound = _BOUND.get(self.family.get(new.predicate, ""))
+        if bound:
+            self._end_with_the_job(new, bound, when, max(last_said(r) for r in rivals), now)
+
+    def _end_with_the_job(
+        self, new: Fact, bound: tuple[str, ...], when: datetime, old_job_said: datetime, now: datetime
+    ) -> None:
+        """A new employer ends the subject's title and pay of the job before it (both go with a job):
+        those told no later than the old employer was last said, and by no message that named the
+        new employer ('I start at Acme as Head of Design, £70k', 'Acme offered me Senior Data
+        Scientist, £61,000'). A title or pay told between the two may be the new job's, unnamed
+        ("Got it!! 55k"): it stays."""
+        subject = self._slot_key(new)[0]
+        firm = canonical(new.object)
+        said = {
+            e.message_id
+            for f in self.table.records.values()
+            if canonical(f.object) == firm and self._slot_key(f)[0] == subject
+            for e in f.evidence
+        }
+        for family in bound:
+            for fid in list(self._slots.get((subject, family), ())):
+                other = self.table.records.get(fid)
+                if other is None or other.invalid_at is not None or began(other) > old_job_said:
+                    continue
+                if said & {e.message_id for e in other.evidence}:
+                    continue
+                other.invalid_at = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
+                other.superseded_by = new.id
+                other.updated_at = now
+                self.table.put(other)
 
     def end(self, fact: Fact, when: datetime, by: str, now: datetime | None = None) -> None:
         """End a current fact at `when` (not before it began), naming the fact that ended it: an offer
@@ -690,6 +723,12 @@ def same_words(a: Fact, b: Fact) -> bool:
     """Whether one fact's object holds the other's words ("Northwind" and "Northwind Labs")."""
     x, y = set(canonical(a.object).split()), set(canonical(b.object).split())
     return bool(x and y) and (x <= y or y <= x)
+
+
+# Families whose current value goes with another's: a new employer ends the old job's title and pay
+# (FactStore._end_with_the_job). Measured and left out: a new home ending the old rent (a rent is
+# often told for the home to come, before the move) and a new employer ending the manager.
+_BOUND: dict[str, tuple[str, ...]] = {"employer": ("role", "salary")}
 
 
 def last_said(fact: Fact) -> datetime:
