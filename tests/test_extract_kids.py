@@ -487,3 +487,26 @@ def test_a_school_tagged_a_person_is_no_he_or_she(tier: SpacyTier) -> None:
 def test_no_age_where_the_number_is_not_one(tier: SpacyTier, text: str) -> None:
     # guards for the rules above (they hold on the code before them too)
     assert not {f for f in facts(tier, text) if f[1] == "is-aged"}
+
+
+@pytest.mark.parametrize(
+    ("text", "kid", "age"),
+    [
+        ("my 7 year old Noah keeps asking about space.", "Noah", "7"),
+        ("my 4-year-old, Leo, won't eat vegetables.", "Leo", "4"),
+        ("our 15-year-old Priya wants a phone.", "Priya", "15"),
+    ],
+)
+def test_a_child_said_by_age_with_a_name_beside_it(tier: SpacyTier, text: str, kid: str, age: str) -> None:
+    found = facts(tier, text)
+    assert ("Travis", "has-child", kid) in found and (kid, "is-aged", age) in found
+    assert not [p for _, p, _ in found if p == "has-old"]
+
+
+def test_a_pets_age_beside_its_name_makes_no_child(tier: SpacyTier) -> None:
+    assert children(tier, "my 2 year old Lab Biscuit chews everything.") == set()
+
+
+def test_a_known_first_names_age_in_brackets_is_its_age(tier: SpacyTier) -> None:
+    found = facts(tier, "Sophie (9) and Jack (5) are both off school today.")
+    assert {("Sophie", "is-aged", "9"), ("Jack", "is-aged", "5")} <= found

@@ -1911,3 +1911,36 @@ def test_a_manager_said_to_be_a_person_named_so(tier: SpacyTier, text: str, boss
 
 def test_a_manager_said_to_be_a_person_without_a_name_is_none(tier: SpacyTier) -> None:
     assert not {f for f in said_by(tier, "my boss is a guy who likes Excel.", "Lin") if f[0] == "has-manager"}
+
+
+@pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        ("I am a warehouse coordinator in DHL since January.", "DHL"),  # learners' English: "in" a firm
+        ("I am an engineer in Infosys.", "Infosys"),
+        ("I'm a data analyst in the finance team at Aviva.", "Aviva"),  # a team's firm
+        ("As a nurse at St James's, I see this every day.", "St James's"),  # a fronted "as": any main verb
+        (
+            "As the newly appointed Head of Finance at Orvane Technologies, I will take over the supplier"
+            " relationship.",
+            "Orvane Technologies",
+        ),
+    ],
+)
+def test_a_roles_firm_said_with_in_or_a_fronted_as_is_the_employer(
+    tier: SpacyTier, text: str, firm: str
+) -> None:
+    assert ("works-at", firm) in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm a nurse in Clontarf.", "I'm a barista in Shoreditch.", "I work as a nurse in Manchester."]
+)
+def test_a_role_in_a_place_is_no_employer(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == set()
+
+
+def test_a_fronted_as_gives_the_role_and_a_late_as_of_seeing_does_not(tier: SpacyTier) -> None:
+    said = triples(tier, "As the new Head of Finance at Orvane Technologies, I will sign it.", "Lin")
+    assert ("Lin", "has-role", "Head of Finance") in said
+    assert not [t for t in triples(tier, "I see myself as a leader.", "Lin") if t[1] == "has-role"]

@@ -51,7 +51,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _relation_predicate,
     _relation_word,
 )
-from knowledge_engine.extract.kids import KID_WORDS, speaks_of_own_kids
+from knowledge_engine.extract.kids import KID_WORDS, MAX_CHILD_AGE, speaks_of_own_kids
 from knowledge_engine.extract.lexicon import (
     FAMILY_NOUNS,
     FEMALE_KIN,
@@ -435,6 +435,28 @@ def _child_by_rank(tok: Token, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
 
 
+def _year_old_named(tok: Token, ctx: _Ctx) -> None:
+    """'my 7 year old Noah', 'our 4-year-old, Leo,' -> has-child and is-aged: one's own child said by
+    age alone, a name beside it ("my 40-year-old brother" has a kin word: the relation rules read it)."""
+    if tok.lower_ != "old" or ctx.message.role != "user":
+        return
+    years = next((c for c in tok.children if c.dep_ == "npadvmod" and c.lemma_ == "year"), None)
+    num = next((c for c in years.children if c.dep_ == "nummod"), None) if years is not None else None
+    age = _number(num) if num is not None else None
+    holder = tok.head if tok.dep_ == "amod" else tok
+    if age is None or age > MAX_CHILD_AGE or not _my_or_our(holder):
+        return
+    named = holder if holder.pos_ == "PROPN" else next(
+        (c for c in holder.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None
+    )
+    name = _name_of(named, ctx, person=True) if named is not None else None
+    # "my 2 year old Lab Biscuit": a dog; the name's first word must name a person
+    first = None if named is None else min([named, *(c for c in named.children if c.dep_ == "compound")])
+    if name and name != ctx.me and first is not None and _person_word(first, ctx):
+        _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
+        _emit(ctx, name, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
+
+
 _THE_KIDS = frozenset({"kids", "children", "twins", "kiddos"})  # "the boys", "the girls": often friends
 
 
@@ -543,7 +565,8 @@ def _bracketed_age(name_tok: Token, ctx: _Ctx) -> None:
     name = _name_of(name_tok, ctx, person=True)
     ent = ctx.ents.get(name_tok.i)
     related = any(f.object == name and f.object_type == "person" for f in ctx.out)
-    if age is not None and name and (related or (ent is not None and ent.label_ == "PERSON")):
+    person = (ent is not None and ent.label_ == "PERSON") or name_tok.lower_ in first_names()  # "Sophie (9)"
+    if age is not None and name and (related or person):
         _emit(ctx, name, "is-aged", str(age), 0.55, obj_tok=None, subj_type="person")
 
 

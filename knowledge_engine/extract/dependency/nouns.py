@@ -48,6 +48,8 @@ def _relation_predicate(noun: Token) -> str:
     """'my husband' -> is-married-to, 'our son' -> has-child, 'my best friend' -> has-best-friend."""
     if noun.lower_ in MULTIPLE_BIRTHS or _children_word(noun):
         return "has-child"  # "our twins" are children; "my twin" (one) is a sibling
+    if noun.lower_ == "old" and any(c.lemma_ == "year" for c in noun.children):
+        return "has-child"  # "my 4-year-old, Leo": a child said by age
     if _other_half(noun):
         return "has-partner"
     if noun.lemma_.lower() in PET_BREEDS:

@@ -62,6 +62,7 @@ from knowledge_engine.extract.dependency.family import (
     _team_lead_named,
     _who_manages,
     _workplace_of_relation,
+    _year_old_named,
 )
 from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _is_school, _used_to
 from knowledge_engine.extract.dependency.health import (
@@ -448,6 +449,7 @@ def _relation_sweep(sent: Span, ctx: _Ctx) -> None:
         if user and tok.lemma_ in _FIRST_SPANS:
             _first_day(tok, ctx)
         _child_by_rank(tok, ctx)
+        _year_old_named(tok, ctx)
         _kids_listed(tok, ctx)
         if tok.lemma_ in {"call", "name"} and any(c.dep_ == "auxpass" for c in tok.children):
             _called_relation(tok, ctx)

@@ -305,12 +305,16 @@ def _employer_of_role(sent: Span, before: int, ctx: _Ctx) -> None:
         verb = next((a for a in title.ancestors if a.pos_ in {"VERB", "AUX"}), None)
         if past is None or verb is None or not _speakers_clause(verb, ctx):
             continue  # "my sister is a nurse at X": not the speaker's nursing
+        pred = "worked-at" if past else "works-at"  # a role at a school is a job there
         for pobj in (p for prep in _preps(title, title, {"at"}) for p in _employers(prep, ctx)):
             name = _name_of(pobj, ctx, with_of=True)
             if name and _employer_named(pobj, name, ctx) and not _is_date(pobj, ctx):
-                pred = "worked-at" if past else "works-at"  # a role at a school is a job there
                 _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=None, obj_type="organization")
                 return
+        inside = next(filter(None, (_org_inside(prep, ctx) for prep in _preps(title, title, {"in"}))), None)
+        if inside is not None:  # "as a cashier in Lidl"
+            _emit(ctx, ctx.me, pred, inside, 0.5, obj_tok=None, obj_type="organization")
+            return
 
 
 # Verbs whose "as a ..." is no job: "I treat it as a job", "went as a pirate", "I see myself as a leader"
@@ -331,7 +335,9 @@ def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
     }
     for prep in (t for t in sent if t.lower_ == "as" and t.dep_ == "prep"):
         verb = next((a for a in [prep.head, *prep.head.ancestors] if a.pos_ in {"VERB", "AUX"}), None)
-        if verb is None or verb.lemma_ in _NOT_ROLE_AS or _supposed(verb) or _negated(verb):
+        if verb is None or _negated(verb):
+            continue
+        if not _fronted(prep) and (verb.lemma_ in _NOT_ROLE_AS or _supposed(verb)):
             continue
         if not _speakers_clause(verb, ctx):
             continue
@@ -341,6 +347,15 @@ def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
                 past = _is_past(verb) and not any(c.lower_ in {"now", "still"} for c in verb.children)
                 _emit(ctx, ctx.me, "worked-as" if past else "has-role", _drop_new(role), 0.5, obj_tok=None)
                 said.add(role.lower())
+
+
+def _fronted(prep: Token) -> bool:
+    """'As the new Head of Finance at Orvane, I will ...': an "as" phrase that opens the sentence and
+    ends at a comma states the role whatever the main clause says (a plan, "I see ...")."""
+    lead = prep.doc[prep.sent.start : prep.i]  # "So as a teacher, ..."
+    opens = all(t.is_punct or t.pos_ in {"INTJ", "CCONJ", "ADV"} for t in lead)
+    end = prep.right_edge.i + 1
+    return opens and end < prep.sent.end and prep.doc[end].text == ","
 
 
 # "sign it off as me – Jo Bell, TA, Brackenwood Primary", "sign off as Account Executive, Brightwire":
@@ -1113,12 +1128,31 @@ def _at_org(attr: Token, ctx: _Ctx) -> str | None:
     for prep in [*preps, *_verb_at(attr)]:
         # "a civil engineer with Queensland Rail", "a designer for Acme": a job's employer too
         job = prep.lower_ in {"with", "for"} and (_is_job(attr) or _is_title(attr) or prep.head in titles)
+        if prep.dep_ == "prep" and prep.lower_ == "in" and (_is_job(attr) or _is_title(attr)):
+            inside = _org_inside(prep, ctx)
+            if inside is not None:
+                return inside
         if prep.dep_ == "prep" and (prep.lower_ == "at" or job):
             pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
             if pobj is not None and pobj.pos_ == "PROPN":
                 return _name_of(_org_owner(pobj, ctx), ctx)  # not "General Campus" of "X's General Campus"
             if pobj is not None and pobj.pos_ == "NOUN":
                 return _org_behind(pobj, ctx)
+    return None
+
+
+def _org_inside(prep: Token, ctx: _Ctx) -> str | None:
+    """A role's "in": 'a warehouse coordinator in DHL' (learners' English: in a firm the model tags an
+    organisation, no place), 'a data analyst in the finance team at Aviva' (a team's firm)."""
+    for pobj in _pobjs(prep):
+        if pobj.lemma_.lower() in _UNIT_HEADS:
+            firm = next((p for at in _preps(pobj, pobj, {"at", "with"}) for p in _pobjs(at)), None)
+            return _name_of(firm, ctx) if firm is not None and firm.pos_ == "PROPN" else None
+        ent = ctx.ents.get(pobj.i)  # not a place: "a nurse in Clontarf" works in a district, not for it
+        if pobj.pos_ == "PROPN" and ent is not None and ent.label_ == "ORG":
+            name = _name_of(pobj, ctx)
+            if name and places.fold(name) not in places.places():
+                return name
     return None
 
 
