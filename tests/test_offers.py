@@ -475,3 +475,24 @@ def test_a_firms_possessive_name_is_the_offers_firm(tier: SpacyTier, workspace: 
     assert ("has-salary", "£53,755") in {(f.predicate, f.object) for f in facts if f.invalid_at is None}
     ws.close()
 
+
+
+def test_a_job_started_at_an_offers_employer_brings_the_manager_it_would(
+    tier: SpacyTier, workspace: Path
+) -> None:
+    """The manager named at the interview becomes the manager when the job at that firm is said to
+    have started, as with an acceptance."""
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "I work at Northwind Labs. Raj has been my manager for six years."),
+            (10, "s2", "Got an offer from Helix Robotics. Team lead. 62k."),
+            (12, "s2", "The interview was with Colleen Fitzgerald, who would be my direct manager."),
+            (40, "s3", "I started at Helix Robotics last week, it's great."),
+        ],
+    )
+    bosses = {f.object: f.invalid_at is None for f in ws.facts.all() if f.predicate == "has-manager"}
+    assert bosses == {"Raj": False, "Colleen Fitzgerald": True}
+    ws.close()

@@ -64,7 +64,19 @@ def accepted_job(
             "object_type_implied": True,
         }
     )
-    out = [job]
+    return [job, *_terms(acceptance, offer, roles, pay, held, managers)]
+
+
+def _terms(
+    said: FactCandidate,
+    offer: Fact,
+    roles: Iterable[Fact],
+    pay: Iterable[Fact],
+    held: list[Fact],
+    managers: Iterable[Fact],
+) -> list[FactCandidate]:
+    """The role, pay and manager an offer named, as the subject's own now that its job began."""
+    out = []
     # the manager the job would bring may be named at the interview, before the offer: any said since
     # the subject's last other job began
     others = [began(j) for j in held if not same_words(j, offer)]
@@ -74,14 +86,11 @@ def accepted_job(
         named_terms = [t for t in terms if t.invalid_at is None and began(t) >= began(offer)]
         if named_terms:
             term = max(named_terms, key=began)
-            out.append(
-                acceptance.model_copy(
-                    update={"predicate": predicate, "object": term.object, "object_type": None}
-                )
-            )
+            update = {"predicate": predicate, "object": term.object, "object_type": None}
+            out.append(said.model_copy(update=update))
     if boss:
         newest = {"predicate": "has-manager", "object": max(boss, key=began).object, "object_type": "person"}
-        out.append(acceptance.model_copy(update=newest))
+        out.append(said.model_copy(update=newest))
     return out
 
 
@@ -91,12 +100,13 @@ def offer_started(
     roles: Iterable[Fact] = (),
     pay: Iterable[Fact] = (),
     jobs: Iterable[Fact] = (),
+    managers: Iterable[Fact] = (),
 ) -> list[FactCandidate]:
     """The terms of the offer a job said with its employer's name takes ("offer from Monzo, senior
     engineer, 62k" ... "I started at Monzo"; "the offer at Victoria General" ... "started at VGH"):
-    has-role and has-salary, as an acceptance would give them. Only an offer from a new employer: one
-    none of the subject's jobs begun before it names (an offer from the current firm is a promotion
-    told by its own words)."""
+    has-role, has-salary and has-manager (the one it "would" bring), as an acceptance would give them.
+    Only an offer from a new employer: one none of the subject's jobs begun before it names (an offer
+    from the current firm is a promotion told by its own words)."""
     named = canonical(job.object)
     held = list(jobs)
     fits = [
@@ -108,8 +118,7 @@ def offer_started(
     ]
     if not fits:
         return []
-    acceptance = job.model_copy(update={"object": STARTED_JOB})
-    return accepted_job(acceptance, [max(fits, key=began)], roles, pay)[1:]
+    return _terms(job, max(fits, key=began), roles, pay, held, managers)
 
 
 def _names_offer(named: str, offer: str) -> bool:

@@ -278,7 +278,8 @@ class Workspace:
         if not offers:
             return [cand]
         roles, pay = self._facts_of(keys, OFFERED_ROLE), self._facts_of(keys, OFFERED_PAY)
-        terms = offer_started(cand, offers, roles, pay, self._jobs_of(keys))
+        bosses = self._facts_of(keys, PROSPECTIVE_MANAGER)
+        terms = offer_started(cand, offers, roles, pay, self._jobs_of(keys), bosses)
         if terms:
             counters.inc("facts.offers_started")
         return [cand, *terms]
