@@ -32,6 +32,8 @@ def _session(tier: SpacyTier, *texts: str) -> list[set[tuple[str, str, str]]]:
         ("Leo starts at Hillside Primary next week, his friends from nursery are going too", "Leo"),
         # a first name's age alone, in a message with no animal in it
         ("Ella turns 8 next week and wants a unicorn cake", "Ella"),
+        # a name no list of first names holds, which the model tags a person
+        ("Wanjiru turned 9 on Sunday.", "Wanjiru"),
     ],
 )
 def test_a_person_with_a_school_or_a_childs_age_is_the_speakers_child(

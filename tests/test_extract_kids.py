@@ -510,3 +510,10 @@ def test_a_pets_age_beside_its_name_makes_no_child(tier: SpacyTier) -> None:
 def test_a_known_first_names_age_in_brackets_is_its_age(tier: SpacyTier) -> None:
     found = facts(tier, "Sophie (9) and Jack (5) are both off school today.")
     assert {("Sophie", "is-aged", "9"), ("Jack", "is-aged", "5")} <= found
+
+
+def test_a_preposition_the_model_ran_into_a_name_is_no_part_of_it(tier: SpacyTier) -> None:
+    """'We got Leo into Oakwood Academy!': the small model tags "Leo into Oakwood Academy" one name."""
+    found = facts(tier, "We got Leo into Oakwood Academy!")
+    assert ("Leo", "attends", "Oakwood Academy") in found
+    assert not [s for s, _, _ in found if "into" in s]

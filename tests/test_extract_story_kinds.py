@@ -195,6 +195,10 @@ def test_a_stop_inside_is_found_in_one_pass() -> None:
         ("Our new boss starts Monday - Priya.", ("has-manager", "Priya")),
         ("my depot manger brian says no", ("has-manager", "Brian")),  # the typo autocorrect leaves
         ("my lad liam is 27", ("has-child", "Liam")),  # the British son
+        # the name set off, then more said of them; a full name; a team lead
+        ("New manager started today, Priya Shah, she used to be at Deloitte.", ("has-manager", "Priya Shah")),
+        ("Got a new boss today: Dan Cole.", ("has-manager", "Dan Cole")),
+        ("We've got a new team lead, Dan, he's ex-Google.", ("has-manager", "Dan")),
     ],
 )
 def test_people_named_in_plain_lower_case_chat(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
@@ -203,7 +207,12 @@ def test_people_named_in_plain_lower_case_chat(tier: SpacyTier, text: str, fact:
 
 @pytest.mark.parametrize(
     "text",
-    ["his new manager started last week, Sue.", "new manager started today, seems ok"],
+    [
+        "his new manager started last week, Sue.",
+        "new manager started today, seems ok",
+        "We have a new manager, Dan said hi.",  # a name that is the subject of what follows
+        "I have a new manager, she seems nice.",
+    ],
 )
 def test_someone_elses_new_boss_or_no_name_is_no_manager(tier: SpacyTier, text: str) -> None:
     assert not {f for f in said_by(tier, text, "Jo") if f[0] == "has-manager"}

@@ -21,7 +21,7 @@ from knowledge_engine.extract.kin import tied_names
 from knowledge_engine.extract.lexicon import ANIMAL_NOUNS, PRONOUN
 from knowledge_engine.extract.pupils import school_place
 from knowledge_engine.extract.text import SENTENCES
-from knowledge_engine.extract.truecase import names as first_names
+from knowledge_engine.extract.truecase import world_names
 from knowledge_engine.model.extraction import Extraction, FactCandidate
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
@@ -118,7 +118,8 @@ def _a_child(fact: FactCandidate, text: str) -> bool:
         # animals (a pet's birthday); any other name needs the child talk ("Acme is 5 years old")
         if _CHILD_TALK.search(text) is not None:
             return True
-        person = fact.subject_type in (None, "person") and fact.subject.split()[0].casefold() in first_names()
+        first = fact.subject.split()[0].casefold()  # "Wanjiru turned 9": any country's first names
+        person = fact.subject_type in (None, "person") and first in world_names()
         return person and _PET_TALK.search(text) is None
     if fact.predicate == "attends":
         return True

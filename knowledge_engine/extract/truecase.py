@@ -38,6 +38,12 @@ LOCALES = (
     *("en_US", "en_GB", "en_IE", "en_NZ", "en_IN"),  # Irish and NZ lists: "niamh", "isla", "rory"
     *("es_ES", "es_MX", "pt_BR", "pt_PT", "it_IT", "fr_FR", "de_DE"),
 )
+# More of Faker's Latin-script lists, for the people a name alone must make (a child's age said with
+# no kin word: children_by_context.py), not for casing, where more names would capitalise words
+WORLD_LOCALES = (
+    *("en_KE", "en_NG", "en_PK", "yo_NG", "ig_NG", "ha_NG", "tw_GH", "sw", "zu_ZA", "tr_TR", "pl_PL"),
+    *("nl_NL", "ga_IE", "cs_CZ", "ro_RO", "hu_HU", "sv_SE", "fi_FI", "id_ID", "vi_VN", "hr_HR"),
+)
 _NAME_ATTRS = ("first_names_female", "first_names_male", "first_names")
 _GENDER_ATTRS = {"first_names_female": "f", "first_names_male": "m"}
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
@@ -118,6 +124,7 @@ _MAX_CAPITAL_SHARE = 0.1  # "mostly lower case": at most this share of words sta
 
 _lock = threading.Lock()
 _names: frozenset[str] | None = None
+_world_names: frozenset[str] | None = None
 _genders: dict[str, str] | None = None
 
 
@@ -153,6 +160,16 @@ def names() -> frozenset[str]:
         if _names is None:
             _names = load_names()
         return _names
+
+
+def world_names() -> frozenset[str]:
+    """`names()` and those of `WORLD_LOCALES`, read once per process."""
+    global _world_names
+    base = names()
+    with _lock:
+        if _world_names is None:
+            _world_names = base | load_names(WORLD_LOCALES)
+        return _world_names
 
 
 def load_genders(locales: Collection[str] = LOCALES) -> dict[str, str]:

@@ -222,26 +222,29 @@ def _team_lead_named(sent: Span, ctx: _Ctx) -> None:
 
 # "Got a new boss today, Marcus.": the news, then the name set off at the end (the model may tag it a
 # place); said by the speaker ("I've got", or no subject), not "My brother got a new boss, Marcus".
+_NEW_BOSS_WORD = r"(?:line\s+)?(?:boss|manager|manger|supervisor|team\s+lead)"
+# the name ends the sentence or a comma follows it: "..., Dan, he's ex-Google", "...: Dan Cole."
+_NAME_SET_OFF = r"(?P<name>[^\W\d_]+(?:\s+(?-i:[A-Z])[\w'’-]+)?)(?:\s*[.!]*|\s*,.*)"
 _NEW_BOSS = re.compile(
-    r"(?:(?:i|we)(?:'ve|’ve| have)?\s+)?(?:just\s+)?(?:got|have|getting)\s+a\s+new\s+(?:line\s+)?"
-    r"(?:boss|manager)\b[^,.!?]{0,30},\s+(?P<name>[^\W\d_]+)\s*[.!]*",
-    re.IGNORECASE,
+    r"(?:(?:i|we)(?:'ve|’ve| have)?\s+)?(?:just\s+)?(?:got|have|getting)\s+a\s+new\s+"
+    rf"{_NEW_BOSS_WORD}\b[^,.!?:]{{0,30}}[,:]\s*{_NAME_SET_OFF}",
+    re.IGNORECASE | re.DOTALL,
 )
 
 
 # "new depot manager started last week, shazia", "our new boss starts Monday - Priya": a new boss
 # whose start is the news, the name set off after it
 _NEW_BOSS_STARTED = re.compile(
-    r"\A(?:(?!(?:his|her|their)\b)\w+\s+){0,2}?(?:(?:my|our|a|the)\s+)?new\s+(?:\w+\s+)?(?:line\s+)?(?:boss|manager|manger|supervisor)\s+"
-    r"(?:has\s+)?start(?:ed|s)\b[^,.!?]{0,30}[,:–—-]\s*(?P<name>[^\W\d_]+)\s*[.!]*",
-    re.IGNORECASE,
+    rf"\A(?:(?!(?:his|her|their)\b)\w+\s+){{0,2}}?(?:(?:my|our|a|the)\s+)?new\s+(?:\w+\s+)?{_NEW_BOSS_WORD}\s+"
+    rf"(?:has\s+)?start(?:ed|s)\b[^,.!?]{{0,30}}[,:–—-]\s*{_NAME_SET_OFF}",
+    re.IGNORECASE | re.DOTALL,
 )
 
 
 def _new_boss_named(sent: Span, ctx: _Ctx) -> None:
     """The speaker's new boss named after the news of it -> has-manager."""
     low = sent.text.lower()
-    if "new" not in low or not any(w in low for w in ("boss", "manager", "manger", "supervisor")):
+    if "new" not in low or not any(w in low for w in ("boss", "manager", "manger", "supervisor", "lead")):
         return  # every user sentence passes here
     text = sent.text.strip()
     m = _NEW_BOSS.fullmatch(text) or _NEW_BOSS_STARTED.fullmatch(text)

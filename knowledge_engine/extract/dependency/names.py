@@ -521,7 +521,7 @@ def _owner(poss: Token, ctx: _Ctx, noun: Token | None = None) -> str | None:
     return _name_of(poss, ctx)
 
 
-_NEVER_IN_A_NAME = frozenset({"as", "at", "to", "from"})
+_NEVER_IN_A_NAME = frozenset({"as", "at", "to", "into", "onto", "from"})
 
 
 def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False) -> str | None:
