@@ -558,3 +558,19 @@ def test_the_same_employer_said_again_or_another_subjects_job_ends_nothing(works
     store.add("Sam", "works-at", "Leeds General Infirmary", evidence=[ev("m3", day(5))])
     store.add("Sam", "works-at", "St James's", evidence=[ev("m4", day(6))])
     assert current(store, "Ana") == {("works-at", "Aviva"), ("has-role", "actuary")}
+
+
+def test_a_job_left_ends_its_title_and_pay_but_not_a_new_one_said_with_the_leaving(workspace: Path) -> None:
+    store = make_store(workspace)
+    store.add("Eamon", "works-at", "ESB", evidence=[ev("m1", day(1))])
+    title, _ = store.add("Eamon", "has-role", "district supervisor", evidence=[ev("m1", day(1))])
+    pay, _ = store.add("Eamon", "has-salary", "€58,000", evidence=[ev("m2", day(2))])
+    store.add("Eamon", "retired-from", "ESB", evidence=[ev("m3", day(5))], ends=True)
+    assert title.invalid_at == day(5) and pay.invalid_at == day(5)
+    assert current(store, "Eamon") == {("retired-from", "ESB")}
+    # a title told with the leaving is the next one: "I quit Monzo, I'm a freelance designer now"
+    store.add("Ciara", "works-at", "Monzo", evidence=[ev("m4", day(1))])
+    store.add("Ciara", "has-role", "designer", evidence=[ev("m4", day(1))])
+    store.add("Ciara", "quit", "Monzo", evidence=[ev("m5", day(6))], ends=True)
+    store.add("Ciara", "has-role", "freelance designer", evidence=[ev("m5", day(6))])
+    assert current(store, "Ciara") == {("has-role", "freelance designer"), ("quit", "Monzo")}

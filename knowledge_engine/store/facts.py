@@ -426,32 +426,41 @@ class FactStore:
             other.superseded_by = new.id
             other.updated_at = now
             self.table.put(other)
-        bound = _BOUND.get(self.family.get(new.predicate, ""))
+        bound = _BOUND.get(self.family.get(new.predicate, ""), ())
         if bound:
-            self._end_with_the_job(new, bound, when, max(last_said(r) for r in rivals), now)
+            said = self._messages_naming(new)  # 'Acme offered me Senior Data Scientist, £61,000'
+            self._end_with_the_job(new, bound, when, max(last_said(r) for r in rivals), said, now)
 
-    def _end_with_the_job(
-        self, new: Fact, bound: tuple[str, ...], when: datetime, old_job_said: datetime, now: datetime
-    ) -> None:
-        """A new employer ends the subject's title and pay of the job before it (both go with a job):
-        those told no later than the old employer was last said, and by no message that named the
-        new employer ('I start at Acme as Head of Design, £70k', 'Acme offered me Senior Data
-        Scientist, £61,000'). A title or pay told between the two may be the new job's, unnamed
-        ("Got it!! 55k"): it stays."""
-        subject = self._slot_key(new)[0]
-        firm = canonical(new.object)
-        said = {
+    def _messages_naming(self, new: Fact) -> set[str]:
+        """The messages that said a fact of `new`'s subject with `new`'s object."""
+        subject, firm = self._slot_key(new)[0], canonical(new.object)
+        return {
             e.message_id
             for f in self.table.records.values()
             if canonical(f.object) == firm and self._slot_key(f)[0] == subject
             for e in f.evidence
         }
+
+    def _end_with_the_job(
+        self,
+        new: Fact,
+        bound: tuple[str, ...],
+        when: datetime,
+        old_job_said: datetime,
+        keep: set[str],
+        now: datetime,
+    ) -> None:
+        """A job's end (a new employer, or one left) ends the subject's title and pay of it (both go
+        with a job): those told no later than the old employer was last said, and by none of the
+        messages `keep` (those that named the new employer: 'I start at Acme as Head of Design, £70k').
+        A title or pay told between the two may be the new job's, unnamed ("Got it!! 55k"): it stays."""
+        subject = self._slot_key(new)[0]
         for family in bound:
             for fid in list(self._slots.get((subject, family), ())):
                 other = self.table.records.get(fid)
                 if other is None or other.invalid_at is not None or began(other) > old_job_said:
                     continue
-                if said & {e.message_id for e in other.evidence}:
+                if keep & {e.message_id for e in other.evidence}:
                     continue
                 other.invalid_at = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
                 other.superseded_by = new.id
@@ -497,6 +506,9 @@ class FactStore:
             for other in targets:
                 if began(other) > when or (other.invalid_at is not None and other.invalid_at <= when):
                     continue
+                if other.invalid_at is None and family in _BOUND:  # "I quit Acme": its title and pay too
+                    keep = {e.message_id for e in ending.evidence}  # "..., now a freelance designer"
+                    self._end_with_the_job(ending, _BOUND[family], when, when, keep, now)  # no next job yet
                 end = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
                 # already ended by the next job, later than the last day said: the end moves to that day
                 other.superseded_by = other.superseded_by if other.invalid_at is not None else ending.id
