@@ -33,6 +33,7 @@ def cars(tier: SpacyTier, text: str) -> set[str]:
             "I sold the Jazz, it was dying anyway, and got a secondhand Toyota Corolla last week.",
             "Toyota Corolla",
         ),
+        ("we ended up getting the Corolla hybrid.", "Corolla hybrid"),  # the purchase after "ended up"
     ],
 )
 def test_a_car_named_around_a_purchase_or_in_passing_is_the_speakers(
@@ -50,6 +51,8 @@ def test_a_car_named_around_a_purchase_or_in_passing_is_the_speakers(
         "I sold my old Corsa.",  # gone: read as sold, not owned
         "we went for a drive in the golf and played polo after",  # English words, no car names
         "Is the Yaris any good?",  # a question
+        "He ended up getting the Golf.",  # his
+        "we might end up getting the Corolla.",  # a plan
     ],
 )
 def test_no_car_of_the_speakers_where_none_was_said(tier: SpacyTier, text: str) -> None:

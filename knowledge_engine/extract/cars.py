@@ -276,6 +276,9 @@ class Cars:
         if obj is None and span.root.dep_ == "appos" and span.root.head.dep_ == "dobj":
             obj = span.root.head  # "got a secondhand Toyota Corolla hybrid": "secondhand" the object
         verb = obj.head if obj is not None else None
+        if verb is not None and verb.tag_ == "VBG" and verb.dep_ == "xcomp" and verb.head.lemma_ == "end":
+            ended = verb.head if verb.lemma_ in _BUY_VERBS else None  # "we ended up getting the Corolla"
+            return ended is not None and ended.tag_ in _PAST_TAGS and self._speakers_fact(ended)
         return (
             verb is not None
             and verb.lemma_ in _BUY_VERBS
@@ -285,6 +288,9 @@ class Cars:
             and not _for_someone(verb)
             and not _for_someone(obj)
         )
+
+    def _speakers_fact(self, verb: Token) -> bool:
+        return not self.irrealis(verb) and _by_speaker(verb)
 
     def _swapped_for(self, span: Span) -> bool:
         """'traded the Fiesta in for a Kia Niro', 'swapped the Golf for a Model 3', 'replaced the Astra
