@@ -422,10 +422,7 @@ class FactStore:
             self.table.put(new)
             return
         for other in rivals:
-            other.invalid_at = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
-            other.superseded_by = new.id
-            other.updated_at = now
-            self.table.put(other)
+            self._ended_by(other, new, when, now)
         bound = _BOUND.get(self.family.get(new.predicate, ""), ())
         if bound:
             said = self._messages_naming(new)  # 'Acme offered me Senior Data Scientist, £61,000'
@@ -460,12 +457,15 @@ class FactStore:
                 other = self.table.records.get(fid)
                 if other is None or other.invalid_at is not None or began(other) > old_job_said:
                     continue
-                if keep & {e.message_id for e in other.evidence}:
-                    continue
-                other.invalid_at = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
-                other.superseded_by = new.id
-                other.updated_at = now
-                self.table.put(other)
+                if not keep & {e.message_id for e in other.evidence}:
+                    self._ended_by(other, new, when, now)
+
+    def _ended_by(self, other: Fact, new: Fact, when: datetime, now: datetime) -> None:
+        """`other` ends at `when` (not before its own date), superseded by `new`."""
+        other.invalid_at = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
+        other.superseded_by = new.id
+        other.updated_at = now
+        self.table.put(other)
 
     def end(self, fact: Fact, when: datetime, by: str, now: datetime | None = None) -> None:
         """End a current fact at `when` (not before it began), naming the fact that ended it: an offer
