@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -146,6 +146,24 @@ def kin_genders(text: str) -> dict[str, str]:
     return out
 
 
+def _kin_of(rec: dict[str, Any]) -> dict[str, str | None]:
+    """One speaker's kin names as `KinNames.state` saved them, typed again."""
+    return {str(k): None if n is None else str(n) for k, n in rec["kin"].items()}
+
+
+def restore_oldest(table: OrderedDict[Any, Any], limit: int, restored: Iterable[tuple[Any, Any]]) -> None:
+    """Put (key, value) pairs read back after a restart (in the order they were saved, oldest first)
+    at the oldest end of an LRU `table`; a key this process has already filled keeps its value. Then
+    trim `table` to `limit`, oldest first."""
+    for key, value in reversed(list(restored)):
+        if key in table:
+            continue
+        table[key] = value
+        table.move_to_end(key, last=False)
+    while len(table) > limit:
+        table.popitem(last=False)
+
+
 class KinNames:
     """Which name each kin word of a speaker stood for (None once it stood for two)."""
 
@@ -227,15 +245,9 @@ class KinNames:
 
     def restore(self, scope: str | None, records: list[dict[str, Any]]) -> None:
         """Take back what `state` gave (after a restart); what this process learnt since wins."""
+        restored = (((scope, str(rec["speaker"])), _kin_of(rec)) for rec in records)
         with self._lock:
-            for rec in reversed(records):
-                key = (scope, str(rec["speaker"]))
-                if key in self._names:
-                    continue
-                self._names[key] = {str(k): None if n is None else str(n) for k, n in rec["kin"].items()}
-                self._names.move_to_end(key, last=False)
-            while len(self._names) > self.limit:
-                self._names.popitem(last=False)
+            restore_oldest(self._names, self.limit, restored)
 
     def _relate(self, key: tuple[str | None, str], facts: list[FactCandidate]) -> None:
         tied = [n for n in tied_names(facts) if n[:1].isupper() and len(n.split()) <= 4]

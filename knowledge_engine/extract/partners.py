@@ -22,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from typing import Any
 
+from knowledge_engine.extract.kin import restore_oldest
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.records import Message
@@ -124,23 +125,22 @@ class PartnerTally:
 
     def restore(self, scope: str | None, records: list[dict[str, Any]]) -> None:
         """Take back what `state` gave (after a restart); what this process counted since wins."""
+        restored = (((scope, str(rec["speaker"])), _entry(rec)) for rec in records)
         with self._lock:
-            for rec in reversed(records):
-                key = (scope, str(rec["speaker"]))
-                if key in self._tally:
-                    continue
-                names = {
-                    str(n["name"]).casefold(): {
-                        "name": str(n["name"]),
-                        "messages": [str(m) for m in n["messages"]][:_MAX_KEPT],
-                        "days": [None if s is None else str(s) for s in n["days"]][:_MAX_KEPT],
-                    }
-                    for n in rec["names"]
-                }
-                self._tally[key] = {"names": names, "done": bool(rec["done"])}
-                self._tally.move_to_end(key, last=False)
-            while len(self._tally) > self.limit:
-                self._tally.popitem(last=False)
+            restore_oldest(self._tally, self.limit, restored)
+
+
+def _entry(rec: dict[str, Any]) -> dict[str, Any]:
+    """One speaker's tally as `PartnerTally.state` saved it, typed and bounded again."""
+    names = {
+        str(n["name"]).casefold(): {
+            "name": str(n["name"]),
+            "messages": [str(m) for m in n["messages"]][:_MAX_KEPT],
+            "days": [None if s is None else str(s) for s in n["days"]][:_MAX_KEPT],
+        }
+        for n in rec["names"]
+    }
+    return {"names": names, "done": bool(rec["done"])}
 
 
 def _cued_names(text: str, me: str) -> list[str]:
