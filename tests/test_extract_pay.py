@@ -512,3 +512,30 @@ def test_the_figure_a_pay_talk_ended_on_is_the_salary(tier: SpacyTier, text: str
 )
 def test_no_salary_from_a_meeting_time_or_a_count(tier: SpacyTier, text: str) -> None:
     assert not {p for p, _ in pay(tier, text) if p == "has-salary"}
+
+
+@pytest.mark.parametrize(
+    ("text", "salary"),
+    [
+        ("I make $20 an hour", "$20"),  # an hourly rate alone is the pay of the job
+        ("I'm making $20 an hour at Target", "$20"),
+        ("I make 48,000 a year at Five Below", "48,000"),  # a bare number by a period of work
+        ("I'm on 12 an hour at Tesco", "12"),
+    ],
+)
+def test_pay_by_the_hour_or_without_its_sign_is_the_salary(tier: SpacyTier, text: str, salary: str) -> None:
+    assert ("has-salary", salary) in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I make $20 an hour at Starbucks on Saturdays.",  # a side income
+        "I make £200 a week from my Etsy shop",
+        "I make $15 an hour babysitting",
+        "I'd make $25 an hour at Amazon",
+        "I make 3 a week",
+    ],
+)
+def test_a_side_income_or_a_supposed_rate_is_no_salary(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in pay(tier, text) if f[0] == "has-salary"}

@@ -1944,3 +1944,34 @@ def test_a_fronted_as_gives_the_role_and_a_late_as_of_seeing_does_not(tier: Spac
     said = triples(tier, "As the new Head of Finance at Orvane Technologies, I will sign it.", "Lin")
     assert ("Lin", "has-role", "Head of Finance") in said
     assert not [t for t in triples(tier, "I see myself as a leader.", "Lin") if t[1] == "has-role"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'm making $20 an hour at Target", ("works-at", "Target")),
+        ("I get paid $19 an hour at Walmart", ("works-at", "Walmart")),
+        ("I'm on £15.20 an hour at Go North West", ("works-at", "Go North West")),
+        ("I'm on 42k at Aviva", ("works-at", "Aviva")),  # "at" hung on the amount
+        ("i'm a barista at the blue door cafe in leeds", ("works-at", "blue door cafe")),
+        ("i'm a chef at the olive tree restaurant", ("works-at", "olive tree restaurant")),
+    ],
+)
+def test_where_an_hourly_pay_or_a_role_is_had_in_chat_is_the_employer(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm on holiday at Center Parcs",  # a stay, not a job
+        "I'm on 20k at the moment",
+        "I'm a stylist at the hair salon on main street",  # what the place is, no name
+        "I'm a nurse at the local clinic",
+        "If I took it I'd be on 45k at Monzo",
+    ],
+)
+def test_a_stay_or_an_unnamed_workplace_is_no_employer(tier: SpacyTier, text: str) -> None:
+    assert work(tier, text) == set()

@@ -409,6 +409,7 @@ PLACE_PARTS = _words("end side part centre center outskirts north south east wes
 # "at Tesco right now", "at the Hilton tonight": being somewhere for a while, not working there.
 VISIT_WORDS = frozenset(
     {"today", "tonight", "tomorrow", "yesterday", "right", "moment", "visiting", "week", "weekend"}
+    | {"holiday", "holidays", "hols", "vacation"}  # "I'm on holiday at Center Parcs"
 )
 # Past wordings whose verb itself says a relation ended ("I left Northwind", "we sold the Golf"): the store
 # ends the subject's current fact with that object (model/predicates.py says which relations each ends).

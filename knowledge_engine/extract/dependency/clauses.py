@@ -69,6 +69,7 @@ from knowledge_engine.extract.dependency.money import (
     _on_amount,
     _pay_cut,
     _raise_to,
+    _rate,
     _rented_for,
 )
 from knowledge_engine.extract.dependency.names import (
@@ -121,6 +122,7 @@ from knowledge_engine.extract.dependency.work import (
     _made_my_manager,
     _made_title,
     _moved_into_work,
+    _paid_at,
     _promoted_infinitive,
     _quit_job,
     _role_took,
@@ -150,6 +152,7 @@ from knowledge_engine.extract.lexicon import (
     LIGHT_VERBS,
     MARKS,
     MODALS,
+    MONEY_SHORT,
     MOVE_VERBS,
     PASSIVE_PREPS,
     PAY_WORDS,
@@ -813,6 +816,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                     if money:
                         pred = "earned" if past else "has-salary"
                         _emit(ctx, subject, pred, money, 0.55, obj_tok=None)
+                        if not past:  # "I'm on 42k at Aviva": the parse hangs "at" on the amount
+                            _paid_at(verb, pobj, subject, ctx)
 
 
 def _off_to_school(off: Token, subject: str, ctx: _Ctx) -> None:
@@ -864,6 +869,15 @@ def _pay_at(pobj: Token, subject: str, be: str, ctx: _Ctx) -> bool:
     return True
 
 
+def _pay_on(verb: Token, ctx: _Ctx) -> Token | None:
+    """The amount a "be" says its subject is on ("I'm on £15.20 an hour", "on 42k"), if any."""
+    if not _is_be(verb):
+        return None
+    ons = [p for on in _preps(verb, verb, {"on"}) for p in _pobjs(on)]
+    ons += [c for c in verb.children if c.dep_ == "attr" and any(q.lower_ == "on" for q in c.children)]
+    return next((a for a in ons if _money_value(a, ctx) or _rate(a) or MONEY_SHORT.match(a.text)), None)
+
+
 def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     """'is from Porto' always; 'is in/at X' only for named places and organisations."""
     if _role_took(prep) or _team_at(prep, subject, be, ctx):
@@ -873,6 +887,10 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             continue
         if prep.lower_ == "at" and _pay_at(pobj, subject, be, ctx):
             continue
+        if prep.lower_ == "at" and (amount := _pay_on(prep.head, ctx)) is not None:
+            if be == "is":  # "I'm on £15.20 an hour at Go North West": where the pay is earned
+                _paid_at(prep.head, amount, subject, ctx)
+            return
         if prep.lower_ == "at" and _an_address(pobj):
             _address_town(pobj, subject, be, ctx)  # "I'm at 12 Elm Road in Reading": a home, no firm
             continue

@@ -7,6 +7,7 @@ from collections.abc import Collection, Iterable
 
 from spacy.tokens import Doc, Span, Token
 
+from knowledge_engine.extract.dates import WEEKDAYS
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.dependency.grammar import (
     _has_mark,
@@ -483,13 +484,14 @@ def _pay_rate(verb: Token, ctx: _Ctx, short: bool = True) -> bool:
     """An amount of the verb's by a period of work ("£12 an hour", "600 a week") or, when `short`,
     said as a year's pay ("32k") -> the speaker's has-salary. Without `short` a bare count is no
     amount ("getting 3 hours a week"), only money or pence ("12.21 an hour")."""
-    periods = {"hour", "year", "week", "month"}
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
-        period = any(c.dep_ == "npadvmod" and c.lemma_ in periods for c in dobj.children)
+        period = any(c.dep_ == "npadvmod" and c.lemma_ in _PAY_PERIODS for c in dobj.children)
         pence = dobj.like_num and re.fullmatch(r"\d+\.\d\d", dobj.text) is not None
         money = _money_value(dobj, ctx) or (_amount(dobj) if short or pence else None)
         if money and (period or (short and MONEY_SHORT.match(money))):  # "£50" alone: a one-off
             _emit(ctx, ctx.me, "has-salary", money, 0.55, obj_tok=None)
+            if not _is_past(verb):  # "I get paid $19 an hour at Walmart": where the pay is earned
+                _paid_at(verb, dobj, ctx.me, ctx)
             return True
     return False
 
@@ -764,6 +766,33 @@ def _amount_of(
     return found
 
 
+# Words that make an amount earned a side income, not the pay of one's job: "$20 an hour on Saturdays",
+# "£50 a day extra", "150 a shift in tips"
+_SIDE_INCOME = frozenset({"day", "shift", "side", "extra", "weekend", "cash", "tip"} | set(WEEKDAYS))
+
+
+_PAY_PERIODS = frozenset({"hour", "year", "week", "month"})
+
+
+def _rate(amount: Token) -> str | None:
+    """A bare number by a period of work: 'I make 48,000 a year', '16.50 an hour', '12 an hour' (no
+    currency; a small number only by the hour)."""
+    periods = {c.lemma_ for c in amount.children if c.dep_ == "npadvmod"} & _PAY_PERIODS
+    pence = re.fullmatch(r"\d+\.\d\d", amount.text) is not None
+    value = _amount(amount) if periods and amount.like_num else None
+    return value if value and (pence or "hour" in periods or _big_enough(value)) else None
+
+
+def _side_income(verb: Token, money: Token) -> bool:
+    """'I make $20 an hour on Saturdays', '£100 a day extra', '£200 a week from my Etsy shop': pay for
+    work beside the job (an hourly or weekly rate alone, "I make $20 an hour", is the pay of the job)."""
+    tokens = [*money.subtree, *verb.subtree]
+    words = {t.lemma_.lower() for t in tokens} | {t.lower_.removesuffix("s") for t in tokens}
+    by_the_hour = bool(words & {"hour", "hr", "week", "wk"})
+    from_a_side_line = by_the_hour and any(c.lower_ == "from" for c in (*verb.children, *money.children))
+    return bool(words & _SIDE_INCOME) or from_a_side_line  # "£200 a week from my Etsy shop"
+
+
 def _earns(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'I make about $70,000 a year' -> has-salary (and where, `_paid_at`); 'made about 62k last
     year' -> earned: pay as it was (history), not the salary now."""
@@ -772,9 +801,8 @@ def _earns(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx)
     found = False
     about = [p for prep in _preps(verb, verb, APPROXIMATORS) for p in _pobjs(prep)]  # "earn about 45k"
     for dobj in dobjs + about:  # "I make $20 an hour tutoring" is a side income, not a salary
-        money = _money_value(dobj, ctx)
-        units = {t.lemma_.lower() for t in dobj.subtree} | {t.lemma_.lower() for t in verb.children}
-        if money and not units & {"hour", "day", "week", "shift", "side", "extra"}:
+        money = _money_value(dobj, ctx) or _rate(dobj)
+        if money and not _side_income(verb, dobj):
             _emit(ctx, subject, "earned" if past else "has-salary", money, 0.55, obj_tok=None)
             found = (not past and _paid_at(verb, dobj, subject, ctx)) or True
     return found

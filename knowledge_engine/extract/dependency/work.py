@@ -1137,8 +1137,27 @@ def _at_org(attr: Token, ctx: _Ctx) -> str | None:
             if pobj is not None and pobj.pos_ == "PROPN":
                 return _name_of(_org_owner(pobj, ctx), ctx)  # not "General Campus" of "X's General Campus"
             if pobj is not None and pobj.pos_ == "NOUN":
-                return _org_behind(pobj, ctx)
+                return _org_behind(pobj, ctx) or _named_venue(pobj, ctx)
     return None
+
+
+# Places of work named by what they are, after a name: "the blue door cafe", "the red lion pub"
+_VENUE_NOUNS = frozenset(
+    {"cafe", "café", "coffee", "pub", "bar", "restaurant", "bakery", "salon", "hotel", "gym", "clinic",
+     "garage", "deli", "diner", "bistro", "brewery", "lounge", "spa", "barbers", "barbershop", "boutique",
+     "bookshop", "bookstore", "kitchen", "inn", "tavern", "grill", "pizzeria", "taqueria", "nursery"}
+)  # fmt: skip
+
+
+def _named_venue(pobj: Token, ctx: _Ctx) -> str | None:
+    """'a barista at the blue door cafe', 'a chef at the olive tree restaurant': a workplace said in lower
+    case by a name of two words or more and what it is (not "the local pub", "the hair salon")."""
+    if pobj.lemma_.lower() not in _VENUE_NOUNS or not any(c.lower_ == "the" for c in pobj.children):
+        return None
+    words = [t for t in pobj.subtree if t.i < pobj.i and t.dep_ in {"compound", "amod", "nmod"}]
+    if len(words) < 2 or not any(c.dep_ == "compound" for c in pobj.children):
+        return None  # "the hair salon": what it is, no name
+    return _object_phrase(pobj, ctx)
 
 
 def _org_inside(prep: Token, ctx: _Ctx) -> str | None:
