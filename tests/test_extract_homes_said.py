@@ -814,3 +814,18 @@ def test_a_home_named_by_its_place_and_said_to_be_ours_is_where_one_lives(tier: 
     assert ("lives-in", "Norbury") in homes(tier, "We moved! The Norbury house is ours since the 25th July.")
     assert not homes(tier, "The Norbury house was ours for years.")  # the past
     assert not homes(tier, "The Norbury house will be ours if the bank says yes.")  # supposed
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("we're in Leeds 3 months now and loving it", "Leeds"), ("I'm in Bristol two years now", "Bristol")],
+)
+def test_in_a_place_months_or_years_up_to_now_is_home(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("lives-in", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm in London for 3 months now", "we're in Lisbon 2 weeks now", "I was in Bristol two years"]
+)
+def test_a_stay_set_or_of_weeks_is_no_home(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in homes(tier, text) if f[0] == "lives-in"}

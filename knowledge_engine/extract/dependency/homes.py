@@ -687,7 +687,15 @@ def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
     name = _name_of(pobj, ctx)  # a place by the model's tag or the gazetteer ("Cardiff" is tagged anything)
     if be != "is" or prep.lower_ != "in" or name is None or not _place_named(pobj, name, ctx):
         return False
-    return _stayed(prep, pobj) or _in_now_after_a_move(prep)
+    return _stayed(prep, pobj) or _in_now_after_a_move(prep) or _months_in_now(prep)
+
+
+def _months_in_now(prep: Token) -> bool:
+    """"We're in Leeds 3 months now", "I'm in Bristol two years now": in a place, present, for a count
+    of months or years up to now (not "in London for 3 months": a stay set, nor weeks: a trip)."""
+    verb = prep.head
+    now = any(c.dep_ == "advmod" and c.lower_ in {"now", "already"} for c in verb.children)
+    return now and _is_be(verb) and verb.tag_ in {"VBP", "VBZ"} and _bare_years(verb)
 
 
 def _back_in(back: Token, subject: str, ctx: _Ctx) -> None:
