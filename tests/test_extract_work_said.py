@@ -1975,3 +1975,31 @@ def test_where_an_hourly_pay_or_a_role_is_had_in_chat_is_the_employer(
 )
 def test_a_stay_or_an_unnamed_workplace_is_no_employer(tier: SpacyTier, text: str) -> None:
     assert work(tier, text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("I got the team lead role", "team lead"),  # "team lead" parsed a clause
+        ("got the assistant manager spot!!", "assistant manager"),
+        ("I got the promotion to senior nurse", "senior nurse"),
+        ("got promoted to shift supervisor today", "shift supervisor"),  # the time word is no title
+    ],
+)
+def test_a_post_won_names_the_speakers_title(tier: SpacyTier, text: str, title: str) -> None:
+    assert ("has-role", title) in said_by(tier, text, "Lin")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I hope to get the team lead role",
+        "I didn't get the team lead role",
+        "my sister got the team lead role",
+        "got a parking spot",
+        "we got the top spot in the league",
+        "she got the promotion to head nurse",
+    ],
+)
+def test_no_title_from_a_post_wished_lost_anothers_or_no_post(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in said_by(tier, text, "Lin") if f[0] == "has-role"}

@@ -432,6 +432,49 @@ def _titled_job(sent: Span, before: int, ctx: _Ctx) -> None:
             past = _is_past(verb) and verb.lemma_ in {"have", "do"}  # "I had a nurse job": held then
             _emit(ctx, holder, "worked-as" if past else "has-role", title, 0.5, obj_tok=None)
             return
+    title = _promoted_to(sent, ctx) or _got_titled_post(sent, ctx)
+    if title:
+        _emit(ctx, ctx.me, "has-role", title, 0.5, obj_tok=None)
+
+
+# Verbs of a post won: "got the team lead role", "landed the assistant manager spot", "got the promotion"
+_WON = frozenset({"get", "land", "secure", "score", "bag", "win", "earn"})
+_POSTS = frozenset({"role", "job", "position", "post", "spot"})
+
+
+def _won_by_me(verb: Token, ctx: _Ctx) -> bool:
+    """A post won in the speaker's own, real, done clause ("got", "I've landed"; not "hope to get")."""
+    done = _is_past(verb) or _perfect(verb)
+    return verb.lemma_ in _WON and done and _by_me(verb, ctx) and not _supposed(verb) and not _negated(verb)
+
+
+def _promoted_to(sent: Span, ctx: _Ctx) -> str | None:
+    """'I got the promotion to senior nurse', 'got my promo to principal pm' -> the title reached."""
+    for promo in (t for t in sent if t.lemma_.lower() in {"promotion", "promo"} and t.dep_ == "dobj"):
+        if not _won_by_me(promo.head, ctx):
+            continue
+        for title in (p for prep in _preps(promo, promo, {"to"}) for p in _pobjs(prep) if _ends_a_title(p)):
+            words = [t for t in title.doc[title.left_edge.i : title.i + 1] if t.dep_ != "det"]
+            return " ".join(t.text for t in words)
+    return None
+
+
+def _got_titled_post(sent: Span, ctx: _Ctx) -> str | None:
+    """'I got the team lead role', 'GOT THE ASSISTANT MANAGER SPOT': a post won, named by the words
+    between its article and the post word, read from the words (the small model parses "team lead
+    role" as a clause, "spot" as no job); the last of them must end a title."""
+    toks = list(sent)
+    for i, verb in enumerate(toks[:-3]):
+        article = toks[i + 1].lower_ in {"the", "a"}
+        if not article or verb.pos_ not in {"VERB", "AUX"} or not _won_by_me(verb, ctx):
+            continue
+        end = next((j for j in range(i + 3, min(i + 7, len(toks))) if toks[j].lower_ in _POSTS), None)
+        words = [t for t in toks[i + 2 : end or i + 2] if t.lower_ not in _JOB_NOISE]
+        if end is None or not words or not all(t.is_alpha for t in words):
+            continue
+        if _ends_a_title(words[-1]) or words[-1].lemma_.lower() in LEAD_WORDS:
+            return " ".join(t.text for t in words)
+    return None
 
 
 def _named_holder(verb: Token, ctx: _Ctx) -> str | None:
@@ -768,8 +811,8 @@ def _promoted_infinitive(verb: Token, subject: str, ctx: _Ctx) -> None:
     for xcomp in (c for c in verb.children if c.dep_ == "xcomp"):
         to = next((c for c in xcomp.children if c.dep_ == "aux" and c.lower_ == "to"), None)
         words = list(xcomp.doc[to.i + 1 : xcomp.right_edge.i + 1]) if to is not None else []
-        while words and words[-1].is_punct:
-            words.pop()
+        end = next((k for k, w in enumerate(words) if _title_ends(w, ctx)), len(words))
+        words = words[:end]  # "promoted to shift supervisor today"
         if 0 < len(words) <= 4 and all(w.pos_ in {"NOUN", "PROPN", "ADJ", "VERB"} for w in words):
             _emit(ctx, subject, "has-role", " ".join(w.text for w in words), 0.55, obj_tok=None)
 
@@ -1402,19 +1445,14 @@ def _title_from(start: int, verb: Token, subject: str, promoted: bool, ctx: _Ctx
 
 
 def _title_ends(tok: Token, ctx: _Ctx) -> bool:
-    """Where a title said after "me" ends: punctuation, a date, a preposition other than 'of'."""
+    """Where a title said after "me" ends: punctuation, a date, a preposition other than 'of', a time
+    word the model left untagged ("promoted to shift supervisor today")."""
     return (
         tok.is_punct
         or _is_date(tok, ctx)
         or (tok.pos_ == "ADP" and tok.lower_ != "of")
-        or tok.lower_
-        in {
-            "last",
-            "next",
-            "this",
-            "and",
-            "but",
-        }
+        or tok.lower_ in {"last", "next", "this", "and", "but"}
+        or tok.lower_ in {"today", "tonight", "yesterday", "tomorrow", "now"}
     )
 
 
