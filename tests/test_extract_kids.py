@@ -517,3 +517,26 @@ def test_a_preposition_the_model_ran_into_a_name_is_no_part_of_it(tier: SpacyTie
     found = facts(tier, "We got Leo into Oakwood Academy!")
     assert ("Leo", "attends", "Oakwood Academy") in found
     assert not [s for s, _, _ in found if "into" in s]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Ellie is in Year 1 at Hillside", ("Ellie", "attends", "Hillside")),  # "at" hangs on the year
+        (
+            "Aoife is in first class at Gaelscoil Mhic Amhlaigh",
+            ("Aoife", "attends", "Gaelscoil Mhic Amhlaigh"),
+        ),
+        ("Ellie was in Year 1 at Hillside", ("Ellie", "attended", "Hillside")),
+        ("Sofia goes to Escola Basica de Alvalade", ("Sofia", "attends", "Escola Basica de Alvalade")),
+    ],
+)
+def test_a_school_year_at_a_place_or_a_school_word_before_its_name(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize("text", ["I'm in Year 2 at Leeds Uni", "She's in first class at the Hilton"])
+def test_no_school_from_the_speakers_year_or_a_class_of_travel(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in facts(tier, text) if f[1] in {"attends", "attended"}}

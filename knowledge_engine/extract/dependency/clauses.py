@@ -158,7 +158,9 @@ from knowledge_engine.extract.lexicon import (
     PAY_WORDS,
     PERSON_NOUNS,
     PREDICATE_ALIASES,
+    SCHOOL_STAGES,
     SCHOOL_WORDS,
+    SCHOOL_YEAR,
     START_VERBS,
     STAY_UNITS,
     TIME_PARTS,
@@ -633,6 +635,17 @@ def _particle_preps(verb: Token) -> list[Token]:
     return [p for p in preps if any(o.pos_ == "PROPN" for o in _pobjs(p))]  # not "went back to work"
 
 
+def _school_word_before(tok: Token, name: str) -> str:
+    """'goes to Escola Basica de Alvalade': a school word of another language that opens the name and
+    the name's reading left out (the model starts the entity after it) is part of the name."""
+    first = name.split()[0]
+    start = next((t.i for t in tok.subtree if t.text == first), None)
+    before = tok.doc[start - 1] if start else None
+    if before is None or not before.is_title or before.lower_ not in SCHOOL_WORDS:
+        return name
+    return f"{before.text} {name}"
+
+
 def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) -> None:
     named = _name_before_a_stay(tok)
     name = _name_of(named, ctx)
@@ -670,6 +683,8 @@ def _prep_object(verb: Token, subject: str, pred: str, tok: Token, ctx: _Ctx) ->
         if name is not None:
             _emit(ctx, subject, "works-at" if pred == "moved-to" else "joins", name, 0.6, obj_tok=None)
         return
+    if name is not None and pred in {"goes-to", "went-to"}:
+        name = _school_word_before(tok, name)
     obj = name or _object_phrase(tok, ctx)
     school = (name is not None and _is_school(name)) or tok.lemma_.lower() in SCHOOL_WORDS
     if obj and pred in {"goes-to", "went-to"} and school:
@@ -768,6 +783,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
         for child in [*verb.children, *_listed_attrs(verb)]:
             if child.dep_ == "attr" and (amount := _on_amount(child, past, ctx)):
                 _emit(ctx, subject, "has-salary", amount, 0.55, obj_tok=None)
+            elif child.dep_ == "attr" and not past and _year_at_school(child, subject, ctx):
+                continue  # "Miggy will be Year 3 at St Anne's"
             elif child.dep_ in {"attr", "conj"}:
                 if not _condition_state(child, subject, past, ctx):
                     _attr_fact(child, subject, be, past, ctx)
@@ -878,6 +895,27 @@ def _pay_on(verb: Token, ctx: _Ctx) -> Token | None:
     return next((a for a in ons if _money_value(a, ctx) or _rate(a) or MONEY_SHORT.match(a.text)), None)
 
 
+_CLASS_WORDS = frozenset({"grade", "class", "year"})
+
+
+def _year_at_school(year: Token, subject: str, ctx: _Ctx) -> bool:
+    """'Year 1 at Hillside', 'first class at Gaelscoil Mhic Amhlaigh', 'reception at St Mary's': a
+    school year someone (not the speaker) is in, at a named place, says the place is their school."""
+    after = [c for c in year.children if c.dep_ == "prep"]
+    words = year.doc[year.left_edge.i : min([p.i for p in after] + [year.right_edge.i + 1])].text
+    ordinal = year.lemma_.lower() in _CLASS_WORDS and any(c.dep_ == "amod" for c in year.children)
+    said = SCHOOL_YEAR.fullmatch(words) or year.lower_ in SCHOOL_STAGES or ordinal
+    if subject == ctx.me or not said:
+        return False
+    found = False
+    for pobj in (p for at in _preps(year, year, {"at", "@"}) for p in _pobjs(at)):
+        name = _name_of(pobj, ctx)
+        if name and name[0].isupper():  # the model tags "Hillside" a noun
+            _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj, obj_type="organization")
+            found = True
+    return found
+
+
 def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     """'is from Porto' always; 'is in/at X' only for named places and organisations."""
     if _role_took(prep) or _team_at(prep, subject, be, ctx):
@@ -885,6 +923,8 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     for pobj in _pobjs(prep):
         if _at_firm_called(prep, pobj, subject, be, ctx):
             continue
+        if prep.lower_ == "in" and be == "is" and _year_at_school(pobj, subject, ctx):
+            continue  # "Ellie is in Year 1 at Hillside", "he's in reception at St Mary's"
         if prep.lower_ == "at" and _pay_at(pobj, subject, be, ctx):
             continue
         if prep.lower_ == "at" and (amount := _pay_on(prep.head, ctx)) is not None:
