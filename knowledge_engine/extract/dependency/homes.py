@@ -691,7 +691,7 @@ def _lived_in(prep: Token, pobj: Token, be: str, ctx: _Ctx) -> bool:
 
 
 def _months_in_now(prep: Token) -> bool:
-    """"We're in Leeds 3 months now", "I'm in Bristol two years now": in a place, present, for a count
+    """ "We're in Leeds 3 months now", "I'm in Bristol two years now": in a place, present, for a count
     of months or years up to now (not "in London for 3 months": a stay set, nor weeks: a trip)."""
     verb = prep.head
     now = any(c.dep_ == "advmod" and c.lower_ in {"now", "already"} for c in verb.children)
