@@ -2003,3 +2003,38 @@ def test_a_post_won_names_the_speakers_title(tier: SpacyTier, text: str, title: 
 )
 def test_no_title_from_a_post_wished_lost_anothers_or_no_post(tier: SpacyTier, text: str) -> None:
     assert not {f for f in said_by(tier, text, "Lin") if f[0] == "has-role"}
+
+
+@pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        ("I opened my own salon, Hyacinth's Hair Studio", "Hyacinth's Hair Studio"),
+        ("me and leanne bought the blowhole coffee co down on terralong st", "blowhole coffee co"),
+        ("we took over the Red Lion pub last year", "Red Lion"),
+        ("I've started a company called Brightloop", "Brightloop"),
+        ("I set up my own business, Clearview Cleaning", "Clearview Cleaning"),
+        ("Been with Tesco since 2019", "Tesco"),  # "I've" dropped
+    ],
+)
+def test_a_business_made_or_taken_on_or_a_firm_one_has_been_with_is_the_employer(
+    tier: SpacyTier, text: str, firm: str
+) -> None:
+    assert ("works-at", firm) in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we might open a cafe called The Daily Grind",
+        "my sister opened a salon called Curl Up",
+        "my sister and her husband bought the Red Lion pub",
+        "I didn't buy the Red Lion pub",
+        "we bought the shop",
+        "I opened the shop, Monday",
+        "I had been with Tesco for 5 years before that",
+    ],
+)
+def test_no_employer_from_a_business_planned_anothers_unnamed_or_a_past_perfect(
+    tier: SpacyTier, text: str
+) -> None:
+    assert not {f for f in work(tier, text) if f[0] == "works-at"}

@@ -771,6 +771,11 @@ def _misread_to_noun(adj: Token) -> list[Token]:
     return [c for c in xcomps if any(a.lower_ == "to" for a in c.children)]
 
 
+def _been_up_to_now(verb: Token) -> bool:
+    """'(I've) been ...' up to now, not 'had been' (a past perfect: over before then)."""
+    return verb.lower_ == "been" and not any(c.lemma_ == "have" and c.tag_ == "VBD" for c in verb.children)
+
+
 def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: bool, ctx: _Ctx) -> None:
     """'X is a designer', 'My sister is Maria', 'Maria is my sister', 'X is from Y', 'X is married to Y'."""
     be = "was" if past else "is"
@@ -812,8 +817,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                 _be_prep(child, subject, be, ctx)
             elif child.dep_ == "advmod" and child.lower_ == "back" and not past and not _is_irrealis(verb):
                 _back_in(child, subject, ctx)  # "I'm back in Cardiff for good"
-            elif child.dep_ == "prep" and child.lower_ == "with" and not past:
-                _been_with(child, subject, ctx)
+            elif child.dep_ == "prep" and child.lower_ == "with" and (not past or _been_up_to_now(verb)):
+                _been_with(child, subject, ctx)  # "Been with Tesco since 2019": the "I've" dropped
             elif child.dep_ == "prep" and child.lower_ == "under" and not past and subject == ctx.me:
                 _under_boss([child], ctx)  # "I'm now under Priya after the restructure"
             elif child.dep_ in {"prep", "advmod"} and child.lower_ == "off" and not past:

@@ -161,6 +161,7 @@ from knowledge_engine.extract.dependency.work import (
     _leaving_weighed,
     _let_me_go,
     _no_longer_at,
+    _own_business,
     _pension_from,
     _promoted_me,
     _qualified_as,
@@ -302,6 +303,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _offer_signed(sent, ctx)
         _titled_job(sent, before, ctx)
         _stepped_up(sent, before, ctx)
+        _own_business(sent, before, ctx)
         _employer_of_role(sent, before, ctx)
         _home_city(sent, before, ctx)
         _living_there(sent, ctx)

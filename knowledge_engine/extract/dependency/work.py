@@ -1203,6 +1203,68 @@ def _named_venue(pobj: Token, ctx: _Ctx) -> str | None:
     return _object_phrase(pobj, ctx)
 
 
+# Verbs of a business made or taken one's own: "opened my own salon", "bought the X Coffee Co", "took over
+# the Red Lion pub", "set up a cleaning company called X"
+_OWN_BUSINESS_VERBS = frozenset({"open", "start", "launch", "buy", "found"})
+_OWN_BUSINESS_PAIRS = frozenset({("take", "over"), ("set", "up")})
+_FIRM_SUFFIXES = frozenset({"co", "co.", "ltd", "ltd.", "inc", "inc.", "llc"})
+_BUSINESS_NOUNS = _VENUE_NOUNS | _FIRM_SUFFIXES | {"business", "company", "firm", "shop", "store", "studio"}
+
+
+def _own_business(sent: Span, before: int, ctx: _Ctx) -> None:
+    """'I opened my own salon, Hyacinth's Hair Studio', 'we bought the blowhole coffee co', 'we took over
+    the Red Lion pub' -> works-at: a business the speaker made or took on is where they work (only a
+    named one, and not a plan)."""
+    if ctx.message.role != "user" or any(f.predicate in WORK_PREDICATES for f in ctx.out[before:]):
+        return
+    for obj in (t for t in sent if t.dep_ == "dobj" and t.lemma_.lower() in _BUSINESS_NOUNS):
+        verb = obj.head
+        parts = {(verb.lemma_, c.lower_) for c in verb.children if c.dep_ == "prt"}
+        made = verb.lemma_ in _OWN_BUSINESS_VERBS or bool(parts & _OWN_BUSINESS_PAIRS)
+        done = _is_past(verb) or _perfect(verb)
+        if not made or not done or not _by_us(verb, ctx) or _supposed(verb) or _negated(verb):
+            continue
+        name = _business_name(obj, ctx)
+        if name:
+            _emit(ctx, ctx.me, "works-at", name, 0.5, obj_tok=None, obj_type="organization")
+            return
+
+
+def _by_us(verb: Token, ctx: _Ctx) -> bool:
+    """The speaker's clause, alone or with another ("me and leanne bought the cafe", "Tom and I")."""
+    subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+    pair = [t for s in subjects for t in (s, *s.conjuncts)]
+    return _by_me(verb, ctx) or any(t.lower_ in {"i", "me", "we"} for t in pair)
+
+
+def _business_name(obj: Token, ctx: _Ctx) -> str | None:
+    """A business's name: 'a cafe called The Daily Grind', 'the blowhole coffee co' (a firm's suffix
+    ends the name), 'the Red Lion pub', 'my own salon, Hyacinth's Hair Studio' (set off after it)."""
+    doc = obj.doc
+    if obj.lower_ in _FIRM_SUFFIXES:
+        words = [t for t in doc[obj.left_edge.i : obj.i + 1] if t.dep_ != "det"]
+        return " ".join(t.text for t in words) if len(words) > 1 else None
+    called = _called_name(obj, ctx)
+    if called:
+        return called
+    names = [c for c in obj.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < obj.i]
+    if names:
+        return doc[names[0].left_edge.i : obj.i].text
+    appos = next((c for c in obj.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+    if appos is not None:
+        return _name_of(appos, ctx)
+    after = obj.right_edge.i + 1
+    if after + 1 >= len(doc) or doc[after].text != "," or not doc[after + 1].is_title:
+        return None
+    end = after + 1
+    joins = {"'s", "’s", "&"}
+    while end < len(doc) and (doc[end].is_title or (end > after + 1 and doc[end].lower_ in joins)):
+        end += 1  # "Hyacinth's Hair Studio", "Smith & Sons"
+    run = doc[after + 1 : end]
+    dated = any(t.ent_type_ in {"DATE", "GPE", "LOC", "PERSON"} for t in run) and len(run) == 1
+    return run.text if len(run) and not dated else None
+
+
 def _org_inside(prep: Token, ctx: _Ctx) -> str | None:
     """A role's "in": 'a warehouse coordinator in DHL' (learners' English: in a firm the model tags an
     organisation, no place), 'a data analyst in the finance team at Aviva' (a team's firm)."""
