@@ -539,3 +539,23 @@ def test_pay_by_the_hour_or_without_its_sign_is_the_salary(tier: SpacyTier, text
 )
 def test_a_side_income_or_a_supposed_rate_is_no_salary(tier: SpacyTier, text: str) -> None:
     assert not {f for f in pay(tier, text) if f[0] == "has-salary"}
+
+
+@pytest.mark.parametrize(
+    ("text", "rent"),
+    [
+        ("rent went up by £50 to £1,300", "£1,300"),  # the change and the new amount parsed as one range
+        ("our rent's gone up by £50 to £1,300", "£1,300"),
+        ("my half of the rent is 725", "725"),  # the part one pays
+        ("my share of the rent is £650", "£650"),
+    ],
+)
+def test_a_rent_raised_by_an_amount_or_ones_share_of_it(tier: SpacyTier, text: str, rent: str) -> None:
+    assert ("has-rent", rent) in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["rent went up by £50", "her half of the rent is 725", "my share of the bill is £65"]
+)
+def test_no_rent_from_a_rise_alone_anothers_share_or_a_bill(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in pay(tier, text) if f[0] == "has-rent"}

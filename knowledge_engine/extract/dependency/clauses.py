@@ -1002,11 +1002,26 @@ def _named_school(noun: Token) -> bool:
     return noun.lemma_.lower() in SCHOOL_WORDS and bool(names)
 
 
+def _my_share_of_rent(subj_tok: Token, poss: Token | None, attr: Token | None, ctx: _Ctx) -> bool:
+    """'my half of the rent is 725', 'my share of the rent is £650' -> has-rent: the part one pays is
+    one's rent (the whole may be said too; each is a rent the speaker tells)."""
+    mine = poss is not None and poss.lower_ == "my" and ctx.message.role == "user"
+    if not mine or attr is None or subj_tok.lemma_.lower() not in {"half", "share"}:
+        return False
+    if not any(p.lemma_.lower() == "rent" for of in _preps(subj_tok, subj_tok, {"of"}) for p in _pobjs(of)):
+        return False
+    money = _money_value(attr, ctx) or (_amount(attr) if attr.like_num else None)
+    if not money or not _big_enough(money):
+        return False
+    _emit(ctx, ctx.me, "has-rent", money, 0.55, obj_tok=None)
+    return True
+
+
 def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     """'My sister is Maria', "Alex's manager is Sam", 'My email is x@y.z' -> owner has-<noun> value."""
     poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
     attr = next((c for c in verb.children if c.dep_ == "attr"), None)
-    if _home_in(verb, subj_tok, poss, ctx):
+    if _home_in(verb, subj_tok, poss, ctx) or _my_share_of_rent(subj_tok, poss, attr, ctx):
         return
     if subj_tok.lower_ in PAY_WORDS and any(
         c.dep_ == "advcl" and _has_mark(c, CONDITIONAL_MARKS) for c in verb.children

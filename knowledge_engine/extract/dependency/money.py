@@ -604,8 +604,9 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
         return
     targets = [c for c in verb.children if c.dep_ in {"dobj", "npadvmod"}]  # "went up to £1,150"
     targets += [p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)]
-    # "went from £900 to £1,000": the model makes one amount of the range, "900 to" its modifiers
-    targets += [p for prep in _preps(verb, verb, {"from"}) for p in _pobjs(prep) if _range_end(p)]
+    # "went from £900 to £1,000", "went up by £50 to £1,300": the model makes one amount of the range,
+    # "900 to" its modifiers
+    targets += [p for prep in _preps(verb, verb, {"from", "by"}) for p in _pobjs(prep) if _range_end(p)]
     ups = [c for c in verb.children if c.lower_ == "up"]
     targets += [p for up in ups for p in _pobjs(up)]  # "going up to £1,100"
     targets += [p for up in ups for to in up.children if to.lower_ == "to" for p in _pobjs(to)]  # "put up to"
