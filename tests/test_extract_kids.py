@@ -528,6 +528,7 @@ def test_a_preposition_the_model_ran_into_a_name_is_no_part_of_it(tier: SpacyTie
             ("Aoife", "attends", "Gaelscoil Mhic Amhlaigh"),
         ),
         ("Ellie was in Year 1 at Hillside", ("Ellie", "attended", "Hillside")),
+        ("Miggy is Year 3 at St Anne's", ("Miggy", "attends", "St Anne's")),
         ("Sofia goes to Escola Basica de Alvalade", ("Sofia", "attends", "Escola Basica de Alvalade")),
     ],
 )

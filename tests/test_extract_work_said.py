@@ -2028,6 +2028,8 @@ def test_a_business_made_or_taken_on_or_a_firm_one_has_been_with_is_the_employer
         "we might open a cafe called The Daily Grind",
         "my sister opened a salon called Curl Up",
         "my sister and her husband bought the Red Lion pub",
+        "I bought a Mars bar",  # a thing bought, not a business
+        "we bought an IKEA kitchen",
         "I didn't buy the Red Lion pub",
         "we bought the shop",
         "I opened the shop, Monday",

@@ -789,7 +789,7 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
             if child.dep_ == "attr" and (amount := _on_amount(child, past, ctx)):
                 _emit(ctx, subject, "has-salary", amount, 0.55, obj_tok=None)
             elif child.dep_ == "attr" and not past and _year_at_school(child, subject, ctx):
-                continue  # "Miggy will be Year 3 at St Anne's"
+                continue  # "Miggy is Year 3 at St Anne's"
             elif child.dep_ in {"attr", "conj"}:
                 if not _condition_state(child, subject, past, ctx):
                     _attr_fact(child, subject, be, past, ctx)
@@ -891,7 +891,7 @@ def _pay_at(pobj: Token, subject: str, be: str, ctx: _Ctx) -> bool:
     return True
 
 
-def _pay_on(verb: Token, ctx: _Ctx) -> Token | None:
+def _amount_one_is_on(verb: Token, ctx: _Ctx) -> Token | None:
     """The amount a "be" says its subject is on ("I'm on £15.20 an hour", "on 42k"), if any."""
     if not _is_be(verb):
         return None
@@ -929,10 +929,10 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
         if _at_firm_called(prep, pobj, subject, be, ctx):
             continue
         if prep.lower_ == "in" and be == "is" and _year_at_school(pobj, subject, ctx):
-            continue  # "Ellie is in Year 1 at Hillside", "he's in reception at St Mary's"
+            continue  # "Ellie is in Year 1 at Hillside", "Aoife is in first class at X"
         if prep.lower_ == "at" and _pay_at(pobj, subject, be, ctx):
             continue
-        if prep.lower_ == "at" and (amount := _pay_on(prep.head, ctx)) is not None:
+        if prep.lower_ == "at" and (amount := _amount_one_is_on(prep.head, ctx)) is not None:
             if be == "is":  # "I'm on £15.20 an hour at Go North West": where the pay is earned
                 _paid_at(prep.head, amount, subject, ctx)
             return

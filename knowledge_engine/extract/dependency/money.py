@@ -480,6 +480,10 @@ def _paid_by_the_hour(verb: Token, ctx: _Ctx) -> bool:
     return _pay_rate(verb, ctx, short=subj is None or subj.lower_ != "it")
 
 
+_PAY_PERIODS = frozenset({"hour", "year", "week", "month"})
+_NOT_A_SIDE_LINE = frozenset({"working", "during", "something", "nothing", "anything", "everything"})
+
+
 def _pay_rate(verb: Token, ctx: _Ctx, short: bool = True) -> bool:
     """An amount of the verb's by a period of work ("£12 an hour", "600 a week") or, when `short`,
     said as a year's pay ("32k") -> the speaker's has-salary. Without `short` a bare count is no
@@ -772,9 +776,6 @@ def _amount_of(
 _SIDE_INCOME = frozenset({"day", "shift", "side", "extra", "weekend", "cash", "tip"} | set(WEEKDAYS))
 
 
-_PAY_PERIODS = frozenset({"hour", "year", "week", "month"})
-
-
 def _rate(amount: Token) -> str | None:
     """A bare number by a period of work: 'I make 48,000 a year', '16.50 an hour', '12 an hour' (no
     currency; a small number only by the hour)."""
@@ -787,11 +788,15 @@ def _rate(amount: Token) -> str | None:
 def _side_income(verb: Token, money: Token) -> bool:
     """'I make $20 an hour on Saturdays', '£100 a day extra', '£200 a week from my Etsy shop': pay for
     work beside the job (an hourly or weekly rate alone, "I make $20 an hour", is the pay of the job)."""
-    tokens = [*money.subtree, *verb.subtree]
+    # the amount's words and the verb's own modifiers, not another clause ("..., and I'm loving it")
+    mods = (t for c in verb.children if c.dep_ in {"prep", "npadvmod", "advmod", "dobj"} for t in c.subtree)
+    tokens = [*money.subtree, *mods]
     words = {t.lemma_.lower() for t in tokens} | {t.lower_.removesuffix("s") for t in tokens}
     by_the_hour = bool(words & {"hour", "hr", "week", "wk"})
     from_a_side_line = by_the_hour and any(c.lower_ == "from" for c in (*verb.children, *money.children))
-    return bool(words & _SIDE_INCOME) or from_a_side_line  # "£200 a week from my Etsy shop"
+    # "$20 an hour tutoring": the activity paid for (parsed a noun), not the job ("working")
+    doing = any(t.lower_.endswith("ing") and t.lower_ not in _NOT_A_SIDE_LINE for t in money.subtree)
+    return bool(words & _SIDE_INCOME) or from_a_side_line or doing  # "£200 a week from my Etsy shop"
 
 
 def _earns(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:

@@ -469,8 +469,10 @@ def _got_titled_post(sent: Span, ctx: _Ctx) -> str | None:
         if not article or verb.pos_ not in {"VERB", "AUX"} or not _won_by_me(verb, ctx):
             continue
         end = next((j for j in range(i + 3, min(i + 7, len(toks))) if toks[j].lower_ in _POSTS), None)
-        words = [t for t in toks[i + 2 : end or i + 2] if t.lower_ not in _JOB_NOISE]
-        if end is None or not words or not all(t.is_alpha for t in words):
+        if end is None:
+            continue
+        words = [t for t in toks[i + 2 : end] if t.lower_ not in _JOB_NOISE]
+        if not words or not all(t.is_alpha for t in words):
             continue
         if _ends_a_title(words[-1]) or words[-1].lemma_.lower() in LEAD_WORDS:
             return " ".join(t.text for t in words)
@@ -1186,7 +1188,7 @@ def _at_org(attr: Token, ctx: _Ctx) -> str | None:
 
 # Places of work named by what they are, after a name: "the blue door cafe", "the red lion pub"
 _VENUE_NOUNS = frozenset(
-    {"cafe", "café", "coffee", "pub", "bar", "restaurant", "bakery", "salon", "hotel", "gym", "clinic",
+    {"cafe", "café", "pub", "bar", "restaurant", "bakery", "salon", "hotel", "gym", "clinic",
      "garage", "deli", "diner", "bistro", "brewery", "lounge", "spa", "barbers", "barbershop", "boutique",
      "bookshop", "bookstore", "kitchen", "inn", "tavern", "grill", "pizzeria", "taqueria", "nursery"}
 )  # fmt: skip
@@ -1208,7 +1210,12 @@ def _named_venue(pobj: Token, ctx: _Ctx) -> str | None:
 _OWN_BUSINESS_VERBS = frozenset({"open", "start", "launch", "buy", "found"})
 _OWN_BUSINESS_PAIRS = frozenset({("take", "over"), ("set", "up")})
 _FIRM_SUFFIXES = frozenset({"co", "co.", "ltd", "ltd.", "inc", "inc.", "llc"})
-_BUSINESS_NOUNS = _VENUE_NOUNS | _FIRM_SUFFIXES | {"business", "company", "firm", "shop", "store", "studio"}
+# Not every venue word: "bought a Mars bar", "an IKEA kitchen", "a Weber grill" are things bought
+_BUSINESS_NOUNS = _FIRM_SUFFIXES | {
+    "business", "company", "firm", "shop", "store", "studio", "cafe", "café", "pub", "restaurant", "bakery",
+    "salon", "hotel", "deli", "diner", "bistro", "brewery", "barbershop", "boutique", "bookshop", "inn",
+    "tavern", "pizzeria",
+}  # fmt: skip
 
 
 def _own_business(sent: Span, before: int, ctx: _Ctx) -> None:
