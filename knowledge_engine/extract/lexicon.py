@@ -931,8 +931,9 @@ NOT_NAMES = _words(
     """meeting birthday party wedding funeral family friends friend job work car house place office
     team group chat call email text stuff thing things time day night life side company school
     kids baby visit trip holiday vacation flat apartment room phone bday anniversary
-    situation drama issue problem news plan plans idea request approval lol haha ok home"""
-)
+    situation drama issue problem news plan plans idea request approval lol haha ok home
+    sitter walker groomer trainer minder food bowl bed lead leash insurance vet crate carrier toys treats"""
+)  # the last line: a pet's care, not its name ("our dog sitter", "my dog walker")
 PLAIN_ADJECTIVES = _words(
     """good nice great fine ok okay bad new old strict kind fair chill cool sound lovely mean rude
     cheap costly strange weird sweet smart calm busy lazy harsh tough soft glad sad mad late away
