@@ -246,3 +246,8 @@ def test_chat_short_words_and_dropped_gs_read_as_the_words_they_stand_for() -> N
     assert nlp("my cousin robin is back again").text == "my cousin robin is back again"
     assert all(t.norm_ == t.lower_ for t in nlp("my cousin robin is back again"))
 
+
+
+def test_chats_rn_is_now_and_ends_the_thing_named(tier: SpacyTier) -> None:
+    """'im driving a civic rn': "rn" (right now) is no part of the car's name."""
+    assert ("Rafa", "drives", "civic") in facts(tier, "im driving a civic rn")

@@ -38,7 +38,7 @@ _FORMS = ("im", "Im", "IM")
 CHAT_WORDS = {
     "w": "with", "n": "and", "u": "you", "ur": "your", "bc": "because", "cuz": "because", "coz": "because",
     "tho": "though", "ppl": "people", "yr": "year", "yrs": "years", "wk": "week",
-    "wks": "weeks", "mo": "month", "mos": "months", "hr": "hour", "hrs": "hours",
+    "wks": "weeks", "mo": "month", "mos": "months", "hr": "hour", "hrs": "hours", "rn": "now",
 }  # fmt: skip
 
 
