@@ -422,7 +422,7 @@ class FactStore:
             self.table.put(new)
             return
         for other in rivals:
-            self._ended_by(other, new, when, now)
+            self._ended_by(other, new.id, when, now)
         bound = _BOUND.get(self.family.get(new.predicate, ""), ())
         if bound:
             said = self._messages_naming(new)  # 'Acme offered me Senior Data Scientist, £61,000'
@@ -458,12 +458,12 @@ class FactStore:
                 if other is None or other.invalid_at is not None or began(other) > old_job_said:
                     continue
                 if not keep & {e.message_id for e in other.evidence}:
-                    self._ended_by(other, new, when, now)
+                    self._ended_by(other, new.id, when, now)
 
-    def _ended_by(self, other: Fact, new: Fact, when: datetime, now: datetime) -> None:
-        """`other` ends at `when` (not before its own date), superseded by `new`."""
+    def _ended_by(self, other: Fact, by: str, when: datetime, now: datetime) -> None:
+        """`other` ends at `when` (not before its own date), superseded by the fact `by`."""
         other.invalid_at = max(when, ensure_utc(other.valid_at)) if other.valid_at else when
-        other.superseded_by = new.id
+        other.superseded_by = by
         other.updated_at = now
         self.table.put(other)
 
@@ -473,11 +473,7 @@ class FactStore:
         with self.table.mutex:
             if fact.invalid_at is not None:
                 return
-            when = ensure_utc(when)
-            fact.invalid_at = max(when, ensure_utc(fact.valid_at)) if fact.valid_at else when
-            fact.superseded_by = by
-            fact.updated_at = now or utcnow()
-            self.table.put(fact)
+            self._ended_by(fact, by, ensure_utc(when), now or utcnow())
 
     def _end_itself(self, fact: Fact, when: datetime, now: datetime) -> None:
         """An ending said in a present wording ("my ex-husband Mark": is-married-to Mark, ended; "Gareth

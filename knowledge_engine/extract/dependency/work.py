@@ -454,8 +454,7 @@ def _promoted_to(sent: Span, ctx: _Ctx) -> str | None:
         if not _won_by_me(promo.head, ctx):
             continue
         for title in (p for prep in _preps(promo, promo, {"to"}) for p in _pobjs(prep) if _ends_a_title(p)):
-            words = [t for t in title.doc[title.left_edge.i : title.i + 1] if t.dep_ != "det"]
-            return " ".join(t.text for t in words)
+            return _title_reached(title)
     return None
 
 
@@ -516,9 +515,15 @@ def _stepped_up(sent: Span, before: int, ctx: _Ctx) -> None:
         if _supposed(verb) or _negated(verb) or not _speakers_clause(verb, ctx):
             continue
         for title in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep) if _ends_a_title(p)):
-            words = [t for t in title.doc[title.left_edge.i : title.i + 1] if t.dep_ != "det"]
-            _emit(ctx, ctx.me, "has-role", " ".join(t.text for t in words), 0.5, obj_tok=None)
+            _emit(ctx, ctx.me, "has-role", _title_reached(title), 0.5, obj_tok=None)
             return
+
+
+def _title_reached(title: Token) -> str:
+    """The words of a title reached "to" ("stepped up to deputy manager", "the promotion to senior
+    nurse"), its article left out."""
+    words = [t for t in title.doc[title.left_edge.i : title.i + 1] if t.dep_ != "det"]
+    return " ".join(t.text for t in words)
 
 
 def _title_before(job: Token) -> str | None:
