@@ -829,3 +829,36 @@ def test_in_a_place_months_or_years_up_to_now_is_home(tier: SpacyTier, text: str
 )
 def test_a_stay_set_or_of_weeks_is_no_home(tier: SpacyTier, text: str) -> None:
     assert not {f for f in homes(tier, text) if f[0] == "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "rent"),
+    [
+        ("The flat costs £1,100 a month.", "£1,100"),  # "flat" read an adjective, "costs" a noun
+        ("The new flat costs £1,100 pcm.", "£1,100"),
+        ("Rent increase came through so it's now £1,155.", "£1,155"),  # "it" is the rent risen
+        ("rent will be 1,300 from May", "1,300"),  # an amount set from a date, not a plan
+        ("Signed the lease, $1,650 rent.", "$1,650"),  # the rent's own number
+        ("We're in a 2 bed near the station, $1,650 rent.", "$1,650"),
+    ],
+)
+def test_a_rent_said_by_its_cost_rise_date_or_number_is_the_rent(
+    tier: SpacyTier, text: str, rent: str
+) -> None:
+    assert ("has-rent", rent) in said_by(tier, text, "Rui")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Landlord wants another 150 a month, so 1,450 total.",  # the rise is no rent
+        "They hit us with a £50 rent rise.",
+        "Their £900 rent is a steal.",
+        "We used to pay £700 rent.",
+        "Is £1,650 rent too much for a 1 bed?",
+        "Rent will be 1,300 if we stay.",
+        "rent will be crazy from May",
+    ],
+)
+def test_a_rise_anothers_rent_an_old_or_supposed_one_is_no_rent_now(tier: SpacyTier, text: str) -> None:
+    assert not {o for p, o in said_by(tier, text, "Rui") if p == "has-rent"}

@@ -559,3 +559,21 @@ def test_a_rent_raised_by_an_amount_or_ones_share_of_it(tier: SpacyTier, text: s
 )
 def test_no_rent_from_a_rise_alone_anothers_share_or_a_bill(tier: SpacyTier, text: str) -> None:
     assert not {f for f in pay(tier, text) if f[0] == "has-rent"}
+
+
+@pytest.mark.parametrize(
+    ("text", "salary"),
+    [
+        ("Pay rise came through, it's 42k now.", "42k"),  # "it" is the pay risen
+        ("my salary will be £52,000 from April", "£52,000"),  # an amount set from a date
+    ],
+)
+def test_pay_after_a_rise_or_from_a_date_is_the_salary(tier: SpacyTier, text: str, salary: str) -> None:
+    assert ("has-salary", salary) in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["my salary will be £52,000 if I pass", "His pay rise came through, it's 42k now."]
+)
+def test_pay_supposed_or_anothers_after_a_rise_is_no_salary(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in pay(tier, text) if f[0] == "has-salary"}

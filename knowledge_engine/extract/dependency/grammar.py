@@ -27,6 +27,7 @@ from knowledge_engine.extract.lexicon import (
     SCHEDULED_VERBS,
     SCHOOL_WORDS,
     SPEAKER_SUBJECTS,
+    VALUE_NOUNS,
     WH_TAGS,
 )
 
@@ -145,8 +146,8 @@ def _is_irrealis(verb: Token) -> bool:
                 continue  # "Ollie will be going to Westfield Juniors after half term": a school place
             if low in SCHEDULED_MODALS and verb.lemma_ in MOVE_VERBS and verb.tag_ == "VBG":
                 continue  # "we shall be moving to Bath in March": an arrangement, as "we're moving"
-            if low in SCHEDULED_MODALS and verb.lemma_ == "be" and _dated_title(verb):
-                continue  # "From Monday I'll be a charge nurse": a post with a start date
+            if low in SCHEDULED_MODALS and verb.lemma_ == "be" and (_dated_title(verb) or _dated_value(verb)):
+                continue  # "From Monday I'll be a charge nurse", "rent will be 1,300 from May": dated
             return True
         negated = low in HEDGES or any(g.dep_ == "neg" for g in child.children)
         if child.dep_ == "advmod" and negated and not _detached(child, verb):
@@ -170,6 +171,21 @@ def _dated_title(verb: Token) -> bool:
     attr = next((c for c in verb.children if c.dep_ == "attr"), None)
     if attr is None or attr.lower_ not in JOB_TITLE_NOUNS | LEAD_WORDS:
         return False
+    return _start_dated(verb)
+
+
+def _dated_value(verb: Token) -> bool:
+    """'rent will be 1,300 from May', 'my salary will be 52k from April': an amount set from a date
+    (not 'rent will be crazy', no amount; not 'it will be 1,300 if we stay', no date)."""
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    attr = next((c for c in verb.children if c.dep_ == "attr"), None)
+    if subj is None or subj.lower_ not in VALUE_NOUNS or attr is None:
+        return False
+    return any(t.like_num for t in attr.subtree) and _start_dated(verb)
+
+
+def _start_dated(verb: Token) -> bool:
+    """A start date in the verb's clause: 'from Monday', 'starting next week', 'as of June'."""
     dates = [t for t in verb.subtree if t.ent_type_ == "DATE"]
     return any(t.lower_ == "next" or (t.dep_ == "pobj" and t.head.lower_ in _START_PREPS) for t in dates)
 

@@ -120,12 +120,16 @@ def _monthly_rent(sent: Span, ctx: _Ctx) -> None:
         # Australian and New Zealand rents are weekly: "$560 a week", "450pw"
         weekly = tuple(after) in _WEEKLY or after[0] in {"pw", "weekly"}
         monthly = monthly or weekly or tok.lower_.endswith(("/week", "/wk", "pw"))
-        if not (monthly or pm):
+        if not (monthly or pm) or any(c.lower_ in _MORE for c in tok.children):
             continue
         if _someone_elses_home(sent, tok):
             return
         # "we pay 1,200 a month in rent": paying is no word of one's pay (the noun "pay" is)
-        words = {t.lemma_.lower() for t in sent if not (t.lemma_ == "pay" and t.pos_ == "VERB")}
+        words = {
+            t.lemma_.lower()
+            for t in sent
+            if not (t.lemma_ == "pay" and t.pos_ == "VERB") and not _home_cost(t)
+        }
         # "pcm" (per calendar month) is rent's own unit, unless the line says what else it pays for
         pcm = "pcm" in {after[0], tok.lower_[-3:]} and not any(t.lower_ == "for" for t in sent)
         home = words & _RENTED or _home_before(sent) or pcm
@@ -141,6 +145,12 @@ _WEEKLY = frozenset({("a", "week"), ("per", "week"), ("/", "week"), ("/", "wk")}
 _RENTED = HOME_NOUNS | {"bedroom", "bed", "rent", "bhk", "landlord", "lease", "unit"}  # "unit": a flat (AU)
 # What else a household pays by the week or month ("we spend $200 a week on groceries at the flat")
 _SPENT = frozenset({"spend", "grocery", "groceries", "food", "petrol", "fuel", "childcare", "gym"})
+
+
+def _home_cost(tok: Token) -> bool:
+    """ "The flat costs £1,100 a month": a home's cost a month is its rent (the small model reads "flat"
+    an adjective and "costs" a noun, so the verb rule `_home_priced` never sees it)."""
+    return tok.lemma_ == "cost" and tok.i > 0 and tok.doc[tok.i - 1].lemma_.lower() in HOME_NOUNS
 
 
 def _home_before(sent: Span) -> bool:
@@ -195,12 +205,23 @@ def _cost_before(verb: Token) -> Token | None:
         lemma = tok.lemma_.lower()
         if lemma in CAR_NOUNS or lemma in HOME_NOUNS or lemma in PURCHASE_WORDS or tok.ent_type_ == "PRODUCT":
             return None
-        if tok.pos_ == "NOUN" and lemma in {*SALARY_NOUNS, *PENSION_NOUNS, "rent", "mortgage"}:
+        if _cost_noun(tok):
             asked = _is_question(tok.sent)  # "What's the state pension going up to?": anyone's
             return tok if _no_one_elses(tok) and not asked else None
         if tok.pos_ in {"NOUN", "PROPN"} and tok.dep_ in {"nsubj", "nsubjpass"}:
+            # "Rent increase came through so it's now £1,155", "pay rise came through, it's 42k"
+            risen = next((c for c in tok.children if c.dep_ == "compound" and _cost_noun(c)), None)
+            if risen is not None and tok.lemma_.lower() in _RISES and not _is_question(tok.sent):
+                return risen if _no_one_elses(tok) else None
             return None  # "Rent is £1,200 and council tax is awful, it's £180 a month": the tax
     return None
+
+
+_RISES = frozenset({"increase", "rise", "raise", "hike", "bump", "cut", "review"})
+
+
+def _cost_noun(tok: Token) -> bool:
+    return tok.pos_ == "NOUN" and tok.lemma_.lower() in {*SALARY_NOUNS, *PENSION_NOUNS, "rent", "mortgage"}
 
 
 def _someone_elses_home(sent: Span, amount: Token) -> bool:
@@ -374,13 +395,36 @@ def _home_costs(
         return  # "We spend $150 a week on groceries, the flat is small"
     for tok in verb.subtree:
         value = _money_value(tok, ctx) or (_amount(tok) if tok.like_num else None)
-        if not value:
-            continue
+        if not value or any(c.lower_ in _MORE for c in tok.children):
+            continue  # "Landlord wants another 150 a month, so 1,450 total": the rise is no rent
         digits = re.sub(r"[^\d]", "", value.split(".")[0] if re.search(r"\.\d{2}$", value) else value)
         monthly = any(t.lower_ in {"month", "monthly", "pcm", "pm", "warm", "cold"} for t in sent)
         if digits and (monthly or (int(digits) < 10000 and not monthly_only)) and int(digits) >= 100:
             _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
             return
+
+
+_MORE = frozenset({"another", "extra", "more"})
+
+
+def _rent_amount(sent: Span, ctx: _Ctx) -> None:
+    """'Signed the lease, $1,650 rent', "2 bed near the station, £975 rent" -> has-rent: an amount
+    said as the rent's own number (not "a £50 rent rise", "£200 rent arrears", "their £900 rent")."""
+    if _is_question(sent):
+        return
+    for rent in (t for t in sent if t.lower_ == "rent" and t.pos_ == "NOUN" and t.dep_ != "compound"):
+        amounts = [c for c in rent.children if c.dep_ in {"nummod", "compound"} and c.i < rent.i]
+        owners = [c.lower_ for c in rent.children if c.dep_ == "poss"]
+        head = rent.head
+        # "We used to pay £700 rent" is history; "Signed the lease, $1,650 rent" is no rent paid before
+        past = (head.lemma_ in {"pay", "be", "cost"} or rent.dep_ == "nsubj") and (
+            _is_past(head) or _used_to(head)
+        )
+        if not amounts or any(o not in {"my", "our"} for o in owners) or _is_irrealis(head) or past:
+            continue
+        value = _money_value(amounts[0], ctx)
+        if value and _big_enough(value) and not any(c.lower_ in _MORE for c in amounts[0].children):
+            _emit(ctx, ctx.me, "has-rent", value, 0.5, obj_tok=None)
 
 
 def _on_amount(attr: Token, past: bool, ctx: _Ctx) -> str | None:

@@ -110,6 +110,7 @@ from knowledge_engine.extract.dependency.money import (
     _pay_facts,
     _pay_marked,
     _pay_starts_at,
+    _rent_amount,
     _rent_in,
     _salary_change,
     _settled_at,
@@ -224,6 +225,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _made_me_redundant(verb, ctx)
     if ctx.message.role == "user":
         _monthly_rent(sent, ctx)
+        _rent_amount(sent, ctx)
         _amount_it(sent, ctx)
         _pay_cut_from(sent, ctx)
         _pay_marked(sent, ctx)
