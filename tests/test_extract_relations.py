@@ -71,6 +71,40 @@ def test_family_introduced_in_passing(triples: Callable[..., Triples], text: str
     assert triples(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my little girl Rosie started nursery", {("Maya", "has-child", "Rosie")}),
+        ("our baby boy Finn is teething", {("Maya", "has-child", "Finn")}),  # was also a child "Boy"
+        ("My baby girl Ava turned one.", {("Maya", "has-child", "Ava"), ("Ava", "is-aged", "1")}),
+        ("my kiddo Sam is off sick", {("Maya", "has-child", "Sam")}),
+    ],
+)
+def test_a_child_said_as_a_little_girl_baby_boy_or_kiddo(
+    triples: Callable[..., Triples], text: str, expected: Triples
+) -> None:
+    assert triples(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Tunde, my other half, is a chef.", ("Maya", "has-partner", "Tunde")),  # a name no list holds
+        ("Tunde, my husband, is a chef.", ("Maya", "is-married-to", "Tunde")),
+    ],
+)
+def test_a_name_set_off_before_my_relation_word_whatever_its_origin(
+    tier: SpacyTier, text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in user_triples(tier, text, "Maya")  # the tier: its word index tells names
+
+
+def test_a_girl_alone_is_no_child(triples: Callable[..., Triples]) -> None:
+    assert not {
+        t for t in triples("my girl Sophie is coming over") if t[1] == "has-child"
+    }  # may be a partner
+
+
 def test_our_is_the_speakers_family_only(triples: Callable[..., Triples]) -> None:
     assert triples("Our coach Sarah is great.") == set()  # a group's coach: no relation of the speaker's
     # the lead of a team the speaker is in is theirs, as "our manager Sarah" is (was no fact: the parse

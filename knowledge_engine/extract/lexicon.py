@@ -319,7 +319,10 @@ RELATION_PREDICATES = {
     ),
     **dict.fromkeys(
         # "my lad Liam": the British son
-        ["son", "daughter", "kid", "child", "children", "baby", "stepson", "stepdaughter", "toddler", "lad"],
+        [
+            *("son", "daughter", "kid", "kiddo", "child", "children", "baby"),
+            *("stepson", "stepdaughter", "toddler", "lad"),
+        ],
         "has-child",
     ),
     **dict.fromkeys(["mum", "mom", "mother", "mam", "mommy", "mummy"], "has-mother"),
@@ -630,6 +633,7 @@ FAMILY_NOUNS = {
     "son",
     "daughter",
     "kid",
+    "kiddo",  # "my kiddo Sam"
     "child",
     "children",
     "baby",
@@ -930,7 +934,7 @@ DATE_WORDS = {"today", "yesterday", "tomorrow", "tonight", "now", "lately", "rec
 NOT_NAMES = _words(
     """meeting birthday party wedding funeral family friends friend job work car house place office
     team group chat call email text stuff thing things time day night life side company school
-    kids baby visit trip holiday vacation flat apartment room phone bday anniversary
+    kids baby boy girl visit trip holiday vacation flat apartment room phone bday anniversary
     situation drama issue problem news plan plans idea request approval lol haha ok home
     sitter walker groomer trainer minder food bowl bed lead leash insurance vet crate carrier toys treats"""
 )  # the last line: a pet's care, not its name ("our dog sitter", "my dog walker")

@@ -1268,8 +1268,8 @@ def _name_then_kin(sent: Span, ctx: _Ctx) -> None:
     first, kin = words[0], words[2]
     if not _is_kin(kin) or kin.dep_ not in {"nsubj", "nsubjpass", "appos"} or not first.is_title:
         return
-    unknown = first.pos_ == "PROPN" or listed(first.lower_, first.vocab) is False
-    if unknown and first.is_alpha and first.lower_ not in STOP_WORDS and not _is_date(first, ctx):
+    plain = first.is_alpha and first.lower_ not in STOP_WORDS and not _is_date(first, ctx)
+    if (first.pos_ == "PROPN" and plain) or _unlisted_word(first, ctx):
         _emit(ctx, ctx.me, _relation_predicate(kin), first.text, 0.5, obj_tok=None, obj_type=_kin_type(kin))
 
 
@@ -1360,10 +1360,16 @@ def _name_comma_relation(noun: Token, ctx: _Ctx) -> None:
     if not tok.is_title or not (tok.i == tok.sent.start or doc[tok.i - 1].is_punct):
         return
     name = _name_of(tok, ctx, person=True) if tok.pos_ == "PROPN" else None
-    if name is None and tok.lower_ in first_names():
-        name = tok.text  # "Precious" tagged an adjective
+    if name is None and (tok.lower_ in first_names() or _unlisted_word(tok, ctx)):
+        name = tok.text  # "Precious" tagged an adjective, "Tunde" a noun
     if name:
         _possessive_relation(noun, name, ctx)
+
+
+def _unlisted_word(tok: Token, ctx: _Ctx) -> bool:
+    """A capitalised word no English word list holds ("Tunde", "Wanjiru"): a name the lists lack."""
+    plain = tok.is_alpha and tok.lower_ not in STOP_WORDS and not _is_date(tok, ctx)
+    return plain and listed(tok.lower_, tok.vocab) is False
 
 
 def _foreign_possessive(tok: Token, ctx: _Ctx) -> None:

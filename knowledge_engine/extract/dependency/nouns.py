@@ -81,7 +81,10 @@ def _children_word(noun: Token) -> bool:
     if noun.lower_ in _CHILD_RANKS:
         return True
     little = any(c.dep_ in {"amod", "compound"} and c.lower_ in {"little", "wee"} for c in noun.children)
-    return noun.lower_ in _CHILDREN_PLURALS or (little and noun.lower_ in {"one", "ones"})
+    # "my little girl Rosie", "our baby boy Finn" ("my girl" alone may be a partner)
+    baby = any(c.dep_ in {"amod", "compound"} and c.lower_ == "baby" for c in noun.children)
+    one = little and noun.lower_ in {"one", "ones"}
+    return noun.lower_ in _CHILDREN_PLURALS or one or ((little or baby) and noun.lower_ in {"girl", "boy"})
 
 
 def _relation_noun(noun: Token) -> str:
