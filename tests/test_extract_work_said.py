@@ -2040,3 +2040,17 @@ def test_no_employer_from_a_business_planned_anothers_unnamed_or_a_past_perfect(
     tier: SpacyTier, text: str
 ) -> None:
     assert not {f for f in work(tier, text) if f[0] == "works-at"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I've been at Aldi 6 years.", "ive been at aldi 6 yrs", "Been at Deloitte 18 months, time to move on."],
+)
+def test_been_at_a_firm_for_years_without_for_is_the_employer(tier: SpacyTier, text: str) -> None:
+    # the parse makes the firm a modifier of the counted years
+    assert {f[1] for f in work(tier, text) if f[0] == "works-at"} & {"Aldi", "Deloitte"}
+
+
+def test_a_past_stay_at_a_firm_or_days_at_home_is_no_employer_now(tier: SpacyTier) -> None:
+    assert not {f for f in work(tier, "I was at Aldi 6 years.") if f[0] == "works-at"}
+    assert not {f for f in work(tier, "I've been at home 3 days with flu.") if f[0] == "works-at"}

@@ -939,7 +939,7 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
         if prep.lower_ == "at" and _an_address(pobj):
             _address_town(pobj, subject, be, ctx)  # "I'm at 12 Elm Road in Reading": a home, no firm
             continue
-        pobj = _org_owner(pobj, ctx)
+        pobj = _org_owner(_name_before_a_stay(pobj) if prep.lower_ == "at" else pobj, ctx)
         obj = _name_of(pobj, ctx)
         if obj is None and prep.lower_ == "from":
             obj = _object_phrase(pobj, ctx)

@@ -745,7 +745,7 @@ def _stayed(prep: Token, pobj: Token) -> bool:
     span = [c.lower_ for c in verb.children if c.dep_ == "prep"] + [c.lower_ for c in pobj.children]
     if verb.lower_ == "been" and _perfect_or_dropped(verb) and bool({"for", "since"} & set(span)):
         return True
-    if verb.lower_ == "been" and _perfect_or_dropped(verb) and _bare_years(verb):
+    if verb.lower_ == "been" and _perfect_or_dropped(verb) and (_bare_years(verb) or _years_of(pobj)):
         return True  # "I've been at Google 3 years now": the "for" dropped
     return _been_there(verb)
 
@@ -754,6 +754,13 @@ def _bare_years(verb: Token) -> bool:
     """'3 years', 'six months' said without "for" (an adverbial noun phrase) in the verb's clause."""
     spans = (t for t in verb.subtree if t.dep_ in {"npadvmod", "appos"} and t.lemma_.lower() in STAY_UNITS)
     return any(any(c.like_num for c in t.children) for t in spans)
+
+
+def _years_of(name: Token) -> bool:
+    """ "I've been at Aldi 6 years": the parse makes the name a modifier of the counted years."""
+    unit = name.head
+    counted = unit.lemma_.lower() in STAY_UNITS and any(c.like_num for c in unit.children)
+    return name.dep_ in {"nmod", "compound"} and counted
 
 
 def _been_there(verb: Token) -> bool:
