@@ -100,3 +100,14 @@ def test_a_message_read_again_counts_once() -> None:
     assert tally.one(msg, set(), False) == []
     again = msg.model_copy(update={"timestamp": T0 + timedelta(days=7)})  # same id, read again
     assert tally.one(again, set(), False) == []
+
+
+def test_a_name_no_english_list_holds_and_chats_n_count_too(tier: SpacyTier) -> None:
+    # "Tunde" is in Faker's Yoruba list only; "me n tunde" is chat's "me and Tunde"
+    facts = _said(
+        tier,
+        (0, "me n tunde are looking at houses in Croydon"),
+        (12, "Tunde reckons we should wait till spring"),
+        speaker="Bisi",
+    )
+    assert ("Bisi", "has-partner", "Tunde") in facts[1]

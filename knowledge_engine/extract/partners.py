@@ -22,8 +22,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from typing import Any
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from knowledge_engine.extract.kin import restore_oldest
-from knowledge_engine.extract.truecase import names as first_names
+from knowledge_engine.extract.truecase import world_names
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.records import Message
 from knowledge_engine.observe import counters
@@ -39,9 +41,10 @@ _OPINION = (
 _OPINION_CUE = re.compile(
     rf"(?:^|[.!?,;:\n–-]\s*|\b(?:and|but|so)\s+)([^\W\d_][\w'’]*)\s+(?:{_OPINION})\b", re.IGNORECASE
 )
-# The speaker and the name together: "me and leanne", "leanne and me", "Priya and I"
+# The speaker and the name together: "me and leanne", "leanne and me", "Priya and I", chat's "me n dev"
+_AND = r"(?:and|n|&)"
 _TOGETHER_CUE = re.compile(
-    r"\b(?:me|I) and ([^\W\d_][\w'’]*)\b|\b([^\W\d_][\w'’]*) and (?:me|I)\b", re.IGNORECASE
+    rf"\b(?:me|I) {_AND} ([^\W\d_][\w'’]*)\b|\b([^\W\d_][\w'’]*) {_AND} (?:me|I)\b", re.IGNORECASE
 )
 _MAX_NAMES = 64  # names tallied per speaker
 _MAX_KEPT = 16  # message ids and days kept per name: enough to rank, bounded
@@ -150,7 +153,7 @@ def _cued_names(text: str, me: str) -> list[str]:
     for m in [*_OPINION_CUE.finditer(text), *_TOGETHER_CUE.finditer(text)]:
         word = next(g for g in m.groups() if g)
         low = word.casefold()
-        if low in first_names() and low != own:
+        if low in world_names() and low not in STOP_WORDS and low != own:  # "Tunde", "Wanjiru" too
             found.setdefault(low, word[:1].upper() + word[1:])
     return list(found.values())
 
