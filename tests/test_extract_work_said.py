@@ -2054,3 +2054,31 @@ def test_been_at_a_firm_for_years_without_for_is_the_employer(tier: SpacyTier, t
 def test_a_past_stay_at_a_firm_or_days_at_home_is_no_employer_now(tier: SpacyTier) -> None:
     assert not {f for f in work(tier, "I was at Aldi 6 years.") if f[0] == "works-at"}
     assert not {f for f in work(tier, "I've been at home 3 days with flu.") if f[0] == "works-at"}
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("My new role is Head of Finance.", "Head of Finance"),  # was "Head"
+        ("My job is Director of Operations now.", "Director of Operations"),  # was employer "Director"
+        ("New job: Head of Product at Monzo", "Head of Product"),
+        ("My job is a delivery driver.", "delivery driver"),
+        ("Been a paramedic for 12 years.", "paramedic"),  # "I've" dropped: up to now, not the past
+    ],
+)
+def test_a_title_of_a_field_a_job_named_or_held_for_years_is_the_role(
+    tier: SpacyTier, text: str, role: str
+) -> None:
+    assert role in roles(tier, text)
+
+
+def test_an_employer_of_a_field_or_driven_for_is_whole(tier: SpacyTier) -> None:
+    assert ("works-at", "Bank of America") in work(tier, "Job: Bank of America")  # was "Bank"
+    assert not {f for f in work(tier, "My job is Director of Operations now.") if f[0] == "works-at"}
+    assert ("works-at", "Arriva") in work(tier, "I drive a bus for Arriva.")
+    assert ("works-at", "Monzo") in work(tier, "New job: Head of Product at Monzo")
+    assert not {f for f in work(tier, "I'd drive a bus for Arriva if they asked.") if f[0] == "works-at"}
+
+
+def test_a_stay_that_is_no_state_gives_no_role(tier: SpacyTier) -> None:
+    assert not roles(tier, "Been a nightmare week.")

@@ -95,6 +95,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _has_digit,
     _is_kin,
     _is_kin_word,
+    _is_title,
     _is_title_word,
     _money_value,
     _number,
@@ -1066,6 +1067,9 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         owner = _owner(poss, ctx, subj_tok)
     pred = "has-salary" if subj_tok.lower_ == "base" else _relation_predicate(subj_tok)
     value = _value_of(attr, ctx)
+    if subj_tok.lemma_.lower() in _POSTS | {"title"} and (_is_title(attr) or _is_title_word(attr)):
+        # "My new role is Head of Finance", "My job is Director of Operations": the whole title
+        pred, value = "has-role", _object_phrase(attr, ctx, with_of=True) or value
     if value is None and attr.lemma_.lower() in PERSON_NOUNS:  # "His manager is a guy called Pete"
         value = _called_name(attr, ctx) or _person_beside(attr, ctx)  # "... is this guy Marcus Delgado"
     if value is None and subj_tok.lower_ in PAY_WORDS:

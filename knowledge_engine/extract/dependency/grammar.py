@@ -27,6 +27,7 @@ from knowledge_engine.extract.lexicon import (
     SCHEDULED_VERBS,
     SCHOOL_WORDS,
     SPEAKER_SUBJECTS,
+    STAY_UNITS,
     VALUE_NOUNS,
     WH_TAGS,
 )
@@ -226,7 +227,7 @@ def _is_past(verb: Token) -> bool:
         and verb.dep_ == "ROOT"
         and not any(c.dep_ in {"aux", "auxpass"} for c in verb.children)
     ):
-        return True  # "Settled in Leeds now": a participle opening a chat line
+        return not _lasting(verb)  # "Settled in Leeds now": a participle opening a chat line
     if _quit_said_present(verb):
         return True
     return any(
@@ -285,6 +286,14 @@ def _used_to(verb: Token) -> bool:
 def _perfect(verb: Token) -> bool:
     """'have moved', "we've moved": a present perfect (a past "had moved" is _is_past's)."""
     return verb.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children)
+
+
+def _lasting(verb: Token) -> bool:
+    """ "(I've) been a paramedic for 12 years", "been a teacher 20 years now": "been" with how long,
+    its "I've" dropped, is a state up to now."""
+    spans = (c for c in verb.children if c.dep_ == "npadvmod" and c.lemma_.lower() in STAY_UNITS)
+    counted = any(any(n.like_num for n in c.children) for c in spans)
+    return verb.lower_ == "been" and (counted or any(c.lower_ in {"for", "since"} for c in verb.children))
 
 
 def _perfect_or_dropped(verb: Token) -> bool:

@@ -217,12 +217,12 @@ def _rent_line(words: list[Token], ctx: _Ctx) -> None:
 
 
 def _name_run(words: list[Token]) -> str | None:
-    """The proper name the words open with ('Harrow & Finch', 'Brightwell Labs')."""
+    """The proper name the words open with ('Harrow & Finch', 'Brightwell Labs', 'Bank of America')."""
     end = 0
     while end < len(words) and (
         words[end].pos_ == "PROPN"
         or (
-            words[end].text in {"&", "and"}
+            words[end].text in {"&", "and", "of"}
             and end + 1 < len(words)
             and words[end + 1].pos_ == "PROPN"
             and end > 0
@@ -263,7 +263,9 @@ def _job_fragment(
         end < len(words) and end < 6 and words[end].is_alpha and words[end].pos_ in {"NOUN", "ADJ", "PROPN"}
     ):
         end += 1
-    if end == 0 or not _is_title_word(words[end - 1]):
+    if 0 < end < len(words) - 1 and _is_title_word(words[end - 1]) and words[end].lower_ == "of":
+        end = _of_tail(words, end)  # "Director of Operations", "Head of Sales at Sky"
+    elif end == 0 or not _is_title_word(words[end - 1]):
         at = next((k for k, t in enumerate(words[:5]) if t.lower_ in {"at", "@", "with"}), None)
         after = words[at + 1 :] if at is not None else []
         org = _name_run(after) if after and not _no_employer(after[0], ctx) else None
@@ -283,9 +285,19 @@ def _job_fragment(
 
 def _title_first(words: list[Token]) -> bool:
     """The value opens with a title, its words up to an "at", "@" or comma ("Junior dev @ Kinetiq",
-    "Senior Analyst, Westpac"), or is one ("Lead Designer")."""
-    end = next((k for k, t in enumerate(words[:7]) if t.lower_ in {"at", "@"} or t.is_punct), len(words))
+    "Senior Analyst, Westpac"), or is one ("Lead Designer", "Director of Operations")."""
+    end = next(
+        (k for k, t in enumerate(words[:7]) if t.lower_ in {"at", "@", "of"} or t.is_punct), len(words)
+    )
     return end > 0 and _is_title_word(words[end - 1])
+
+
+def _of_tail(words: list[Token], of: int) -> int:
+    """The end of a title's "of" part: the nouns and names after the "of" ("of Operations")."""
+    end = of + 1
+    while end < len(words) and end < of + 4 and words[end].is_alpha and words[end].pos_ in {"NOUN", "PROPN"}:
+        end += 1
+    return end if end > of + 1 else of
 
 
 def _works_pred(past: bool) -> str:

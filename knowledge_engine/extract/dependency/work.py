@@ -1834,11 +1834,16 @@ def _works_as_for(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx
     return False
 
 
+_DRIVING = frozenset({"drive", "haul", "deliver", "ride", "fly"})
+
+
 def _works_for_org(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'I drive OTR for Buckeye Freightways' -> works-at (never True: the verb's own facts stay)."""
     if verb.lemma_ not in WORK_FOR_VERBS or _is_irrealis(verb):
         return False
-    for pobj in (p for prep in _preps(verb, verb, {"for"}) for p in _pobjs(prep)):
+    # "I drive a bus for Arriva": the parse hangs "for" on what is driven
+    driven = [p for d in dobjs if verb.lemma_ in _DRIVING for p in _preps(d, d, {"for"})]
+    for pobj in (p for prep in [*_preps(verb, verb, {"for"}), *driven] for p in _pobjs(prep)):
         ent = ctx.ents.get(pobj.i)
         name = _name_of(pobj, ctx)
         if name and ((ent is not None and ent.label_ == "ORG") or _firm_like(pobj, ctx, placed=False)):
