@@ -552,6 +552,9 @@ def test_a_kind_of_home_is_no_place_one_lives_in(tier: SpacyTier, text: str) -> 
         ("Rent in Denver was $1,600 a month; here in Cape Town we pay R14,000 a month.", "Cape Town"),
         ("I am ICU staff nurse here in Dubai at Emirates Crescent Hospital.", "Dubai"),
         ("we love it here in Galway", "Galway"),
+        ("The weather here in Glasgow is grim.", "Glasgow"),  # whoever the clause's subject is
+        ("Here in Manchester it's been raining all week.", "Manchester"),
+        ("my pal worked at the plant here in Ballina for years", "Ballina"),
     ],
 )
 def test_the_place_the_speaker_calls_here_is_home(tier: SpacyTier, text: str, place: str) -> None:
@@ -565,6 +568,8 @@ def test_the_place_the_speaker_calls_here_is_home(tier: SpacyTier, text: str, pl
         "I'm here in Leeds this week",
         "we were here in Paris last year",  # past
         "is it cold here in Leeds?",  # a question
+        "The food here in Rome is amazing, best holiday ever.",  # a trip's word anywhere
+        "We're here in Paris for a few days.",
     ],
 )
 def test_here_on_a_visit_in_the_past_or_in_a_question_is_no_home(tier: SpacyTier, text: str) -> None:

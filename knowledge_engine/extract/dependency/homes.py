@@ -14,6 +14,7 @@ from knowledge_engine.extract.dependency.context import _Ctx, _emit, _strip_det
 from knowledge_engine.extract.dependency.grammar import (
     _is_be,
     _is_irrealis,
+    _is_question,
     _is_past,
     _perfect,
     _perfect_or_dropped,
@@ -651,16 +652,23 @@ def _big_places(doc: Doc) -> set[str]:
 
 
 def _here_in(here: Token, ctx: _Ctx) -> None:
-    """'here in Cape Town we pay R14,000 a month', "I am ICU staff nurse here in Dubai": the place
-    the speaker says "here" of is home, unless the clause is past, weighed, asked or a visit."""
+    """'here in Cape Town we pay R14,000 a month', "I am ICU staff nurse here in Dubai", "the weather
+    here in Glasgow is grim", "Rachel's staying here in Austin": the place the speaker says "here" of
+    is home, unless the clause is the speaker's past, weighed, asked or a visit (a trip's words
+    anywhere in the sentence: "the food here in Rome is amazing, best holiday ever")."""
     verb = here.head
     while verb.pos_ not in {"VERB", "AUX"} and verb.dep_ != "ROOT":
         verb = verb.head
     subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-    if subj is None or subj.lower_ not in {"i", "we"} or _is_past(verb) or _is_irrealis(verb):
+    mine = subj is not None and subj.lower_ in {"i", "we"}
+    if (mine and _is_past(verb)) or _is_irrealis(verb) or _is_question(here.sent):
         return
-    trip = {"visit", "holiday", "trip", "conference", "vacation", "week", "weekend", "business"}
-    if here.sent[-1].text == "?" or any(t.lower_ in VISIT_WORDS or t.lemma_ in trip for t in verb.subtree):
+    trip = {"visit", "visiting", "holiday", "hols", "trip", "conference", "vacation", "business"}
+    if any(t.lemma_.lower() in trip for t in here.sent):
+        return
+    # "I'm here in Leeds today", "here for the weekend": a stay (not "it's been raining all week")
+    stay = {"week", "weekend", "night", "day", "days"} | VISIT_WORDS
+    if any(t.lower_ in stay and (mine or t.head.lower_ == "for") for t in here.sent):
         return
     for pobj in (p for prep in _preps(here, here, {"in"}) for p in _pobjs(prep)):
         name = _name_of(pobj, ctx)
