@@ -14,8 +14,8 @@ from knowledge_engine.extract.dependency.context import _Ctx, _emit, _strip_det
 from knowledge_engine.extract.dependency.grammar import (
     _is_be,
     _is_irrealis,
-    _is_question,
     _is_past,
+    _is_question,
     _perfect,
     _perfect_or_dropped,
     _pobjs,
