@@ -2082,3 +2082,31 @@ def test_an_employer_of_a_field_or_driven_for_is_whole(tier: SpacyTier) -> None:
 
 def test_a_stay_that_is_no_state_gives_no_role(tier: SpacyTier) -> None:
     assert not roles(tier, "Been a nightmare week.")
+
+
+@pytest.mark.parametrize(
+    ("text", "boss"),
+    [
+        ("Priya is the new store manager.", "Priya"),  # as "the new store manager is Priya" is
+        ("Priya is the manager.", "Priya"),
+        ("I report into Priya Shah.", "Priya Shah"),
+    ],
+)
+def test_the_manager_said_of_a_name_or_reported_into_is_the_speakers(
+    tier: SpacyTier, text: str, boss: str
+) -> None:
+    assert boss in {o for p, o in said_by(tier, text, "Lin") if p == "has-manager"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Priya is the manager at my gym.",  # another place's
+        "Priya is the manager of the football team.",
+        "Priya was the manager.",  # the past
+        "Is Priya the manager?",
+        "Priya is a manager.",  # a kind of job, nobody's boss
+    ],
+)
+def test_the_manager_of_another_place_past_asked_or_any_is_not_mine(tier: SpacyTier, text: str) -> None:
+    assert not {o for p, o in said_by(tier, text, "Lin") if p == "has-manager"}

@@ -449,8 +449,10 @@ def _year_old_named(tok: Token, ctx: _Ctx) -> None:
     holder = tok.head if tok.dep_ == "amod" else tok
     if age is None or age > MAX_CHILD_AGE or not _my_or_our(holder):
         return
-    named = holder if holder.pos_ == "PROPN" else next(
-        (c for c in holder.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None
+    named = (
+        holder
+        if holder.pos_ == "PROPN"
+        else next((c for c in holder.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
     )
     name = _name_of(named, ctx, person=True) if named is not None else None
     # "my 2 year old Lab Biscuit": a dog; the name's first word must name a person
@@ -1163,12 +1165,12 @@ def _people_in(doc: Doc | Span, ctx: _Ctx) -> set[str]:
 
 
 def _reports_to(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
-    """'I report to Omar Haddad', 'I'll report to Omar' -> has-manager; 'Helen is lovely, I report
-    straight to her': her, the one person named before (or the session's she)."""
+    """'I report to Omar Haddad', 'I'll report to Omar', 'I report into Omar' -> has-manager; 'Helen is
+    lovely, I report straight to her': her, the one person named before (or the session's she)."""
     if verb.lemma_ != "report" or past:
         return False
     found = False
-    for pobj in (p for prep in _preps(verb, verb, {"to"}) for p in _pobjs(prep)):
+    for pobj in (p for prep in _preps(verb, verb, {"to", "into"}) for p in _pobjs(prep)):
         ent = ctx.ents.get(pobj.i)
         pronoun = pobj.lower_ in {"her", "him"} and subject == ctx.me
         name = _her_or_him(pobj, ctx) if pronoun else _name_of(pobj, ctx, person=True)

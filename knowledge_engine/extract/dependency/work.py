@@ -1019,6 +1019,7 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
         _emit(ctx, subject, "has-role", attr.lower_, 0.6, obj_tok=None)
         _org_of_role(attr, subject, past, ctx)
         return
+    _the_manager(attr, subject, past, ctx)
     has_det = any(c.dep_ == "det" for c in attr.children)
     now = any(c.dep_ == "advmod" and c.lower_ == "now" for c in attr.head.children) or any(
         c.dep_ == "amod" and c.lower_ == "new" for c in attr.children
@@ -1050,6 +1051,17 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
     elif obj:
         _emit(ctx, subject, f"{be}-a", _drop_new(obj), 0.6, obj_tok=None)
     _org_of_role(attr, subject, past, ctx)
+
+
+def _the_manager(attr: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'Priya is the new store manager', 'Trish is the manager': the manager of the place the speaker
+    works, as 'the new store manager is Priya' is (not 'the manager at the gym', 'of the team')."""
+    dets = [c.lower_ for c in attr.children if c.dep_ in {"det", "poss"}]
+    elsewhere = any(c.dep_ in {"prep", "relcl", "acl"} for c in attr.children)
+    if past or dets != ["the"] or elsewhere or not _is_manager_noun(attr) or ctx.message.role != "user":
+        return
+    if subject != ctx.me and subject[:1].isupper() and not _is_question(attr.sent):
+        _emit(ctx, ctx.me, "has-manager", subject, 0.5, obj_tok=None, obj_type="person")
 
 
 def _appositive_job(sent: Span, ctx: _Ctx) -> None:
