@@ -2110,3 +2110,26 @@ def test_the_manager_said_of_a_name_or_reported_into_is_the_speakers(
 )
 def test_the_manager_of_another_place_past_asked_or_any_is_not_mine(tier: SpacyTier, text: str) -> None:
     assert not {o for p, o in said_by(tier, text, "Lin") if p == "has-manager"}
+
+
+@pytest.mark.parametrize(
+    ("text", "firm"),
+    [
+        ("I'm on the tills at Asda.", "Asda"),  # a post worked somewhere
+        ("I'm on nights at the Royal Infirmary.", "Royal Infirmary"),
+        ("I'm a TA at Oakfield Primary.", "Oakfield Primary"),  # a teaching assistant works there
+    ],
+)
+def test_a_post_or_shift_worked_somewhere_or_a_tas_school_is_the_employer(
+    tier: SpacyTier, text: str, firm: str
+) -> None:
+    assert ("works-at", firm) in work(tier, text)
+    assert firm not in {o for p, o in said_by(tier, text, "Lin") if p == "attends"}
+
+
+@pytest.mark.parametrize(
+    "text", ["I was on nights at the Royal Infirmary.", "I'm on the bus at Victoria.", "Ta very much!"]
+)
+def test_a_post_left_a_ride_or_thanks_is_no_job(tier: SpacyTier, text: str) -> None:
+    said = said_by(tier, text, "Lin")
+    assert not {f for f in said if f[0] in {"works-at", "has-role"}}

@@ -891,7 +891,7 @@ JOB_TITLE_NOUNS = TITLE_HEADS | _words(
     draughtsman sommelier undertaker osteopath anaesthetist anesthetist registrar locum postdoc coder
     cop policeman policewoman servant agent attendant headteacher headmaster headmistress pastor vicar
     priest chaplain rabbi imam handyman postie postwoman maid educator framer apprentice trainee caseworker
-    actor actress hostess"""
+    actor actress hostess ta hca cna lpn"""
 )
 # Endings that make any noun an occupation: a paediatrician, a cardiologist, a videographer, a
 # psychiatrist (not "-ist" alone: a perfectionist, an optimist).

@@ -831,6 +831,10 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                         _emit(ctx, subject, "likes", obj, 0.5, obj_tok=pobj)
             elif child.dep_ == "prep" and child.lower_ == "on" and _team_at(child, subject, be, ctx):
                 continue  # "I'm on the platform team at Monzo"
+            elif (
+                child.dep_ == "prep" and child.lower_ == "on" and not past and _on_a_post(child, subject, ctx)
+            ):
+                continue  # "I'm on the tills at Asda"
             elif child.dep_ == "prep" and child.lower_ == "on":  # "I'm on £48,000", "I was on £41k"
                 for pobj in _pobjs(child):
                     hourly = any(c.dep_ == "npadvmod" and c.lemma_ == "hour" for c in pobj.children)
@@ -920,6 +924,25 @@ def _year_at_school(year: Token, subject: str, ctx: _Ctx) -> bool:
             _emit(ctx, subject, "attends", name, 0.55, obj_tok=pobj, obj_type="organization")
             found = True
     return found
+
+
+# What one is "on" at work: a post or a shift ("on the tills", "on nights", "on reception")
+_WORK_POSTS = frozenset(
+    {"till", "checkout", "checkouts", "night", "nights", "lates", "earlies", "reception", "shift", "rota"}
+    | {"desk", "floor", "phones", "counter", "door", "bar", "line"}
+)
+
+
+def _on_a_post(prep: Token, subject: str, ctx: _Ctx) -> bool:
+    """'I'm on the tills at Asda', "I'm on nights at the Royal Infirmary": where one works a post or
+    a shift is the employer (not "on the bar at the Red Lion tonight": a visit's time). True when
+    the clause named a post."""
+    posts = [p for p in _pobjs(prep) if p.lemma_.lower() in _WORK_POSTS]
+    if not posts or _visit_words(prep):
+        return False
+    for pobj in posts:
+        _paid_at(prep.head, pobj, subject, ctx)
+    return True
 
 
 def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
