@@ -8,7 +8,7 @@ import pytest
 
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from knowledge_engine.model.records import Message
-from tests.fixtures.common import said_by
+from tests.fixtures.common import said_by, spoken
 
 
 def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
@@ -577,3 +577,27 @@ def test_pay_after_a_rise_or_from_a_date_is_the_salary(tier: SpacyTier, text: st
 )
 def test_pay_supposed_or_anothers_after_a_rise_is_no_salary(tier: SpacyTier, text: str) -> None:
     assert not {f for f in pay(tier, text) if f[0] == "has-salary"}
+
+
+@pytest.mark.parametrize(
+    ("text", "salary"),
+    [
+        ("Got the job at Ocado! It pays £34k.", "£34k"),  # "it" is the job named before
+        ("I got a new job, it pays 45k.", "45k"),
+        ("I earn just under 30k.", "30k"),  # an amount said roughly
+        ("Basic is 26k plus overtime.", "26k"),  # "Basic" opening the line, tagged a name
+    ],
+)
+def test_pay_of_the_job_said_before_roughly_or_as_the_basic(tier: SpacyTier, text: str, salary: str) -> None:
+    assert ("has-salary", salary) in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["My sister got a job. It pays 30k.", "Sold the car. It paid £3,000.", "It pays £34k."]
+)
+def test_it_paying_after_anothers_job_a_sale_or_nothing_is_no_salary(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in pay(tier, text) if f[0] == "has-salary"}
+
+
+def test_an_amount_is_no_kind_of_thing(tier: SpacyTier) -> None:
+    assert not [f for f in spoken(tier, "Basic is 26k plus overtime.", "Ro").facts if f.predicate == "is-a"]

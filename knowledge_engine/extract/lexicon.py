@@ -512,7 +512,7 @@ WORK_NOUNS = {
     *("ceo", "workmate", "sm", "gm"),
 }
 VALUE_NOUNS = {*SALARY_NOUNS, "rent", "mortgage"}
-PAY_WORDS = {*VALUE_NOUNS, "base"}
+PAY_WORDS = {*VALUE_NOUNS, "base", "basic"}
 # An amount that is pay by its own unit ("18 LPA": lakhs per annum) or by the words after it.
 PAY_MARKED = re.compile(r"\b(?:LPA|CTC)\b|\blakhs? per annum\b", re.IGNORECASE)
 # The words after an amount that make it pay after tax (has-take-home-pay), not the salary.

@@ -1041,6 +1041,9 @@ def _my_share_of_rent(subj_tok: Token, poss: Token | None, attr: Token | None, c
     return True
 
 
+_BASE_PAY = frozenset({"base", "basic"})  # "The base is $140k", "Basic is 26k plus overtime"
+
+
 def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     """'My sister is Maria', "Alex's manager is Sam", 'My email is x@y.z' -> owner has-<noun> value."""
     poss = next((c for c in subj_tok.children if c.dep_ == "poss"), None)
@@ -1088,7 +1091,7 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
         owner: str | None = ctx.me
     else:
         owner = _owner(poss, ctx, subj_tok)
-    pred = "has-salary" if subj_tok.lower_ == "base" else _relation_predicate(subj_tok)
+    pred = "has-salary" if subj_tok.lower_ in _BASE_PAY else _relation_predicate(subj_tok)
     value = _value_of(attr, ctx)
     if subj_tok.lemma_.lower() in _POSTS | {"title"} and (_is_title(attr) or _is_title_word(attr)):
         # "My new role is Head of Finance", "My job is Director of Operations": the whole title
@@ -1098,7 +1101,7 @@ def _possessive_copular(verb: Token, subj_tok: Token, ctx: _Ctx) -> None:
     if value is None and subj_tok.lower_ in PAY_WORDS:
         value = _amount(attr)
     if (
-        (poss is None or subj_tok.lower_ == "base")
+        (poss is None or subj_tok.lower_ in _BASE_PAY)
         and subj_tok.lower_ in PAY_WORDS
         and not (value and _has_digit(value))
     ):

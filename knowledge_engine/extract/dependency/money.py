@@ -482,6 +482,9 @@ def _pay_facts(verb: Token, ctx: _Ctx) -> None:
     if subj is not None and verb.lemma_ == "pay" and subj.lemma_.lower() in JOB_NOUNS - {"offer"}:
         _job_pays(verb, subj, ctx)  # "the new job pays 85k"
         return
+    if subj is not None and verb.lemma_ == "pay" and subj.lower_ == "it" and _job_before(verb):
+        _job_pays(verb, subj, ctx, it=True)  # "Got the job! It pays £34k"
+        return
     mine = subj is not None and subj.lower_ in SPEAKER_SUBJECTS
     if verb.lemma_ == "pay" and (mine or (subj is None and _dropped_subject(verb, ctx) == [ctx.me])):
         _rent_paid(verb, ctx)  # "we pay £1,450 rent", chat's "paying 950 for the flat"
@@ -749,16 +752,39 @@ def _pay_before(verb: Token, owner: str, ctx: _Ctx) -> None:
             _emit(ctx, owner, "earned", money, 0.5, obj_tok=None)
 
 
-def _job_pays(verb: Token, subj: Token, ctx: _Ctx) -> None:
+def _job_pays(verb: Token, subj: Token, ctx: _Ctx, it: bool = False) -> None:
     owner_tok = next((c for c in subj.children if c.dep_ == "poss"), None)
     det = next((c.lower_ for c in subj.children if c.dep_ == "det"), None)
-    mine = owner_tok is not None and owner_tok.lower_ in FIRST_PERSON_POSS
+    mine = it or (owner_tok is not None and owner_tok.lower_ in FIRST_PERSON_POSS)
     if ctx.message.role != "user" or not (mine or (owner_tok is None and det == "the")):
         return
     for dobj in (c for c in verb.children if c.dep_ == "dobj"):
         money = _money_value(dobj, ctx)
         if money:
             _emit(ctx, ctx.me, "has-salary", money, 0.55, obj_tok=None)
+
+
+def _job_before(verb: Token) -> bool:
+    """The message's last thing before "it pays" is a job of the speaker's ("Got the job at Ocado!
+    It pays £34k"), not a car, a home, a purchase or someone else's job."""
+    for tok in reversed(verb.doc[: verb.i]):
+        lemma = tok.lemma_.lower()
+        if lemma in CAR_NOUNS or lemma in HOME_NOUNS or lemma in PURCHASE_WORDS or tok.ent_type_ == "PRODUCT":
+            return False
+        if tok.pos_ == "NOUN" and lemma in JOB_NOUNS:
+            return _my_job(tok) and not _is_question(tok.sent)
+    return False
+
+
+def _my_job(job: Token) -> bool:
+    """'my job', 'I got the job', 'Got the job' (the "I" dropped), 'the offer came through'; not 'my
+    sister got a job', 'her job'."""
+    if any(c.dep_ == "poss" for c in job.children):
+        return _no_one_elses(job)
+    if job.dep_ in {"nsubj", "nsubjpass"}:
+        return any(c.dep_ == "det" and c.lower_ in {"the", "this"} for c in job.children)
+    subj = next((c for c in job.head.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+    return subj is None or subj.lower_ in SPEAKER_SUBJECTS
 
 
 def _rented_for(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
@@ -843,13 +869,17 @@ def _side_income(verb: Token, money: Token) -> bool:
     return bool(words & _SIDE_INCOME) or from_a_side_line or doing  # "£200 a week from my Etsy shop"
 
 
+_ROUGHLY = frozenset({"under", "over"})
+
+
 def _earns(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'I make about $70,000 a year' -> has-salary (and where, `_paid_at`); 'made about 62k last
     year' -> earned: pay as it was (history), not the salary now."""
     if verb.lemma_ not in {"earn", "make"} or any(c.tag_ == "VBG" for c in verb.children):
         return False
     found = False
-    about = [p for prep in _preps(verb, verb, APPROXIMATORS) for p in _pobjs(prep)]  # "earn about 45k"
+    # "earn about 45k", "I earn just under 30k": an amount said roughly is the pay
+    about = [p for prep in _preps(verb, verb, APPROXIMATORS | _ROUGHLY) for p in _pobjs(prep)]
     for dobj in dobjs + about:  # "I make $20 an hour tutoring" is a side income, not a salary
         money = _money_value(dobj, ctx) or _rate(dobj)
         if money and not _side_income(verb, dobj):

@@ -69,6 +69,7 @@ from knowledge_engine.extract.lexicon import (
     JOB_TITLE_NOUNS,
     LEAD_WORDS,
     MEMBERSHIP_HEADS,
+    MONEY_SHORT,
     OWN_JOB_NOUNS,
     PAST_JOB_MODS,
     PRONOUN,
@@ -990,8 +991,9 @@ def _team_then_lead(attr: Token) -> bool:
 
 
 def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> None:
-    if attr.like_num:
-        return  # "Caleb is 12 and Maddie's 8": ages (_age_facts, extract/kids.py), no relation "has-8"
+    if attr.like_num or MONEY_SHORT.match(attr.text):
+        return  # "Caleb is 12 and Maddie's 8": ages (_age_facts, extract/kids.py), no relation "has-8";
+        # "Basic is 26k": an amount is no kind of thing
     if attr.tag_ == "NNS" and _is_job(attr):
         return  # "now we are both teachers": a kind of people shared, no one's title
     if any(c.dep_ == "poss" for c in attr.children):
