@@ -245,3 +245,11 @@ def test_a_model_in_lower_case_or_teslas_model_number_is_a_car(tier: SpacyTier, 
 def test_a_word_that_is_also_a_model_is_no_car(tier: SpacyTier, text: str) -> None:
     # guards for the rule above (they hold on the code before it too)
     assert not cars(tier, text)
+
+
+def test_a_car_got_rid_of_is_one_the_speaker_had(tier: SpacyTier) -> None:
+    said = spoken(tier, "We finally got rid of the Zafira and picked up a Tesla Model 3.", "Ana").facts
+    assert ("had-car", "Zafira") in {(f.predicate, f.object) for f in said}
+    assert ("has-car", "Tesla Model 3") in {(f.predicate, f.object) for f in said}
+    for text in ["We might get rid of the Zafira.", "My brother got rid of his Zafira."]:
+        assert not [f for f in spoken(tier, text, "Ana").facts if f.predicate == "had-car"]

@@ -199,7 +199,7 @@ class Cars:
         if self.lost and spans:
             self.lost = False
             return spans[:1]
-        traded = self._traded_in(sent, spans)
+        traded = self._traded_in(sent, spans) or self._got_rid_of(sent, spans)
         if traded:
             return traded
         for verb in (t for t in sent if t.lemma_ in _GONE_VERBS and t.tag_ in _PAST_TAGS):
@@ -226,6 +226,19 @@ class Cars:
             given = [c for c in verb.children if c.dep_ == "dobj"]
             if word == "in":
                 given += [p for c in ins for p in c.children if c.dep_ == "prep" and p.dep_ == "pobj"]
+            named = [s for s in spans if any(s.start <= g.i < s.end for g in given)]
+            if named:
+                return named[:1]
+        return []
+
+    def _got_rid_of(self, sent: Span, spans: list[Span]) -> list[Span]:
+        """'We finally got rid of the Zafira': the speaker's car given up (the parse makes "rid" the
+        verb and "got" its auxiliary)."""
+        for rid in (t for t in sent if t.lower_ == "rid" and t.pos_ == "VERB"):
+            got = any(c.lemma_ == "get" and c.tag_ in _PAST_TAGS for c in rid.children)
+            if not got or self.irrealis(rid) or not _by_speaker(rid):
+                continue
+            given = [p for c in rid.children if c.lower_ == "of" for p in c.children if p.dep_ == "pobj"]
             named = [s for s in spans if any(s.start <= g.i < s.end for g in given)]
             if named:
                 return named[:1]
