@@ -235,3 +235,29 @@ def test_a_person_said_to_be_something_called_a_name_is_no_pet(tier: SpacyTier) 
 @pytest.mark.parametrize("text", ["Mum's our dog sitter", "Jo's my dog walker when I'm away"])
 def test_a_pets_carer_is_no_pet(tier: SpacyTier, text: str) -> None:
     assert pets(tier, text) == set()  # "sitter" after "our dog" is no lower-case name
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("Got a rescue dog! She's called Poppy.", "Poppy"),  # the name in a sentence of its own
+        ("We got a dog. He's named Rufus.", "Rufus"),
+        ("Rolo our lab is 7 now.", "Rolo"),  # a name right before "our <animal>"
+        ("Meet Pickle, our new cat!", "Pickle"),  # was "Meet Pickle"
+    ],
+)
+def test_a_pet_named_after_it_was_got_or_before_our_animal(tier: SpacyTier, text: str, pet: str) -> None:
+    assert pet in {name for _, name in pets(tier, text)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My sister got a dog. She's called Poppy.",  # another's animal
+        "My sister adopted a kitten, named her Biscuit.",
+        "Got a dog! She might be called Poppy.",
+        "Met my new boss. She's called Priya.",
+    ],
+)
+def test_an_animal_anothers_or_a_name_supposed_or_a_persons_is_no_pet(tier: SpacyTier, text: str) -> None:
+    assert pets(tier, text) == set()

@@ -961,7 +961,7 @@ ADJECTIVE_ENDINGS = (
 )
 NOT_NAME_ENDINGS = ("ing", "tion", "ment", "ness", "ship", "ity", "ery", "ies")
 # Verbs a chat line opens with when it drops its "I", which the small model may tag a name.
-CHAT_VERBS_OPENING = _words("got get been had started finished went left moved quit joined signed")
+CHAT_VERBS_OPENING = _words("got get been had started finished went left moved quit joined signed meet")
 NAME_BREAKS = {"on", "in", "at", "from", "since", "for", "by", "with", "until", "next", "last", "to"}
 # Longer "sentences" are usually pasted text whose parse is unreliable. A chat run-on of 60 to 120 tokens
 # is a person's own ("..., been there going on 6 years, made about 62k last year which ..."): at 60 the

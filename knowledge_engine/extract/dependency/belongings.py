@@ -9,7 +9,7 @@ import itertools
 from spacy.tokens import Span, Token
 
 from knowledge_engine.extract.dependency.context import _Ctx, _emit
-from knowledge_engine.extract.dependency.grammar import _pobjs
+from knowledge_engine.extract.dependency.grammar import _is_irrealis, _pobjs
 from knowledge_engine.extract.dependency.names import (
     _called_name,
     _capitalised,
@@ -260,6 +260,23 @@ def _acquired_called(sent: Span, ctx: _Ctx) -> None:
                 obj_tok=None,
                 obj_type="unknown",
             )
+    # "Got a puppy! She's called Daisy": the name said of it in a sentence of its own
+    for called in (t for t in sent if t.lemma_ in {"call", "name"} and t.tag_ == "VBN"):
+        subj = next((c for c in called.children if c.dep_ == "nsubjpass"), None)
+        word = next((c for c in called.children if c.dep_ in {"oprd", "attr", "dobj"}), None)
+        if subj is None or subj.lower_ not in {"he", "she", "it"} or word is None or not _pet_name_word(word):
+            continue
+        animal = _acquired_animal(sent.doc[: sent.start])
+        if animal is not None and not _is_irrealis(called):
+            _emit(
+                ctx,
+                ctx.me,
+                _pet_predicate(animal),
+                _capitalised(word.text),
+                0.55,
+                obj_tok=None,
+                obj_type="unknown",
+            )
 
 
 def _pet_name_word(word: Token) -> bool:
@@ -271,9 +288,20 @@ def _acquired_animal(tokens: Span) -> Token | None:
     """The last animal the speaker adopted, got, rescued or bought in `tokens`."""
     verbs = {"adopt", "get", "rescue", "buy"}
     animals = [
-        t for t in tokens if t.lemma_.lower() in PET_NOUNS and t.dep_ == "dobj" and t.head.lemma_ in verbs
+        t
+        for t in tokens
+        if t.lemma_.lower() in PET_NOUNS
+        and t.dep_ == "dobj"
+        and t.head.lemma_ in verbs
+        and _got_by_me(t.head)
     ]
     return animals[-1] if animals else None
+
+
+def _got_by_me(verb: Token) -> bool:
+    """'We got a puppy', 'Got a puppy!' (the "I" dropped); not 'My sister got a puppy'."""
+    subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    return subj is None or subj.lower_ in FIRST_PERSON | {"we"}
 
 
 def _pet_name_said(noun: Token, ctx: _Ctx) -> None:

@@ -63,6 +63,7 @@ from knowledge_engine.extract.lexicon import (
     NOT_NAME_ENDINGS,
     NOT_NAMES,
     PERSON_NOUNS,
+    PET_NOUNS,
     PRONOUN,
     RELATION_PREDICATES,
     SCHOOL_WORDS,
@@ -1268,7 +1269,8 @@ def _name_then_kin(sent: Span, ctx: _Ctx) -> None:
     if ctx.message.role != "user" or len(words) < 4 or words[1].lower_ not in {"my", "our"}:
         return
     first, kin = words[0], words[2]
-    if not _is_kin(kin) or kin.dep_ not in {"nsubj", "nsubjpass", "appos"} or not first.is_title:
+    kind = _is_kin(kin) or kin.lemma_.lower() in PET_NOUNS  # "Rolo our lab is 7 now"
+    if not kind or kin.dep_ not in {"nsubj", "nsubjpass", "appos"} or not first.is_title:
         return
     plain = first.is_alpha and first.lower_ not in STOP_WORDS and not _is_date(first, ctx)
     if (first.pos_ == "PROPN" and plain) or _unlisted_word(first, ctx):

@@ -554,6 +554,8 @@ def _name_of(tok: Token, ctx: _Ctx, person: bool = False, with_of: bool = False)
     start = min([tok.i, *chain, *([ent.start] if ent is not None else [])])
     if start <= tok.head.i < tok.i and tok.head.pos_ == "VERB":
         start = tok.head.i + 1  # "Left Walmart last year": the opening verb the model ran into the name
+    if start < tok.i and tok.doc[start].is_sent_start and tok.doc[start].lower_ in CHAT_VERBS_OPENING:
+        start += 1  # "Meet Pickle, our new kitten!": tagged one name
     end = max([tok.i, *(c.i for c in tok.rights if c.dep_ == "nummod")])  # "iPhone 15"
     if ent is not None:
         end = max(end, ent.end - 1)
