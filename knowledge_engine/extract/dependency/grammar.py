@@ -291,9 +291,15 @@ def _perfect(verb: Token) -> bool:
 def _lasting(verb: Token) -> bool:
     """ "(I've) been a paramedic for 12 years", "been a teacher 20 years now": "been" with how long,
     its "I've" dropped, is a state up to now."""
-    spans = (c for c in verb.children if c.dep_ == "npadvmod" and c.lemma_.lower() in STAY_UNITS)
-    counted = any(any(n.like_num for n in c.children) for c in spans)
-    return verb.lower_ == "been" and (counted or any(c.lower_ in {"for", "since"} for c in verb.children))
+    return verb.lower_ == "been" and (
+        _bare_years(verb) or any(c.lower_ in {"for", "since"} for c in verb.children)
+    )
+
+
+def _bare_years(verb: Token) -> bool:
+    """'3 years', 'six months' said without "for" (an adverbial noun phrase) in the verb's clause."""
+    spans = (t for t in verb.subtree if t.dep_ in {"npadvmod", "appos"} and t.lemma_.lower() in STAY_UNITS)
+    return any(any(c.like_num for c in t.children) for t in spans)
 
 
 def _perfect_or_dropped(verb: Token) -> bool:

@@ -12,6 +12,7 @@ from knowledge_engine.extract import home_city, places
 from knowledge_engine.extract.dates import MONTHS
 from knowledge_engine.extract.dependency.context import _Ctx, _emit, _strip_det
 from knowledge_engine.extract.dependency.grammar import (
+    _bare_years,
     _is_be,
     _is_irrealis,
     _is_past,
@@ -756,12 +757,6 @@ def _stayed(prep: Token, pobj: Token) -> bool:
     if verb.lower_ == "been" and _perfect_or_dropped(verb) and (_bare_years(verb) or _years_of(pobj)):
         return True  # "I've been at Google 3 years now": the "for" dropped
     return _been_there(verb)
-
-
-def _bare_years(verb: Token) -> bool:
-    """'3 years', 'six months' said without "for" (an adverbial noun phrase) in the verb's clause."""
-    spans = (t for t in verb.subtree if t.dep_ in {"npadvmod", "appos"} and t.lemma_.lower() in STAY_UNITS)
-    return any(any(c.like_num for c in t.children) for t in spans)
 
 
 def _years_of(name: Token) -> bool:

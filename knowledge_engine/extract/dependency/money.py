@@ -202,8 +202,7 @@ def _cost_before(verb: Token) -> Token | None:
     a home or a purchase comes after it (their price is no pay), it is someone else's or asked about."""
     doc = verb.doc
     for tok in reversed(doc[: verb.i]):
-        lemma = tok.lemma_.lower()
-        if lemma in CAR_NOUNS or lemma in HOME_NOUNS or lemma in PURCHASE_WORDS or tok.ent_type_ == "PRODUCT":
+        if _priced_thing(tok):
             return None
         if _cost_noun(tok):
             asked = _is_question(tok.sent)  # "What's the state pension going up to?": anyone's
@@ -215,6 +214,12 @@ def _cost_before(verb: Token) -> Token | None:
                 return risen if _no_one_elses(tok) else None
             return None  # "Rent is £1,200 and council tax is awful, it's £180 a month": the tax
     return None
+
+
+def _priced_thing(tok: Token) -> bool:
+    """A car, a home, a purchase or a product: its price said after it is no pay or rent of one's own."""
+    lemma = tok.lemma_.lower()
+    return lemma in CAR_NOUNS or lemma in HOME_NOUNS or lemma in PURCHASE_WORDS or tok.ent_type_ == "PRODUCT"
 
 
 _RISES = frozenset({"increase", "rise", "raise", "hike", "bump", "cut", "review"})
@@ -768,10 +773,9 @@ def _job_before(verb: Token) -> bool:
     """The message's last thing before "it pays" is a job of the speaker's ("Got the job at Ocado!
     It pays £34k"), not a car, a home, a purchase or someone else's job."""
     for tok in reversed(verb.doc[: verb.i]):
-        lemma = tok.lemma_.lower()
-        if lemma in CAR_NOUNS or lemma in HOME_NOUNS or lemma in PURCHASE_WORDS or tok.ent_type_ == "PRODUCT":
+        if _priced_thing(tok):
             return False
-        if tok.pos_ == "NOUN" and lemma in JOB_NOUNS:
+        if tok.pos_ == "NOUN" and tok.lemma_.lower() in JOB_NOUNS:
             return _my_job(tok) and not _is_question(tok.sent)
     return False
 

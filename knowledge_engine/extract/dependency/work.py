@@ -1056,7 +1056,7 @@ def _attr_fact(attr: Token, subject: str, be: str, past: bool, ctx: _Ctx) -> Non
 
 
 def _the_manager(attr: Token, subject: str, past: bool, ctx: _Ctx) -> None:
-    """'Priya is the new store manager', 'Trish is the manager': the manager of the place the speaker
+    """'Priya is the new store manager', 'Priya is the manager': the manager of the place the speaker
     works, as 'the new store manager is Priya' is (not 'the manager at the gym', 'of the team')."""
     dets = [c.lower_ for c in attr.children if c.dep_ in {"det", "poss"}]
     elsewhere = any(c.dep_ in {"prep", "relcl", "acl"} for c in attr.children)
