@@ -311,3 +311,20 @@ def test_a_condition_a_clinician_diagnosed_with_no_patient_said_is_the_speakers(
     # another patient named before: theirs, not the speaker's
     other = facts(tier, "Took Leo to the GP on Monday. She diagnosed tonsillitis.")
     assert not {f for f in other if f[0] == "Nia" and f[1] == "has-condition"}
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("Turns out I have an underactive thyroid.", "underactive thyroid"),
+        ("The scan showed a small hernia.", "small hernia"),
+    ],
+)
+def test_a_thyroid_said_how_it_works_or_a_hernia_is_a_condition(
+    tier: SpacyTier, text: str, condition: str
+) -> None:
+    assert condition in {o for s, p, o in facts(tier, text) if s == "Nia" and p == "has-condition"}
+
+
+def test_a_thyroid_said_alone_is_no_condition(tier: SpacyTier) -> None:
+    assert not {f for f in facts(tier, "My thyroid is fine.") if f[1] == "has-condition"}

@@ -580,7 +580,7 @@ CONDITIONS = _words(
     arrhythmia copd emphysema hepatitis hiv ocd ptsd bipolar schizophrenia anorexia bulimia rosacea
     vertigo hayfever dyspraxia narcolepsy neuropathy concussion whiplash leukaemia leukemia lymphoma
     melanoma diverticulitis colitis gastritis pancreatitis meningitis cystitis dermatitis sepsis
-    chickenpox measles hyperthyroidism crohns parkinsons alzheimers"""
+    chickenpox measles hyperthyroidism crohns parkinsons alzheimers hernia"""
 )
 # Verbs of getting over an illness ("beat breast cancer", "survived a stroke", "recovered from").
 RECOVERY_VERBS = {"beat", "survive", "recover"}
@@ -625,6 +625,8 @@ CONDITION_COMPOUNDS = {
     ("failure", "kidney"),
     ("attack", "panic"),  # "I get panic attacks"
     ("covid", "long"),
+    ("thyroid", "underactive"),  # "Turns out I have an underactive thyroid"
+    ("thyroid", "overactive"),
 }
 CLINICIANS = _words("doctor doc dr gp consultant specialist dentist nurse physio dermatologist cardiologist")
 # "our X" in a user message is the speaker's X for family (a family talks of "our son"), not
