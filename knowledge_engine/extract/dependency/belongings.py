@@ -226,22 +226,13 @@ def _pet_named(verb: Token, ctx: _Ctx) -> None:
     subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     if subj is not None and subj.lower_ not in FIRST_PERSON | {"we"}:
         return
-    animal = _acquired_animal(doc[: verb.i])
-    if animal is not None:
-        _emit(
-            ctx,
-            ctx.me,
-            _pet_predicate(animal),
-            _capitalised(word.text),
-            0.55,
-            obj_tok=None,
-            obj_type="unknown",
-        )
+    _named_pet(_acquired_animal(doc[: verb.i]), word.text, ctx)
 
 
 def _acquired_called(sent: Span, ctx: _Ctx) -> None:
     """'me n tavo adopted a dog from ACS. hes a pit mix named nacho' -> has-dog Nacho: a he/she/it said
-    to be something called a name, after an animal the speaker adopted or got earlier in the message."""
+    to be something called a name ("Got a rescue dog! She's called Poppy": or called it), after an
+    animal the speaker adopted or got earlier in the message."""
     if ctx.message.role != "user":
         return
     for attr in (t for t in sent if t.dep_ == "attr" and t.head.lemma_ == "be"):
@@ -249,34 +240,22 @@ def _acquired_called(sent: Span, ctx: _Ctx) -> None:
         if subj is None or subj.lower_ not in {"he", "she", "it"}:
             continue
         name = _called_name(attr, ctx)
-        animal = _acquired_animal(sent.doc[: sent.start]) if name else None
-        if name and animal is not None:
-            _emit(
-                ctx,
-                ctx.me,
-                _pet_predicate(animal),
-                _capitalised(name),
-                0.55,
-                obj_tok=None,
-                obj_type="unknown",
-            )
+        if name:
+            _named_pet(_acquired_animal(sent.doc[: sent.start]), name, ctx)
     # "Got a puppy! She's called Daisy": the name said of it in a sentence of its own
     for called in (t for t in sent if t.lemma_ in {"call", "name"} and t.tag_ == "VBN"):
         subj = next((c for c in called.children if c.dep_ == "nsubjpass"), None)
         word = next((c for c in called.children if c.dep_ in {"oprd", "attr", "dobj"}), None)
         if subj is None or subj.lower_ not in {"he", "she", "it"} or word is None or not _pet_name_word(word):
             continue
-        animal = _acquired_animal(sent.doc[: sent.start])
-        if animal is not None and not _is_irrealis(called):
-            _emit(
-                ctx,
-                ctx.me,
-                _pet_predicate(animal),
-                _capitalised(word.text),
-                0.55,
-                obj_tok=None,
-                obj_type="unknown",
-            )
+        if not _is_irrealis(called):
+            _named_pet(_acquired_animal(sent.doc[: sent.start]), word.text, ctx)
+
+
+def _named_pet(animal: Token | None, name: str, ctx: _Ctx) -> None:
+    """The speaker's `animal` (the kind they got) is called `name`."""
+    if animal is not None:
+        _emit(ctx, ctx.me, _pet_predicate(animal), _capitalised(name), 0.55, obj_tok=None, obj_type="unknown")
 
 
 def _pet_name_word(word: Token) -> bool:

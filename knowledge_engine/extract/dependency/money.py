@@ -149,8 +149,12 @@ _SPENT = frozenset({"spend", "grocery", "groceries", "food", "petrol", "fuel", "
 
 def _home_cost(tok: Token) -> bool:
     """ "The flat costs £1,100 a month": a home's cost a month is its rent (the small model reads "flat"
-    an adjective and "costs" a noun, so the verb rule `_home_priced` never sees it)."""
-    return tok.lemma_ == "cost" and tok.i > 0 and tok.doc[tok.i - 1].lemma_.lower() in HOME_NOUNS
+    an adjective and "costs" a noun, so the verb rule `_home_priced` never sees it); not "My sister's
+    flat costs 900 a month", "their flat costs ..."."""
+    if tok.lemma_ != "cost" or tok.i == 0 or tok.doc[tok.i - 1].lemma_.lower() not in HOME_NOUNS:
+        return False
+    before = tok.doc[tok.sent.start : tok.i - 1]
+    return not any(t.tag_ == "POS" or (t.tag_ == "PRP$" and t.lower_ not in {"my", "our"}) for t in before)
 
 
 def _home_before(sent: Span) -> bool:
