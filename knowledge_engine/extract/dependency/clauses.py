@@ -98,6 +98,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _is_title,
     _is_title_word,
     _money_value,
+    _name_before_a_stay,
     _number,
     _org_owner,
     _preps,
@@ -163,7 +164,6 @@ from knowledge_engine.extract.lexicon import (
     SCHOOL_WORDS,
     SCHOOL_YEAR,
     START_VERBS,
-    STAY_UNITS,
     TIME_PARTS,
     VALUE_NOUNS,
     VERB_FAMILIES,
@@ -1007,17 +1007,6 @@ def _address_town(street: Token, subject: str, be: str, ctx: _Ctx) -> None:
         town = _name_of(pobj, ctx) if pobj.pos_ == "PROPN" else None
         if town and _place_named(pobj, town, ctx):
             _emit(ctx, subject, "lives-in" if be == "is" else "lived-in", town, 0.55, obj_tok=pobj)
-
-
-def _name_before_a_stay(tok: Token) -> Token:
-    """'been teaching at Greenmeadow 11 yrs': the parse makes "yrs" the object and the name its
-    modifier; the place is the name (the years are how long)."""
-    if tok.lemma_.lower() not in STAY_UNITS and tok.lower_ not in {"yrs", "years", "months"}:
-        return tok
-    if not any(c.dep_ == "nummod" for c in tok.children):
-        return tok
-    named = [c for c in tok.children if c.dep_ in {"nmod", "compound"} and c.pos_ == "PROPN" and c.i < tok.i]
-    return named[-1] if named else tok
 
 
 def _named_school(noun: Token) -> bool:

@@ -1272,8 +1272,7 @@ def _name_then_kin(sent: Span, ctx: _Ctx) -> None:
     kind = _is_kin(kin) or kin.lemma_.lower() in PET_NOUNS  # "Rolo our lab is 7 now"
     if not kind or kin.dep_ not in {"nsubj", "nsubjpass", "appos"} or not first.is_title:
         return
-    plain = first.is_alpha and first.lower_ not in STOP_WORDS and not _is_date(first, ctx)
-    if (first.pos_ == "PROPN" and plain) or _unlisted_word(first, ctx):
+    if _plain_word(first, ctx) and (first.pos_ == "PROPN" or listed(first.lower_, first.vocab) is False):
         _emit(ctx, ctx.me, _relation_predicate(kin), first.text, 0.5, obj_tok=None, obj_type=_kin_type(kin))
 
 
@@ -1372,8 +1371,12 @@ def _name_comma_relation(noun: Token, ctx: _Ctx) -> None:
 
 def _unlisted_word(tok: Token, ctx: _Ctx) -> bool:
     """A capitalised word no English word list holds ("Tunde", "Wanjiru"): a name the lists lack."""
-    plain = tok.is_alpha and tok.lower_ not in STOP_WORDS and not _is_date(tok, ctx)
-    return plain and listed(tok.lower_, tok.vocab) is False
+    return _plain_word(tok, ctx) and listed(tok.lower_, tok.vocab) is False
+
+
+def _plain_word(tok: Token, ctx: _Ctx) -> bool:
+    """Letters only, no stop word, no date: a word that may be a name."""
+    return tok.is_alpha and tok.lower_ not in STOP_WORDS and not _is_date(tok, ctx)
 
 
 def _foreign_possessive(tok: Token, ctx: _Ctx) -> None:

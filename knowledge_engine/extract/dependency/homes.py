@@ -23,7 +23,14 @@ from knowledge_engine.extract.dependency.grammar import (
     _said_of_mine,
 )
 from knowledge_engine.extract.dependency.names import _by_me, _my_or_our, _name_of
-from knowledge_engine.extract.dependency.nouns import _amount, _is_date, _is_kin, _organisations, _preps
+from knowledge_engine.extract.dependency.nouns import (
+    _amount,
+    _is_date,
+    _is_kin,
+    _name_before_a_stay,
+    _organisations,
+    _preps,
+)
 from knowledge_engine.extract.firms import first_name_led
 from knowledge_engine.extract.lexicon import (
     DISTRICT_NOUNS,
@@ -34,7 +41,6 @@ from knowledge_engine.extract.lexicon import (
     MOVE_VERBS,
     OLD_HOME_WORDS,
     SKIP_ENT_LABELS,
-    STAY_UNITS,
     VISIT_WORDS,
 )
 from knowledge_engine.extract.truecase import COMMON_PLACE_POPULATION
@@ -761,9 +767,7 @@ def _stayed(prep: Token, pobj: Token) -> bool:
 
 def _years_of(name: Token) -> bool:
     """ "I've been at Aldi 6 years": the parse makes the name a modifier of the counted years."""
-    unit = name.head
-    counted = unit.lemma_.lower() in STAY_UNITS and any(c.like_num for c in unit.children)
-    return name.dep_ in {"nmod", "compound"} and counted
+    return name.head.i != name.i and _name_before_a_stay(name.head).i == name.i
 
 
 def _been_there(verb: Token) -> bool:

@@ -405,3 +405,14 @@ def _is_title(attr: Token) -> bool:
     """A job title written as a name: 'Head of Design', 'Senior Product Manager', 'VP Sales'."""
     words = [t for t in attr.subtree if t.i <= attr.i or t.dep_ in {"prep", "pobj"}]
     return any(t.lower_ in TITLE_HEADS for t in words if t.pos_ in {"PROPN", "NOUN"})
+
+
+def _name_before_a_stay(tok: Token) -> Token:
+    """'been teaching at Greenmeadow 11 yrs': the parse makes "yrs" the object and the name its
+    modifier; the place is the name (the years are how long)."""
+    if tok.lemma_.lower() not in STAY_UNITS and tok.lower_ not in {"yrs", "years", "months"}:
+        return tok
+    if not any(c.dep_ == "nummod" for c in tok.children):
+        return tok
+    named = [c for c in tok.children if c.dep_ in {"nmod", "compound"} and c.pos_ == "PROPN" and c.i < tok.i]
+    return named[-1] if named else tok
