@@ -50,7 +50,8 @@ def test_other_words_stay(text: str) -> None:
 def test_only_interjections_change_and_the_length_holds(text: str) -> None:
     out = chatter.blank(text)
     assert len(out) == len(text)
-    assert all(a == b or b == " " for a, b in zip(text, out, strict=True))
+    # an interjection becomes spaces; a shouted run ("B TO") is read in lower case, nothing else changes
+    assert all(a == b or b == " " or (a.isupper() and b == a.lower()) for a, b in zip(text, out, strict=True))
 
 
 def _read(tier: SpacyTier, text: str) -> tuple[set[tuple[str, str, str]], list[tuple[str, str]]]:
