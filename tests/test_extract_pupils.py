@@ -155,3 +155,23 @@ def test_his_teacher_with_two_children_named_is_no_ones(tier: SpacyTier) -> None
     # a guard for the rule above (it holds on the code before it too)
     text = "My sons Sam and Leo are great, his teacher at St Mary's said so."
     assert not [f for f in triples(tier, text, "Bo") if f[1] == "attends"]
+
+
+@pytest.mark.parametrize(
+    ("text", "child"),
+    [
+        ("lily is at little acorns nursery 3 days a week", "Lily"),  # a nursery named in English words
+        ("Maya is at Little Acorns Nursery 3 days a week.", "Maya"),  # how often she is there: no visit
+    ],
+)
+def test_a_child_at_a_nursery_some_days_a_week_attends_it(tier: SpacyTier, text: str, child: str) -> None:
+    got = triples(tier, text, "Alex")
+    assert (child, "attends", "Little Acorns Nursery") in got
+    assert ("Alex", "has-child", child) in got
+
+
+def test_a_count_of_days_after_a_firm_is_no_part_of_its_name(tier: SpacyTier) -> None:
+    got = triples(tier, "I work at Tesco 3 days a week", "Alex")
+    assert ("Alex", "works-at", "Tesco") in got
+    assert not [f for f in got if "days" in f[2]]
+    assert not triples(tier, "I'm at Tesco this week, the big shop", "Alex")  # still a visit

@@ -120,6 +120,11 @@ def test_ordinary_words_and_capitalised_text_are_left_alone(truecaser: Truecaser
         ("megan got a place at heol wen primary", "Megan got a place at Heol Wen Primary"),
         ("interview at zoho then school run", "interview at Zoho then school run"),  # guard: the name ended
         ("a room in isla vista is $900", "a room in Isla Vista is $900"),  # guard: a name in a place's name
+        # a school, nursery or hospital named in English words, up to its school word
+        ("she is at little acorns nursery now", "she is at Little Acorns Nursery now"),
+        ("he started at riverside high this week", "he started at Riverside High this week"),
+        ("my son goes to green lane primary school", "my son goes to Green Lane Primary School"),
+        ("im a nurse at the royal infirmary", "im a nurse at the Royal Infirmary"),  # "the" stays
     ],
 )
 def test_places_and_unknown_names_are_capitalised(truecaser: Truecaser, text: str, expected: str) -> None:
@@ -135,6 +140,14 @@ def test_places_and_unknown_names_are_capitalised(truecaser: Truecaser, text: st
         "in the end we went with the blue one",  # English words after the prepositions
         "so nice to be in a new place, near the sea",  # adjectives and determiners are no places
         "We moved to pune last year and we love it.",  # the writer capitalises: left as written
+        # a kind of school, an adjective or a school word alone is no school's name
+        "we took him to the local hospital yesterday",
+        "she goes to forest school on fridays",
+        "he starts at big school in september",
+        "the kids go to the village school",
+        "she is at primary school now, he is at nursery",
+        "she is at driving school lol",
+        "rent is at a record high",
     ],
 )
 def test_words_that_are_no_place_or_name_are_left_alone(truecaser: Truecaser, text: str) -> None:

@@ -51,7 +51,7 @@ from knowledge_engine.observe import counters, log
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc, Span
+    from spacy.tokens import Doc, Span, Token
 
 # CARDINAL, ORDINAL, PERCENT and QUANTITY are not entities worth remembering.
 _DETERMINERS = frozenset(
@@ -403,6 +403,7 @@ class SpacyTier:
         money_entities(doc)
         bracketed_entities(doc)
         aged_entities(doc)
+        timed_entities(doc)
         clause_entities(doc)
         untagged_firms(doc)
         mentions = entity_mentions(doc)
@@ -414,6 +415,7 @@ class SpacyTier:
                     money_entities(said)
                     bracketed_entities(said)
                     aged_entities(said)
+                    timed_entities(said)
                     clause_entities(said)
                     untagged_firms(said)
                 facts = list(dependency.extract_triples(said or doc, message, keep_pronouns=True))
@@ -743,6 +745,44 @@ def aged_entities(doc: Doc) -> None:
     if changed:
         counters.inc("extract.spacy.aged_entities")
         doc.ents = spans
+
+
+# "3 days a week", "two nights per week": a count of these after a name is how often, no part of the name
+_TIME_UNITS = frozenset(
+    {"day", "night", "shift", "time", "hour", "week", "weekend", "morning", "afternoon", "evening", "month"}
+)
+
+
+_TIME_LABELS = frozenset({"DATE", "TIME", "CARDINAL"})
+
+
+def timed_entities(doc: Doc) -> None:
+    """An entity the model ran into a count of days after a name ("at Tesco 3 days a week": "Tesco 3
+    days") ends before the count; tagged a date for the count's sake, the name is left untagged (for
+    `untagged_firms`)."""
+    from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
+
+    spans, changed = [], False
+    for e in doc.ents:
+        cut = next((t.i for t in e[1:] if t.like_num and _counts_time(t)), None)
+        if cut is None:
+            spans.append(e)
+            continue
+        changed = True
+        if e.label_ not in _TIME_LABELS:  # "Barclays three days": the date was the count's, not the name's
+            spans.append(SpanOf(doc, e.start, cut, label=e.label_))
+    if changed:
+        counters.inc("extract.spacy.timed_entities")
+        doc.ents = spans
+
+
+def _counts_time(number: Token) -> bool:
+    """'3 days a week', 'two nights per week': the number counts a unit of time, how often (not "2 days
+    ago", a date)."""
+    doc = number.doc
+    if number.i + 2 >= len(doc) or doc[number.i + 1].lemma_.lower() not in _TIME_UNITS:
+        return False
+    return doc[number.i + 2].lower_ in {"a", "an", "per", "every", "each"}
 
 
 def clause_entities(doc: Doc) -> None:

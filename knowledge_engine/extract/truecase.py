@@ -116,6 +116,26 @@ _NAME_TAILS = frozenset(
 _NOT_IN_NAMES = frozenset(
     {"and", "or", "then", "near", "by", "the", "a", "my", "our", "to", "in", "at", "for", "from", "with"}
 )
+# A school, nursery or hospital named in English words ends in one of these ("little acorns nursery",
+# "riverside high", "the royal infirmary"); "primary school": the tail takes one more
+_INSTITUTION_TAILS = frozenset({*lexicon.SCHOOL_WORDS, "hospital", "infirmary"})
+# Words that make "X school" a kind of place, not its name ("at forest school", "at the kids nursery",
+# "at the eye hospital", "at record high")
+_KINDS_OF_PLACE = frozenset(
+    {
+        "kids", "children", "boys", "girls", "village", "church", "forest", "night", "summer", "holiday",
+        "dance", "swim", "music", "art", "arts", "drama", "language", "football", "sport", "sports", "state",
+        "faith", "infant", "junior", "senior", "middle", "sixth", "form", "community", "law", "business",
+        "film", "flight", "home", "day", "prep", "catholic", "christian", "jewish", "muslim", "islamic",
+        "international", "comprehensive", "independent", "medical", "dental", "vet", "beauty", "hair",
+        "police", "army", "bible", "ballet", "theatre", "stage", "tech", "trade", "breakfast", "grad",
+        "med", "uni", "main", "district", "county", "regional", "record", "time", "all", "eye", "animal",
+        "pet", "dog", "cancer", "heart", "maternity", "care", "drop", "sky", "knee", "waist", "mile",
+        "local", "new", "old", "big", "small", "tiny", "little", "nearby", "nearest", "same", "other",
+        "different", "good", "best", "private", "public", "general", "special", "nice", "lovely", "usual",
+        "current", "previous", "next", "whole", "mental", "rural", "posh", "fancy", "free",
+    }
+)  # fmt: skip
 MAX_NAME_WORDS = 3  # an unknown name after a preposition: "clinica dental sorrisos" at most
 MIN_UNKNOWN_CHARS = 4  # shorter unknown words are mostly chat ("sth", "rn") or acronyms
 COMMON_PLACE_POPULATION = 50_000  # a place whose name is also an English word (bath, cork) must be this big
@@ -214,6 +234,9 @@ class Truecaser:
             n for n in self.names if n in other or n in stop or n in _CALENDAR or n in roles
         )
         self.english = frozenset({*other, *nouns, *stop, *inflected})
+        self.stop = frozenset({*stop, *_CALENDAR, *_DETERMINERS})
+        self.nouns = frozenset(nouns)
+        self.adjectives = frozenset(index.get("adj", ()))
         self.indexed = bool(nouns)  # without the index (no lemmatizer) every word looks unknown
         self.verbs = frozenset(index.get("verb", ()))
         # Words that are never a place's name in chat, whatever a gazetteer says ("nice", "march")
@@ -303,7 +326,11 @@ class Truecaser:
         i = 0
         while i < len(words):
             previous = _previous(text, words, i)
-            span = self._place_at(text, words, i, previous, known)
+            if skip := self._institution_at(text, words, i, previous):
+                i += skip  # "the" before an institution's name stays lower case
+                previous = "the"
+            span = self._institution(text, words, i) if skip or previous in _INTRODUCERS else 0
+            span = span or self._place_at(text, words, i, previous, known)
             nxt = words[i + 1].group() if i + 1 < len(words) else ""
             saint = words[i].group() == "st" and self._saints_name(nxt)
             if not span and previous in _INTRODUCERS and (self._unknown(words[i].group()) or saint):
@@ -318,6 +345,43 @@ class Truecaser:
                 changed = True
             i += max(span, 1)
         return changed
+
+    def _institution_at(self, text: str, words: list[re.Match[str]], i: int, previous: str) -> int:
+        """1 when word `i` is a "the" after a preposition that opens an institution's name ("at the
+        royal infirmary"), else 0."""
+        if previous not in _INTRODUCERS or words[i].group() != "the" or i + 1 >= len(words):
+            return 0
+        return 1 if _joined(text, words, i + 1) and self._institution(text, words, i + 1) else 0
+
+    def _institution(self, text: str, words: list[re.Match[str]], i: int) -> int:
+        """How many words from `i` name a school, nursery or hospital in lower-case English words up
+        to its tail ("little acorns nursery", "riverside high school"), or 0: at most three words
+        before the tail, no stop word or "-ing" word among them, and one that is no kind of place and
+        no adjective alone ("the local primary", "forest school", "record high" are no names)."""
+        for n in range(1, MAX_NAME_WORDS + 1):
+            end = i + n
+            if end >= len(words) or not all(_joined(text, words, k) for k in range(i + 1, end + 1)):
+                return 0
+            run = [m.group() for m in words[i:end]]
+            if not self._name_word(run[-1]):
+                return 0
+            if words[end].group() in _INSTITUTION_TAILS:
+                if not any(self._names_a_place(w) for w in run):
+                    return 0
+                more = end + 1 < len(words) and _joined(text, words, end + 1)
+                return n + 1 + (more and words[end + 1].group() in _INSTITUTION_TAILS)
+        return 0
+
+    def _names_a_place(self, word: str) -> bool:
+        """No kind of place and no adjective alone ("acorns", "riverside"; not "local", "forest")."""
+        return word not in _KINDS_OF_PLACE and (word in self.nouns or word not in self.adjectives)
+
+    def _name_word(self, word: str) -> bool:
+        """A lower-case word that may be part of an institution's name: letters, no stop word, chat
+        word, month or "-ing" form, and no school word itself ("at primary school")."""
+        if not word.isalpha() or not word.islower() or word.endswith("ing"):
+            return False
+        return word not in _CHAT_WORDS and word not in _INSTITUTION_TAILS and word not in self.stop
 
     @staticmethod
     def _to_tail(text: str, words: list[re.Match[str]], k: int) -> int:

@@ -684,8 +684,14 @@ def _here_in(here: Token, ctx: _Ctx) -> None:
 
 
 def _visit_words(prep: Token) -> bool:
-    """The clause says when one is there: 'at Tesco right now', 'at the Hilton tonight'."""
-    return any(t.lower_ in VISIT_WORDS for t in prep.head.subtree)
+    """The clause says when one is there: 'at Tesco right now', 'at the Hilton tonight'; how often
+    ("at Little Acorns Nursery 3 days a week", "every weekend") is a routine, no visit."""
+    return any(t.lower_ in VISIT_WORDS and not _how_often(t) for t in prep.head.subtree)
+
+
+def _how_often(word: Token) -> bool:
+    """'a week', 'per week', 'every weekend': a frequency."""
+    return any(c.lower_ in ("a", "per", "every", "each") for c in word.children) or word.head.lower_ == "per"
 
 
 def _a_visit(prep: Token) -> bool:
