@@ -50,6 +50,10 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("Currently on 38k.", ("has-salary", "38k")),  # "I'm" dropped
         ("On 41k now which is nice.", ("has-salary", "41k")),
         ("still on about £45,000", ("has-salary", "£45,000")),
+        # a bare number by a period of work, "on" hung on "am"
+        ("I'm on 31,500 a year, which isn't much in London", ("has-salary", "31,500")),
+        ("I was on 28,000 a year at Boots", ("earned", "28,000")),
+        ("im on 850 a week after tax", ("has-take-home-pay", "850")),
     ],
 )
 def test_pay_is_read_whatever_its_currency_or_wording(
@@ -68,6 +72,8 @@ def test_pay_is_read_whatever_its_currency_or_wording(
         "salary 50k would be nice",  # a wish
         "The car was 20 grand.",
         "On 5k steps a day now.",  # one is on other things than pay
+        "I'm on 10,000 steps a day now",
+        "she's on 40,000 a year",  # hers
         "Currently on a 6k loan.",
         "On 2k for the flat, is that a lot?",
     ],

@@ -736,6 +736,12 @@ def employer(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("I've had my last day at Halfords, onto the next thing.", ("worked-at", "Halfords")),
         ("I do admin for a law firm called Harper Lowe.", ("works-at", "Harper Lowe")),
         ("I'm a receptionist at a dental practice called Bright Smiles.", ("works-at", "Bright Smiles")),
+        ("im a barista at a little cafe called Grounded", ("works-at", "Grounded")),  # a venue, by a job
+        ("I'm a nurse at a care home called Rosewood.", ("works-at", "Rosewood")),
+        ("my work (Telstra) is doing restructures again ugh", ("works-at", "Telstra")),
+        ("Ocado hired me!!", ("works-at", "Ocado")),  # a firm the hirer
+        ("Aldi took me on last month", ("works-at", "Aldi")),
+        ("I temp at Barclays three days a week", ("works-at", "Barclays")),  # the model's date, cut
         ("My colleagues at Arup are lovely.", ("works-at", "Arup")),  # Arup tagged a person
         ("My employer, Serco, won't budge on pay.", ("works-at", "Serco")),
         ("Handed my notice in at Greggs.", ("resigned-from", "Greggs")),
@@ -1563,6 +1569,8 @@ def test_years_at_a_place_are_how_long_not_part_of_its_name(tier: SpacyTier) -> 
         ("my new company is Fernhill Digital", ("works-at", "Fernhill Digital")),
         ("Working for Fernhill has been great so far", ("works-at", "Fernhill")),
         ("Working at Monzo is good for me.", ("works-at", "Monzo")),
+        ("Working at Zoho is fine for now", ("works-at", "Zoho")),  # for now: the speaker's present
+        ("working at bunnings is ok so far", ("works-at", "Bunnings")),
     ],
 )
 def test_a_firm_one_is_on_the_payroll_of_or_says_working_for_has_been_good(
@@ -1580,6 +1588,12 @@ def test_a_firm_one_is_on_the_payroll_of_or_says_working_for_has_been_good(
     [
         "Working at Monzo is stressful.",  # anyone's
         "Working for Quokka was awful.",  # maybe a job left
+        "Working for Quokka was fine for now.",  # past
+        "I'm a regular at a pub called The Fox.",  # a pub is work only for a job
+        "my work laptop died again, my work mates are great",  # no workplace named
+        "Dan hired me.",  # a person hired me: no firm named
+        "Hopefully Ocado will hire me.",
+        "Ocado didn't hire me.",
         "My company is doing well.",
     ],
 )
@@ -2110,6 +2124,13 @@ def test_the_manager_said_of_a_name_or_reported_into_is_the_speakers(
 )
 def test_the_manager_of_another_place_past_asked_or_any_is_not_mine(tier: SpacyTier, text: str) -> None:
     assert not {o for p, o in said_by(tier, text, "Lin") if p == "has-manager"}
+
+
+def test_a_name_said_to_be_our_team_lead_is_the_speakers_team_lead(tier: SpacyTier) -> None:
+    """The small model reads "our team lead" as "our team" leading: the title is still the speaker's."""
+    assert ("has-team-lead", "Priya") in said_by(tier, "Priya is our team lead now", "Lin")
+    assert not {p for p, _ in said_by(tier, "Priya is their team lead", "Lin") if "lead" in p}
+    assert ("has-role", "team lead") in said_by(tier, "I'm the team lead now", "Lin")  # the speaker's role
 
 
 @pytest.mark.parametrize(

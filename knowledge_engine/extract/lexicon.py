@@ -359,13 +359,14 @@ HOME_FIND_VERBS = {"find", "buy", "get"}  # "we found a house in Headingley": wh
 # same relation land on one predicate whatever word the speaker used ("we stay in Pune", "I shifted
 # to Bangalore", "she teaches at Lamar"), so supersession and retrieval see one family. Grouped by
 # meaning, not by any story's sentence; "stay in" is present-only (a past "stayed in" is a visit).
+_WORK_AS_VERBS = ("teach", "intern", "lecture", "temp")  # "I temp at Barclays": works there
 VERB_FAMILIES: dict[tuple[str, str], tuple[str, str]] = {
     **{(v, "in"): ("lives-in", "lived-in") for v in ("live", "reside")},
     ("stay", "in"): ("lives-in", ""),
     **{("settle", p): ("lives-in", "settled-in") for p in ("in", "into")},
     **{(v, "to"): ("moves-to", "moved-to") for v in ("move", "relocate", "shift", "emigrate", "flit")},
     ("work", "at"): ("works-at", "worked-at"),
-    **{(v, p): ("works-at", "worked-at") for v in ("teach", "intern", "lecture") for p in ("at", "for")},
+    **{(v, p): ("works-at", "worked-at") for v in _WORK_AS_VERBS for p in ("at", "for")},
     **{(v, "at"): ("studies-at", "studied-at") for v in ("study", "enrol", "enroll")},
 }
 FAMILY_VERBS = {lemma for lemma, _ in VERB_FAMILIES}

@@ -66,6 +66,7 @@ from knowledge_engine.extract.dependency.money import (
     _getting_a_rate,
     _home_costs,
     _home_priced,
+    _net_after,
     _on_amount,
     _pay_cut,
     _raise_to,
@@ -124,6 +125,7 @@ from knowledge_engine.extract.dependency.work import (
     _made_my_manager,
     _made_title,
     _moved_into_work,
+    _my_lead,
     _paid_at,
     _promoted_infinitive,
     _quit_job,
@@ -164,6 +166,7 @@ from knowledge_engine.extract.lexicon import (
     SCHOOL_WORDS,
     SCHOOL_YEAR,
     START_VERBS,
+    TAKE_HOME,
     TIME_PARTS,
     VALUE_NOUNS,
     VERB_FAMILIES,
@@ -797,7 +800,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
                 if child.pos_ == "PROPN" and subject == ctx.me and not past:
                     _introduced(child, ctx)
             elif (half := _split_lead(child)) is not None:
-                _attr_fact(half, subject, be, past, ctx)  # "I'm the team lead now"
+                if not _my_lead(half, subject, past, ctx):
+                    _attr_fact(half, subject, be, past, ctx)  # "I'm the team lead now"
             elif child.dep_ == "acomp" and child.pos_ == "VERB" and child.tag_ in {"VB", "VBP"}:
                 for clause in [child, *_conjuncts(child)]:  # "I'm 27, live in Tulsa, and make $54,000"
                     _clause_facts(clause, [subject], past, ctx)
@@ -838,10 +842,10 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
             elif child.dep_ == "prep" and child.lower_ == "on":  # "I'm on £48,000", "I was on £41k"
                 for pobj in _pobjs(child):
                     hourly = any(c.dep_ == "npadvmod" and c.lemma_ == "hour" for c in pobj.children)
-                    # "on 12.50 an hour": an hourly amount is pay without its sign
-                    money = _money_value(pobj, ctx) or (_amount(pobj) if hourly else None)
+                    # "on 12.50 an hour", "on 31,500 a year": pay by a period of work without its sign
+                    money = _money_value(pobj, ctx) or (_amount(pobj) if hourly else None) or _rate(pobj)
                     if money:
-                        pred = "earned" if past else "has-salary"
+                        pred = "earned" if past else TAKE_HOME if _net_after(pobj) else "has-salary"
                         _emit(ctx, subject, pred, money, 0.55, obj_tok=None)
                         if not past:  # "I'm on 42k at Aviva": the parse hangs "at" on the amount
                             _paid_at(verb, pobj, subject, ctx)

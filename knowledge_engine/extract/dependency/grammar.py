@@ -382,6 +382,22 @@ def _said_of_mine(sent: Span, lemma: str) -> list[Token]:
             for prep in (c for c in clause.subtree if c.lower_ == "for")
             for p in _pobjs(prep)
         )
-        if _perfect(clause) or mine:
+        if _perfect(clause) or mine or _up_to_now(clause):
             out.append(gerund)
     return out
+
+
+# Words that put a clause in the speaker's present ("Working at Zoho is fine for now", "lately"), and
+# the word before that makes one of a pair ("so far", "these days", "the moment")
+_NOW_WORDS = frozenset({"now", "lately", "currently", "atm"})
+_NOW_PAIRS = frozenset({("so", "far"), ("these", "days"), ("the", "moment")})
+
+
+def _up_to_now(clause: Token) -> bool:
+    """'for now', 'so far', 'these days', 'at the moment', 'lately': how it is for the speaker now, not
+    what it is for anyone ("Living in London is expensive")."""
+    doc = clause.doc
+    return any(
+        t.lower_ in _NOW_WORDS or (t.i > 0 and (doc[t.i - 1].lower_, t.lower_) in _NOW_PAIRS)
+        for t in clause.subtree
+    )

@@ -443,6 +443,12 @@ def _on_amount(attr: Token, past: bool, ctx: _Ctx) -> str | None:
     return _money_value(attr, ctx)
 
 
+def _net_after(amount: Token) -> bool:
+    """ "on 850 a week after tax": the words after the amount say it is take-home pay."""
+    after = amount.doc[amount.right_edge.i + 1 : amount.right_edge.i + 5]
+    return NET_MARKED_AFTER.search(after.text) is not None
+
+
 def _rent_in(sent: Span, ctx: _Ctx) -> None:
     """ "Rent's gone up to $580 a week in Bondi", 'the mortgage in Auckland eats the lot': the
     speaker's rent or mortgage is paid where they live (not 'rents in London are crazy': plural,

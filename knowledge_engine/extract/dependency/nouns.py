@@ -67,6 +67,8 @@ def _relation_predicate(noun: Token) -> str:
         return RELATION_PREDICATES[lemma]  # "fiancée" (kebab-case would spell it "fianc-e")
     if noun.lemma_.lower() in SALARY_NOUNS:
         return "has-salary"  # "my base salary", "my annual salary"
+    if lemma == "work":
+        return "works-at"  # "my work (Telstra) is doing restructures": where one works, named
     return RELATION_PREDICATES.get(rel, "has-" + rel)
 
 

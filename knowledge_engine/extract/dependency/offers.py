@@ -14,6 +14,7 @@ from knowledge_engine.extract.dependency.grammar import _has_subject, _is_irreal
 from knowledge_engine.extract.dependency.names import _employer_named, _name_of, _resolve_subject, _subjects
 from knowledge_engine.extract.dependency.nouns import _big_enough, _is_title_word, _money_value, _preps
 from knowledge_engine.extract.dependency.work import _drop_new, _orgs_of, _role_as, _workplace_pred
+from knowledge_engine.extract.firms import first_name_led
 from knowledge_engine.extract.lexicon import (
     EVALUATIVE,
     HIRE_VERBS,
@@ -76,6 +77,22 @@ def _hired(verb: Token, subject: str, ctx: _Ctx) -> bool:
     return _role_as(verb, verb, subject, ctx) or found
 
 
+def _hired_me(sent: Span, ctx: _Ctx) -> None:
+    """'Ocado hired me!!', 'Aldi took me on as a picker' -> works-at (and has-role): a firm (no person's
+    first name) that hired the speaker, said plainly (not "if Ocado hires me", "Ocado didn't hire me")."""
+    for verb in (t for t in sent if t.lemma_ in HIRE_VERBS and t.pos_ == "VERB"):
+        if verb.lemma_ == "take" and not any(c.lower_ == "on" for c in verb.children):
+            continue
+        me = any(c.dep_ == "dobj" and c.lower_ == "me" for c in verb.children)
+        if not me or _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
+            continue
+        for firm in (c for c in verb.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"):
+            name = _name_of(firm, ctx)
+            if name and not first_name_led(name) and _employer_named(firm, name, ctx):
+                _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+                _role_as(verb, verb, ctx.me, ctx)  # "Ocado hired me as a picker"
+
+
 def _offers(sent: Span, ctx: _Ctx) -> None:
     """A job offer received: 'Helix Robotics offered me a job', "Paul's been offered a job with the
     Council", 'I got an offer from Monzo', 'offer from feedzai, senior engineer' -> has-offer-from,
@@ -103,6 +120,7 @@ def _offers(sent: Span, ctx: _Ctx) -> None:
             if orgs and owners == [ctx.me]:
                 _offer_terms(tok, ctx)
     _job_news(sent, ctx)
+    _hired_me(sent, ctx)
 
 
 def _on_a_home(offer: Token) -> list[Token]:

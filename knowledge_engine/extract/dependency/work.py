@@ -902,12 +902,16 @@ def _firm_called_job(sent: Span, ctx: _Ctx) -> None:
     called Harper Lowe' -> works-at: a firm named where the speaker's role or work is (the model
     calls such a name a person). A copula's own 'at a company called X' is _at_firm_called's, and
     'I work for a startup called X' the verb's own."""
-    for firm in (t for t in sent if t.lemma_.lower() in FIRM_NOUNS and t.dep_ == "pobj"):
+    for firm in (t for t in sent if t.lemma_.lower() in _CALLED_WORKPLACES and t.dep_ == "pobj"):
         prep, name = firm.head, _called_name(firm, ctx)
         if name is None or prep.lower_ not in {"at", "for"}:
             continue
         head = prep.head
+        if _is_be(head):  # "I'm a nurse at a care home called X": "at" hung on "am"
+            head = next((c for c in head.children if c.dep_ == "attr"), head)
         role = head.dep_ == "attr" and _is_be(head.head)  # "I'm a receptionist at ..."
+        if role and firm.lemma_.lower() not in FIRM_NOUNS and not _is_job(head):
+            continue  # "I'm a regular at a pub called The Fox": a cafe or pub is work only for a job
         verb = head.head if role else head
         if not (role or verb.lemma_ == "do") or not _by_me(verb, ctx) or _is_irrealis(verb):
             continue
@@ -1133,6 +1137,15 @@ def _split_lead(clause: Token) -> Token | None:
     return next((n for n in clause.children if n.dep_ == "nsubj" and n.pos_ == "NOUN"), None)
 
 
+def _my_lead(half: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """'Priya is our team lead now' (parsed as 'our team' leading): the speaker's team lead, named."""
+    mine = any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in half.children)
+    if not mine or subject == ctx.me:
+        return False
+    _emit(ctx, ctx.me, "had-manager" if past else f"has-{half.lower_}-lead", subject, 0.55, obj_tok=None)
+    return True
+
+
 def _the_qualified(attr: Token) -> bool:
     """'the deputy head', 'the IT manager': a title made definite by a rank or a field names a post;
     a bare 'the nurse' or 'the designated driver' is as often a part in a story."""
@@ -1211,6 +1224,11 @@ _VENUE_NOUNS = frozenset(
      "garage", "deli", "diner", "bistro", "brewery", "lounge", "spa", "barbers", "barbershop", "boutique",
      "bookshop", "bookstore", "kitchen", "inn", "tavern", "grill", "pizzeria", "taqueria", "nursery"}
 )  # fmt: skip
+
+# Where a job is, named after "called": a firm, a venue, a shop ("a barista at a little cafe called Grounded")
+_CALLED_WORKPLACES = FIRM_NOUNS | _VENUE_NOUNS | {
+    "shop", "store", "school", "hospital", "surgery", "vet", "vets", "warehouse", "factory", "hotel", "home",
+}  # fmt: skip
 
 
 def _named_venue(pobj: Token, ctx: _Ctx) -> str | None:
