@@ -54,6 +54,8 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("I'm on 31,500 a year, which isn't much in London", ("has-salary", "31,500")),
         ("I was on 28,000 a year at Boots", ("earned", "28,000")),
         ("im on 850 a week after tax", ("has-take-home-pay", "850")),
+        ("I make 16.50 an hour.", ("has-salary", "16.50")),  # the amount parsed a clause's subject
+        ("i make 22 an hour", ("has-salary", "22")),
     ],
 )
 def test_pay_is_read_whatever_its_currency_or_wording(
@@ -74,6 +76,7 @@ def test_pay_is_read_whatever_its_currency_or_wording(
         "On 5k steps a day now.",  # one is on other things than pay
         "I'm on 10,000 steps a day now",
         "she's on 40,000 a year",  # hers
+        "I make 3 a week, cakes mostly",  # a count, no pay
         "Currently on a 6k loan.",
         "On 2k for the flat, is that a lot?",
     ],

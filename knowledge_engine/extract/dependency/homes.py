@@ -586,8 +586,9 @@ def _job_move(preps: list[Token], ctx: _Ctx) -> bool:
 
 
 def _home_place(home: Token, ctx: _Ctx) -> tuple[Token, str] | None:
-    """The named place a home said by its kind is in ("a coloc in X", "a small town in Ohio")."""
-    if home.pos_ != "NOUN":
+    """The named place a home said by its kind is in ("a coloc in X", "a small town in Ohio"; "a flat in
+    Leith" with "flat" tagged an adjective)."""
+    if home.pos_ != "NOUN" and home.lemma_.lower() not in HOME_NOUNS:
         return None
     ins = [prep for prep in home.children if prep.dep_ == "prep" and prep.lower_ == "in"]
     for pobj in (p for prep in ins for p in _pobjs(prep)):

@@ -860,10 +860,19 @@ def _amount_of(
 _SIDE_INCOME = frozenset({"day", "shift", "side", "extra", "weekend", "cash", "tip"} | set(WEEKDAYS))
 
 
+def _rates_as_clauses(verb: Token) -> list[Token]:
+    """'I make 16.50 an hour': the small model may read the amount as the subject of a clause "an
+    hour"; the amount is the verb's, by its period."""
+    periods = (c for c in verb.children if c.dep_ in {"ccomp", "npadvmod"} and c.lemma_ in _PAY_PERIODS)
+    return [n for c in periods for n in c.children if n.like_num and n.i < c.i and n.dep_ != "nummod"]
+
+
 def _rate(amount: Token) -> str | None:
     """A bare number by a period of work: 'I make 48,000 a year', '16.50 an hour', '12 an hour' (no
     currency; a small number only by the hour)."""
     periods = {c.lemma_ for c in amount.children if c.dep_ == "npadvmod"} & _PAY_PERIODS
+    if amount.head.lemma_ in _PAY_PERIODS and amount.head.dep_ in {"ccomp", "npadvmod"}:
+        periods.add(amount.head.lemma_)  # "make 16.50 an hour" read as a clause "16.50 an hour"
     pence = re.fullmatch(r"\d+\.\d\d", amount.text) is not None
     value = _amount(amount) if periods and amount.like_num else None
     return value if value and (pence or "hour" in periods or _big_enough(value)) else None
@@ -894,7 +903,7 @@ def _earns(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx)
     found = False
     # "earn about 45k", "I earn just under 30k": an amount said roughly is the pay
     about = [p for prep in _preps(verb, verb, APPROXIMATORS | _ROUGHLY) for p in _pobjs(prep)]
-    for dobj in dobjs + about:  # "I make $20 an hour tutoring" is a side income, not a salary
+    for dobj in dobjs + about + _rates_as_clauses(verb):  # "I make $20 an hour tutoring": a side income
         money = _money_value(dobj, ctx) or _rate(dobj)
         if money and not _side_income(verb, dobj):
             _emit(ctx, subject, "earned" if past else "has-salary", money, 0.55, obj_tok=None)
