@@ -91,6 +91,33 @@ def test_a_statement_run_into_its_question_is_parsed_apart(text: str, expected: 
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Dan agrees, he's my partner", "Dan agrees. he's my partner"),
+        ("I asked Maria, she is my wife and she knows", "I asked Maria. she is my wife and she knows"),
+        ("Dan agrees, he's right", "Dan agrees, he's right"),  # no "my": nothing said of the speaker's
+        ("Dan agrees, my partner is right", "Dan agrees, my partner is right"),
+    ],
+)
+def test_a_he_said_to_be_mine_after_a_comma_is_parsed_apart(text: str, expected: str) -> None:
+    assert chatter.kin_apart(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Dan agrees, he's my partner", ("has-partner", "Dan")),  # was a clause "agrees" says
+        ("I asked Maria, she is my wife", ("is-married-to", "Maria")),
+    ],
+)
+def test_a_name_then_he_is_my_kin_after_a_comma_is_the_speakers(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    facts, _ = _read(tier, text)
+    assert ("Lwazi", *fact) in facts
+
+
+@pytest.mark.parametrize(
     ("text", "read"),
     [
         ("Myself Priyanka, 27 years.", "I am   Priyanka, 27 years."),

@@ -289,7 +289,32 @@ def test_a_diagnosis_in_chat_shorthand_is_a_condition(tier: SpacyTier, text: str
 
 
 @pytest.mark.parametrize(
-    "text", ["the dx came back clear", "autism dx came through for Leo", "not adhd dx confirmed"]
+    ("text", "condition"),
+    [
+        ("MS diagnosis last year, still adjusting", "ms"),  # a diagnosis named by its condition
+        ("got my diagnosis today, fibromyalgia", "fibromyalgia"),  # named after the speaker's own
+        ("it's an ADHD diagnosis, they said", "adhd"),
+        ("I've been signed off with stress", "stress"),  # what a sick note names
+    ],
+)
+def test_a_diagnosis_or_sick_note_named_in_passing_is_a_condition(
+    tier: SpacyTier, text: str, condition: str
+) -> None:
+    assert ("has-condition", condition) in said_by(tier, text, "Es")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the dx came back clear",
+        "autism dx came through for Leo",
+        "not adhd dx confirmed",
+        "Leo's autism diagnosis came through",  # his
+        "her MS diagnosis was a shock",
+        "waiting on an ADHD diagnosis",  # not yet
+        "I've been signed off for two weeks",  # no illness named
+        "I was signed off with stress last year",  # a past note
+    ],
 )
 def test_a_clear_result_or_someone_elses_diagnosis_is_no_condition(tier: SpacyTier, text: str) -> None:
     assert not {f for f in said_by(tier, text, "Es") if f[0] == "has-condition"}

@@ -303,7 +303,8 @@ class SpacyTier:
         todo = [i for i, m in enumerate(messages) if worth_extracting(m.text)]
         texts = [self._text(messages[i]) for i in todo]
         texts = truecase.restore(nlp, chatter.blank_all(texts), names=self.config.truecase)  # cars always
-        texts = chatter.close_all(chatter.ask_apart_all(chatter.myself_all(openers.lower_all(nlp, texts))))
+        texts = chatter.myself_all(openers.lower_all(nlp, texts))
+        texts = chatter.close_all(chatter.kin_apart_all(chatter.ask_apart_all(texts)))
         texts = chatter.run_on_all(texts)
         docs = self._parse(nlp, texts)
         for i, doc, said in zip(todo, docs, self._written_out(nlp, texts), strict=True):

@@ -41,7 +41,12 @@ from knowledge_engine.extract.dependency.grammar import (
     _perfect,
     _pobjs,
 )
-from knowledge_engine.extract.dependency.health import _condition, _condition_state, _diagnosed_whom
+from knowledge_engine.extract.dependency.health import (
+    _condition,
+    _condition_state,
+    _diagnosed_whom,
+    _signed_off,
+)
 from knowledge_engine.extract.dependency.homes import (
     _a_visit,
     _back_in,
@@ -439,6 +444,7 @@ def _clause_facts(verb: Token, subjects: list[str], past: bool, ctx: _Ctx) -> No
                 not _hired(verb, subject, ctx)
                 and not _laid_off(verb, subject, ctx)
                 and not _engaged(verb, subject, ctx)
+                and not _signed_off(verb, subject, past, ctx)
             ):
                 _passive_state(verb, subject, past, ctx)
         return

@@ -227,6 +227,26 @@ def _recovered(verb: Token, subject: str, ctx: _Ctx) -> bool:
     return found
 
 
+# What one is signed off "for" that is no illness: "signed off for two weeks", "for a while"
+_SPANS_OFF = frozenset({"day", "week", "month", "year", "while", "time", "rest", "now"})
+
+
+def _signed_off(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
+    """ "I've been signed off with stress", 'signed off work for anxiety' -> has-condition: what a sick
+    note names (not "signed off for two weeks"; a past note says nothing of now)."""
+    if verb.lemma_ != "sign" or not _has_particle(verb, "off") or _is_irrealis(verb):
+        return False
+    found = False
+    for pobj in (p for prep in verb.children if prep.lower_ in {"with", "for"} for p in _pobjs(prep)):
+        if pobj.pos_ != "NOUN" or pobj.lemma_.lower() in _SPANS_OFF or not _bare_or_mine(pobj):
+            continue
+        illness = _typed(pobj) or _object_phrase(pobj, ctx, prefer_name=False)
+        if illness and not past:
+            _emit(ctx, subject, "has-condition", illness, 0.55, obj_tok=None)
+        found = True
+    return found
+
+
 def _typed_by_verb(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     """'Diana has type 2 diabetes', "I'm type 2 diabetic": the small model's verb "type" with "has" (or,
     before a condition's adjective, "am") as its auxiliary."""
@@ -333,11 +353,43 @@ def _first_name(tok: Token) -> bool:
 
 def _dx_news(sent: Span, ctx: _Ctx) -> None:
     """ "adhd dx confirmed", "got dx'd with adhd": the speaker has-condition, a condition the lexicon
-    knows (not "the dx came back clear"), unless negated before it or said of someone ("for Leo")."""
+    knows (not "the dx came back clear"), unless negated before it or said of someone ("for Leo",
+    "Leo's autism diagnosis came through")."""
     for m in _DX_NEWS.finditer(sent.text):
         word = (m.group(1) or m.group(2)).lower()
-        whose = _FOR_SOMEONE.match(sent.text[m.end() :])
-        if word in CONDITIONS and not whose and not _NEGATED_BEFORE.search(sent.text[: m.start()]):
+        before = sent.text[: m.start()]
+        whose = _FOR_SOMEONE.match(sent.text[m.end() :]) or _ANOTHERS.search(before)  # "Leo's autism dx"
+        if word in CONDITIONS and not whose and not _NEGATED_BEFORE.search(before):
+            _emit(ctx, ctx.me, "has-condition", word, 0.5, obj_tok=None)
+    _diagnosis_named(sent, ctx)
+
+
+# A diagnosis named by its condition ("MS diagnosis last year") or after the speaker's own ("got my
+# diagnosis today, fibromyalgia"); not one awaited or guessed, nor someone else's ("Leo's autism
+# diagnosis", "her MS diagnosis")
+_DX_OF = re.compile(r"\b([a-z][\w'’-]{0,30})\s+(?:dx|diagnosis)\b", re.I)
+_DX_THEN = re.compile(r"\bmy\s+(?:dx|diagnosis)\b[^.!?,:]{0,30}[,:]\s*([a-z][\w'’-]{0,30})", re.I)
+_NOT_YET = re.compile(
+    r"\b(?:wait\w*|if|might|maybe|possible|possibly|suspected|assessment|referr\w*|hop\w*|pending|no)\b", re.I
+)
+_FOR_ANOTHER = re.compile(r"\b(?:for|of)\s+(?:my\s+\w+|his|her|their|[A-Z]\w+)")
+_ANOTHERS = re.compile(
+    r"(?:\b(?:his|her|their|your)|\b(?!(?:it|that|what|there|here|he|she|who)['’]s)\w+['’]s)\s+(?:\w+\s+)?$",
+    re.I,
+)
+
+
+def _diagnosis_named(sent: Span, ctx: _Ctx) -> None:
+    """'MS diagnosis last year, still adjusting', 'got my diagnosis today, fibromyalgia' -> the speaker
+    has-condition (a condition the lexicon knows)."""
+    text = sent.text
+    if ctx.message.role != "user" or _NOT_YET.search(text):
+        return
+    for m in (*_DX_OF.finditer(text), *_DX_THEN.finditer(text)):
+        word, before = m.group(1).lower(), text[: m.start(1)]
+        if word not in CONDITIONS or _ANOTHERS.search(before) or _NEGATED_BEFORE.search(before):
+            continue
+        if not _FOR_ANOTHER.search(text[m.end() :]):  # "autism dx came through for Leo"
             _emit(ctx, ctx.me, "has-condition", word, 0.5, obj_tok=None)
 
 
