@@ -94,6 +94,7 @@ def test_a_trade_planned_or_by_someone_else_gives_the_speaker_no_car(tier: Spacy
         ("Our car is a Toyota Corolla.", "Toyota Corolla"),
         ("My car's a Kia Ceed.", "Kia Ceed"),
         ("Car's a Honda Jazz.", "Honda Jazz"),  # the "my" dropped by chat
+        ("car's a Golf, diesel unfortunately", "Golf"),  # and the line's capital
         ("Our new car, a Skoda Karoq, is great.", "Skoda Karoq"),  # the name set beside the car
         ("The new car (a Skoda Karoq) is great.", "Skoda Karoq"),
     ],

@@ -60,6 +60,10 @@ def test_im_reads_as_i_am(tier: SpacyTier, text: str, fact: tuple[str, str, str]
         ("She's a nurse.", "She's a nurse."),  # the model reads a pronoun's "is" right
         ("my son's at Oakfield", "my son is at Oakfield"),
         ("Rent's £1,200 now.", "Rent is £1,200 now."),  # a cost and its amount
+        ("car's a Golf, diesel", "car is a Golf, diesel"),  # a line's relation word, its "my" dropped
+        ("ok. dog's called Biscuit", "ok. dog is called Biscuit"),
+        ("the car's a Golf", "the car's a Golf"),  # not at a line's opening: as written
+        ("mum's house is in Leeds", "mum's house is in Leeds"),  # a possessive: the word after tells
         ("My son's school is great.", "My son's school is great."),
         ("The company's based in Leeds.", "The company's based in Leeds."),  # no one's relation
         ("I work at Sainsbury's in Leeds.", "I work at Sainsbury's in Leeds."),  # a place's own name

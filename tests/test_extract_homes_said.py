@@ -610,6 +610,7 @@ def test_a_home_found_by_its_indian_or_other_kind_is_a_move(tier: SpacyTier, tex
         ("Unpacking boxes - we're in Didsbury now.", "Didsbury"),
         ("My neighbours in Gateshead are lovely.", "Gateshead"),  # around one's home, now
         ("Our street in Hove is so noisy.", "Hove"),
+        ("our landlord in Leith won't fix the boiler", "Leith"),  # his "won't", not a home in doubt
     ],
 )
 def test_a_home_said_by_a_stay_a_move_made_or_what_is_around_it(
@@ -625,6 +626,7 @@ def test_a_home_said_by_a_stay_a_move_made_or_what_is_around_it(
         "I'm in Leeds now, might move there.",  # a move only thought of
         "Big career move: I'm in London now for the new job.",  # a move of job, not of home
         "Our neighbours in Spain were lovely.",  # a holiday's neighbours
+        "Our old landlord in Leith was awful.",
     ],
 )
 def test_a_place_now_with_no_move_made_or_neighbours_then_is_no_home(tier: SpacyTier, text: str) -> None:
@@ -868,3 +870,20 @@ def test_a_rent_said_by_its_cost_rise_date_or_number_is_the_rent(
 )
 def test_a_rise_anothers_rent_an_old_or_supposed_one_is_no_rent_now(tier: SpacyTier, text: str) -> None:
     assert not {o for p, o in said_by(tier, text, "Rui") if p == "has-rent"}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("we're Leeds based", "Leeds"),
+        ("I'm London-based but work remotely", "London"),
+        ("Im Leeds based", "Leeds"),
+    ],
+)
+def test_a_place_the_speaker_is_based_in_by_its_name(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("is-based-in", place) in said_by(tier, text, "Theo")
+
+
+@pytest.mark.parametrize("text", ["we were Leeds based", "I'm plant based these days"])
+def test_a_base_that_was_or_no_place_is_no_base(tier: SpacyTier, text: str) -> None:
+    assert not {o for p, o in said_by(tier, text, "Theo") if p == "is-based-in"}

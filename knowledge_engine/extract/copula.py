@@ -89,12 +89,20 @@ def _expand(match: re.Match[str]) -> str:
     owner, noun, first, second = match.group(1, 2, 3, 4)
     if owner is None and _inside_a_name(match):
         return match.group(0)
+    if owner is None and noun.islower() and noun in _RELATION_NOUNS and _opens_a_sentence(match):
+        owner = "my"  # "car's a Golf", "wife's a nurse": chat drops the "my" of a line's opening
     verb = _verb(owner, noun, first, (second or "").lower())
     if verb is None:
         return match.group(0)
     cut = match.end(2) - match.start(0)  # the "'s" right after the noun
     whole = match.group(0)
     return f"{whole[:cut]} {verb}{whole[cut + 2 :]}"
+
+
+def _opens_a_sentence(match: re.Match[str]) -> bool:
+    """Nothing but a stop, a line break or spaces before the match."""
+    before = match.string[: match.start()].rstrip()
+    return not before or before[-1] in ".!?\n"
 
 
 def _inside_a_name(match: re.Match[str]) -> bool:

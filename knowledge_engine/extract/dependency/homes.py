@@ -260,11 +260,12 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
         owners = {c.lower_ for c in home.children if c.dep_ == "poss"}
         ours = rent_line or _we_are_in(home) or _the_new_home(home)
         mine = owners & {"my", "our"} or (not owners and ours)
-        if _past_home(home) or not mine or _is_irrealis(home.head):
+        around = home.lemma_.lower() in _AROUND_HOME  # whose "won't" is about them, not the home
+        if _past_home(home) or not mine or (_is_irrealis(home.head) and not around):
             continue
-        around = home.lemma_.lower() in _AROUND_HOME
-        if around and (home.dep_ != "nsubj" or home.head.tag_ not in {"VBZ", "VBP"}):
-            continue  # "my neighbours in Gateshead are lovely", not "our neighbours in Spain were lovely"
+        if around and (home.dep_ != "nsubj" or _is_past(home.head) or home.head.tag_ == "VBD"):
+            continue  # "my neighbours in Gateshead are lovely", "our landlord in Leith won't fix the boiler",
+            # not "our neighbours in Spain were lovely"
         after = home.right_edge.i + 1  # "rent is £900 for my flat in Leith": "in" hangs on "is"
         ins = [c for c in home.children if c.lower_ == "in"]
         ins += [sent.doc[after]] if after < sent.end and sent.doc[after].lower_ == "in" else []
@@ -274,6 +275,27 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
             name = name if pobj.pos_ == "PROPN" else _lowercase_place(pobj, ctx)
             if name and name not in said and not _home_not_a_stay(name, ctx):  # "moved into our flat in X"
                 _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=pobj, obj_type="location")
+
+
+# "we're Leeds based", "I'm London-based": the speaker's base now, by the place's name before "based"
+_PLACE_BASED = re.compile(
+    r"\b(?:I['’]?m|I am|we['’]re|we are)\s+(?:now\s+|currently\s+|still\s+)?"  # not "we were"
+    r"([A-Z][\w'’]+(?:\s[A-Z][\w'’]+)?)[-\s]based\b",
+    re.IGNORECASE,
+)
+
+
+def _place_based(sent: Span, ctx: _Ctx) -> None:
+    """ "we're Leeds based", "I'm London-based but work remotely" -> is-based-in: a place a gazetteer
+    knows or the model tags one (not "I'm plant based": no place)."""
+    if ctx.message.role != "user":
+        return
+    for m in _PLACE_BASED.finditer(sent.text):
+        name = m.group(1)
+        span = sent.doc.char_span(sent.start_char + m.start(1), sent.start_char + m.end(1))
+        tagged = span is not None and any(t.ent_type_ in {"GPE", "LOC"} for t in span)
+        if name[:1].isupper() and (tagged or places.fold(name) in places.places()):
+            _emit(ctx, ctx.me, "is-based-in", name, 0.55, obj_tok=None, obj_type="location")
 
 
 def _commute_from(sent: Span, ctx: _Ctx) -> None:
