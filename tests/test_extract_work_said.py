@@ -2154,3 +2154,28 @@ def test_a_post_or_shift_worked_somewhere_or_a_tas_school_is_the_employer(
 def test_a_post_left_a_ride_or_thanks_is_no_job(tier: SpacyTier, text: str) -> None:
     said = said_by(tier, text, "Lin")
     assert not {f for f in said if f[0] in {"works-at", "has-role"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Nurse here, quick question about pensions", ("has-role", "Nurse")),
+        ("first time poster, mum of 3 and part time pharmacist here", ("has-role", "part time pharmacist")),
+        ("G'day. Retired teacher here with too much time on my hands.", ("worked-as", "teacher")),
+    ],
+)
+def test_a_job_here_introduces_the_speaker(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in said_by(tier, text, "Lin")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the teacher here is great",
+        "we have a nurse here every day",
+        "the manager here said no",
+        "also doctor here say i have celiac disease",  # a subject: what the doctor says
+    ],
+)
+def test_someone_elses_job_here_is_no_introduction(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in said_by(tier, text, "Lin") if f[0] in {"has-role", "worked-as"}}

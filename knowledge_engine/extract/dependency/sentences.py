@@ -157,6 +157,7 @@ from knowledge_engine.extract.dependency.work import (
     _firm_called_job,
     _firm_joined,
     _in_an_org,
+    _job_here,
     _job_of_mine,
     _kept_on,
     _last_day,
@@ -292,6 +293,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _start_pay(sent, before, ctx)
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)
+        _job_here(sent, ctx)
         _signed_off_as(sent, before, ctx)
         _team_lead_named(sent, ctx)
         _new_boss_named(sent, ctx)

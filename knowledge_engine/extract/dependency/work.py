@@ -325,6 +325,36 @@ _NOT_ROLE_AS = frozenset(
 )  # fmt: skip
 
 
+# Words before a chat introduction's title that say the job is over ("Retired teacher here")
+_RETIRED = frozenset({"retired", "former", "ex", "ex-"})
+# What may open the run of a "<title> here" introduction: nothing but a stop, a comma or "and"
+_INTRO_BREAKS = frozenset({",", "and", ";", ":", "-", "—", "(", "also", "just"})
+
+
+def _job_here(sent: Span, ctx: _Ctx) -> None:
+    """'Nurse here, quick question', 'Retired teacher here with too much time', 'mum of 3 and part time
+    pharmacist here' -> has-role (worked-as when retired): chat's way of introducing oneself by one's
+    job (not "the teacher here is great": a determiner makes it someone's; nor "doctor here say ...": a
+    subject)."""
+    if ctx.message.role != "user":
+        return
+    for here in (t for t in sent if t.lower_ == "here" and t.i > sent.start):
+        job, after = sent.doc[here.i - 1], sent.doc[here.i + 1] if here.i + 1 < sent.end else None
+        if not _is_job(job) or (after is not None and after.pos_ in {"VERB", "AUX"}):
+            continue  # "also doctor here say i have celiac": the subject of what a doctor says
+        start = job.i
+        while start > sent.start and sent.doc[start - 1].pos_ in {"NOUN", "ADJ", "PROPN", "VERB"}:
+            start -= 1  # "part time pharmacist", "Retired teacher", "Software engineer"
+        opener = sent.doc[start - 1].lower_ if start > sent.start else ","
+        if opener not in _INTRO_BREAKS:
+            continue  # "the teacher here", "my nurse here"
+        words = [t.text for t in sent.doc[start : job.i + 1]]
+        retired = words[0].lower() in _RETIRED
+        title = " ".join(words[1:] if retired else words)
+        if title:
+            _emit(ctx, ctx.me, "worked-as" if retired else "has-role", _drop_new(title), 0.5, obj_tok=None)
+
+
 def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
     """'make about $54,000 as a dental hygienist', 'where I serve as a delivery manager', 'As a nurse,
     I find this hard', 'do shifts at X as a healthcare assistant' -> the speaker's role: an occupation
