@@ -411,6 +411,8 @@ DISTRICT_NOUNS = frozenset(
 # "the east end of Glasgow", "the outskirts of Leeds": what follows "of" is a place.
 PLACE_PARTS = _words("end side part centre center outskirts north south east west edge heart")
 # "at Tesco right now", "at the Hilton tonight": being somewhere for a while, not working there.
+# Words that make a unit of time how often, not when: "3 days a week", "every weekend", "per month"
+FREQUENCY_WORDS = frozenset({"a", "an", "per", "every", "each"})
 VISIT_WORDS = frozenset(
     {"today", "tonight", "tomorrow", "yesterday", "right", "moment", "visiting", "week", "weekend"}
     | {"holiday", "holidays", "hols", "vacation"}  # "I'm on holiday at Center Parcs"

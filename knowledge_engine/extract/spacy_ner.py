@@ -752,9 +752,7 @@ def aged_entities(doc: Doc) -> None:
 _TIME_UNITS = frozenset(
     {"day", "night", "shift", "time", "hour", "week", "weekend", "morning", "afternoon", "evening", "month"}
 )
-
-
-_TIME_LABELS = frozenset({"DATE", "TIME", "CARDINAL"})
+_TIME_LABELS = frozenset({"DATE", "TIME", "CARDINAL"})  # a tag the count gave the whole
 
 
 def timed_entities(doc: Doc) -> None:
@@ -783,7 +781,7 @@ def _counts_time(number: Token) -> bool:
     doc = number.doc
     if number.i + 2 >= len(doc) or doc[number.i + 1].lemma_.lower() not in _TIME_UNITS:
         return False
-    return doc[number.i + 2].lower_ in {"a", "an", "per", "every", "each"}
+    return doc[number.i + 2].lower_ in lexicon.FREQUENCY_WORDS
 
 
 def clause_entities(doc: Doc) -> None:

@@ -326,10 +326,9 @@ class Truecaser:
         i = 0
         while i < len(words):
             previous = _previous(text, words, i)
-            if skip := self._institution_at(text, words, i, previous):
-                i += skip  # "the" before an institution's name stays lower case
-                previous = "the"
-            span = self._institution(text, words, i) if skip or previous in _INTRODUCERS else 0
+            skip, span = self._institution_at(text, words, i, previous)
+            if skip:
+                i, previous = i + skip, "the"  # "the" before an institution's name stays lower case
             span = span or self._place_at(text, words, i, previous, known)
             nxt = words[i + 1].group() if i + 1 < len(words) else ""
             saint = words[i].group() == "st" and self._saints_name(nxt)
@@ -346,12 +345,18 @@ class Truecaser:
             i += max(span, 1)
         return changed
 
-    def _institution_at(self, text: str, words: list[re.Match[str]], i: int, previous: str) -> int:
-        """1 when word `i` is a "the" after a preposition that opens an institution's name ("at the
-        royal infirmary"), else 0."""
-        if previous not in _INTRODUCERS or words[i].group() != "the" or i + 1 >= len(words):
-            return 0
-        return 1 if _joined(text, words, i + 1) and self._institution(text, words, i + 1) else 0
+    def _institution_at(
+        self, text: str, words: list[re.Match[str]], i: int, previous: str
+    ) -> tuple[int, int]:
+        """After a preposition, the words from `i` that name a school, nursery or hospital
+        (`_institution`), past a "the" that opens them ("at the royal infirmary"): (1 for that "the"
+        else 0, the name's words)."""
+        if previous not in _INTRODUCERS:
+            return 0, 0
+        if words[i].group() == "the" and i + 1 < len(words) and _joined(text, words, i + 1):
+            span = self._institution(text, words, i + 1)
+            return (1, span) if span else (0, 0)
+        return 0, self._institution(text, words, i)
 
     def _institution(self, text: str, words: list[re.Match[str]], i: int) -> int:
         """How many words from `i` name a school, nursery or hospital in lower-case English words up

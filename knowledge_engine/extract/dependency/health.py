@@ -358,7 +358,7 @@ def _dx_news(sent: Span, ctx: _Ctx) -> None:
     for m in _DX_NEWS.finditer(sent.text):
         word = (m.group(1) or m.group(2)).lower()
         before = sent.text[: m.start()]
-        whose = _FOR_SOMEONE.match(sent.text[m.end() :]) or _ANOTHERS.search(before)  # "Leo's autism dx"
+        whose = _anothers_diagnosis(before, sent.text[m.end() :])  # "for Leo", "Leo's autism dx"
         if word in CONDITIONS and not whose and not _NEGATED_BEFORE.search(before):
             _emit(ctx, ctx.me, "has-condition", word, 0.5, obj_tok=None)
     _diagnosis_named(sent, ctx)
@@ -387,10 +387,15 @@ def _diagnosis_named(sent: Span, ctx: _Ctx) -> None:
         return
     for m in (*_DX_OF.finditer(text), *_DX_THEN.finditer(text)):
         word, before = m.group(1).lower(), text[: m.start(1)]
-        if word not in CONDITIONS or _ANOTHERS.search(before) or _NEGATED_BEFORE.search(before):
-            continue
-        if not _FOR_ANOTHER.search(text[m.end() :]):  # "autism dx came through for Leo"
+        whose = _anothers_diagnosis(before, text[m.end() :])
+        if word in CONDITIONS and not whose and not _NEGATED_BEFORE.search(before):
             _emit(ctx, ctx.me, "has-condition", word, 0.5, obj_tok=None)
+
+
+def _anothers_diagnosis(before: str, after: str) -> bool:
+    """The words around a diagnosis say whose it is, not the speaker's: "Leo's autism diagnosis", "her
+    MS dx", "... came through for Leo"."""
+    return bool(_ANOTHERS.search(before) or _FOR_SOMEONE.match(after) or _FOR_ANOTHER.search(after))
 
 
 # "I've got a bad back", "my bad knee", "I get back pain most mornings": a body part said as a

@@ -35,6 +35,7 @@ from knowledge_engine.extract.firms import first_name_led
 from knowledge_engine.extract.lexicon import (
     DISTRICT_NOUNS,
     FIRST_PERSON_POSS,
+    FREQUENCY_WORDS,
     HOLIDAYS,
     HOME_FIND_VERBS,
     HOME_NOUNS,
@@ -263,9 +264,10 @@ def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
         around = home.lemma_.lower() in _AROUND_HOME  # whose "won't" is about them, not the home
         if _past_home(home) or not mine or (_is_irrealis(home.head) and not around):
             continue
+        # "my neighbours in Gateshead are lovely", "our landlord in Leith won't fix the boiler"; not "our
+        # neighbours in Spain were lovely"
         if around and (home.dep_ != "nsubj" or _is_past(home.head) or home.head.tag_ == "VBD"):
-            continue  # "my neighbours in Gateshead are lovely", "our landlord in Leith won't fix the boiler",
-            # not "our neighbours in Spain were lovely"
+            continue
         after = home.right_edge.i + 1  # "rent is £900 for my flat in Leith": "in" hangs on "is"
         ins = [c for c in home.children if c.lower_ == "in"]
         ins += [sent.doc[after]] if after < sent.end and sent.doc[after].lower_ == "in" else []
@@ -714,7 +716,7 @@ def _visit_words(prep: Token) -> bool:
 
 def _how_often(word: Token) -> bool:
     """'a week', 'per week', 'every weekend': a frequency."""
-    return any(c.lower_ in ("a", "per", "every", "each") for c in word.children) or word.head.lower_ == "per"
+    return any(c.lower_ in FREQUENCY_WORDS for c in word.children) or word.head.lower_ == "per"
 
 
 def _a_visit(prep: Token) -> bool:
