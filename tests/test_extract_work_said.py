@@ -2028,6 +2028,11 @@ def test_no_title_from_a_post_wished_lost_anothers_or_no_post(tier: SpacyTier, t
         ("I've started a company called Brightloop", "Brightloop"),
         ("I set up my own business, Clearview Cleaning", "Clearview Cleaning"),
         ("Been with Tesco since 2019", "Tesco"),  # "I've" dropped
+        ("I've been with Tesco 6 years now", "Tesco"),  # the "for" dropped
+        ("been with the NHS 10 years", "NHS"),  # the firm parsed a modifier of the years
+        ("They made me permanent at Lidl", "Lidl"),  # a job kept
+        ("got made permanent at Lidl!!", "Lidl"),
+        ("I've just finished my probation at Asda", "Asda"),
     ],
 )
 def test_a_business_made_or_taken_on_or_a_firm_one_has_been_with_is_the_employer(
@@ -2043,6 +2048,9 @@ def test_a_business_made_or_taken_on_or_a_firm_one_has_been_with_is_the_employer
         "my sister opened a salon called Curl Up",
         "my sister and her husband bought the Red Lion pub",
         "I bought a Mars bar",  # a thing bought, not a business
+        "my sister passed her probation at Asda",  # hers
+        "they made Tom permanent at Lidl",
+        "I didn't pass my probation at Asda",
         "we bought an IKEA kitchen",
         "I didn't buy the Red Lion pub",
         "we bought the shop",

@@ -163,6 +163,7 @@ from knowledge_engine.extract.dependency.work import (
     _last_day,
     _leaving_weighed,
     _let_me_go,
+    _made_permanent,
     _no_longer_at,
     _own_business,
     _pension_from,
@@ -294,6 +295,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)
         _job_here(sent, ctx)
+        _made_permanent(sent, ctx)
         _signed_off_as(sent, before, ctx)
         _team_lead_named(sent, ctx)
         _new_boss_named(sent, ctx)

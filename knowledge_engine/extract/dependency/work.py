@@ -10,6 +10,7 @@ from spacy.tokens import Doc, Span, Token
 from knowledge_engine.extract import places
 from knowledge_engine.extract.dependency.context import _UNIT_HEADS, _Ctx, _emit
 from knowledge_engine.extract.dependency.grammar import (
+    _bare_years,
     _intensified,
     _is_be,
     _is_irrealis,
@@ -48,6 +49,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _is_title,
     _is_title_word,
     _label,
+    _name_before_a_stay,
     _org_owner,
     _preps,
     _proper_lower,
@@ -353,6 +355,31 @@ def _job_here(sent: Span, ctx: _Ctx) -> None:
         title = " ".join(words[1:] if retired else words)
         if title:
             _emit(ctx, ctx.me, "worked-as" if retired else "has-role", _drop_new(title), 0.5, obj_tok=None)
+
+
+# A probation passed or finished: a job kept (as `_kept_on`'s "they kept me on")
+_PROBATION_VERBS = frozenset({"pass", "finish", "complete", "clear"})
+
+
+def _made_permanent(sent: Span, ctx: _Ctx) -> None:
+    """'I passed my probation at Asda', 'They made me permanent at Lidl', 'got made permanent at Lidl'
+    -> works-at: a job kept at a named firm (not hoped for, not negated, not someone else's)."""
+    for word in (t for t in sent if t.lower_ in {"probation", "permanent"}):
+        verb = word.head if word.lower_ == "probation" else word
+        verb = verb.head if word.lower_ == "permanent" and word.dep_ in {"ccomp", "oprd", "acomp"} else verb
+        kept = (word.lower_ == "probation" and word.dep_ == "dobj" and verb.lemma_ in _PROBATION_VERBS) or (
+            word.lower_ == "permanent" and verb.lemma_ == "make"
+        )
+        owners = [c.lower_ for c in word.children if c.dep_ == "poss"]
+        if not kept or any(o != "my" for o in owners) or _is_irrealis(verb) or _negated(verb):
+            continue
+        me = _by_me(verb, ctx) or any(c.lower_ == "me" for c in (*verb.children, *word.children))
+        if not me and not (verb.lemma_ == "make" and any(c.dep_ == "auxpass" for c in verb.children)):
+            continue  # "got made permanent": the "I" dropped
+        for pobj in (p for h in (word, verb) for prep in _preps(h, h, {"at", "with"}) for p in _pobjs(prep)):
+            name = _name_of(pobj, ctx)
+            if name and pobj.pos_ == "PROPN" and _firm_like(pobj, ctx):
+                _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
 
 
 def _role_as_mine(sent: Span, before: int, ctx: _Ctx) -> None:
@@ -1003,8 +1030,10 @@ def _been_with(prep: Token, subject: str, ctx: _Ctx) -> None:
     long = any(p.lemma_.lower() in {"year", "month", "decade", "age"} for p in spans) or bool(
         _preps(verb, verb, {"since"})
     )  # not "with Tom for the whole afternoon"
-    for pobj in _pobjs(prep):
-        if not long or not _stayed(prep, pobj) or _is_irrealis(verb):
+    long = long or _bare_years(verb)  # "I've been with Tesco 6 years now": the "for" dropped
+    for said in _pobjs(prep):
+        pobj = _name_before_a_stay(said)  # "been with the NHS 10 years": the firm a modifier of the years
+        if not (long or pobj is not said) or not _stayed(prep, pobj) or _is_irrealis(verb):
             continue
         name = _name_of(pobj, ctx, person=True)
         ent = ctx.ents.get(pobj.i)
