@@ -13,8 +13,13 @@ from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.dependency.grammar import _has_subject, _is_irrealis, _is_past, _pobjs
 from knowledge_engine.extract.dependency.names import _employer_named, _name_of, _resolve_subject, _subjects
 from knowledge_engine.extract.dependency.nouns import _big_enough, _is_title_word, _money_value, _preps
-from knowledge_engine.extract.dependency.work import _drop_new, _orgs_of, _role_as, _workplace_pred
-from knowledge_engine.extract.firms import first_name_led
+from knowledge_engine.extract.dependency.work import (
+    _a_firm_not_a_person,
+    _drop_new,
+    _orgs_of,
+    _role_as,
+    _workplace_pred,
+)
 from knowledge_engine.extract.lexicon import (
     EVALUATIVE,
     HIRE_VERBS,
@@ -87,8 +92,8 @@ def _hired_me(sent: Span, ctx: _Ctx) -> None:
         if not me or _is_irrealis(verb) or any(c.dep_ == "neg" for c in verb.children):
             continue
         for firm in (c for c in verb.children if c.dep_ == "nsubj" and c.pos_ == "PROPN"):
-            name = _name_of(firm, ctx)
-            if name and not first_name_led(name) and _employer_named(firm, name, ctx):
+            name = _name_of(firm, ctx) or ""
+            if _a_firm_not_a_person(firm, name, ctx):
                 _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
                 _role_as(verb, verb, ctx.me, ctx)  # "Ocado hired me as a picker"
 

@@ -365,8 +365,8 @@ def _made_permanent(sent: Span, ctx: _Ctx) -> None:
     """'I passed my probation at Asda', 'They made me permanent at Lidl', 'got made permanent at Lidl'
     -> works-at: a job kept at a named firm (not hoped for, not negated, not someone else's)."""
     for word in (t for t in sent if t.lower_ in {"probation", "permanent"}):
-        verb = word.head if word.lower_ == "probation" else word
-        verb = verb.head if word.lower_ == "permanent" and word.dep_ in {"ccomp", "oprd", "acomp"} else verb
+        # "passed my probation", "made me permanent" / "got made permanent": the verb over the word
+        verb = word.head if word.lower_ == "probation" or word.dep_ in {"ccomp", "oprd", "acomp"} else word
         kept = (word.lower_ == "probation" and word.dep_ == "dobj" and verb.lemma_ in _PROBATION_VERBS) or (
             word.lower_ == "permanent" and verb.lemma_ == "make"
         )
@@ -1033,7 +1033,7 @@ def _been_with(prep: Token, subject: str, ctx: _Ctx) -> None:
     long = long or _bare_years(verb)  # "I've been with Tesco 6 years now": the "for" dropped
     for said in _pobjs(prep):
         pobj = _name_before_a_stay(said)  # "been with the NHS 10 years": the firm a modifier of the years
-        if not (long or pobj is not said) or not _stayed(prep, pobj) or _is_irrealis(verb):
+        if not (long or pobj.i != said.i) or not _stayed(prep, pobj) or _is_irrealis(verb):
             continue
         name = _name_of(pobj, ctx, person=True)
         ent = ctx.ents.get(pobj.i)
@@ -1752,9 +1752,14 @@ def _kept_on(sent: Span, ctx: _Ctx) -> None:
             continue
         for pobj in (p for prep in _preps(verb, verb, {"at"}) for p in _employers(prep, ctx)):
             name = _name_of(pobj, ctx) or ""  # the model tags many shops a person ("at Aldi")
-            person = first_name_led(re.sub(r"['’]s$", "", name))  # "at Dave's": a person's place
-            if not person and _employer_named(pobj, name, ctx):
+            if _a_firm_not_a_person(pobj, name, ctx):
                 _emit(ctx, ctx.me, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
+
+
+def _a_firm_not_a_person(tok: Token, name: str, ctx: _Ctx) -> bool:
+    """A name that can be an employer and no first name leads ("at Dave's": a person's place; "Dan hired
+    me": a person), whatever the model tagged it."""
+    return bool(name) and not first_name_led(re.sub(r"['’]s$", "", name)) and _employer_named(tok, name, ctx)
 
 
 def _quit_job(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
