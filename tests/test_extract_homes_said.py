@@ -887,3 +887,44 @@ def test_a_place_the_speaker_is_based_in_by_its_name(tier: SpacyTier, text: str,
 @pytest.mark.parametrize("text", ["we were Leeds based", "I'm plant based these days"])
 def test_a_base_that_was_or_no_place_is_no_base(tier: SpacyTier, text: str) -> None:
     assert not {o for p, o in said_by(tier, text, "Theo") if p == "is-based-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("I'm paying 1,100 a month for a studio in Hackney.", "Hackney"),
+        ("paying £875/month for a room in Headingley, bills included", "Headingley"),
+        ("we pay 2100 for a 3 bed house in Walthamstow", "Walthamstow"),
+        ("I rent a place in Shoreditch for 2k a month", "Shoreditch"),
+        ("Rent on our 2-bed in Didsbury is 1,250 pcm.", "Didsbury"),
+        ("Our rent in Brixton went up to 1,800.", "Brixton"),
+    ],
+)
+def test_a_home_a_rent_is_paid_for_is_where_one_lives(tier: SpacyTier, text: str, place: str) -> None:
+    facts = said_by(tier, text, "Rowan")
+    assert ("lives-in", place) in facts
+    assert any(p == "has-rent" for p, _ in facts)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Just signed for a one bed in Clapham at 1,650 a month", "Clapham"),
+        ("we signed a lease on a 2 bed in Roath", "Roath"),
+        ("bought a two bed in Leith!", "Leith"),
+    ],
+)
+def test_a_home_told_by_its_bedrooms_found_is_a_move(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("moves-to", place) in said_by(tier, text, "Saoirse")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My sister pays 900 for her studio in Leith.",
+        "I was in bed in Leeds all day with flu.",
+        "my old rent in Camden was 1,500",
+    ],
+)
+def test_anothers_home_a_bed_or_an_old_rent_is_no_home(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in said_by(tier, text, "Tadhg")} & {"lives-in", "moves-to"}

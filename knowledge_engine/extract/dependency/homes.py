@@ -111,7 +111,7 @@ def _found_home(verb: Token, subject: str, ctx: _Ctx) -> bool:
         for h in comp.children
         if h.dep_ == "nsubj"
     ]
-    for home, clause in ((h, c) for h, c in homes if h.lemma_.lower() in _HOME_OR_LEASE):
+    for home, clause in ((h, c) for h, c in homes if h.lemma_.lower() in _HOME_OR_LEASE or _rooms_counted(h)):
         heads = [home, verb, clause, *(c for c in home.children if c.dep_ in {"relcl", "acl"})]
         if any(_for_someone(prep) for h in heads for prep in h.children if prep.lower_ == "for"):
             continue  # "I found a flat in Kreuzberg for my sister": hers, not mine
@@ -203,7 +203,7 @@ def _signed_for(verb: Token) -> list[tuple[Token, Token]]:
         for prep in h.children
         if prep.dep_ == "prep" and prep.lower_ in {"for", "on"}
         for p in _pobjs(prep)
-        if p.lower_ in HOME_NOUNS or p.lemma_.lower() in HOME_NOUNS
+        if p.lower_ in HOME_NOUNS or p.lemma_.lower() in HOME_NOUNS or _rooms_counted(p)
     ]
     return [(home, verb) for home in held] or [(lease, verb) for lease in leases]
 
@@ -245,18 +245,20 @@ def _home_ours(sent: Span, ctx: _Ctx) -> None:
                 _emit(ctx, ctx.me, "lives-in", name, 0.55, obj_tok=place, obj_type="location")
 
 
-def _home_of_mine(sent: Span, ctx: _Ctx) -> None:
+def _home_of_mine(sent: Span, first: int, ctx: _Ctx) -> None:
     """'rent is R9,500 for my place in melville', 'our house in Clontarf needs a roof', '$1,150 for a
-    3 bedroom duplex in Belmont' (a rent line), "we're in a flat in Leith", 'still in the same flat in
+    3 bedroom duplex in Belmont', "I'm paying 1,100 a month for a studio in Hackney" (a rent line: the
+    word or a rent the sentence gave from `first` on), "we're in a flat in Leith", 'still in the same flat in
     Clapham', 'the new flat in Clifton' -> lives-in the place: the speaker's home is there.
     Not an old or second home ('my old flat in Leith', 'our holiday cottage in Kerry'), nor
     another's ('my sister's flat'), nor in a plan or a question."""
     rent_line = any(t.lemma_.lower() in {"rent", "mortgage"} for t in sent) and any(
         t.like_num or t.ent_type_ == "MONEY" for t in sent
     )
+    rent_line = rent_line or any(f.predicate == "has-rent" and f.subject == ctx.me for f in ctx.out[first:])
     said = {f.object for f in ctx.out if f.subject == ctx.me and f.predicate != "is-in"}
     homes = HOME_NOUNS | {"duplex", "townhouse", "semi"} | _AROUND_HOME
-    for home in (t for t in sent if t.lemma_.lower() in homes):
+    for home in (t for t in sent if t.lemma_.lower() in homes or _rooms_counted(t) or _rent_of_mine(t)):
         _place_before_home(home, said, ctx)
         owners = {c.lower_ for c in home.children if c.dep_ == "poss"}
         ours = rent_line or _we_are_in(home) or _the_new_home(home)
@@ -320,6 +322,19 @@ def _commute_from(sent: Span, ctx: _Ctx) -> None:
             name = _name_of(pobj, ctx) if pobj.pos_ == "PROPN" else None
             if name and _place_named(pobj, name, ctx):  # by its tag or the gazetteer ("Newport": ORG)
                 _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=pobj, obj_type="location")
+
+
+def _rooms_counted(tok: Token) -> bool:
+    """'a one bed in Clapham', 'our 2-bed in Didsbury', 'a two bedroom in Leith': a home told by its
+    bedrooms (a count on "bed", so not "in bed")."""
+    counted = any(c.dep_ == "nummod" for c in tok.children)
+    return counted and tok.lemma_.lower() in {"bed", "bedroom", "bedder"}
+
+
+def _rent_of_mine(tok: Token) -> bool:
+    """'our rent in Brixton went up': the speaker's rent (or mortgage) is paid where they live."""
+    mine = any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in tok.children)
+    return mine and tok.lemma_.lower() in {"rent", "mortgage"} and tok.pos_ == "NOUN"
 
 
 def _place_before_home(home: Token, said: set[str], ctx: _Ctx) -> None:

@@ -201,6 +201,7 @@ from knowledge_engine.extract.lexicon import (
 
 def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
     """The facts of one sentence, appended to ctx.out."""
+    first = len(ctx.out)
     _relation_sweep(sent, ctx)  # "my husband Tom" holds in a question or a plan too
     _districts(sent, ctx)  # "Kreuzberg is a lively area": geography, whoever says it
     _pets_named(sent, ctx)
@@ -281,7 +282,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _pets_by_breed(before, ctx)
         _pet_by_its_word(sent, before, ctx)
         _home_ours(sent, ctx)
-        _home_of_mine(sent, ctx)  # after the clauses: "moved into our flat in X" is read there
+        _home_of_mine(sent, first, ctx)  # after the clauses: "moved into our flat in X" is read there
         _commute_from(sent, ctx)
         _place_based(sent, ctx)
         _in_an_org(sent, before, ctx)
