@@ -476,7 +476,6 @@ def test_a_firms_possessive_name_is_the_offers_firm(tier: SpacyTier, workspace: 
     ws.close()
 
 
-
 def test_a_job_started_at_an_offers_employer_brings_the_manager_it_would(
     tier: SpacyTier, workspace: Path
 ) -> None:
@@ -496,3 +495,69 @@ def test_a_job_started_at_an_offers_employer_brings_the_manager_it_would(
     bosses = {f.object: f.invalid_at is None for f in ws.facts.all() if f.predicate == "has-manager"}
     assert bosses == {"Raj": False, "Colleen Fitzgerald": True}
     ws.close()
+
+
+def said(tier: SpacyTier, text: str, speaker: str) -> set[tuple[str, str]]:
+    msg = Message(id="m", text=text, role="user", speaker=speaker)
+    return {(f.predicate, f.object) for f in tier.extract([msg])[0].facts if f.subject == speaker}
+
+
+def test_the_role_an_offer_is_for_is_the_role_once_accepted(tier: SpacyTier, workspace: Path) -> None:
+    ws = Workspace(workspace, load_config({"storage": {"writeDebounceMs": 0}}))
+    tell(
+        tier,
+        ws,
+        [
+            (0, "s1", "I got an offer from Deloitte for the senior analyst role!"),
+            (2, "s1", "I accepted it this morning."),
+        ],
+        speaker="Ines",
+    )
+    current = {(f.predicate, f.object) for f in ws.facts.query(subject="Ines")}
+    assert {("works-at", "Deloitte"), ("has-role", "senior analyst")} <= current
+    ws.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I accepted the offer from Deloitte for the senior analyst role!", {("has-role", "senior analyst")}),
+        (
+            "I said yes to the Monzo offer, product designer, 52k.",
+            {("has-role", "product designer"), ("has-salary", "52k")},
+        ),
+        ("I accepted the offer at Ocado: data engineer, 55k", {("has-role", "data engineer")}),
+    ],
+)
+def test_the_terms_of_an_offer_taken_are_the_speakers_now(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert expected <= said(tier, text, "Oisin")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Got the offer from Monzo for product designer!", {("has-offered-role", "product designer")}),
+        (
+            "They offered me the senior nurse post at St Mary's.",
+            {("has-offer-from", "St Mary's"), ("has-offered-role", "senior nurse")},
+        ),
+    ],
+)
+def test_the_role_an_offer_names_is_offered(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert expected <= said(tier, text, "Nuala")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I turned down the offer from Deloitte for the senior analyst role.",
+        "I didn't accept the offer for the manager role.",
+        "should I accept the offer from Aviva for the claims handler job?",
+    ],
+)
+def test_an_offer_declined_or_weighed_gives_no_role(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in said(tier, text, "Cian")} & {"has-role", "has-offered-role"}

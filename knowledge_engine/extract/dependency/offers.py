@@ -124,8 +124,51 @@ def _offers(sent: Span, ctx: _Ctx) -> None:
                     _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")
             if orgs and owners == [ctx.me]:
                 _offer_terms(tok, ctx)
+            if owners == [ctx.me] and (role := _role_offered_for(tok)):
+                _emit(ctx, ctx.me, OFFERED_ROLE, role, 0.5, obj_tok=None)
+        elif tok.pos_ == "NOUN" and (verb := _taking(tok)) is not None:
+            _accepted_for(tok, verb, ctx)
     _job_news(sent, ctx)
     _hired_me(sent, ctx)
+
+
+def _role_offered_for(offer: Token) -> str | None:
+    """'an offer from Deloitte for the senior analyst role', 'the offer from Monzo for product
+    designer' -> the title the offer is "for" (not "an offer for a house", "for 45k")."""
+    for pobj in (p for prep in offer.children if prep.lower_ == "for" for p in _pobjs(prep)):
+        if pobj.lemma_.lower() in {"position", "role", "job", "post"}:
+            return _offered_title(pobj)
+        words = [t for t in pobj.subtree if t.dep_ != "det"]
+        named = all(t.pos_ in {"NOUN", "PROPN", "ADJ"} for t in words) and len(words) <= 5
+        if named and words[-1].i == pobj.i and _is_title_word(pobj):
+            return _drop_new(pobj.doc[words[0].i : pobj.i + 1].text)
+    return None
+
+
+def _taking(offer: Token) -> Token | None:
+    """The verb by which an offer is taken: "accepted the offer", "said yes to the Monzo offer"."""
+    if offer.dep_ == "dobj" and offer.head.lemma_ in {"accept", "take"}:
+        return offer.head
+    verb = offer.head.head
+    to_yes = offer.dep_ == "pobj" and offer.head.lower_ == "to" and verb.lemma_ == "say"
+    return verb if to_yes and any(c.lower_ == "yes" for c in verb.children) else None
+
+
+def _accepted_for(offer: Token, verb: Token, ctx: _Ctx) -> None:
+    """'I accepted the offer from Deloitte for the senior analyst role', 'I said yes to the Monzo offer,
+    product designer, 52k' -> has-role (and has-salary): the terms of an offer the speaker took (its
+    employer is read with the clause)."""
+    mine = _subjects(verb, ctx) == [ctx.me] or (not _has_subject(verb) and _opens_sentence(verb))
+    if (
+        ctx.message.role != "user"
+        or not mine
+        or _is_irrealis(verb)
+        or any(c.dep_ == "neg" for c in verb.children)
+    ):
+        return
+    if role := _role_offered_for(offer):
+        _emit(ctx, ctx.me, "has-role", role, 0.55, obj_tok=None)
+    _offer_terms(offer, ctx, taken=True)
 
 
 def _on_a_home(offer: Token) -> list[Token]:
@@ -166,19 +209,23 @@ def _opens_sentence(tok: Token) -> bool:
     return all(t.is_punct for t in tok.doc[tok.sent.start : tok.i])
 
 
-def _offer_terms(offer: Token, ctx: _Ctx) -> None:
+def _offer_terms(offer: Token, ctx: _Ctx, taken: bool = False) -> None:
     """The terms listed after an offer's employer: 'offer from feedzai, senior software engineer, 62k
     euro per year' -> has-offered-role and has-salary-offer (made the role and salary when the offer
-    is accepted). Fragments parted by commas or a colon, read in order until one is neither."""
+    is accepted; `taken`: the speaker took it, so has-role and has-salary now). Fragments parted by
+    commas or a colon, read in order until one is neither."""
     doc, sent = offer.doc, offer.sent
-    pobjs = [p.i for prep in offer.children if prep.dep_ == "prep" for p in _pobjs(prep)]
+    # "the offer at Ocado: data engineer": the parse may hang the employer on the verb
+    heads = [offer, offer.head] if offer.dep_ == "dobj" else [offer]
+    preps = [c for h in heads for c in h.children if c.dep_ == "prep" and c.i > offer.i]
+    pobjs = [p.i for prep in preps for p in _pobjs(prep)]
     start = max(pobjs, default=offer.i)  # the employer's head word ends its name
     fragment: list[Token] = []
     for tok in [*doc[start + 1 : sent.end], *_fragments_after(sent), None]:
         if tok is not None and tok.text not in {",", ":", ";", "-", "–", "(", ")", "|", "."}:
             fragment.append(tok)
             continue
-        if fragment and not _offer_term(fragment, ctx):
+        if fragment and not _offer_term(fragment, ctx, taken):
             return
         fragment = []
 
@@ -197,19 +244,20 @@ def _fragments_after(sent: Span) -> list[Token]:
     return out
 
 
-def _offer_term(words: list[Token], ctx: _Ctx) -> bool:
+def _offer_term(words: list[Token], ctx: _Ctx, taken: bool) -> bool:
     """One listed term of an offer: its pay or its title; False when it is neither."""
+    pay, role = ("has-salary", "has-role") if taken else (OFFERED_PAY, OFFERED_ROLE)
     for tok in words:
         amount = ctx.ents.get(tok.i) is not None or MONEY_SHORT.match(tok.text)
         money = _money_value(tok, ctx) if amount else None
         hourly = any(t.lemma_ in {"hour", "hr", "day", "week"} for t in words)  # "$49.80 an hour"
         if money and (_big_enough(money) or hourly):
-            _emit(ctx, ctx.me, OFFERED_PAY, money, 0.5, obj_tok=None)
+            _emit(ctx, ctx.me, pay, money, 0.5, obj_tok=None)
             return True
     words = [t for t in words if t.dep_ != "det"]
     titled = 0 < len(words) <= 6 and _is_title_word(words[-1])
     if titled and all(t.pos_ in {"NOUN", "PROPN", "ADJ", "NUM"} or t.text == "-" for t in words):
-        _emit(ctx, ctx.me, OFFERED_ROLE, _drop_new(" ".join(t.text for t in words)), 0.5, obj_tok=None)
+        _emit(ctx, ctx.me, role, _drop_new(" ".join(t.text for t in words)), 0.5, obj_tok=None)
         return True
     return False
 
@@ -226,7 +274,8 @@ def _offer_verb(verb: Token, ctx: _Ctx) -> None:
         owners = [_resolve_subject(c, ctx) for c in verb.children if c.dep_ == "dative"]
         subj = next((c for c in verb.children if c.dep_ == "nsubj"), None)
         named = _name_of(subj, ctx) if subj is not None and subj.pos_ == "PROPN" else None
-        orgs = [named] if named else []
+        # "They offered me the senior nurse post at St Mary's": the employer after the job
+        orgs = [named] if named else [o for j in jobs for o in _orgs_of(j, {"at", "with"}, ctx)]
     for owner in (o for o in owners if o):
         for org in orgs:
             _emit(ctx, owner, OFFER_PREDICATE, org, 0.55, obj_tok=None, obj_type="organization")
