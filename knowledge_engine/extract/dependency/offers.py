@@ -126,8 +126,8 @@ def _offers(sent: Span, ctx: _Ctx) -> None:
                 _offer_terms(tok, ctx)
             if owners == [ctx.me] and (role := _role_offered_for(tok)):
                 _emit(ctx, ctx.me, OFFERED_ROLE, role, 0.5, obj_tok=None)
-        elif tok.pos_ == "NOUN" and (verb := _taking(tok)) is not None:
-            _accepted_for(tok, verb, ctx)
+        elif tok.pos_ == "NOUN" and (taker := _taking(tok)) is not None:
+            _accepted_for(tok, taker, ctx)
     _job_news(sent, ctx)
     _hired_me(sent, ctx)
 
