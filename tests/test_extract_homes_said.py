@@ -928,3 +928,29 @@ def test_a_home_told_by_its_bedrooms_found_is_a_move(tier: SpacyTier, text: str,
 )
 def test_anothers_home_a_bed_or_an_old_rent_is_no_home(tier: SpacyTier, text: str) -> None:
     assert not {p for p, _ in said_by(tier, text, "Tadhg")} & {"lives-in", "moves-to"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Originally from Belfast, living in Bristol now.",
+            {("is-from", "Belfast"), ("lives-in", "Bristol")},
+        ),
+        ("living in Bristol now, originally from Belfast", {("is-from", "Belfast"), ("lives-in", "Bristol")}),
+        ("From Belfast originally but living in Leeds.", {("is-from", "Belfast"), ("lives-in", "Leeds")}),
+        ("I live in Leeds, originally from Sheffield.", {("is-from", "Sheffield"), ("lives-in", "Leeds")}),
+    ],
+)
+def test_where_one_is_from_said_without_im(
+    tier: SpacyTier, text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert expected <= said_by(tier, text, "Ciara")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["From London to Leeds in two hours.", "From Monday I start nights.", "I met Tom, originally from Cork."],
+)
+def test_a_journey_a_date_or_anothers_origin_is_no_origin(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in said_by(tier, text, "Ruairi")} & {"is-from", "lives-in"}

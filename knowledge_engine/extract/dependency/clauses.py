@@ -60,6 +60,7 @@ from knowledge_engine.extract.dependency.homes import (
     _lived_in,
     _lives_near,
     _moved,
+    _origin_line,
     _place_named,
     _sold_home,
     _stayed,
@@ -277,6 +278,11 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
     if subjects and _ended_state(root):
         ctx.ended.add(root.i)
         return [(root, subjects, True)]  # "I no longer work at X": worked there, and no more
+    if _origin_line(root, ctx):  # "Originally from Belfast, living in Bristol now": the "I'm" left out
+        for verb in (c for c in root.children if c.dep_ in {"advcl", "conj"} and c.tag_ == "VBG"):
+            if not _has_subject(verb) and not _is_irrealis(verb):
+                _add_clause(verb, [ctx.me], result)
+                ctx.dropped.add(verb.i)
     if root.pos_ not in {"VERB", "AUX"} or _is_irrealis(root):
         return result
     # "Left Walmart after 9 years, now I'm a shift lead at Costco": the opening clause is the speaker's

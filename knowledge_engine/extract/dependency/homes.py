@@ -917,3 +917,37 @@ def _lives_with_us_in(sent: Span, ctx: _Ctx) -> None:
             if name:
                 pred = "lived-in" if _is_past(verb) else "lives-in"
                 _emit(ctx, ctx.me, pred, name, 0.5, obj_tok=pobj, obj_type="location")
+
+
+def _origin_line(root: Token, ctx: _Ctx) -> bool:
+    """'Originally from Belfast, living in Bristol now', 'From Cork originally': a user line that opens
+    with the place the speaker is from, its "I'm" left out (not "From London to Leeds", "From Monday")."""
+    if ctx.message.role != "user" or root.dep_ != "ROOT" or root.lower_ != "from":
+        return False
+    before = root.sent[: root.i - root.sent.start]
+    if any(t.pos_ not in {"ADV", "PUNCT"} for t in before) or any(c.lower_ == "to" for c in root.children):
+        return False
+    return any(p.pos_ == "PROPN" and _place_named(p, p.text, ctx) for p in _pobjs(root))
+
+
+_ORIGIN_HEADS = frozenset({"live", "be", "base", "settle", "stay", "work", "move"})
+
+
+def _origin_said(sent: Span, ctx: _Ctx) -> None:
+    """is-from the place of an origin line, or of "originally from X" after the speaker's own clause
+    ("living in Bristol now, originally from Belfast"; not "I met Tom, originally from Cork")."""
+    for frm in (t for t in sent if t.lower_ == "from"):
+        originally = (
+            any(c.lower_ == "originally" for c in frm.children) or sent.doc[frm.i - 1].lower_ == "originally"
+        )
+        head = frm.head
+        mine = head.i in ctx.dropped or any(
+            c.dep_ == "nsubj" and c.lower_ in {"i", "we"} for c in head.children
+        )
+        trailing = originally and frm.dep_ == "prep" and mine and head.lemma_ in _ORIGIN_HEADS
+        if not (trailing or _origin_line(frm, ctx)) or _is_irrealis(head):
+            continue
+        for pobj in (p for p in _pobjs(frm) if p.pos_ == "PROPN"):
+            name = _name_of(pobj, ctx)
+            if name and _place_named(pobj, name, ctx):
+                _emit(ctx, ctx.me, "is-from", name, 0.55, obj_tok=pobj, obj_type="location")

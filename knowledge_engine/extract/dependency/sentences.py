@@ -86,6 +86,7 @@ from knowledge_engine.extract.dependency.homes import (
     _lives_with_us_in,
     _living_there,
     _moved_here,
+    _origin_said,
     _place_based,
     _place_named,
     _since_moving,
@@ -285,6 +286,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _home_of_mine(sent, first, ctx)  # after the clauses: "moved into our flat in X" is read there
         _commute_from(sent, ctx)
         _place_based(sent, ctx)
+        _origin_said(sent, ctx)
         _in_an_org(sent, before, ctx)
         _job_of_mine(sent, before, ctx)
         _work_at(sent, before, ctx)
