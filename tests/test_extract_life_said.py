@@ -460,3 +460,29 @@ def test_a_birthday_announced_gives_the_speakers_age(tier: SpacyTier, text: str,
 def test_a_number_today_that_is_no_age(tier: SpacyTier) -> None:
     # a guard for the rule above (it holds on the code before it too)
     assert not {f for f in facts(tier, "200 today in sales, new record") if f[1] == "is-aged"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Working at Tesco, it's fine.", (ME, "works-at", "Tesco")),
+        ("Living in Leeds, it's expensive.", (ME, "lives-in", "Leeds")),
+        ("Still driving the old Corsa, it's on its last legs.", (ME, "drives", "Corsa")),
+    ],
+)
+def test_an_opening_clause_before_one_about_a_thing_is_the_speakers(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Living in Leeds, Tom loves it.",
+        "Thinking of moving to Leeds, it's cheaper.",
+        "If working at Tesco, it's fine.",
+    ],
+)
+def test_an_opening_clause_of_anothers_or_of_a_plan_is_not_the_speakers(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in facts(tier, text) if f[0] == ME and f[1] in {"lives-in", "works-at", "moves-to"}}

@@ -56,6 +56,8 @@ def pay(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
         ("im on 850 a week after tax", ("has-take-home-pay", "850")),
         ("I make 16.50 an hour.", ("has-salary", "16.50")),  # the amount parsed a clause's subject
         ("i make 22 an hour", ("has-salary", "22")),
+        ("Now on £14.20 an hour.", ("has-salary", "£14.20")),  # the "£" before the number
+        ("On 12.50 an hour at the moment.", ("has-salary", "12.50")),  # an hourly wage, tagged a time
     ],
 )
 def test_pay_is_read_whatever_its_currency_or_wording(
@@ -610,3 +612,8 @@ def test_it_paying_after_anothers_job_a_sale_or_nothing_is_no_salary(tier: Spacy
 
 def test_an_amount_is_no_kind_of_thing(tier: SpacyTier) -> None:
     assert not [f for f in spoken(tier, "Basic is 26k plus overtime.", "Ro").facts if f.predicate == "is-a"]
+
+
+@pytest.mark.parametrize("text", ["On 2 an hour lol", "Still on 20mg.", "On 3 a day now."])
+def test_a_small_number_an_hour_or_a_dose_is_no_pay(tier: SpacyTier, text: str) -> None:
+    assert not {p for p, _ in pay(tier, text)} & {"has-salary", "has-take-home-pay"}

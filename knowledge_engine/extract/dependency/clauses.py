@@ -267,6 +267,20 @@ def _before_own_hedge(root: Token) -> list[Token]:
     return [c for c in before if _has_subject(c) and not _has_mark(c, MARKS) and c.lemma_ not in HEDGE_VERBS]
 
 
+_THINGS = frozenset({"it", "this", "that"})
+
+
+def _opens_on_a_thing(advcl: Token, root: Token, ctx: _Ctx) -> bool:
+    """ "Working at Tesco, it's fine", "Still driving the old Corsa, it's on its last legs": an -ing
+    clause with no subject that opens a user's line before a clause about a thing ("it") is the
+    speaker's ("Living in Leeds, Tom loves it" is Tom's: a person's clause is not read so)."""
+    if ctx.message.role != "user" or advcl.tag_ != "VBG" or _has_subject(advcl) or _has_mark(advcl, MARKS):
+        return False
+    if not any(c.dep_ == "nsubj" and c.lower_ in _THINGS for c in root.children) or _is_irrealis(advcl):
+        return False
+    return all(t.pos_ in {"ADV", "PUNCT"} for t in advcl.doc[advcl.sent.start : advcl.left_edge.i])
+
+
 def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
     """Main clause and its verb conjuncts, each with resolved subjects and tense (past?)."""
     result: list[tuple[Token, list[str], bool]] = []
@@ -287,8 +301,13 @@ def _clauses(root: Token, ctx: _Ctx) -> list[tuple[Token, list[str], bool]]:
         return result
     # "Left Walmart after 9 years, now I'm a shift lead at Costco": the opening clause is the speaker's
     lead = dropped or ([ctx.me] if subjects == [ctx.me] and ctx.message.role == "user" else [])
-    for advcl in (c for c in root.children if lead and c.dep_ == "advcl" and c.i < root.i):
-        if advcl.tag_ == "VBG" and not _has_mark(advcl, MARKS) and not _is_irrealis(advcl):
+    for advcl in (c for c in root.children if c.dep_ == "advcl" and c.i < root.i):
+        if not lead and _opens_on_a_thing(advcl, root, ctx):
+            _add_clause(advcl, [ctx.me], result)  # "Working at Tesco, it's fine"
+            ctx.dropped.add(advcl.i)
+        elif not lead:
+            continue
+        elif advcl.tag_ == "VBG" and not _has_mark(advcl, MARKS) and not _is_irrealis(advcl):
             _add_clause(advcl, lead, result)  # "Living in Wash Park now, renting a house ..."
             ctx.dropped.add(advcl.i)
         elif advcl.tag_ != "VBG" and _leading_clause(advcl) and not _is_irrealis(advcl):

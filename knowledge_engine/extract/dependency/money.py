@@ -339,11 +339,19 @@ def _on_pay(sent: Span, ctx: _Ctx) -> None:
     if i + 1 >= len(toks) or toks[i].lower_ != "on":
         return
     amount = toks[i + 1] if toks[i + 1].lower_ not in APPROXIMATORS else toks[min(i + 2, len(toks) - 1)]
+    if amount.tag_ == "$" and amount.i + 1 < sent.end:  # "Now on £14.20 an hour": the number after "£"
+        amount = sent.doc[amount.i + 1]
     ent = ctx.ents.get(amount.i)
     end = ent.end if ent is not None else amount.i + 1
     after = [t.lower_ for t in sent.doc[end : end + 4]]
     value = _money_value(amount, ctx) or (amount.text if MONEY_SHORT.match(amount.text) else None)
-    if not value or not _big_enough(value) or (after and after[0] in _ON_NOT_PAY):
+    unit = [
+        t.lower_ for t in sent.doc[amount.i + 1 : amount.i + 3]
+    ]  # the model may tag "12.50 an hour" a time
+    hourly = unit in (["an", "hour"], ["per", "hour"], ["an", "hr"], ["per", "hr"])
+    if not value and hourly and re.fullmatch(r"\d{1,3}(?:\.\d{2})?", amount.text) and float(amount.text) >= 5:
+        value = amount.text  # "On 12.50 an hour at the moment": an hourly wage needs no "£"
+    if not value or not (_big_enough(value) or hourly) or (after and after[0] in _ON_NOT_PAY):
         return
     if not any(f.predicate.startswith("has-salary") for f in ctx.out):
         net = NET_MARKED_AFTER.search(" ".join(after))  # "on £2,400 a month after tax"
