@@ -71,6 +71,11 @@ def test_the_place_of_an_anniversary_dinner_is_not_the_partner(tier: SpacyTier) 
         ("Zara and Yusuf, my kids, love the park.", {"Zara", "Yusuf"}, set()),
         ("The wee one, Isla, has a cold.", {"Isla"}, set()),
         ("Our lad Aiden is 16 now.", {"Aiden"}, {("Aiden", "16")}),
+        (
+            "I've got two kids, Lily who's 6 and Max who's 4.",  # had, each age in a "who's" clause
+            {"Lily", "Max"},
+            {("Lily", "6"), ("Max", "4")},
+        ),
     ],
 )
 def test_children_listed_beside_a_word_for_them(
@@ -88,6 +93,8 @@ def test_children_listed_beside_a_word_for_them(
         "Out with the boys, Jack and Finn, tonight.",
         "No one, Isla included, wanted that.",
         "Our two cents, Ella and Noah would say, are worth nothing.",
+        "She's got two kids, Lily and Max.",
+        "I teach two kids, Sam who's 8 and Jo who's 9.",
     ],
 )
 def test_someone_elses_children_or_friends_are_no_children(tier: SpacyTier, text: str) -> None:

@@ -291,8 +291,12 @@ def _perfect(verb: Token) -> bool:
 def _lasting(verb: Token) -> bool:
     """ "(I've) been a paramedic for 12 years", "been a teacher 20 years now": "been" with how long,
     its "I've" dropped, is a state up to now."""
+    # "Been a plumber for 20 years": the parse may hang the "for" on the title (a time, not "a carer
+    # for my mum")
+    held = [c for a in verb.children if a.dep_ == "attr" for c in a.children if c.lower_ in {"for", "since"}]
+    timed = any(c.lower_ == "since" or any(p.ent_type_ == "DATE" for p in _pobjs(c)) for c in held)
     return verb.lower_ == "been" and (
-        _bare_years(verb) or any(c.lower_ in {"for", "since"} for c in verb.children)
+        _bare_years(verb) or any(c.lower_ in {"for", "since"} for c in verb.children) or timed
     )
 
 

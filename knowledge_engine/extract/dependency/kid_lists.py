@@ -1,6 +1,7 @@
 """The speaker's children named in a list beside a word for them, inside a sentence: "Our two, Ella 7 and
 Noah 4, are off school", "The girls (Maisie 9, Ruby 6) have swimming", "kids are ella (7) and noah (4)",
-"Zara and Yusuf, my kids, love the park", "the wee one, Isla, has a cold".
+"Zara and Yusuf, my kids, love the park", "the wee one, Isla, has a cold", "I've got two kids, Lily who's 6
+and Max who's 4".
 
 Why: the parse hangs such lists anywhere (a name and its age read as one name, "Noah 4"; the second of a
 pair dropped), so the rule reads the words in order: the word for the children (owned by "my", "our" or
@@ -61,7 +62,12 @@ def _owned(words: list[Token], k: int) -> bool:
         j -= 1
     if j < 0 or words[j].is_punct:  # "kids are ella (7) and noah (4)", "- kids: noah 7": chat drops the "my"
         return k + 1 < len(words) and words[k + 1].lower_ in {"are", ":"}
+    if words[j].lower_ in _HAVE:  # "I've got two kids, Lily who's 6 and ...": had by "I" or "we"
+        return any(w.lower_ in {"i", "we"} for w in words[max(0, j - 3) : j])
     return words[j].lower_ in _OWN and not (j > 0 and words[j - 1].lower_ in {"'s", "’s", "of"})
+
+
+_HAVE = frozenset({"have", "got", "'ve", "’ve", "ve"})
 
 
 def _the(words: list[Token], k: int) -> bool:
@@ -142,10 +148,12 @@ def _name_at(words: list[Token], i: int) -> str | None:
 
 
 def _age_at(words: list[Token], i: int) -> tuple[str | None, int]:
-    """The age right after a name: '7', '(7)', ', 7' (before the next name), 'aged 7'."""
+    """The age right after a name: '7', '(7)', ', 7' (before the next name), 'aged 7', "who's 7"."""
     j = i + 1 if i < len(words) and words[i].text in {"(", ","} else i
     if j < len(words) and words[j].lower_ in {"aged", "age"}:
         j += 1
+    elif j + 1 < len(words) and words[j].lower_ == "who" and words[j + 1].lower_ in {"'s", "’s", "is"}:
+        j += 2
     if j >= len(words):
         return None, i
     value = NUMBER_WORDS.get(words[j].lower_) if not words[j].text.isdigit() else int(words[j].text)
