@@ -254,3 +254,36 @@ def test_a_car_got_rid_of_is_one_the_speaker_had(tier: SpacyTier) -> None:
     assert ("has-car", "Tesla Model 3") in {(f.predicate, f.object) for f in said}
     for text in ["We might get rid of the Zafira.", "My brother got rid of his Zafira."]:
         assert not [f for f in spoken(tier, text, "Ana").facts if f.predicate == "had-car"]
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [
+        ("Vauxhall Corsa keeps breaking down.", "Vauxhall Corsa"),  # a line that opens with the car
+        ("2019 Kia Sportage, 40k miles.", "Kia Sportage"),
+        ("Renault Clio owner here.", "Renault Clio"),  # was has-role "Renault Clio owner"
+        ("Drive a 2015 Golf.", "Golf"),  # "I" left out before a base form
+        ("I run an old Land Rover Defender.", "Land Rover Defender"),
+    ],
+)
+def test_a_car_opening_the_line_driven_or_run_is_the_speakers(tier: SpacyTier, text: str, car: str) -> None:
+    assert car in cars(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Golf is my favourite sport.",
+        "Drive a Golf or a Polo?",
+        "I ran a Fiesta for years.",
+        "Kia thinks the engine noise is nothing.",  # a make alone opening the line may be a person
+        "moved in!! lincoln square. the radiator is broken.",  # a make before a place's word
+    ],
+)
+def test_a_sport_a_question_or_a_car_run_before_is_no_car_now(tier: SpacyTier, text: str) -> None:
+    assert not cars(tier, text)
+
+
+def test_an_owner_of_a_named_thing_here_has_no_job(tier: SpacyTier) -> None:
+    extraction = spoken(tier, "Renault Clio owner here.", "Maya")
+    assert not [f for f in extraction.facts if f.predicate == "has-role"]

@@ -29,6 +29,7 @@ from spacy.tokens import Span, Token
 
 from knowledge_engine.extract.lexicon import CAR_MAKES, CAR_MODELS, CAR_NAMES, CAR_NOUNS, SPEAKER_SUBJECTS
 from knowledge_engine.extract.nlp import listed
+from knowledge_engine.extract.truecase import names as first_names
 
 _MODEL_PART = re.compile(r"[A-Z0-9][\w-]*|-")  # "CR", "-", "V", "EX", "F-150", "Hybrid"
 _PAST_TAGS = frozenset({"VBD", "VBN"})
@@ -156,6 +157,7 @@ class Cars:
                 or self._selling(span)
                 or self._swapped_for(span)
                 or self._is_my_car(span)
+                or self._driven(span, sent)
             ):
                 found.append(span)
         if found:
@@ -178,12 +180,16 @@ class Cars:
             return []
         found = []
         for span in spans:
-            if span.start == sent.start or sent.doc[span.start - 1].lower_ != "the":
+            opens = _opens_line(span, sent)  # "Mini Cooper keeps breaking down", "Renault Clio owner here"
+            if not opens and (span.start == sent.start or sent.doc[span.start - 1].lower_ != "the"):
                 continue
             if span.text.casefold() in _WORD_NAMES and not _CAR_TALK.search(sent.doc.text):
                 continue
             head, dep = span.root.head, span.root.dep_
-            if dep not in _ARGUMENTS:  # "the Tata–Air India merger": a name that modifies a noun
+            owner = opens and dep == "compound" and head.lower_ == "owner"
+            if (
+                dep not in _ARGUMENTS and not owner
+            ):  # "the Tata–Air India merger": a name that modifies a noun
                 continue
             verb = head.head if dep == "pobj" else head
             if dep in {"dobj", "pobj"} and not _by_speaker(verb):  # "my friend drives the Golf"
@@ -302,6 +308,13 @@ class Cars:
             and not _for_someone(obj)
         )
 
+    def _driven(self, span: Span, sent: Span) -> bool:
+        """'Drive a 2015 Golf': a line that opens with the verb, its "I" left out (not a question)."""
+        verb = span.root.head
+        if span.root.dep_ != "dobj" or verb.lemma_ != "drive" or self.irrealis(verb):
+            return False
+        return verb.i == sent.start and verb.tag_ in {"VB", "VBP"} and not _has_subject(verb)
+
     def _speakers_fact(self, verb: Token) -> bool:
         return not self.irrealis(verb) and _by_speaker(verb)
 
@@ -339,6 +352,24 @@ class Cars:
             and not any(c.dep_ == "aux" and c.lower_ == "did" for c in verb.children)  # "we did sell it"
             and _by_speaker(verb)
         )
+
+
+def _has_subject(verb: Token) -> bool:
+    return any(c.dep_ in {"nsubj", "nsubjpass"} for c in verb.children)
+
+
+def _opens_line(span: Span, sent: Span) -> bool:
+    """A car's name that opens the line, a year at most before it ("2019 Kia Sportage, 40k miles",
+    "Mini Cooper keeps breaking down"); not one word that is a first name or tagged a person
+    nor a make alone ("Mercedes", "Kia": a partner opening the line was taken for a car and lost as a
+    partner)."""
+    before = sent.doc[sent.start : span.start]
+    one = span[0]  # a make alone is a surname too ("Kia thinks ...", "Ford said ...")
+    named = len(span) == 1 and (
+        one.ent_type_ == "PERSON" or one.lower_ in first_names() or one.text in CAR_MAKES
+    )
+    modelled = any(t.text in CAR_MODELS for t in span)  # "Lincoln Square" is a place: no model named
+    return all(t.like_num for t in before) and len(before) <= 1 and not named and modelled
 
 
 def _own_thing(subj: Token) -> bool:

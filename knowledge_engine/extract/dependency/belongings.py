@@ -336,9 +336,11 @@ def _ours(noun: Token) -> bool:
 
 def _car_owned(verb: Token, subject: str, ctx: _Ctx) -> bool:
     """'We bought a secondhand Skoda Octavia estate', 'we have a 2016 Honda Pilot', 'picked up the
-    Fabia' -> has-car (one car at a time: a new one ends the old; 'sold the Corsa' ends it too).
+    Fabia', 'I run an old Land Rover Defender' -> has-car (one car at a time: a new one ends the old;
+    'sold the Corsa' ends it too).
     Not one bought for someone else ('a Polo for my daughter')."""
-    if verb.lemma_ not in CAR_GET_VERBS or (
+    ran = verb.lemma_ == "run" and verb.tag_ in {"VBP", "VBZ"}  # "I run an old Land Rover": kept on the road
+    if (verb.lemma_ not in CAR_GET_VERBS and not ran) or (
         verb.lemma_ == "pick" and not any(c.dep_ == "prt" and c.lower_ == "up" for c in verb.children)
     ):
         return False

@@ -350,6 +350,8 @@ def _job_here(sent: Span, ctx: _Ctx) -> None:
         opener = sent.doc[start - 1].lower_ if start > sent.start else ","
         if opener not in _INTRO_BREAKS:
             continue  # "the teacher here", "my nurse here"
+        if job.lower_ == "owner" and any(t.pos_ == "PROPN" for t in sent.doc[start : job.i]):
+            continue  # "Renault Clio owner here": an owner of a thing named, no job (extract/cars.py)
         words = [t.text for t in sent.doc[start : job.i + 1]]
         retired = words[0].lower() in _RETIRED
         title = " ".join(words[1:] if retired else words)
