@@ -115,6 +115,7 @@ def test_no_pet_beside_anothers_animal_or_a_place(tier: SpacyTier, text: str) ->
         ("We got a kitten! Named her Pepper.", ("has-kitten", "Pepper")),  # "We" dropped before "Named"
         ("The puppy's name is Luna.", ("has-puppy", "Luna")),  # the household's animal's name
         ("Our dog's name is Bo.", ("has-dog", "Bo")),  # a guard: read before by another rule
+        ("New puppy! His name is Otis.", ("has-puppy", "Otis")),  # a line that is only the new animal
     ],
 )
 def test_a_pet_got_then_named_by_his_or_her_name(tier: SpacyTier, text: str, pet: tuple[str, str]) -> None:
@@ -128,6 +129,8 @@ def test_a_pet_got_then_named_by_his_or_her_name(tier: SpacyTier, text: str, pet
         ("We got a puppy for my son. His name is Leo.", "Leo"),
         ("Her dog's name is Rex.", "Rex"),  # another's animal
         ("The puppy's name will be Luna.", "Luna"),  # not named yet
+        ("My sister's new puppy! His name is Otis.", "Otis"),  # hers
+        ("New neighbours! His name is Dave.", "Dave"),
     ],
 )
 def test_a_person_named_after_the_animal_is_no_pet(tier: SpacyTier, text: str, name: str) -> None:

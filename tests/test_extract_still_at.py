@@ -74,3 +74,21 @@ def test_hours_worked_say_the_job_holds(tier: SpacyTier, text: str, fact: tuple[
 
 def test_hours_worked_in_a_town_are_no_home(tier: SpacyTier) -> None:
     assert where(tier, "Part-time in Leeds these days.") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("Currently at Google as a PM.", {("works-at", "Google"), ("has-role", "PM")}),
+        ("5 years at Boots now.", {("works-at", "Boots")}),  # how long, then a word of now
+    ],
+)
+def test_a_verbless_job_with_its_role_or_how_long(
+    tier: SpacyTier, text: str, facts: set[tuple[str, str]]
+) -> None:
+    assert facts <= said_by(tier, text, "Ife")
+
+
+@pytest.mark.parametrize("text", ["5 years at Boots.", "Still at the gym as usual."])
+def test_how_long_alone_or_a_visit_as_usual_is_no_job(tier: SpacyTier, text: str) -> None:
+    assert not where(tier, text)

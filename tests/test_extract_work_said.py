@@ -2197,3 +2197,11 @@ def test_a_last_day_to_come_is_a_job_held_until_then(tier: SpacyTier, text: str)
 def test_been_a_title_for_a_time_is_the_title_now(tier: SpacyTier) -> None:
     # "I've" dropped and "for 20 years" hung on the title: a state up to now, not "was-a"
     assert ("has-role", "plumber") in said_by(tier, "Been a plumber for 20 years.", "Lin")
+
+
+def test_employed_by_a_firm_the_model_tagged_a_person(tier: SpacyTier) -> None:
+    # "Capita" is tagged a person; no first name leads it, so it can be an employer
+    assert {("works-at", "Capita"), ("has-role", "call handler")} <= said_by(
+        tier, "I'm employed by Capita as a call handler.", "Lin"
+    )
+    assert not work(tier, "I was hired by Sarah Jones.")

@@ -5,7 +5,8 @@ Why: chat answers and updates drop "I work" and "we live" and keep only the plac
 time; the parse then has no verb to hang a rule on. A clause counts only when it is nothing but an
 optional reply word, "at" or "in", a name and a word that says the state holds now ("still", "now",
 "currently", "these days", "part-time"): "At the gym" or "In Paris for the weekend" say nothing of
-the kind. The
+the kind. How long may come first ("5 years at Boots now") and a role after an employer ("Currently at
+Google as a PM"). The
 caller decides what the name is (an employer after "at", a home after "in").
 """
 
@@ -49,7 +50,7 @@ def _read(clause: list[Token]) -> tuple[str, Token] | None:
     """The clause as [reply] NOW* (at|in) NAME+ NOW*, with at least one NOW: the preposition and the
     name's head, else None."""
     words = clause[1:] if clause[0].lower_ in _REPLY else clause
-    i, now = _now_words(words, 0)
+    i, now = _now_words(words, _how_long(words))
     if i >= len(words) or words[i].lower_ not in _PREPS:
         return None
     prep, i = words[i].lower_, i + 1
@@ -58,11 +59,24 @@ def _read(clause: list[Token]) -> tuple[str, Token] | None:
         i += 1
     name = words[start:i]
     end, later = _now_words(words, i)
+    if prep == "at" and end < len(words) and words[end].lower_ == "as":
+        end = len(words)  # "Currently at Google as a PM": the role is the caller's to read
     if not name or end != len(words) or not (now or later):
         return None
     if prep == "in" and any(w.lower_ == "time" for w in words):
         return None  # "part-time in Leeds": hours say a job, not a home
     return prep, next((t for t in name if t.dep_ == "pobj"), name[-1])
+
+
+_STAY_UNITS = frozenset({"year", "years", "yrs", "month", "months", "week", "weeks"})
+
+
+def _how_long(words: list[Token]) -> int:
+    """Past a leading "5 years" ("5 years at Boots now"): where the clause goes on (a word of time
+    must still say that it holds now)."""
+    if len(words) > 2 and words[0].like_num and words[1].lower_ in _STAY_UNITS:
+        return 2
+    return 0
 
 
 def _now_words(words: list[Token], i: int) -> tuple[int, bool]:

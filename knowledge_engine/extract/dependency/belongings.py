@@ -264,17 +264,22 @@ def _pet_name_word(word: Token) -> bool:
 
 
 def _acquired_animal(tokens: Span) -> Token | None:
-    """The last animal the speaker adopted, got, rescued or bought in `tokens`."""
+    """The last animal the speaker adopted, got, rescued or bought in `tokens`, or announced new on a
+    line of its own ("New puppy! His name is Otis")."""
     verbs = {"adopt", "get", "rescue", "buy"}
     animals = [
         t
         for t in tokens
         if t.lemma_.lower() in PET_NOUNS
-        and t.dep_ == "dobj"
-        and t.head.lemma_ in verbs
-        and _got_by_me(t.head)
+        and ((t.dep_ == "dobj" and t.head.lemma_ in verbs and _got_by_me(t.head)) or _new_one_said(t))
     ]
     return animals[-1] if animals else None
+
+
+def _new_one_said(noun: Token) -> bool:
+    """'New puppy!', 'new kitten in the house': a line that is only the new animal (no verb)."""
+    new = any(c.dep_ == "amod" and c.lower_ == "new" for c in noun.children)
+    return new and noun.dep_ == "ROOT" and not any(c.dep_ == "poss" for c in noun.children)
 
 
 def _got_by_me(verb: Token) -> bool:

@@ -75,7 +75,10 @@ def _hired(verb: Token, subject: str, ctx: _Ctx) -> bool:
     for pobj in (p for prep in _preps(verb, verb, {"at", "by"}) for p in _pobjs(prep)):
         obj = _name_of(pobj, ctx, with_of=True)
         ent = ctx.ents.get(pobj.i)
-        if obj and (ent is None or ent.label_ != "PERSON"):  # "hired by the City of Utrecht": an employer
+        # "hired by the City of Utrecht": an employer; "employed by Capita" too, tagged a person but no
+        # one's first name
+        person = ent is not None and ent.label_ == "PERSON" and not _a_firm_not_a_person(pobj, obj or "", ctx)
+        if obj and not person:
             pred = _workplace_pred(obj, False)
             _emit(ctx, subject, pred, obj, 0.6, obj_tok=None, obj_type="organization")
             found = True

@@ -147,6 +147,7 @@ from knowledge_engine.extract.dependency.nouns import (
     _is_date,
     _is_job,
     _is_kin,
+    _is_title_word,
     _money_value,
     _relation_predicate,
 )
@@ -411,8 +412,28 @@ def _still_at(sent: Span, ctx: _Ctx) -> None:
             continue
         if prep == "at" and _employer_named(tok, name, ctx):
             _emit(ctx, ctx.me, _workplace_pred(name, False), name, 0.5, obj_tok=None, obj_type="organization")
+            if title := _as_title(tok):  # "Currently at Google as a PM"
+                _emit(ctx, ctx.me, "has-role", title, 0.5, obj_tok=None)
         elif prep == "in" and _place_named(tok, name, ctx):
             _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
+
+
+def _as_title(name: Token) -> str | None:
+    """The title after "as (a)" that follows an employer's name in the same clause: "at Google as a PM"."""
+    doc, sent = name.doc, name.sent
+    after = list(doc[name.i + 1 : sent.end])
+    if not after or after[0].lower_ != "as":
+        return None
+    words = []
+    for tok in after[1:]:
+        if tok.is_punct:
+            break
+        if tok.dep_ != "det":
+            words.append(tok)
+    titled = 0 < len(words) <= 4 and _is_title_word(words[-1])
+    if titled and all(t.pos_ in {"NOUN", "PROPN", "ADJ"} for t in words):
+        return " ".join(t.text for t in words)
+    return None
 
 
 def _school_after(noun: Token) -> bool:
