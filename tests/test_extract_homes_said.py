@@ -878,13 +878,16 @@ def test_a_rise_anothers_rent_an_old_or_supposed_one_is_no_rent_now(tier: SpacyT
         ("we're Leeds based", "Leeds"),
         ("I'm London-based but work remotely", "London"),
         ("Im Leeds based", "Leeds"),
+        ("Leeds based, 35k.", "Leeds"),  # opening the line, alone before a stop
     ],
 )
 def test_a_place_the_speaker_is_based_in_by_its_name(tier: SpacyTier, text: str, place: str) -> None:
     assert ("is-based-in", place) in said_by(tier, text, "Theo")
 
 
-@pytest.mark.parametrize("text", ["we were Leeds based", "I'm plant based these days"])
+@pytest.mark.parametrize(
+    "text", ["we were Leeds based", "I'm plant based these days", "London based company hiring now."]
+)
 def test_a_base_that_was_or_no_place_is_no_base(tier: SpacyTier, text: str) -> None:
     assert not {o for p, o in said_by(tier, text, "Theo") if p == "is-based-in"}
 
@@ -898,6 +901,7 @@ def test_a_base_that_was_or_no_place_is_no_base(tier: SpacyTier, text: str) -> N
         ("I rent a place in Shoreditch for 2k a month", "Shoreditch"),
         ("Rent on our 2-bed in Didsbury is 1,250 pcm.", "Didsbury"),
         ("Our rent in Brixton went up to 1,800.", "Brixton"),
+        ("I pay 1,200 for a two bed in Chorlton.", "Chorlton"),  # the rent of a home told by its bedrooms
     ],
 )
 def test_a_home_a_rent_is_paid_for_is_where_one_lives(tier: SpacyTier, text: str, place: str) -> None:

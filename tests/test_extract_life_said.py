@@ -486,3 +486,20 @@ def test_an_opening_clause_before_one_about_a_thing_is_the_speakers(
 )
 def test_an_opening_clause_of_anothers_or_of_a_plan_is_not_the_speakers(tier: SpacyTier, text: str) -> None:
     assert not {f for f in facts(tier, text) if f[0] == ME and f[1] in {"lives-in", "works-at", "moves-to"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Work for Leeds City Council.", (ME, "works-for", "Leeds City Council")),
+        ("Live in Leeds but work in Bradford.", (ME, "lives-in", "Leeds")),
+    ],
+)
+def test_a_line_opening_live_or_work_with_a_named_place_is_the_speakers(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+
+
+def test_live_in_the_moment_is_no_home(tier: SpacyTier) -> None:
+    assert not {f for f in facts(tier, "Live in the moment!") if f[1] == "lives-in"}

@@ -283,20 +283,23 @@ def _home_of_mine(sent: Span, first: int, ctx: _Ctx) -> None:
 
 # "we're Leeds based", "I'm London-based": the speaker's base now, by the place's name before "based"
 _PLACE_BASED = re.compile(
-    r"\b(?:I['’]?m|I am|we['’]re|we are)\s+(?:now\s+|currently\s+|still\s+)?"  # not "we were"
-    r"([A-Z][\w'’]+(?:\s[A-Z][\w'’]+)?)[-\s]based\b",
+    r"(?:\b(?:I['’]?m|I am|we['’]re|we are)\s+(?:now\s+|currently\s+|still\s+)?"  # not "we were"
+    r"([A-Z][\w'’]+(?:\s[A-Z][\w'’]+)?)[-\s]based\b"
+    # a line that opens with it, alone before a stop: "Leeds based, 35k" (not "London based company")
+    r"|^\s*([A-Z][\w'’]+(?:\s[A-Z][\w'’]+)?)[-\s]based\s*(?:[,.;:!]|$))",
     re.IGNORECASE,
 )
 
 
 def _place_based(sent: Span, ctx: _Ctx) -> None:
-    """ "we're Leeds based", "I'm London-based but work remotely" -> is-based-in: a place a gazetteer
-    knows or the model tags one (not "I'm plant based": no place)."""
+    """ "we're Leeds based", "I'm London-based but work remotely", "Leeds based, 35k" -> is-based-in: a
+    place a gazetteer knows or the model tags one (not "I'm plant based": no place)."""
     if ctx.message.role != "user":
         return
     for m in _PLACE_BASED.finditer(sent.text):
-        name = m.group(1)
-        span = sent.doc.char_span(sent.start_char + m.start(1), sent.start_char + m.end(1))
+        group = 1 if m.group(1) else 2
+        name = m.group(group)
+        span = sent.doc.char_span(sent.start_char + m.start(group), sent.start_char + m.end(group))
         tagged = span is not None and any(t.ent_type_ in {"GPE", "LOC"} for t in span)
         if name[:1].isupper() and (tagged or places.fold(name) in places.places()):
             _emit(ctx, ctx.me, "is-based-in", name, 0.55, obj_tok=None, obj_type="location")

@@ -17,6 +17,7 @@ from knowledge_engine.extract.dependency.grammar import (
     _pobjs,
     _used_to,
 )
+from knowledge_engine.extract.dependency.homes import _rooms_counted
 from knowledge_engine.extract.dependency.names import (
     _by_me,
     _dropped_subject,
@@ -615,7 +616,7 @@ def _rent_paid(verb: Token, ctx: _Ctx) -> None:
                     for prep in _preps(verb, verb, {"in", "for"})
                     for p in _pobjs(prep)
                     if p.lower_ in {"rent", "mortgage"}
-                    or (prep.lower_ == "for" and p.lemma_.lower() in HOME_NOUNS)
+                    or (prep.lower_ == "for" and (p.lemma_.lower() in HOME_NOUNS or _rooms_counted(p)))
                 ),
                 None,
             )

@@ -226,9 +226,22 @@ def _dropped_subject(verb: Token, ctx: _Ctx) -> list[str]:
     job = verb.lower_ == "got" and bool(jobs)
     # "Quit Deliveroo, starting at Octopus" (not "Quit smoking!": an imperative names no firm)
     quit = _quit_said_present(verb) and any(c.dep_ == "dobj" and c.pos_ == "PROPN" for c in verb.children)
+    # "Live in Cardiff, work in Newport", "Work for Leeds City Council": a base form that opens the
+    # line with a named place is a statement (no one is told to live in Cardiff)
+    stated = (
+        verb.lemma_ in {"live", "work"}
+        and verb.tag_ in {"VB", "VBP"}
+        and verb.i == verb.sent.start
+        and any(
+            p.pos_ == "PROPN"
+            for prep in verb.children
+            if prep.lower_ in {"in", "at", "for"}
+            for p in prep.children
+        )
+    )
     if (
         ctx.message.role != "user"
-        or (verb.tag_ not in {"VBD", "VBG", "VBN"} and not quit and not job)
+        or (verb.tag_ not in {"VBD", "VBG", "VBN"} and not quit and not job and not stated)
         or (verb.lemma_ in LIGHT_VERBS and not training and not home and not kin and not job)
     ):
         return []
