@@ -351,3 +351,20 @@ def test_a_persons_name_with_s_is_still_a_possessive(tier: SpacyTier) -> None:
     assert nlp is not None
     words = [t.text for t in nlp("Tom's dad has Parkinson's.")]
     assert words == ["Tom", "'s", "dad", "has", "Parkinson's", "."]
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("Type 1 diabetic here.", "type 1 diabetic"),  # introduced by the condition, as "Nurse here"
+        ("Autistic here, and proud.", "autistic"),
+        ("I'm type 1 diabetic.", "type 1 diabetic"),  # was "1 diabetic": "type" parsed apart
+    ],
+)
+def test_a_condition_one_introduces_oneself_by(tier: SpacyTier, text: str, condition: str) -> None:
+    assert ("Nia", "has-condition", condition) in facts(tier, text)
+
+
+@pytest.mark.parametrize("text", ["The diabetic here is my dad.", "My son is asthmatic here in the cold."])
+def test_a_condition_here_of_someone_else_is_not_the_speakers(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in facts(tier, text) if f[0] == "Nia" and f[1] == "has-condition"}

@@ -282,11 +282,31 @@ def _condition_state(tok: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
     while start > tok.left_edge.i and tok.doc[start - 1].dep_ not in {"det", "advmod", "punct", "cc"}:
         start -= 1  # "lactose", "type 2", "gluten": the words that say which
     doc = tok.doc
+    if start >= 1 and doc[start].like_num and doc[start - 1].lower_ == "type":
+        start -= 1  # "I'm type 1 diabetic": "type" parsed apart, an adjective of "'m"
     glued = start >= 2 and not doc[start - 2].whitespace_ and not doc[start - 1].whitespace_
     if glued and doc[start - 1].text == "-":
         start -= 2  # "pre-diabetic" parsed as three words side by side
     _emit(ctx, subject, "has-condition", tok.doc[start : tok.i + 1].text.lower(), 0.55, obj_tok=None)
     return True
+
+
+def _condition_here(sent: Span, ctx: _Ctx) -> None:
+    """'Type 1 diabetic here', 'Coeliac here, any tips?' -> has-condition: chat's way of introducing
+    oneself by a condition, as `work._job_here` by a job (the words from the line's opening or a comma;
+    no verb after "here": "diabetic here say ..." is a subject)."""
+    if ctx.message.role != "user":
+        return
+    for here in (t for t in sent if t.lower_ == "here" and t.i > sent.start):
+        doc, word = sent.doc, sent.doc[here.i - 1]
+        after = doc[here.i + 1] if here.i + 1 < sent.end else None
+        if word.lower_ not in CONDITION_ADJECTIVES or (after is not None and after.pos_ in {"VERB", "AUX"}):
+            continue
+        start = word.i
+        while start > sent.start and (doc[start - 1].like_num or doc[start - 1].lower_ == "type"):
+            start -= 1
+        if start == sent.start or doc[start - 1].text in {",", "and", "-", "("}:
+            _emit(ctx, ctx.me, "has-condition", doc[start : word.i + 1].text.lower(), 0.5, obj_tok=None)
 
 
 _FLARE_VERBS = frozenset({"flare", "play", "act", "kick"})  # "flaring up", "playing up", "acting up"

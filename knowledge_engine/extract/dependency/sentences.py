@@ -67,6 +67,7 @@ from knowledge_engine.extract.dependency.family import (
 from knowledge_engine.extract.dependency.grammar import _is_manager_noun, _is_question, _is_school, _used_to
 from knowledge_engine.extract.dependency.health import (
     _body_trouble,
+    _condition_here,
     _condition_news,
     _diagnosis_given,
     _dx_news,
@@ -299,6 +300,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _years_at(sent, before, ctx)
         _role_as_mine(sent, before, ctx)
         _job_here(sent, ctx)
+        _condition_here(sent, ctx)
         _made_permanent(sent, ctx)
         _signed_off_as(sent, before, ctx)
         _team_lead_named(sent, ctx)
