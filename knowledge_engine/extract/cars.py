@@ -186,10 +186,9 @@ class Cars:
             if span.text.casefold() in _WORD_NAMES and not _CAR_TALK.search(sent.doc.text):
                 continue
             head, dep = span.root.head, span.root.dep_
+            # "the Tata–Air India merger": a name that modifies a noun (but "Renault Clio owner here")
             owner = opens and dep == "compound" and head.lower_ == "owner"
-            if (
-                dep not in _ARGUMENTS and not owner
-            ):  # "the Tata–Air India merger": a name that modifies a noun
+            if dep not in _ARGUMENTS and not owner:
                 continue
             verb = head.head if dep == "pobj" else head
             if dep in {"dobj", "pobj"} and not _by_speaker(verb):  # "my friend drives the Golf"
@@ -313,7 +312,8 @@ class Cars:
         verb = span.root.head
         if span.root.dep_ != "dobj" or verb.lemma_ != "drive" or self.irrealis(verb):
             return False
-        return verb.i == sent.start and verb.tag_ in {"VB", "VBP"} and not _has_subject(verb)
+        subject = any(c.dep_ in {"nsubj", "nsubjpass"} for c in verb.children)
+        return verb.i == sent.start and verb.tag_ in {"VB", "VBP"} and not subject
 
     def _speakers_fact(self, verb: Token) -> bool:
         return not self.irrealis(verb) and _by_speaker(verb)
@@ -352,10 +352,6 @@ class Cars:
             and not any(c.dep_ == "aux" and c.lower_ == "did" for c in verb.children)  # "we did sell it"
             and _by_speaker(verb)
         )
-
-
-def _has_subject(verb: Token) -> bool:
-    return any(c.dep_ in {"nsubj", "nsubjpass"} for c in verb.children)
 
 
 def _opens_line(span: Span, sent: Span) -> bool:

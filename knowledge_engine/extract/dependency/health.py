@@ -292,7 +292,7 @@ def _condition_state(tok: Token, subject: str, past: bool, ctx: _Ctx) -> bool:
 
 
 def _condition_here(sent: Span, ctx: _Ctx) -> None:
-    """'Type 1 diabetic here', 'Coeliac here, any tips?' -> has-condition: chat's way of introducing
+    """'Type 1 diabetic here', 'Autistic here, and proud' -> has-condition: chat's way of introducing
     oneself by a condition, as `work._job_here` by a job (the words from the line's opening or a comma;
     no verb after "here": "diabetic here say ..." is a subject)."""
     if ctx.message.role != "user":

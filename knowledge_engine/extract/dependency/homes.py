@@ -940,8 +940,9 @@ def _origin_said(sent: Span, ctx: _Ctx) -> None:
     """is-from the place of an origin line, or of "originally from X" after the speaker's own clause
     ("living in Bristol now, originally from Belfast"; not "I met Tom, originally from Cork")."""
     for frm in (t for t in sent if t.lower_ == "from"):
-        originally = (
-            any(c.lower_ == "originally" for c in frm.children) or sent.doc[frm.i - 1].lower_ == "originally"
+        before = sent.doc[frm.i - 1] if frm.i > 0 else None
+        originally = any(c.lower_ == "originally" for c in frm.children) or (
+            before is not None and before.lower_ == "originally"
         )
         head = frm.head
         mine = head.i in ctx.dropped or any(

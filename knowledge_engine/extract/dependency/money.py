@@ -346,10 +346,9 @@ def _on_pay(sent: Span, ctx: _Ctx) -> None:
     end = ent.end if ent is not None else amount.i + 1
     after = [t.lower_ for t in sent.doc[end : end + 4]]
     value = _money_value(amount, ctx) or (amount.text if MONEY_SHORT.match(amount.text) else None)
-    unit = [
-        t.lower_ for t in sent.doc[amount.i + 1 : amount.i + 3]
-    ]  # the model may tag "12.50 an hour" a time
-    hourly = unit in (["an", "hour"], ["per", "hour"], ["an", "hr"], ["per", "hr"])
+    # the unit right after the number (the model may tag "12.50 an hour" a time, so not after `end`)
+    unit = tuple(t.lower_ for t in sent.doc[amount.i + 1 : amount.i + 3])
+    hourly = unit in {("an", "hour"), ("per", "hour"), ("an", "hr"), ("per", "hr")}
     if not value and hourly and re.fullmatch(r"\d{1,3}(?:\.\d{2})?", amount.text) and float(amount.text) >= 5:
         value = amount.text  # "On 12.50 an hour at the moment": an hourly wage needs no "£"
     if not value or not (_big_enough(value) or hourly) or (after and after[0] in _ON_NOT_PAY):

@@ -664,24 +664,19 @@ def _at_a_new_job(doc: Doc, ctx: _Ctx) -> None:
 
 def _last_day(sent: Span, ctx: _Ctx) -> None:
     """'My last day at Northwind was October 9', 'Friday was Tom's last day at the bank': the job
-    ended (worked-at, an ending; the sentence's date becomes its `valid_at`). "My last day at Primark
-    is Friday" is a plan: one works there until then (works-at)."""
+    ended (worked-at, an ending; the sentence's date becomes its `valid_at`). Only in the past:
+    'my last day is Friday' is a plan (the examples may read it as the job left, by_example.py)."""
     for day in (t for t in sent if t.lemma_ == "day" and any(c.lower_ == "last" for c in t.children)):
         be = day.head
         was = day.dep_ in {"nsubj", "attr"} and be.lemma_ == "be" and be.tag_ == "VBD"
         had = day.dep_ == "dobj" and be.lemma_ == "have" and (be.tag_ == "VBD" or _perfect(be))
-        still = (
-            day.dep_ in {"nsubj", "attr"} and be.lemma_ == "be" and be.tag_ == "VBZ" and not _is_irrealis(be)
-        )
-        if not (was or had or still) or (had and not _by_me(be, ctx)):  # "Just had my last day at Boots"
+        if not (was or had) or (had and not _by_me(be, ctx)):  # "Just had my last day at Boots"
             continue
         owner_tok = next((c for c in day.children if c.dep_ == "poss"), None)
         owner = _owner(owner_tok, ctx, day) if owner_tok is not None else None
         for pobj in (p for prep in _preps(day, be, {"at", "with"}) for p in _pobjs(prep)):
             name = _name_of(pobj, ctx, with_of=True)
-            if owner and name and still:
-                _emit(ctx, owner, "works-at", name, 0.55, obj_tok=None, obj_type="organization")
-            elif owner and name:
+            if owner and name:
                 _emit(ctx, owner, "worked-at", name, 0.6, obj_tok=None, obj_type="organization", ends=True)
 
 
