@@ -73,6 +73,8 @@ def test_im_reads_as_i_am(tier: SpacyTier, text: str, fact: tuple[str, str, str]
         ("Hannah's mum is a nurse.", "Hannah's mum is a nurse."),
         ("Dan's wedding was lovely.", "Dan's wedding was lovely."),
         ("It's a nurse. Let's go.", "It's a nurse. Let's go."),
+        ("My title's Senior Analyst now.", "My title is Senior Analyst now."),  # a title after "my title"
+        ("my job's pension is rubbish", "my job's pension is rubbish"),
     ],
 )
 def test_a_names_s_that_means_is_or_has_is_written_out(text: str, said: str) -> None:
@@ -89,6 +91,7 @@ def test_a_names_s_that_means_is_or_has_is_written_out(text: str, said: str) -> 
         ("My partner's called Sam, she works for the BBC.", ("Rafa", "has-partner", "Sam")),
         ("Rent's £1,200 now, ugh.", ("Rafa", "has-rent", "£1,200")),
         ("Leo's starting school at St Mark's in September.", ("Leo", "attends", "St Mark's")),  # not "Leo is"
+        ("My role's Head of Data.", ("Rafa", "has-role", "Head of Data")),
     ],
 )
 def test_a_names_news_said_with_s_is_read(tier: SpacyTier, text: str, fact: tuple[str, str, str]) -> None:
@@ -249,7 +252,6 @@ def test_chat_short_words_and_dropped_gs_read_as_the_words_they_stand_for() -> N
     # a real word ending in "in" keeps its own reading
     assert nlp("my cousin robin is back again").text == "my cousin robin is back again"
     assert all(t.norm_ == t.lower_ for t in nlp("my cousin robin is back again"))
-
 
 
 def test_chats_rn_is_now_and_ends_the_thing_named(tier: SpacyTier) -> None:

@@ -60,6 +60,7 @@ _RELATION_NOUNS = (
     | CAR_NOUNS  # "my car's a Kia Ceed"
 )
 _PAY_NOUNS = frozenset(PAY_WORDS)  # "Rent's £1,200 now", "my salary's 40k"
+_JOB_WORDS = _words("title job role position")  # "My title's Senior Analyst now"
 _NAMED = _words("called named")
 # Words before a name whose "'s" is the name's own: "at McDonald's", "to St Anne's", "of Lloyd's".
 _NAME_LEADS = _words("at in to from for with by near of into st st. saint the")
@@ -125,6 +126,12 @@ def _verb(owner: str | None, noun: str, first: str, second: str) -> str | None:
     if owner is not None and owner.lower() == "the":  # "The cat's called Tinkerbell"
         return "is" if low in PET_NOUNS and word in _NAMED else None
     if owner is not None:
+        if (
+            low in _JOB_WORDS
+            and owner.lower() in {"my", "our"}
+            and (first[:1].isupper() or word in {"a", "an"})
+        ):
+            return "is"  # "My title's Senior Analyst now", "my job's a nightmare" (not "my job's pension")
         if low not in _RELATION_NOUNS:
             return None
         if low in RELATION_PREDICATES and first[:1].isupper() and word in names():
