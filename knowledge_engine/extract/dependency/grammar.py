@@ -119,6 +119,14 @@ def _has_subject(verb: Token) -> bool:
     return verb.pos_ in {"VERB", "AUX"} and any(c.dep_ in {"nsubj", "nsubjpass"} for c in verb.children)
 
 
+def _before_here(sent: Span) -> list[Token]:
+    """The word before each "here" that introduces the speaker ("Nurse here", "Type 1 diabetic here"):
+    not the sentence's first word, and no verb after it ("doctor here say ..." is a subject)."""
+    doc = sent.doc
+    heres = (t for t in sent if t.lower_ == "here" and t.i > sent.start)
+    return [doc[h.i - 1] for h in heres if h.i + 1 >= sent.end or doc[h.i + 1].pos_ not in {"VERB", "AUX"}]
+
+
 def _is_question(sent: Span) -> bool:
     """Questions assert nothing: trailing '?', a leading wh-word, or aux-subject inversion."""
     words = [t for t in sent if not t.is_punct]

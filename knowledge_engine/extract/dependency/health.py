@@ -12,6 +12,7 @@ from knowledge_engine.extract.dependency.context import _Ctx, _emit
 from knowledge_engine.extract.dependency.grammar import (
     _asserted_clause,
     _bare_or_mine,
+    _before_here,
     _clinician_subject,
     _has_particle,
     _is_irrealis,
@@ -297,11 +298,8 @@ def _condition_here(sent: Span, ctx: _Ctx) -> None:
     no verb after "here": "diabetic here say ..." is a subject)."""
     if ctx.message.role != "user":
         return
-    for here in (t for t in sent if t.lower_ == "here" and t.i > sent.start):
-        doc, word = sent.doc, sent.doc[here.i - 1]
-        after = doc[here.i + 1] if here.i + 1 < sent.end else None
-        if word.lower_ not in CONDITION_ADJECTIVES or (after is not None and after.pos_ in {"VERB", "AUX"}):
-            continue
+    doc = sent.doc
+    for word in (w for w in _before_here(sent) if w.lower_ in CONDITION_ADJECTIVES):
         start = word.i
         while start > sent.start and (doc[start - 1].like_num or doc[start - 1].lower_ == "type"):
             start -= 1

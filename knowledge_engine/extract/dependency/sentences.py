@@ -148,13 +148,13 @@ from knowledge_engine.extract.dependency.nouns import (
     _is_date,
     _is_job,
     _is_kin,
-    _is_title_word,
     _money_value,
     _relation_predicate,
 )
 from knowledge_engine.extract.dependency.offers import _made_me_redundant, _offer_signed, _offers
 from knowledge_engine.extract.dependency.work import (
     _appositive_job,
+    _as_title_after,
     _being_a,
     _employer_of_role,
     _firm_called_job,
@@ -414,28 +414,10 @@ def _still_at(sent: Span, ctx: _Ctx) -> None:
             continue
         if prep == "at" and _employer_named(tok, name, ctx):
             _emit(ctx, ctx.me, _workplace_pred(name, False), name, 0.5, obj_tok=None, obj_type="organization")
-            if title := _as_title(tok):  # "Currently at Google as a PM"
-                _emit(ctx, ctx.me, "has-role", title, 0.5, obj_tok=None)
+            if tok.i + 1 < sent.end and sent.doc[tok.i + 1].lower_ == "as":  # "Currently at Google as a PM"
+                _as_title_after(tok, ctx.me, ctx)
         elif prep == "in" and _place_named(tok, name, ctx):
             _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
-
-
-def _as_title(name: Token) -> str | None:
-    """The title after "as (a)" that follows an employer's name in the same clause: "at Google as a PM"."""
-    doc, sent = name.doc, name.sent
-    after = list(doc[name.i + 1 : sent.end])
-    if not after or after[0].lower_ != "as":
-        return None
-    words = []
-    for tok in after[1:]:
-        if tok.is_punct:
-            break
-        if tok.dep_ != "det":
-            words.append(tok)
-    titled = 0 < len(words) <= 4 and _is_title_word(words[-1])
-    if titled and all(t.pos_ in {"NOUN", "PROPN", "ADJ"} for t in words):
-        return " ".join(t.text for t in words)
-    return None
 
 
 def _school_after(noun: Token) -> bool:

@@ -11,6 +11,7 @@ from knowledge_engine.extract import places
 from knowledge_engine.extract.dependency.context import _UNIT_HEADS, _Ctx, _emit
 from knowledge_engine.extract.dependency.grammar import (
     _bare_years,
+    _before_here,
     _intensified,
     _is_be,
     _is_irrealis,
@@ -340,10 +341,7 @@ def _job_here(sent: Span, ctx: _Ctx) -> None:
     subject)."""
     if ctx.message.role != "user":
         return
-    for here in (t for t in sent if t.lower_ == "here" and t.i > sent.start):
-        job, after = sent.doc[here.i - 1], sent.doc[here.i + 1] if here.i + 1 < sent.end else None
-        if not _is_job(job) or (after is not None and after.pos_ in {"VERB", "AUX"}):
-            continue  # "also doctor here say i have celiac": the subject of what a doctor says
+    for job in (w for w in _before_here(sent) if _is_job(w)):  # not "also doctor here say i have celiac"
         start = job.i
         while start > sent.start and sent.doc[start - 1].pos_ in {"NOUN", "ADJ", "PROPN", "VERB"}:
             start -= 1  # "part time pharmacist", "Retired teacher", "Software engineer"
