@@ -617,3 +617,34 @@ def test_an_amount_is_no_kind_of_thing(tier: SpacyTier) -> None:
 @pytest.mark.parametrize("text", ["On 2 an hour lol", "Still on 20mg.", "On 3 a day now."])
 def test_a_small_number_an_hour_or_a_dose_is_no_pay(tier: SpacyTier, text: str) -> None:
     assert not {p for p, _ in pay(tier, text)} & {"has-salary", "has-take-home-pay"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'm on about forty one thousand as a quantity surveyor", ("has-salary", "forty one thousand")),
+        ("Now on twenty eight grand a year.", ("has-salary", "twenty eight grand")),  # tagged a date
+        ("I'm on sixty five K at the moment", ("has-salary", "sixty five K")),
+        ("My salary is 6 lakh.", ("has-salary", "6 lakh")),  # India's hundred thousand
+        ("My boss is Dave and my salary is 40k", ("has-salary", "40k")),  # "my salary" parsed Dave's conjunct
+        ("The flat is tiny but our rent is only £850", ("has-rent", "£850")),
+        ("Started as a data analyst at Fenwick, on £44,000.", ("has-salary", "£44,000")),  # the new job's pay
+        ("I've joined Monzo as a designer, on about £50k", ("has-salary", "£50k")),
+    ],
+)
+def test_pay_said_aloud_or_after_another_clause(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If my salary is 40k how much tax do I pay?",
+        "Is my salary of 40k fair?",
+        "I'm on thirty thousand steps a day now",
+        "I'm on forty thousand followers",
+        "My sister's salary is 40k",
+    ],
+)
+def test_pay_supposed_asked_or_no_money_is_no_salary(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in pay(tier, text) if f[0] in {"has-salary", "has-rent"}}

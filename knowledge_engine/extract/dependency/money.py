@@ -25,7 +25,14 @@ from knowledge_engine.extract.dependency.names import (
     _no_one_elses,
     _owner,
 )
-from knowledge_engine.extract.dependency.nouns import _amount, _big_enough, _is_date, _money_value, _preps
+from knowledge_engine.extract.dependency.nouns import (
+    _amount,
+    _big_enough,
+    _is_date,
+    _money_value,
+    _preps,
+    _thousands_of,
+)
 from knowledge_engine.extract.dependency.offers import _ARROWS, _PAY_NEWS, _counter_offer
 from knowledge_engine.extract.dependency.work import _paid_at, _start_role
 from knowledge_engine.extract.lexicon import (
@@ -35,6 +42,7 @@ from knowledge_engine.extract.lexicon import (
     CURRENCY_WORDS,
     FIRST_PERSON,
     FIRST_PERSON_POSS,
+    FRAGMENT_GLUE,
     FRAGMENT_IRREALIS,
     HOME_NOUNS,
     JOB_NOUNS,
@@ -71,6 +79,8 @@ def _start_pay(sent: Span, before: int, ctx: _Ctx) -> None:
         return
     cut = max((k for k, t in enumerate(words) if t.text in {",", ";", ":", "-", "–"}), default=None)
     tail = words if alone else words[cut + 1 :] if cut is not None else []
+    while tail and (tail[0].lower_ == "on" or tail[0].lower_ in APPROXIMATORS):
+        tail = tail[1:]  # "started as a learning designer at Coursefield, on about £44,000"
     if tail and tail[0].is_currency:
         tail = tail[1:]  # "£34,000": the sign is its own token
     if _start_role(tail, before, ctx):
@@ -328,6 +338,38 @@ _ON_PAY_OPENERS = frozenset(
 _ON_NOT_PAY = frozenset({"mg", "ml", "followers", "steps", "miles", "km", "calories", "views", "subscribers"})
 
 
+_MY = frozenset({"my", "our"})
+_COSTS = frozenset({"rent", "mortgage"})
+
+
+def _my_pay_is(sent: Span, ctx: _Ctx) -> None:
+    """'My boss is Dave and my salary is 40k', 'I'm a tester, my pay is now £2,100': the speaker's pay
+    or rent said to be an amount, read from the words when the parse hung "my salary" on another
+    clause (a well-parsed "My salary is 40k" is `_possessive_copular`'s); not in a question or a
+    supposition."""
+    if _is_question(sent) or any(t.lower_ in FRAGMENT_IRREALIS for t in sent):
+        return
+    words = [t for t in sent if not t.is_space]
+    for k in range(len(words) - 3):
+        owner, noun, be = words[k : k + 3]
+        if owner.lower_ not in _MY or be.lower_ not in {"is", "'s", "’s"}:
+            continue
+        if noun.lower_ not in SALARY_NOUNS and noun.lower_ not in _COSTS:
+            continue
+        j = k + 3
+        while j < len(words) and (words[j].lower_ in FRAGMENT_GLUE or words[j].is_currency):
+            j += 1
+        if j >= len(words):
+            return
+        amount = _thousands_of(words[j])
+        bare = amount.like_num or MONEY_SHORT.match(amount.text)
+        value = _money_value(amount, ctx) or (_amount(amount) if bare else None)
+        pred = "has-rent" if noun.lower_ in _COSTS else "has-salary"
+        said = any(f.predicate == pred and f.subject == ctx.me for f in ctx.out)
+        if value and _big_enough(value) and not said:
+            _emit(ctx, ctx.me, pred, value, 0.5, obj_tok=None)
+
+
 def _on_pay(sent: Span, ctx: _Ctx) -> None:
     """'Currently on 38k.', 'On 41k now which is nice': a line that opens with 'on' and an amount,
     its 'I'm' dropped, says the speaker's pay, as 'I'm on 38k' does (`_on_amount`)."""
@@ -342,6 +384,7 @@ def _on_pay(sent: Span, ctx: _Ctx) -> None:
     amount = toks[i + 1] if toks[i + 1].lower_ not in APPROXIMATORS else toks[min(i + 2, len(toks) - 1)]
     if amount.tag_ == "$" and amount.i + 1 < sent.end:  # "Now on £14.20 an hour": the number after "£"
         amount = sent.doc[amount.i + 1]
+    amount = _thousands_of(amount)  # "on twenty eight grand": the amount is "grand" with its number
     ent = ctx.ents.get(amount.i)
     end = ent.end if ent is not None else amount.i + 1
     after = [t.lower_ for t in sent.doc[end : end + 4]]

@@ -156,7 +156,10 @@ def _is_date(tok: Token, ctx: _Ctx) -> bool:
 
 
 def _big_enough(value: str) -> bool:
-    """An amount of pay or rent: 'k', or at least 100 ('salary 2 days late' is no salary)."""
+    """An amount of pay or rent: 'k', thousands ("forty one thousand"), or at least 100 ('salary 2 days
+    late' is no salary)."""
+    if re.search(r"\b(?:thousand|grand|lakhs?|crore)\b|\w\s+[kK]$", value):
+        return True
     digits = re.sub(r"[.,](\d{3})", r"\1", value)
     number = re.search(r"\d+", digits)
     if number is None:
@@ -296,12 +299,25 @@ def _number_word(tens: str, unit: str) -> int | None:
     return high + low
 
 
+# Words that make a number thousands of money when said aloud or typed so ("forty one thousand", "95
+# grand", "sixty five K", India's "6 lakh"), and how the number hangs under them
+_THOUSANDS = frozenset({"grand", "thousand", "k", "lakh", "lakhs", "crore"})
+_COUNTS = frozenset({"nummod", "quantmod", "compound"})
+
+
+def _thousands_of(tok: Token) -> Token:
+    """The word a number is thousands of ("grand" of "twenty eight grand"), or the number itself."""
+    while tok.like_num and tok.head.i > tok.i and (tok.head.like_num or tok.head.lower_ in _THOUSANDS):
+        tok = tok.head
+    return tok
+
+
 def _money_value(tok: Token, ctx: _Ctx) -> str | None:
     """'$85,000', 'about $70,000' -> '$70,000', '85k'; the sign the model leaves outside is kept."""
     doc = tok.doc
     ent = ctx.ents.get(tok.i)
-    nums = [c for c in tok.children if c.dep_ in {"nummod", "quantmod"} and c.like_num and c.i < tok.i]
-    if tok.lower_ == "grand" and nums:  # "95 grand", "forty two grand" (the model may call it a date)
+    nums = [c for c in tok.children if c.dep_ in _COUNTS and c.like_num and c.i < tok.i]
+    if tok.lower_ in _THOUSANDS and nums:  # "95 grand", "forty one thousand", "sixty five K" (said aloud)
         start = next(t.i for t in doc[nums[0].left_edge.i : tok.i] if t.like_num)  # not "about"
         return doc[start : tok.i + 1].text
     if ent is not None and ent.label_ == "MONEY":

@@ -107,6 +107,7 @@ from knowledge_engine.extract.dependency.lines import (
 from knowledge_engine.extract.dependency.money import (
     _amount_it,
     _monthly_rent,
+    _my_pay_is,
     _on_pay,
     _pay_arrow,
     _pay_cut_from,
@@ -237,6 +238,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _pay_cut_from(sent, ctx)
         _pay_marked(sent, ctx)
         _on_pay(sent, ctx)
+        _my_pay_is(sent, ctx)
         _take_home_said(sent, ctx)
         _last_day(sent, ctx)
         _working_there(sent, ctx)
