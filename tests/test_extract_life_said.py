@@ -503,3 +503,17 @@ def test_a_line_opening_live_or_work_with_a_named_place_is_the_speakers(
 
 def test_live_in_the_moment_is_no_home(tier: SpacyTier) -> None:
     assert not {f for f in facts(tier, "Live in the moment!") if f[1] == "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("hubby dan's bday tmrw, 33, ideas pls", (ME, "is-married-to", "Dan")),  # was "Dan's Bday Tmrw"
+        ("hubby dan's car broke down again", (ME, "is-married-to", "Dan")),
+    ],
+)
+def test_a_spouse_named_with_a_possessive_is_the_name_alone(
+    tier: SpacyTier, text: str, fact: tuple[str, str, str]
+) -> None:
+    assert fact in facts(tier, text)
+    assert not [f for f in facts(tier, text) if f[1] == "is-married-to" and "'s" in f[2]]

@@ -2200,3 +2200,33 @@ def test_employed_by_a_firm_the_model_tagged_a_person(tier: SpacyTier) -> None:
         tier, "I'm employed by Capita as a call handler.", "Lin"
     )
     assert not work(tier, "I was hired by Sarah Jones.")
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I drove for Stagecoach for ten years", ("worked-at", "Stagecoach")),  # tagged a person
+        (
+            "I finished my contract with the University of Leeds, now I'm a lecturer",
+            ("worked-at", "University of Leeds"),
+        ),
+        ("Just finished my placement at St Thomas's", ("worked-at", "St Thomas's")),
+        ("I ended my internship at Google", ("worked-at", "Google")),
+    ],
+)
+def test_a_firm_driven_for_or_a_term_served_out(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    assert fact in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I drive for Dave now",  # a person's driver
+        "Finally finished my contract with EE, going SIM only",  # a phone's contract
+        "I finished my job at Asda at 5 and went home",  # a day's work
+        "I need to finish my contract with Sky before I switch",
+    ],
+)
+def test_a_person_driven_for_or_a_phone_contract_is_no_past_job(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in work(tier, text) if f[0] == "worked-at"}
+    assert ("works-at", "Dave") not in work(tier, text)

@@ -598,6 +598,9 @@ def _bracketed_relation(noun: Token, ctx: _Ctx) -> None:
         _emit(ctx, ctx.me, _relation_predicate(noun), name, 0.6, obj_tok=None, obj_type=_kin_type(noun))
 
 
+_POSSESSIVE = re.compile(r"['’]s\b")
+
+
 def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
     """'my sister katrin': the parser makes the relation noun a compound of the name."""
     for noun in name_tok.children:
@@ -608,6 +611,8 @@ def _compound_relation(name_tok: Token, ctx: _Ctx) -> None:
         the = poss is None and (_the_spouse(noun, ctx) or _the_spouse(noun, ctx, name_tok))
         if (poss is not None or the) and noun.dep_ == "compound" and kin and _is_kin(noun):
             name = _name_of(name_tok, ctx, person=True)
+            if name and any(c.dep_ == "case" for c in name_tok.children):
+                name = _POSSESSIVE.split(name)[0].strip()  # "hubby dan's bday tmrw": Dan, not his birthday
             owner = _owner(poss, ctx, noun) if poss is not None else ctx.me
             if name and owner and owner != name and not name.lower().startswith(noun.lower_):
                 _emit(

@@ -1762,12 +1762,28 @@ def _a_firm_not_a_person(tok: Token, name: str, ctx: _Ctx) -> bool:
     return bool(name) and not first_name_led(re.sub(r"['’]s$", "", name)) and _employer_named(tok, name, ctx)
 
 
+_TERMS = frozenset({"contract", "placement", "internship", "apprenticeship", "secondment"})
+
+
+def _work_said(doc: Doc) -> bool:
+    """A message that speaks of work beside a contract: a title or a word of the job."""
+    return any(
+        t.lemma_.lower() in _WORK_TALK - {"contract", "offer", "pay"} or t.lower_ in JOB_TITLE_NOUNS
+        for t in doc
+    )
+
+
 def _quit_job(verb: Token, dobjs: list[Token], subject: str, past: bool, ctx: _Ctx) -> bool:
     """'I quit my job at Oracle' -> worked-at Oracle; 'I quit my job' ends the one current job;
     'I left Acme for Initech' (`_left_for`)."""
     found = False
-    if verb.lemma_ in {"quit", "leave", "lose"}:
-        for dobj in (d for d in dobjs if d.lemma_.lower() in JOB_NOUNS - {"offer"}):
+    ended = verb.lemma_ in {"quit", "leave", "lose"}
+    # "I finished my contract with the University of Leeds": a term served out (not "finished my job at 5")
+    served = verb.lemma_ in {"finish", "end", "complete"} and not _is_irrealis(verb)
+    if ended or served:
+        for dobj in (d for d in dobjs if d.lemma_.lower() in (JOB_NOUNS - {"offer"} if ended else _TERMS)):
+            if served and dobj.lower_ == "contract" and not _work_said(verb.doc):
+                continue  # "finished my contract with EE, going SIM only": a phone's contract
             pobjs = [p for prep in _preps(dobj, verb, {"at", "with"}) for p in _pobjs(prep)]
             if not pobjs and dobj.lower_ == "job" and any(c.dep_ in {"poss", "det"} for c in dobj.children):
                 # "I quit my job": the one current employer ends (store: GENERIC_VALUES)
@@ -1942,7 +1958,8 @@ def _works_for_org(verb: Token, dobjs: list[Token], subject: str, past: bool, ct
     for pobj in (p for prep in [*_preps(verb, verb, {"for"}), *driven] for p in _pobjs(prep)):
         ent = ctx.ents.get(pobj.i)
         name = _name_of(pobj, ctx)
-        if name and ((ent is not None and ent.label_ == "ORG") or _firm_like(pobj, ctx, placed=False)):
+        org = (ent is not None and ent.label_ == "ORG") or _firm_like(pobj, ctx, placed=False)
+        if name and (org or _a_firm_not_a_person(pobj, name, ctx)):  # "drove for Stagecoach" (a PERSON)
             pred = "worked-at" if past else "works-at"
             _emit(ctx, subject, pred, name, 0.55, obj_tok=None, obj_type="organization")
     return False
