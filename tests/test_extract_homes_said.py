@@ -958,3 +958,37 @@ def test_where_one_is_from_said_without_im(
 )
 def test_a_journey_a_date_or_anothers_origin_is_no_origin(tier: SpacyTier, text: str) -> None:
     assert not {p for p, _ in said_by(tier, text, "Ruairi")} & {"is-from", "lives-in"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I am a retired police sergeant living in Truro", ("lives-in", "Truro")),  # Truro tagged a firm
+        ("We're a family of four living in Swindon", ("lives-in", "Swindon")),
+        ("I'm a nurse who lives in Hull", ("lives-in", "Hull")),
+        ("I'm a 31-year-old quantity surveyor in Leeds earning £50k.", ("lives-in", "Leeds")),
+        ("I was a nurse living in Hull back then", ("lived-in", "Hull")),
+    ],
+)
+def test_the_home_of_the_one_the_speaker_says_they_are(
+    tier: SpacyTier, text: str, fact: tuple[str, str]
+) -> None:
+    assert fact in homes(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm a nurse in A&E",
+        "I'm a manager in Sales",
+        "I'm a big fan of pubs in Leeds",
+        "I'm a nurse hoping to live in Hull",
+    ],
+)
+def test_a_title_in_a_ward_or_a_team_is_no_home(tier: SpacyTier, text: str) -> None:
+    assert not homes(tier, text)
+
+
+def test_the_pay_of_the_one_the_speaker_says_they_are(tier: SpacyTier) -> None:
+    said = said_by(tier, "I'm a 31-year-old quantity surveyor in Leeds earning £50k.", "Eamon")
+    assert ("has-salary", "£50k") in said

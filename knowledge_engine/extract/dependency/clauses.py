@@ -59,6 +59,7 @@ from knowledge_engine.extract.dependency.homes import (
     _job_move,
     _lived_in,
     _lives_near,
+    _living_as,
     _moved,
     _origin_line,
     _place_named,
@@ -68,6 +69,7 @@ from knowledge_engine.extract.dependency.homes import (
     _visit_words,
 )
 from knowledge_engine.extract.dependency.money import (
+    _earning_as,
     _earns,
     _getting_a_rate,
     _home_costs,
@@ -828,6 +830,8 @@ def _copular(verb: Token, subj_tok: Token | None, subjects: list[str], past: boo
             elif child.dep_ in {"attr", "conj"}:
                 if not _condition_state(child, subject, past, ctx):
                     _attr_fact(child, subject, be, past, ctx)
+                    _living_as(child, subject, past, ctx)
+                    _earning_as(child, subject, past, ctx)
                 if child.pos_ == "PROPN" and subject == ctx.me and not past:
                     _introduced(child, ctx)
             elif (half := _split_lead(child)) is not None:

@@ -26,6 +26,7 @@ from knowledge_engine.extract.dependency.names import _by_me, _my_or_our, _name_
 from knowledge_engine.extract.dependency.nouns import (
     _amount,
     _is_date,
+    _is_job,
     _is_kin,
     _name_before_a_stay,
     _organisations,
@@ -587,6 +588,32 @@ def _place_named(tok: Token, name: str, ctx: _Ctx) -> bool:
     words = [tok, *(c for c in tok.children if c.dep_ == "compound" and c.pos_ == "PROPN")]
     tagged = any((ent := ctx.ents.get(t.i)) is not None and ent.label_ in {"GPE", "LOC"} for t in words)
     return tagged or places.fold(name) in places.places()
+
+
+def _living_as(attr: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'I am a retired police sergeant living in Truro', "we're a family of four living in Swindon",
+    "I'm a nurse who lives in Hull", "I'm a quantity surveyor in Leeds": where the one said to be
+    someone lives (a title "in" a named place too: where one lives and works; not "a nurse in A&E")."""
+    lived = [t for t in attr.subtree if t.lemma_ == "live" and t.pos_ == "VERB" and t.dep_ in _LIVING_DEPS]
+    homes = [
+        (p, False)
+        for v in lived
+        if not _is_irrealis(v)
+        for prep in _preps(v, v, {"in"})
+        for p in _pobjs(prep)
+    ]
+    if _is_job(attr):  # a title's "in" may be a ward or a team ("a nurse in A&E"): a town the gazetteer knows
+        homes += [(p, True) for prep in _preps(attr, attr, {"in"}) for p in _pobjs(prep) if p.pos_ == "PROPN"]
+    for place, known in homes:
+        name = _name_of(place, ctx)
+        if not name or _is_date(place, ctx):
+            continue
+        if places.fold(name) in places.places() if known else _place_named(place, name, ctx):
+            pred = "lived-in" if past else "lives-in"
+            _emit(ctx, subject, pred, name, 0.45, obj_tok=None, obj_type="location")
+
+
+_LIVING_DEPS = frozenset({"acl", "relcl", "pobj"})  # "a nurse living in", "who lives in", "of four living in"
 
 
 def _home_with(verb: Token, subject: str, past: bool, ctx: _Ctx) -> None:

@@ -943,6 +943,14 @@ def _side_income(verb: Token, money: Token) -> bool:
     return bool(words & _SIDE_INCOME) or from_a_side_line or doing  # "£200 a week from my Etsy shop"
 
 
+def _earning_as(attr: Token, subject: str, past: bool, ctx: _Ctx) -> None:
+    """'I'm a quantity surveyor in Leeds earning £50k': the pay the one said to be someone earns."""
+    for acl in (
+        c for c in attr.children if c.dep_ == "acl" and c.tag_ == "VBG" and c.lemma_ in {"earn", "make"}
+    ):
+        _earns(acl, [c for c in acl.children if c.dep_ == "dobj"], subject, past, ctx)
+
+
 _ROUGHLY = frozenset({"under", "over"})
 
 
