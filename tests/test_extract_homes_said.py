@@ -992,3 +992,19 @@ def test_a_title_in_a_ward_or_a_team_is_no_home(tier: SpacyTier, text: str) -> N
 def test_the_pay_of_the_one_the_speaker_says_they_are(tier: SpacyTier) -> None:
     said = said_by(tier, "I'm a 31-year-old quantity surveyor in Leeds earning £50k.", "Eamon")
     assert ("has-salary", "£50k") in said
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("It's about 40 mins from ours in Horsforth", "Horsforth"),  # British chat's "ours": our home
+        ("the kids are staying at ours in leeds", "Leeds"),
+    ],
+)
+def test_ours_in_a_place_is_the_home(tier: SpacyTier, text: str, place: str) -> None:
+    assert ("lives-in", place) in homes(tier, text)
+
+
+@pytest.mark.parametrize("text", ["the choice is ours in the end", "ours in March was cheaper"])
+def test_ours_in_no_place_is_no_home(tier: SpacyTier, text: str) -> None:
+    assert not homes(tier, text)

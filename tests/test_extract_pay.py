@@ -648,3 +648,8 @@ def test_pay_said_aloud_or_after_another_clause(tier: SpacyTier, text: str, fact
 )
 def test_pay_supposed_asked_or_no_money_is_no_salary(tier: SpacyTier, text: str) -> None:
     assert not {f for f in pay(tier, text) if f[0] in {"has-salary", "has-rent"}}
+
+
+@pytest.mark.parametrize(("text", "salary"), [("I earn like 45k", "45k"), ("On like 40k now", "40k")])
+def test_pay_said_with_a_filler_before_it(tier: SpacyTier, text: str, salary: str) -> None:
+    assert ("has-salary", salary) in pay(tier, text)

@@ -2230,3 +2230,16 @@ def test_a_firm_driven_for_or_a_term_served_out(tier: SpacyTier, text: str, fact
 def test_a_person_driven_for_or_a_phone_contract_is_no_past_job(tier: SpacyTier, text: str) -> None:
     assert not {f for f in work(tier, text) if f[0] == "worked-at"}
     assert ("works-at", "Dave") not in work(tier, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("The new manager will be Linh", ("has-manager", "Linh")),  # a manager set to come
+        ("The new manager will be announced soon", None),
+        ("new mgr would be linh", None),  # an offer's manager: only a maybe
+    ],
+)
+def test_a_manager_set_to_come(tier: SpacyTier, text: str, fact: tuple[str, str] | None) -> None:
+    managers = {f for f in said_by(tier, text, "Lin") if f[0] == "has-manager"}
+    assert managers == ({fact} if fact else set())

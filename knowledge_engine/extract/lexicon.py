@@ -907,7 +907,10 @@ JOB_TITLE_NOUNS = TITLE_HEADS | _words(
 # Endings that make any noun an occupation: a paediatrician, a cardiologist, a videographer, a
 # psychiatrist (not "-ist" alone: a perfectionist, an optimist).
 JOB_SUFFIXES = ("ician", "ologist", "ographer", "iatrist", "ometrist")
-APPROXIMATORS = {"about", "around", "roughly", "approximately", "approx", "approx.", "circa", "~", "some"}
+APPROXIMATORS = {
+    *("about", "around", "roughly", "approximately", "approx", "approx.", "circa", "~", "some"),
+    *("abt", "like"),  # chat's "im on abt 52k", "I earn like 45k"
+}
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve"
 _TEENS = "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
 NUMBER_WORDS = {w: i for i, w in enumerate(f"{_UNITS} {_TEENS}".split(" "))}

@@ -306,6 +306,19 @@ def _place_based(sent: Span, ctx: _Ctx) -> None:
             _emit(ctx, ctx.me, "is-based-in", name, 0.55, obj_tok=None, obj_type="location")
 
 
+def _ours_in(sent: Span, ctx: _Ctx) -> None:
+    """'about 40 mins from ours in Horsforth', 'come round to ours in Hove': British chat's "ours" is
+    the speaker's home, and the place after its "in" is where they live."""
+    if ctx.message.role != "user":
+        return
+    doc = sent.doc
+    for tok in (t for t in sent if t.lower_ == "ours" and t.i + 2 < sent.end and doc[t.i + 1].lower_ == "in"):
+        place = doc[tok.i + 2]
+        name = _name_of(place, ctx) if place.pos_ == "PROPN" else _lowercase_place(place, ctx)
+        if name and not _is_date(place, ctx) and _place_named(place, name, ctx):
+            _emit(ctx, ctx.me, "lives-in", name, 0.5, obj_tok=None, obj_type="location")
+
+
 def _commute_from(sent: Span, ctx: _Ctx) -> None:
     """'the commute from Chippenham', 'my commute from York is killing me', 'I commute from Newport'
     -> lives-in: one commutes from home. Only a place ("the commute from work" names none), not

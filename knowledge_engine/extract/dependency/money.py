@@ -364,7 +364,13 @@ def _my_pay_is(sent: Span, ctx: _Ctx) -> None:
         amount = _thousands_of(words[j])
         bare = amount.like_num or MONEY_SHORT.match(amount.text)
         value = _money_value(amount, ctx) or (_amount(amount) if bare else None)
-        pred = "has-rent" if noun.lower_ in _COSTS else "has-salary"
+        pred = (
+            "has-rent"
+            if noun.lower_ in _COSTS
+            else TAKE_HOME
+            if noun.lower_ in TAKE_HOME_NOUNS
+            else "has-salary"
+        )
         said = any(f.predicate == pred and f.subject == ctx.me for f in ctx.out)
         if value and _big_enough(value) and not said:
             _emit(ctx, ctx.me, pred, value, 0.5, obj_tok=None)

@@ -88,6 +88,7 @@ from knowledge_engine.extract.dependency.homes import (
     _living_there,
     _moved_here,
     _origin_said,
+    _ours_in,
     _place_based,
     _place_named,
     _since_moving,
@@ -290,6 +291,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         _home_of_mine(sent, first, ctx)  # after the clauses: "moved into our flat in X" is read there
         _commute_from(sent, ctx)
         _place_based(sent, ctx)
+        _ours_in(sent, ctx)
         _origin_said(sent, ctx)
         _in_an_org(sent, before, ctx)
         _job_of_mine(sent, before, ctx)
@@ -373,7 +375,9 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
     if key == "job" and words[i + 1].lower_ == "title":
         key, i = "title", i + 1
     j = i + 1
-    while j < len(words) and (words[j].lower_ in FRAGMENT_GLUE or words[j].text in {":", "-", "–", "—", "="}):
+    # "The new manager will be Linh": a manager set to come is the manager (not "would be": a maybe)
+    glue = FRAGMENT_GLUE | ({"will", "'ll", "be"} if _is_manager_noun(words[i]) else set())
+    while j < len(words) and (words[j].lower_ in glue or words[j].text in {":", "-", "–", "—", "="}):
         j += 1
     if j >= len(words) or (j == i + 1 and key in FRAGMENT_JOB_KEYS and words[j].pos_ == "VERB"):
         return
@@ -390,7 +394,9 @@ def _fragments(sent: Span, ctx: _Ctx) -> None:
         _car_note(words[j:], past, ctx)
     elif _is_manager_noun(words[i]) and j > i + 1 and words[i + 1].lower_ != "of":  # not "manager of Arsenal"
         # "new manager: kavya reddy", "boss - Dana Ortiz"
-        name = _name_run(words[j:]) or _lowercase_name_run(words[j])
+        # "manager will be ruan du plessis": the copula's rule keeps a lower-case name's particles
+        to_come = any(w.lower_ in {"will", "'ll"} for w in words[i + 1 : j])
+        name = _name_run(words[j:]) or (None if to_come else _lowercase_name_run(words[j]))
         if name:
             _emit(ctx, ctx.me, "has-manager", _person_cased(name), 0.55, obj_tok=None, obj_type="person")
     elif j > i + 1 and words[j - 1].text in {":", "-", "–", "—"} and _kin_or_pet_key(words[i]):
