@@ -401,24 +401,14 @@ class SpacyTier:
 
     def _from_doc(self, doc: Doc, message: Message, said: Doc | None = None) -> Extraction:
         """Mentions from the text as written; facts from `said` (its "'s" written out) when given."""
-        money_entities(doc)
-        bracketed_entities(doc)
-        aged_entities(doc)
-        timed_entities(doc)
-        clause_entities(doc)
-        untagged_firms(doc)
+        repair_entities(doc)
         mentions = entity_mentions(doc)
         facts: list[FactCandidate] = []
         if self.config.facts:
             try:
                 if said is not None:
                     _same_entities(said, doc)
-                    money_entities(said)
-                    bracketed_entities(said)
-                    aged_entities(said)
-                    timed_entities(said)
-                    clause_entities(said)
-                    untagged_firms(said)
+                    repair_entities(said)
                 facts = list(dependency.extract_triples(said or doc, message, keep_pronouns=True))
             except Exception as exc:
                 counters.inc("extract.spacy.facts_failed")
@@ -673,6 +663,21 @@ def _people_named(msg: Message, ex: Extraction) -> list[str]:
     return [folded[d] for d in distinct]
 
 
+def repair_entities(doc: Doc) -> None:
+    """The model's entities mended where it ran them into what follows a name (each step's why is
+    its own), in the order they build on: money, brackets, ages, counts of days, clauses, then the
+    firms it left untagged."""
+    for step in (
+        money_entities,
+        bracketed_entities,
+        aged_entities,
+        timed_entities,
+        clause_entities,
+        untagged_firms,
+    ):
+        step(doc)
+
+
 def money_entities(doc: Doc) -> None:
     """Make the amounts the regex tier reads as money MONEY entities of the doc, over whatever the
     small model made of them ("62k euro" a place, "AED 11,500" a product, "R62k" nothing), so the
@@ -706,26 +711,36 @@ def _thousands_alone(ent: Span) -> bool:
     return not any(t.dep_ in {"compound", "nummod", "amod"} and t.head.i > t.i for t in ent)
 
 
+def _reshaped(doc: Doc, counter: str, fix: Callable[[Span], Span | None]) -> None:
+    """Each entity through `fix` (the entity itself when it stands, None when it goes, or a new span
+    in its place); counted and set on the doc only when one changed."""
+    spans, changed = [], False
+    for e in doc.ents:
+        new = fix(e)
+        changed = changed or new is not e
+        if new is not None:
+            spans.append(new)
+    if changed:
+        counters.inc(counter)
+        doc.ents = spans
+
+
 def bracketed_entities(doc: Doc) -> None:
     """An entity the model ran into an opening bracket ("Leo (4) started nursery": "Leo (4", an
     organisation) ends before it; a name with a child's age in brackets after it is a person."""
     from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
 
-    spans, changed = [], False
-    for e in doc.ents:
+    def fix(e: Span) -> Span | None:
         opened = (t.i for t in e if t.text == "(" and not any(u.text == ")" for u in doc[t.i : e.end]))
         cut = next(opened, None)
         if cut is None:
-            spans.append(e)
-            continue
-        changed = True
+            return e
         if cut == e.start:
-            continue
+            return None
         aged = cut + 2 < len(doc) and doc[cut + 1].like_num and doc[cut + 2].text == ")"
-        spans.append(SpanOf(doc, e.start, cut, label="PERSON" if aged else e.label_))
-    if changed:
-        counters.inc("extract.spacy.bracket_entities")
-        doc.ents = spans
+        return SpanOf(doc, e.start, cut, label="PERSON" if aged else e.label_)
+
+    _reshaped(doc, "extract.spacy.bracket_entities", fix)
 
 
 def aged_entities(doc: Doc) -> None:
@@ -734,18 +749,14 @@ def aged_entities(doc: Doc) -> None:
     first name)."""
     from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
 
-    spans, changed = [], False
-    for e in doc.ents:
+    def fix(e: Span) -> Span | None:
         last, before = e[-1], e[-2] if len(e) > 1 else None
         aged = last.text.isdigit() and 0 < int(last.text) <= MAX_CHILD_AGE
         if before is None or not aged or not before.is_title or before.lower_ not in truecase.names():
-            spans.append(e)
-            continue
-        changed = True
-        spans.append(SpanOf(doc, e.start, e.end - 1, label="PERSON"))
-    if changed:
-        counters.inc("extract.spacy.aged_entities")
-        doc.ents = spans
+            return e
+        return SpanOf(doc, e.start, e.end - 1, label="PERSON")
+
+    _reshaped(doc, "extract.spacy.aged_entities", fix)
 
 
 # "3 days a week", "two nights per week": a count of these after a name is how often, no part of the name
@@ -761,18 +772,15 @@ def timed_entities(doc: Doc) -> None:
     `untagged_firms`)."""
     from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
 
-    spans, changed = [], False
-    for e in doc.ents:
+    def fix(e: Span) -> Span | None:
         cut = next((t.i for t in e[1:] if t.like_num and _counts_time(t)), None)
         if cut is None:
-            spans.append(e)
-            continue
-        changed = True
-        if e.label_ not in _TIME_LABELS:  # "Barclays three days": the date was the count's, not the name's
-            spans.append(SpanOf(doc, e.start, cut, label=e.label_))
-    if changed:
-        counters.inc("extract.spacy.timed_entities")
-        doc.ents = spans
+            return e
+        if e.label_ in _TIME_LABELS:  # "Barclays three days": the date was the count's, not the name's
+            return None
+        return SpanOf(doc, e.start, cut, label=e.label_)
+
+    _reshaped(doc, "extract.spacy.timed_entities", fix)
 
 
 def _counts_time(number: Token) -> bool:
@@ -791,18 +799,12 @@ def clause_entities(doc: Doc) -> None:
     art, may hold one)."""
     from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
 
-    spans, changed = [], False
-    for e in doc.ents:
+    def fix(e: Span) -> Span | None:
         inner = list(e[1:-1]) if e.label_ != "WORK_OF_ART" else []
         verbs = [t.i for t in inner if t.is_lower and (t.tag_ in _FINITE or t.lower_ in _MOTION)]
-        if not verbs:
-            spans.append(e)
-            continue
-        changed = True
-        spans.append(SpanOf(doc, verbs[-1] + 1, e.end, label=e.label_))
-    if changed:
-        counters.inc("extract.spacy.clause_entities")
-        doc.ents = spans
+        return SpanOf(doc, verbs[-1] + 1, e.end, label=e.label_) if verbs else e
+
+    _reshaped(doc, "extract.spacy.clause_entities", fix)
 
 
 def untagged_firms(doc: Doc) -> None:
