@@ -340,13 +340,14 @@ _ON_NOT_PAY = frozenset({"mg", "ml", "followers", "steps", "miles", "km", "calor
 
 _MY = frozenset({"my", "our"})
 _COSTS = frozenset({"rent", "mortgage"})
+_PAY_KINDS = {**dict.fromkeys(_COSTS, "has-rent"), **dict.fromkeys(TAKE_HOME_NOUNS, TAKE_HOME)}  # else salary
 
 
 def _my_pay_is(sent: Span, ctx: _Ctx) -> None:
     """'My boss is Dave and my salary is 40k', 'I'm a tester, my pay is now £2,100': the speaker's pay
-    or rent said to be an amount, read from the words when the parse hung "my salary" on another
-    clause (a well-parsed "My salary is 40k" is `_possessive_copular`'s); not in a question or a
-    supposition."""
+    or rent said to be an amount, read from the words, for when the parse hung "my salary" on another
+    clause (on a well-parsed line `_possessive_copular` gives the same fact: one is kept); a paycheck
+    is take-home pay, as that rule reads it. Not in a question or a supposition."""
     if _is_question(sent) or any(t.lower_ in FRAGMENT_IRREALIS for t in sent):
         return
     words = [t for t in sent if not t.is_space]
@@ -364,13 +365,7 @@ def _my_pay_is(sent: Span, ctx: _Ctx) -> None:
         amount = _thousands_of(words[j])
         bare = amount.like_num or MONEY_SHORT.match(amount.text)
         value = _money_value(amount, ctx) or (_amount(amount) if bare else None)
-        pred = (
-            "has-rent"
-            if noun.lower_ in _COSTS
-            else TAKE_HOME
-            if noun.lower_ in TAKE_HOME_NOUNS
-            else "has-salary"
-        )
+        pred = _PAY_KINDS.get(noun.lower_, "has-salary")
         said = any(f.predicate == pred and f.subject == ctx.me for f in ctx.out)
         if value and _big_enough(value) and not said:
             _emit(ctx, ctx.me, pred, value, 0.5, obj_tok=None)
