@@ -653,3 +653,19 @@ def test_pay_supposed_asked_or_no_money_is_no_salary(tier: SpacyTier, text: str)
 @pytest.mark.parametrize(("text", "salary"), [("I earn like 45k", "45k"), ("On like 40k now", "40k")])
 def test_pay_said_with_a_filler_before_it(tier: SpacyTier, text: str, salary: str) -> None:
     assert ("has-salary", salary) in pay(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My friend Sofia joined Brightwater. She's nervous about the pay cut, from €72k to €65k.",
+        "his salary went from 40k to 45k",
+        "Tom got a raise, from 30k to 34k",
+    ],
+)
+def test_another_persons_change_of_pay_is_not_the_speakers(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in pay(tier, text) if f[0] in {"has-salary", "earned"}}
+
+
+def test_the_speakers_change_of_pay_said_with_my(tier: SpacyTier) -> None:
+    assert {("has-salary", "45k"), ("earned", "40k")} <= pay(tier, "my salary went from 40k to 45k")

@@ -753,6 +753,8 @@ def _pay_arrow(sent: Span, ctx: _Ctx) -> None:
     rent = bool(words & {"rent", "mortgage"})  # "rent 1,200 → 1,350": the rent now
     if not (rent or words & (SALARY_NOUNS | _PAY_NEWS)) or words & FRAGMENT_IRREALIS or _is_question(sent):
         return
+    if _anothers_change(sent):
+        return
     pred, before_pred = ("has-rent", "had-rent") if rent else ("has-salary", "earned")
     dashed = (t for t in sent if t.text == ">" and t.i > 0 and doc[t.i - 1].text == "-")  # "52k -> 58k"
     pairs = [
@@ -770,6 +772,22 @@ def _pay_arrow(sent: Span, ctx: _Ctx) -> None:
             if before_pred:
                 _emit(ctx, ctx.me, before_pred, old, 0.5, obj_tok=None)
             return
+
+
+def _anothers_change(sent: Span) -> bool:
+    """ "She's nervous about the pay cut, from €72k to €65k", "his salary went from 40k to 45k": a
+    change of someone else's pay or rent, by its owner or by the line's subject, with no "I" or "we"
+    of the speaker in it ("they" may be the landlord or the firm: "They put the rent up ...")."""
+    if any(t.lower_ in SPEAKER_SUBJECTS | FIRST_PERSON_POSS | {"our", "us", "me"} for t in sent):
+        return False
+    owned = any(
+        c.dep_ == "poss" for t in sent if t.lemma_.lower() in SALARY_NOUNS | _COSTS for c in t.children
+    )
+    others = any(
+        t.dep_ in {"nsubj", "nsubjpass"} and (t.lower_ in {"he", "she"} or t.ent_type_ == "PERSON")
+        for t in sent
+    )
+    return owned or others
 
 
 def _before_arrow(arrow: Token) -> Token:
