@@ -780,9 +780,7 @@ def _anothers_change(sent: Span) -> bool:
     of the speaker in it ("they" may be the landlord or the firm: "They put the rent up ...")."""
     if any(t.lower_ in SPEAKER_SUBJECTS | FIRST_PERSON_POSS | {"our", "us", "me"} for t in sent):
         return False
-    owned = any(
-        c.dep_ == "poss" for t in sent if t.lemma_.lower() in SALARY_NOUNS | _COSTS for c in t.children
-    )
+    owned = any(not _no_one_elses(t) for t in sent if t.lemma_.lower() in SALARY_NOUNS | _COSTS)
     others = any(
         t.dep_ in {"nsubj", "nsubjpass"} and (t.lower_ in {"he", "she"} or t.ent_type_ == "PERSON")
         for t in sent
