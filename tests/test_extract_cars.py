@@ -287,3 +287,52 @@ def test_a_sport_a_question_or_a_car_run_before_is_no_car_now(tier: SpacyTier, t
 def test_an_owner_of_a_named_thing_here_has_no_job(tier: SpacyTier) -> None:
     extraction = spoken(tier, "Renault Clio owner here.", "Maya")
     assert not [f for f in extraction.facts if f.predicate == "has-role"]
+
+
+def facts_of(tier: SpacyTier, text: str) -> set[tuple[str, str]]:
+    return {(f.predicate, f.object) for f in spoken(tier, text, "Ana").facts if f.subject == "Ana"}
+
+
+@pytest.mark.parametrize(
+    ("text", "car"),
+    [
+        ("Someone wrote off my Yaris on the roundabout, insurance paid out.", "Yaris"),
+        ("A van totalled our Qashqai outside the school.", "Qashqai"),
+        ("Handed back the leased BMW 3 Series on Friday.", "BMW 3 Series"),
+        ("I gave the Golf back to my mum, she needs it more.", "Golf"),
+        ("Finally said goodbye to the Zafira, 180k miles on it.", "Zafira"),  # was has-car Zafira
+        ("the Leaf went back at the end of the lease.", "Leaf"),
+        ("The old Civic went to the scrappers on Monday.", "Civic"),
+        ("Part-exed the Focus for a Skoda Kamiq.", "Focus"),
+    ],
+)
+def test_a_car_written_off_handed_back_or_scrapped_is_one_the_speaker_had(
+    tier: SpacyTier, text: str, car: str
+) -> None:
+    said = facts_of(tier, text)
+    assert ("had-car", car) in said
+    assert ("has-car", car) not in said
+
+
+def test_the_car_a_part_exchange_got_is_the_speakers_now(tier: SpacyTier) -> None:
+    said = facts_of(tier, "We part-exchanged our Octavia for a new Kodiaq last month.")
+    assert {("had-car", "Octavia"), ("has-car", "Kodiaq")} <= said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My brother wrote off his Clio.",  # another's car
+        "The Corsa went back to the garage for new brakes.",  # back for repairs, still the speaker's
+        "We might hand back the leased BMW 3 Series early.",  # only weighed
+    ],
+)
+def test_a_car_another_lost_or_one_away_for_repairs_is_not_gone(tier: SpacyTier, text: str) -> None:
+    assert not {f for f in facts_of(tier, text) if f[0] == "had-car"}
+
+
+def test_at_last_or_at_least_names_nothing(tier: SpacyTier) -> None:
+    # "Got rid of the old Astra at last" gave a fact "was-rid-at last"
+    said = facts_of(tier, "Got rid of the old Astra at last.")
+    assert ("had-car", "Astra") in said
+    assert not {o for _, o in said if o in {"last", "least"}}

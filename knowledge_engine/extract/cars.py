@@ -204,7 +204,7 @@ class Cars:
         if self.lost and spans:
             self.lost = False
             return spans[:1]
-        traded = self._traded_in(sent, spans) or self._got_rid_of(sent, spans)
+        traded = self._traded_in(sent, spans) or self._got_rid_of(sent, spans) or self._given_up(sent, spans)
         if traded:
             return traded
         for verb in (t for t in sent if t.lemma_ in _GONE_VERBS and t.tag_ in _PAST_TAGS):
@@ -246,6 +246,18 @@ class Cars:
             given = [p for c in rid.children if c.lower_ == "of" for p in c.children if p.dep_ == "pobj"]
             named = [s for s in spans if any(s.start <= g.i < s.end for g in given)]
             if named:
+                return named[:1]
+        return []
+
+    def _given_up(self, sent: Span, spans: list[Span]) -> list[Span]:
+        """'Someone wrote off my Yaris', 'handed back the leased BMW', 'said goodbye to the Zafira',
+        'part-exed the Focus for a Kamiq', 'the Leaf went back', 'the Civic went to the scrapyard': the
+        speaker's car gone by a deed done to it (by the speaker, or by anyone to "my"/"our" car)."""
+        for verb in (t for t in sent if t.tag_ in _PAST_TAGS and not self.irrealis(t)):
+            given = _given(verb)
+            named = [s for s in spans if any(s.start <= g.i < s.end for g in given) and _own_thing(s.root)]
+            mine = any(c.dep_ == "poss" and c.lower_ in _OWNERS for s in named for c in s.root.children)
+            if named and (mine or _by_speaker(verb) or verb.lemma_ == "go"):
                 return named[:1]
         return []
 
@@ -325,7 +337,11 @@ class Cars:
         if span.root.dep_ != "pobj" or prep.lower_ not in {"for", "with"}:
             return False
         verb = prep.head.head if prep.head.dep_ in {"prt", "prep"} else prep.head  # "traded ... in for"
-        swap = verb.lemma_ == "replace" if prep.lower_ == "with" else verb.lemma_ in _SWAP_VERBS
+        swap = (
+            verb.lemma_ == "replace"
+            if prep.lower_ == "with"
+            else verb.lemma_ in _SWAP_VERBS or _part_exchanged(verb)
+        )
         return swap and verb.tag_ in _PAST_TAGS and not self.irrealis(verb) and _by_speaker(verb)
 
     def _is_my_car(self, span: Span) -> bool:
@@ -352,6 +368,38 @@ class Cars:
             and not any(c.dep_ == "aux" and c.lower_ == "did" for c in verb.children)  # "we did sell it"
             and _by_speaker(verb)
         )
+
+
+def _given(verb: Token) -> list[Token]:
+    """What a past verb gives up, if it is a car's end: the object of a wreck, theft or scrapping
+    ("wrote off my Yaris", "stole our Golf"), of a lease handed or given back, of a part exchange, of a
+    goodbye said to it; or the subject that went back or to the scrapyard."""
+    parts = {c.lower_ for c in verb.children if c.dep_ in {"prt", "advmod"}}
+    dobjs = [c for c in verb.children if c.dep_ == "dobj"]
+    if verb.lemma_ in _GONE_VERBS - {"write"} or (verb.lemma_ == "write" and "off" in parts):
+        return dobjs
+    if verb.lemma_ in {"hand", "give"} and "back" in parts:
+        return dobjs
+    if _part_exchanged(verb):
+        return dobjs
+    if verb.lemma_ in {"say", "wave", "bid"} and any(c.lower_ in _FAREWELLS for c in dobjs):
+        return [p for c in verb.children if c.lower_ == "to" for p in c.children if p.dep_ == "pobj"]
+    if verb.lemma_ == "go":
+        tos = [c for t in (verb, *verb.children) for c in t.children if c.lower_ == "to"]  # "went back to"
+        places = {p.lower_ for c in tos for p in c.children if p.dep_ == "pobj"}
+        if places & _SCRAP_PLACES or ("back" in parts and not places):
+            return [c for c in verb.children if c.dep_ == "nsubj"]
+    return []
+
+
+def _part_exchanged(verb: Token) -> bool:
+    """'part-exed', 'part-exchanged': the parse splits the word at its hyphen."""
+    doc = verb.doc
+    return verb.i >= 2 and doc[verb.i - 1].text == "-" and doc[verb.i - 2].lower_ == "part"
+
+
+_FAREWELLS = frozenset({"goodbye", "bye", "farewell"})
+_SCRAP_PLACES = frozenset({"scrapyard", "scrapheap", "scrappers", "scrapper", "scrap", "breakers", "crusher"})
 
 
 def _opens_line(span: Span, sent: Span) -> bool:

@@ -354,8 +354,17 @@ def _is_school(name: str) -> bool:
 def _pobjs(prep: Token) -> list[Token]:
     """The objects of a preposition; a word the tokenizer split at a hyphen ("at the Co-op": "Co", "-",
     "op", each parsed an object) is one object, its first part (names widen over the hyphen)."""
-    objs = [c for c in prep.children if c.dep_ == "pobj"]
+    objs = [c for c in prep.children if c.dep_ == "pobj" and not _idiom(prep, c)]
     return [c for c in objs if not any(o.i < c.i <= _hyphen_glued(o.doc, o.i, o.i)[1] for o in objs)]
+
+
+# "at last", "at least", "at first", "at all", "at once", "at most", "at best": a phrase, not a place
+_AT_IDIOMS = frozenset({"last", "least", "first", "all", "once", "most", "best"})
+
+
+def _idiom(prep: Token, pobj: Token) -> bool:
+    """'Got rid of the Astra at last': the object of "at" in a set phrase names nothing."""
+    return prep.lower_ == "at" and pobj.lower_ in _AT_IDIOMS and not any(pobj.children)
 
 
 def _hyphen_glued(doc: Doc, start: int, end: int) -> tuple[int, int]:
