@@ -129,3 +129,13 @@ def test_a_first_name_and_its_age_make_a_person_not_an_organisation(tier: SpacyT
     assert not [m for m in ex.mentions if m.value.endswith(("7", "4"))]
     (car,) = tier.extract([Message(id="c", text="I drive a Mazda 3 now.", role="user", speaker="Jordan")])
     assert ("Mazda 3", "product") in {(m.value, m.type) for m in car.mentions}  # no first name: kept
+
+
+def test_a_name_the_model_ran_a_kin_word_into_is_the_person(tier: SpacyTier) -> None:
+    # the small model tags "My niece Ella" one organisation: the niece was stored as "My niece Ella"
+    text = "My niece Ella is 5 today."
+    (ex,) = tier.extract([Message(id="m", text=text, role="user", speaker="Jordan")])
+    assert ("Ella", "person") in {(m.value, m.type) for m in ex.mentions}
+    facts = said_by(tier, text, "Jordan")
+    assert ("has-niece", "Ella") in facts
+    assert not {o for _, o in facts if o.startswith("My")}

@@ -32,7 +32,7 @@ from knowledge_engine.extract import (
 from knowledge_engine.extract.answers import SessionAnswers
 from knowledge_engine.extract.firms import unknown_firm
 from knowledge_engine.extract.kids import MAX_CHILD_AGE
-from knowledge_engine.extract.kin import KinNames, kin_genders, owner
+from knowledge_engine.extract.kin import KIN_WORDS, KinNames, kin_genders, owner
 from knowledge_engine.extract.nlp import (
     LABEL_TYPES,
     exclude_for,
@@ -665,12 +665,13 @@ def _people_named(msg: Message, ex: Extraction) -> list[str]:
 
 def repair_entities(doc: Doc) -> None:
     """The model's entities mended where it ran them into what follows a name (each step's why is
-    its own), in the order they build on: money, brackets, ages, counts of days, clauses, then the
+    its own), in the order they build on: money, brackets, ages, kin words, counts of days, clauses, then the
     firms it left untagged."""
     for step in (
         money_entities,
         bracketed_entities,
         aged_entities,
+        kin_led_entities,
         timed_entities,
         clause_entities,
         untagged_firms,
@@ -757,6 +758,20 @@ def aged_entities(doc: Doc) -> None:
         return SpanOf(doc, e.start, e.end - 1, label="PERSON")
 
     _reshaped(doc, "extract.spacy.aged_entities", fix)
+
+
+def kin_led_entities(doc: Doc) -> None:
+    """An entity the model began at "my"/"our" and a kin word ("My niece Ella": an organisation) is the
+    name after them, a person: the kin word says who they are, no firm is called "my niece"."""
+    from spacy.tokens import Span as SpanOf  # spaCy is loaded: there is a parse
+
+    def fix(e: Span) -> Span | None:
+        led = len(e) > 2 and e[0].lower_ in {"my", "our"} and e[1].lower_ in KIN_WORDS
+        if not led or not all(t.is_title for t in e[2:]):
+            return e
+        return SpanOf(doc, e.start + 2, e.end, label="PERSON")
+
+    _reshaped(doc, "extract.spacy.kin_led_entities", fix)
 
 
 # "3 days a week", "two nights per week": a count of these after a name is how often, no part of the name
