@@ -34,6 +34,7 @@ def _session(tier: SpacyTier, *texts: str) -> list[set[tuple[str, str, str]]]:
         ("Ella turns 8 next week and wants a unicorn cake", "Ella"),
         # a name no list of first names holds, which the model tags a person
         ("Wanjiru turned 9 on Sunday.", "Wanjiru"),
+        ("Leo's four now and obsessed with dinosaurs.", "Leo"),  # the age in words
     ],
 )
 def test_a_person_with_a_school_or_a_childs_age_is_the_speakers_child(
@@ -50,6 +51,7 @@ def test_a_person_with_a_school_or_a_childs_age_is_the_speakers_child(
         "Biscuit turned 4 yesterday, can't believe it",  # an age alone: a pet's as well as a child's
         "Max turned 4 yesterday, we got him a new chew toy from the vet",  # a first name, an animal's things
         "Acme is 5 years old this month, they threw a party",  # no first name
+        "Tom turned forty on Saturday, we had a party at the pub",  # an adult's age in words
         "she has a son too, Jaylen, he's 10 and in year 5",  # her son
         "his pal Ryan goes to Thornwood Primary too",  # a friend of someone's
         "Ryan, Leo's best friend, goes to Thornwood Primary too",

@@ -264,3 +264,19 @@ def test_a_pet_named_after_it_was_got_or_before_our_animal(tier: SpacyTier, text
 )
 def test_an_animal_anothers_or_a_name_supposed_or_a_persons_is_no_pet(tier: SpacyTier, text: str) -> None:
     assert pets(tier, text) == set()
+
+
+def test_a_breed_the_model_took_for_a_name_still_names_our_dog(tier: SpacyTier) -> None:
+    # "Shepherd" is tagged a proper noun: "Rex" was read as a child by his age instead
+    text = "Rex, our German Shepherd, turns 9 next week."
+    assert ("has-dog", "Rex") in pets(tier, text)
+    assert not [f for f in spoken(tier, text, "Eamon").facts if f.predicate == "has-child"]
+
+
+def test_one_name_after_a_pet_got_for_the_kids_is_no_child(tier: SpacyTier) -> None:
+    said = spoken(tier, "we got a hamster for the kids, Nibbles", "Eamon").facts
+    facts = {(f.predicate, f.object) for f in said}
+    assert ("has-child", "Nibbles") not in facts
+    # two names listed after the kids are the kids, pet or not
+    listed = spoken(tier, "We bought a puppy for the kids, Mia and Sam, for Christmas.", "Eamon").facts
+    assert {("has-child", "Mia"), ("has-child", "Sam")} <= {(f.predicate, f.object) for f in listed}

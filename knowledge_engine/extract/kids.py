@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
-from knowledge_engine.extract.lexicon import OTHER_POSSESSIVES, SPEAKER_SUBJECTS
+from knowledge_engine.extract.lexicon import NUMBER_WORDS, OTHER_POSSESSIVES, SPEAKER_SUBJECTS
 
 KID_WORDS = frozenset({"kids", "children", "boys", "girls", "kiddos", "twins"})
 _OWN = frozenset({"my", "our", "the"})
@@ -57,7 +57,9 @@ def _parent_of(tok: Token) -> bool:
 
 
 def child_age(age: str) -> bool:
-    return age.isdigit() and int(age) <= MAX_CHILD_AGE
+    """A child's age in years, in figures or in words ("Leo's four now")."""
+    years = int(age) if age.isdigit() else NUMBER_WORDS.get(age.casefold())
+    return years is not None and years <= MAX_CHILD_AGE
 
 
 def possessive_ages(doc: Doc) -> list[tuple[Token, str]]:

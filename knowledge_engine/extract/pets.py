@@ -41,13 +41,18 @@ def pets_in(sent: Span, name_of: Name) -> list[tuple[str, str]]:
     ways = (_name_beside,) if others else (*_WAYS, _name_beside)
     found: list[tuple[str, str]] = []
     for tok in sent:
-        kind = animal(tok) if tok.pos_ in {"NOUN", "ADJ"} else None  # the model tags "kitten" ADJ
+        kind = animal(tok) if tok.pos_ in {"NOUN", "ADJ"} or _our_breed(tok) else None  # "kitten" ADJ
         if kind is None:
             continue
         pair = next((p for way in ways if (p := way(tok, kind, name_of))), None)
         if pair:
             found.append(pair)
     return found
+
+
+def _our_breed(tok: Token) -> bool:
+    """'Rex, our German Shepherd': a breed the model took for a name, owned by "my"/"our"."""
+    return tok.pos_ == "PROPN" and any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in tok.children)
 
 
 def _name_beside(noun: Token, kind: str, name_of: Name) -> tuple[str, str] | None:

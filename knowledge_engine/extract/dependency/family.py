@@ -72,6 +72,7 @@ from knowledge_engine.extract.lexicon import (
     WORK_NOUNS,
 )
 from knowledge_engine.extract.nlp import listed, word_index
+from knowledge_engine.extract.pets import animal
 from knowledge_engine.extract.places import big_place
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.predicates import PROSPECTIVE_MANAGER
@@ -480,10 +481,19 @@ def _kids_listed(tok: Token, ctx: _Ctx) -> None:
     if first is None and tok.i + 2 < len(doc) and doc[tok.i + 1].text == ",":
         after = doc[tok.i + 2]  # the parse may hang the names on the verb instead
         first = after if after.pos_ == "PROPN" and after.ent_type_ == "PERSON" else None
+    if first is not None and not _conjuncts(first) and _pet_for_the_kids(tok):
+        return  # "we got a hamster for the kids, Nibbles": the one name is the animal's
     for kid in [first, *_conjuncts(first)] if first is not None else []:
         name = _name_of(kid, ctx, person=True) if kid.pos_ == "PROPN" else None
         if name:
             _emit(ctx, ctx.me, "has-child", name, 0.55, obj_tok=None, obj_type="person")
+
+
+def _pet_for_the_kids(kids: Token) -> bool:
+    """'a hamster for the kids': an animal got for the kids before the word for them."""
+    before = kids.doc[kids.sent.start : kids.i]
+    for_them = kids.dep_ == "pobj" and kids.head.lower_ == "for"
+    return for_them and any(animal(t) for t in before if t.pos_ in {"NOUN", "ADJ"})
 
 
 def _workplace_of_relation(noun: Token, ctx: _Ctx) -> None:
