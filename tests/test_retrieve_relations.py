@@ -309,6 +309,10 @@ def test_a_home_in_a_district_is_current_beside_the_city_said_later(tmp_path: An
     ("Do I still live in Leeds?", ["home"], True, [], ""),
     ("Who supervised my PhD?", ["manager", "school"], True, [], "weak"),  # a past verb after "who"
     ("Who managed me at Tesco?", ["manager"], True, [], "weak"),
+    # chat's short forms of the person asked about
+    ("who was my mgr before linh", ["manager"], True, ["manager"], "strong"),
+    ("where does my bf work now?", ["employer", "partner"], True, ["partner"], ""),
+    ("how old are my kiddos", ["children", "birthday"], True, ["children"], ""),
 ])
 def test_relation_words_subjects_and_tense_of_a_question(
     question: str, families: list[str], first_person: bool, via: list[str], past: str

@@ -84,11 +84,12 @@ def _f(
     return Family(name, words, predicates, single, person, weak, vocab)
 
 
-_PARTNER = r"husband|wife|partner|spouse|girlfriend|boyfriend|fianc[eé]e?|hubby"
-_KIDS = r"sons?|daughters?|kids?|child|children|bab(?:y|ies)|toddlers?|stepsons?|stepdaughters?"
+# chat's short forms too ("where does my bf work?", "who was my mgr before Linh?")
+_PARTNER = r"husband|wife|partner|spouse|girlfriend|boyfriend|fianc[eé]e?|hubby|hubs|wifey|missus|bf|gf"
+_KIDS = r"sons?|daughters?|kids?|kiddos?|child|children|bab(?:y|ies)|toddlers?|stepsons?|stepdaughters?"
 _MANAGER = (
-    r"manager|boss|supervisor|line manager|team lead|team leader|head of (?:department|dept)|hod|gaffer|"
-    r"foreman"
+    r"manager|mgr|mngr|boss|supervisor|line manager|team lead|team leader|head of (?:department|dept)|hod|"
+    r"gaffer|foreman"
 )
 _RELATIVES = {
     "sister": r"sisters?|sis", "brother": r"brothers?", "mother": r"mother|mom|mum|mommy|mummy",
