@@ -108,6 +108,8 @@ def test_date_negative(text: str) -> None:
         ("18 LPA CTC", "18 LPA"),
         ("I earn Rs 45,000 a month", "Rs 45,000"),
         ("rent is ₱18,000", "₱18,000"),
+        ("My salary is ₹18 lakh.", "₹18 lakh"),  # a sign and India's hundred thousand: one amount
+        ("a flat for Rs 1.2 crore", "Rs 1.2 crore"),
     ],
 )
 def test_money_positive(text: str, value: str) -> None:

@@ -926,7 +926,9 @@ WH_TAGS = {"WP", "WRB", "WDT", "WP$"}
 
 
 # A fact value: letters, digits and the punctuation of names, emails, URLs and amounts.
-CLEAN_VALUE = re.compile(r"^[\w€$£¥][\w .,'’&@/:+%€$£¥-]*$")
+# every currency sign: "₹32,000", "₦450k", "₱25,000" were dropped as debris beside "$", "£", "€", "¥"
+_CURRENCY_SIGNS = "$¢£¤¥฿₠-₿﷼"
+CLEAN_VALUE = re.compile(rf"^[\w{_CURRENCY_SIGNS}][\w .,'’&@/:+%{_CURRENCY_SIGNS}-]*$")
 MAX_VALUE_WORDS = 8
 # Subject of a he/she the message cannot resolve (see extract_triples' keep_pronouns).
 PRONOUN = "__pronoun__"  # an unresolved he/she; "__pronoun__:f" / ":m" carry which one

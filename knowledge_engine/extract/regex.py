@@ -59,7 +59,10 @@ _CODES = (
 CURRENCY_CODES = frozenset(_CODES.split("|"))  # "EUR 1,680": a unit, never a name
 _SYMS = r"US\$|A\$|C\$|NZ\$|HK\$|R\$|Rs\.?|[$€£¥₹₩₽₺₪₫฿₱₦₴₵]"
 _NUM = r"(?>\d{1,3}(?:[,.'\u00a0\u202f ]\d{3})++(?:[.,]\d{1,2})?|\d++(?:[.,]\d{1,2})?)(?![\d])"
-_MULT = r"(?:[ \t]?(?:k|K|m|M|bn|mn|Mio|Mrd|thousand|million|billion|trillion)(?![A-Za-z]))?"
+# India's lakh and crore multiply as a thousand does ("₹18 lakh", "Rs 1.2 crore": one amount)
+_MULT = (
+    r"(?:[ \t]?(?:k|K|m|M|bn|mn|Mio|Mrd|thousand|million|billion|trillion|lakhs?|crores?|LPA)(?![A-Za-z]))?"
+)
 _WORDCUR = (
     r"dollars?|euros?|pounds?|bucks|yen|yuan|francs?|rupees?|cents?|pence|quid"
     r"|reais|rand|dirhams?|pesos?|naira|shillings?|ringgit|baht|rupiah|z[łl]oty|lakhs?|crores?|LPA"
