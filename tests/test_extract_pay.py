@@ -637,6 +637,28 @@ def test_pay_said_aloud_or_after_another_clause(tier: SpacyTier, text: str, fact
 
 
 @pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        # a value with a currency sign other than $/€/£/¥ was dropped as parse debris
+        ("My rent in Koramangala is ₹32,000.", ("has-rent", "₹32,000")),
+        ("I earn ₦450,000 a month.", ("has-salary", "₦450,000")),
+        ("Rent is ₱25,000.", ("has-rent", "₱25,000")),
+        ("My salary is ₹18 lakh.", ("has-salary", "₹18 lakh")),
+        # the pay noun and its "is" parted by a place, in a line the parse hung on its vocative
+        ("Yaar, my rent in Koramangala is ₹32,000.", ("has-rent", "₹32,000")),
+        ("Mate, my salary at Tesco is £24k.", ("has-salary", "£24k")),  # was has-salary "Mate"
+        ("Yaar, my salary at Infosys is 9 lakh.", ("has-salary", "9 lakh")),
+    ],
+)
+def test_pay_in_any_currency_sign_or_of_a_place(tier: SpacyTier, text: str, fact: tuple[str, str]) -> None:
+    said = spoken(tier, text, "Ro").facts
+    assert fact in {(f.predicate, f.object) for f in said if f.subject == "Ro"}
+    # the vocative is neither the pay nor a person whose title is the amount
+    assert not [f for f in said if f.predicate in {"has-salary", "has-rent"} and f.object in {"Mate", "Yaar"}]
+    assert not [f for f in said if f.predicate in {"is-a", "has-role"}]
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "If my salary is 40k how much tax do I pay?",
@@ -669,3 +691,11 @@ def test_another_persons_change_of_pay_is_not_the_speakers(tier: SpacyTier, text
 
 def test_the_speakers_change_of_pay_said_with_my(tier: SpacyTier) -> None:
     assert {("has-salary", "45k"), ("earned", "40k")} <= pay(tier, "my salary went from 40k to 45k")
+
+
+def test_an_amount_is_nobodys_title_home_or_origin(tier: SpacyTier) -> None:
+    # "from €72k to €65k" after "She's nervous" was read as where Sofia is from
+    text = "My friend Sofia joined Brightwater. She's nervous about the pay cut, from €72k to €65k."
+    facts = spoken(tier, text, "Ro").facts
+    assert ("Sofia", "works-at", "Brightwater") in {(f.subject, f.predicate, f.object) for f in facts}
+    assert not [f for f in facts if f.predicate == "is-from" or f.predicate.startswith(("is-a", "has-role"))]

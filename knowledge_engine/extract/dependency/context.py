@@ -28,6 +28,7 @@ from knowledge_engine.extract.lexicon import (
     VALUE_PREDICATES,
 )
 from knowledge_engine.extract.nlp import LABEL_TYPES
+from knowledge_engine.extract.regex import MONEY
 from knowledge_engine.model.extraction import FactCandidate
 from knowledge_engine.model.predicates import store_families
 from knowledge_engine.model.records import EntityType, Message
@@ -85,6 +86,8 @@ def _emit(
     boss = obj.startswith(PRONOUN) and predicate in MANAGER_PREDICATES  # "she's my boss": who, the tier says
     if subject.lower() == obj.lower() or not predicate or not (boss or _clean(obj)):
         return
+    if _amount_for_a_name(predicate, obj):
+        return
     if not (unresolved or _clean(subject)):
         return
     if predicate in PERSON_SUBJECT_PREDICATES and (predicate != "is-aged" or subj_type):
@@ -106,6 +109,17 @@ def _emit(
             ends=ends,
         )
     )
+
+
+_TITLES = frozenset({"is-a", "is-an", "has-role"})
+_NAMED_TYPES = frozenset({"person", "location", "organization"})
+
+
+def _amount_for_a_name(predicate: str, obj: str) -> bool:
+    """An amount where a title, person, place or firm belongs: "Yaar, my salary is 9 lakh" (the vocative
+    made it Yaar's title), "... the pay cut, from €72k to €65k" (is-from €72k)."""
+    typed = predicate in _TITLES or PREDICATE_OBJECT_TYPES.get(predicate) in _NAMED_TYPES
+    return typed and MONEY.fullmatch(obj) is not None
 
 
 # A ward, unit or department someone works in is part of their employer: it neither is one nor ends one.

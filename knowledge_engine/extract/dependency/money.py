@@ -352,12 +352,13 @@ def _my_pay_is(sent: Span, ctx: _Ctx) -> None:
         return
     words = [t for t in sent if not t.is_space]
     for k in range(len(words) - 3):
-        owner, noun, be = words[k : k + 3]
-        if owner.lower_ not in _MY or be.lower_ not in {"is", "'s", "’s"}:
+        owner, noun = words[k : k + 2]
+        if owner.lower_ not in _MY or (noun.lower_ not in SALARY_NOUNS and noun.lower_ not in _COSTS):
             continue
-        if noun.lower_ not in SALARY_NOUNS and noun.lower_ not in _COSTS:
+        be = _be_after(words, k + 2)
+        if be is None:
             continue
-        j = k + 3
+        j = be + 1
         while j < len(words) and (words[j].lower_ in FRAGMENT_GLUE or words[j].is_currency):
             j += 1
         if j >= len(words):
@@ -369,6 +370,21 @@ def _my_pay_is(sent: Span, ctx: _Ctx) -> None:
         said = any(f.predicate == pred and f.subject == ctx.me for f in ctx.out)
         if value and _big_enough(value) and not said:
             _emit(ctx, ctx.me, pred, value, 0.5, obj_tok=None)
+
+
+def _be_after(words: list[Token], i: int) -> int | None:
+    """The index of the "is" at `i`, or after a short place or time phrase ("Yaar, my rent in
+    Koramangala is ...": the parse hung the line on the vocative), or None."""
+    j = i
+    if j < len(words) and words[j].lower_ in _PAY_PLACE_PREPS:
+        j += 1
+        while j < min(i + 5, len(words)) and not words[j].is_punct and words[j].lower_ not in _BE:
+            j += 1
+    return j if j < len(words) and words[j].lower_ in _BE else None
+
+
+_BE = frozenset({"is", "'s", "’s"})
+_PAY_PLACE_PREPS = frozenset({"in", "at", "for", "on"})
 
 
 def _on_pay(sent: Span, ctx: _Ctx) -> None:

@@ -492,6 +492,8 @@ def _possessive_relation(noun: Token, name: str, ctx: _Ctx) -> None:
     poss = next((c for c in noun.children if c.dep_ == "poss"), None)
     if noun.like_num or (poss is None and not _the_spouse(noun, ctx)):  # "Maddie's 8": an age (kids.py)
         return
+    if noun.lemma_.lower() in VALUE_NOUNS and not any(ch.isdigit() for ch in name):
+        return  # "Mate, my salary at Tesco is £24k": the parse made the vocative the salary's name
     owner = _owner(poss, ctx, noun) if poss is not None else ctx.me
     if noun.text.islower() and name.startswith(noun.text + " "):
         name = name[len(noun.text) + 1 :]  # "our pup Ziggy" tagged one person: the name is Ziggy
