@@ -1008,3 +1008,10 @@ def test_ours_in_a_place_is_the_home(tier: SpacyTier, text: str, place: str) -> 
 @pytest.mark.parametrize("text", ["the choice is ours in the end", "ours in March was cheaper"])
 def test_ours_in_no_place_is_no_home(tier: SpacyTier, text: str) -> None:
     assert not homes(tier, text)
+
+
+def test_from_one_place_to_another_is_a_change_not_an_origin(tier: SpacyTier) -> None:
+    facts = spoken(tier, "Tom is nervous about the move, from Leeds to York.", "Eamon").facts
+    assert not [f for f in facts if f.predicate == "is-from"]  # was "Tom is-from Leeds"
+    # an origin with an infinitive after it is still one
+    assert ("is-from", "Leeds") in said_by(tier, "I'm from Leeds to be honest.", "Eamon")

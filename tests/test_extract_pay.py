@@ -699,3 +699,11 @@ def test_an_amount_is_nobodys_title_home_or_origin(tier: SpacyTier) -> None:
     facts = spoken(tier, text, "Ro").facts
     assert ("Sofia", "works-at", "Brightwater") in {(f.subject, f.predicate, f.object) for f in facts}
     assert not [f for f in facts if f.predicate == "is-from" or f.predicate.startswith(("is-a", "has-role"))]
+
+
+def test_a_change_of_pay_in_a_line_about_a_named_person_is_theirs(tier: SpacyTier) -> None:
+    # "Sofia" is tagged a common noun: the speaker got has-salary €65k
+    assert not pay(tier, "Sofia is worried, the pay is going from €72k to €65k.")
+    # who reports a change is not whose it is; a rent is the household's
+    assert ("has-salary", "50k") in pay(tier, "Tom says the pay is going up to 50k.")
+    assert ("has-rent", "£950") in pay(tier, "Tom says the rent is going up to £950.")

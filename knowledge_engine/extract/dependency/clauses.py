@@ -988,6 +988,8 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     """'is from Porto' always; 'is in/at X' only for named places and organisations."""
     if _role_took(prep) or _team_at(prep, subject, be, ctx):
         return  # "I am a paralegal at Hogan Lovells.": works-at, from the role
+    if prep.lower_ == "from" and _from_to(prep):
+        return  # "Tom is nervous about the move, from Leeds to York": a change, not where he is from
     for pobj in _pobjs(prep):
         if _at_firm_called(prep, pobj, subject, be, ctx):
             continue
@@ -1026,6 +1028,13 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, "lived-in", obj, 0.6, obj_tok=pobj)  # "We're no longer in Hackney"
         elif obj and not (prep.lower_ == "at" and _a_visit(prep)):
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
+
+
+def _from_to(prep: Token) -> bool:
+    """'from Leeds to York', 'from €72k to €65k': a "from" with its "to" (hung on it or after its object)."""
+    after = prep.doc[prep.right_edge.i + 1] if prep.right_edge.i + 1 < len(prep.doc) else None
+    to = next((c for c in prep.children if c.lower_ == "to"), after)
+    return to is not None and to.lower_ == "to" and to.dep_ == "prep"  # not "from Leeds to be honest"
 
 
 _STREETS = frozenset(

@@ -60,6 +60,7 @@ from knowledge_engine.extract.lexicon import (
     TAKE_HOME,
     TAKE_HOME_NOUNS,
 )
+from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.predicates import (
     OFFERED_PAY,
 )
@@ -731,6 +732,8 @@ def _salary_change(verb: Token, ctx: _Ctx) -> None:
     if subj is None or not (bumped_me or subj.lemma_.lower() in paid):
         return  # "my salary went up to £58,000" is the salary now, whatever the tense
     poss = next((c for c in subj.children if c.dep_ == "poss"), None)
+    if poss is None and subj.lemma_.lower() != "rent" and _anothers_change(verb.sent):
+        return  # "Sofia is worried, the pay is going from €72k to €65k": hers (a rent is the household's)
     owner = _owner(poss, ctx, subj) if poss is not None else (ctx.me if user else None)
     if poss is not None and poss.lower_ == "our" and subj.lemma_.lower() == "rent" and user:
         owner = ctx.me  # the household's rent is the speaker's
@@ -797,11 +800,24 @@ def _anothers_change(sent: Span) -> bool:
     if any(t.lower_ in SPEAKER_SUBJECTS | FIRST_PERSON_POSS | {"our", "us", "me"} for t in sent):
         return False
     owned = any(not _no_one_elses(t) for t in sent if t.lemma_.lower() in SALARY_NOUNS | _COSTS)
+    # "Tom says the rent is going up": who reports the change is not whose it is
     others = any(
-        t.dep_ in {"nsubj", "nsubjpass"} and (t.lower_ in {"he", "she"} or t.ent_type_ == "PERSON")
-        for t in sent
+        t.dep_ in {"nsubj", "nsubjpass"} and _a_person(t) and t.head.lemma_ not in _SPEECH for t in sent
     )
     return owned or others
+
+
+_SPEECH = frozenset({"say", "tell", "mention", "reckon", "think", "hear", "text", "email"})
+
+
+def _a_person(tok: Token) -> bool:
+    """He, she, or a name: tagged a person, or a known first name the model took for a noun ("Sofia is
+    worried, the pay is going from €72k to €65k")."""
+    return (
+        tok.lower_ in {"he", "she"}
+        or tok.ent_type_ == "PERSON"
+        or (tok.is_title and tok.lower_ in first_names())
+    )
 
 
 def _before_arrow(arrow: Token) -> Token:
