@@ -313,6 +313,8 @@ def test_a_home_in_a_district_is_current_beside_the_city_said_later(tmp_path: An
     ("who was my mgr before linh", ["manager"], True, ["manager"], "strong"),
     ("where does my bf work now?", ["employer", "partner"], True, ["partner"], ""),
     ("how old are my kiddos", ["children", "birthday"], True, ["children"], ""),
+    ("what was my rank when i left the brigade", ["role", "identity"], True, [], "weak"),  # a service's title
+    ("who is my GP?", ["health"], True, ["health"], ""),  # the family doctor
 ])
 def test_relation_words_subjects_and_tense_of_a_question(
     question: str, families: list[str], first_person: bool, via: list[str], past: str

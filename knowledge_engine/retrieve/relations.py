@@ -112,12 +112,12 @@ FAMILIES: tuple[Family, ...] = (
        single=True, weak=r"(?:works?|working)-in", vocab="employer"),
     _f("role",
        r"\b(?:role|title|position|profession|occupation|job|promot\w*|what do (?:i|you|they|we|he|she) do|"
-       r"do for (?:a )?living|work as|works as)\b",
+       r"do for (?:a )?living|work as|works as|rank)\b",
        r"(?:worked|working)-as|has-profession|got-promoted-to",
        single=True, vocab="role"),
     _f("identity",
        r"\b(?:role|title|position|profession|occupation|promot\w*|what do (?:i|you|they|we|he|she) do|"
-       r"do for (?:a )?living)\b",
+       r"do for (?:a )?living|rank)\b",
        r"is-a|was-a|became|is-an|was-an"),
     _f("home",
        r"\b(?:live|lives|living|lived|home|house|flat|apartment|address|move|moves|moved|moving|"
@@ -188,12 +188,12 @@ FAMILIES: tuple[Family, ...] = (
        r"\b(?:car|cars|drive|drives|driving|drove|vehicle|bike|motorbike|motorcycle|truck|van|ute|pickup|suv)\b",
        r"has-(?:vehicle|bike|motorbike)|bought-car|owns", vocab="car"),
     _f("health",
-       r"\b(?:allerg\w*|condition|diagnos\w*|medication|medicine|doctor|dentist|therapist|health|injur\w*|"
+       r"\b(?:allerg\w*|condition|diagnos\w*|medication|medicine|doctor|gp|dentist|therapist|health|injur\w*|"
        r"pregnan\w*|due date|illness|sick|symptoms?|prescri\w*|treatment|physio\w*|blood pressure|"
        r"cholesterol|asthma|diabet\w*|migraines?|angina)\b",
        r"is-allergic-to|has-(?:allergy|condition|diagnosis|medication|doctor|dentist|therapist|injury|"
        r"due-date)|takes|is-pregnant-with|is-diagnosed-with|was-diagnosed-with",
-       person=r"doctor|dentist|therapist"),
+       person=r"doctor|gp|dentist|therapist"),
     _f("language",
        r"\b(?:speak|speaks|language|languages|learning|fluent)\b",
        r"speaks|learns|is-learning|studies-language|is-fluent-in"),
