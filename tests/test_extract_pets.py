@@ -280,3 +280,25 @@ def test_one_name_after_a_pet_got_for_the_kids_is_no_child(tier: SpacyTier) -> N
     # two names listed after the kids are the kids, pet or not
     listed = spoken(tier, "We bought a puppy for the kids, Mia and Sam, for Christmas.", "Eamon").facts
     assert {("has-child", "Mia"), ("has-child", "Sam")} <= {(f.predicate, f.object) for f in listed}
+
+
+@pytest.mark.parametrize(
+    ("text", "pet"),
+    [
+        ("Just picked up our new puppy! Cockapoo, named him Teddy.", ("has-puppy", "Teddy")),
+        ("We brought home a kitten yesterday, named her Luna.", ("has-kitten", "Luna")),
+        ("Collected the puppy on Saturday. We named her Poppy.", ("has-puppy", "Poppy")),
+    ],
+)
+def test_an_animal_picked_up_or_brought_home_then_named_is_the_speakers(
+    tier: SpacyTier, text: str, pet: tuple[str, str]
+) -> None:
+    said = {(f.predicate, f.object) for f in spoken(tier, text, "Eamon").facts if f.subject == "Eamon"}
+    assert pet in said
+
+
+def test_a_person_picked_up_and_nicknamed_is_no_pet(tier: SpacyTier) -> None:
+    text = "Picked up my sister from the station, named her Queen of Lateness."
+    assert not [
+        f for f in spoken(tier, text, "Eamon").facts if f.predicate.startswith("has-") and "Queen" in f.object
+    ]

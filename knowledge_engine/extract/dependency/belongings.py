@@ -266,14 +266,22 @@ def _pet_name_word(word: Token) -> bool:
 def _acquired_animal(tokens: Span) -> Token | None:
     """The last animal the speaker adopted, got, rescued or bought in `tokens`, or announced new on a
     line of its own ("New puppy! His name is Otis")."""
-    verbs = {"adopt", "get", "rescue", "buy"}
     animals = [
         t
         for t in tokens
         if t.lemma_.lower() in PET_NOUNS
-        and ((t.dep_ == "dobj" and t.head.lemma_ in verbs and _got_by_me(t.head)) or _new_one_said(t))
+        and ((t.dep_ == "dobj" and _getting(t.head) and _got_by_me(t.head)) or _new_one_said(t))
     ]
     return animals[-1] if animals else None
+
+
+def _getting(verb: Token) -> bool:
+    """Adopted, got, rescued, bought, collected; "picked up" or "brought home" ("Just picked up our new
+    puppy! ... named him Teddy")."""
+    parts = {c.lower_ for c in verb.children if c.dep_ in {"prt", "advmod"}}
+    return verb.lemma_ in {"adopt", "get", "rescue", "buy", "collect"} or (
+        (verb.lemma_ == "pick" and "up" in parts) or (verb.lemma_ == "bring" and "home" in parts)
+    )
 
 
 def _new_one_said(noun: Token) -> bool:
