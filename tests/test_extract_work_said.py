@@ -293,6 +293,7 @@ def roles(tier: SpacyTier, text: str) -> set[str]:
         ("I've been made a senior analyst.", "senior analyst"),  # the passive
         ("I got made team lead last week.", "team lead"),
         ("Got bumped up to lead engineer.", "lead engineer"),  # a bump up, the "I" dropped
+        ("I've been made up to senior paralegal!", "senior paralegal"),  # British: promoted (was is-made-to)
         ("I'm acting head of department now.", "acting head of department"),  # read as the verb 'act'
         ("I'm acting manager while Sue is off.", "acting manager"),
         ("I've just qualified as a solicitor.", "solicitor"),  # "qualified" read as an adjective
@@ -2243,3 +2244,29 @@ def test_a_person_driven_for_or_a_phone_contract_is_no_past_job(tier: SpacyTier,
 def test_a_manager_set_to_come(tier: SpacyTier, text: str, fact: tuple[str, str] | None) -> None:
     managers = {f for f in said_by(tier, text, "Lin") if f[0] == "has-manager"}
     assert managers == ({fact} if fact else set())
+
+
+@pytest.mark.parametrize("text", ["I'm made up to hear that, ta.", "I was made up to see her again."])
+def test_made_up_to_feel_something_is_no_title(tier: SpacyTier, text: str) -> None:
+    assert not roles(tier, text)  # Liverpool's "made up": delighted
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("My job title changed to Principal Engineer.", "Principal Engineer"),
+        ("My role's been changed to team lead.", "team lead"),
+        ("My title was updated to Senior Designer last week.", "Senior Designer"),
+    ],
+)
+def test_the_speakers_title_changed_to_a_new_one(tier: SpacyTier, text: str, role: str) -> None:
+    assert role in roles(tier, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["My role changed to part time.", "My job changed to nights.", "Her title changed to director."]
+)
+def test_hours_shifts_or_anothers_title_changed_are_not_the_speakers_title(
+    tier: SpacyTier, text: str
+) -> None:
+    assert not roles(tier, text)

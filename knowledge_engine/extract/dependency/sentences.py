@@ -178,6 +178,7 @@ from knowledge_engine.extract.dependency.work import (
     _signed_off_as,
     _since_leaving,
     _stepped_up,
+    _title_changed,
     _title_now,
     _titled_job,
     _work_at,
@@ -231,6 +232,7 @@ def _sentence_facts(sent: Span, ctx: _Ctx) -> None:
         if verb.lemma_ == "start" and ctx.message.role == "user":
             _pay_starts_at(verb, ctx)
         _promoted_me(verb, ctx)  # "They promoted me to X": whoever "they" are, the title is mine
+        _title_changed(verb, ctx)  # "My job title changed to Principal Engineer"
         _made_me_redundant(verb, ctx)
     if ctx.message.role == "user":
         _monthly_rent(sent, ctx)

@@ -1504,6 +1504,23 @@ def _promoted_me(verb: Token, ctx: _Ctx) -> bool:
     return _title_from(start, verb, holder, verb.lemma_ != "make", ctx)
 
 
+_TITLE_NOUNS = frozenset({"title", "role", "position", "job"})
+
+
+def _title_changed(verb: Token, ctx: _Ctx) -> bool:
+    """'My job title changed to Principal Engineer', "my role's been changed to team lead" -> has-role:
+    the speaker's own title, now the words after "to"."""
+    if verb.lemma_ not in {"change", "switch", "update"} or ctx.message.role != "user" or _is_irrealis(verb):
+        return False
+    subj = next((c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+    if subj is None or subj.lemma_.lower() not in _TITLE_NOUNS:
+        return False
+    if not any(c.dep_ == "poss" and c.lower_ == "my" for c in subj.children):
+        return False
+    to = next((c for c in verb.children if c.lower_ == "to" and c.dep_ in {"prep", "dative"}), None)
+    return to is not None and _title_from(to.i + 1, verb, ctx.me, False, ctx)  # a title word: not "nights"
+
+
 def _title_now(sent: Span, ctx: _Ctx) -> None:
     """'Jake graduated from the academy friday, probationary firefighter now, ...', 'I passed, senior
     nurse now' -> has-role: a title set off by commas before "now", of the clause's subject before it
@@ -1551,9 +1568,9 @@ def _made_title(verb: Token, subject: str, ctx: _Ctx) -> bool:
     doc = verb.doc
     if ctx.message.role != "user" or _is_irrealis(verb) or verb.i + 1 >= len(doc):
         return False
-    if verb.lemma_ == "make":
-        return _title_from(verb.i + 1, verb, subject, False, ctx)
     up = doc[verb.i + 1].lower_ == "up" and verb.i + 2 < len(doc) and doc[verb.i + 2].lower_ == "to"
+    if verb.lemma_ == "make":  # "I've been made up to senior paralegal": British for promoted
+        return _title_from(verb.i + 3 if up else verb.i + 1, verb, subject, up, ctx)
     if verb.lemma_ == "bump" and up:
         return _title_from(verb.i + 3, verb, subject, True, ctx)
     return False
