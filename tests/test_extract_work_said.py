@@ -2246,7 +2246,10 @@ def test_a_manager_set_to_come(tier: SpacyTier, text: str, fact: tuple[str, str]
     assert managers == ({fact} if fact else set())
 
 
-@pytest.mark.parametrize("text", ["I'm made up to hear that, ta.", "I was made up to see her again."])
+@pytest.mark.parametrize(
+    "text",
+    ["I'm made up to hear that, ta.", "I was made up to see her again.", "I'm made up to bits for her."],
+)
 def test_made_up_to_feel_something_is_no_title(tier: SpacyTier, text: str) -> None:
     assert not roles(tier, text)  # Liverpool's "made up": delighted
 

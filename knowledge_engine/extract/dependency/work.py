@@ -1570,7 +1570,7 @@ def _made_title(verb: Token, subject: str, ctx: _Ctx) -> bool:
         return False
     up = doc[verb.i + 1].lower_ == "up" and verb.i + 2 < len(doc) and doc[verb.i + 2].lower_ == "to"
     if verb.lemma_ == "make":  # "I've been made up to senior paralegal": British for promoted
-        return _title_from(verb.i + 3 if up else verb.i + 1, verb, subject, up, ctx)
+        return _title_from(verb.i + 3 if up else verb.i + 1, verb, subject, False, ctx)  # not "to bits"
     if verb.lemma_ == "bump" and up:
         return _title_from(verb.i + 3, verb, subject, True, ctx)
     return False
