@@ -204,7 +204,10 @@ class Cars:
         if self.lost and spans:
             self.lost = False
             return spans[:1]
-        traded = self._traded_in(sent, spans) or self._got_rid_of(sent, spans) or self._given_up(sent, spans)
+        # a car given up is one named in the sentence: no name, no deed to look for
+        traded = spans and (
+            self._traded_in(sent, spans) or self._got_rid_of(sent, spans) or self._given_up(sent, spans)
+        )
         if traded:
             return traded
         for verb in (t for t in sent if t.lemma_ in _GONE_VERBS and t.tag_ in _PAST_TAGS):

@@ -988,7 +988,7 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
     """'is from Porto' always; 'is in/at X' only for named places and organisations."""
     if _role_took(prep) or _team_at(prep, subject, be, ctx):
         return  # "I am a paralegal at Hogan Lovells.": works-at, from the role
-    if prep.lower_ == "from" and _from_to(prep):
+    if prep.lower_ == "from" and _a_change_from(prep):
         return  # "Tom is nervous about the move, from Leeds to York": a change, not where he is from
     for pobj in _pobjs(prep):
         if _at_firm_called(prep, pobj, subject, be, ctx):
@@ -1030,7 +1030,7 @@ def _be_prep(prep: Token, subject: str, be: str, ctx: _Ctx) -> None:
             _emit(ctx, subject, f"{be}-{prep.lower_}", obj, 0.6, obj_tok=pobj)
 
 
-def _from_to(prep: Token) -> bool:
+def _a_change_from(prep: Token) -> bool:
     """'from Leeds to York', 'from €72k to €65k': a "from" with its "to" (hung on it or after its object)."""
     after = prep.doc[prep.right_edge.i + 1] if prep.right_edge.i + 1 < len(prep.doc) else None
     to = next((c for c in prep.children if c.lower_ == "to"), after)

@@ -59,6 +59,7 @@ from knowledge_engine.extract.lexicon import (
     SPEAKER_SUBJECTS,
     TAKE_HOME,
     TAKE_HOME_NOUNS,
+    VALUE_NOUNS,
 )
 from knowledge_engine.extract.truecase import names as first_names
 from knowledge_engine.model.predicates import (
@@ -354,7 +355,7 @@ def _my_pay_is(sent: Span, ctx: _Ctx) -> None:
     words = [t for t in sent if not t.is_space]
     for k in range(len(words) - 3):
         owner, noun = words[k : k + 2]
-        if owner.lower_ not in _MY or (noun.lower_ not in SALARY_NOUNS and noun.lower_ not in _COSTS):
+        if owner.lower_ not in _MY or noun.lower_ not in VALUE_NOUNS:
             continue
         be = _be_after(words, k + 2)
         if be is None:
@@ -799,7 +800,7 @@ def _anothers_change(sent: Span) -> bool:
     of the speaker in it ("they" may be the landlord or the firm: "They put the rent up ...")."""
     if any(t.lower_ in SPEAKER_SUBJECTS | FIRST_PERSON_POSS | {"our", "us", "me"} for t in sent):
         return False
-    owned = any(not _no_one_elses(t) for t in sent if t.lemma_.lower() in SALARY_NOUNS | _COSTS)
+    owned = any(not _no_one_elses(t) for t in sent if t.lemma_.lower() in VALUE_NOUNS)
     # "Tom says the rent is going up": who reports the change is not whose it is
     others = any(
         t.dep_ in {"nsubj", "nsubjpass"} and _a_person(t) and t.head.lemma_ not in _SPEECH for t in sent
